@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// Thin launcher: the compiled entry point does all the work.
+import('../dist/cli/main.js').then((m) => m.main(process.argv)).catch((err) => {
+  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
+    process.stderr.write('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
+    process.exit(1);
+  }
+  process.stderr.write(`agctl: ${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+// AES-256-GCM sealing of secrets at rest, shared by the embedded server's store
+// and the CLI's credential/token files. Each value gets a random 96-bit nonce;
+// the additional data binds a sealed value to where it belongs, so a sealed
+// value copied to another row or field does not open.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+const VERSION = 'v1';
+
+export class Sealer {
+  readonly #key: Buffer;
+  constructor(key: Buffer) {
+    if (key.length !== 32) throw new Error('seal key must be 32 bytes');
+    this.#key = key;
+  }
+
+  /** Seals `plaintext`; the result is `v1.<nonce>.<ciphertext+tag>` in base64url. */
+  seal(plaintext: string, aad: string): string {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, nonce);
+    cipher.setAAD(Buffer.from(aad, 'utf8'));
+    const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    return `${VERSION}.${nonce.toString('base64url')}.${ct.toString('base64url')}`;
+  }
+
+  /** Opens a sealed value; throws when the key, the additional data or the value is wrong. */
+  open(sealed: string, aad: string): string {
+    const [v, n, c] = sealed.split('.');
+    if (v !== VERSION || !n || !c) throw new Error('not a sealed value');
+    const nonce = Buffer.from(n, 'base64url');
+    const data = Buffer.from(c, 'base64url');
+    if (nonce.length !== 12 || data.length < 16) throw new Error('not a sealed value');
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, nonce);
+    decipher.setAAD(Buffer.from(aad, 'utf8'));
+    decipher.setAuthTag(data.subarray(data.length - 16));
+    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
+  }
+}
+
+/** Parses a key given as 64 hex digits or 43 base64url characters (32 bytes). */
+export function parseKey(text: string): Buffer {
+  const t = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
+  const b = Buffer.from(t, 'base64url');
+  if (b.length === 32) return b;
+  throw new Error('a seal key must be 32 bytes, as 64 hex digits or base64url');
+}
+
+/**
+ * Loads the key file at `path`, creating it (mode 0600, in a 0700 directory)
+ * with a fresh random key when absent. Creation is atomic and exclusive: the
+ * file is written under a temporary name and hard-linked into place, so
+ * processes racing on an empty directory all end up with the same key.
+ */
+export function loadOrCreateKeyFile(path: string): Buffer {
+  try {
+    return parseKey(readFileSync(path, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = join(dirname(path), `.key-${process.pid}-${randomBytes(6).toString('hex')}`);
+  writeFileSync(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  chmodSync(path, 0o600);
+  return parseKey(readFileSync(path, 'utf8'));
+}

@@ -1,0 +1,259 @@
+// The embedded server: node:http + the module routes + the SQLite store.
+// Used by `agctl serve`, by `agctl --embedded`, and in-process by the tests.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, Code, codeForHttpStatus } from '../api/errors.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
+import { Store } from './store/db.js';
+import { MODULES } from './modules.js';
+import { authenticateBearer, listClients } from './routes/auth.js';
+import type { ServerModule } from './module.js';
+
+export interface EmbeddedServerOptions {
+  /** Data directory; omitted (or ':memory:') for an in-memory store. */
+  dataDir?: string;
+  sealKey?: Buffer;
+  clock?: Clock;
+  tokenTtlSeconds?: number;
+  frontendUrl?: string;
+  trustProxy?: boolean;
+  allowInsecureJwks?: boolean;
+  /** Receives one line per request (method, path, status, ms); never bodies or headers. */
+  log?: (line: string) => void;
+  /** Extra settings for modules. */
+  extra?: Record<string, unknown>;
+  modules?: ServerModule[];
+}
+
+export interface ReadyInfo {
+  baseUrl: string;
+  clients: { clientId: string; clientSecret: string; form: 'key' | 'plain' }[];
+  demo: Record<string, unknown>;
+}
+
+export class EmbeddedServer {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly router = new Router();
+  readonly options: ServerOptionsResolved;
+  readonly http: Server;
+  readonly demo: Record<string, unknown> = {};
+  #baseUrl = '';
+  #stops: (() => void)[] = [];
+  #log?: (line: string) => void;
+  #inflight = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(opts: EmbeddedServerOptions = {}) {
+    this.clock = opts.clock ?? systemClock;
+    this.#log = opts.log;
+    this.options = {
+      ...(opts.extra ?? {}),
+      tokenTtlSeconds: opts.tokenTtlSeconds ?? 3600,
+      frontendUrl: opts.frontendUrl ?? '',
+      trustProxy: opts.trustProxy ?? false,
+      allowInsecureJwks: opts.allowInsecureJwks ?? false,
+    };
+    const dataDir = opts.dataDir && opts.dataDir !== ':memory:' ? opts.dataDir : undefined;
+    this.store = new Store({ dataDir, sealKey: opts.sealKey });
+    const modules = opts.modules ?? MODULES;
+    const seedCtx = { store: this.store, clock: this.clock, options: this.options };
+    for (const m of modules) {
+      m.migrate(this.store);
+      const key = `seed:${m.name}`;
+      const saved = this.store.getMeta(key);
+      let part: Record<string, unknown> = {};
+      if (saved !== undefined) part = JSON.parse(saved) as Record<string, unknown>;
+      else if (m.seed) {
+        part = this.store.db.transaction(() => m.seed!(seedCtx))();
+        this.store.setMeta(key, JSON.stringify(part));
+      }
+      Object.assign(this.demo, part);
+      m.routes(this.router);
+    }
+    for (const m of modules) {
+      const stop = m.start?.(seedCtx);
+      if (stop) this.#stops.push(stop);
+    }
+    this.http = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
+      this.#inflight++;
+      res.on('close', () => {
+        if (--this.#inflight === 0) for (const w of this.#idleWaiters.splice(0)) w();
+      });
+      void this.#handle(req, res);
+    });
+  }
+
+  get baseUrl(): string {
+    return this.#baseUrl;
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(port, host, () => {
+        this.http.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = this.http.address() as AddressInfo;
+    const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    this.#baseUrl = `http://${h === '0.0.0.0' ? '127.0.0.1' : h === '[::]' ? '[::1]' : h}:${addr.port}`;
+    return this.#baseUrl;
+  }
+
+  readyInfo(): ReadyInfo {
+    return { baseUrl: this.#baseUrl, clients: listClients(this.store), demo: this.demo };
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
+  async close(): Promise<void> {
+    for (const s of this.#stops.splice(0)) s();
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    this.http.closeIdleConnections();
+    if (this.#inflight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    this.http.closeAllConnections();
+    if (this.http.listening) await closed;
+    this.store.close();
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    let path = '/';
+    let query = new URLSearchParams();
+    try {
+      const url = new URL(req.url ?? '/', 'http://x');
+      path = url.pathname;
+      query = url.searchParams;
+    } catch {
+      // fall through with "/" -> 404
+    }
+    try {
+      const found = this.router.match(method, path);
+      if (!found) throw ApiError.of(Code.NotFound, `no route for ${method} ${path}`);
+      if ('allowed' in found) {
+        res.setHeader('Allow', [...new Set(found.allowed)].join(', '));
+        throw new ApiError(405, Code.Unimplemented, `method ${method} is not allowed on ${path}`);
+      }
+      const { route, params } = found;
+      const ctx = this.#context(req, res, method, path, params, query, route.options.maxBody);
+      if (route.options.auth) {
+        const auth = authenticateBearer(this.store, this.clock, req.headers.authorization);
+        if (!auth) {
+          res.setHeader('WWW-Authenticate', 'Bearer realm="agctl", error="invalid_token"');
+          throw ApiError.of(Code.Unauthenticated, 'a valid bearer access token is required');
+        }
+        ctx.auth = auth;
+      }
+      const result = await route.handler(ctx);
+      if (result && !res.headersSent) sendJson(res, result);
+    } catch (err) {
+      if (!res.headersSent) {
+        if (err instanceof ApiError) {
+          sendJson(res, { status: err.status, body: typeof err.code === 'number' ? err.toBody() : { error: err.code, error_description: err.message } });
+        } else {
+          this.#log?.(`internal error on ${method} ${path}: ${(err as Error)?.message ?? err}`);
+          sendJson(res, { status: 500, body: { code: Code.Internal, message: 'internal error', details: [] } });
+        }
+      } else {
+        res.destroy();
+      }
+    } finally {
+      if (this.#log) {
+        res.once('finish', () => this.#log!(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+      }
+    }
+  }
+
+  #context(req: IncomingMessage, res: ServerResponse, method: string, path: string, params: Record<string, string>, query: URLSearchParams, maxBody: number): RequestContext {
+    let bodyPromise: Promise<Buffer> | undefined;
+    const raw = () => (bodyPromise ??= readBody(req, res, maxBody));
+    const host = req.headers.host ?? new URL(this.#baseUrl || 'http://127.0.0.1').host;
+    return {
+      req,
+      res,
+      method,
+      path,
+      params,
+      query,
+      baseUrl: this.#baseUrl ? `http://${host}` : `http://${host}`,
+      store: this.store,
+      clock: this.clock,
+      remoteAddress: req.socket.remoteAddress ?? '',
+      server: this.options,
+      raw,
+      json: async <T>() => {
+        const buf = await raw();
+        if (buf.length === 0) return {} as T;
+        try {
+          return JSON.parse(buf.toString('utf8')) as T;
+        } catch {
+          throw ApiError.of(Code.InvalidArgument, 'request body is not valid JSON');
+        }
+      },
+    };
+  }
+}
+
+/** Reads a request body, refusing it with 413 as soon as it grows past `limit`. */
+export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      res.setHeader('Connection', 'close');
+      req.resume();
+      reject(new ApiError(413, Code.InvalidArgument, `request body of ${declared} bytes is larger than the limit of ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        res.setHeader('Connection', 'close');
+        req.resume();
+        reject(new ApiError(413, Code.InvalidArgument, `request body is larger than the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      }
+    });
+    req.on('error', (err) => {
+      if (!done) {
+        done = true;
+        reject(err);
+      }
+    });
+  });
+}
+
+export function sendJson(res: ServerResponse, result: JsonResult): void {
+  const body = Buffer.from(JSON.stringify(result.body));
+  const status = result.status ?? 200;
+  res.statusCode = status;
+  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(body);
+}
+
+export { codeForHttpStatus };
+
+/** Starts a server on loopback; a convenience for tests and `--embedded`. */
+export async function startEmbeddedServer(opts: EmbeddedServerOptions & { port?: number; host?: string } = {}): Promise<EmbeddedServer> {
+  const server = new EmbeddedServer(opts);
+  await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  return server;
+}

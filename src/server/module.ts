@@ -1,0 +1,24 @@
+// The shape of an embedded-server module: its tables, its demo data and its routes.
+import type { Router, ServerOptionsResolved } from './router.js';
+import type { Store } from './store/db.js';
+import type { Clock } from '../lib/clock.js';
+
+export interface SeedContext {
+  store: Store;
+  clock: Clock;
+  options: ServerOptionsResolved;
+}
+
+export interface ServerModule {
+  name: string;
+  /** Creates or upgrades the module's tables; must be idempotent (CREATE TABLE IF NOT EXISTS ...). */
+  migrate(store: Store): void;
+  /**
+   * Seeds demo data once per data directory and returns the module's part of
+   * the ready file's `demo` object (saved, and returned again on later starts).
+   */
+  seed?(ctx: SeedContext): Record<string, unknown>;
+  routes(router: Router): void;
+  /** Called when the server starts (after seed), e.g. to start a pruning timer. Returns a stop function. */
+  start?(ctx: SeedContext): (() => void) | void;
+}

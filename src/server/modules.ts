@@ -1,0 +1,7 @@
+// The modules of the embedded server, in migration order.
+import type { ServerModule } from './module.js';
+import { authModule } from './routes/auth.js';
+import { appsModule } from './routes/apps.js';
+import { rulesModule } from './routes/rules.js';
+
+export const MODULES: ServerModule[] = [authModule, appsModule, rulesModule];

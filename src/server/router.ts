@@ -1,0 +1,124 @@
+// A small router for the embedded server: method + path pattern -> handler.
+// Patterns use `:name` segments; a trailing `*` is not supported on purpose
+// (every route of the API has a fixed shape).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Store } from './store/db.js';
+import type { Clock } from '../lib/clock.js';
+
+export interface AuthInfo {
+  clientId: string;
+  userId: string;
+}
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  /** Path without the query string, percent-decoding applied per segment for params only. */
+  path: string;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The server's own base URL as seen by this request (scheme://host[:port]). */
+  baseUrl: string;
+  store: Store;
+  clock: Clock;
+  /** Set for routes registered with `auth: true` (the default). */
+  auth?: AuthInfo;
+  /** Remote address of the TCP peer (IPv6-mapped IPv4 is left as Node reports it). */
+  remoteAddress: string;
+  /** Reads the body (JSON) with the route's size limit. Throws ApiError 400/413. */
+  json<T = unknown>(): Promise<T>;
+  /** Reads the raw body bytes with the route's size limit. Throws ApiError 413. */
+  raw(): Promise<Buffer>;
+  server: ServerOptionsResolved;
+}
+
+/** What a handler returns: a JSON body with a status, or `undefined` when it wrote the response itself. */
+export interface JsonResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+export type Handler = (ctx: RequestContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
+
+export interface RouteOptions {
+  /** Require a valid bearer token (default true). */
+  auth?: boolean;
+  /** Maximum request body size in bytes (default 1 MiB). */
+  maxBody?: number;
+}
+
+export interface Route {
+  method: string;
+  segments: string[];
+  handler: Handler;
+  options: Required<RouteOptions>;
+}
+
+export interface ServerOptionsResolved {
+  tokenTtlSeconds: number;
+  /** Frontend URL used for deep links (credentialsSetupUrl); empty when none. */
+  frontendUrl: string;
+  /** Trust X-Forwarded-For for the client address (webhook allowlists). */
+  trustProxy: boolean;
+  /** Allow JWKS over plain http to loopback addresses. */
+  allowInsecureJwks: boolean;
+  /** Arbitrary extension settings of the modules. */
+  [key: string]: unknown;
+}
+
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+
+export class Router {
+  readonly routes: Route[] = [];
+
+  add(method: string, pattern: string, handler: Handler, options: RouteOptions = {}): void {
+    this.routes.push({
+      method: method.toUpperCase(),
+      segments: pattern.split('/').filter(Boolean),
+      handler,
+      options: { auth: options.auth ?? true, maxBody: options.maxBody ?? DEFAULT_MAX_BODY },
+    });
+  }
+  get(p: string, h: Handler, o?: RouteOptions) { this.add('GET', p, h, o); }
+  post(p: string, h: Handler, o?: RouteOptions) { this.add('POST', p, h, o); }
+  delete(p: string, h: Handler, o?: RouteOptions) { this.add('DELETE', p, h, o); }
+
+  /**
+   * Finds the route for a path. Returns `{route, params}` on a match,
+   * `{allowed}` when the path exists under other methods (405), or null (404).
+   */
+  match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | null {
+    const parts = path.split('/').filter(Boolean);
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const params = matchSegments(route.segments, parts);
+      if (!params) continue;
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
+      allowed.push(route.method);
+    }
+    return allowed.length ? { allowed } : null;
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+  if (pattern.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    const v = parts[i]!;
+    if (p.startsWith(':')) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(v);
+      } catch {
+        return null;
+      }
+      if (decoded === '') return null;
+      params[p.slice(1)] = decoded;
+    } else if (p !== v) {
+      return null;
+    }
+  }
+  return params;
+}

@@ -1,0 +1,193 @@
+// OAuth2 client-credentials token endpoint (RFC 6749 §4.4) of the embedded
+// server, its clients, and the bearer check for every management route.
+import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { importJWK, jwtVerify, decodeProtectedHeader, type JWK } from 'jose';
+import { ApiError } from '../../api/errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { encodeKeySecret, CLIENT_ASSERTION_TYPE } from '../../lib/client-secret.js';
+import type { ServerModule } from '../module.js';
+import type { AuthInfo, RequestContext } from '../router.js';
+import type { Store } from '../store/db.js';
+
+export const DEMO_USERS = {
+  admin: { id: 'user-ada', displayName: 'Ada Admin', email: 'ada@example.com' },
+  ci: { id: 'user-ci', displayName: 'CI Robot', email: 'ci@example.com' },
+} as const;
+
+export const KEY_CLIENT_ID = 'demo-admin@localhost/agctl-embedded';
+export const PLAIN_CLIENT_ID = 'demo-ci';
+/** Issuer named inside key secrets issued by the embedded server. */
+export const KEY_SECRET_ISSUER = 'agctl-embedded';
+/** Maximum lifetime accepted for a client assertion. */
+const MAX_ASSERTION_LIFETIME_S = 300;
+const CLOCK_SKEW_S = 30;
+
+const oauthError = (status: number, error: string, description: string) => new ApiError(status, error, description);
+
+interface ClientRow {
+  client_id: string;
+  form: 'key' | 'plain';
+  user_id: string;
+  secret_sealed: string;
+  public_jwk: string | null;
+}
+
+export const authModule: ServerModule = {
+  name: 'auth',
+  migrate(store) {
+    store.db.exec(`
+      CREATE TABLE IF NOT EXISTS users (
+        id TEXT PRIMARY KEY, display_name TEXT NOT NULL, email TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS clients (
+        client_id TEXT PRIMARY KEY,
+        form TEXT NOT NULL CHECK (form IN ('key', 'plain')),
+        user_id TEXT NOT NULL REFERENCES users(id),
+        secret_sealed TEXT NOT NULL,
+        public_jwk TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS access_tokens (
+        token_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS access_tokens_expiry ON access_tokens (expires_at);
+      CREATE TABLE IF NOT EXISTS used_assertions (jti TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+    `);
+  },
+  seed({ store, clock }) {
+    const insUser = store.db.prepare('INSERT OR IGNORE INTO users (id, display_name, email) VALUES (?, ?, ?)');
+    for (const u of Object.values(DEMO_USERS)) insUser.run(u.id, u.displayName, u.email);
+    const ins = store.db.prepare('INSERT INTO clients (client_id, form, user_id, secret_sealed, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const now = new Date(clock.now()).toISOString();
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const priv = privateKey.export({ format: 'jwk' }) as JWK;
+    const pub = publicKey.export({ format: 'jwk' }) as JWK;
+    const keySecret = encodeKeySecret(KEY_SECRET_ISSUER, priv);
+    ins.run(KEY_CLIENT_ID, 'key', DEMO_USERS.admin.id, store.seal(keySecret, 'clients', KEY_CLIENT_ID, 'secret'), JSON.stringify(pub), now);
+    const plainSecret = randomBytes(32).toString('base64url');
+    ins.run(PLAIN_CLIENT_ID, 'plain', DEMO_USERS.ci.id, store.seal(plainSecret, 'clients', PLAIN_CLIENT_ID, 'secret'), null, now);
+    return { users: { admin: DEMO_USERS.admin.id, ci: DEMO_USERS.ci.id }, clientUsers: { [KEY_CLIENT_ID]: DEMO_USERS.admin.id, [PLAIN_CLIENT_ID]: DEMO_USERS.ci.id } };
+  },
+  routes(router) {
+    router.post('/auth/v1/token', tokenEndpoint, { auth: false, maxBody: 64 * 1024 });
+  },
+};
+
+export function listClients(store: Store): { clientId: string; clientSecret: string; form: 'key' | 'plain' }[] {
+  const rows = store.db.prepare('SELECT * FROM clients ORDER BY form, client_id').all() as ClientRow[];
+  return rows.map((r) => ({ clientId: r.client_id, clientSecret: store.open(r.secret_sealed, 'clients', r.client_id, 'secret'), form: r.form }));
+}
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** Checks an `Authorization: Bearer` header; returns who is calling, or null. */
+export function authenticateBearer(store: Store, clock: Clock, header: string | undefined): AuthInfo | null {
+  if (!header) return null;
+  const m = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(header);
+  if (!m) return null;
+  const row = store.db.prepare('SELECT client_id, user_id, expires_at FROM access_tokens WHERE token_hash = ?').get(hashToken(m[1]!)) as
+    | { client_id: string; user_id: string; expires_at: number }
+    | undefined;
+  if (!row || row.expires_at <= Math.floor(clock.now() / 1000)) return null;
+  return { clientId: row.client_id, userId: row.user_id };
+}
+
+async function tokenEndpoint(ctx: RequestContext) {
+  const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+  if (ctx.req.headers.authorization) {
+    throw oauthError(401, 'invalid_client', 'client credentials must be sent in the request body, not in the Authorization header');
+  }
+  const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw oauthError(400, 'invalid_request', 'the token request must be form-encoded (application/x-www-form-urlencoded)');
+  }
+  const form = new URLSearchParams((await ctx.raw()).toString('utf8'));
+  for (const name of new Set(form.keys())) {
+    if (form.getAll(name).length > 1) throw oauthError(400, 'invalid_request', `parameter ${name} is repeated`);
+  }
+  const grant = form.get('grant_type');
+  if (!grant) throw oauthError(400, 'invalid_request', 'grant_type is required');
+  if (grant !== 'client_credentials') throw oauthError(400, 'unsupported_grant_type', `grant_type ${grant} is not supported; use client_credentials`);
+
+  const client = form.get('client_assertion') ? await clientFromAssertion(ctx, form) : clientFromSecret(ctx.store, form);
+  const now = Math.floor(ctx.clock.now() / 1000);
+  const ttl = ctx.server.tokenTtlSeconds;
+  const token = `agt_${randomBytes(32).toString('base64url')}`;
+  ctx.store.db.transaction(() => {
+    ctx.store.db.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now - 3600);
+    ctx.store.db.prepare('INSERT INTO access_tokens (token_hash, client_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), client.client_id, client.user_id, now + ttl);
+  })();
+  return { body: { access_token: token, token_type: 'Bearer', expires_in: ttl }, headers: noStore };
+}
+
+function findClient(store: Store, clientId: string): ClientRow | undefined {
+  return store.db.prepare('SELECT * FROM clients WHERE client_id = ?').get(clientId) as ClientRow | undefined;
+}
+
+function clientFromSecret(store: Store, form: URLSearchParams): ClientRow {
+  const id = form.get('client_id');
+  const secret = form.get('client_secret');
+  if (!id) throw oauthError(400, 'invalid_request', 'client_id is required in the request body');
+  if (!secret) throw oauthError(401, 'invalid_client', 'client authentication is required: client_secret or client_assertion in the request body');
+  const client = findClient(store, id);
+  const expected = client && client.form === 'plain' ? Buffer.from(store.open(client.secret_sealed, 'clients', client.client_id, 'secret')) : randomBytes(32);
+  const given = Buffer.from(secret);
+  const same = given.length === expected.length && timingSafeEqual(given, expected);
+  if (!client || client.form !== 'plain' || !same) throw oauthError(401, 'invalid_client', 'client authentication failed');
+  return client;
+}
+
+async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): Promise<ClientRow> {
+  if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE) {
+    throw oauthError(400, 'invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+  }
+  if (form.get('client_secret')) throw oauthError(400, 'invalid_request', 'use either client_secret or client_assertion, not both');
+  const assertion = form.get('client_assertion')!;
+  const fail = (why: string): never => {
+    throw oauthError(401, 'invalid_client', `client assertion rejected: ${why}`);
+  };
+  let alg: string | undefined;
+  try {
+    alg = decodeProtectedHeader(assertion).alg;
+  } catch {
+    fail('not a JWT');
+  }
+  if (alg !== 'EdDSA') fail(`algorithm ${alg ?? 'none'} is not accepted (EdDSA only)`);
+  let iss: unknown;
+  try {
+    iss = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')).iss;
+  } catch {
+    fail('unreadable claims');
+  }
+  if (typeof iss !== 'string' || !iss) return fail('iss is missing');
+  const clientId = form.get('client_id');
+  if (clientId && clientId !== iss) fail('client_id does not match the assertion issuer');
+  const client = findClient(ctx.store, iss);
+  if (!client || client.form !== 'key' || !client.public_jwk) return fail('unknown client');
+  const key = await importJWK(JSON.parse(client.public_jwk) as JWK, 'EdDSA');
+  const host = ctx.req.headers.host ?? '';
+  const now = Math.floor(ctx.clock.now() / 1000);
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(assertion, key, {
+      algorithms: ['EdDSA'],
+      issuer: client.client_id,
+      subject: client.client_id,
+      audience: [host, `http://${host}`, `http://${host}/auth/v1/token`],
+      currentDate: new Date(ctx.clock.now()),
+      clockTolerance: CLOCK_SKEW_S,
+      requiredClaims: ['exp', 'jti'],
+    }));
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  if (typeof payload.exp !== 'number' || payload.exp - now > MAX_ASSERTION_LIFETIME_S + CLOCK_SKEW_S) fail(`exp is more than ${MAX_ASSERTION_LIFETIME_S} seconds ahead`);
+  const jti = String(payload.jti);
+  ctx.store.db.prepare('DELETE FROM used_assertions WHERE expires_at < ?').run(now - CLOCK_SKEW_S);
+  const used = ctx.store.db.prepare('INSERT OR IGNORE INTO used_assertions (jti, expires_at) VALUES (?, ?)').run(`${client.client_id}\u0000${jti}`, payload.exp!);
+  if (used.changes === 0) fail('jti was already used');
+  return client;
+}
