@@ -69,6 +69,7 @@ export class EmbeddedServer {
         part = this.store.db.transaction(() => m.seed!(seedCtx))();
         this.store.setMeta(key, JSON.stringify(part));
       }
+      if (m.reveal) part = m.reveal(part, seedCtx);
       Object.assign(this.demo, part);
       m.routes(this.router);
     }

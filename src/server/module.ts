@@ -18,6 +18,11 @@ export interface ServerModule {
    * the ready file's `demo` object (saved, and returned again on later starts).
    */
   seed?(ctx: SeedContext): Record<string, unknown>;
+  /**
+   * Adds values that are never stored in plain text (secrets opened from sealed
+   * storage) to the module's saved demo fragment, on every start.
+   */
+  reveal?(part: Record<string, unknown>, ctx: SeedContext): Record<string, unknown>;
   routes(router: Router): void;
   /** Called when the server starts (after seed), e.g. to start a pruning timer. Returns a stop function. */
   start?(ctx: SeedContext): (() => void) | void;

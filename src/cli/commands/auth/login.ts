@@ -1,0 +1,72 @@
+import { UsageError } from '../../../api/errors.js';
+import { ClientCredentialsFlow } from '../../../client/auth.js';
+import { isKeySecret } from '../../../lib/client-secret.js';
+import { baseUrlFromClientId, normalizeBaseUrl } from '../../../config/resolve.js';
+import type { CommandContext } from '../../context.js';
+import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
+
+export interface LoginOptions {
+  secretStdin: boolean;
+  secretFile?: string;
+}
+
+export async function run(opts: LoginOptions, ctx: CommandContext): Promise<number> {
+  if (ctx.flags.embedded) throw new UsageError('--embedded needs no login: it uses the embedded server\'s own client');
+  const s = ctx.settings;
+  let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
+  let baseUrl = s.baseUrlSource === 'flag' || s.baseUrlSource === 'env' ? s.baseUrl : undefined;
+  const profile = ctx.config.profiles.get(s.profile);
+
+  if (!clientId) {
+    if (!ctx.canPrompt) throw new UsageError('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
+    clientId = (await ctx.prompt.input('Client ID', { default: profile?.clientId, validate: (v) => (v.trim() ? true : 'a client ID is required') })).trim();
+  }
+  if (!baseUrl) {
+    const suggestion = baseUrlFromClientId(clientId) ?? profile?.baseUrl;
+    if (ctx.canPrompt) {
+      const answer = await ctx.prompt.input('Base URL', {
+        default: suggestion,
+        validate: (v) => {
+          try {
+            normalizeBaseUrl(v.trim(), 'base URL');
+            return true;
+          } catch (err) {
+            return (err as Error).message;
+          }
+        },
+      });
+      baseUrl = normalizeBaseUrl(answer.trim(), 'base URL');
+    } else if (suggestion) {
+      baseUrl = suggestion;
+    } else {
+      throw new UsageError('missing base URL: pass --base-url or set AGCTL_BASE_URL', 'client IDs of the form name@host/suffix name their tenant');
+    }
+  }
+
+  const source: SecretSource = {
+    name: 'client secret',
+    flag: '--client-secret',
+    stdin: opts.secretStdin,
+    file: opts.secretFile,
+    env: 'AGCTL_CLIENT_SECRET',
+    prompt: 'Client secret',
+  };
+  const clientSecret = await readSecret(ctx, source);
+  if (!clientSecret) throw missingSecret(source);
+
+  // Prove the credentials before saving anything.
+  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock);
+  const token = await flow.fetch();
+
+  await ctx.config.profiles.save(s.profile, { baseUrl, clientId });
+  ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+
+  const expiresAt = new Date(token.expiresAt * 1000).toISOString();
+  if (ctx.out.json) {
+    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', tokenExpiresAt: expiresAt });
+  } else {
+    ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
+    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}`);
+  }
+  return 0;
+}

@@ -1,0 +1,23 @@
+import { tokenUrlFor } from '../../../client/auth.js';
+import type { CommandContext } from '../../context.js';
+
+export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
+  const s = ctx.settings;
+  const stored = ctx.vault.loadCredential(s.profile);
+  const profile = ctx.config.profiles.get(s.profile);
+  const clientIds = new Set([stored?.clientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
+  const removedSecret = ctx.vault.removeCredential(s.profile);
+  let removedTokens = 0;
+  for (const id of clientIds) {
+    if (s.baseUrl && ctx.vault.removeToken(tokenUrlFor(s.baseUrl), id)) removedTokens++;
+    removedTokens += ctx.vault.removeTokensOf(id);
+  }
+  if (ctx.out.json) {
+    ctx.out.printJson({ profile: s.profile, removedSecret, removedTokens });
+  } else if (removedSecret || removedTokens) {
+    ctx.out.success(`Logged out of profile "${s.profile}": removed ${removedSecret ? 'the stored client secret' : 'no secret'} and ${removedTokens} cached token${removedTokens === 1 ? '' : 's'}`);
+  } else {
+    ctx.out.info(`Nothing to remove: profile "${s.profile}" has no stored secret or cached token`);
+  }
+  return 0;
+}

@@ -1,0 +1,67 @@
+import { Exit } from '../../../api/errors.js';
+import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
+import { isKeySecret } from '../../../lib/client-secret.js';
+import { attachStoredSecret } from '../../../config/resolve.js';
+import type { CommandContext } from '../../context.js';
+
+function humanDuration(seconds: number): string {
+  if (seconds < 90) return `${seconds}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
+  if (ctx.flags.embedded) {
+    const e = await ctx.embedded();
+    const status = { profile: null, embedded: true, baseUrl: e.baseUrl, clientId: e.clientId, credentials: 'embedded', token: null };
+    if (ctx.out.json) ctx.out.printJson(status);
+    else ctx.out.fields([['Mode', 'embedded server (in this process)'], ['Base URL', e.baseUrl], ['Client ID', e.clientId]]);
+    return 0;
+  }
+  const s = attachStoredSecret(ctx.settings, ctx.config);
+  const now = Math.floor(ctx.clock.now() / 1000);
+  let credentials: string;
+  if (s.accessToken) credentials = 'access token from AGCTL_ACCESS_TOKEN';
+  else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
+  else credentials = 'none';
+
+  let token: { state: 'valid' | 'expiring' | 'expired' | 'none'; expiresAt?: string; expiresIn?: number } = { state: 'none' };
+  if (s.baseUrl && s.clientId) {
+    const t = ctx.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
+    if (t) {
+      const left = t.expiresAt - now;
+      token = { state: left <= 0 ? 'expired' : left <= EXPIRY_SKEW_S ? 'expiring' : 'valid', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
+    }
+  }
+  const loggedIn = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
+  if (ctx.out.json) {
+    ctx.out.printJson({
+      profile: s.profile,
+      loggedIn,
+      baseUrl: s.baseUrl ?? null,
+      baseUrlSource: s.baseUrlSource ?? null,
+      clientId: s.clientId ?? null,
+      clientIdSource: s.clientIdSource ?? null,
+      credentials,
+      token,
+      configDir: ctx.config.dir,
+    });
+  } else {
+    const tokenLine =
+      token.state === 'none'
+        ? 'none cached'
+        : token.state === 'expired'
+          ? `expired at ${token.expiresAt}`
+          : `${token.state === 'expiring' ? 'expiring' : 'valid'} until ${token.expiresAt} (in ${humanDuration(token.expiresIn!)})`;
+    ctx.out.fields([
+      ['Profile', `${s.profile}${s.profileSource === 'default' ? '' : ` (from ${s.profileSource})`}`],
+      ['Base URL', s.baseUrl ? `${s.baseUrl}${s.baseUrlSource === 'profile' ? '' : ` (from ${s.baseUrlSource})`}` : undefined],
+      ['Client ID', s.clientId ? `${s.clientId}${s.clientIdSource === 'profile' ? '' : ` (from ${s.clientIdSource})`}` : undefined],
+      ['Credentials', credentials],
+      ['Token', tokenLine],
+      ['Config', ctx.config.dir],
+    ]);
+    if (!loggedIn) ctx.out.info('hint: run `agctl login`');
+  }
+  return loggedIn ? 0 : Exit.Unauthenticated;
+}

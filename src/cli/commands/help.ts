@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { EXIT_CODE_TABLE, UsageError } from '../../api/errors.js';
+import type { CommandContext } from '../context.js';
+
+export const ENVIRONMENT: [string, string][] = [
+  ['AGCTL_PROFILE', 'profile to use (like --profile)'],
+  ['AGCTL_BASE_URL', 'service base URL (like --base-url)'],
+  ['AGCTL_CLIENT_ID', 'OAuth2 client ID (like --client-id)'],
+  ['AGCTL_CLIENT_SECRET', 'OAuth2 client secret, plain or secret-token:... key form'],
+  ['AGCTL_ACCESS_TOKEN', 'a bearer token to use as is (skips the token flow)'],
+  ['AGCTL_OUTPUT', 'table or json (like -o)'],
+  ['AGCTL_TIMEOUT', 'per-request timeout in seconds (like --timeout)'],
+  ['AGCTL_CONFIG_DIR', 'where profiles, sealed secrets and cached tokens live'],
+  ['AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens (default: a 0600 key file in the config dir)'],
+  ['AGCTL_DATA_DIR', 'data directory of the embedded server (serve, --embedded)'],
+  ['AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (default: a 0600 key file in its data dir)'],
+  ['AGCTL_WEBHOOK_SECRET', 'HMAC signing secret for webhook send/verify'],
+  ['NO_COLOR', 'disable colour'],
+  ['CI', 'when set, never prompt'],
+];
+
+export interface HelpOptions {
+  topic: string[];
+  program: Command;
+}
+
+export async function run(opts: HelpOptions, ctx: CommandContext): Promise<number> {
+  const [first] = opts.topic;
+  if (first === 'exit-codes') {
+    ctx.out.print('Exit codes:');
+    for (const [code, meaning] of EXIT_CODE_TABLE) ctx.out.print(`  ${String(code).padStart(2)}  ${meaning}`);
+    return 0;
+  }
+  if (first === 'environment') {
+    ctx.out.print('Environment variables (precedence: flag > env > profile > default):');
+    for (const [name, meaning] of ENVIRONMENT) ctx.out.print(`  ${name.padEnd(22)}${meaning}`);
+    return 0;
+  }
+  let cmd = opts.program;
+  for (const name of opts.topic) {
+    const next = cmd.commands.find((c) => c.name() === name || c.aliases().includes(name));
+    if (!next) throw new UsageError(`no help topic or command "${opts.topic.join(' ')}"`, 'topics: exit-codes, environment; or a command such as `agctl help rules list`');
+    cmd = next;
+  }
+  cmd.outputHelp();
+  return 0;
+}

@@ -1,0 +1,28 @@
+import { listAllRules } from '../../../client/rules.js';
+import type { CommandContext } from '../../context.js';
+import { truncate } from '../../output.js';
+
+export interface ListOptions {
+  appId: string;
+  limit?: number;
+  pageSize?: number;
+}
+
+export async function run(opts: ListOptions, ctx: CommandContext): Promise<number> {
+  const api = await ctx.api();
+  const rules = await listAllRules(api, opts.appId, { limit: opts.limit, pageSize: opts.pageSize });
+  if (ctx.out.json) {
+    ctx.out.printJson(rules);
+    return 0;
+  }
+  if (rules.length === 0) {
+    ctx.out.info(`No entitlement configuration rules in app ${opts.appId}`);
+    return 0;
+  }
+  const s = ctx.out.s;
+  await ctx.out.table(
+    ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
+    rules.map((r) => [r.priority, r.id, truncate(r.displayName ?? '', 32), r.enabled ? s.green('yes') : s.dim('no'), truncate(r.condition ?? '', 40), r.settings?.requestPolicyId || '-']),
+  );
+  return 0;
+}

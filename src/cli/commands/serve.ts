@@ -1,0 +1,66 @@
+// agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
+import { resolve } from 'node:path';
+import { dataDir as defaultDataDir } from '../../config/paths.js';
+import { writePrivateFile } from '../../config/secure-file.js';
+import type { CommandContext } from '../context.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir?: string;
+  readyFile?: string;
+  tokenTtl: number;
+  frontendUrl?: string;
+  trustProxy: boolean;
+  allowInsecureJwks: boolean;
+  quiet: boolean;
+}
+
+export async function run(opts: ServeOptions, ctx: CommandContext): Promise<number> {
+  const { startEmbeddedServer } = await import('../../server/app.js');
+  const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
+  const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const server = await startEmbeddedServer({
+    dataDir: dir,
+    host: opts.host,
+    port: opts.port,
+    tokenTtlSeconds: opts.tokenTtl,
+    frontendUrl: opts.frontendUrl,
+    trustProxy: opts.trustProxy,
+    allowInsecureJwks: opts.allowInsecureJwks,
+    log,
+  });
+  const info = server.readyInfo();
+  const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
+  writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n');
+
+  const s = await ctx.out.styles();
+  const out = (l: string) => ctx.io.stderr.write(l + '\n');
+  out(`${s.green('✓')} agctl embedded server listening on ${s.bold(info.baseUrl)}`);
+  out(`  data: ${dir}`);
+  out(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
+  for (const c of info.clients) out(`  client ${c.clientId} (${c.form} secret)`);
+  const hook = (info.demo as { webhooks?: { hmac?: { url?: string; secret?: string } } }).webhooks?.hmac;
+  if (hook?.url && hook.secret) {
+    out(`  HMAC webhook listener: ${hook.url}`);
+    out(`  webhook signing secret: ${hook.secret}`);
+  }
+  out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${readyFile} | agctl login --base-url ${info.baseUrl} --client-id ${info.clients.find((c) => c.form === 'plain')?.clientId ?? '<id>'} --client-secret-stdin`);
+  out('  press Ctrl-C to stop');
+
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (sig: string) => {
+      if (stopping) return;
+      stopping = true;
+      out(`${sig}: finishing in-flight requests and closing the database`);
+      server.close().then(done, (err) => {
+        out(`error while stopping: ${(err as Error).message}`);
+        done();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  return 0;
+}

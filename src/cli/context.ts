@@ -1,0 +1,140 @@
+// The dependencies a command runs with. Commands receive `ctx` and never reach
+// for process.*, so tests can build a context directly.
+import { CliError, Exit, UsageError } from '../api/errors.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { ConfigContext, attachStoredSecret, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
+import { dataDir } from '../config/paths.js';
+import { HttpClient } from '../client/http.js';
+import { ApiClient } from '../client/api.js';
+import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, type TokenCache, type TokenProvider } from '../client/auth.js';
+import { colorEnabled, promptsAllowed, type IO } from './io.js';
+import { Output } from './output.js';
+import { InquirerPrompter, type Prompter } from './prompt.js';
+import type { Vault } from '../config/vault.js';
+
+export const VERSION_UA = 'agctl';
+
+export interface EmbeddedHandle {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  close(): Promise<void>;
+}
+
+export class CommandContext {
+  readonly io: IO;
+  readonly env: NodeJS.ProcessEnv;
+  readonly flags: GlobalFlags;
+  readonly clock: Clock;
+  readonly config: ConfigContext;
+  readonly out: Output;
+  readonly prompt: Prompter;
+  readonly #closers: (() => Promise<void> | void)[] = [];
+  #settings?: Settings;
+  #http?: HttpClient;
+  #api?: Promise<ApiClient>;
+  #embedded?: Promise<EmbeddedHandle>;
+
+  constructor(opts: { io: IO; env: NodeJS.ProcessEnv; flags: GlobalFlags; clock?: Clock; prompter?: Prompter }) {
+    this.io = opts.io;
+    this.env = opts.env;
+    this.flags = opts.flags;
+    this.clock = opts.clock ?? systemClock;
+    this.config = new ConfigContext(opts.env);
+    // Output format errors must surface as usage errors before anything else runs.
+    this.out = new Output(opts.io, this.settings.output, colorEnabled(opts.io, opts.env, opts.flags.color));
+    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io);
+  }
+
+  /** Resolved settings (flag > env > profile > default); secrets are not loaded here. */
+  get settings(): Settings {
+    return (this.#settings ??= resolveSettings(this.flags, this.env, this.config));
+  }
+
+  get canPrompt(): boolean {
+    return this.prompt.enabled;
+  }
+
+  get vault(): Vault {
+    return this.config.vault;
+  }
+
+  debug(line: string): void {
+    if (this.settings.debug) this.io.stderr.write(`[debug] ${line}\n`);
+  }
+
+  /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
+  get http(): HttpClient {
+    if (!this.#http) {
+      this.#http = new HttpClient({ timeoutMs: this.settings.timeoutMs, debug: this.settings.debug ? (l) => this.debug(l) : undefined, userAgent: VERSION_UA });
+      this.onClose(() => this.#http?.close());
+    }
+    return this.#http;
+  }
+
+  onClose(fn: () => Promise<void> | void): void {
+    this.#closers.push(fn);
+  }
+
+  async close(): Promise<void> {
+    for (const fn of this.#closers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // closing is best effort
+      }
+    }
+  }
+
+  /** Starts (once) the embedded server in-process for --embedded. */
+  embedded(): Promise<EmbeddedHandle> {
+    this.#embedded ??= (async () => {
+      const { startEmbedded } = await import('./embedded.js');
+      const handle = await startEmbedded(dataDir(this.env), (l) => this.debug(l));
+      this.onClose(() => handle.close());
+      return handle;
+    })();
+    return this.#embedded;
+  }
+
+  /** The base URL the command talks to (the embedded server's with --embedded). */
+  async baseUrl(): Promise<string> {
+    if (this.flags.embedded) return (await this.embedded()).baseUrl;
+    const s = this.settings;
+    if (!s.baseUrl) throw new UsageError('no base URL configured', 'pass --base-url, set AGCTL_BASE_URL, run `agctl login`, or try --embedded');
+    return s.baseUrl;
+  }
+
+  tokenCache(): TokenCache {
+    const vault = this.vault;
+    return { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+  }
+
+  /** The token provider for the current settings, or an authentication error naming what is missing. */
+  async tokens(): Promise<{ baseUrl: string; provider: TokenProvider; clientId?: string }> {
+    if (this.flags.embedded) {
+      const e = await this.embedded();
+      return { baseUrl: e.baseUrl, clientId: e.clientId, provider: new ClientCredentialsFlow(this.http, e.baseUrl, e, new MemoryTokenCache(), this.clock) };
+    }
+    const baseUrl = await this.baseUrl();
+    const s = attachStoredSecret(this.settings, this.config);
+    if (s.accessToken) return { baseUrl, provider: new StaticToken(s.accessToken) };
+    if (!s.clientId || !s.clientSecret) {
+      const missing = !s.clientId ? 'no client ID' : 'no client secret';
+      throw new CliError(`not logged in: ${missing} for profile "${s.profile}"`, Exit.Unauthenticated, {
+        hint: 'run `agctl login`, or set AGCTL_CLIENT_ID and AGCTL_CLIENT_SECRET (or AGCTL_ACCESS_TOKEN)',
+      });
+    }
+    return {
+      baseUrl,
+      clientId: s.clientId,
+      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache(), this.clock),
+    };
+  }
+
+  /** The authenticated API client. */
+  api(): Promise<ApiClient> {
+    this.#api ??= this.tokens().then(({ baseUrl, provider }) => new ApiClient(baseUrl, this.http, provider));
+    return this.#api;
+  }
+}

@@ -1,0 +1,52 @@
+// Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
+import type { Readable, Writable } from 'node:stream';
+
+export interface IO {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  /** stdout is a terminal. */
+  isStdoutTTY: boolean;
+  isStdinTTY: boolean;
+  isStderrTTY: boolean;
+}
+
+export function processIO(): IO {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isStdoutTTY: Boolean(process.stdout.isTTY),
+    isStdinTTY: Boolean(process.stdin.isTTY),
+    isStderrTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+/** Colour is on for terminals unless NO_COLOR, --no-color, or TERM=dumb; FORCE_COLOR forces it. */
+export function colorEnabled(io: IO, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  if (env.TERM === 'dumb') return false;
+  return io.isStdoutTTY;
+}
+
+/** Prompts only when stdin and stdout are terminals, CI is unset and --no-input is absent. */
+export function promptsAllowed(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): boolean {
+  if (inputFlag === false) return false;
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') return false;
+  return io.isStdinTTY && io.isStdoutTTY;
+}
+
+/** Reads all of stdin as text (for --...-stdin flags). */
+export async function readStdin(io: IO, what: string, maxBytes = 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of io.stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > maxBytes) throw new Error(`${what} on stdin is larger than ${maxBytes} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

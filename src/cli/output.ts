@@ -1,0 +1,105 @@
+// Output: data on stdout (table or JSON), everything else on stderr.
+import type { IO } from './io.js';
+import type { OutputFormat } from '../config/resolve.js';
+
+type Style = (s: string) => string;
+export interface Styles {
+  bold: Style;
+  dim: Style;
+  green: Style;
+  red: Style;
+  yellow: Style;
+  cyan: Style;
+}
+
+const plain: Style = (s) => s;
+const PLAIN_STYLES: Styles = { bold: plain, dim: plain, green: plain, red: plain, yellow: plain, cyan: plain };
+
+export class Output {
+  readonly format: OutputFormat;
+  readonly color: boolean;
+  readonly io: IO;
+  #styles?: Styles;
+
+  constructor(io: IO, format: OutputFormat, color: boolean) {
+    this.io = io;
+    this.format = format;
+    this.color = color;
+  }
+
+  get json(): boolean {
+    return this.format === 'json';
+  }
+
+  /** chalk styles when colour is on (loaded on first use), identity functions otherwise. */
+  async styles(): Promise<Styles> {
+    if (this.#styles) return this.#styles;
+    if (!this.color) return (this.#styles = PLAIN_STYLES);
+    const { Chalk } = await import('chalk');
+    const c = new Chalk({ level: 1 });
+    return (this.#styles = { bold: c.bold, dim: c.dim, green: c.green, red: c.red, yellow: c.yellow, cyan: c.cyan });
+  }
+
+  /** Styles usable synchronously after `styles()` has been awaited once (plain before that). */
+  get s(): Styles {
+    return this.#styles ?? PLAIN_STYLES;
+  }
+
+  /** Prints a JSON document on stdout. */
+  printJson(value: unknown): void {
+    this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  }
+
+  /** Prints a line of data on stdout. */
+  print(line = ''): void {
+    this.io.stdout.write(line + '\n');
+  }
+
+  /** Progress, hints and confirmations go to stderr. */
+  info(line: string): void {
+    this.io.stderr.write(line + '\n');
+  }
+
+  success(line: string): void {
+    this.info(`${this.s.green('✓')} ${line}`);
+  }
+
+  warn(line: string): void {
+    this.info(`${this.s.yellow('!')} ${line}`);
+  }
+
+  failure(line: string): void {
+    this.info(`${this.s.red('✗')} ${line}`);
+  }
+
+  /** Prints a table on stdout (cli-table3, borderless when stdout is not a terminal). */
+  async table(head: string[], rows: (string | number | boolean)[][]): Promise<void> {
+    const { default: Table } = await import('cli-table3');
+    const s = await this.styles();
+    const tty = this.io.isStdoutTTY;
+    const table = new Table({
+      head: head.map((h) => s.bold(h)),
+      style: { head: [], border: [], compact: true, 'padding-left': tty ? 1 : 0, 'padding-right': tty ? 1 : 2 },
+      ...(tty
+        ? {}
+        : {
+            chars: {
+              top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+              left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
+            },
+          }),
+    });
+    for (const r of rows) table.push(r.map((c) => String(c)));
+    this.io.stdout.write(table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n');
+  }
+
+  /** Key/value lines ("Label:  value") on stdout. */
+  fields(pairs: [string, string | number | boolean | undefined | null][]): void {
+    const width = Math.max(...pairs.map(([k]) => k.length)) + 2;
+    for (const [k, v] of pairs) this.print(`${(k + ':').padEnd(width)}${v === undefined || v === null || v === '' ? '-' : String(v)}`);
+  }
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length <= max ? s : s.slice(0, Math.max(0, max - 1)) + '…';
+}

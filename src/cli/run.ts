@@ -1,0 +1,56 @@
+// Runs a command module with its context, and maps every outcome to an exit code.
+import type { Command } from 'commander';
+import { CommanderError } from 'commander';
+import { Exit } from '../api/errors.js';
+import type { GlobalFlags } from '../config/resolve.js';
+import { CommandContext } from './context.js';
+import { renderError } from './errors.js';
+import { processIO } from './io.js';
+
+export type CommandResult = number | void;
+
+export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise<CommandResult>): Promise<void> {
+  const flags = cmd.optsWithGlobals() as GlobalFlags;
+  let ctx: CommandContext | undefined;
+  let code: number;
+  try {
+    ctx = new CommandContext({ io: processIO(), env: process.env, flags });
+    if (ctx.out.color) await ctx.out.styles();
+    code = (await fn(ctx)) ?? 0;
+  } catch (err) {
+    code = report(err, flags, ctx);
+  } finally {
+    await ctx?.close();
+  }
+  process.exitCode = code;
+}
+
+function report(err: unknown, flags: GlobalFlags, ctx?: CommandContext): number {
+  const r = renderError(err);
+  const json = ctx ? ctx.out.json : flags.output === 'json' || (!flags.output && process.env.AGCTL_OUTPUT === 'json');
+  if (json) {
+    process.stderr.write(JSON.stringify(r.json) + '\n');
+  } else {
+    process.stderr.write(`agctl: ${r.line}\n`);
+    if (r.hint) process.stderr.write(`hint: ${r.hint}\n`);
+  }
+  if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+  return r.exitCode;
+}
+
+/** Errors raised by commander itself (unknown option, missing argument, --help, --version). */
+export function handleTopLevelError(err: unknown, args: string[]): void {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      process.exitCode = 0;
+      return;
+    }
+    process.exitCode = Exit.Usage;
+    return;
+  }
+  const debug = args.includes('--debug');
+  const r = renderError(err);
+  process.stderr.write(`agctl: ${r.line}\n`);
+  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+  process.exitCode = r.exitCode;
+}

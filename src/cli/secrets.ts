@@ -1,0 +1,48 @@
+// Secret input: never a plain flag value. Sources, in order: --<name>-stdin,
+// --<name>-file, an environment variable, a hidden prompt on a terminal.
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../api/errors.js';
+import type { CommandContext } from './context.js';
+import { readStdin } from './io.js';
+
+export interface SecretSource {
+  /** Human name, e.g. "client secret". */
+  name: string;
+  /** The flag stem, e.g. "--client-secret" (for messages: --client-secret-stdin, --client-secret-file). */
+  flag: string;
+  stdin?: boolean;
+  file?: string;
+  env?: string;
+  /** Prompt message; no prompt when omitted. */
+  prompt?: string;
+}
+
+/** Drops one trailing newline (files and pipes usually end with one). */
+const chomp = (s: string) => s.replace(/\r?\n$/, '');
+
+export async function readSecret(ctx: CommandContext, src: SecretSource): Promise<string | undefined> {
+  if (src.stdin && src.file) throw new UsageError(`use either ${src.flag}-stdin or ${src.flag}-file, not both`);
+  let value: string | undefined;
+  if (src.stdin) {
+    if (ctx.io.isStdinTTY) throw new UsageError(`${src.flag}-stdin expects the ${src.name} on a pipe, not a terminal`, `echo "$SECRET" | agctl ... ${src.flag}-stdin`);
+    value = chomp(await readStdin(ctx.io, src.name));
+  } else if (src.file) {
+    try {
+      value = chomp(readFileSync(src.file, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`${src.flag}-file: cannot read ${src.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  } else if (src.env && ctx.env[src.env]) {
+    value = ctx.env[src.env];
+  } else if (src.prompt && ctx.canPrompt) {
+    value = await ctx.prompt.password(src.prompt, { validate: (v) => (v.trim() ? true : `the ${src.name} cannot be empty`) });
+  }
+  if (value !== undefined && value.trim() === '') throw new UsageError(`the ${src.name} is empty`);
+  return value;
+}
+
+/** The usage error for a secret that is needed but was not given. */
+export function missingSecret(src: SecretSource): UsageError {
+  const ways = [`${src.flag}-stdin`, `${src.flag}-file`, ...(src.env ? [src.env] : [])].join(', ');
+  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt ? ' (or run on a terminal to be prompted)' : ''}`);
+}

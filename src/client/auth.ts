@@ -1,0 +1,158 @@
+// OAuth2 client-credentials token flow (service-api.md §5.1, DESIGN.md §5):
+// POST {base}/auth/v1/token, form-encoded, credentials in the body; a plain
+// secret goes as client_secret, a key secret signs an EdDSA client_assertion.
+// Tokens are cached per (token URL, client ID) until 60 s before expiry.
+import { randomUUID } from 'node:crypto';
+import { ApiError, CliError, Exit, exitCodeForStatus } from '../api/errors.js';
+import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
+import type { Clock } from '../lib/clock.js';
+import type { CachedToken } from '../config/vault.js';
+import type { HttpClient } from './http.js';
+
+export const EXPIRY_SKEW_S = 60;
+/** Lifetime of a client assertion (at most 5 minutes). */
+const ASSERTION_LIFETIME_S = 120;
+
+export interface TokenCache {
+  load(tokenUrl: string, clientId: string): CachedToken | undefined;
+  save(tokenUrl: string, clientId: string, token: CachedToken): void;
+  remove(tokenUrl: string, clientId: string): void;
+}
+
+export class MemoryTokenCache implements TokenCache {
+  readonly #m = new Map<string, CachedToken>();
+  load(u: string, c: string) {
+    return this.#m.get(`${u}\n${c}`);
+  }
+  save(u: string, c: string, t: CachedToken) {
+    this.#m.set(`${u}\n${c}`, t);
+  }
+  remove(u: string, c: string) {
+    this.#m.delete(`${u}\n${c}`);
+  }
+}
+
+export interface TokenProvider {
+  /** A valid access token (cached or fresh). */
+  token(): Promise<string>;
+  /** Forgets a token the server refused, so the next call fetches a new one. Returns false when nothing can be refreshed. */
+  invalidate(token: string): boolean;
+}
+
+/** A fixed bearer token (AGCTL_ACCESS_TOKEN): no token flow, nothing to refresh. */
+export class StaticToken implements TokenProvider {
+  constructor(private readonly value: string) {}
+  async token() {
+    return this.value;
+  }
+  invalidate() {
+    return false;
+  }
+}
+
+export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/auth/v1/token`;
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export class ClientCredentialsFlow implements TokenProvider {
+  readonly tokenUrl: string;
+  #inflight?: Promise<CachedToken>;
+
+  constructor(
+    private readonly http: HttpClient,
+    baseUrl: string,
+    private readonly creds: ClientCredentials,
+    private readonly cache: TokenCache,
+    private readonly clock: Clock,
+  ) {
+    this.tokenUrl = tokenUrlFor(baseUrl);
+  }
+
+  /** The cached token when still valid for more than the expiry skew. */
+  cached(): CachedToken | undefined {
+    const t = this.cache.load(this.tokenUrl, this.creds.clientId);
+    return t && t.expiresAt - EXPIRY_SKEW_S > Math.floor(this.clock.now() / 1000) ? t : undefined;
+  }
+
+  async token(): Promise<string> {
+    const hit = this.cached();
+    if (hit) return hit.accessToken;
+    return (await this.fetch()).accessToken;
+  }
+
+  /** Fetches a new token from the token endpoint and caches it. */
+  fetch(): Promise<CachedToken> {
+    this.#inflight ??= this.#request().finally(() => (this.#inflight = undefined));
+    return this.#inflight;
+  }
+
+  invalidate(token: string): boolean {
+    const t = this.cache.load(this.tokenUrl, this.creds.clientId);
+    if (t && t.accessToken === token) this.cache.remove(this.tokenUrl, this.creds.clientId);
+    return true;
+  }
+
+  async #request(): Promise<CachedToken> {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.creds.clientId });
+    if (isKeySecret(this.creds.clientSecret)) {
+      form.set('client_assertion_type', CLIENT_ASSERTION_TYPE);
+      form.set('client_assertion', await this.#assertion());
+    } else {
+      form.set('client_secret', this.creds.clientSecret);
+    }
+    const res = await this.http.send({
+      method: 'POST',
+      url: this.tokenUrl,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+      // Asking for a token twice is harmless: the request may be retried like an idempotent one.
+      idempotent: true,
+    });
+    const body = res.json<Record<string, unknown>>();
+    if (res.status !== 200) {
+      const error = typeof body?.error === 'string' ? body.error : undefined;
+      const desc = typeof body?.error_description === 'string' ? body.error_description : typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
+      if (error === 'invalid_client' || res.status === 401) {
+        throw new CliError(`authentication failed: ${desc}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
+          status: res.status,
+          code: error,
+          hint: 'check the client ID and secret, or run `agctl login`',
+        });
+      }
+      throw new ApiError(res.status, error ?? res.status, `token request failed: ${desc}`);
+    }
+    const accessToken = body?.access_token;
+    const expiresIn = Number(body?.expires_in ?? 3600);
+    if (typeof accessToken !== 'string' || !accessToken || String(body?.token_type ?? '').toLowerCase() !== 'bearer') {
+      throw new CliError('the token endpoint answered without a bearer access token', exitCodeForStatus(502));
+    }
+    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + (Number.isFinite(expiresIn) ? expiresIn : 3600) };
+    this.cache.save(this.tokenUrl, this.creds.clientId, token);
+    return token;
+  }
+
+  async #assertion(): Promise<string> {
+    let key;
+    try {
+      key = parseKeySecret(this.creds.clientSecret);
+    } catch (err) {
+      throw new CliError(`the client secret is unusable: ${(err as Error).message}`, Exit.Unauthenticated);
+    }
+    const { importJWK, SignJWT } = await import('jose');
+    const signingKey = await importJWK({ ...key.jwk, alg: 'EdDSA' }, 'EdDSA');
+    const now = Math.floor(this.clock.now() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+      .setIssuer(this.creds.clientId)
+      .setSubject(this.creds.clientId)
+      .setAudience(new URL(this.tokenUrl).host)
+      .setIssuedAt(now)
+      .setNotBefore(now - 5)
+      .setExpirationTime(now + ASSERTION_LIFETIME_S)
+      .setJti(randomUUID())
+      .sign(signingKey);
+  }
+}

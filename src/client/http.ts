@@ -1,0 +1,226 @@
+// The HTTP layer of the client: undici with keep-alive, per-request timeouts,
+// retries with exponential backoff and jitter (honouring Retry-After), no
+// redirects, and --debug request logs with secrets redacted.
+import type { Agent, Dispatcher } from 'undici';
+import { CliError, Exit } from '../api/errors.js';
+import { redactBody, redactHeaders } from './redact.js';
+import { undici } from './undici.js';
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /**
+   * Safe to send twice. Defaults to true for GET/HEAD/PUT/DELETE/OPTIONS.
+   * Non-idempotent requests are retried only when they surely never reached the server.
+   */
+  idempotent?: boolean;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+  text(): string;
+  json<T = unknown>(): T | undefined;
+}
+
+export interface HttpOptions {
+  timeoutMs?: number;
+  maxRetries?: number;
+  retryBaseMs?: number;
+  retryMaxDelayMs?: number;
+  debug?: (line: string) => void;
+  userAgent?: string;
+  /** Connections per origin (load mode raises it). */
+  connections?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** Errors raised before a single byte of the request left this machine. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
+const TRANSIENT = new Set([...NEVER_SENT, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CLOSED']);
+const RETRY_STATUS = new Set([429, 503]);
+
+export class HttpClient {
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly #opts: HttpOptions;
+  #agent?: Agent;
+
+  constructor(opts: HttpOptions = {}) {
+    this.#opts = opts;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.maxRetries = opts.maxRetries ?? 3;
+  }
+
+  get agent(): Agent {
+    if (!this.#agent) {
+      const { Agent } = undici();
+      this.#agent = new Agent({
+        keepAliveTimeout: 10_000,
+        connections: this.#opts.connections ?? null,
+        connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+    }
+    return this.#agent;
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const method = req.method.toUpperCase();
+    const idempotent = req.idempotent ?? IDEMPOTENT.has(method);
+    const headers: Record<string, string> = { 'user-agent': this.#opts.userAgent ?? 'agctl', ...req.headers };
+    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
+      this.#debugRequest(method, req.url, headers, req.body);
+      let res: HttpResponse;
+      try {
+        res = await this.#once(method, req.url, headers, req.body);
+      } catch (err) {
+        const code = errorCode(err);
+        const retryable = code !== undefined && (NEVER_SENT.has(code) || (idempotent && TRANSIENT.has(code)));
+        this.#debug(`< ${describeNetworkError(err)} after ${Math.round(performance.now() - started)} ms`);
+        if (retryable && attempt < this.maxRetries) {
+          await this.#sleep(this.#backoff(attempt));
+          continue;
+        }
+        throw networkError(err, req.url, this.timeoutMs);
+      }
+      this.#debugResponse(res, performance.now() - started);
+      if (RETRY_STATUS.has(res.status) && idempotent && attempt < this.maxRetries) {
+        const wait = retryAfterMs(res.headers['retry-after'], Date.now());
+        const cap = this.#opts.retryMaxDelayMs ?? 30_000;
+        if (wait === undefined || wait <= cap) {
+          await this.#sleep(wait ?? this.#backoff(attempt));
+          continue;
+        }
+      }
+      return res;
+    }
+  }
+
+  async #once(method: string, url: string, headers: Record<string, string>, body?: string | Buffer): Promise<HttpResponse> {
+    const { request } = undici();
+    const r = await request.call(this.agent as unknown as Dispatcher, {
+      origin: new URL(url).origin,
+      path: pathOf(url),
+      method: method as Dispatcher.HttpMethod,
+      headers,
+      body,
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of r.body) chunks.push(chunk as Buffer);
+    const buf = Buffer.concat(chunks);
+    return {
+      status: r.statusCode,
+      headers: r.headers as Record<string, string | string[] | undefined>,
+      body: buf,
+      text: () => buf.toString('utf8'),
+      json: <T>() => {
+        if (buf.length === 0) return undefined;
+        try {
+          return JSON.parse(buf.toString('utf8')) as T;
+        } catch {
+          return undefined;
+        }
+      },
+    };
+  }
+
+  #backoff(attempt: number): number {
+    const base = this.#opts.retryBaseMs ?? 250;
+    const max = this.#opts.retryMaxDelayMs ?? 30_000;
+    const exp = Math.min(max, base * 2 ** attempt);
+    return Math.round(exp / 2 + Math.random() * (exp / 2));
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (this.#opts.sleep) return this.#opts.sleep(ms);
+    this.#debug(`  retrying in ${ms} ms`);
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  #debug(line: string): void {
+    this.#opts.debug?.(line);
+  }
+
+  #debugRequest(method: string, url: string, headers: Record<string, string>, body?: string | Buffer): void {
+    if (!this.#opts.debug) return;
+    this.#debug(`> ${method} ${url}`);
+    for (const [k, v] of Object.entries(redactHeaders(headers))) this.#debug(`> ${k}: ${v}`);
+    const b = redactBody(body, headers['content-type']);
+    if (b) this.#debug(`> ${b}`);
+  }
+
+  #debugResponse(res: HttpResponse, ms: number): void {
+    if (!this.#opts.debug) return;
+    this.#debug(`< ${res.status} (${Math.round(ms)} ms)`);
+    for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.#debug(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
+    const b = redactBody(res.body, String(res.headers['content-type'] ?? ''));
+    if (b) this.#debug(`< ${b}`);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent?.close();
+  }
+}
+
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return u.pathname + u.search;
+}
+
+function errorCode(err: unknown): string | undefined {
+  let e = err as { code?: string; cause?: unknown; name?: string } | undefined;
+  for (let i = 0; e && i < 4; i++) {
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'ETIMEDOUT';
+    if (typeof e.code === 'string' && e.code !== 'UND_ERR_REQ_ABORTED') return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+function describeNetworkError(err: unknown): string {
+  const code = errorCode(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    default:
+      return (err as Error)?.message ?? String(err);
+  }
+}
+
+function networkError(err: unknown, url: string, timeoutMs: number): CliError {
+  const what = describeNetworkError(err);
+  const origin = new URL(url).origin;
+  const detail = what === 'timed out' ? `timed out after ${timeoutMs / 1000} s` : what;
+  return new CliError(`cannot reach ${origin}: ${detail}`, Exit.Server, {
+    hint: what === 'connection refused' ? 'is the server running? check --base-url' : what === 'timed out' ? 'raise --timeout or try again' : undefined,
+  });
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds from `now`. */
+export function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}

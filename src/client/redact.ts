@@ -1,0 +1,81 @@
+// Redaction for --debug logs and --dry-run output: secrets never reach a terminal or a log.
+
+export const REDACTED = '<redacted>';
+
+/** Header names whose values are secrets. */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'webhook-signature', 'x-api-key']);
+
+/** Field names (form or JSON, any depth) whose values are secrets. */
+export const SECRET_FIELDS = new Set([
+  'client_secret',
+  'client_assertion',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'assertion',
+  'password',
+  'token',
+  'secret',
+  'clientSecret',
+  'headerValue',
+  'secretAccessKey',
+  'sessionToken',
+  'jwtPrivateKey',
+  'credentialsJson',
+  'privateKey',
+  'private_key',
+  'accessToken',
+  'hmacSecret',
+  'd',
+]);
+
+/** Objects whose every string value is treated as secret (config fields may be secret per catalog schema). */
+const SECRET_MAPS = new Set(['configFields']);
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (SECRET_HEADERS.has(k.toLowerCase()) && v !== undefined) {
+      const first = Array.isArray(v) ? v[0] ?? '' : v;
+      const scheme = /^(Bearer|Basic)\s/i.exec(first)?.[1];
+      out[k] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
+    } else out[k] = v;
+  }
+  return out;
+}
+
+export function redactForm(body: string): string {
+  return [...new URLSearchParams(body)].map(([k, v]) => `${k}=${SECRET_FIELDS.has(k) ? REDACTED : encodeURIComponent(v)}`).join('&');
+}
+
+/** Deep copy of a JSON value with secret fields replaced. */
+export function redactJson(value: unknown, inSecretMap = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactJson(v, inSecretMap));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (inSecretMap && typeof v === 'string') out[k] = REDACTED;
+      else if (SECRET_FIELDS.has(k) && (typeof v === 'string' || (v && typeof v === 'object'))) out[k] = REDACTED;
+      else out[k] = redactJson(v, SECRET_MAPS.has(k));
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Redacts a body for logging, by content type; unparseable bodies are summarised, not shown. */
+export function redactBody(body: string | Buffer | undefined, contentType: string | undefined): string {
+  if (body === undefined || body.length === 0) return '';
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const type = (contentType ?? '').toLowerCase();
+  if (type.includes('application/x-www-form-urlencoded')) return redactForm(text);
+  if (type.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      const s = JSON.stringify(redactJson(JSON.parse(text)));
+      return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;
+    } catch {
+      // fall through
+    }
+  }
+  return `(${Buffer.byteLength(text)} bytes of ${type || 'unknown type'})`;
+}

@@ -1,0 +1,78 @@
+// Profiles (non-secret settings) in <config dir>/config.json, managed by conf.
+// Reads parse the file directly: loading conf pulls in a JSON-schema validator
+// that costs more than the rest of a `rules list` start-up, and most commands
+// only read. Writes go through conf (atomic write, file mode 0600).
+import { join } from 'node:path';
+import { readTextIfExists, ensurePrivateDir } from './secure-file.js';
+import { chmodSync } from 'node:fs';
+
+export interface Profile {
+  baseUrl?: string;
+  clientId?: string;
+  output?: 'table' | 'json';
+}
+
+export interface ConfigFile {
+  currentProfile?: string;
+  profiles?: Record<string, Profile>;
+}
+
+export const DEFAULT_PROFILE = 'default';
+const PROFILE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function isValidProfileName(name: string): boolean {
+  return PROFILE_NAME_RE.test(name);
+}
+
+export class ProfileStore {
+  readonly dir: string;
+  #cache?: ConfigFile;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  get path(): string {
+    return join(this.dir, 'config.json');
+  }
+
+  read(): ConfigFile {
+    if (this.#cache) return this.#cache;
+    const text = readTextIfExists(this.path);
+    let data: ConfigFile = {};
+    if (text) {
+      try {
+        data = JSON.parse(text) as ConfigFile;
+      } catch {
+        throw new Error(`the config file ${this.path} is not valid JSON; fix or remove it`);
+      }
+    }
+    this.#cache = data;
+    return data;
+  }
+
+  get(name: string): Profile | undefined {
+    return this.read().profiles?.[name];
+  }
+
+  currentName(): string | undefined {
+    return this.read().currentProfile;
+  }
+
+  async #conf() {
+    ensurePrivateDir(this.dir);
+    const { default: Conf } = await import('conf');
+    return new Conf<ConfigFile>({ cwd: this.dir, configName: 'config', projectName: 'agctl', configFileMode: 0o600 });
+  }
+
+  /** Saves (merges) a profile and optionally makes it the current one. */
+  async save(name: string, profile: Profile, makeCurrent = false): Promise<void> {
+    const conf = await this.#conf();
+    const profiles = { ...(conf.get('profiles') ?? {}) };
+    profiles[name] = { ...profiles[name], ...profile };
+    conf.set('profiles', profiles);
+    if (makeCurrent || !conf.get('currentProfile')) conf.set('currentProfile', name);
+    chmodSync(this.path, 0o600);
+    this.#cache = undefined;
+  }
+}
