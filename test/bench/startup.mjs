@@ -1,0 +1,49 @@
+// Benchmark part 1: whole-process wall time of agctl start-up paths, each as a
+// ratio to `node -e 0` measured in the same run (median of >= 10 runs).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { timeProcess, printTable, startServeProcess } from './lib.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin', 'agctl.js');
+
+export async function run({ runs = 15 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-'));
+  // The server runs in its own process: the timed runs block this one.
+  const server = await startServeProcess(dir);
+  try {
+    const info = server.info;
+    const client = info.clients.find((c) => c.form === 'plain');
+    const env = { ...process.env, AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+    for (const k of ['AGCTL_PROFILE', 'AGCTL_BASE_URL', 'AGCTL_CLIENT_ID', 'AGCTL_CLIENT_SECRET', 'AGCTL_ACCESS_TOKEN', 'AGCTL_OUTPUT']) delete env[k];
+    const { spawnSync } = await import('node:child_process');
+    const login = spawnSync(process.execPath, [bin, 'login', '--base-url', info.baseUrl, '--client-id', client.clientId, '--client-secret-stdin'], { env, input: client.clientSecret });
+    if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
+    const app = info.demo.rules.appId;
+
+    const baseline = timeProcess(process.execPath, ['-e', '0'], { runs, env });
+    const cases = [
+      ['agctl --version', ['--version'], 1.3],
+      ['agctl --help', ['--help'], 1.6],
+      [`agctl rules list ${app} (cached token)`, ['rules', 'list', app], 3.0],
+    ];
+    const rows = [['node -e 0 (baseline)', baseline.median.toFixed(1), '1.00', '-', '-']];
+    const results = [];
+    for (const [name, args, target] of cases) {
+      const t = timeProcess(process.execPath, [bin, ...args], { runs, env });
+      const ratio = t.median / baseline.median;
+      results.push({ name, ms: t.median, ratio, target });
+      rows.push([name, t.median.toFixed(1), ratio.toFixed(2), `<= ${target.toFixed(1)}`, ratio <= target ? 'met' : 'MISSED']);
+    }
+    console.log(`\nStart-up (median of ${runs} runs each, ms; ratio to node -e 0 in the same run)\n`);
+    printTable(['command', 'median ms', 'ratio', 'target', ''], rows);
+    return { baselineMs: baseline.median, results };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
