@@ -6,10 +6,11 @@ export default async function ({ agctl, ready }) {
   const plain = ready.clients.find((c) => c.form === 'plain');
   const app = ready.demo.rules.appId;
 
+  // A key secret (secret-token:...): the CLI signs a client assertion instead of sending it.
+  // The first login also makes "default" the current profile.
+  agctl(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
   // A plain secret, into a second profile, from stdin.
   agctl(['login', '--profile', 'ci', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret + '\n' });
-  // A key secret (secret-token:...): the CLI signs a client assertion instead of sending it.
-  agctl(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
   agctl(['auth', 'status']);
   agctl(['auth', 'status', '--profile', 'ci', '-o', 'json']);
   agctl(['auth', 'token'], { quiet: true });

@@ -5,6 +5,7 @@ import { version } from './main.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerRules } from './tree/rules.js';
 import { register as registerServe } from './tree/serve.js';
+import { register as registerTask } from './tree/task.js';
 import { register as registerMeta } from './tree/meta.js';
 
 export function buildProgram(): Command {
@@ -39,6 +40,7 @@ Exit codes: see \`agctl help exit-codes\`.`,
 
   registerAuth(program);
   registerRules(program);
+  registerTask(program);
   registerServe(program);
   registerMeta(program);
 

@@ -221,6 +221,8 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
   const v = Array.isArray(value) ? value[0] : value;
   if (!v) return undefined;
   if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  // An HTTP date names its day and month; Date.parse alone would read "-3" as a year.
+  if (!/[A-Za-z]{3}/.test(v)) return undefined;
   const t = Date.parse(v);
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }

@@ -118,6 +118,8 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
     const derived = baseUrlFromClientId(s.clientId);
     if (derived) [s.baseUrl, s.baseUrlSource] = [derived, 'client-id'];
   }
+  // A client ID from a flag or env that names no tenant still talks to the profile's service.
+  if (!s.baseUrl && p.baseUrl) [s.baseUrl, s.baseUrlSource] = [p.baseUrl, 'profile'];
 
   if (env.AGCTL_ACCESS_TOKEN) s.accessToken = env.AGCTL_ACCESS_TOKEN;
   if (env.AGCTL_CLIENT_SECRET) [s.clientSecret, s.clientSecretSource] = [env.AGCTL_CLIENT_SECRET, 'env'];

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sealer, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
-import { readTextIfExists, writePrivateFile } from './secure-file.js';
+import { ensurePrivateDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
 export interface StoredCredential {
   clientId: string;
@@ -42,6 +42,8 @@ export class Vault {
   }
 
   saveCredential(profile: string, cred: StoredCredential): void {
+    // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
+    ensurePrivateDir(this.dir);
     const sealed = this.sealer.seal(cred.clientSecret, `credential\u0000${profile}\u0000${cred.clientId}`);
     writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, clientSecret: sealed }) + '\n');
   }
@@ -71,6 +73,7 @@ export class Vault {
   }
 
   saveToken(tokenUrl: string, clientId: string, token: CachedToken): void {
+    ensurePrivateDir(this.dir);
     const sealed = this.sealer.seal(token.accessToken, `token\u0000${tokenUrl}\u0000${clientId}`);
     writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n');
   }

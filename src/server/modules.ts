@@ -3,5 +3,6 @@ import type { ServerModule } from './module.js';
 import { authModule } from './routes/auth.js';
 import { appsModule } from './routes/apps.js';
 import { rulesModule } from './routes/rules.js';
+import { tasksModule } from './routes/tasks.js';
 
-export const MODULES: ServerModule[] = [authModule, appsModule, rulesModule];
+export const MODULES: ServerModule[] = [authModule, appsModule, rulesModule, tasksModule];

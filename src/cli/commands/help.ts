@@ -15,6 +15,7 @@ export const ENVIRONMENT: [string, string][] = [
   ['AGCTL_DATA_DIR', 'data directory of the embedded server (serve, --embedded)'],
   ['AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (default: a 0600 key file in its data dir)'],
   ['AGCTL_WEBHOOK_SECRET', 'HMAC signing secret for webhook send/verify'],
+  ['BROWSER', 'browser command used by --open (default: the system opener)'],
   ['NO_COLOR', 'disable colour'],
   ['CI', 'when set, never prompt'],
 ];

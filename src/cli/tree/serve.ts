@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { lazyAction, positiveInt } from './util.js';
 
 export function register(program: Command): void {
@@ -7,7 +7,7 @@ export function register(program: Command): void {
     .description('Run the embedded server: the same API on this machine, with demo data')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default(0).argParser((v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new Error('--port must be 0-65535');
+      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be an integer from 0 to 65535');
       return Number(v);
     }))
     .option('--data-dir <dir>', 'data directory (default: the user data directory, or AGCTL_DATA_DIR)')

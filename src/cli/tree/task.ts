@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { lazyAction } from './util.js';
+
+/** Parses --wait-timeout: a positive number of seconds, at most a day. */
+function seconds(v: string): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n) || n <= 0 || n > 86400) {
+    throw new InvalidArgumentError('--wait-timeout must be a number of seconds from 1 to 86400');
+  }
+  return n;
+}
+
+export function register(program: Command): void {
+  const task = program.command('task').description('Act on access request tasks');
+  task
+    .command('approve-step-up')
+    .description('Approve the current (or given) policy step of a task with step-up authentication')
+    .argument('<task-id>', 'task ID')
+    .option('--step <id>', 'policy step ID to approve (default: the task\'s current step)')
+    .option('--transaction-id <uuid>', 'resume this step-up transaction (default: start a new one)')
+    .option('--comment <text>', 'comment recorded with the approval')
+    .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
+    .option('--open', 'open the step-up page in the browser ($BROWSER, else the system opener)')
+    .option('--no-wait', 'do not wait for the step-up: exit 10 with the transaction ID and the command that resumes it')
+    .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed (default 300)', seconds)
+    .addHelpText(
+      'after',
+      `
+When the step needs step-up authentication, the server answers with the URL of
+a step-up page. agctl prints it (and opens it with --open), then repeats the
+approval with the same transaction until the step-up is confirmed or the wait
+times out. A transaction is bound to one task, step and user, expires after 10
+minutes and can be used once. Exit code 10 means the step-up is still pending.
+
+Examples:
+  $ agctl task approve-step-up 2hAc9... --comment "approved for Q3" --open
+  $ agctl task approve-step-up 2hAc9... --no-wait -o json
+  $ agctl task approve-step-up 2hAc9... --step 2hAcB... --transaction-id 0f8fad5b-d9cb-469f-a165-70867728950e
+  $ agctl task approve-step-up 2hAc9... --expand '*' -o json | jq '.expanded'`,
+    )
+    .action(
+      lazyAction(() => import('../commands/task/approve-step-up.js'), ([taskId], o) => ({
+        taskId: taskId as string,
+        step: o.step as string | undefined,
+        transactionId: o.transactionId as string | undefined,
+        comment: o.comment as string | undefined,
+        expand: o.expand as string | undefined,
+        open: Boolean(o.open),
+        wait: o.wait !== false,
+        waitTimeoutSeconds: o.waitTimeout as number | undefined,
+      })),
+    );
+}

@@ -1,0 +1,298 @@
+// agctl task approve-step-up end to end: the real binary against the in-process
+// embedded server (whose OffsetClock the tests move for expiry).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
+import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
+import { BIN, ROOT, baseEnv, cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
+const TX_RE = /Started step-up transaction ([0-9a-f-]{36})/;
+
+/** Spawns the CLI and lets the test react to its stderr while it runs (the step-up page is confirmed mid-wait). */
+function spawnCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d;
+    for (const w of waiters.splice(0)) {
+      const m = stderr.match(w.re);
+      if (m) w.resolve(m);
+      else waiters.push(w);
+    }
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
+    }),
+  );
+  return {
+    done,
+    waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
+      const m = stderr.match(re);
+      if (m) return Promise.resolve(m);
+      return new Promise((resolve, reject) => {
+        waiters.push({ re, resolve });
+        void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
+      });
+    },
+  };
+}
+
+const confirm = async (url: string) => {
+  const res = await fetch(url, { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  return res.status;
+};
+
+describe('agctl task approve-step-up', async () => {
+  const s = await startTestServer();
+  const dir = tempDir();
+  const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+  const cli = cliFor(dir, env);
+  const spawnEnv = { ...baseEnv(dir), ...env };
+  const fresh = (opts?: Parameters<typeof insertStepUpTask>[2]) => insertStepUpTask(s.server.store, s.clock, opts);
+  const currentStep = (taskId: string) => {
+    const row = s.server.store.db.prepare('SELECT policy FROM tasks WHERE id = ?').get(taskId) as { policy: string };
+    return JSON.parse(row.policy).current;
+  };
+
+  it('runs the full flow: new transaction, redirect, confirmation while waiting, approval', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly clean-up'], spawnEnv);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    const [, url] = await run.waitForStderr(URL_RE);
+    expect(url).toContain(`/step-up/${tx}?`);
+    await run.waitForStderr(/Waiting up to 5m00s/);
+    // Still pending: the task has not moved.
+    expect(currentStep(taskId).id).toBe(stepId);
+    expect(await confirm(url!)).toBe(200);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`To resume later: agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx} --comment 'quarterly clean-up'`);
+    expect(r.stderr).toContain(`Approved step ${stepId}`);
+    // Resolved through the path fields of the default expand mask.
+    expect(r.stdout).toMatch(/^Task: +#\d+ CRM Administrator for Grace Hopper$/m);
+    expect(r.stdout).toMatch(new RegExp(`^ID: +${taskId}$`, 'm'));
+    expect(r.stdout).toMatch(/^App: +Demo CRM \(crm-app\)$/m);
+    expect(r.stdout).toMatch(/^Requester: +Grace Hopper <grace@example\.com>$/m);
+    expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\) at \\d{4}-.*\\(step-up ${tx}\\)$`, 'm'));
+    expect(r.stdout).toMatch(/^Next step: +provision [0-9A-Za-z]{27}, then 1 more$/m);
+    expect(r.stdout).toMatch(/^Approve action: +[0-9A-Za-z]{27}$/m);
+    const cur = currentStep(taskId);
+    expect(cur.provision).toBeDefined();
+    const action = s.server.store.db.prepare('SELECT * FROM task_approve_actions WHERE task_id = ?').get(taskId) as any;
+    expect(action).toMatchObject({ step_id: stepId, user_id: 'user-ci', step_up_transaction_id: tx, comment: 'quarterly clean-up' });
+  });
+
+  it('--no-wait exits 10 with the transaction and the resume command; the resume approves', async () => {
+    const { taskId, stepId } = fresh();
+    const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json']);
+    expect(first.code, first.stderr).toBe(10);
+    const p = first.json();
+    expect(p).toMatchObject({ status: 'pending', taskId, policyStepId: stepId, stepUpTransactionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(p.redirectUrl).toMatch(URL_RE);
+    expect(p.resumeCommand).toBe(`agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${p.stepUpTransactionId}`);
+    expect(first.stderr).toMatch(/pending/);
+    expect(currentStep(taskId).id).toBe(stepId);
+
+    // Resuming before the confirmation is still pending.
+    const resumeArgs = p.resumeCommand.split(' ').slice(1);
+    const early = await cli([...resumeArgs, '--no-wait']);
+    expect(early.code).toBe(10);
+    expect(early.stderr).toContain(`Resuming step-up transaction ${p.stepUpTransactionId}`);
+    expect(early.stdout).toMatch(/^Transaction: +[0-9a-f-]{36}$/m);
+    expect(early.stdout).toMatch(/^Resume with: +agctl task approve-step-up /m);
+    expect(early.stdout).toContain(p.resumeCommand);
+
+    expect(await confirm(p.redirectUrl)).toBe(200);
+    const done = await cli(resumeArgs);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/^Approved step: +approval .* by CI Robot \(user-ci\)/m);
+    expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('gives up with exit 10 when the wait times out', async () => {
+    const { taskId } = fresh();
+    const started = Date.now();
+    const r = await cli(['task', 'approve-step-up', taskId, '--wait-timeout', '1']);
+    expect(r.code).toBe(10);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.stderr).toMatch(/step-up not completed within 1s/);
+    expect(r.stdout).toMatch(/^Resume with: +agctl task approve-step-up /m);
+  });
+
+  it('refuses a step that is not the current one (exit 7)', async () => {
+    const { taskId, stepId } = fresh();
+    const r = await cli(['task', 'approve-step-up', taskId, '--step', 'not-the-step']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(`is not the current step of task ${taskId} (the current step is ${stepId})`);
+    expect(r.stderr).toContain('FailedPrecondition');
+    const waiting = await cli(['task', 'approve-step-up', s.demo.tasks.waiting, '-o', 'json']);
+    expect(waiting.code).toBe(7);
+    expect(JSON.parse(waiting.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ status: 400, code: 9, message: expect.stringMatching(/not an approval/) });
+    const closed = await cli(['task', 'approve-step-up', s.demo.tasks.closed]);
+    expect(closed.code).toBe(7);
+    expect(closed.stderr).toMatch(/closed/);
+  });
+
+  it('answers exit 5 for an unknown task and 4 for a caller who is not an approver', async () => {
+    const r = await cli(['task', 'approve-step-up', 'no-such-task']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/task no-such-task not found/);
+    const notApprover = await cli(['task', 'approve-step-up', s.demo.tasks.noStepUp]);
+    expect(notApprover.code).toBe(4);
+    expect(notApprover.stderr).toMatch(/not an approver/);
+  });
+
+  it('refuses to reuse a transaction (exit 7), with a hint to start a new one', async () => {
+    const { taskId, stepId } = fresh();
+    const tx = randomUUID();
+    const pendingRun = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json']);
+    expect(pendingRun.code).toBe(10);
+    await confirm(pendingRun.json().redirectUrl);
+    const ok = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', tx]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const again = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', tx]);
+    expect(again.code).toBe(7);
+    expect(again.stderr).toMatch(/already used/);
+    expect(again.stderr).toMatch(/hint: .*without --transaction-id/);
+    const other = fresh();
+    const elsewhere = await cli(['task', 'approve-step-up', other.taskId, '--transaction-id', tx]);
+    expect(elsewhere.code).toBe(7);
+    expect(currentStep(other.taskId).id).toBe(other.stepId);
+  });
+
+  it('refuses an expired transaction (server clock moved past 10 minutes)', async () => {
+    const { taskId, stepId } = fresh();
+    const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json']);
+    expect(first.code).toBe(10);
+    const p = first.json();
+    s.clock.advance(10 * 60_000 + 1000);
+    expect(await confirm(p.redirectUrl)).toBe(410);
+    const r = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', p.stepUpTransactionId]);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/expired/);
+    expect(r.stderr).toMatch(/hint:/);
+    expect(currentStep(taskId).id).toBe(stepId);
+  });
+
+  it('stops waiting when the transaction expires during the wait', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
+    await run.waitForStderr(URL_RE);
+    await run.waitForStderr(/Waiting up to/);
+    s.clock.advance(11 * 60_000);
+    const r = await run.done;
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/expired/);
+    expect(currentStep(taskId).id).toBe(stepId);
+  });
+
+  it('expands every related object with * and every path field resolves into expanded (JSON output)', async () => {
+    const { taskId } = fresh();
+    const tx = randomUUID();
+    const p = (await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json'])).json();
+    await confirm(p.redirectUrl);
+    const r = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', '*', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const res = r.json();
+    expect(Object.keys(res).sort()).toEqual(['expanded', 'redirectUrl', 'taskActionId', 'taskView']);
+    expect(res.redirectUrl).toBe('');
+    expect(res.taskActionId).toMatch(/^[0-9A-Za-z]{27}$/);
+    for (const f of TASK_PATH_FIELDS) expect(typeof res.taskView[f]).toBe('string');
+    const resolved = resolveTaskViewPaths(res.taskView, res.expanded) as Record<string, any[]>;
+    const nonEmpty = TASK_PATH_FIELDS.filter((f) => res.taskView[f] !== '');
+    expect(nonEmpty.length).toBeGreaterThanOrEqual(7);
+    for (const f of nonEmpty) {
+      expect(resolved[f]!.length, f).toBeGreaterThan(0);
+      for (const o of resolved[f]!) expect(o['@type'], f).toMatch(/^type\.googleapis\.com\//);
+    }
+    expect(resolved.appPath).toEqual([expect.objectContaining({ id: 'crm-app' })]);
+    expect(resolved.createdByUserPath).toEqual([expect.objectContaining({ id: 'user-grace' })]);
+    expect(resolved.entitlementsPath).toEqual([expect.objectContaining({ id: 'ent-crm-admin' })]);
+    expect(resolved.approversPath!.map((u) => u.id)).toEqual(['user-ci']);
+    // Every expanded object is reached by some path field.
+    const reached = new Set(Object.values(resolved).flat());
+    expect(res.expanded.every((o: unknown) => reached.has(o))).toBe(true);
+    // The approval itself, and unknown enum values passed through.
+    const approved = res.taskView.task.policy.history.at(-1).approval.approved;
+    expect(approved).toMatchObject({ userId: 'user-ci', stepUpTransactionId: tx });
+    expect(res.taskView.task.externalRefs[0].externalRefSource).toBe('EXTERNAL_REF_SOURCE_JIRA');
+  });
+
+  it('expands one path only', async () => {
+    const { taskId } = fresh();
+    const r = await cli(['task', 'approve-step-up', taskId, '--expand', 'app', '--no-wait', '-o', 'json']);
+    expect(r.code).toBe(10);
+    const tx = r.json().stepUpTransactionId;
+    await confirm(r.json().redirectUrl);
+    const done = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', 'app', '-o', 'json']);
+    expect(done.code, done.stderr).toBe(0);
+    const res = done.json();
+    expect(res.expanded).toEqual([expect.objectContaining({ '@type': expect.stringMatching(/App$/), id: 'crm-app', displayName: 'Demo CRM' })]);
+    expect(res.taskView.appPath).toBe('expanded[0]');
+    for (const f of TASK_PATH_FIELDS) if (f !== 'appPath') expect(res.taskView[f], f).toBe('');
+  });
+
+  it('prints what it has when the table output lacks expanded objects', async () => {
+    const { taskId } = fresh();
+    const tx = randomUUID();
+    await confirm((await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json'])).json().redirectUrl);
+    const r = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', 'entitlements']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^App: +-$/m);
+    expect(r.stdout).toMatch(/^Requester: +user-grace$/m);
+    expect(r.stdout).toMatch(/^Approved step: +approval [0-9A-Za-z]{27} by user-ci at /m);
+  });
+
+  it('rejects bad flags before sending anything (exit 2)', async () => {
+    const { taskId, stepId } = fresh();
+    for (const args of [
+      ['--transaction-id', 'nope'],
+      ['--expand', 'app,bogus'],
+      ['--wait-timeout', '0'],
+      ['--wait-timeout', 'soon'],
+      ['--step', ' '],
+    ]) {
+      const r = await cli(['task', 'approve-step-up', taskId, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^agctl: /m);
+    }
+    const n = s.server.store.db.prepare('SELECT COUNT(*) AS n FROM step_up_transactions WHERE task_id = ?').get(taskId) as { n: number };
+    expect(n.n).toBe(0);
+    expect(currentStep(taskId).id).toBe(stepId);
+  });
+
+  it('--open hands the URL to $BROWSER, which confirms it', async () => {
+    const { taskId, stepId } = fresh();
+    const log = join(dir, 'browser.log');
+    const browser = join(dir, 'fake-browser.mjs');
+    writeFileSync(
+      browser,
+      `#!${process.execPath}\nimport { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, process.argv[2] + '\\n');\nawait fetch(process.argv[2], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });\n`,
+    );
+    chmodSync(browser, 0o755);
+    const r = await cli(['task', 'approve-step-up', taskId, '--open'], { env: { BROWSER: browser } });
+    expect(r.code, r.stderr).toBe(0);
+    const opened = readFileSync(log, 'utf8').trim();
+    expect(opened).toMatch(URL_RE);
+    expect(r.stderr).toContain(opened);
+    expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\)`, 'm'));
+  });
+
+  it('warns when no browser can be opened and still waits', async () => {
+    const { taskId } = fresh();
+    const r = await cli(['task', 'approve-step-up', taskId, '--open', '--no-wait'], { env: { BROWSER: join(dir, 'no-such-browser') } });
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/could not open a browser/);
+  });
+});
