@@ -6,6 +6,7 @@ import { register as registerAuth } from './tree/auth.js';
 import { register as registerRules } from './tree/rules.js';
 import { register as registerServe } from './tree/serve.js';
 import { register as registerTask } from './tree/task.js';
+import { register as registerMcp } from './tree/mcp.js';
 import { register as registerMeta } from './tree/meta.js';
 
 export function buildProgram(): Command {
@@ -41,6 +42,7 @@ Exit codes: see \`agctl help exit-codes\`.`,
   registerAuth(program);
   registerRules(program);
   registerTask(program);
+  registerMcp(program);
   registerServe(program);
   registerMeta(program);
 

@@ -4,5 +4,6 @@ import { authModule } from './routes/auth.js';
 import { appsModule } from './routes/apps.js';
 import { rulesModule } from './routes/rules.js';
 import { tasksModule } from './routes/tasks.js';
+import { mcpModule } from './routes/mcp.js';
 
-export const MODULES: ServerModule[] = [authModule, appsModule, rulesModule, tasksModule];
+export const MODULES: ServerModule[] = [authModule, appsModule, rulesModule, tasksModule, mcpModule];

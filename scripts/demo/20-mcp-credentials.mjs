@@ -1,0 +1,48 @@
+// MCP server credentials: rotate, replace, preview, partial updates, the
+// locked URL, client-side validation, legacy OAuth2 modes and unknown enums.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const title = 'Set MCP server credentials';
+
+export default async function ({ agctl, ready, work }) {
+  const m = ready.demo.mcp;
+  const app = m.appId;
+  const file = (name, content) => {
+    const path = join(work, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  agctl(['mcp', 'get', app, m.external]);
+  // Rotate only the bearer token: the mask keeps the URL and everything else.
+  agctl(['mcp', 'set-credentials', app, m.external, '--external', '--update-mask', 'bearerToken.token', '--bearer-token-stdin'], { input: 'demo-rotated-token\n' });
+  // Replace the whole config: a custom header whose value comes from a file.
+  agctl(['mcp', 'set-credentials', app, m.external, '--url', 'https://wiki-mcp.example.com/mcp', '--transport', 'streamable-http',
+    '--header-name', 'X-Api-Key', '--header-value-file', file('wiki-header.txt', 'demo-header-value\n'), '--require-tool-approval', 'true']);
+
+  // A hosted server: preview first (every secret redacted, nothing sent), then send.
+  const hosted = ['mcp', 'set-credentials', app, m.hosted, '--hosted', '--update-mask', 'awsSigv4,configFields.apiKey',
+    '--config-file', `apiKey=${file('datadog-api-key.txt', 'demo-datadog-api-key')}`, '--aws-access-key-id', 'AKIADEMOEXAMPLE', '--aws-secret-access-key-stdin'];
+  agctl([...hosted, '--dry-run'], { input: 'demo-aws-secret-key' });
+  agctl(hosted, { input: 'demo-aws-secret-key' });
+
+  // Basic auth on the server whose URL is locked: the URL can be resent unchanged, not changed.
+  agctl(['mcp', 'set-credentials', app, m.locked, '--external', '--update-mask', 'basicAuth', '--username', 'svc-tickets', '--password-stdin'], { input: 'demo-password' });
+  agctl(['mcp', 'set-credentials', app, m.locked, '--url', 'https://elsewhere.example.com/mcp', '--auth', 'none'], { expect: 7 });
+
+  // Mistakes fail before anything is sent, with the server's own message.
+  agctl(['mcp', 'set-credentials', app, m.external, '--url', 'http://insecure.example.com/mcp', '--auth', 'none'], { expect: 2 });
+  agctl(['mcp', 'set-credentials', app, m.external, '--url', 'https://wiki-mcp.example.com/mcp', '--oauth2-mode', 'client-credentials',
+    '--oauth2-client-id', 'wiki', '--oauth2-client-secret-stdin'], { input: 'demo-client-secret', expect: 2 });
+
+  // A whole request from a JSON file on stdin.
+  const body = { externalConfig: { url: 'https://crm-mcp.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+    oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', clientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR',
+      tokenUrl: 'https://idp.example.org/token', authorizeUrl: 'https://idp.example.org/authorize', pkce: 's256', scopes: ['openid', 'crm.read'] } } };
+  agctl(['mcp', 'set-credentials', app, m.legacyPassthrough, '--from-file', '-', '-o', 'json'], { input: JSON.stringify(body), quiet: true });
+
+  // Legacy OAuth2 SERVICE mode is reported as SHARED; unknown enum values are shown as they are.
+  agctl(['mcp', 'get', app, m.legacyService]);
+  agctl(['mcp', 'get', app, m.unknownEnums]);
+}

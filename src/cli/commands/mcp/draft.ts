@@ -1,0 +1,484 @@
+// Building an UpdateCredentialsRequest from `agctl mcp set-credentials` flags:
+// the options object, the secret inputs, the draft the flags (and prompts) fill,
+// and the request body it becomes. Secrets never come from a plain flag value.
+import { accessSync, constants } from 'node:fs';
+import { ApiError, UsageError } from '../../../api/errors.js';
+import {
+  AUTH_KINDS,
+  OAUTH2_CLIENT_ID_MODES,
+  OAUTH2_MODES,
+  OAuth2Mode,
+  OPTIONAL_BOOLS,
+  TOKEN_SHARING,
+  TRANSPORT_TYPES,
+  TokenSharing,
+  parseUpdateMask,
+  rootOf,
+  shortEnum,
+  type AuthKind,
+  type ConfigKind,
+  type UpdateCredentialsRequest,
+} from '../../../api/mcp.js';
+import type { CommandContext } from '../../context.js';
+import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
+
+export interface SetCredentialsOptions {
+  appId: string;
+  connectorId: string;
+  external?: boolean;
+  hosted?: boolean;
+  url?: string;
+  transport?: string;
+  tokenSharing?: string;
+  requireToolApproval?: string;
+  catalogId?: string;
+  sourceAppId?: string;
+  config?: string[];
+  configFile?: string[];
+  configStdin?: string;
+  configSecret?: string[];
+  auth?: string;
+  headerName?: string;
+  username?: string;
+  awsAccessKeyId?: string;
+  scopes?: string;
+  oauth2Mode?: string;
+  oauth2ClientId?: string;
+  oauth2ClientIdMode?: string;
+  oauth2AuthorizeUrl?: string;
+  oauth2TokenUrl?: string;
+  oauth2IssuerUrl?: string;
+  oauth2ScopesSupported?: string;
+  oauth2CodeChallengeMethods?: string;
+  oauth2Pkce?: string;
+  oauth2AuthorizeParam?: string[];
+  oauth2TokenParam?: string[];
+  jwtIssuer?: string;
+  jwtSubject?: string;
+  jwtAudience?: string;
+  bearerTokenStdin?: boolean;
+  bearerTokenFile?: string;
+  headerValueStdin?: boolean;
+  headerValueFile?: string;
+  passwordStdin?: boolean;
+  passwordFile?: string;
+  awsSecretAccessKeyStdin?: boolean;
+  awsSecretAccessKeyFile?: string;
+  awsSessionTokenStdin?: boolean;
+  awsSessionTokenFile?: string;
+  oauth2ClientSecretStdin?: boolean;
+  oauth2ClientSecretFile?: string;
+  jwtPrivateKeyStdin?: boolean;
+  jwtPrivateKeyFile?: string;
+  googleCredentialsStdin?: boolean;
+  googleCredentialsFile?: string;
+  updateMask?: string;
+  fromFile?: string;
+  dryRun?: boolean;
+  interactive?: boolean;
+}
+
+/** A secret the command can take: from `<flag>-stdin`, `<flag>-file`, an env var, or a prompt. */
+export interface SecretInput {
+  key: string;
+  kind: AuthKind;
+  field: string;
+  name: string;
+  flag: string;
+  env: string;
+  /** Multi-line (PEM, JSON): prompted for as a file path, not typed into a hidden prompt. */
+  multiline?: boolean;
+}
+
+export const SECRET_INPUTS: readonly SecretInput[] = [
+  { key: 'bearerToken', kind: 'bearerToken', field: 'token', name: 'bearer token', flag: '--bearer-token', env: 'AGCTL_MCP_BEARER_TOKEN' },
+  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: 'AGCTL_MCP_HEADER_VALUE' },
+  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: 'AGCTL_MCP_PASSWORD' },
+  { key: 'awsSecretAccessKey', kind: 'awsSigv4', field: 'secretAccessKey', name: 'AWS secret access key', flag: '--aws-secret-access-key', env: 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY' },
+  { key: 'awsSessionToken', kind: 'awsSigv4', field: 'sessionToken', name: 'AWS session token', flag: '--aws-session-token', env: 'AGCTL_MCP_AWS_SESSION_TOKEN' },
+  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: 'AGCTL_MCP_OAUTH2_CLIENT_SECRET' },
+  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: 'AGCTL_MCP_JWT_PRIVATE_KEY', multiline: true },
+  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: 'AGCTL_MCP_GOOGLE_CREDENTIALS', multiline: true },
+];
+export const secretInput = (kind: string, field: string) => SECRET_INPUTS.find((s) => s.kind === kind && s.field === field);
+
+type OptKey = keyof SetCredentialsOptions;
+const stdinKey = (s: SecretInput) => `${s.key}Stdin` as OptKey;
+const fileKey = (s: SecretInput) => `${s.key}File` as OptKey;
+
+/** The option names that select (or belong to) each auth method. */
+const AUTH_OPTION_KEYS: Record<AuthKind, OptKey[]> = {
+  none: [],
+  bearerToken: [],
+  customHeader: ['headerName'],
+  basicAuth: ['username'],
+  awsSigv4: ['awsAccessKeyId'],
+  googleServiceAccount: [],
+  oauth2: [
+    'oauth2Mode', 'oauth2ClientId', 'oauth2ClientIdMode', 'oauth2AuthorizeUrl', 'oauth2TokenUrl', 'oauth2IssuerUrl', 'oauth2ScopesSupported',
+    'oauth2CodeChallengeMethods', 'oauth2Pkce', 'oauth2AuthorizeParam', 'oauth2TokenParam', 'jwtIssuer', 'jwtSubject', 'jwtAudience',
+  ],
+};
+for (const s of SECRET_INPUTS) AUTH_OPTION_KEYS[s.kind].push(stdinKey(s), fileKey(s));
+
+const EXTERNAL_KEYS: OptKey[] = ['url', 'transport'];
+const HOSTED_KEYS: OptKey[] = ['catalogId', 'sourceAppId', 'config', 'configFile', 'configStdin', 'configSecret', ...AUTH_OPTION_KEYS.awsSigv4, ...AUTH_OPTION_KEYS.googleServiceAccount];
+/** Options that build the request body (all of them conflict with --from-file). */
+export const BUILDER_KEYS: OptKey[] = [
+  'external', 'hosted', 'tokenSharing', 'requireToolApproval', 'auth', 'scopes', 'updateMask', 'interactive',
+  ...EXTERNAL_KEYS, ...HOSTED_KEYS, ...Object.values(AUTH_OPTION_KEYS).flat(),
+];
+
+export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`;
+export const isGiven = (v: unknown) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
+const given = (opts: SetCredentialsOptions, keys: OptKey[]) => [...new Set(keys)].filter((k) => isGiven(opts[k]));
+
+/** `--auth` values (and the request's own names). */
+export const AUTH_NAMES: Record<string, AuthKind> = {
+  none: 'none',
+  bearer: 'bearerToken',
+  'bearer-token': 'bearerToken',
+  'custom-header': 'customHeader',
+  header: 'customHeader',
+  basic: 'basicAuth',
+  'basic-auth': 'basicAuth',
+  'aws-sigv4': 'awsSigv4',
+  aws: 'awsSigv4',
+  oauth2: 'oauth2',
+  'google-service-account': 'googleServiceAccount',
+  google: 'googleServiceAccount',
+};
+export const AUTH_FLAG_VALUE: Record<AuthKind, string> = {
+  none: 'none',
+  bearerToken: 'bearer',
+  customHeader: 'custom-header',
+  basicAuth: 'basic',
+  awsSigv4: 'aws-sigv4',
+  oauth2: 'oauth2',
+  googleServiceAccount: 'google-service-account',
+};
+
+/** The draft request the flags and prompts fill. */
+export interface Draft {
+  kind?: ConfigKind;
+  settings: {
+    url?: string;
+    transportType?: string;
+    tokenSharing?: string;
+    requireToolApproval?: string;
+    mcpServerCatalogId?: string;
+    sourceAppId?: string;
+  };
+  configFields?: Record<string, string>;
+  auth?: AuthKind;
+  values: Record<string, unknown>;
+  secrets: Record<string, string>;
+  mask?: string;
+  maskPaths: string[] | null;
+}
+
+const kebab = (v: string) => shortEnum(v).toLowerCase().replace(/_/g, '-');
+
+/** Parses an enum flag: the short form in any case (`per-user`, `SSE`) or the full name. */
+export function parseEnumFlag(flag: string, raw: string, values: readonly string[], aliases: Record<string, string> = {}): string {
+  if (values.includes(raw)) return raw;
+  const norm = raw.trim().toLowerCase().replace(/_/g, '-');
+  if (aliases[norm]) return aliases[norm]!;
+  const hit = values.find((v) => kebab(v) === norm);
+  if (hit) return hit;
+  throw new UsageError(`${flag}: unknown value "${raw}"; expected one of ${[...Object.keys(aliases), ...values.map(kebab)].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
+}
+
+export const splitList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
+
+/** Parses repeated `key=value` flags into a map; messages never quote a value. */
+export function parsePairs(flag: string, items: string[] | undefined): Record<string, string> | undefined {
+  if (!items || items.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const i = item.indexOf('=');
+    const key = i < 0 ? '' : item.slice(0, i).trim();
+    if (i <= 0 || key === '') throw new UsageError(`${flag}: expected key=value${i > 0 ? '' : ` (got an argument without "=")`}`);
+    if (Object.prototype.hasOwnProperty.call(out, key)) throw new UsageError(`${flag}: ${key} is given twice`);
+    out[key] = item.slice(i + 1);
+  }
+  return out;
+}
+
+/** Builds the draft from the flags alone (no I/O). */
+export function draftFromFlags(opts: SetCredentialsOptions): Draft {
+  if (opts.external && opts.hosted) throw new UsageError('use either --external or --hosted, not both');
+  const d: Draft = { settings: {}, values: {}, secrets: {}, maskPaths: null };
+
+  // The kind: explicit, or implied by kind-specific flags.
+  const ext = given(opts, EXTERNAL_KEYS);
+  const hosted = given(opts, HOSTED_KEYS);
+  if (opts.external && hosted.length) throw new UsageError(`${hosted.map(flagName).join(', ')} ${hosted.length > 1 ? 'apply' : 'applies'} to hosted servers only, not with --external`);
+  if (opts.hosted && ext.length) throw new UsageError(`${ext.map(flagName).join(', ')} ${ext.length > 1 ? 'apply' : 'applies'} to external servers only, not with --hosted`);
+  if (ext.length && hosted.length) throw new UsageError(`${ext.map(flagName).join(', ')} (external) and ${hosted.map(flagName).join(', ')} (hosted) cannot be combined; pass --external or --hosted`);
+  d.kind = opts.external || ext.length ? 'external' : opts.hosted || hosted.length ? 'hosted' : undefined;
+
+  // The auth method: explicit, or implied by method-specific flags.
+  const implied = (Object.keys(AUTH_OPTION_KEYS) as AuthKind[]).filter((k) => given(opts, AUTH_OPTION_KEYS[k]).length > 0);
+  if (opts.auth !== undefined) {
+    const kind = AUTH_NAMES[opts.auth.trim().toLowerCase()] ?? (Object.values(AUTH_NAMES).includes(opts.auth as AuthKind) ? (opts.auth as AuthKind) : undefined);
+    if (!kind) throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${Object.values(AUTH_FLAG_VALUE).join(', ')}`);
+    const other = implied.filter((k) => k !== kind);
+    if (other.length) {
+      throw new UsageError(`${given(opts, AUTH_OPTION_KEYS[other[0]!]).map(flagName).join(', ')} belong${given(opts, AUTH_OPTION_KEYS[other[0]!]).length > 1 ? '' : 's'} to --auth ${AUTH_FLAG_VALUE[other[0]!]}, not --auth ${AUTH_FLAG_VALUE[kind]}`);
+    }
+    d.auth = kind;
+  } else if (implied.length > 1) {
+    throw new UsageError(`flags for more than one authentication method: ${implied.map((k) => `${given(opts, AUTH_OPTION_KEYS[k]).map(flagName).join(', ')} (${AUTH_FLAG_VALUE[k]})`).join('; ')}; at most one may be set`);
+  } else if (implied.length === 1) {
+    d.auth = implied[0];
+  }
+  if (d.auth && d.kind && !AUTH_KINDS[d.kind].includes(d.auth)) {
+    throw new UsageError(`--auth ${AUTH_FLAG_VALUE[d.auth]} is available for hosted servers only`);
+  }
+  if (d.auth === 'awsSigv4' || d.auth === 'googleServiceAccount') {
+    if (d.kind === undefined) d.kind = 'hosted';
+  }
+
+  // Settings.
+  if (opts.url !== undefined) d.settings.url = opts.url;
+  if (opts.transport !== undefined) d.settings.transportType = parseEnumFlag('--transport', opts.transport, TRANSPORT_TYPES);
+  if (opts.tokenSharing !== undefined) d.settings.tokenSharing = parseEnumFlag('--token-sharing', opts.tokenSharing, TOKEN_SHARING);
+  if (opts.requireToolApproval !== undefined) {
+    d.settings.requireToolApproval = parseEnumFlag('--require-tool-approval', opts.requireToolApproval, OPTIONAL_BOOLS, { yes: 'OPTIONAL_BOOL_TRUE', no: 'OPTIONAL_BOOL_FALSE' });
+  }
+  if (opts.catalogId !== undefined) d.settings.mcpServerCatalogId = opts.catalogId;
+  if (opts.sourceAppId !== undefined) d.settings.sourceAppId = opts.sourceAppId;
+  const plainConfig = parsePairs('--config', opts.config);
+  if (plainConfig) d.configFields = plainConfig;
+
+  // Non-secret auth fields.
+  const v = d.values;
+  switch (d.auth) {
+    case 'customHeader':
+      if (opts.headerName !== undefined) v.headerName = opts.headerName;
+      break;
+    case 'basicAuth':
+      if (opts.username !== undefined) v.username = opts.username;
+      break;
+    case 'awsSigv4':
+      if (opts.awsAccessKeyId !== undefined) v.accessKeyId = opts.awsAccessKeyId;
+      break;
+    case 'googleServiceAccount':
+      if (opts.scopes !== undefined) v.scopes = splitList(opts.scopes);
+      break;
+    case 'oauth2': {
+      if (opts.oauth2Mode !== undefined) v.mode = parseEnumFlag('--oauth2-mode', opts.oauth2Mode, OAUTH2_MODES);
+      if (opts.oauth2ClientId !== undefined) v.clientId = opts.oauth2ClientId;
+      if (opts.oauth2ClientIdMode !== undefined) {
+        v.clientIdMode = parseEnumFlag('--oauth2-client-id-mode', opts.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES, { manual: OAUTH2_CLIENT_ID_MODES[0] });
+      }
+      if (opts.oauth2AuthorizeUrl !== undefined) v.authorizeUrl = opts.oauth2AuthorizeUrl;
+      if (opts.oauth2TokenUrl !== undefined) v.tokenUrl = opts.oauth2TokenUrl;
+      if (opts.oauth2IssuerUrl !== undefined) v.issuerUrl = opts.oauth2IssuerUrl;
+      if (opts.scopes !== undefined) v.scopes = splitList(opts.scopes);
+      if (opts.oauth2ScopesSupported !== undefined) v.scopesSupported = splitList(opts.oauth2ScopesSupported);
+      if (opts.oauth2CodeChallengeMethods !== undefined) v.codeChallengeMethodsSupported = splitList(opts.oauth2CodeChallengeMethods);
+      if (opts.oauth2Pkce !== undefined) v.pkce = opts.oauth2Pkce;
+      const ap = parsePairs('--oauth2-authorize-param', opts.oauth2AuthorizeParam);
+      if (ap) v.extraAuthorizeParams = ap;
+      const tp = parsePairs('--oauth2-token-param', opts.oauth2TokenParam);
+      if (tp) v.extraTokenParams = tp;
+      if (opts.jwtIssuer !== undefined) v.jwtIssuer = opts.jwtIssuer;
+      if (opts.jwtSubject !== undefined) v.jwtSubject = opts.jwtSubject;
+      if (opts.jwtAudience !== undefined) v.jwtAudience = opts.jwtAudience;
+      break;
+    }
+    default:
+      break;
+  }
+  if (opts.scopes !== undefined && d.auth !== 'oauth2' && d.auth !== 'googleServiceAccount') {
+    throw new UsageError('--scopes applies to --auth oauth2 and --auth google-service-account');
+  }
+
+  // The mask: sent as given; parsed here to decide which secrets are needed.
+  if (opts.updateMask !== undefined) {
+    d.mask = opts.updateMask;
+    if (!d.kind) d.kind = kindFromMask(opts.updateMask);
+    if (d.kind) d.maskPaths = asUsage(() => parseUpdateMask(opts.updateMask, d.kind!));
+  }
+  return d;
+}
+
+/** The kind an updateMask implies, if any (`url` -> external, `configFields` -> hosted, ...). */
+function kindFromMask(mask: string): ConfigKind | undefined {
+  const heads = mask.split(',').map((p) => p.trim().split('.')[0]!);
+  if (heads.some((h) => h === 'externalConfig' || h === 'url' || h === 'transportType')) return 'external';
+  if (heads.some((h) => ['hostedConfig', 'mcpServerCatalogId', 'sourceAppId', 'configFields', 'awsSigv4', 'googleServiceAccount'].includes(h))) return 'hosted';
+  return undefined;
+}
+
+/** Runs shared validation code and turns its ApiError into a usage error (exit 2) with the same message. */
+export function asUsage<T>(fn: () => T, hint?: (message: string) => string | undefined): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ApiError) throw new UsageError(err.message, hint?.(err.message));
+    throw err;
+  }
+}
+
+/** Only one input can come from stdin. */
+export function checkStdinUse(opts: SetCredentialsOptions): void {
+  const users = [
+    ...SECRET_INPUTS.filter((s) => opts[stdinKey(s)]).map((s) => `${s.flag}-stdin`),
+    ...(opts.configStdin !== undefined ? ['--config-stdin'] : []),
+    ...(opts.fromFile === '-' ? ['--from-file -'] : []),
+  ];
+  if (users.length > 1) throw new UsageError(`only one input can come from stdin, but ${users.join(' and ')} both read it`);
+}
+
+/** Is the secret's field covered by the mask (always, without a mask)? */
+export function inMask(d: Draft, s: SecretInput): boolean {
+  return !d.maskPaths || d.maskPaths.includes(s.kind) || d.maskPaths.includes(`${s.kind}.${s.field}`);
+}
+
+/** Secrets the chosen method cannot do without (the server's rules), within the mask. */
+export function neededSecrets(d: Draft): SecretInput[] {
+  const shared = d.settings.tokenSharing !== TokenSharing.PER_USER;
+  const mode = (d.values.mode as string | undefined) ?? '';
+  const keys: string[] = [];
+  switch (d.auth) {
+    case 'bearerToken':
+      if (shared) keys.push('bearerToken');
+      break;
+    case 'customHeader':
+      if (shared) keys.push('headerValue');
+      break;
+    case 'basicAuth':
+      if (shared) keys.push('password');
+      break;
+    case 'awsSigv4':
+      keys.push('awsSecretAccessKey');
+      break;
+    case 'googleServiceAccount':
+      keys.push('googleCredentials');
+      break;
+    case 'oauth2':
+      if (mode === OAuth2Mode.CLIENT_CREDENTIALS) keys.push('oauth2ClientSecret');
+      if (mode === OAuth2Mode.JWT_BEARER) keys.push('jwtPrivateKey');
+      break;
+    default:
+      break;
+  }
+  return SECRET_INPUTS.filter((s) => keys.includes(s.key) && inMask(d, s));
+}
+
+/** Reads the secrets given through their -stdin/-file flags (for the chosen method). */
+export async function readFlagSecrets(opts: SetCredentialsOptions, d: Draft, ctx: CommandContext): Promise<void> {
+  for (const s of SECRET_INPUTS) {
+    if (s.kind !== d.auth) continue;
+    const stdin = Boolean(opts[stdinKey(s)]);
+    const file = opts[fileKey(s)] as string | undefined;
+    if (!stdin && file === undefined) continue;
+    const value = await readSecret(ctx, { name: s.name, flag: s.flag, stdin, file });
+    if (value !== undefined) d.secrets[s.field] = value;
+  }
+}
+
+/**
+ * A secret not given by flag: from its env var, else a prompt on a terminal
+ * (a hidden prompt, or a file path for multi-line keys). Returns undefined when
+ * none is available and it is optional; throws the usage error naming the
+ * flags and env var when it is required.
+ */
+export async function obtainSecret(d: Draft, s: SecretInput, ctx: CommandContext, opts: { required: boolean; message?: string }): Promise<void> {
+  if (d.secrets[s.field] !== undefined) return;
+  const fromEnv = ctx.env[s.env];
+  if (fromEnv) {
+    d.secrets[s.field] = fromEnv;
+    return;
+  }
+  const src: SecretSource = { name: s.name, flag: s.flag, env: s.env, prompt: opts.message ?? `${s.name[0]!.toUpperCase()}${s.name.slice(1)}` };
+  if (!ctx.canPrompt) {
+    if (opts.required) throw missingSecret(src);
+    return;
+  }
+  if (s.multiline) {
+    const path = await ctx.prompt.input(`Path to the file holding the ${s.name}${opts.required ? '' : ' (empty to skip)'}`, {
+      validate: (p) => {
+        if (!p.trim()) return opts.required ? 'a file path is required' : true;
+        try {
+          accessSync(p.trim(), constants.R_OK);
+          return true;
+        } catch (err) {
+          return `cannot read ${p.trim()}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+        }
+      },
+    });
+    const value = path.trim() ? await readSecret(ctx, { name: s.name, flag: s.flag, file: path.trim() }) : undefined;
+    if (value !== undefined) d.secrets[s.field] = value;
+    return;
+  }
+  const value = await ctx.prompt.password(`${src.prompt}${opts.required ? '' : ' (empty to skip)'}`, {
+    validate: (x) => (opts.required && !x.trim() ? `the ${s.name} cannot be empty` : true),
+  });
+  if (value !== '') d.secrets[s.field] = value;
+}
+
+/** Reads --config-file, --config-stdin and --config-secret into the draft's config fields. */
+export async function readConfigInputs(opts: SetCredentialsOptions, d: Draft, ctx: CommandContext): Promise<void> {
+  const set = (flag: string, key: string, value: string) => {
+    d.configFields ??= {};
+    if (Object.prototype.hasOwnProperty.call(d.configFields, key)) throw new UsageError(`${flag}: config field ${key} is given twice`);
+    d.configFields[key] = value;
+  };
+  for (const [key, file] of Object.entries(parsePairs('--config-file', opts.configFile) ?? {})) {
+    set('--config-file', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', file }))!);
+  }
+  if (opts.configStdin !== undefined) {
+    const key = opts.configStdin.trim();
+    if (!key) throw new UsageError('--config-stdin: name the config field, e.g. --config-stdin apiKey');
+    set('--config-stdin', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', stdin: true }))!);
+  }
+  for (const key of opts.configSecret ?? []) {
+    if (!ctx.canPrompt) throw new UsageError(`--config-secret ${key} prompts on a terminal; otherwise use --config-file ${key}=PATH or --config-stdin ${key}`);
+    set('--config-secret', key, await ctx.prompt.password(`Value of config field ${key}`));
+  }
+}
+
+/** The request body of a draft. */
+export function toBody(d: Draft): UpdateCredentialsRequest {
+  const kind = d.kind ?? 'external';
+  const cfg: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d.settings)) if (v !== undefined) cfg[k] = v;
+  if (kind === 'hosted' && d.configFields) cfg.configFields = d.configFields;
+  if (d.auth) cfg[d.auth] = { ...d.values, ...d.secrets };
+  return { [rootOf(kind)]: cfg, ...(d.mask !== undefined ? { updateMask: d.mask } : {}) } as UpdateCredentialsRequest;
+}
+
+/** The flag that sets a request field, for hints (`externalConfig.oauth2.tokenUrl` -> `--oauth2-token-url`). */
+export function flagForPath(path: string): string | undefined {
+  const rel = path.replace(/^(externalConfig|hostedConfig)\.?/, '');
+  const fixed: Record<string, string> = {
+    url: '--url',
+    transportType: '--transport',
+    tokenSharing: '--token-sharing',
+    requireToolApproval: '--require-tool-approval',
+    mcpServerCatalogId: '--catalog-id',
+    sourceAppId: '--source-app-id',
+    'customHeader.headerName': '--header-name',
+    'basicAuth.username': '--username',
+    'awsSigv4.accessKeyId': '--aws-access-key-id',
+    'googleServiceAccount.scopes': '--scopes',
+    'oauth2.scopes': '--scopes',
+    'oauth2.codeChallengeMethodsSupported': '--oauth2-code-challenge-methods',
+    'oauth2.extraAuthorizeParams': '--oauth2-authorize-param',
+    'oauth2.extraTokenParams': '--oauth2-token-param',
+    'oauth2.jwtIssuer': '--jwt-issuer',
+    'oauth2.jwtSubject': '--jwt-subject',
+    'oauth2.jwtAudience': '--jwt-audience',
+  };
+  if (fixed[rel]) return fixed[rel];
+  if (rel.startsWith('configFields')) return '--config';
+  const [kind, field] = rel.split('.');
+  const s = kind && field ? secretInput(kind, field) : undefined;
+  if (s) return `${s.flag}-stdin, ${s.flag}-file or ${s.env}`;
+  if (kind === 'oauth2' && field) return flagName(`oauth2${field[0]!.toUpperCase()}${field.slice(1)}`);
+  return undefined;
+}

@@ -1,0 +1,145 @@
+// agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
+// and/or config fields of an MCP server (service-api.md §4.1).
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../../../api/errors.js';
+import {
+  AUTH_KINDS,
+  parseUpdateMask,
+  validateCredentialsRequest,
+  type AuthKind,
+  type ConfigKind,
+  type UpdateCredentialsRequest,
+} from '../../../api/mcp.js';
+import { mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
+import { redactJson } from '../../../client/redact.js';
+import type { CommandContext } from '../../context.js';
+import { readStdin } from '../../io.js';
+import {
+  AUTH_FLAG_VALUE,
+  BUILDER_KEYS,
+  SECRET_INPUTS,
+  asUsage,
+  checkStdinUse,
+  draftFromFlags,
+  flagForPath,
+  flagName,
+  inMask,
+  isGiven,
+  neededSecrets,
+  obtainSecret,
+  readConfigInputs,
+  readFlagSecrets,
+  toBody,
+  type SetCredentialsOptions,
+} from './draft.js';
+import { printServerSummary } from './summary.js';
+
+export type { SetCredentialsOptions } from './draft.js';
+
+export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Promise<number> {
+  const fromFile = opts.fromFile !== undefined;
+  const body = fromFile ? await readRequestFile(opts, ctx) : await buildRequest(opts, ctx);
+
+  // The same validation as the server's, before anything is sent.
+  asUsage(
+    () => validateCredentialsRequest(body),
+    (message) => validationHint(message, body, fromFile),
+  );
+
+  if (opts.dryRun) {
+    ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (secrets redacted; nothing was sent)`);
+    ctx.out.printJson(redactJson(body));
+    return 0;
+  }
+
+  const api = await ctx.api();
+  const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
+  if (ctx.out.json) {
+    ctx.out.printJson(mcpServer);
+    return 0;
+  }
+  ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
+  if (mcpServer) printServerSummary(ctx, mcpServer);
+  return 0;
+}
+
+/** --from-file FILE|-: the whole request body as JSON. */
+async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
+  const conflicting = BUILDER_KEYS.filter((k) => isGiven(opts[k]));
+  if (conflicting.length) {
+    throw new UsageError(`--from-file sends the file as the whole request; it cannot be combined with ${[...new Set(conflicting)].map(flagName).join(', ')}`);
+  }
+  const src = opts.fromFile!;
+  let text: string;
+  if (src === '-') {
+    if (ctx.io.isStdinTTY) throw new UsageError('--from-file - expects the request on a pipe, not a terminal', 'agctl mcp set-credentials APP CONNECTOR --from-file - < request.json');
+    text = await readStdin(ctx.io, 'request body');
+  } else {
+    try {
+      text = readFileSync(src, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--from-file: cannot read ${src}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text) as UpdateCredentialsRequest;
+  } catch {
+    // Never quote the content: it holds secrets.
+    throw new UsageError(`--from-file: ${src === '-' ? 'stdin' : src} is not valid JSON`);
+  }
+}
+
+/** Builds the request from flags, env vars and (on a terminal) prompts. */
+export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
+  checkStdinUse(opts);
+  const d = draftFromFlags(opts);
+  await readFlagSecrets(opts, d, ctx);
+  await readConfigInputs(opts, d, ctx);
+
+  if (opts.interactive) {
+    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input');
+    if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
+    const { walkThrough } = await import('./prompts.js');
+    await walkThrough(d, ctx);
+  }
+
+  if (!d.kind) {
+    if (!ctx.canPrompt) throw new UsageError('cannot tell whether the server is external or hosted: pass --external or --hosted');
+    d.kind = await ctx.prompt.select<ConfigKind>('What kind of MCP server is it?', [
+      { value: 'external', name: 'External' },
+      { value: 'hosted', name: 'Hosted' },
+    ]);
+  }
+  if (d.maskPaths === null && d.mask !== undefined) d.maskPaths = asUsage(() => parseUpdateMask(d.mask, d.kind!));
+  if (!d.auth && d.maskPaths === null) {
+    // Without a mask the request replaces the stored auth config: never drop it by omission.
+    if (!ctx.canPrompt) {
+      throw new UsageError(
+        `choose an authentication method with --auth (${AUTH_KINDS[d.kind].map((k) => AUTH_FLAG_VALUE[k]).join(', ')})`,
+        'or name the fields to change with --update-mask to keep the stored auth config',
+      );
+    }
+    d.auth = await ctx.prompt.select<AuthKind>('Authentication method', AUTH_KINDS[d.kind].map((k) => ({ value: k, name: AUTH_FLAG_VALUE[k] })));
+  }
+
+  // Secrets the method needs and no flag gave: env var, else a prompt, else a usage error naming the inputs.
+  for (const s of neededSecrets(d)) await obtainSecret(d, s, ctx, { required: true });
+  // Optional secrets of the method (an AWS session token, ...) may still come from their env vars.
+  for (const s of SECRET_INPUTS) {
+    if (s.kind === d.auth && inMask(d, s) && d.secrets[s.field] === undefined && ctx.env[s.env]) d.secrets[s.field] = ctx.env[s.env]!;
+  }
+  return toBody(d);
+}
+
+function validationHint(message: string, body: UpdateCredentialsRequest, fromFile: boolean): string | undefined {
+  const path = message.split(':')[0] ?? '';
+  if (/^externalConfig\.url: required/.test(message) && !body.updateMask) {
+    return fromFile
+      ? 'without an updateMask the request replaces the whole config, so it needs the url'
+      : 'without --update-mask the request replaces the whole config: pass --url, or name the fields to change with --update-mask';
+  }
+  if (fromFile) return undefined;
+  const flag = flagForPath(path);
+  return flag ? `set it with ${flag}` : undefined;
+}
+

@@ -1,0 +1,112 @@
+// A readable summary of an MCPServerView. Enum values this version knows are
+// shown in their short form (BEARER_TOKEN); any other value is shown as it is.
+import {
+  AUTH_METHODS,
+  DATA_SENSITIVITIES,
+  OAUTH2_CLIENT_ID_MODES,
+  OAUTH2_MODES,
+  OPTIONAL_BOOLS,
+  SERVER_TYPES,
+  TOKEN_SHARING,
+  TRANSPORT_TYPES,
+  shortEnum,
+  type McpServerView,
+} from '../../../api/mcp.js';
+import type { CommandContext } from '../../context.js';
+
+/** Short form of a known enum value; an unknown value is returned unchanged. */
+export function enumLabel(value: string | undefined | null, known: readonly string[]): string {
+  if (value === undefined || value === null || value === '') return '';
+  return known.includes(value) ? shortEnum(value) : value;
+}
+
+const list = (v: string[] | null | undefined) => (v && v.length ? v.join(', ') : '');
+const pairs = (m: Record<string, string> | null | undefined) =>
+  Object.entries(m ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+
+export function printServerSummary(ctx: CommandContext, v: McpServerView): void {
+  const s = ctx.out.s;
+  const kind =
+    v.serverType === 'MCP_SERVER_TYPE_EXTERNAL' ? 'external' : v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? 'hosted' : enumLabel(v.serverType, SERVER_TYPES);
+  const rows: [string, string | number | boolean | undefined | null][] = [
+    ['MCP server', `${v.appId}/${v.connectorId}${v.displayName ? ` (${v.displayName})` : ''}`],
+    ['Kind', kind],
+  ];
+  if (v.serverType !== 'MCP_SERVER_TYPE_HOSTED') {
+    rows.push(['URL', v.endpointUrl], ['URL locked', v.endpointUrlLocked ? 'yes (the URL cannot be changed)' : 'no']);
+  }
+  rows.push(['Transport', enumLabel(v.transportType, TRANSPORT_TYPES)]);
+  if (v.serverType === 'MCP_SERVER_TYPE_HOSTED' || v.mcpServerCatalogId) {
+    rows.push(['Catalog entry', v.mcpServerCatalogId], ['Source app', v.sourceAppId], ['Config fields', pairs(v.configFieldValues)]);
+  }
+  rows.push(
+    ['Tool prefix', v.toolPrefix || (v.defaultToolPrefix ? `${v.defaultToolPrefix} (default)` : '')],
+    ['Auth method', enumLabel(v.authMethod, AUTH_METHODS)],
+    ['Token sharing', enumLabel(v.tokenSharing, TOKEN_SHARING)],
+    ['Tool approval', enumLabel(v.requireToolApproval, OPTIONAL_BOOLS)],
+    ['Data sensitivity', enumLabel(v.dataSensitivity, DATA_SENSITIVITIES)],
+  );
+
+  const secrets: [string, boolean][] = [];
+  switch (v.authMethod) {
+    case 'MCP_SERVER_AUTH_METHOD_BEARER_TOKEN':
+      secrets.push(['bearer token', v.bearerTokenConfigured]);
+      break;
+    case 'MCP_SERVER_AUTH_METHOD_BASIC_AUTH':
+      rows.push(['Username', v.basicAuthUsername]);
+      secrets.push(['password', v.basicAuthPasswordConfigured]);
+      break;
+    case 'MCP_SERVER_AUTH_METHOD_CUSTOM_HEADER':
+      rows.push(['Header name', v.customHeaderName]);
+      secrets.push(['header value', v.customHeaderValueConfigured]);
+      break;
+    case 'MCP_SERVER_AUTH_METHOD_AWS_SIGV4':
+      rows.push(['AWS access key ID', v.awsAccessKeyId]);
+      secrets.push(['AWS secret access key', v.awsSecretAccessKeyConfigured], ['AWS session token', v.awsSessionTokenConfigured]);
+      break;
+    case 'MCP_SERVER_AUTH_METHOD_OAUTH2': {
+      rows.push(['OAuth2 mode', enumLabel(v.oauth2Mode, OAUTH2_MODES)]);
+      if (v.oauth2Mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT') {
+        rows.push(['Service account', v.oauth2JwtIssuer], ['Token URL', v.oauth2TokenUrl], ['Scopes', list(v.oauth2Scopes)]);
+        secrets.push(['service account key', v.oauth2JwtPrivateKeyConfigured]);
+        break;
+      }
+      rows.push(
+        ['Client ID', v.oauth2ClientId],
+        ...(v.oauth2ClientIdMode ? [['Client ID mode', enumLabel(v.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES)] as [string, string]] : []),
+        ['Issuer URL', v.oauth2IssuerUrl],
+        ['Authorize URL', v.oauth2AuthorizeUrl],
+        ['Token URL', v.oauth2TokenUrl],
+        ['Scopes', list(v.oauth2Scopes)],
+      );
+      if (v.oauth2Pkce) rows.push(['PKCE', v.oauth2Pkce]);
+      if (v.oauth2JwtIssuer || v.oauth2JwtPrivateKeyConfigured) {
+        rows.push(['JWT issuer', v.oauth2JwtIssuer], ['JWT subject', v.oauth2JwtSubject], ['JWT audience', v.oauth2JwtAudience]);
+      }
+      if (v.oauth2Mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER') secrets.push(['JWT private key', v.oauth2JwtPrivateKeyConfigured]);
+      else secrets.push(['client ID and secret', v.oauth2CredentialsConfigured]);
+      if (v.oauth2ServiceAuthorized) {
+        rows.push(['Authorized as', `${v.oauth2ServiceAuthorizedAsName || v.oauth2ServiceAuthorizedAsEmail} <${v.oauth2ServiceAuthorizedAsEmail}> by ${v.oauth2ServiceAuthorizedBy} at ${v.oauth2ServiceAuthorizedAt ?? '?'}`]);
+      }
+      break;
+    }
+    default: {
+      // NONE, UNSPECIFIED or a method this version does not know: list whatever is configured.
+      const all: [string, boolean][] = [
+        ['bearer token', v.bearerTokenConfigured],
+        ['password', v.basicAuthPasswordConfigured],
+        ['header value', v.customHeaderValueConfigured],
+        ['AWS secret access key', v.awsSecretAccessKeyConfigured],
+        ['OAuth2 client credentials', v.oauth2CredentialsConfigured],
+        ['JWT private key', v.oauth2JwtPrivateKeyConfigured],
+      ];
+      secrets.push(...all.filter(([, b]) => b));
+    }
+  }
+  rows.push(['Secrets', secrets.length ? secrets.map(([n, b]) => `${n}: ${b ? s.green('configured') : s.dim('not set')}`).join(', ') : 'none']);
+  if (v.tunneled) rows.push(['Tunnel', `bridge ${v.tunnelBridgeId}, service ${v.tunnelServiceName}`]);
+  rows.push(['Setup URL', v.credentialsSetupUrl], ['Updated', v.updatedAt], ['Last called', v.lastCalledAt]);
+  ctx.out.fields(rows);
+}

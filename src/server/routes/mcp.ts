@@ -1,0 +1,558 @@
+// MCP servers: the MCP catalog, the server registry with sealed secrets, and
+// the credentials update (service-api.md §2.1, §2.2, §4.1).
+//
+// Storage: one row per (app_id, connector_id). Non-secret settings are plain
+// columns; the auth object's non-secret fields are JSON in auth_json; every
+// secret (auth secrets as `auth.<field>`, secret catalog config fields as
+// `configFields.<name>`) is sealed on its own with AES-256-GCM, the additional
+// data binding app ID, connector ID and field name, and kept in secrets_json
+// as a map name -> sealed value. Secrets are never opened by this module: an
+// update either seals a new value or copies the stored sealed value.
+import { randomBytes } from 'node:crypto';
+import { notFound } from '../../api/errors.js';
+import {
+  AUTH_METHOD_FOR_KIND,
+  AuthMethod,
+  OAuth2Mode,
+  ServerType,
+  TokenSharing,
+  KEPT,
+  isAuthKind,
+  planCredentialsUpdate,
+  reportedTokenSharing,
+  validateCredentialsRequest,
+  type CatalogConfigField,
+  type CatalogEntryInfo,
+  type CredentialsPlan,
+  type EffectiveConfig,
+  type FieldValue,
+  type McpServerView,
+  type StoredServer,
+} from '../../api/mcp.js';
+import { ksuid } from '../../lib/ids.js';
+import type { ServerModule } from '../module.js';
+import type { RequestContext } from '../router.js';
+import type { Store } from '../store/db.js';
+import { requireApp } from './apps.js';
+import { DEMO_USERS } from './auth.js';
+
+export const DEMO_MCP_APP = { id: 'ai-tools', displayName: 'AI Tools', description: 'A demo app with MCP servers' } as const;
+
+interface McpRow {
+  app_id: string;
+  connector_id: string;
+  display_name: string;
+  description: string;
+  server_type: string;
+  catalog_id: string;
+  source_app_id: string;
+  tool_prefix: string;
+  data_sensitivity: string;
+  endpoint_url: string;
+  endpoint_url_locked: number;
+  transport_type: string;
+  token_sharing: string;
+  require_tool_approval: string;
+  auth_method: string;
+  auth_kind: string;
+  auth_json: string;
+  secrets_json: string;
+  config_fields_json: string;
+  oauth2_state_json: string;
+  tunnel_json: string;
+  created_at: string;
+  updated_at: string;
+  last_called_at: string | null;
+}
+
+/** Runtime OAuth2 state (set by authorization and dynamic client registration, not by credential updates). */
+interface OAuth2State {
+  tokenEndpointAuthMethod?: string;
+  clientSecretExpiresAt?: string;
+  serviceAuthorized?: boolean;
+  serviceAuthorizedAsEmail?: string;
+  serviceAuthorizedAsName?: string;
+  serviceAuthorizedBy?: string;
+  serviceAuthorizedAt?: string;
+}
+
+interface TunnelInfo {
+  bridgeId?: string;
+  applianceId?: string;
+  serviceName?: string;
+}
+
+interface CatalogRow {
+  id: string;
+  display_name: string;
+  service_name: string;
+  description: string;
+  config_fields: string;
+}
+
+const SEAL_TABLE = 'mcp_servers';
+const place = (row: Pick<McpRow, 'app_id' | 'connector_id'>, field: string) => [SEAL_TABLE, row.app_id, row.connector_id, field];
+
+function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
+  if (!id) return undefined;
+  const row = store.db.prepare('SELECT * FROM mcp_catalog WHERE id = ?').get(id) as CatalogRow | undefined;
+  return row ? { id: row.id, serviceName: row.service_name, configFields: JSON.parse(row.config_fields) as CatalogConfigField[] } : undefined;
+}
+
+function loadServer(store: Store, appId: string, connectorId: string): McpRow {
+  const row = store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(appId, connectorId) as McpRow | undefined;
+  if (!row) throw notFound(`MCP server ${connectorId} not found in app ${appId}`);
+  return row;
+}
+
+const parseObj = <T>(text: string): T => (text ? (JSON.parse(text) as T) : ({} as T));
+
+/** What the validation needs to know about a stored server; secrets stay sealed (KEPT). */
+export function storedServerOf(row: McpRow): StoredServer {
+  const secrets = parseObj<Record<string, string>>(row.secrets_json);
+  const kind = row.server_type === ServerType.HOSTED ? 'hosted' : 'external';
+  const configFields: Record<string, FieldValue> = {};
+  for (const [k, v] of Object.entries(parseObj<Record<string, string>>(row.config_fields_json))) configFields[k] = { value: v };
+  const authSecrets: Record<string, FieldValue> = {};
+  for (const name of Object.keys(secrets)) {
+    if (name.startsWith('configFields.')) configFields[name.slice('configFields.'.length)] = KEPT;
+    else if (name.startsWith('auth.')) authSecrets[name.slice('auth.'.length)] = KEPT;
+  }
+  const config: EffectiveConfig = {
+    kind,
+    settings: {
+      url: row.endpoint_url,
+      transportType: row.transport_type,
+      tokenSharing: row.token_sharing,
+      requireToolApproval: row.require_tool_approval,
+      mcpServerCatalogId: row.catalog_id,
+      sourceAppId: row.source_app_id,
+    },
+    configFields,
+    auth: row.auth_kind ? { kind: row.auth_kind, values: parseObj(row.auth_json), secrets: authSecrets } : null,
+  };
+  return { appId: row.app_id, connectorId: row.connector_id, serverType: row.server_type, endpointUrlLocked: row.endpoint_url_locked === 1, config };
+}
+
+/** The frontend deep link where credentials can be entered; empty without a frontend URL. */
+export function credentialsSetupUrl(frontendUrl: string, appId: string, connectorId: string): string {
+  if (!frontendUrl) return '';
+  return `${frontendUrl.replace(/\/+$/, '')}/apps/${encodeURIComponent(appId)}/mcp-servers/${encodeURIComponent(connectorId)}`;
+}
+
+/** Derives the MCPServerView from a stored row (service-api.md §2.1). */
+export function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
+  const values = parseObj<Record<string, unknown>>(row.auth_json);
+  const secrets = parseObj<Record<string, string>>(row.secrets_json);
+  const state = parseObj<OAuth2State>(row.oauth2_state_json);
+  const tunnel = parseObj<TunnelInfo>(row.tunnel_json);
+  const kind = row.auth_kind;
+  const is = (k: string) => kind === k;
+  const str = (n: string) => (typeof values[n] === 'string' ? (values[n] as string) : '');
+  const list = (n: string) => (Array.isArray(values[n]) ? [...(values[n] as string[])] : null);
+  const map = (n: string) => (values[n] && typeof values[n] === 'object' ? { ...(values[n] as Record<string, string>) } : {});
+  const secret = (n: string) => secrets[`auth.${n}`] !== undefined;
+  const oauth = is('oauth2');
+  const google = is('googleServiceAccount');
+  const mode = oauth ? str('mode') || OAuth2Mode.UNSPECIFIED : google ? OAuth2Mode.GOOGLE_SERVICE_ACCOUNT : OAuth2Mode.UNSPECIFIED;
+  const authCode = oauth && mode === OAuth2Mode.AUTHORIZATION_CODE;
+  const hosted = row.server_type === ServerType.HOSTED;
+  const entry = hosted ? catalogEntry(store, row.catalog_id) : undefined;
+  const tunneled = Boolean(tunnel.bridgeId);
+  return {
+    appId: row.app_id,
+    connectorId: row.connector_id,
+    displayName: row.display_name,
+    description: row.description,
+    serverType: row.server_type,
+    mcpServerCatalogId: row.catalog_id,
+    sourceAppId: row.source_app_id,
+    authMethod: row.auth_method,
+    tokenSharing: reportedTokenSharing(row.token_sharing, kind, mode),
+    requireToolApproval: row.require_tool_approval,
+    dataSensitivity: row.data_sensitivity,
+    toolPrefix: row.tool_prefix,
+    defaultToolPrefix: entry?.serviceName ?? '',
+    endpointUrl: hosted ? '' : row.endpoint_url,
+    endpointUrlLocked: row.endpoint_url_locked === 1,
+    transportType: row.transport_type,
+    configFieldValues: parseObj<Record<string, string>>(row.config_fields_json),
+    credentialsSetupUrl: credentialsSetupUrl(frontendUrl, row.app_id, row.connector_id),
+    bearerTokenConfigured: is('bearerToken') && secret('token'),
+    basicAuthUsername: is('basicAuth') ? str('username') : '',
+    basicAuthPasswordConfigured: is('basicAuth') && secret('password'),
+    customHeaderName: is('customHeader') ? str('headerName') : '',
+    customHeaderValueConfigured: is('customHeader') && secret('headerValue'),
+    awsAccessKeyId: is('awsSigv4') ? str('accessKeyId') : '',
+    awsSecretAccessKeyConfigured: is('awsSigv4') && secret('secretAccessKey'),
+    awsSessionTokenConfigured: is('awsSigv4') && secret('sessionToken'),
+    oauth2Mode: mode,
+    oauth2ClientId: oauth ? str('clientId') : '',
+    oauth2ClientIdMode: authCode ? str('clientIdMode') || 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED' : '',
+    oauth2ClientSecretExpiresAt: oauth ? state.clientSecretExpiresAt ?? '0' : '0',
+    oauth2CredentialsConfigured: oauth && str('clientId') !== '' && secret('clientSecret'),
+    oauth2AuthorizeUrl: oauth ? str('authorizeUrl') : '',
+    oauth2TokenUrl: oauth ? str('tokenUrl') : google ? str('tokenUri') : '',
+    oauth2IssuerUrl: oauth ? str('issuerUrl') : '',
+    oauth2Scopes: oauth || google ? list('scopes') : null,
+    oauth2ScopesSupported: oauth ? list('scopesSupported') : null,
+    oauth2CodeChallengeMethodsSupported: oauth ? list('codeChallengeMethodsSupported') : null,
+    oauth2Pkce: authCode ? str('pkce') : '',
+    oauth2ExtraAuthorizeParams: oauth ? map('extraAuthorizeParams') : {},
+    oauth2ExtraTokenParams: oauth ? map('extraTokenParams') : {},
+    oauth2TokenEndpointAuthMethod: authCode ? state.tokenEndpointAuthMethod ?? '' : '',
+    oauth2JwtAudience: oauth ? str('jwtAudience') : '',
+    oauth2JwtIssuer: oauth ? str('jwtIssuer') : google ? str('clientEmail') : '',
+    oauth2JwtSubject: oauth ? str('jwtSubject') : '',
+    oauth2JwtPrivateKeyConfigured: (oauth && secret('jwtPrivateKey')) || (google && secret('credentialsJson')),
+    oauth2ServiceAuthorized: oauth && state.serviceAuthorized === true,
+    oauth2ServiceAuthorizedAsEmail: oauth ? state.serviceAuthorizedAsEmail ?? '' : '',
+    oauth2ServiceAuthorizedAsName: oauth ? state.serviceAuthorizedAsName ?? '' : '',
+    oauth2ServiceAuthorizedBy: oauth ? state.serviceAuthorizedBy ?? '' : '',
+    oauth2ServiceAuthorizedAt: oauth ? state.serviceAuthorizedAt ?? null : null,
+    tunneled,
+    tunnelBridgeId: tunneled ? tunnel.bridgeId ?? '' : '',
+    tunnelApplianceId: tunneled ? tunnel.applianceId ?? '' : '',
+    tunnelServiceName: tunneled ? tunnel.serviceName ?? '' : '',
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastCalledAt: row.last_called_at,
+  };
+}
+
+/** Writes a planned update: seals new secrets, copies kept sealed values, never opens one. */
+function storeUpdate(store: Store, row: McpRow, plan: CredentialsPlan, nowMs: number): void {
+  const c = plan.config;
+  const old = parseObj<Record<string, string>>(row.secrets_json);
+  const secrets: Record<string, string> = {};
+  const put = (name: string, v: FieldValue) => {
+    if ('value' in v) {
+      if (v.value !== '') secrets[name] = store.seal(v.value, ...place(row, name));
+    } else if (old[name] !== undefined) {
+      secrets[name] = old[name]!;
+    }
+  };
+  if (c.auth) for (const [f, v] of Object.entries(c.auth.secrets)) put(`auth.${f}`, v);
+  const secretFields = new Set((plan.catalogEntry?.configFields ?? []).filter((f) => f.secret).map((f) => f.name));
+  const configValues: Record<string, string> = {};
+  for (const [k, v] of Object.entries(c.configFields)) {
+    if (secretFields.has(k)) put(`configFields.${k}`, v);
+    else if ('value' in v) configValues[k] = v.value;
+  }
+  // updatedAt moves on every update, even two within one millisecond.
+  const prev = Date.parse(row.updated_at);
+  const updatedAt = new Date(Number.isFinite(prev) ? Math.max(nowMs, prev + 1) : nowMs).toISOString();
+  const hosted = c.kind === 'hosted';
+  const authKind = c.auth?.kind ?? '';
+  store.db
+    .prepare(
+      `UPDATE mcp_servers SET server_type = ?, catalog_id = ?, source_app_id = ?, endpoint_url = ?, transport_type = ?,
+         token_sharing = ?, require_tool_approval = ?, auth_method = ?, auth_kind = ?, auth_json = ?, secrets_json = ?,
+         config_fields_json = ?, oauth2_state_json = ?, updated_at = ?
+       WHERE app_id = ? AND connector_id = ?`,
+    )
+    .run(
+      hosted ? ServerType.HOSTED : ServerType.EXTERNAL,
+      hosted ? c.settings.mcpServerCatalogId : '',
+      hosted ? c.settings.sourceAppId : '',
+      hosted ? '' : c.settings.url,
+      hosted ? row.transport_type : c.settings.transportType,
+      c.settings.tokenSharing,
+      c.settings.requireToolApproval,
+      authKind && isAuthKind(authKind) ? AUTH_METHOD_FOR_KIND[authKind] : authKind ? row.auth_method : AuthMethod.UNSPECIFIED,
+      authKind,
+      JSON.stringify(c.auth?.values ?? {}),
+      JSON.stringify(secrets),
+      JSON.stringify(configValues),
+      plan.authReplaced ? '{}' : row.oauth2_state_json,
+      updatedAt,
+      row.app_id,
+      row.connector_id,
+    );
+}
+
+async function setCredentials(ctx: RequestContext) {
+  const body = await ctx.json();
+  const app = requireApp(ctx.store, ctx.params.app_id!);
+  const connectorId = ctx.params.connector_id!;
+  loadServer(ctx.store, app.id, connectorId);
+  const req = validateCredentialsRequest(body);
+  const view = ctx.store.db.transaction(() => {
+    const row = loadServer(ctx.store, app.id, connectorId);
+    const plan = planCredentialsUpdate(req, storedServerOf(row), (id) => catalogEntry(ctx.store, id));
+    storeUpdate(ctx.store, row, plan, ctx.clock.now());
+    return toView(ctx.store, loadServer(ctx.store, app.id, connectorId), ctx.server.frontendUrl);
+  })();
+  return { body: { mcpServer: view } };
+}
+
+/** Not part of the service API: a read that mirrors the service's get, for the CLI and tests. */
+function getServer(ctx: RequestContext) {
+  const app = requireApp(ctx.store, ctx.params.app_id!);
+  const row = loadServer(ctx.store, app.id, ctx.params.connector_id!);
+  return { body: { mcpServer: toView(ctx.store, row, ctx.server.frontendUrl) } };
+}
+
+// ---------------------------------------------------------------------------
+// Demo data.
+
+interface DemoServer {
+  connectorId: string;
+  displayName: string;
+  description: string;
+  serverType: string;
+  catalogId?: string;
+  toolPrefix?: string;
+  dataSensitivity: string;
+  endpointUrl?: string;
+  locked?: boolean;
+  transportType: string;
+  tokenSharing: string;
+  requireToolApproval?: string;
+  authMethod: string;
+  authKind: string;
+  authValues?: Record<string, unknown>;
+  /** Plaintext demo secrets, sealed by the seed (random values). */
+  secrets?: Record<string, string>;
+  configFields?: Record<string, string>;
+  state?: OAuth2State;
+  tunnel?: TunnelInfo;
+  lastCalledAt?: string | null;
+}
+
+const demoSecret = () => `demo-${randomBytes(18).toString('base64url')}`;
+
+export const mcpModule: ServerModule = {
+  name: 'mcp',
+  migrate(store) {
+    store.db.exec(`
+      CREATE TABLE IF NOT EXISTS mcp_catalog (
+        id TEXT PRIMARY KEY,
+        display_name TEXT NOT NULL,
+        service_name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        config_fields TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS mcp_servers (
+        app_id TEXT NOT NULL REFERENCES apps(id),
+        connector_id TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        server_type TEXT NOT NULL,
+        catalog_id TEXT NOT NULL DEFAULT '',
+        source_app_id TEXT NOT NULL DEFAULT '',
+        tool_prefix TEXT NOT NULL DEFAULT '',
+        data_sensitivity TEXT NOT NULL DEFAULT 'MCP_SERVER_DATA_SENSITIVITY_UNSPECIFIED',
+        endpoint_url TEXT NOT NULL DEFAULT '',
+        endpoint_url_locked INTEGER NOT NULL DEFAULT 0,
+        transport_type TEXT NOT NULL DEFAULT 'MCP_SERVER_TRANSPORT_TYPE_UNSPECIFIED',
+        token_sharing TEXT NOT NULL DEFAULT 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED',
+        require_tool_approval TEXT NOT NULL DEFAULT 'OPTIONAL_BOOL_UNSPECIFIED',
+        auth_method TEXT NOT NULL DEFAULT 'MCP_SERVER_AUTH_METHOD_UNSPECIFIED',
+        auth_kind TEXT NOT NULL DEFAULT '',
+        auth_json TEXT NOT NULL DEFAULT '{}',
+        secrets_json TEXT NOT NULL DEFAULT '{}',
+        config_fields_json TEXT NOT NULL DEFAULT '{}',
+        oauth2_state_json TEXT NOT NULL DEFAULT '{}',
+        tunnel_json TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        last_called_at TEXT,
+        PRIMARY KEY (app_id, connector_id)
+      );
+    `);
+  },
+  seed({ store, clock }) {
+    const now = clock.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    store.db
+      .prepare('INSERT OR IGNORE INTO apps (id, display_name, description, created_at) VALUES (?, ?, ?, ?)')
+      .run(DEMO_MCP_APP.id, DEMO_MCP_APP.displayName, DEMO_MCP_APP.description, iso(now));
+
+    const catalog = {
+      datadog: {
+        id: ksuid(now),
+        displayName: 'Datadog',
+        serviceName: 'datadog',
+        description: 'Metrics, logs and monitors',
+        configFields: [
+          { name: 'site', displayName: 'Datadog site', secret: false },
+          { name: 'apiKey', displayName: 'API key', secret: true },
+          { name: 'appKey', displayName: 'Application key', secret: true },
+        ],
+      },
+      github: {
+        id: ksuid(now),
+        displayName: 'GitHub',
+        serviceName: 'github',
+        description: 'Repositories, issues and pull requests',
+        configFields: [
+          { name: 'organization', displayName: 'Organization', secret: false },
+          { name: 'enterpriseUrl', displayName: 'Enterprise server URL', secret: false },
+        ],
+      },
+      googleDrive: { id: ksuid(now), displayName: 'Google Drive', serviceName: 'google_drive', description: 'Files and folders', configFields: [] },
+      awsBedrock: {
+        id: ksuid(now),
+        displayName: 'Amazon Bedrock Knowledge Bases',
+        serviceName: 'aws_bedrock_kb',
+        description: 'Retrieval over knowledge bases',
+        configFields: [
+          { name: 'region', displayName: 'AWS region', secret: false },
+          { name: 'knowledgeBaseId', displayName: 'Knowledge base ID', secret: false },
+        ],
+      },
+    };
+    const insCatalog = store.db.prepare(
+      'INSERT INTO mcp_catalog (id, display_name, service_name, description, config_fields, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    for (const c of Object.values(catalog)) insCatalog.run(c.id, c.displayName, c.serviceName, c.description, JSON.stringify(c.configFields), iso(now));
+
+    const servers: Record<string, DemoServer> = {
+      external: {
+        connectorId: 'wiki-mcp',
+        displayName: 'Team Wiki',
+        description: 'External MCP server for the team wiki',
+        serverType: ServerType.EXTERNAL,
+        toolPrefix: 'wiki',
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_INTERNAL',
+        endpointUrl: 'https://wiki-mcp.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: TokenSharing.SHARED,
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+        authMethod: AuthMethod.BEARER_TOKEN,
+        authKind: 'bearerToken',
+        secrets: { token: demoSecret() },
+      },
+      hosted: {
+        connectorId: 'datadog-mcp',
+        displayName: 'Datadog',
+        description: 'Hosted MCP server from the Datadog catalog entry',
+        serverType: ServerType.HOSTED,
+        catalogId: catalog.datadog.id,
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_CONFIDENTIAL',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: TokenSharing.SHARED,
+        authMethod: AuthMethod.NONE,
+        authKind: 'none',
+        configFields: { site: 'datadoghq.eu', apiKey: demoSecret(), appKey: demoSecret() },
+      },
+      locked: {
+        connectorId: 'tickets-mcp',
+        displayName: 'Ticketing',
+        description: 'External MCP server that has synced (its URL is locked), reached through a bridge',
+        serverType: ServerType.EXTERNAL,
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_RESTRICTED',
+        endpointUrl: 'https://tickets.internal.example.com/mcp/sse',
+        locked: true,
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
+        tokenSharing: TokenSharing.SHARED,
+        authMethod: AuthMethod.BASIC_AUTH,
+        authKind: 'basicAuth',
+        authValues: { username: 'svc-tickets' },
+        secrets: { password: demoSecret() },
+        tunnel: { bridgeId: ksuid(now), applianceId: 'appliance-tickets-1', serviceName: 'tickets' },
+        lastCalledAt: iso(now - 3600_000),
+      },
+      legacyService: {
+        connectorId: 'analytics-mcp',
+        displayName: 'Analytics (legacy OAuth2 service mode)',
+        description: 'Stored under the legacy OAuth2 SERVICE mode; reported as SHARED',
+        serverType: ServerType.EXTERNAL,
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_INTERNAL',
+        endpointUrl: 'https://analytics.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: TokenSharing.UNSPECIFIED,
+        authMethod: AuthMethod.OAUTH2,
+        authKind: 'oauth2',
+        authValues: {
+          mode: OAuth2Mode.SERVICE,
+          clientId: 'analytics-agctl',
+          issuerUrl: 'https://login.example.com',
+          authorizeUrl: 'https://login.example.com/oauth2/authorize',
+          tokenUrl: 'https://login.example.com/oauth2/token',
+          scopes: ['analytics.read'],
+        },
+        secrets: { clientSecret: demoSecret() },
+        state: {
+          serviceAuthorized: true,
+          serviceAuthorizedAsEmail: DEMO_USERS.admin.email,
+          serviceAuthorizedAsName: DEMO_USERS.admin.displayName,
+          serviceAuthorizedBy: DEMO_USERS.admin.id,
+          serviceAuthorizedAt: iso(now - 10 * 86400_000),
+        },
+      },
+      legacyPassthrough: {
+        connectorId: 'crm-mcp',
+        displayName: 'CRM (legacy OAuth2 passthrough mode)',
+        description: 'Stored under the legacy OAuth2 PASSTHROUGH mode; reported as PER_USER',
+        serverType: ServerType.EXTERNAL,
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_CONFIDENTIAL',
+        endpointUrl: 'https://crm-mcp.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: TokenSharing.UNSPECIFIED,
+        authMethod: AuthMethod.OAUTH2,
+        authKind: 'oauth2',
+        authValues: {
+          mode: OAuth2Mode.PASSTHROUGH,
+          clientId: 'crm-mcp',
+          issuerUrl: 'https://idp.example.org',
+          authorizeUrl: 'https://idp.example.org/authorize',
+          tokenUrl: 'https://idp.example.org/token',
+          scopes: ['openid', 'crm.read'],
+        },
+      },
+      unknownEnums: {
+        connectorId: 'future-mcp',
+        displayName: 'Future server',
+        description: 'Stored by a newer service version: its enum values are not known to this version',
+        serverType: ServerType.EXTERNAL,
+        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_TOP_SECRET',
+        endpointUrl: 'https://future.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_TEAM',
+        authMethod: 'MCP_SERVER_AUTH_METHOD_MUTUAL_TLS',
+        authKind: 'mutualTls',
+        authValues: { certificateSubject: 'CN=agctl' },
+      },
+    };
+    const ins = store.db.prepare(
+      `INSERT INTO mcp_servers (app_id, connector_id, display_name, description, server_type, catalog_id, source_app_id, tool_prefix,
+         data_sensitivity, endpoint_url, endpoint_url_locked, transport_type, token_sharing, require_tool_approval, auth_method,
+         auth_kind, auth_json, secrets_json, config_fields_json, oauth2_state_json, tunnel_json, created_at, updated_at, last_called_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const created = iso(now - 30 * 86400_000);
+    for (const s of Object.values(servers)) {
+      const key = { app_id: DEMO_MCP_APP.id, connector_id: s.connectorId };
+      const sealed: Record<string, string> = {};
+      for (const [f, v] of Object.entries(s.secrets ?? {})) sealed[`auth.${f}`] = store.seal(v, ...place(key, `auth.${f}`));
+      const entry = Object.values(catalog).find((c) => c.id === s.catalogId);
+      const plainFields: Record<string, string> = {};
+      for (const [k, v] of Object.entries(s.configFields ?? {})) {
+        if (entry?.configFields.find((f) => f.name === k)?.secret) sealed[`configFields.${k}`] = store.seal(v, ...place(key, `configFields.${k}`));
+        else plainFields[k] = v;
+      }
+      ins.run(
+        DEMO_MCP_APP.id, s.connectorId, s.displayName, s.description, s.serverType, s.catalogId ?? '', '', s.toolPrefix ?? '',
+        s.dataSensitivity, s.endpointUrl ?? '', s.locked ? 1 : 0, s.transportType, s.tokenSharing,
+        s.requireToolApproval ?? 'OPTIONAL_BOOL_UNSPECIFIED', s.authMethod, s.authKind, JSON.stringify(s.authValues ?? {}),
+        JSON.stringify(sealed), JSON.stringify(plainFields), JSON.stringify(s.state ?? {}), JSON.stringify(s.tunnel ?? {}),
+        created, created, s.lastCalledAt ?? null,
+      );
+    }
+    const ids = Object.fromEntries(Object.entries(servers).map(([k, s]) => [k, s.connectorId]));
+    return {
+      mcp: {
+        appId: DEMO_MCP_APP.id,
+        ...ids,
+        catalogIds: Object.fromEntries(Object.entries(catalog).map(([k, c]) => [k, c.id])),
+      },
+    };
+  },
+  routes(router) {
+    router.get('/api/v1/apps/:app_id/mcp_servers/:connector_id', getServer);
+    router.post('/api/v1/apps/:app_id/mcp_servers/:connector_id/credentials', setCredentials, { maxBody: 256 * 1024 });
+  },
+};

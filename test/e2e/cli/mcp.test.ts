@@ -1,0 +1,303 @@
+// agctl mcp set-credentials / mcp get end to end: the real binary against the
+// in-process embedded server. Every secret used here is unique, and the last
+// test checks that none of them appears in any output the CLI produced.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const secret = (name: string) => `SECRET-${name}-${randomBytes(6).toString('hex')}`;
+const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const PEM_LINE = RSA_PEM.split('\n')[5]!;
+
+describe('agctl mcp set-credentials', async () => {
+  const s = await startTestServer();
+  // A second server that keeps its demo data as seeded.
+  const pristine = await startTestServer();
+  const d = s.demo.mcp;
+  const dir = tempDir();
+  const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+  const base = cliFor(dir, env);
+  const outputs: CliResult[] = [];
+  const secrets: string[] = [PEM_LINE];
+  const cli = async (args: string[], opts: Parameters<typeof base>[1] = {}) => {
+    const r = await base(args, opts);
+    outputs.push(r);
+    return r;
+  };
+  const file = (name: string, content: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+  const row = (id: string) => s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id) as Record<string, any>;
+  const opened = (id: string, name: string) => s.server.store.open(JSON.parse(row(id).secrets_json)[name], 'mcp_servers', d.appId, id, name);
+  const set = (id: string, ...args: string[]) => ['mcp', 'set-credentials', d.appId, id, ...args];
+
+  it('sets a bearer token from stdin and prints a summary', async () => {
+    const token = secret('bearer');
+    secrets.push(token);
+    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--transport', 'sse', '--bearer-token-stdin', '--require-tool-approval', 'false'), { input: `${token}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Updated the credentials of MCP server ${d.external} in app ${d.appId}`);
+    expect(r.stdout).toMatch(/^Kind:\s+external$/m);
+    expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki2\.example\.com\/mcp$/m);
+    expect(r.stdout).toMatch(/^URL locked:\s+no$/m);
+    expect(r.stdout).toMatch(/^Transport:\s+SSE$/m);
+    expect(r.stdout).toMatch(/^Auth method:\s+BEARER_TOKEN$/m);
+    expect(r.stdout).toMatch(/^Tool approval:\s+FALSE$/m);
+    expect(r.stdout).toMatch(/^Secrets:\s+bearer token: configured$/m);
+    expect(r.stdout).toMatch(/^Setup URL:\s+-$/m);
+    expect(opened(d.external, 'auth.token')).toBe(token);
+  });
+
+  it('sets a custom header from a file, with -o json printing the full view', async () => {
+    const value = secret('header');
+    secrets.push(value);
+    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--header-name', 'X-Api-Key', '--header-value-file', file('header.txt', `${value}\n`), '-o', 'json'));
+    expect(r.code, r.stderr).toBe(0);
+    const v = r.json();
+    expect(v).toMatchObject({ connectorId: d.external, authMethod: 'MCP_SERVER_AUTH_METHOD_CUSTOM_HEADER', customHeaderName: 'X-Api-Key', customHeaderValueConfigured: true, bearerTokenConfigured: false });
+    expect(v).toHaveProperty('updatedAt');
+    expect(opened(d.external, 'auth.headerValue')).toBe(value);
+  });
+
+  it('sets basic auth with the password from its env var', async () => {
+    const pw = secret('password');
+    secrets.push(pw);
+    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--username', 'svc-wiki', '--token-sharing', 'shared'), { env: { AGCTL_MCP_PASSWORD: pw } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Username:\s+svc-wiki$/m);
+    expect(r.stdout).toMatch(/^Secrets:\s+password: configured$/m);
+    expect(opened(d.external, 'auth.password')).toBe(pw);
+  });
+
+  it('sets OAuth2 client credentials, JWT bearer and authorization code (DCR, per user)', async () => {
+    const cs = secret('client-secret');
+    secrets.push(cs);
+    const base = ['--url', 'https://crm-mcp.example.com/mcp', '--oauth2-token-url', 'https://idp.example.com/token'];
+    const cc = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'crm-cli', '--oauth2-client-secret-stdin', '--scopes', 'crm.read,crm.write', '--oauth2-token-param', 'audience=crm'), { input: cs });
+    expect(cc.code, cc.stderr).toBe(0);
+    expect(cc.stdout).toMatch(/^OAuth2 mode:\s+CLIENT_CREDENTIALS$/m);
+    expect(cc.stdout).toMatch(/^Secrets:\s+client ID and secret: configured$/m);
+    expect(opened(d.legacyPassthrough, 'auth.clientSecret')).toBe(cs);
+
+    const jwt = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'jwt-bearer', '--jwt-private-key-file', file('key.pem', RSA_PEM), '--jwt-issuer', 'robot@example.com', '-o', 'json'));
+    expect(jwt.code, jwt.stderr).toBe(0);
+    expect(jwt.json()).toMatchObject({ oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', oauth2JwtPrivateKeyConfigured: true, oauth2JwtIssuer: 'robot@example.com', oauth2CredentialsConfigured: false });
+    expect(opened(d.legacyPassthrough, 'auth.jwtPrivateKey')).toBe(RSA_PEM.replace(/\n$/, ''));
+
+    const ac = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'authorization-code', '--oauth2-client-id-mode', 'dcr', '--oauth2-pkce', 's256', '--token-sharing', 'per-user', '-o', 'json'));
+    expect(ac.code, ac.stderr).toBe(0);
+    expect(ac.json()).toMatchObject({ oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', oauth2ClientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR', oauth2Pkce: 's256', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' });
+  });
+
+  it('sets AWS SigV4 and a Google service account on a hosted server, with a secret config field from a file', async () => {
+    const aws = secret('aws-key');
+    const session = secret('aws-session');
+    const apiKey = secret('config-api-key');
+    secrets.push(aws, session, apiKey);
+    const r = await cli(
+      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', 'site=datadoghq.eu', '--config-file', `apiKey=${file('dd.key', apiKey)}`, '--aws-access-key-id', 'AKIAEXAMPLE', '--aws-secret-access-key-stdin'),
+      { input: aws, env: { AGCTL_MCP_AWS_SESSION_TOKEN: session } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Kind:\s+hosted$/m);
+    expect(r.stdout).toMatch(/^Config fields:\s+site=datadoghq\.eu$/m);
+    expect(r.stdout).toMatch(/^Tool prefix:\s+datadog \(default\)$/m);
+    expect(r.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured$/m);
+    expect(opened(d.hosted, 'auth.secretAccessKey')).toBe(aws);
+    expect(opened(d.hosted, 'auth.sessionToken')).toBe(session);
+    expect(opened(d.hosted, 'configFields.apiKey')).toBe(apiKey);
+
+    const perUser = await cli(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--aws-access-key-id', 'AKIA', '--aws-secret-access-key-stdin', '--token-sharing', 'per-user'), { input: aws });
+    expect(perUser.code).toBe(2);
+    expect(perUser.stderr).toContain('agctl: hostedConfig.tokenSharing: PER_USER is supported only with');
+
+    const clientId = secret('google-client');
+    secrets.push(clientId);
+    const creds = JSON.stringify({ type: 'service_account', client_id: clientId, private_key: RSA_PEM, client_email: 'robot@p.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token' });
+    const g = await cli(set(d.hosted, '--catalog-id', d.catalogIds.googleDrive, '--google-credentials-file', file('sa.json', creds), '--scopes', 'https://www.googleapis.com/auth/drive.readonly'));
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toMatch(/^OAuth2 mode:\s+GOOGLE_SERVICE_ACCOUNT$/m);
+    expect(g.stdout).toMatch(/^Service account:\s+robot@p\.iam\.gserviceaccount\.com$/m);
+    expect(g.stdout).toMatch(/^Secrets:\s+service account key: configured$/m);
+  });
+
+  it('sets no authentication with --auth none', async () => {
+    const r = await cli(set(d.unknownEnums, '--url', 'https://future.example.com/mcp', '--auth', 'none', '-o', 'json'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', transportType: 'MCP_SERVER_TRANSPORT_TYPE_UNSPECIFIED' });
+  });
+
+  it('changes only the masked fields with --update-mask', async () => {
+    const before = row(d.locked);
+    const pw = secret('locked-password');
+    secrets.push(pw);
+    const r = await cli(set(d.locked, '--external', '--update-mask', 'basicAuth.password', '--password-stdin'), { input: pw });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^URL:\s+https:\/\/tickets\.internal\.example\.com\/mcp\/sse$/m);
+    expect(r.stdout).toMatch(/^Username:\s+svc-tickets$/m);
+    expect(r.stdout).toMatch(/^URL locked:\s+yes/m);
+    const after = row(d.locked);
+    expect(after.auth_json).toBe(before.auth_json);
+    expect(after.transport_type).toBe(before.transport_type);
+    expect(opened(d.locked, 'auth.password')).toBe(pw);
+    // A settings-only mask needs no secret and leaves the sealed ones alone.
+    const t = await cli(set(d.locked, '--update-mask', 'transportType', '--transport', 'streamable-http'));
+    expect(t.code, t.stderr).toBe(0);
+    expect(row(d.locked).secrets_json).toBe(after.secrets_json);
+    expect(row(d.locked).transport_type).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
+  });
+
+  it('refuses to change a locked URL (exit 7, FailedPrecondition)', async () => {
+    const before = row(d.locked);
+    const pw = secret('unused-password');
+    secrets.push(pw);
+    const r = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--username', 'svc', '--password-stdin'), { input: pw });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/^agctl: externalConfig\.url: the endpoint URL of tickets-mcp is locked .*\(HTTP 400, FailedPrecondition\)$/m);
+    const j = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--auth', 'none', '-o', 'json'));
+    expect(j.code).toBe(7);
+    expect(JSON.parse(j.stderr).error).toMatchObject({ status: 400, code: 9 });
+    expect(row(d.locked)).toEqual(before);
+  });
+
+  it('reports the legacy OAuth2 modes as SHARED and PER_USER', async () => {
+    const cs = secret('legacy-secret');
+    secrets.push(cs);
+    const r = await cli(set(d.legacyService, '--external', '--update-mask', 'oauth2.clientSecret', '--oauth2-client-secret-stdin'), { input: cs });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^OAuth2 mode:\s+SERVICE$/m);
+    expect(r.stdout).toMatch(/^Token sharing:\s+SHARED$/m);
+    expect(r.stdout).toMatch(/^Authorized as:\s+Ada Admin <ada@example\.com> by user-ada/m);
+    expect(opened(d.legacyService, 'auth.clientSecret')).toBe(cs);
+    expect(row(d.legacyService).token_sharing).toBe('MCP_SERVER_TOKEN_SHARING_UNSPECIFIED');
+    const g = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })(['mcp', 'get', d.appId, d.legacyPassthrough]);
+    outputs.push(g);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toMatch(/^OAuth2 mode:\s+PASSTHROUGH$/m);
+    expect(g.stdout).toMatch(/^Token sharing:\s+PER_USER$/m);
+  });
+
+  it('shows enum values it does not know as they are', async () => {
+    const r = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })(['mcp', 'get', d.appId, d.unknownEnums]);
+    outputs.push(r);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Transport:\s+MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET$/m);
+    expect(r.stdout).toMatch(/^Auth method:\s+MCP_SERVER_AUTH_METHOD_MUTUAL_TLS$/m);
+    expect(r.stdout).toMatch(/^Token sharing:\s+MCP_SERVER_TOKEN_SHARING_PER_TEAM$/m);
+  });
+
+  it('sends a JSON file or stdin with --from-file', async () => {
+    const token = secret('from-file');
+    secrets.push(token);
+    const body = { externalConfig: { url: 'https://wiki3.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerToken: { token } } };
+    const r = await cli(set(d.external, '--from-file', file('req.json', JSON.stringify(body))));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki3\.example\.com\/mcp$/m);
+    expect(opened(d.external, 'auth.token')).toBe(token);
+    const token2 = secret('from-stdin');
+    secrets.push(token2);
+    const r2 = await cli(set(d.external, '--from-file', '-', '-o', 'json'), { input: JSON.stringify({ externalConfig: { bearerToken: { token: token2 } }, updateMask: 'bearerToken' }) });
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.json().endpointUrl).toBe('https://wiki3.example.com/mcp');
+    expect(opened(d.external, 'auth.token')).toBe(token2);
+
+    const broken = secret('broken-json');
+    secrets.push(broken);
+    const bad = await cli(set(d.external, '--from-file', '-'), { input: `{"externalConfig": {"bearerToken": {"token": "${broken}"` });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('agctl: --from-file: stdin is not valid JSON');
+    const mixed = await cli(set(d.external, '--from-file', 'x.json', '--url', 'https://a.example.com'));
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('cannot be combined with --url');
+  });
+
+  it('prints the request with secrets redacted on --dry-run and sends nothing', async () => {
+    const before = row(d.hosted);
+    const aws = secret('dry-aws');
+    const cfg = secret('dry-config');
+    secrets.push(aws, cfg);
+    // No base URL and no credentials: a dry run never reaches a server.
+    const dry = cliFor(tempDir(), {});
+    const r = await dry(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'), { input: aws });
+    outputs.push(r);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Dry run: would send POST /api/v1/apps/${d.appId}/mcp_servers/${d.hosted}/credentials`);
+    expect(r.json()).toEqual({
+      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>' }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
+    });
+    const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run'));
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.json().externalConfig.oauth2.jwtPrivateKey).toBe('<redacted>');
+    expect(row(d.hosted)).toEqual(before);
+  });
+
+  it('validates on the client with the server rules and message (exit 2, nothing sent)', async () => {
+    const before = row(d.external);
+    const body = { externalConfig: { url: 'http://wiki.example.com/mcp', none: {} } };
+    const r = await cli(set(d.external, '--url', 'http://wiki.example.com/mcp', '--auth', 'none'));
+    expect(r.code).toBe(2);
+    const server = await s.api(`/api/v1/apps/${d.appId}/mcp_servers/${d.external}/credentials`, { method: 'POST', json: body });
+    expect(server.status).toBe(400);
+    expect(r.stderr).toContain(`agctl: ${server.body.message}\n`);
+    expect(r.stderr).toContain('hint: set it with --url');
+
+    const cases: [string[], RegExp][] = [
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'c', '--oauth2-client-secret-file', file('cs.txt', 'x')), /^agctl: externalConfig\.oauth2\.tokenUrl: required for mode CLIENT_CREDENTIALS.*\nhint: set it with --oauth2-token-url/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'service', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-issuer-url', 'https://idp.example.com/realm'), /^agctl: externalConfig\.oauth2\.issuerUrl: must be an issuer URL without a path/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'authorization-code', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-pkce', 'plain'), /^agctl: externalConfig\.oauth2\.pkce: must be discover/m],
+      [set(d.hosted, '--catalog-id', 'not-a-ksuid', '--auth', 'none'), /^agctl: hostedConfig\.mcpServerCatalogId: must be a 27-character KSUID/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--username', '', '--password-file', file('pw.txt', 'x')), /^agctl: externalConfig\.basicAuth\.username: must not be empty for SHARED/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'jwt-bearer', '--oauth2-token-url', 'https://idp.example.com/t', '--jwt-private-key-file', file('not-a-key.pem', 'hello')), /^agctl: externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/m],
+      [set(d.external, '--external', '--update-mask', 'endpoint', '--auth', 'none'), /^agctl: updateMask: endpoint: unknown path for externalConfig/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'websocket', '--auth', 'none'), /^agctl: --transport: unknown value "websocket"/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token', 'plain-value'), /unknown option '--bearer-token'/],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--username', 'u', '--bearer-token-file', file('t.txt', 'x')), /^agctl: flags for more than one authentication method/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--auth', 'bearer'), /^agctl: missing bearer token: provide it with --bearer-token-stdin, --bearer-token-file, AGCTL_MCP_BEARER_TOKEN/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp'), /^agctl: choose an authentication method with --auth/m],
+      [set(d.external, '--update-mask', 'bearerToken.token', '--bearer-token-file', file('t2.txt', 'x')), /^agctl: cannot tell whether the server is external or hosted: pass --external or --hosted/m],
+      [set(d.external, '--external', '--aws-access-key-id', 'AKIA'), /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'), /^agctl: only one input can come from stdin/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--interactive'), /^agctl: --interactive needs a terminal/m],
+    ];
+    for (const [args, message] of cases) {
+      const c = await cli(args, { input: 'x' });
+      expect(c.code, `${args.join(' ')}\n${c.stderr}`).toBe(2);
+      expect(c.stderr).toMatch(message);
+    }
+    expect(row(d.external)).toEqual(before);
+  });
+
+  it('answers 404 for an unknown server and rejects server-side rules with exit 7', async () => {
+    const nf = await cli(set('no-such-server', '--url', 'https://a.example.com/mcp', '--auth', 'none'));
+    expect(nf.code).toBe(5);
+    const wrongKind = await cli(set(d.external, '--catalog-id', d.catalogIds.datadog, '--auth', 'none'));
+    expect(wrongKind.code).toBe(7);
+    expect(wrongKind.stderr).toContain('agctl: hostedConfig: wiki-mcp is an external server; send externalConfig (HTTP 400, InvalidArgument)');
+  });
+
+  it('keeps secrets out of --debug logs', async () => {
+    const token = secret('debug-token');
+    secrets.push(token);
+    const r = await cli(['--debug', ...set(d.external, '--external', '--update-mask', 'bearerToken.token', '--bearer-token-stdin')], { input: token });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('[debug] > POST');
+    expect(r.stderr).toContain('"token":"<redacted>"');
+    expect(r.stderr).toMatch(/\[debug\] < 200/);
+    expect(opened(d.external, 'auth.token')).toBe(token);
+  });
+
+  it('never printed a secret', () => {
+    expect(outputs.length).toBeGreaterThan(20);
+    for (const r of outputs) {
+      for (const x of secrets) {
+        expect(r.stdout).not.toContain(x);
+        expect(r.stderr).not.toContain(x);
+      }
+    }
+  });
+});

@@ -1,0 +1,284 @@
+// agctl mcp set-credentials in-process: flags -> request, the interactive
+// walk-through with a scripted prompter, and the prompt for a missing secret.
+// Every run here is a --dry-run, so nothing reaches a server.
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/api/errors.js';
+import { CommandContext } from '../../../src/cli/context.js';
+import type { IO } from '../../../src/cli/io.js';
+import type { Prompter } from '../../../src/cli/prompt.js';
+import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
+import { run } from '../../../src/cli/commands/mcp/set-credentials.js';
+import { enumLabel } from '../../../src/cli/commands/mcp/summary.js';
+import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, type AuthKind } from '../../../src/api/mcp.js';
+import { REDACTED, redactJson } from '../../../src/client/redact.js';
+import { ksuid } from '../../../src/lib/ids.js';
+
+const root = mkdtempSync(join(tmpdir(), 'agctl-mcp-unit-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const CATALOG = ksuid();
+
+type Answer = string | boolean;
+/** A prompter answering in order from a script of [message prefix, answer]; records what was asked. */
+function scripted(script: [string, Answer][], enabled = true) {
+  const asked: string[] = [];
+  const next = (message: string, choices?: { value: string }[]) => {
+    asked.push(message);
+    const step = script.shift();
+    if (!step) throw new Error(`unexpected prompt: ${message}`);
+    if (!message.startsWith(step[0])) throw new Error(`expected the prompt "${step[0]}", got "${message}"`);
+    if (choices && !choices.some((c) => c.value === step[1])) throw new Error(`"${String(step[1])}" is not a choice of "${message}"`);
+    return step[1];
+  };
+  const p: Prompter = {
+    enabled,
+    input: async (m, o) => {
+      const v = String(next(m));
+      if (o?.validate) {
+        const ok = o.validate(v);
+        if (ok !== true) throw new Error(`the answer to "${m}" fails validation: ${ok}`);
+      }
+      return v;
+    },
+    password: async (m, o) => {
+      const v = String(next(m));
+      if (o?.validate && o.validate(v) !== true) throw new Error(`the answer to "${m}" fails validation`);
+      return v;
+    },
+    confirm: async (m) => Boolean(next(m)),
+    select: async <T extends string>(m: string, choices: { value: T }[]) => next(m, choices) as T,
+  };
+  return { p, asked, left: () => script.length };
+}
+
+function context(prompter: Prompter, env: Record<string, string> = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => (err += d));
+  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdinTTY: true, isStdoutTTY: true, isStderrTTY: true };
+  const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(root, 'cfg'), ...env }, flags: {}, prompter });
+  return { ctx, out: () => out, err: () => err };
+}
+
+const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'srv', dryRun: true, ...o });
+
+async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer][], env: Record<string, string> = {}) {
+  const s = scripted(script);
+  const c = context(s.p, env);
+  const code = await run(opts(o), c.ctx);
+  expect(code).toBe(0);
+  expect(s.left()).toBe(0);
+  return { body: JSON.parse(c.out()), asked: s.asked, err: c.err() };
+}
+
+describe('flags -> request', () => {
+  it('infers the kind and the auth method from the flags given', () => {
+    const d = draftFromFlags(opts({ url: 'https://a.example.com', transport: 'SSE', tokenSharing: 'per-user', username: 'u' }));
+    expect(d).toMatchObject({ kind: 'external', auth: 'basicAuth', settings: { url: 'https://a.example.com', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' } });
+    expect(toBody(d)).toEqual({ externalConfig: { url: 'https://a.example.com', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', basicAuth: { username: 'u' } } });
+    expect(draftFromFlags(opts({ awsAccessKeyId: 'AKIA' })).kind).toBe('hosted');
+    expect(draftFromFlags(opts({ updateMask: 'configFields.site' })).kind).toBe('hosted');
+    expect(draftFromFlags(opts({ updateMask: 'externalConfig.bearerToken' })).kind).toBe('external');
+    expect(draftFromFlags(opts({ updateMask: 'bearerToken' })).kind).toBeUndefined();
+  });
+
+  it('builds OAuth2 fields, lists and key=value pairs', () => {
+    const d = draftFromFlags(
+      opts({
+        url: 'https://a.example.com',
+        oauth2Mode: 'client-credentials',
+        oauth2ClientId: 'cid',
+        oauth2TokenUrl: 'https://idp/t',
+        scopes: 'a, b c',
+        oauth2TokenParam: ['audience=api', 'resource=x=y'],
+        oauth2ClientIdMode: 'manual',
+      }),
+    );
+    expect(d.values).toEqual({
+      mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS',
+      clientId: 'cid',
+      tokenUrl: 'https://idp/t',
+      scopes: ['a', 'b', 'c'],
+      extraTokenParams: { audience: 'api', resource: 'x=y' },
+      clientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED',
+    });
+    expect(neededSecrets(d).map((s) => s.key)).toEqual(['oauth2ClientSecret']);
+  });
+
+  it('rejects contradictory flags with usage errors', () => {
+    const bad: [Partial<SetCredentialsOptions>, RegExp][] = [
+      [{ external: true, hosted: true }, /either --external or --hosted/],
+      [{ url: 'https://a', catalogId: CATALOG }, /--url \(external\) and --catalog-id \(hosted\) cannot be combined/],
+      [{ auth: 'bearer', username: 'u' }, /--username belongs to --auth basic, not --auth bearer/],
+      [{ auth: 'kerberos' }, /--auth: unknown method "kerberos"/],
+      [{ external: true, auth: 'aws-sigv4' }, /--auth aws-sigv4 is available for hosted servers only/],
+      [{ url: 'https://a', auth: 'none', scopes: 'x' }, /--scopes applies to --auth oauth2/],
+      [{ config: ['novalue'] }, /--config: expected key=value/],
+      [{ config: ['a=1', 'a=2'] }, /--config: a is given twice/],
+      [{ tokenSharing: 'everyone' }, /--token-sharing: unknown value "everyone"; expected one of unspecified, shared, per-user/],
+      [{ external: true, updateMask: 'nope' }, /^updateMask: nope: unknown path/],
+    ];
+    for (const [o, message] of bad) {
+      expect(() => draftFromFlags(opts(o)), JSON.stringify(o)).toThrow(UsageError);
+      expect(() => draftFromFlags(opts(o))).toThrow(message);
+    }
+  });
+
+  it('maps enum flags and request paths', () => {
+    expect(parseEnumFlag('--transport', 'streamable-http', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
+    expect(parseEnumFlag('--transport', 'MCP_SERVER_TRANSPORT_TYPE_SSE', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_SSE');
+    expect(flagForPath('externalConfig.oauth2.tokenUrl')).toBe('--oauth2-token-url');
+    expect(flagForPath('hostedConfig.awsSigv4.secretAccessKey')).toBe('--aws-secret-access-key-stdin, --aws-secret-access-key-file or AGCTL_MCP_AWS_SECRET_ACCESS_KEY');
+    expect(flagForPath('hostedConfig.mcpServerCatalogId')).toBe('--catalog-id');
+    expect(flagForPath('externalConfig')).toBeUndefined();
+    expect(enumLabel('MCP_SERVER_TRANSPORT_TYPE_SSE', TRANSPORT_TYPES)).toBe('SSE');
+    expect(enumLabel('MCP_SERVER_TRANSPORT_TYPE_QUIC', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_QUIC');
+  });
+});
+
+describe('redaction of MCP requests (dry runs and --debug logs)', () => {
+  it('redacts every secret field of every auth object and every config field value', () => {
+    const body: Record<string, any> = { hostedConfig: { configFields: { site: 'eu', apiKey: 'cf-secret' } }, externalConfig: {} };
+    const plain: string[] = [];
+    for (const kind of Object.keys(AUTH_FIELDS) as AuthKind[]) {
+      const obj: Record<string, string> = {};
+      for (const field of Object.keys(AUTH_FIELDS[kind])) obj[field] = SECRET_FIELDS[kind].includes(field) ? `secret-${kind}-${field}` : `plain-${kind}-${field}`;
+      body.hostedConfig[kind] = obj;
+      plain.push(...Object.values(obj).filter((v) => v.startsWith('plain-')));
+    }
+    expect(Object.values(SECRET_FIELDS).flat().length).toBeGreaterThanOrEqual(8);
+    const text = JSON.stringify(redactJson(body));
+    expect(text).not.toMatch(/secret-|cf-secret/);
+    for (const p of plain) expect(text).toContain(p);
+    expect((redactJson(body) as any).hostedConfig.configFields).toEqual({ site: REDACTED, apiKey: REDACTED });
+    expect(body.hostedConfig.basicAuth.password).toBe('secret-basicAuth-password');
+  });
+});
+
+describe('on a terminal', () => {
+  it('asks only for the missing secret, with a hidden prompt', async () => {
+    const r = await dryRun({ url: 'https://a.example.com/mcp', auth: 'bearer' }, [['Bearer token', 'typed-token']]);
+    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' } } });
+    expect(r.asked).toEqual(['Bearer token']);
+    expect(r.err).not.toContain('typed-token');
+  });
+
+  it('asks for the auth method when none is given and there is no mask', async () => {
+    const r = await dryRun({ url: 'https://a.example.com/mcp' }, [['Authentication method', 'none']]);
+    expect(r.body.externalConfig.none).toEqual({});
+  });
+
+  it('takes a secret from its env var before prompting', async () => {
+    const r = await dryRun({ url: 'https://a.example.com/mcp', username: 'u' }, [], { AGCTL_MCP_PASSWORD: 'from-env' });
+    expect(r.body.externalConfig.basicAuth).toEqual({ username: 'u', password: '<redacted>' });
+  });
+});
+
+describe('--interactive', () => {
+  it('walks an external OAuth2 authorization-code setup, asking only what applies', async () => {
+    const r = await dryRun({ interactive: true }, [
+      ['What kind of MCP server', 'external'],
+      ['Endpoint URL', 'https://crm.example.com/mcp'],
+      ['Transport', 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP'],
+      ['Authentication method', 'oauth2'],
+      ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE'],
+      ['Token sharing', 'MCP_SERVER_TOKEN_SHARING_PER_USER'],
+      ['How is the client ID acquired', 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED'],
+      ['Client ID', 'crm-client'],
+      ['OAuth2 client secret (empty to skip)', ''],
+      ['Authorization endpoint URL', 'https://idp.example.com/authorize'],
+      ['Token endpoint URL', 'https://idp.example.com/token'],
+      ['Scopes', 'openid crm.read'],
+      ['PKCE', 's256'],
+      ['Require approval', 'OPTIONAL_BOOL_TRUE'],
+    ]);
+    expect(r.body).toEqual({
+      externalConfig: {
+        url: 'https://crm.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+        oauth2: {
+          mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE',
+          clientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED',
+          clientId: 'crm-client',
+          authorizeUrl: 'https://idp.example.com/authorize',
+          tokenUrl: 'https://idp.example.com/token',
+          scopes: ['openid', 'crm.read'],
+          pkce: 's256',
+        },
+      },
+    });
+  });
+
+  it('walks a hosted AWS setup with a secret config field, skipping what flags gave', async () => {
+    const r = await dryRun({ interactive: true, hosted: true, catalogId: CATALOG, awsAccessKeyId: 'AKIAFLAG' }, [
+      ['Source app ID', ''],
+      ['Add a config field', true],
+      ['Config field name', 'apiKey'],
+      ['Is apiKey a secret', true],
+      ['Value of apiKey', 'typed-api-key'],
+      ['Add another config field', false],
+      ['AWS secret access key', 'typed-aws-secret'],
+      ['Are these temporary credentials', true],
+      ['AWS session token', 'typed-session'],
+      ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
+    ]);
+    expect(r.body).toEqual({
+      hostedConfig: {
+        mcpServerCatalogId: CATALOG,
+        configFields: { apiKey: '<redacted>' },
+        requireToolApproval: 'OPTIONAL_BOOL_UNSPECIFIED',
+        awsSigv4: { accessKeyId: 'AKIAFLAG', secretAccessKey: '<redacted>', sessionToken: '<redacted>' },
+      },
+    });
+    expect(r.asked.join('\n')).not.toMatch(/Token sharing|Authentication method|Endpoint URL/);
+  });
+
+  it('asks for multi-line keys as a file path and checks them with the shared rules', async () => {
+    const keyFile = join(root, 'jwt.pem');
+    writeFileSync(keyFile, RSA_PEM);
+    const r = await dryRun({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }, [
+      ['Authentication method', 'oauth2'],
+      ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER'],
+      ['Token endpoint URL', 'https://idp.example.com/token'],
+      ['Path to the file holding the JWT private key', keyFile],
+      ['JWT issuer', 'robot@example.com'],
+      ['JWT subject', ''],
+      ['JWT audience', ''],
+      ['Scopes', ''],
+    ]);
+    expect(r.body.externalConfig.oauth2).toEqual({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/token', jwtPrivateKey: '<redacted>', jwtIssuer: 'robot@example.com' });
+    // Token sharing is not offered for JWT bearer (SHARED only).
+    expect(r.asked).not.toContain('Token sharing');
+
+    const notKey = join(root, 'not-a-key.pem');
+    writeFileSync(notKey, 'hello');
+    const s = scripted([
+      ['Authentication method', 'oauth2'],
+      ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER'],
+      ['Token endpoint URL', 'https://idp.example.com/token'],
+      ['Path to the file holding the JWT private key', notKey],
+      ['JWT issuer', ''],
+      ['JWT subject', ''],
+      ['JWT audience', ''],
+      ['Scopes', ''],
+    ]);
+    await expect(run(opts({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p).ctx)).rejects.toThrow(
+      /^externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/,
+    );
+  });
+
+  it('refuses --interactive with --update-mask, and without a terminal', async () => {
+    await expect(run(opts({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(/cannot be combined with --update-mask/);
+    await expect(run(opts({ interactive: true }), context(scripted([], false).p).ctx)).rejects.toThrow(/--interactive needs a terminal/);
+  });
+});
