@@ -1,5 +1,6 @@
 // Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
 import type { Readable, Writable } from 'node:stream';
+import { UsageError } from '../api/errors.js';
 
 export interface IO {
   stdin: Readable & { isTTY?: boolean };
@@ -45,7 +46,7 @@ export async function readStdin(io: IO, what: string, maxBytes = 1024 * 1024): P
   for await (const chunk of io.stdin) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += b.length;
-    if (size > maxBytes) throw new Error(`${what} on stdin is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw new UsageError(`${what} on stdin is larger than ${maxBytes} bytes`);
     chunks.push(b);
   }
   return Buffer.concat(chunks).toString('utf8');

@@ -18,12 +18,37 @@ export async function main(argv: string[]): Promise<void> {
   // module on background threads and process exit waits for them: ~45 ms of
   // every short command. The baseline compiler alone is plenty for a CLI.
   setFlagsFromString('--liftoff-only');
-  const { buildProgram } = await import('./program.js');
+  const { buildProgram, walk } = await import('./program.js');
   const program = buildProgram();
+  if (wantsJson(args, process.env)) {
+    // Parse errors follow -o json too: one JSON object on stderr, like every other error.
+    const outputError = (str: string, write: (s: string) => void) =>
+      write(JSON.stringify({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
+    for (const cmd of walk(program)) cmd.configureOutput({ outputError });
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
+    // commander's own outcomes (help shown, bad flags) need nothing more loaded.
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('commander.')) {
+      process.exitCode = code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help' ? 0 : 2;
+      return;
+    }
     const { handleTopLevelError } = await import('./run.js');
     handleTopLevelError(err, args);
   }
+}
+
+/** Whether -o json (or AGCTL_OUTPUT=json) is asked for, read before commander parses anything. */
+export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {
+  let format = env.AGCTL_OUTPUT;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') break;
+    if (a === '-o' || a === '--output') format = args[++i];
+    else if (a.startsWith('--output=')) format = a.slice('--output='.length);
+    else if (/^-o[^-]/.test(a)) format = a.slice(2);
+  }
+  return format === 'json';
 }

@@ -1,6 +1,5 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
-import { CommanderError } from 'commander';
 import { Exit } from '../api/errors.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
@@ -38,16 +37,8 @@ function report(err: unknown, flags: GlobalFlags, ctx?: CommandContext): number 
   return r.exitCode;
 }
 
-/** Errors raised by commander itself (unknown option, missing argument, --help, --version). */
+/** Errors that escaped a command's own handling (commander's are handled in main.ts). */
 export function handleTopLevelError(err: unknown, args: string[]): void {
-  if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-      process.exitCode = 0;
-      return;
-    }
-    process.exitCode = Exit.Usage;
-    return;
-  }
   const debug = args.includes('--debug');
   const r = renderError(err);
   process.stderr.write(`agctl: ${r.line}\n`);

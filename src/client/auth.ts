@@ -142,7 +142,13 @@ export class ClientCredentialsFlow implements TokenProvider {
       throw new CliError(`the client secret is unusable: ${(err as Error).message}`, Exit.Unauthenticated);
     }
     const { importJWK, SignJWT } = await import('jose');
-    const signingKey = await importJWK({ ...key.jwk, alg: 'EdDSA' }, 'EdDSA');
+    let signingKey;
+    try {
+      signingKey = await importJWK({ ...key.jwk, alg: 'EdDSA' }, 'EdDSA');
+    } catch {
+      // jose's message never holds key material, but a fixed one says more to the user.
+      throw new CliError('the client secret is unusable: its key is not a valid Ed25519 private key', Exit.Unauthenticated);
+    }
     const now = Math.floor(this.clock.now() / 1000);
     return new SignJWT({})
       .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { readTextIfExists, ensurePrivateDir } from './secure-file.js';
 import { chmodSync } from 'node:fs';
+import { UsageError } from '../api/errors.js';
 
 export interface Profile {
   baseUrl?: string;
@@ -44,7 +45,8 @@ export class ProfileStore {
       try {
         data = JSON.parse(text) as ConfigFile;
       } catch {
-        throw new Error(`the config file ${this.path} is not valid JSON; fix or remove it`);
+        // The user's file, not a bug: a usage error (exit 2), not an unexpected one.
+        throw new UsageError(`the config file ${this.path} is not valid JSON`, 'fix it, or remove it and run `agctl login` again');
       }
     }
     this.#cache = data;

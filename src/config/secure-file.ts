@@ -10,9 +10,15 @@ export function ensurePrivateDir(dir: string): void {
   chmodSync(dir, 0o700);
 }
 
-export function writePrivateFile(path: string, content: string): void {
+/**
+ * Writes `content` to `path` atomically with mode 0600. The directory is made
+ * (or tightened to) 0700 unless `privateDir` is false: a file the user placed
+ * in a directory of their own (serve --ready-file) must not change that directory.
+ */
+export function writePrivateFile(path: string, content: string, opts: { privateDir?: boolean } = {}): void {
   const dir = dirname(path);
-  ensurePrivateDir(dir);
+  if (opts.privateDir === false) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  else ensurePrivateDir(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     writeFileSync(tmp, content, { mode: 0o600 });

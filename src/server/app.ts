@@ -143,7 +143,9 @@ export class EmbeddedServer {
       if (route.options.auth) {
         const auth = authenticateBearer(this.store, this.clock, req.headers.authorization);
         if (!auth) {
-          res.setHeader('WWW-Authenticate', 'Bearer realm="agctl", error="invalid_token"');
+          // RFC 6750 §3.1: no error code when the request carried no bearer token at all.
+          const presented = /^Bearer\s/i.test(req.headers.authorization ?? '');
+          res.setHeader('WWW-Authenticate', presented ? 'Bearer realm="agctl", error="invalid_token"' : 'Bearer realm="agctl"');
           throw ApiError.of(Code.Unauthenticated, 'a valid bearer access token is required');
         }
         ctx.auth = auth;

@@ -32,7 +32,7 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   });
   const info = server.readyInfo();
   const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
-  writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n');
+  writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
 
   const s = await ctx.out.styles();
   const out = (l: string) => ctx.io.stderr.write(l + '\n');
@@ -40,9 +40,9 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   out(`  data: ${dir}`);
   out(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
   for (const c of info.clients) out(`  client ${c.clientId} (${c.form} secret)`);
-  const hook = (info.demo as { webhooks?: { hmac?: { url?: string; secret?: string } } }).webhooks?.hmac;
-  if (hook?.url && hook.secret) {
-    out(`  HMAC webhook listener: ${hook.url}`);
+  const hook = (info.demo as { webhooks?: { hmac?: { path?: string; secret?: string } } }).webhooks?.hmac;
+  if (hook?.path && hook.secret) {
+    out(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
     out(`  webhook signing secret: ${hook.secret}`);
   }
   out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${readyFile} | agctl login --base-url ${info.baseUrl} --client-id ${info.clients.find((c) => c.form === 'plain')?.clientId ?? '<id>'} --client-secret-stdin`);

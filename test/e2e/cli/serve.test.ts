@@ -1,0 +1,132 @@
+// `agctl serve` as a real process: the ready file, logins in both secret forms
+// against it, and a graceful SIGTERM that finishes an in-flight request.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
+
+const work = tempDir('agctl-serve-e2e-');
+const dataDir = join(work, 'data');
+// The ready file goes to a directory of the user's: its mode must stay as it is.
+const userDir = join(work, 'project');
+mkdirSync(userDir, { mode: 0o755 });
+chmodSync(userDir, 0o755);
+const readyFile = join(userDir, 'ready.json');
+
+let stderr = '';
+let child: ChildProcess;
+let exited: Promise<number | null>;
+// Started in a hook (not at the top level) so that afterAll still stops it when start-up fails.
+beforeAll(() => {
+  child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--ready-file', readyFile], {
+    cwd: ROOT,
+    env: baseEnv(join(work, 'serve-config')),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+  exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+});
+afterAll(() => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+async function waitFor<T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; serve said:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+interface Ready {
+  baseUrl: string;
+  clients: { clientId: string; clientSecret: string; form: 'key' | 'plain' }[];
+  demo: Record<string, any>;
+}
+
+let ready: Ready;
+let plain: Ready['clients'][number];
+let key: Ready['clients'][number];
+beforeAll(async () => {
+  ready = await waitFor<Ready>('the ready file', () => {
+    if (child.exitCode !== null) throw new Error(`agctl serve exited with ${child.exitCode}:\n${stderr}`);
+    if (!existsSync(readyFile)) return undefined;
+    try {
+      return JSON.parse(readFileSync(readyFile, 'utf8')) as Ready;
+    } catch {
+      return undefined; // being written
+    }
+  });
+  plain = ready.clients.find((c) => c.form === 'plain')!;
+  key = ready.clients.find((c) => c.form === 'key')!;
+});
+
+describe('agctl serve', () => {
+  it('writes a 0600 ready file with the base URL, both kinds of clients and the demo data', () => {
+    expect(statSync(readyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(userDir).mode & 0o777).toBe(0o755);
+    expect(ready.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready.clients.filter((c) => c.form === 'key').length).toBeGreaterThanOrEqual(1);
+    expect(ready.clients.filter((c) => c.form === 'plain').length).toBeGreaterThanOrEqual(1);
+    for (const c of ready.clients) expect(Object.keys(c).sort()).toEqual(['clientId', 'clientSecret', 'form']);
+    expect(key.clientSecret).toMatch(/^secret-token:[^:]+:v1:[A-Za-z0-9_-]+$/);
+    expect(ready.demo.rules).toMatchObject({ appId: 'crm-app', count: 26 });
+    expect(statSync(join(dataDir, 'seal.key')).mode & 0o777).toBe(0o600);
+    expect(stderr).toContain(`agctl embedded server listening on ${ready.baseUrl}`);
+    expect(stderr).not.toContain(plain.clientSecret);
+    expect(stderr).not.toContain(key.clientSecret);
+  });
+
+  it('accepts logins in both forms from the real CLI, and serves rules to them', async () => {
+    const secretFile = join(work, 'key.txt');
+    writeFileSync(secretFile, key.clientSecret, { mode: 0o600 });
+    const a = cliFor(join(work, 'cfg-plain'));
+    const b = cliFor(join(work, 'cfg-key'));
+    const logins = await Promise.all([
+      a(['login', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret }),
+      b(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-file', secretFile]),
+    ]);
+    for (const r of logins) expect(r.code, r.stderr).toBe(0);
+    const lists = await Promise.all([a(['rules', 'list', 'crm-app', '-o', 'json', '--page-size', '10']), b(['rules', 'list', 'crm-app', '-o', 'json'])]);
+    for (const r of lists) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json()).toHaveLength(26);
+    }
+  });
+
+  it('on SIGTERM finishes the request in flight, closes the database and exits 0', async () => {
+    const { hostname, port } = new URL(ready.baseUrl);
+    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: plain.clientId, client_secret: plain.clientSecret }).toString();
+    const sock = connect(Number(port), hostname);
+    let response = '';
+    sock.setEncoding('utf8').on('data', (d) => (response += d));
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    // Headers and half the body: the server is now handling the request.
+    sock.write(`POST /auth/v1/token HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGTERM');
+    await waitFor('the shutdown message', () => (stderr.includes('SIGTERM: finishing in-flight requests') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(child.exitCode).toBeNull(); // still waiting for our request
+
+    sock.write(body.slice(10));
+    const code = await exited;
+    await waitFor('the response', () => (response.includes('"token_type":"Bearer"') ? true : undefined), 5000);
+    sock.destroy();
+    expect(response).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(code).toBe(0);
+    // New connections are refused now.
+    await expect(fetch(`${ready.baseUrl}/auth/v1/token`, { method: 'POST' })).rejects.toThrow();
+    // The database is closed cleanly and never held a client secret in plain text.
+    for (const f of readdirSync(dataDir)) {
+      const bytes = readFileSync(join(dataDir, f));
+      expect(bytes.includes(plain.clientSecret), f).toBe(false);
+      expect(bytes.includes(key.clientSecret.split(':v1:')[1]!), f).toBe(false);
+    }
+    expect(readdirSync(dataDir).filter((f) => f.endsWith('-wal') && statSync(join(dataDir, f)).size > 0)).toEqual([]);
+  });
+});

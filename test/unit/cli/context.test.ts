@@ -1,0 +1,222 @@
+// The context and the commands built on it, run in-process with a context
+// built directly: fake terminal streams, a scripted prompter, a temp config dir,
+// and the in-process embedded server.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
+import { CommandContext } from '../../../src/cli/context.js';
+import { colorEnabled, promptsAllowed, readStdin, type IO } from '../../../src/cli/io.js';
+import type { Prompter } from '../../../src/cli/prompt.js';
+import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
+import { run as login } from '../../../src/cli/commands/auth/login.js';
+import { run as rulesDelete } from '../../../src/cli/commands/rules/delete.js';
+import { run as rulesList } from '../../../src/cli/commands/rules/list.js';
+import type { GlobalFlags } from '../../../src/config/resolve.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const root = mkdtempSync(join(tmpdir(), 'agctl-ctx-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => (err += d));
+  const io: IO = {
+    stdin: Readable.from([Buffer.from(opts.stdin ?? '')]),
+    stdout,
+    stderr,
+    isStdinTTY: Boolean(opts.tty),
+    isStdoutTTY: Boolean(opts.tty),
+    isStderrTTY: Boolean(opts.tty),
+  };
+  return { io, out: () => out, err: () => err };
+}
+
+/** A prompter answering from a script, recording the questions. */
+function scripted(answers: Record<string, string | boolean>, enabled = true) {
+  const asked: string[] = [];
+  const answer = (m: string) => {
+    asked.push(m);
+    const a = Object.entries(answers).find(([k]) => m.startsWith(k));
+    if (!a) throw new Error(`unexpected prompt: ${m}`);
+    return a[1];
+  };
+  const p: Prompter = {
+    enabled,
+    input: async (m, o) => {
+      const v = String(answer(m));
+      if (o?.validate) expect(o.validate(v)).toBe(true);
+      return v;
+    },
+    password: async (m) => String(answer(m)),
+    confirm: async (m) => Boolean(answer(m)),
+    select: async () => {
+      throw new Error('no select expected');
+    },
+  };
+  return { p, asked };
+}
+
+function makeCtx(opts: { env?: Record<string, string>; flags?: GlobalFlags; tty?: boolean; stdin?: string; prompter?: Prompter } = {}) {
+  const f = fakeIO(opts);
+  const env = { AGCTL_CONFIG_DIR: join(root, `cfg${n++}`), ...opts.env };
+  const ctx = new CommandContext({ io: f.io, env, flags: { input: true, color: true, ...opts.flags }, prompter: opts.prompter });
+  return { ctx, ...f, env };
+}
+
+const s = await startTestServer();
+const app = s.demo.rules.appId as string;
+const plainEnv = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+
+describe('terminal decisions', () => {
+  const io = (tty: boolean) => fakeIO({ tty }).io;
+  it('colour: on for a terminal unless NO_COLOR, --no-color or TERM=dumb; FORCE_COLOR forces it', () => {
+    expect(colorEnabled(io(true), {}, undefined)).toBe(true);
+    expect(colorEnabled(io(false), {}, undefined)).toBe(false);
+    expect(colorEnabled(io(true), { NO_COLOR: '1' }, undefined)).toBe(false);
+    expect(colorEnabled(io(true), { NO_COLOR: '' }, undefined)).toBe(true);
+    expect(colorEnabled(io(true), {}, false)).toBe(false);
+    expect(colorEnabled(io(true), { TERM: 'dumb' }, undefined)).toBe(false);
+    expect(colorEnabled(io(false), { FORCE_COLOR: '1' }, undefined)).toBe(true);
+    expect(colorEnabled(io(false), { FORCE_COLOR: '0' }, undefined)).toBe(false);
+  });
+
+  it('prompts: only with terminals on stdin and stdout, CI unset and without --no-input', () => {
+    expect(promptsAllowed(io(true), {}, true)).toBe(true);
+    expect(promptsAllowed(io(false), {}, true)).toBe(false);
+    expect(promptsAllowed(io(true), { CI: '1' }, true)).toBe(false);
+    expect(promptsAllowed(io(true), { CI: 'true' }, true)).toBe(false);
+    expect(promptsAllowed(io(true), { CI: 'false' }, true)).toBe(true);
+    expect(promptsAllowed(io(true), {}, false)).toBe(false);
+    const half = { ...io(true), isStdoutTTY: false };
+    expect(promptsAllowed(half, {}, true)).toBe(false);
+  });
+
+  it('the context refuses a bad output format before anything runs', () => {
+    expect(() => makeCtx({ flags: { output: 'yaml' } })).toThrow(UsageError);
+    expect(() => makeCtx({ env: { AGCTL_OUTPUT: 'xml' } })).toThrow(/AGCTL_OUTPUT/);
+  });
+});
+
+describe('readSecret', () => {
+  const src: SecretSource = { name: 'client secret', flag: '--client-secret', env: 'AGCTL_CLIENT_SECRET', prompt: 'Client secret' };
+  const fake = (o: { stdin?: string; tty?: boolean; env?: Record<string, string>; prompter?: Prompter }) => {
+    const { io } = fakeIO(o);
+    return { io, env: o.env ?? {}, canPrompt: Boolean(o.prompter?.enabled), prompt: o.prompter } as unknown as CommandContext;
+  };
+
+  it('reads stdin, a file, the environment or a prompt, in that order', async () => {
+    expect(await readSecret(fake({ stdin: 'from-stdin\n', env: { AGCTL_CLIENT_SECRET: 'env' } }), { ...src, stdin: true })).toBe('from-stdin');
+    const file = join(root, 'secret.txt');
+    writeFileSync(file, 'from-file\r\n');
+    expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'env' } }), { ...src, file })).toBe('from-file');
+    expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'from-env' }, prompter: scripted({ Client: 'p' }).p }), src)).toBe('from-env');
+    const { p, asked } = scripted({ 'Client secret': 'typed' });
+    expect(await readSecret(fake({ prompter: p }), src)).toBe('typed');
+    expect(asked).toEqual(['Client secret']);
+    expect(await readSecret(fake({}), src)).toBeUndefined();
+  });
+
+  it('refuses ambiguous, empty or unreadable input with usage errors that name the flags', async () => {
+    await expect(readSecret(fake({}), { ...src, stdin: true, file: 'x' })).rejects.toThrow('use either --client-secret-stdin or --client-secret-file, not both');
+    await expect(readSecret(fake({ tty: true }), { ...src, stdin: true })).rejects.toThrow(/expects the client secret on a pipe/);
+    await expect(readSecret(fake({ stdin: '\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret is empty');
+    await expect(readSecret(fake({}), { ...src, file: join(root, 'missing') })).rejects.toThrow(/--client-secret-file: cannot read .*ENOENT/);
+    await expect(readStdin(fakeIO({ stdin: 'x'.repeat(11) }).io, 'the data', 10)).rejects.toThrow(UsageError);
+    expect(await readStdin(fakeIO({ stdin: 'x'.repeat(10) }).io, 'the data', 10)).toBe('x'.repeat(10));
+    const m = missingSecret(src);
+    expect(m).toBeInstanceOf(UsageError);
+    expect(m.message).toBe('missing client secret: provide it with --client-secret-stdin, --client-secret-file, AGCTL_CLIENT_SECRET (or run on a terminal to be prompted)');
+  });
+});
+
+describe('login (in-process)', () => {
+  it('asks for what is missing on a terminal, proves the credentials, then saves the profile', async () => {
+    const { p, asked } = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': s.plainClient.clientSecret });
+    const { ctx, err, env } = makeCtx({ tty: true, prompter: p });
+    expect(await login({ secretStdin: false }, ctx)).toBe(0);
+    await ctx.close();
+    expect(asked).toEqual(['Client ID', 'Base URL', 'Client secret']);
+    expect(err()).toContain(`Logged in to ${s.baseUrl} as ${s.plainClient.clientId} (profile "default")`);
+    expect(err()).not.toContain(s.plainClient.clientSecret);
+    const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
+    expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
+    expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
+  });
+
+  it('suggests the tenant a name@host/suffix client ID names', async () => {
+    let suggested: string | undefined;
+    const { p } = scripted({ 'Client secret': 'x' });
+    p.input = async (_m, o) => {
+      suggested = o?.default;
+      throw new Error('stop here');
+    };
+    const { ctx } = makeCtx({ tty: true, prompter: p, flags: { clientId: 'bot@acme.example.com/agctl' } });
+    await expect(login({ secretStdin: false }, ctx)).rejects.toThrow('stop here');
+    expect(suggested).toBe('https://acme.example.com');
+  });
+
+  it('without a terminal, names the flag and the env var of what is missing', async () => {
+    const none = makeCtx({ prompter: scripted({}, false).p });
+    await expect(login({ secretStdin: false }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
+    const noUrl = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot' } });
+    await expect(login({ secretStdin: false }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
+    const noSecret = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot', baseUrl: s.baseUrl } });
+    await expect(login({ secretStdin: false }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
+  });
+
+  it('saves nothing when the token request fails', async () => {
+    const { ctx, env } = makeCtx({ prompter: scripted({}, false).p, env: { ...plainEnv, AGCTL_CLIENT_SECRET: 'wrong' } });
+    const err = await login({ secretStdin: false }, ctx).catch((e: unknown) => e);
+    await ctx.close();
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect(() => readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'))).toThrow();
+    expect(ctx.vault.loadCredential('default')).toBeUndefined();
+  });
+});
+
+describe('rules commands (in-process)', () => {
+  it('delete asks on a terminal and deletes nothing when the answer is no', async () => {
+    const { p, asked } = scripted({ Delete: false });
+    const { ctx, err } = makeCtx({ tty: true, prompter: p }); // no credentials: any API call would fail
+    expect(await rulesDelete({ appId: app, ruleIds: ['ecr-001', 'ecr-002', 'ecr-001'], yes: false }, ctx)).toBe(0);
+    expect(asked).toEqual([`Delete 2 rules (ecr-001, ecr-002) from app ${app}?`]);
+    expect(err()).toContain('Nothing deleted');
+  });
+
+  it('delete needs --yes without a terminal', async () => {
+    const { ctx } = makeCtx({ prompter: scripted({}, false).p, env: plainEnv });
+    await expect(rulesDelete({ appId: app, ruleIds: ['ecr-001'], yes: false }, ctx)).rejects.toThrow('refusing to delete without confirmation: pass --yes');
+  });
+
+  it('delete reports each rule and returns the worst exit code', async () => {
+    const { p } = scripted({ Delete: true });
+    const { ctx, err } = makeCtx({ tty: true, prompter: p, env: plainEnv });
+    expect(await rulesDelete({ appId: app, ruleIds: ['ecr-020', 'ecr-nope'], yes: false }, ctx)).toBe(Exit.NotFound);
+    await ctx.close();
+    expect(err()).toContain('Deleted rule ecr-020');
+    expect(err()).toMatch(/rule ecr-nope: entitlement configuration rule ecr-nope not found in app crm-app \(HTTP 404, NotFound\)/);
+  });
+
+  it('list prints a table in evaluation order, or JSON', async () => {
+    const table = makeCtx({ env: plainEnv });
+    expect(await rulesList({ appId: app, limit: 4, pageSize: 3 }, table.ctx)).toBe(0);
+    await table.ctx.close();
+    const lines = table.out().trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^PRIORITY\s+ID\s+NAME\s+ENABLED\s+CONDITION\s+REQUEST POLICY$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual(['ecr-001', 'ecr-002', 'ecr-003', 'ecr-004']);
+
+    const json = makeCtx({ env: plainEnv, flags: { output: 'json' } });
+    expect(await rulesList({ appId: 'empty-app' }, json.ctx)).toBe(0);
+    await json.ctx.close();
+    expect(JSON.parse(json.out())).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError, CliError, Code, EXIT_CODE_TABLE, Exit, UsageError, codeForHttpStatus, exitCodeForStatus, httpStatusForCode } from '../../../src/api/errors.js';
+import { renderError } from '../../../src/cli/errors.js';
+
+describe('exit codes', () => {
+  it('map HTTP statuses as documented (DESIGN.md §4)', () => {
+    const table: [number, number][] = [
+      [200, 0], [204, 0],
+      [400, 7], [405, 7], [413, 7], [422, 7],
+      [401, 3], [403, 4], [404, 5], [409, 6], [429, 8],
+      [500, 9], [501, 9], [502, 9], [503, 9], [504, 9], [0, 9],
+      [418, 7],
+    ];
+    for (const [status, code] of table) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
+  });
+
+  it('are the documented table, 0 to 10', () => {
+    expect(EXIT_CODE_TABLE.map(([c]) => c)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(Exit).toMatchObject({ OK: 0, Bug: 1, Usage: 2, Unauthenticated: 3, PermissionDenied: 4, NotFound: 5, Conflict: 6, Invalid: 7, RateLimited: 8, Server: 9, Pending: 10 });
+  });
+
+  it('follow the gRPC <-> HTTP mapping', () => {
+    const pairs: [number, number][] = [
+      [Code.InvalidArgument, 400], [Code.NotFound, 404], [Code.AlreadyExists, 409], [Code.PermissionDenied, 403],
+      [Code.ResourceExhausted, 429], [Code.FailedPrecondition, 400], [Code.Unimplemented, 501], [Code.Internal, 500],
+      [Code.Unavailable, 503], [Code.Unauthenticated, 401], [99, 500],
+    ];
+    for (const [code, status] of pairs) expect(httpStatusForCode(code)).toBe(status);
+    for (const s of [400, 401, 403, 404, 409, 429, 501, 503, 504]) expect(httpStatusForCode(codeForHttpStatus(s))).toBe(s);
+    expect(codeForHttpStatus(502)).toBe(Code.Internal);
+    expect(codeForHttpStatus(418)).toBe(Code.Unknown);
+  });
+});
+
+describe('renderError', () => {
+  it('renders an ApiError as one line with the HTTP status and code name', () => {
+    const r = renderError(new ApiError(404, Code.NotFound, 'rule ecr-1 not found', [{ x: 1 }]));
+    expect(r.exitCode).toBe(5);
+    expect(r.line).toBe('rule ecr-1 not found (HTTP 404, NotFound)');
+    expect(r.json).toEqual({ error: { status: 404, code: 5, message: 'rule ecr-1 not found', details: [{ x: 1 }] } });
+    expect(r.line).not.toContain('\n');
+  });
+
+  it('adds a hint for 401 and 429, and keeps OAuth error strings', () => {
+    const auth = renderError(new ApiError(401, 'invalid_token', 'expired'));
+    expect([auth.exitCode, auth.line]).toEqual([3, 'expired (HTTP 401, invalid_token)']);
+    expect(auth.hint).toMatch(/agctl login/);
+    const rate = renderError(ApiError.of(Code.ResourceExhausted, 'slow down'));
+    expect([rate.exitCode, rate.hint]).toEqual([8, 'the server is rate limiting; try again later']);
+    expect(renderError(new ApiError(500, 77, 'odd')).line).toBe('odd (HTTP 500, code 77)');
+    expect(renderError(new ApiError(400, Code.InvalidArgument, 'bad')).exitCode).toBe(7);
+    expect(renderError(new ApiError(403, Code.PermissionDenied, 'no')).exitCode).toBe(4);
+    expect(renderError(new ApiError(409, Code.AlreadyExists, 'dup')).exitCode).toBe(6);
+    expect(renderError(new ApiError(503, Code.Unavailable, 'down')).exitCode).toBe(9);
+  });
+
+  it('renders a UsageError as exit 2 with its hint', () => {
+    const r = renderError(new UsageError('missing client ID: pass --client-id or set AGCTL_CLIENT_ID', 'try this'));
+    expect(r).toEqual({
+      exitCode: 2,
+      line: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID',
+      hint: 'try this',
+      json: { error: { status: null, code: 'usage', message: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID', details: [] } },
+    });
+  });
+
+  it('renders a CliError with its own exit code, status and code', () => {
+    const r = renderError(new CliError('authentication failed: bad (invalid_client)', Exit.Unauthenticated, { hint: 'h', status: 401, code: 'invalid_client' }));
+    expect(r).toEqual({
+      exitCode: 3,
+      line: 'authentication failed: bad (invalid_client)',
+      hint: 'h',
+      json: { error: { status: 401, code: 'invalid_client', message: 'authentication failed: bad (invalid_client)', details: [] } },
+    });
+    expect(renderError(new CliError('pending', Exit.Pending)).json.error).toEqual({ status: null, code: null, message: 'pending', details: [] });
+  });
+
+  it('renders anything else as an unexpected error (exit 1), without a stack', () => {
+    const err = new TypeError('x is undefined');
+    const r = renderError(err);
+    expect(r.exitCode).toBe(1);
+    expect(r.line).toBe('unexpected error: x is undefined');
+    expect(r.hint).toMatch(/--debug/);
+    expect(JSON.stringify(r)).not.toContain(' at ');
+    expect(renderError('plain string').line).toBe('unexpected error: plain string');
+    expect(renderError(undefined).exitCode).toBe(1);
+  });
+
+  it('renders a cancelled prompt as exit 130', () => {
+    const e = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
+    expect(renderError(e)).toMatchObject({ exitCode: 130, line: 'cancelled' });
+  });
+});

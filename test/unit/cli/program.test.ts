@@ -1,0 +1,233 @@
+// Flag parsing: argv -> the options object each command's run() receives, and
+// the global flags the context resolves. The command modules and the runner are
+// replaced by recorders, so nothing runs and nothing touches the network.
+import { CommanderError, type Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const h = vi.hoisted(() => {
+  const state = {
+    loaded: [] as string[],
+    calls: [] as { name: string; opts: any; ctx: unknown }[],
+    globals: undefined as Record<string, unknown> | undefined,
+    module(name: string) {
+      state.loaded.push(name);
+      return {
+        run: async (opts: unknown, ctx: unknown) => {
+          state.calls.push({ name, opts, ctx });
+          return 0;
+        },
+      };
+    },
+  };
+  return state;
+});
+
+vi.mock('../../../src/cli/run.js', () => ({
+  execute: async (cmd: Command, fn: (ctx: unknown) => Promise<unknown>) => {
+    h.globals = cmd.optsWithGlobals();
+    await fn({ fake: 'ctx' });
+  },
+}));
+vi.mock('../../../src/cli/commands/auth/login.js', () => h.module('login'));
+vi.mock('../../../src/cli/commands/auth/logout.js', () => h.module('logout'));
+vi.mock('../../../src/cli/commands/auth/status.js', () => h.module('auth status'));
+vi.mock('../../../src/cli/commands/auth/token.js', () => h.module('auth token'));
+vi.mock('../../../src/cli/commands/rules/list.js', () => h.module('rules list'));
+vi.mock('../../../src/cli/commands/rules/delete.js', () => h.module('rules delete'));
+vi.mock('../../../src/cli/commands/serve.js', () => h.module('serve'));
+vi.mock('../../../src/cli/commands/help.js', () => h.module('help'));
+vi.mock('../../../src/cli/commands/completion.js', () => h.module('completion'));
+
+const { buildProgram, walk } = await import('../../../src/cli/program.js');
+const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
+
+interface Call {
+  name: string;
+  opts: any;
+  ctx: unknown;
+  globals: Record<string, unknown>;
+  output: string;
+}
+interface ParseFailure {
+  error: CommanderError;
+  output: string;
+}
+
+/** Parses argv (without "node agctl") on a fresh program; returns the recorded call or the commander error. */
+async function attempt(argv: string[]): Promise<Call | ParseFailure> {
+  const program = buildProgram();
+  const out: string[] = [];
+  for (const c of walk(program)) c.configureOutput({ writeOut: (s) => void out.push(s), writeErr: (s) => void out.push(s) });
+  h.calls.length = 0;
+  h.globals = undefined;
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return { error: err, output: out.join('') };
+    throw err;
+  }
+  expect(h.calls).toHaveLength(1);
+  return { ...h.calls[0]!, globals: h.globals!, output: out.join('') };
+}
+
+async function parse(...argv: string[]): Promise<Call> {
+  const r = await attempt(argv);
+  if ('error' in r) throw new Error(`unexpected parse error for ${argv.join(' ')}: ${r.output}`);
+  return r;
+}
+
+async function parseError(...argv: string[]): Promise<ParseFailure> {
+  const r = await attempt(argv);
+  if (!('error' in r)) throw new Error(`expected a parse error for ${argv.join(' ')}`);
+  return r;
+}
+
+beforeEach(() => {
+  h.calls.length = 0;
+});
+
+describe('lazy command modules', () => {
+  it('are not imported by building the tree, only when their command runs', async () => {
+    h.loaded.length = 0;
+    buildProgram();
+    expect(h.loaded).toEqual([]);
+    await parse('rules', 'list', 'crm-app');
+    expect(h.loaded).toEqual(['rules list']);
+  });
+});
+
+describe('command options', () => {
+  it('rules list', async () => {
+    expect(await parse('rules', 'list', 'crm-app')).toMatchObject({ name: 'rules list', opts: { appId: 'crm-app', limit: undefined, pageSize: undefined }, ctx: { fake: 'ctx' } });
+    expect((await parse('rules', 'list', 'crm-app', '--limit', '5', '--page-size', '7')).opts).toEqual({ appId: 'crm-app', limit: 5, pageSize: 7 });
+    expect((await parse('rules', 'list', '--page-size=250', 'x')).opts).toEqual({ appId: 'x', limit: undefined, pageSize: 250 });
+  });
+
+  it('rules delete', async () => {
+    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1')).opts).toEqual({ appId: 'crm-app', ruleIds: ['ecr-1'], yes: false });
+    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({ appId: 'crm-app', ruleIds: ['ecr-1', 'ecr-2'], yes: true });
+    expect((await parse('rules', 'delete', '--yes', 'a', 'b')).opts).toEqual({ appId: 'a', ruleIds: ['b'], yes: true });
+  });
+
+  it('login', async () => {
+    expect((await parse('login')).opts).toEqual({ secretStdin: false, secretFile: undefined });
+    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ secretStdin: true, secretFile: undefined });
+    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ secretStdin: false, secretFile: '/tmp/s' });
+  });
+
+  it('logout, auth status, auth token', async () => {
+    expect(await parse('logout')).toMatchObject({ name: 'logout', opts: {} });
+    expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: {} });
+    expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: {} });
+  });
+
+  it('serve, with its defaults', async () => {
+    expect((await parse('serve')).opts).toEqual({
+      host: '127.0.0.1', port: 0, dataDir: undefined, readyFile: undefined, tokenTtl: 3600,
+      frontendUrl: undefined, trustProxy: false, allowInsecureJwks: false, quiet: false,
+    });
+    const r = await parse('serve', '--host', '0.0.0.0', '--port', '8080', '--data-dir', 'd', '--ready-file', 'r.json', '--token-ttl', '5', '--frontend-url', 'https://ui.example.com', '--trust-proxy', '--allow-insecure-jwks', '--quiet');
+    expect(r.opts).toEqual({
+      host: '0.0.0.0', port: 8080, dataDir: 'd', readyFile: 'r.json', tokenTtl: 5,
+      frontendUrl: 'https://ui.example.com', trustProxy: true, allowInsecureJwks: true, quiet: true,
+    });
+  });
+
+  it('help and completion receive the program', async () => {
+    const help = await parse('help', 'rules', 'list');
+    expect(help.opts.topic).toEqual(['rules', 'list']);
+    expect((help.opts.program as Command).name()).toBe('agctl');
+    expect((await parse('help')).opts.topic).toEqual([]);
+    const comp = await parse('completion', 'zsh');
+    expect(comp.opts.shell).toBe('zsh');
+    expect((comp.opts.program as Command).name()).toBe('agctl');
+  });
+});
+
+describe('global flags', () => {
+  it('are accepted before or after the command and reach the context', async () => {
+    const before = await parse('--profile', 'ci', '--base-url', 'https://a.example.com', '--client-id', 'bot', '-o', 'json', '--no-input', '--no-color', '--debug', '--timeout', '3', '--embedded', 'rules', 'list', 'x');
+    expect(before.globals).toMatchObject({ profile: 'ci', baseUrl: 'https://a.example.com', clientId: 'bot', output: 'json', input: false, color: false, debug: true, timeout: '3', embedded: true });
+    const after = await parse('rules', 'list', 'x', '--output', 'table', '--profile', 'p2', '--debug');
+    expect(after.globals).toMatchObject({ output: 'table', profile: 'p2', debug: true, input: true, color: true });
+    expect(after.opts).toEqual({ appId: 'x', limit: undefined, pageSize: undefined });
+  });
+
+  it('default to prompting and colour allowed, nothing else set', async () => {
+    const r = await parse('auth', 'status');
+    expect(r.globals).toEqual({ input: true, color: true });
+  });
+});
+
+describe('usage errors', () => {
+  it('reject bad option values with one line naming the flag', async () => {
+    const cases: [string[], RegExp][] = [
+      [['rules', 'list', 'x', '--limit', '0'], /--limit must be an integer from 1 to/],
+      [['rules', 'list', 'x', '--limit', 'ten'], /--limit must be an integer/],
+      [['rules', 'list', 'x', '--page-size', '251'], /--page-size must be an integer from 1 to 250/],
+      [['serve', '--port', '70000'], /--port must be an integer from 0 to 65535/],
+      [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
+      [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
+    ];
+    for (const [argv, re] of cases) {
+      const { error, output } = await parseError(...argv);
+      expect(error.code).toBe('commander.invalidArgument');
+      expect(output).toMatch(re);
+      expect(output.startsWith('agctl: ')).toBe(true);
+      expect(output.trim().split('\n')).toHaveLength(1);
+    }
+    expect(h.calls).toEqual([]);
+  });
+
+  it('reject unknown options and commands and missing arguments', async () => {
+    expect((await parseError('rules', 'list', 'x', '--bogus')).error.code).toBe('commander.unknownOption');
+    const typo = await parseError('rulez');
+    expect(typo.error.code).toBe('commander.unknownCommand');
+    expect(typo.output).toMatch(/Did you mean rules\?/);
+    expect((await parseError('rules', 'delete', 'crm-app')).error.code).toBe('commander.missingArgument');
+    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\n");
+    expect((await parseError('login', '--client-secret', 'x')).error.code).toBe('commander.unknownOption');
+  });
+
+  it('print help and the version without running anything', async () => {
+    const help = await parseError('rules', 'list', '--help');
+    expect(help.error.code).toBe('commander.helpDisplayed');
+    expect(help.output).toContain('Usage: agctl rules list [options] <app-id>');
+    expect(help.output).toContain('--page-size <n>');
+    const v = await parseError('--version');
+    expect(v.error.code).toBe('commander.version');
+    expect(v.output).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('option parsers', () => {
+  it('positiveInt', () => {
+    const p = positiveInt('--n', 10);
+    expect(p('1')).toBe(1);
+    expect(p('10')).toBe(10);
+    for (const bad of ['0', '11', '-1', '1.5', '1e2', '', ' 3', '0x5']) expect(() => p(bad)).toThrow(InvalidArgumentError);
+    expect(() => p('11')).toThrow('--n must be an integer from 1 to 10');
+    expect(positiveInt('--big')('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it('collect', () => {
+    expect(collect('a')).toEqual(['a']);
+    expect(collect('b', ['a'])).toEqual(['a', 'b']);
+  });
+});
+
+describe('JSON errors before parsing', () => {
+  it('wantsJson reads -o/--output in every spelling, the last one winning, and AGCTL_OUTPUT', async () => {
+    const { wantsJson } = await import('../../../src/cli/main.js');
+    expect(wantsJson(['rules', 'list', '-o', 'json'], {})).toBe(true);
+    expect(wantsJson(['--output', 'json', 'rules'], {})).toBe(true);
+    expect(wantsJson(['--output=json'], {})).toBe(true);
+    expect(wantsJson(['-ojson'], {})).toBe(true);
+    expect(wantsJson(['rules'], { AGCTL_OUTPUT: 'json' })).toBe(true);
+    expect(wantsJson(['-o', 'table'], { AGCTL_OUTPUT: 'json' })).toBe(false);
+    expect(wantsJson(['-o', 'json', '-o', 'table'], {})).toBe(false);
+    expect(wantsJson(['rules', '--', '-o', 'json'], {})).toBe(false);
+    expect(wantsJson(['rules', 'list', 'json'], {})).toBe(false);
+  });
+});

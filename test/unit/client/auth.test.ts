@@ -1,0 +1,254 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError, CliError, Exit } from '../../../src/api/errors.js';
+import { ApiClient, errorFromResponse } from '../../../src/client/api.js';
+import { ClientCredentialsFlow, EXPIRY_SKEW_S, MemoryTokenCache, StaticToken, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
+import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
+import { Vault } from '../../../src/config/vault.js';
+import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
+import type { Clock } from '../../../src/lib/clock.js';
+import { sendJson, tinyServer } from './tiny-server.js';
+
+/** A clock tests set by hand. */
+class FakeClock implements Clock {
+  constructor(public ms = Date.parse('2030-01-01T00:00:00Z')) {}
+  now() {
+    return this.ms;
+  }
+  advanceSeconds(s: number) {
+    this.ms += s * 1000;
+  }
+}
+
+const srv = await tinyServer();
+const http = new HttpClient({ sleep: async () => {} });
+afterAll(() => http.close());
+
+// The token endpoint of the tiny server: issues tok-1, tok-2, ...; the API accepts only tokens in `valid`.
+let issued = 0;
+let ttl = 3600;
+const valid = new Set<string>();
+let tokenAnswer: ((res: Parameters<typeof sendJson>[0]) => boolean) | undefined;
+beforeEach(() => {
+  issued = 0;
+  ttl = 3600;
+  valid.clear();
+  tokenAnswer = undefined;
+  srv.reset((req, res) => {
+    if (req.path === '/auth/v1/token') {
+      if (tokenAnswer?.(res)) return;
+      const t = `tok-${++issued}`;
+      valid.add(t);
+      return sendJson(res, 200, { access_token: t, token_type: 'Bearer', expires_in: ttl });
+    }
+    const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    if (!token || !valid.has(token)) return sendJson(res, 401, { code: 16, message: 'a valid bearer access token is required', details: [] }, { 'www-authenticate': 'Bearer' });
+    sendJson(res, 200, { ok: true, token });
+  });
+});
+
+const tokenRequests = () => srv.seen.filter((s) => s.path === '/auth/v1/token');
+const apiRequests = () => srv.seen.filter((s) => s.path !== '/auth/v1/token');
+const plain = { clientId: 'ci-bot', clientSecret: 'plain-secret-1' };
+const flow = (cache: TokenCache = new MemoryTokenCache(), clock: Clock = new FakeClock(), creds = plain) => new ClientCredentialsFlow(http, srv.url, creds, cache, clock);
+
+describe('token request', () => {
+  it('is form-encoded with a plain secret in the body, never in a header', async () => {
+    const f = flow();
+    expect(await f.token()).toBe('tok-1');
+    const [req] = tokenRequests();
+    expect(req!.method).toBe('POST');
+    expect(req!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(req!.headers.authorization).toBeUndefined();
+    expect(Object.fromEntries(new URLSearchParams(req!.body))).toEqual({ grant_type: 'client_credentials', client_id: 'ci-bot', client_secret: 'plain-secret-1' });
+    expect(f.tokenUrl).toBe(`${srv.url}/auth/v1/token`);
+    expect(tokenUrlFor('https://a.example.com/')).toBe('https://a.example.com/auth/v1/token');
+  });
+
+  it('signs an EdDSA client assertion with a key secret (iss = sub = client ID, aud = token host, exp <= 5 min, fresh jti)', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const secret = encodeKeySecret('tenant-issuer', privateKey.export({ format: 'jwk' }) as JWK);
+    const clientId = 'admin@acme.example.com/agctl';
+    const clock = new FakeClock(Date.now());
+    const f = flow(new MemoryTokenCache(), clock, { clientId, clientSecret: secret });
+    await f.fetch();
+    await f.fetch();
+    const forms = tokenRequests().map((r) => Object.fromEntries(new URLSearchParams(r.body)));
+    expect(forms).toHaveLength(2);
+    const key = await importJWK(publicKey.export({ format: 'jwk' }) as JWK, 'EdDSA');
+    const jtis: string[] = [];
+    for (const form of forms) {
+      expect(Object.keys(form).sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id', 'grant_type']);
+      expect(form.client_assertion_type).toBe(CLIENT_ASSERTION_TYPE);
+      expect(form.client_id).toBe(clientId);
+      expect(JSON.stringify(form)).not.toContain(secret.split(':v1:')[1]!.slice(0, 20));
+      expect(decodeProtectedHeader(form.client_assertion!).alg).toBe('EdDSA');
+      const { payload } = await jwtVerify(form.client_assertion!, key, { issuer: clientId, subject: clientId, audience: srv.host, currentDate: new Date(clock.now()) });
+      expect(payload.exp! - Math.floor(clock.now() / 1000)).toBeLessThanOrEqual(300);
+      expect(payload.exp! - Math.floor(clock.now() / 1000)).toBeGreaterThan(0);
+      jtis.push(String(payload.jti));
+    }
+    expect(new Set(jtis).size).toBe(2);
+    expect(decodeJwt(forms[0]!.client_assertion!).jti).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses an unusable key secret with exit 3, without echoing it', async () => {
+    const bad = 'secret-token:issuer:v1:bm90LWEta2V5';
+    const err = await flow(undefined, undefined, { clientId: 'x', clientSecret: bad }).token().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect((err as CliError).message).not.toContain('bm90LWEta2V5');
+    // well-formed JWK fields holding no valid key
+    const junk = encodeKeySecret('issuer', { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' });
+    const err2 = await flow(undefined, undefined, { clientId: 'x', clientSecret: junk }).token().catch((e: unknown) => e);
+    expect(err2).toBeInstanceOf(CliError);
+    expect((err2 as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect((err2 as CliError).message).toBe('the client secret is unusable: its key is not a valid Ed25519 private key');
+    expect(tokenRequests()).toHaveLength(0);
+  });
+
+  it('maps invalid_client to exit 3 and other token errors to their HTTP status, caching nothing', async () => {
+    const cache = new MemoryTokenCache();
+    tokenAnswer = (res) => (sendJson(res, 401, { error: 'invalid_client', error_description: 'client authentication failed' }), true);
+    const err = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    expect(err).toBeInstanceOf(CliError);
+    expect(err.exitCode).toBe(Exit.Unauthenticated);
+    expect(err.message).toBe('authentication failed: client authentication failed (invalid_client)');
+    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+
+    tokenAnswer = (res) => (sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'nope' }), true);
+    const err2 = (await flow(cache).token().catch((e: unknown) => e)) as ApiError;
+    expect(err2).toBeInstanceOf(ApiError);
+    expect([err2.status, err2.code]).toEqual([400, 'unsupported_grant_type']);
+
+    tokenAnswer = (res) => (sendJson(res, 200, { token_type: 'Bearer' }), true);
+    const err3 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    expect(err3.exitCode).toBe(Exit.Server);
+    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+  });
+
+  it('shares one request between concurrent callers', async () => {
+    const f = flow();
+    const tokens = await Promise.all([f.token(), f.token(), f.token()]);
+    expect(tokens).toEqual(['tok-1', 'tok-1', 'tok-1']);
+    expect(tokenRequests()).toHaveLength(1);
+  });
+});
+
+describe('token cache', () => {
+  it('reuses a token until 60 s before it expires', async () => {
+    const clock = new FakeClock();
+    const cache = new MemoryTokenCache();
+    const f = flow(cache, clock);
+    expect(await f.token()).toBe('tok-1');
+    expect(cache.load(f.tokenUrl, 'ci-bot')?.expiresAt).toBe(Math.floor(clock.now() / 1000) + 3600);
+    clock.advanceSeconds(3600 - EXPIRY_SKEW_S - 1);
+    expect(await f.token()).toBe('tok-1');
+    expect(tokenRequests()).toHaveLength(1);
+    clock.advanceSeconds(1); // exactly 60 s left: too close
+    expect(await f.token()).toBe('tok-2');
+    expect(tokenRequests()).toHaveLength(2);
+    expect(EXPIRY_SKEW_S).toBe(60);
+  });
+
+  it('fetches every time when the server issues tokens shorter than the skew', async () => {
+    ttl = 30;
+    const f = flow();
+    expect(await f.token()).toBe('tok-1');
+    expect(await f.token()).toBe('tok-2');
+  });
+
+  it('is shared through the sealed files between flows (processes) for the same token URL and client', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agctl-cache-'));
+    try {
+      const vault = new Vault(dir, {});
+      const fileCache: TokenCache = { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+      const clock = new FakeClock();
+      expect(await flow(fileCache, clock).token()).toBe('tok-1');
+      expect(await flow({ ...fileCache }, clock).token()).toBe('tok-1');
+      expect(await flow(fileCache, clock, { clientId: 'other-bot', clientSecret: 's' }).token()).toBe('tok-2');
+      expect(tokenRequests()).toHaveLength(2);
+      expect(new Vault(dir, {}).loadToken(`${srv.url}/auth/v1/token`, 'ci-bot')?.accessToken).toBe('tok-1');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('401 handling', () => {
+  it('drops the refused token, fetches a new one and retries once', async () => {
+    const cache = new MemoryTokenCache();
+    const f = flow(cache);
+    const api = new ApiClient(srv.url, http, f);
+    expect(await api.call('GET', '/api/v1/things')).toEqual({ ok: true, token: 'tok-1' });
+    valid.delete('tok-1'); // the server forgets it (expired server-side, revoked...)
+    expect(await api.call('GET', '/api/v1/things')).toEqual({ ok: true, token: 'tok-2' });
+    expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
+    expect(cache.load(f.tokenUrl, 'ci-bot')?.accessToken).toBe('tok-2');
+  });
+
+  it('retries only once: a second 401 is an error (exit 3)', async () => {
+    srv.reset((req, res) => {
+      if (req.path === '/auth/v1/token') return sendJson(res, 200, { access_token: `tok-${++issued}`, token_type: 'Bearer', expires_in: 3600 });
+      sendJson(res, 401, { code: 16, message: 'a valid bearer access token is required', details: [] });
+    });
+    const api = new ApiClient(srv.url, http, flow());
+    const err = (await api.call('GET', '/api/v1/things').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(401);
+    expect(apiRequests()).toHaveLength(2);
+    expect(tokenRequests()).toHaveLength(2);
+  });
+
+  it('does not retry a static token (AGCTL_ACCESS_TOKEN)', async () => {
+    const api = new ApiClient(srv.url, http, new StaticToken('static-1'));
+    const err = (await api.call('GET', '/api/v1/things').catch((e: unknown) => e)) as ApiError;
+    expect(err.status).toBe(401);
+    expect(apiRequests()).toHaveLength(1);
+    expect(tokenRequests()).toHaveLength(0);
+  });
+
+  it('keeps a token another process saved meanwhile when dropping a refused one', () => {
+    const cache = new MemoryTokenCache();
+    const f = flow(cache);
+    cache.save(f.tokenUrl, 'ci-bot', { accessToken: 'newer', expiresAt: 4_000_000_000 });
+    expect(f.invalidate('older')).toBe(true);
+    expect(cache.load(f.tokenUrl, 'ci-bot')?.accessToken).toBe('newer');
+    expect(f.invalidate('newer')).toBe(true);
+    expect(cache.load(f.tokenUrl, 'ci-bot')).toBeUndefined();
+  });
+});
+
+describe('API client', () => {
+  it('sends JSON with the bearer token and query parameters, skipping empty ones', async () => {
+    const api = new ApiClient(`${srv.url}/`, http, flow());
+    await api.call('DELETE', '/api/v1/apps/a%20b/x', { body: {}, query: { page_size: 7, page_token: undefined, q: '' } });
+    const [req] = apiRequests();
+    expect(req!.method).toBe('DELETE');
+    expect(req!.path).toBe('/api/v1/apps/a%20b/x?page_size=7');
+    expect(req!.headers['content-type']).toBe('application/json');
+    expect(req!.body).toBe('{}');
+  });
+
+  it('turns error responses into ApiError with the server message and code', () => {
+    const res = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => {
+      const buf = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      return { status, headers, body: buf, text: () => buf.toString(), json: () => { try { return JSON.parse(buf.toString()); } catch { return undefined; } } } as HttpResponse;
+    };
+    const e1 = errorFromResponse(res(404, { code: 5, message: 'rule x not found', details: [{ a: 1 }] })) as ApiError;
+    expect([e1.status, e1.code, e1.message, e1.details]).toEqual([404, 5, 'rule x not found', [{ a: 1 }]]);
+    const e2 = errorFromResponse(res(401, { error: 'invalid_token', error_description: 'expired' })) as ApiError;
+    expect([e2.status, e2.code, e2.message]).toEqual([401, 'invalid_token', 'expired']);
+    const e3 = errorFromResponse(res(502, '<html>bad gateway</html>')) as ApiError;
+    expect([e3.status, e3.code, e3.message]).toEqual([502, 13, 'the server answered HTTP 502']);
+    const e4 = errorFromResponse(res(429, '')) as ApiError;
+    expect(e4.code).toBe(8);
+    const e5 = errorFromResponse(res(302, '', { location: 'https://elsewhere.example.com/' }));
+    expect(e5).toBeInstanceOf(CliError);
+    expect((e5 as CliError).exitCode).toBe(Exit.Server);
+  });
+});

@@ -1,0 +1,197 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CliError, Exit } from '../../../src/api/errors.js';
+import { ApiClient } from '../../../src/client/api.js';
+import { StaticToken } from '../../../src/client/auth.js';
+import { HttpClient, retryAfterMs } from '../../../src/client/http.js';
+import { closedPort, sendJson, tinyServer } from './tiny-server.js';
+
+const srv = await tinyServer();
+const other = await tinyServer();
+
+/** An HttpClient whose sleeps are recorded instead of waited. */
+function client(opts: ConstructorParameters<typeof HttpClient>[0] = {}) {
+  const sleeps: number[] = [];
+  const http = new HttpClient({ retryBaseMs: 100, sleep: async (ms) => void sleeps.push(ms), ...opts });
+  return { http, sleeps };
+}
+
+/** Answers with each status in turn (the last one repeats). */
+function statuses(list: [number, Record<string, string>?][]) {
+  let i = 0;
+  srv.reset((_r, res) => {
+    const [status, headers] = list[Math.min(i++, list.length - 1)]!;
+    sendJson(res, status, { n: i }, headers);
+  });
+}
+
+async function failure(p: Promise<unknown>): Promise<CliError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CliError);
+  return err as CliError;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('retries of 429 and 503', () => {
+  it('honours Retry-After in seconds', async () => {
+    statuses([[503, { 'retry-after': '1' }], [429, { 'retry-after': '2' }], [200]]);
+    const { http, sleeps } = client();
+    const res = await http.send({ method: 'GET', url: `${srv.url}/x` });
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ n: 3 });
+    expect(sleeps).toEqual([1000, 2000]);
+    expect(srv.seen).toHaveLength(3);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    statuses([[429, { 'retry-after': new Date(Date.now() + 3000).toUTCString() }], [200]]);
+    const { http, sleeps } = client();
+    expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).status).toBe(200);
+    expect(sleeps).toHaveLength(1);
+    // HTTP dates have one-second resolution
+    expect(sleeps[0]).toBeGreaterThan(1000);
+    expect(sleeps[0]).toBeLessThanOrEqual(3000);
+  });
+
+  it('gives up (returns the response) when Retry-After is beyond the maximum delay', async () => {
+    statuses([[429, { 'retry-after': '120' }], [200]]);
+    const { http, sleeps } = client({ retryMaxDelayMs: 30_000 });
+    expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).status).toBe(429);
+    expect(sleeps).toEqual([]);
+    expect(srv.seen).toHaveLength(1);
+  });
+
+  it('backs off exponentially with jitter between half and all of the step, capped', async () => {
+    statuses([[503]]);
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const low = client({ maxRetries: 4 });
+    expect((await low.http.send({ method: 'GET', url: `${srv.url}/x` })).status).toBe(503);
+    expect(low.sleeps).toEqual([50, 100, 200, 400]);
+    expect(srv.seen).toHaveLength(5);
+
+    vi.spyOn(Math, 'random').mockReturnValue(0.999999);
+    const high = client({ maxRetries: 4, retryMaxDelayMs: 300 });
+    await high.http.send({ method: 'GET', url: `${srv.url}/x` });
+    expect(high.sleeps).toEqual([100, 200, 300, 300]);
+
+    vi.restoreAllMocks();
+    const real = client({ maxRetries: 3 });
+    await real.http.send({ method: 'GET', url: `${srv.url}/x` });
+    real.sleeps.forEach((ms, i) => {
+      const step = 100 * 2 ** i;
+      expect(ms).toBeGreaterThanOrEqual(step / 2);
+      expect(ms).toBeLessThanOrEqual(step);
+    });
+    expect(real.sleeps).toHaveLength(3);
+  });
+
+  it('does not retry a POST the server answered, unless it is marked idempotent', async () => {
+    statuses([[503, { 'retry-after': '0' }], [200]]);
+    const { http, sleeps } = client();
+    expect((await http.send({ method: 'POST', url: `${srv.url}/x`, body: '{}' })).status).toBe(503);
+    expect(srv.seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+
+    statuses([[503, { 'retry-after': '0' }], [200]]);
+    expect((await http.send({ method: 'POST', url: `${srv.url}/x`, body: '{}', idempotent: true })).status).toBe(200);
+    expect(srv.seen).toHaveLength(2);
+    expect(srv.seen[1]!.body).toBe('{}');
+  });
+});
+
+describe('connection errors', () => {
+  it('does not retry a POST whose connection broke after it reached the server, but retries a GET', async () => {
+    srv.reset((_r, res) => res.socket?.destroy());
+    const { http } = client({ maxRetries: 2 });
+    const err = await failure(http.send({ method: 'POST', url: `${srv.url}/x`, body: 'a=1' }));
+    expect(err.exitCode).toBe(Exit.Server);
+    expect(err.message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+: /);
+    expect(srv.seen).toHaveLength(1);
+
+    srv.reset((_r, res) => res.socket?.destroy());
+    await failure(http.send({ method: 'GET', url: `${srv.url}/x` }));
+    expect(srv.seen).toHaveLength(3);
+  });
+
+  it('retries a POST on ECONNREFUSED (it surely never reached a server), then fails with exit 9', async () => {
+    const port = await closedPort();
+    const { http, sleeps } = client({ maxRetries: 3 });
+    const err = await failure(http.send({ method: 'POST', url: `http://127.0.0.1:${port}/auth/v1/token`, body: 'x=1' }));
+    expect(sleeps).toHaveLength(3);
+    expect(err.exitCode).toBe(Exit.Server);
+    expect(err.message).toBe(`cannot reach http://127.0.0.1:${port}: connection refused`);
+    expect(err.hint).toMatch(/is the server running/);
+  });
+
+  it('times out per request and says so', async () => {
+    srv.reset(() => {}); // never answers
+    const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 1 });
+    const started = Date.now();
+    const err = await failure(http.send({ method: 'GET', url: `${srv.url}/slow` }));
+    expect(err.message).toMatch(/timed out after 0\.2 s/);
+    expect(err.exitCode).toBe(Exit.Server);
+    expect(srv.seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await http.close();
+  });
+});
+
+describe('redirects', () => {
+  it('are never followed, with or without Authorization', async () => {
+    other.reset((_r, res) => sendJson(res, 200, { stolen: true }));
+    for (const status of [301, 302, 307, 308]) {
+      srv.reset((_r, res) => {
+        res.writeHead(status, { location: `${other.url}/api/v1/x` });
+        res.end();
+      });
+      const { http } = client();
+      const res = await http.send({ method: 'GET', url: `${srv.url}/api/v1/x`, headers: { authorization: 'Bearer secret-token-1' } });
+      expect(res.status).toBe(status);
+      const api = new ApiClient(srv.url, http, new StaticToken('secret-token-1'));
+      const err = await failure(api.call('GET', '/api/v1/x'));
+      expect(err.exitCode).toBe(Exit.Server);
+      expect(err.message).toContain(`the server redirected to ${other.url}/api/v1/x (HTTP ${status})`);
+    }
+    expect(other.seen).toHaveLength(0);
+  });
+});
+
+describe('--debug logs', () => {
+  it('show requests and responses with secrets redacted', async () => {
+    srv.reset((_r, res) => sendJson(res, 200, { access_token: 'agt_response_secret', token_type: 'Bearer', expires_in: 60 }, { 'set-cookie': 'sid=cookie-secret' }));
+    const lines: string[] = [];
+    const http = new HttpClient({ debug: (l) => lines.push(l) });
+    await http.send({
+      method: 'POST',
+      url: `${srv.url}/auth/v1/token`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer header-secret' },
+      body: 'grant_type=client_credentials&client_id=bot&client_secret=form-secret',
+    });
+    await http.close();
+    const log = lines.join('\n');
+    expect(log).toContain(`> POST ${srv.url}/auth/v1/token`);
+    expect(log).toContain('> authorization: Bearer <redacted>');
+    expect(log).toContain('grant_type=client_credentials&client_id=bot&client_secret=<redacted>');
+    expect(log).toContain('< 200');
+    expect(log).toContain('"access_token":"<redacted>"');
+    for (const secret of ['header-secret', 'form-secret', 'agt_response_secret', 'cookie-secret']) expect(log).not.toContain(secret);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('parses seconds and HTTP dates, and ignores junk', () => {
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    expect(retryAfterMs('5', now)).toBe(5000);
+    expect(retryAfterMs(' 0 ', now)).toBe(0);
+    expect(retryAfterMs(['7', '9'], now)).toBe(7000);
+    expect(retryAfterMs('Tue, 01 Jan 2030 00:00:10 GMT', now)).toBe(10_000);
+    expect(retryAfterMs('Mon, 31 Dec 2029 23:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBeUndefined();
+    expect(retryAfterMs('-3', now)).toBeUndefined();
+    expect(retryAfterMs(undefined, now)).toBeUndefined();
+  });
+});

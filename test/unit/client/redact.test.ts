@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
+
+describe('redactHeaders', () => {
+  it('hides credentials whatever the case of the name, keeping the scheme', () => {
+    const out = redactHeaders({
+      Authorization: 'Bearer agt_abc',
+      'proxy-authorization': 'Basic dXNlcjpwYXNz',
+      cookie: 'sid=1',
+      'Set-Cookie': ['a=1', 'b=2'],
+      'webhook-signature': 'c2lnbmF0dXJl',
+      'X-Api-Key': 'key-1',
+      'content-type': 'application/json',
+      accept: undefined,
+    });
+    expect(out).toEqual({
+      Authorization: `Bearer ${REDACTED}`,
+      'proxy-authorization': `Basic ${REDACTED}`,
+      cookie: REDACTED,
+      'Set-Cookie': REDACTED,
+      'webhook-signature': REDACTED,
+      'X-Api-Key': REDACTED,
+      'content-type': 'application/json',
+      accept: undefined,
+    });
+    expect(redactHeaders({ authorization: 'agt_no_scheme' }).authorization).toBe(REDACTED);
+  });
+});
+
+describe('redactForm', () => {
+  it('hides client_secret, client_assertion and tokens and keeps the rest', () => {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'bot@acme.example.com/x', client_secret: 's3cret', client_assertion: 'eyJ.x.y', access_token: 'agt_1', refresh_token: 'r' });
+    const out = redactForm(form.toString());
+    expect(out).toBe(
+      `grant_type=client_credentials&client_id=bot%40acme.example.com%2Fx&client_secret=${REDACTED}&client_assertion=${REDACTED}&access_token=${REDACTED}&refresh_token=${REDACTED}`,
+    );
+    for (const s of ['s3cret', 'eyJ.x.y', 'agt_1']) expect(out).not.toContain(s);
+  });
+});
+
+describe('redactJson', () => {
+  it('hides secret fields at any depth, in objects and arrays', () => {
+    const input = {
+      access_token: 'agt_1',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      hostedConfig: {
+        mcpServerCatalogId: '2ABC',
+        bearerToken: { token: 'bt-secret' },
+        basicAuth: { username: 'ada', password: 'pw-secret' },
+        awsSigv4: { accessKeyId: 'AKIA1', secretAccessKey: 'aws-secret', sessionToken: 'sess-secret' },
+        oauth2: { clientId: 'cid', clientSecret: 'oauth-secret', jwtPrivateKey: '-----BEGIN', scopes: ['a'] },
+        googleServiceAccount: { credentialsJson: '{"private_key":"x"}' },
+        customHeader: { headerName: 'X-Key', headerValue: 'hv-secret' },
+      },
+      list: [{ secret: 'list-secret', name: 'n' }, 'plain'],
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: 'pub', d: 'priv' },
+    };
+    const out = redactJson(input) as any;
+    expect(out.access_token).toBe(REDACTED);
+    expect(out.token_type).toBe('Bearer');
+    expect(out.expires_in).toBe(3600);
+    expect(out.hostedConfig.mcpServerCatalogId).toBe('2ABC');
+    expect(out.hostedConfig.bearerToken.token).toBe(REDACTED);
+    expect(out.hostedConfig.basicAuth).toEqual({ username: 'ada', password: REDACTED });
+    expect(out.hostedConfig.awsSigv4).toEqual({ accessKeyId: 'AKIA1', secretAccessKey: REDACTED, sessionToken: REDACTED });
+    expect(out.hostedConfig.oauth2).toEqual({ clientId: 'cid', clientSecret: REDACTED, jwtPrivateKey: REDACTED, scopes: ['a'] });
+    expect(out.hostedConfig.googleServiceAccount.credentialsJson).toBe(REDACTED);
+    expect(out.hostedConfig.customHeader).toEqual({ headerName: 'X-Key', headerValue: REDACTED });
+    expect(out.list).toEqual([{ secret: REDACTED, name: 'n' }, 'plain']);
+    expect(out.jwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x: 'pub', d: REDACTED });
+    const text = JSON.stringify(out);
+    for (const s of ['agt_1', 'bt-secret', 'pw-secret', 'aws-secret', 'sess-secret', 'oauth-secret', 'BEGIN', 'private_key', 'hv-secret', 'list-secret', 'priv']) expect(text).not.toContain(s);
+    // the input is not modified
+    expect(input.hostedConfig.basicAuth.password).toBe('pw-secret');
+  });
+
+  it('hides every string value of configFields (secret per catalog schema), at any depth', () => {
+    const out = redactJson({ hostedConfig: { configFields: { api_key: 'k-secret', region: 'eu', retries: 3 } }, nested: [{ configFields: { x: 'y-secret' } }] }) as any;
+    expect(out.hostedConfig.configFields).toEqual({ api_key: REDACTED, region: REDACTED, retries: 3 });
+    expect(out.nested[0].configFields.x).toBe(REDACTED);
+  });
+
+  it('leaves scalars and non-secret values alone', () => {
+    expect(redactJson(null)).toBeNull();
+    expect(redactJson('text')).toBe('text');
+    expect(redactJson([1, true])).toEqual([1, true]);
+    expect(redactJson({ password: null, token: 5 })).toEqual({ password: null, token: 5 });
+  });
+});
+
+describe('redactBody', () => {
+  it('redacts by content type and summarises what it cannot parse', () => {
+    expect(redactBody('client_secret=x&a=1', 'application/x-www-form-urlencoded; charset=utf-8')).toBe(`client_secret=${REDACTED}&a=1`);
+    expect(redactBody(Buffer.from('{"password":"p","a":1}'), 'application/json')).toBe(`{"password":"${REDACTED}","a":1}`);
+    expect(redactBody('{"token":"t"}', undefined)).toBe(`{"token":"${REDACTED}"}`);
+    expect(redactBody('not json {', 'application/json')).toBe('(10 bytes of application/json)');
+    expect(redactBody('raw secret bytes', 'text/plain')).toBe('(16 bytes of text/plain)');
+    expect(redactBody(undefined, 'application/json')).toBe('');
+    expect(redactBody('', 'application/json')).toBe('');
+    const long = redactBody(JSON.stringify({ a: 'x'.repeat(5000) }), 'application/json');
+    expect(long.length).toBeLessThan(4200);
+    expect(long).toMatch(/\.\.\. \(\d+ bytes\)$/);
+  });
+});

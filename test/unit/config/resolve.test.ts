@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/api/errors.js';
+import {
+  ConfigContext,
+  attachStoredSecret,
+  baseUrlFromClientId,
+  normalizeBaseUrl,
+  parseOutput,
+  parseTimeout,
+  resolveSettings,
+  type GlobalFlags,
+} from '../../../src/config/resolve.js';
+import { isValidProfileName, type ConfigFile } from '../../../src/config/profiles.js';
+
+const root = mkdtempSync(join(tmpdir(), 'agctl-resolve-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+/** A config dir holding `file` as config.json, and the env pointing at it. */
+function setup(file?: ConfigFile, env: Record<string, string> = {}) {
+  const dir = join(root, `c${n++}`);
+  mkdirSync(dir, { recursive: true });
+  if (file) writeFileSync(join(dir, 'config.json'), JSON.stringify(file));
+  const e: NodeJS.ProcessEnv = { AGCTL_CONFIG_DIR: dir, ...env };
+  return { env: e, config: new ConfigContext(e) };
+}
+
+const resolve = (flags: GlobalFlags, file?: ConfigFile, env: Record<string, string> = {}) => {
+  const { env: e, config } = setup(file, env);
+  return resolveSettings(flags, e, config);
+};
+
+const PROFILES: ConfigFile = {
+  currentProfile: 'work',
+  profiles: {
+    work: { baseUrl: 'https://work.example.com', clientId: 'work-bot', output: 'json' },
+    home: { baseUrl: 'https://home.example.com', clientId: 'home-bot' },
+    tenant: { clientId: 'bot@acme.example.com/agctl' },
+  },
+};
+
+describe('profile selection', () => {
+  it('takes --profile over AGCTL_PROFILE over the current profile over "default"', () => {
+    expect(resolve({ profile: 'home' }, PROFILES, { AGCTL_PROFILE: 'tenant' })).toMatchObject({ profile: 'home', profileSource: 'flag' });
+    expect(resolve({}, PROFILES, { AGCTL_PROFILE: 'tenant' })).toMatchObject({ profile: 'tenant', profileSource: 'env' });
+    expect(resolve({}, PROFILES)).toMatchObject({ profile: 'work', profileSource: 'config' });
+    expect(resolve({})).toMatchObject({ profile: 'default', profileSource: 'default' });
+  });
+
+  it('refuses invalid profile names with a usage error', () => {
+    for (const bad of ['../etc', 'a b', '-x', '.hidden', 'x/y', 'é', 'a'.repeat(65)]) {
+      expect(isValidProfileName(bad)).toBe(false);
+      expect(() => resolve({ profile: bad })).toThrow(UsageError);
+      expect(() => resolve({}, undefined, { AGCTL_PROFILE: bad })).toThrow(/invalid profile name/);
+    }
+    for (const good of ['default', 'ci', 'Prod-2', 'a.b_c', 'a'.repeat(64)]) expect(isValidProfileName(good)).toBe(true);
+  });
+
+  it('reports a config file that is not JSON clearly', () => {
+    const { env, config } = setup();
+    writeFileSync(join(env.AGCTL_CONFIG_DIR!, 'config.json'), '{ nope');
+    // the user's file, not a bug: a usage error (exit 2)
+    expect(() => resolveSettings({}, env, config)).toThrow(UsageError);
+    expect(() => resolveSettings({}, env, config)).toThrow(/config\.json is not valid JSON/);
+  });
+});
+
+describe('flag > env > profile > default', () => {
+  it('resolves the client ID', () => {
+    expect(resolve({ clientId: 'flag-bot' }, PROFILES, { AGCTL_CLIENT_ID: 'env-bot' })).toMatchObject({ clientId: 'flag-bot', clientIdSource: 'flag' });
+    expect(resolve({}, PROFILES, { AGCTL_CLIENT_ID: 'env-bot' })).toMatchObject({ clientId: 'env-bot', clientIdSource: 'env' });
+    expect(resolve({}, PROFILES)).toMatchObject({ clientId: 'work-bot', clientIdSource: 'profile' });
+    expect(resolve({}).clientId).toBeUndefined();
+  });
+
+  it('resolves the base URL, normalising it', () => {
+    const env = { AGCTL_BASE_URL: 'https://env.example.com/' };
+    expect(resolve({ baseUrl: 'https://flag.example.com/x/' }, PROFILES, env)).toMatchObject({ baseUrl: 'https://flag.example.com/x', baseUrlSource: 'flag' });
+    expect(resolve({}, PROFILES, env)).toMatchObject({ baseUrl: 'https://env.example.com', baseUrlSource: 'env' });
+    expect(resolve({}, PROFILES)).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
+    expect(resolve({}).baseUrl).toBeUndefined();
+  });
+
+  it('resolves the output format, and rejects unknown ones naming their source', () => {
+    expect(resolve({ output: 'table' }, PROFILES, { AGCTL_OUTPUT: 'json' }).output).toBe('table');
+    expect(resolve({ profile: 'home' }, PROFILES, { AGCTL_OUTPUT: 'json' }).output).toBe('json');
+    expect(resolve({}, PROFILES).output).toBe('json'); // the "work" profile says json
+    expect(resolve({ profile: 'home' }, PROFILES).output).toBe('table');
+    expect(() => resolve({ output: 'yaml' })).toThrow(/--output: unknown output format "yaml"/);
+    expect(() => resolve({}, undefined, { AGCTL_OUTPUT: 'xml' })).toThrow(/AGCTL_OUTPUT: unknown output format "xml"/);
+    expect(parseOutput('', 'x')).toBeUndefined();
+  });
+
+  it('resolves the timeout in milliseconds', () => {
+    expect(resolve({}).timeoutMs).toBe(30_000);
+    expect(resolve({ timeout: '2.5' }, undefined, { AGCTL_TIMEOUT: '9' }).timeoutMs).toBe(2500);
+    expect(resolve({}, undefined, { AGCTL_TIMEOUT: '9' }).timeoutMs).toBe(9000);
+    for (const bad of ['0', '-1', 'abc', '3601', 'Infinity']) expect(() => parseTimeout(bad, {})).toThrow(UsageError);
+  });
+
+  it('takes secrets and static tokens from the environment only', () => {
+    const s = resolve({}, PROFILES, { AGCTL_CLIENT_SECRET: 's3cret', AGCTL_ACCESS_TOKEN: 'tok' });
+    expect(s).toMatchObject({ clientSecret: 's3cret', clientSecretSource: 'env', accessToken: 'tok' });
+    expect(resolve({}, PROFILES).clientSecret).toBeUndefined();
+  });
+});
+
+describe('base URL from a name@host/suffix client ID', () => {
+  it('derives https://host', () => {
+    expect(baseUrlFromClientId('bot@acme.example.com/agctl')).toBe('https://acme.example.com');
+    expect(baseUrlFromClientId('bot@localhost:8443/x')).toBe('https://localhost:8443');
+    for (const no of ['bot', 'bot@acme.example.com', '@acme.example.com/x', 'bot@/x', 'a b@h/x', 'bot@ho_st/x']) expect(baseUrlFromClientId(no)).toBeUndefined();
+  });
+
+  it('applies when no base URL is configured, and never over an explicit one', () => {
+    expect(resolve({ clientId: 'bot@acme.example.com/x' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
+    expect(resolve({ profile: 'tenant' }, PROFILES)).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
+    expect(resolve({ clientId: 'bot@acme.example.com/x', baseUrl: 'http://127.0.0.1:9' }).baseUrl).toBe('http://127.0.0.1:9');
+    expect(resolve({}, undefined, { AGCTL_CLIENT_ID: 'bot@acme.example.com/x', AGCTL_BASE_URL: 'https://other.example.com' }).baseUrl).toBe('https://other.example.com');
+  });
+
+  it("prefers the tenant a client ID names over the base URL of a profile saved for another client", () => {
+    // The profile's base URL belongs to the profile's client; another client naming its tenant goes there.
+    expect(resolve({ clientId: 'bot@acme.example.com/x' }, PROFILES)).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
+    // The profile's own client keeps the profile's base URL.
+    expect(resolve({ clientId: 'work-bot' }, PROFILES)).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
+  });
+
+  it("falls back to the profile's base URL when the client ID names no tenant", () => {
+    expect(resolve({}, PROFILES, { AGCTL_CLIENT_ID: 'another-bot' })).toMatchObject({ clientId: 'another-bot', baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
+  });
+});
+
+describe('normalizeBaseUrl', () => {
+  it('accepts http(s) URLs and drops trailing slashes', () => {
+    expect(normalizeBaseUrl('https://a.example.com', 'x')).toBe('https://a.example.com');
+    expect(normalizeBaseUrl('https://a.example.com///', 'x')).toBe('https://a.example.com');
+    expect(normalizeBaseUrl('http://127.0.0.1:8080/base/', 'x')).toBe('http://127.0.0.1:8080/base');
+  });
+
+  it('rejects what cannot be a base URL with a usage error naming the source', () => {
+    expect(() => normalizeBaseUrl('not a url', '--base-url')).toThrow(/--base-url: "not a url" is not a valid URL/);
+    expect(() => normalizeBaseUrl('ftp://a.example.com', 'AGCTL_BASE_URL')).toThrow(/AGCTL_BASE_URL: the base URL must use https/);
+    expect(() => normalizeBaseUrl('https://u:p@a.example.com', 'x')).toThrow(/credentials/);
+    expect(() => normalizeBaseUrl('https://a.example.com/?q=1', 'x')).toThrow(/query or fragment/);
+    expect(() => normalizeBaseUrl('https://a.example.com/#f', 'x')).toThrow(UsageError);
+    expect(() => resolve({ baseUrl: 'nope' })).toThrow(UsageError);
+    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'nope' })).toThrow(/AGCTL_BASE_URL/);
+  });
+});
+
+describe('attachStoredSecret', () => {
+  it("loads the profile's stored secret only for the client it was saved with", () => {
+    const { env, config } = setup(PROFILES);
+    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    expect(attachStoredSecret(resolveSettings({}, env, config), config)).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
+    const other = attachStoredSecret(resolveSettings({ clientId: 'someone-else' }, env, config), config);
+    expect(other.clientSecret).toBeUndefined();
+    const fromEnv = attachStoredSecret(resolveSettings({}, { ...env, AGCTL_CLIENT_SECRET: 'env-secret' }, config), config);
+    expect(fromEnv).toMatchObject({ clientSecret: 'env-secret', clientSecretSource: 'env' });
+  });
+});

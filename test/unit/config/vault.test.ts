@@ -1,0 +1,205 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ProfileStore } from '../../../src/config/profiles.js';
+import { ensurePrivateDir, writePrivateFile } from '../../../src/config/secure-file.js';
+import { Vault } from '../../../src/config/vault.js';
+import { loadOrCreateKeyFile } from '../../../src/lib/seal.js';
+
+const root = mkdtempSync(join(tmpdir(), 'agctl-vault-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(root, `d${n++}`);
+const mode = (p: string) => statSync(p).mode & 0o777;
+const TOKEN_URL = 'https://acme.example.com/auth/v1/token';
+const TOKEN = 'agt_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ';
+const SECRET = 'plain-client-secret-value-that-must-stay-sealed';
+
+describe('file modes', () => {
+  it('writes secret files 0600 inside 0700 directories', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    vault.saveCredential('default', { clientId: 'bot', clientSecret: SECRET });
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, 'tokens'))).toBe(0o700);
+    expect(mode(join(dir, 'credentials'))).toBe(0o700);
+    expect(mode(vault.tokenPath(TOKEN_URL, 'bot'))).toBe(0o600);
+    expect(mode(vault.credentialPath('default'))).toBe(0o600);
+    expect(mode(join(dir, 'key'))).toBe(0o600);
+  });
+
+  it('tightens directories and files that were created with looser modes, on every save', () => {
+    const dir = fresh();
+    mkdirSync(join(dir, 'tokens'), { recursive: true });
+    mkdirSync(join(dir, 'credentials'), { recursive: true });
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'tokens'), 0o777);
+    chmodSync(join(dir, 'credentials'), 0o755);
+    const vault = new Vault(dir, {});
+    const tokenFile = vault.tokenPath(TOKEN_URL, 'bot');
+    writeFileSync(tokenFile, '{}', { mode: 0o644 });
+    chmodSync(tokenFile, 0o644);
+
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(join(dir, 'tokens'))).toBe(0o700);
+    expect(mode(tokenFile)).toBe(0o600);
+
+    // Someone loosens them again: the next save tightens them again.
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'tokens'), 0o755);
+    chmodSync(tokenFile, 0o666);
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 });
+    expect([mode(dir), mode(join(dir, 'tokens')), mode(tokenFile)]).toEqual([0o700, 0o700, 0o600]);
+
+    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    expect(mode(join(dir, 'credentials'))).toBe(0o700);
+    expect(mode(vault.credentialPath('ci'))).toBe(0o600);
+  });
+
+  it('saves profiles 0600 in a 0700 directory, re-chmodded on every save', async () => {
+    const dir = fresh();
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+    const store = new ProfileStore(dir);
+    await store.save('default', { baseUrl: 'https://a.example.com', clientId: 'a' });
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(store.path)).toBe(0o600);
+    chmodSync(store.path, 0o644);
+    chmodSync(dir, 0o755);
+    await store.save('ci', { clientId: 'b' }, true);
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(store.path)).toBe(0o600);
+    // merged, and the current profile moved only when asked
+    expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual({
+      profiles: { default: { baseUrl: 'https://a.example.com', clientId: 'a' }, ci: { clientId: 'b' } },
+      currentProfile: 'ci',
+    });
+    await store.save('default', { clientId: 'a2' });
+    const again = new ProfileStore(dir);
+    expect(again.currentName()).toBe('ci');
+    expect(again.get('default')).toEqual({ baseUrl: 'https://a.example.com', clientId: 'a2' });
+  });
+
+  it('creates the key file 0600 and keeps one key for racing creators', () => {
+    const dir = fresh();
+    const a = loadOrCreateKeyFile(join(dir, 'key'));
+    const b = loadOrCreateKeyFile(join(dir, 'key'));
+    expect(a.equals(b)).toBe(true);
+    expect(a).toHaveLength(32);
+    expect(mode(join(dir, 'key'))).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['key']);
+  });
+});
+
+describe('atomic writes', () => {
+  it('replaces the file by rename, leaving valid JSON and no temporary files', () => {
+    const dir = fresh();
+    const path = join(dir, 'f.json');
+    writePrivateFile(path, JSON.stringify({ v: 1 }));
+    const ino = statSync(path).ino;
+    writePrivateFile(path, JSON.stringify({ v: 2, pad: 'x'.repeat(100_000) }));
+    expect(statSync(path).ino).not.toBe(ino); // a new file took the name: readers never see a half-written one
+    expect(JSON.parse(readFileSync(path, 'utf8')).v).toBe(2);
+    expect(readdirSync(dir)).toEqual(['f.json']);
+  });
+
+  it('leaves the old file intact and no temporary file when the write fails', () => {
+    const dir = fresh();
+    const path = join(dir, 'sub');
+    mkdirSync(path, { recursive: true }); // renaming a file over a directory fails
+    expect(() => writePrivateFile(path, '{"v":3}')).toThrow();
+    expect(readdirSync(dir)).toEqual(['sub']);
+    expect(statSync(path).isDirectory()).toBe(true);
+  });
+
+  it("can leave the mode of a directory that is not its own alone (a ready file in the user's directory)", () => {
+    const dir = fresh();
+    mkdirSync(dir, { recursive: true });
+    chmodSync(dir, 0o755);
+    writePrivateFile(join(dir, 'ready.json'), '{}', { privateDir: false });
+    expect(mode(dir)).toBe(0o755);
+    expect(mode(join(dir, 'ready.json'))).toBe(0o600);
+    writePrivateFile(join(dir, 'new', 'ready.json'), '{}', { privateDir: false });
+    expect(mode(join(dir, 'new'))).toBe(0o700);
+    writePrivateFile(join(dir, 'ready.json'), '{}');
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  it('ensurePrivateDir creates nested directories 0700', () => {
+    const dir = join(fresh(), 'a', 'b');
+    ensurePrivateDir(dir);
+    expect(mode(dir)).toBe(0o700);
+  });
+});
+
+describe('sealed token cache', () => {
+  it('round-trips a token per (token URL, client ID) without the token in the file bytes', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    const bytes = readFileSync(vault.tokenPath(TOKEN_URL, 'bot'));
+    expect(bytes.includes(TOKEN)).toBe(false);
+    expect(bytes.includes(TOKEN.slice(4, 24))).toBe(false);
+    const parsed = JSON.parse(bytes.toString('utf8'));
+    expect(parsed).toMatchObject({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 2_000_000_000 });
+    expect(parsed.accessToken).toMatch(/^v1\./);
+    expect(vault.loadToken(TOKEN_URL, 'bot')).toEqual({ accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    // another process (a new Vault on the same dir) opens it with the key file
+    expect(new Vault(dir, {}).loadToken(TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
+    // other keys of the cache miss
+    expect(vault.loadToken(TOKEN_URL, 'other-bot')).toBeUndefined();
+    expect(vault.loadToken('https://other.example.com/auth/v1/token', 'bot')).toBeUndefined();
+    expect(vault.tokenPath(TOKEN_URL, 'bot')).not.toBe(vault.tokenPath(TOKEN_URL, 'other-bot'));
+  });
+
+  it('does not open a sealed value moved to another place or under another key', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    const sealed = JSON.parse(readFileSync(vault.tokenPath(TOKEN_URL, 'bot'), 'utf8'));
+    // the same sealed value copied under the name of another client
+    writePrivateFile(vault.tokenPath(TOKEN_URL, 'mallory'), JSON.stringify({ ...sealed, clientId: 'mallory' }));
+    expect(vault.loadToken(TOKEN_URL, 'mallory')).toBeUndefined();
+    // another key (AGCTL_CONFIG_KEY) cannot open it
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadToken(TOKEN_URL, 'bot')).toBeUndefined();
+    // a corrupt file reads as a miss, not a crash
+    writeFileSync(vault.tokenPath(TOKEN_URL, 'bot'), '{"tokenUrl":');
+    expect(vault.loadToken(TOKEN_URL, 'bot')).toBeUndefined();
+  });
+
+  it('seals stored client secrets and removes them', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    expect(readFileSync(vault.credentialPath('ci')).includes(SECRET)).toBe(false);
+    expect(vault.loadCredential('ci')).toEqual({ clientId: 'bot', clientSecret: SECRET });
+    expect(vault.loadCredential('other')).toBeUndefined();
+    expect(vault.removeCredential('ci')).toBe(true);
+    expect(vault.removeCredential('ci')).toBe(false);
+    expect(existsSync(vault.credentialPath('ci'))).toBe(false);
+  });
+
+  it('uses AGCTL_CONFIG_KEY instead of a key file when set', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) });
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    expect(existsSync(join(dir, 'key'))).toBe(false);
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) }).loadToken(TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
+  });
+
+  it('removes every cached token of a client', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken('http://127.0.0.1:1/auth/v1/token', 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken(TOKEN_URL, 'keep', { accessToken: TOKEN, expiresAt: 1 });
+    expect(vault.removeTokensOf('bot')).toBe(2);
+    expect(vault.loadToken(TOKEN_URL, 'keep')).toBeDefined();
+    expect(vault.removeToken(TOKEN_URL, 'keep')).toBe(true);
+    expect(readdirSync(join(dir, 'tokens'))).toEqual([]);
+    expect(new Vault(fresh(), {}).removeTokensOf('bot')).toBe(0);
+  });
+});

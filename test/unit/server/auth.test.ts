@@ -1,0 +1,189 @@
+// The embedded server's token endpoint (RFC 6749 §4.4, client authentication in
+// the body, plain and key forms) and the bearer check of the management routes.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { SignJWT, UnsecuredJWT, importJWK, type JWK } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { CLIENT_ASSERTION_TYPE, parseKeySecret } from '../../../src/lib/client-secret.js';
+import { hashToken } from '../../../src/server/routes/auth.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const s = await startTestServer({ tokenTtlSeconds: 600 });
+const app = s.demo.rules.appId as string;
+const host = new URL(s.baseUrl).host;
+const keyJwk = parseKeySecret(s.keyClient.clientSecret).jwk;
+const keyClientId = s.keyClient.clientId;
+
+async function token(form: Record<string, string> | string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.baseUrl}/auth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+const nowS = () => Math.floor(s.clock.now() / 1000);
+
+/** A client assertion for the key client, with overridable claims and key. */
+async function assertion(o: { iss?: string; sub?: string; aud?: string; exp?: number; iat?: number; jti?: string; jwk?: JWK; alg?: string } = {}) {
+  const jwt = new SignJWT({})
+    .setProtectedHeader({ alg: o.alg ?? 'EdDSA' })
+    .setIssuer(o.iss ?? keyClientId)
+    .setSubject(o.sub ?? keyClientId)
+    .setAudience(o.aud ?? host)
+    .setIssuedAt(o.iat ?? nowS())
+    .setExpirationTime(o.exp ?? nowS() + 120)
+    .setJti(o.jti ?? randomUUID());
+  return jwt.sign(await importJWK(o.jwk ?? keyJwk, o.alg ?? 'EdDSA'));
+}
+
+const keyForm = (a: string, extra: Record<string, string> = {}) => ({ grant_type: 'client_credentials', client_id: keyClientId, client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: a, ...extra });
+const plainForm = (extra: Record<string, string> = {}) => ({ grant_type: 'client_credentials', client_id: s.plainClient.clientId, client_secret: s.plainClient.clientSecret, ...extra });
+
+function expectOAuthError(r: { status: number; body: Record<string, any> }, status: number, error: string, description?: RegExp) {
+  expect(r.status).toBe(status);
+  expect(Object.keys(r.body).sort()).toEqual(['error', 'error_description']);
+  expect(r.body.error).toBe(error);
+  expect(typeof r.body.error_description).toBe('string');
+  if (description) expect(r.body.error_description).toMatch(description);
+}
+
+describe('token endpoint: success', () => {
+  it('issues a bearer token for a plain secret in the body', async () => {
+    const r = await token(plainForm());
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ access_token: expect.stringMatching(/^agt_[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 });
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('pragma')).toBe('no-cache');
+    const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, { headers: { authorization: `Bearer ${r.body.access_token}` }, auth: false });
+    expect(use.status).toBe(200);
+  });
+
+  it('issues a bearer token for a key client assertion (client_id optional)', async () => {
+    const r = await token(keyForm(await assertion()));
+    expect(r.status).toBe(200);
+    expect(r.body.token_type).toBe('Bearer');
+    const { client_id: _omit, ...withoutId } = keyForm(await assertion());
+    expect((await token(withoutId)).status).toBe(200);
+    // the audience may also be the full token URL
+    expect((await token(keyForm(await assertion({ aud: `${s.baseUrl}/auth/v1/token` })))).status).toBe(200);
+  });
+});
+
+describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
+  it('accepts only form-encoded bodies', async () => {
+    const res = await fetch(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plainForm()) });
+    expectOAuthError({ status: res.status, body: (await res.json()) as Record<string, any> }, 400, 'invalid_request', /form-encoded/);
+  });
+
+  it('refuses client credentials in the Authorization header with invalid_client, even beside valid body credentials', async () => {
+    const basic = Buffer.from(`${s.plainClient.clientId}:${s.plainClient.clientSecret}`).toString('base64');
+    expectOAuthError(await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` }), 401, 'invalid_client', /Authorization header/);
+    expectOAuthError(await token(plainForm(), { authorization: `Basic ${basic}` }), 401, 'invalid_client');
+  });
+
+  it('checks grant_type and repeated parameters', async () => {
+    expectOAuthError(await token({ client_id: 'x', client_secret: 'y' }), 400, 'invalid_request', /grant_type is required/);
+    expectOAuthError(await token(plainForm({ grant_type: 'password' })), 400, 'unsupported_grant_type');
+    expectOAuthError(await token(`${new URLSearchParams(plainForm())}&client_id=other`), 400, 'invalid_request', /client_id is repeated/);
+  });
+
+  it('refuses wrong or missing plain credentials with invalid_client', async () => {
+    expectOAuthError(await token(plainForm({ client_secret: 'wrong' })), 401, 'invalid_client', /^client authentication failed$/);
+    expectOAuthError(await token(plainForm({ client_id: 'nobody' })), 401, 'invalid_client', /^client authentication failed$/);
+    expectOAuthError(await token({ grant_type: 'client_credentials', client_id: s.plainClient.clientId }), 401, 'invalid_client');
+    expectOAuthError(await token({ grant_type: 'client_credentials', client_secret: 'x' }), 400, 'invalid_request', /client_id is required/);
+    // the key client cannot authenticate with its secret sent as a plain secret
+    expectOAuthError(await token({ grant_type: 'client_credentials', client_id: keyClientId, client_secret: s.keyClient.clientSecret }), 401, 'invalid_client');
+  });
+
+  it('refuses a body over 64 KiB with 413', async () => {
+    const r = await fetch(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&pad=${'x'.repeat(65 * 1024)}` });
+    expect(r.status).toBe(413);
+  });
+});
+
+describe('token endpoint: bad client assertions', () => {
+  it('refuses another algorithm', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const es = await assertion({ alg: 'ES256', jwk: privateKey.export({ format: 'jwk' }) as JWK });
+    expectOAuthError(await token(keyForm(es)), 401, 'invalid_client', /algorithm ES256 is not accepted/);
+    const none = new UnsecuredJWT({ jti: randomUUID() }).setIssuer(keyClientId).setSubject(keyClientId).setAudience(host).setExpirationTime(nowS() + 60).encode();
+    expectOAuthError(await token(keyForm(none)), 401, 'invalid_client', /algorithm none is not accepted/);
+    expectOAuthError(await token(keyForm('not-a-jwt')), 401, 'invalid_client', /not a JWT/);
+  });
+
+  it('refuses a wrong audience', async () => {
+    expectOAuthError(await token(keyForm(await assertion({ aud: 'evil.example.com' }))), 401, 'invalid_client', /aud/);
+  });
+
+  it('refuses an expiry more than 5 minutes ahead, or in the past', async () => {
+    expectOAuthError(await token(keyForm(await assertion({ exp: nowS() + 3600 }))), 401, 'invalid_client', /exp is more than 300 seconds ahead/);
+    expectOAuthError(await token(keyForm(await assertion({ exp: nowS() - 120, iat: nowS() - 200 }))), 401, 'invalid_client', /exp/);
+  });
+
+  it('refuses a reused jti', async () => {
+    const a = await assertion();
+    expect((await token(keyForm(a))).status).toBe(200);
+    expectOAuthError(await token(keyForm(a)), 401, 'invalid_client', /jti was already used/);
+    const jti = randomUUID();
+    expect((await token(keyForm(await assertion({ jti })))).status).toBe(200);
+    expectOAuthError(await token(keyForm(await assertion({ jti }))), 401, 'invalid_client', /jti was already used/);
+  });
+
+  it('refuses an unknown client, a foreign key, a mismatched client_id and a wrong subject', async () => {
+    expectOAuthError(await token(keyForm(await assertion({ iss: 'nobody', sub: 'nobody' }), { client_id: 'nobody' })), 401, 'invalid_client', /unknown client/);
+    expectOAuthError(await token(keyForm(await assertion({ iss: s.plainClient.clientId, sub: s.plainClient.clientId }), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /unknown client/);
+    const { privateKey } = generateKeyPairSync('ed25519');
+    expectOAuthError(await token(keyForm(await assertion({ jwk: privateKey.export({ format: 'jwk' }) as JWK }))), 401, 'invalid_client', /signature/);
+    expectOAuthError(await token(keyForm(await assertion(), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /client_id does not match/);
+    expectOAuthError(await token(keyForm(await assertion({ sub: 'someone-else' }))), 401, 'invalid_client', /sub/);
+  });
+
+  it('refuses an assertion with a wrong assertion type or beside a client_secret', async () => {
+    expectOAuthError(await token(keyForm(await assertion(), { client_assertion_type: 'urn:other' })), 400, 'invalid_request', /client_assertion_type/);
+    expectOAuthError(await token(keyForm(await assertion(), { client_secret: 'x' })), 400, 'invalid_request', /not both/);
+  });
+});
+
+describe('bearer check on /api/v1', () => {
+  const rules = `/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`;
+  const call = (authorization?: string) => s.api(rules, { auth: false, headers: authorization ? { authorization } : {} });
+
+  it('answers 401 with WWW-Authenticate and an error body without a valid token', async () => {
+    const cases: [string | undefined, string][] = [
+      [undefined, 'Bearer realm="agctl"'],
+      ['Basic Zm9vOmJhcg==', 'Bearer realm="agctl"'],
+      ['Bearer', 'Bearer realm="agctl"'],
+      ['Bearer agt_unknown', 'Bearer realm="agctl", error="invalid_token"'],
+      [`Bearer ${'x'.repeat(10)} extra`, 'Bearer realm="agctl", error="invalid_token"'],
+    ];
+    for (const [h, challenge] of cases) {
+      const r = await call(h);
+      expect(r.status).toBe(401);
+      expect([h, r.headers.get('www-authenticate')]).toEqual([h, challenge]);
+      expect(r.body).toEqual({ code: 16, message: 'a valid bearer access token is required', details: [] });
+    }
+  });
+
+  it('refuses a token once it expired on the server clock', async () => {
+    const t = (await token(plainForm())).body.access_token as string;
+    expect((await call(`Bearer ${t}`)).status).toBe(200);
+    expect((await call(`bearer   ${t}`)).status).toBe(200); // scheme is case-insensitive
+    const { expires_at: exp } = s.server.store.db.prepare('SELECT expires_at FROM access_tokens WHERE token_hash = ?').get(hashToken(t)) as { expires_at: number };
+    expect(exp - nowS()).toBeGreaterThanOrEqual(599);
+    const setClock = (ms: number) => (s.clock.offsetMs = ms - Date.now());
+    try {
+      setClock(exp * 1000 - 500); // half a second before expiry
+      expect((await call(`Bearer ${t}`)).status).toBe(200);
+      setClock(exp * 1000 + 10);
+      const r = await call(`Bearer ${t}`);
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="agctl", error="invalid_token"');
+      // a new token works at the new time
+      expect((await call(`Bearer ${(await token(plainForm())).body.access_token}`)).status).toBe(200);
+    } finally {
+      s.clock.offsetMs = 0;
+    }
+  });
+});
