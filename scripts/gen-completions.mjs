@@ -12,7 +12,7 @@ const check = process.argv.includes('--check');
 let stale = 0;
 for (const [shell, gen] of Object.entries(SHELLS)) {
   const file = join(root, 'completions', `agctl.${shell}`);
-  const text = gen(buildProgram());
+  const text = gen(await buildProgram());
   let current = '';
   try {
     current = readFileSync(file, 'utf8');

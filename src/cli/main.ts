@@ -9,6 +9,13 @@ export function version(): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`agctl ... | head`) is not an error.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
   const args = argv.slice(2);
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     process.stdout.write(version() + '\n');
@@ -19,7 +26,7 @@ export async function main(argv: string[]): Promise<void> {
   // every short command. The baseline compiler alone is plenty for a CLI.
   setFlagsFromString('--liftoff-only');
   const { buildProgram, walk } = await import('./program.js');
-  const program = buildProgram();
+  const program = await buildProgram(args);
   if (wantsJson(args, process.env)) {
     // Parse errors follow -o json too: one JSON object on stderr, like every other error.
     const outputError = (str: string, write: (s: string) => void) =>

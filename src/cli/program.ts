@@ -1,15 +1,59 @@
 // The program tree: names, arguments, flags and help only. Importing it loads
-// commander and nothing else; each action imports its command module lazily.
+// commander and the small always-present trees; each action imports its command
+// module lazily, and the command groups are loaded only when the command line
+// names them (every group is loaded for completion scripts and tests).
 import { Command, Option } from 'commander';
 import { version } from './main.js';
 import { register as registerAuth } from './tree/auth.js';
-import { register as registerRules } from './tree/rules.js';
 import { register as registerServe } from './tree/serve.js';
-import { register as registerTask } from './tree/task.js';
-import { register as registerMcp } from './tree/mcp.js';
 import { register as registerMeta } from './tree/meta.js';
 
-export function buildProgram(): Command {
+interface Group {
+  name: string;
+  description: string;
+  load(): Promise<{ register(group: Command): void }>;
+}
+
+/** Command groups, in help order. Their subcommands live in src/cli/tree/<name>.ts. */
+export const GROUPS: readonly Group[] = [
+  { name: 'rules', description: "Manage an app's entitlement configuration rules", load: () => import('./tree/rules.js') },
+  { name: 'mcp', description: 'Manage MCP servers: credentials and config fields', load: () => import('./tree/mcp.js') },
+  { name: 'task', description: 'Act on access request tasks', load: () => import('./tree/task.js') },
+  { name: 'webhook', description: 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT)', load: () => import('./tree/webhook.js') },
+];
+
+/** Global options that take a value (so their value is not mistaken for a command name). */
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--client-id', '-o', '--output', '--timeout']);
+
+/**
+ * The groups a command line needs: the one it names (also after `help`), all
+ * of them for `completion` or when the line cannot be read with certainty.
+ */
+export function groupsFor(args: readonly string[]): Set<string> {
+  const all = new Set(GROUPS.map((g) => g.name));
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const a = args[i]!;
+    if (a === '--') return all;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) words.push(a);
+  }
+  const [first, second] = words;
+  if (first === undefined) return new Set();
+  if (first === 'completion') return all;
+  const named = first === 'help' ? second : first;
+  if (named === undefined) return new Set();
+  return all.has(named) ? new Set([named]) : new Set();
+}
+
+/**
+ * Builds the program. With `args`, only the groups that command line needs are
+ * loaded (the others appear in help with their description alone); without,
+ * the whole tree is built.
+ */
+export async function buildProgram(args?: readonly string[]): Promise<Command> {
+  const wanted = args ? groupsFor(args) : new Set(GROUPS.map((g) => g.name));
+  const loaded = await Promise.all(GROUPS.map((g) => (wanted.has(g.name) ? g.load() : undefined)));
   const program = new Command('agctl');
   program
     .description('Administer the access governance service: rules, MCP server credentials, step-up approvals and webhooks')
@@ -40,9 +84,10 @@ Exit codes: see \`agctl help exit-codes\`.`,
   program.helpCommand(false);
 
   registerAuth(program);
-  registerRules(program);
-  registerTask(program);
-  registerMcp(program);
+  GROUPS.forEach((g, i) => {
+    const group = program.command(g.name).description(g.description);
+    loaded[i]?.register(group);
+  });
   registerServe(program);
   registerMeta(program);
 

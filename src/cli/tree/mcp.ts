@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { collect, lazyAction } from './util.js';
 
-export function register(program: Command): void {
-  const mcp = program.command('mcp').description('Manage MCP servers: credentials and config fields');
+/** Adds the subcommands of `agctl mcp` (the group itself is declared in program.ts). */
+export function register(mcp: Command): void {
 
   const set = mcp
     .command('set-credentials')

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { lazyAction, positiveInt } from './util.js';
 
-export function register(program: Command): void {
-  const rules = program.command('rules').description("Manage an app's entitlement configuration rules");
+/** Adds the subcommands of `agctl rules` (the group itself is declared in program.ts). */
+export function register(rules: Command): void {
   rules
     .command('list')
     .description('List the rules of an app in evaluation order (priority, then ID)')

@@ -11,8 +11,8 @@ function seconds(v: string): number {
   return n;
 }
 
-export function register(program: Command): void {
-  const task = program.command('task').description('Act on access request tasks');
+/** Adds the subcommands of `agctl task` (the group itself is declared in program.ts). */
+export function register(task: Command): void {
   task
     .command('approve-step-up')
     .description('Approve the current (or given) policy step of a task with step-up authentication')

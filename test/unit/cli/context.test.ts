@@ -4,11 +4,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
 import { CommandContext } from '../../../src/cli/context.js';
-import { colorEnabled, promptsAllowed, readStdin, type IO } from '../../../src/cli/io.js';
+import { colorEnabled, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
 import { run as login } from '../../../src/cli/commands/auth/login.js';
@@ -16,28 +15,11 @@ import { run as rulesDelete } from '../../../src/cli/commands/rules/delete.js';
 import { run as rulesList } from '../../../src/cli/commands/rules/list.js';
 import type { GlobalFlags } from '../../../src/config/resolve.js';
 import { startTestServer } from '../../helpers/server.js';
+import { fakeIO } from '../../helpers/io.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-ctx-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
-
-function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  const io: IO = {
-    stdin: Readable.from([Buffer.from(opts.stdin ?? '')]),
-    stdout,
-    stderr,
-    isStdinTTY: Boolean(opts.tty),
-    isStdoutTTY: Boolean(opts.tty),
-    isStderrTTY: Boolean(opts.tty),
-  };
-  return { io, out: () => out, err: () => err };
-}
 
 /** A prompter answering from a script, recording the questions. */
 function scripted(answers: Record<string, string | boolean>, enabled = true) {

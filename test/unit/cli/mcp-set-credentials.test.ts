@@ -5,11 +5,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/api/errors.js';
 import { CommandContext } from '../../../src/cli/context.js';
-import type { IO } from '../../../src/cli/io.js';
+import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials.js';
@@ -57,15 +56,9 @@ function scripted(script: [string, Answer][], enabled = true) {
 }
 
 function context(prompter: Prompter, env: Record<string, string> = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdinTTY: true, isStdoutTTY: true, isStderrTTY: true };
+  const { io, out, err } = fakeIO({ tty: true });
   const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(root, 'cfg'), ...env }, flags: {}, prompter });
-  return { ctx, out: () => out, err: () => err };
+  return { ctx, out, err };
 }
 
 const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'srv', dryRun: true, ...o });

@@ -39,7 +39,7 @@ vi.mock('../../../src/cli/commands/serve.js', () => h.module('serve'));
 vi.mock('../../../src/cli/commands/help.js', () => h.module('help'));
 vi.mock('../../../src/cli/commands/completion.js', () => h.module('completion'));
 
-const { buildProgram, walk } = await import('../../../src/cli/program.js');
+const { buildProgram, groupsFor, walk } = await import('../../../src/cli/program.js');
 const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
 
 interface Call {
@@ -56,7 +56,8 @@ interface ParseFailure {
 
 /** Parses argv (without "node agctl") on a fresh program; returns the recorded call or the commander error. */
 async function attempt(argv: string[]): Promise<Call | ParseFailure> {
-  const program = buildProgram();
+  // As main() does: only the groups this command line names are loaded.
+  const program = await buildProgram(argv);
   const out: string[] = [];
   for (const c of walk(program)) c.configureOutput({ writeOut: (s) => void out.push(s), writeErr: (s) => void out.push(s) });
   h.calls.length = 0;
@@ -90,10 +91,30 @@ beforeEach(() => {
 describe('lazy command modules', () => {
   it('are not imported by building the tree, only when their command runs', async () => {
     h.loaded.length = 0;
-    buildProgram();
+    await buildProgram();
     expect(h.loaded).toEqual([]);
     await parse('rules', 'list', 'crm-app');
     expect(h.loaded).toEqual(['rules list']);
+  });
+});
+
+describe('group loading', () => {
+  it('loads only the group a command line names', () => {
+    expect([...groupsFor(['rules', 'list', 'x'])]).toEqual(['rules']);
+    expect([...groupsFor(['--profile', 'rules', 'mcp', 'get', 'a', 'b'])]).toEqual(['mcp']);
+    expect([...groupsFor(['-o', 'json', 'task', 'approve-step-up', 't'])]).toEqual(['task']);
+    expect([...groupsFor(['--output=json', 'webhook', 'send'])]).toEqual(['webhook']);
+    expect([...groupsFor(['help', 'rules', 'list'])]).toEqual(['rules']);
+    expect([...groupsFor(['--help'])]).toEqual([]);
+    expect([...groupsFor(['login', '--client-id', 'x'])]).toEqual([]);
+    expect([...groupsFor(['completion', 'bash'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['--', 'rules'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+  });
+
+  it('shows every group in the root help whether or not it is loaded', async () => {
+    const lean = (await buildProgram(['--help'])).helpInformation();
+    const full = (await buildProgram()).helpInformation();
+    expect(lean).toBe(full);
   });
 });
 

@@ -1,0 +1,75 @@
+// Input helpers shared by the webhook commands: bodies, headers, secrets.
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../../../api/errors.js';
+import type { CommandContext } from '../../context.js';
+import { readSecret, missingSecret, type SecretSource } from '../../secrets.js';
+
+/** Bodies larger than this are refused before sending (listeners take 64 KiB). */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/** Reads all of stdin as bytes (a body must keep its exact bytes). */
+export async function readStdinBytes(ctx: CommandContext, what: string): Promise<Buffer> {
+  if (ctx.io.isStdinTTY) throw new UsageError(`expected the ${what} on standard input, but it is a terminal`, 'pipe it in, or pass a file');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.io.stdin) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    if (size > MAX_INPUT_BYTES) throw new UsageError(`the ${what} on standard input is larger than ${MAX_INPUT_BYTES} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function readFileBytes(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** The request body from --data, --data-file (or "-") or stdin, as exact bytes. */
+export async function readBody(ctx: CommandContext, o: { data?: string; dataFile?: string; stdinTaken: boolean }): Promise<{ bytes: Buffer; file?: string }> {
+  if (o.data !== undefined && o.dataFile !== undefined) throw new UsageError('use either --data or --data-file, not both');
+  if (o.data !== undefined) return { bytes: Buffer.from(o.data, 'utf8') };
+  if (o.dataFile !== undefined && o.dataFile !== '-') return { bytes: readFileBytes(o.dataFile, '--data-file'), file: o.dataFile };
+  if (o.stdinTaken) throw new UsageError('standard input already carries the secret: pass the body with --data or --data-file');
+  if (ctx.io.isStdinTTY) throw new UsageError('no request body: pass --data, --data-file, or pipe it on standard input');
+  return { bytes: await readStdinBytes(ctx, 'request body') };
+}
+
+/** Parses a repeatable `-H 'Name: value'` flag into lower-case names. */
+export function parseHeaderFlags(values: string[], flag = '--header'): [string, string][] {
+  return values.map((h) => {
+    const i = h.indexOf(':');
+    const name = i > 0 ? h.slice(0, i).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`${flag} "${h}" is not of the form 'Name: value'`);
+    return [name.toLowerCase(), h.slice(i + 1).trim()];
+  });
+}
+
+export const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
+  name: 'webhook signing secret',
+  flag: '--secret',
+  env: 'AGCTL_WEBHOOK_SECRET',
+  prompt: 'Webhook signing secret',
+};
+
+/** The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error when none. */
+export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin: boolean; secretFile?: string }): Promise<string> {
+  const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
+  const secret = await readSecret(ctx, src);
+  if (secret === undefined) throw missingSecret(src);
+  return secret;
+}
+
+/** Quotes a value for a POSIX shell. */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function statusText(status: number): string {
+  const names: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+  return names[status] ? `${status} ${names[status]}` : String(status);
+}

@@ -1,0 +1,44 @@
+// agctl webhook keygen: a signing key for a JWT listener.
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../../../api/errors.js';
+import { writePrivateFile } from '../../../config/secure-file.js';
+import { KeyError, generateListenerKey } from '../../../webhook/keys.js';
+import type { CommandContext } from '../../context.js';
+
+export interface KeygenOptions {
+  alg: string;
+  kid?: string;
+  out?: string;
+  force: boolean;
+}
+
+export async function run(opts: KeygenOptions, ctx: CommandContext): Promise<number> {
+  const prefix = opts.out ?? `webhook-${opts.alg.toLowerCase()}`;
+  const privateFile = resolve(`${prefix}.private.jwk.json`);
+  const jwksFile = resolve(`${prefix}.jwks.json`);
+  if (!opts.force) {
+    for (const f of [privateFile, jwksFile]) if (existsSync(f)) throw new UsageError(`${f} already exists`, 'pass --force to overwrite it, or choose another --out prefix');
+  }
+  let key: ReturnType<typeof generateListenerKey>;
+  try {
+    key = generateListenerKey(opts.alg, opts.kid);
+  } catch (err) {
+    if (err instanceof KeyError) throw new UsageError(err.message);
+    throw err;
+  }
+  writePrivateFile(privateFile, JSON.stringify(key.privateJwk, null, 2) + '\n');
+  writeFileSync(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n', { mode: 0o644 });
+  if (ctx.out.json) {
+    ctx.out.printJson({ alg: key.alg, kid: key.kid, privateKeyFile: privateFile, jwksFile, jwks: key.publicJwks });
+    return 0;
+  }
+  ctx.out.fields([
+    ['Algorithm', key.alg],
+    ['Key ID', key.kid],
+    ['Private JWK', `${privateFile} (mode 0600: keep it secret)`],
+    ['Public JWKS', jwksFile],
+  ]);
+  ctx.out.info(`Publish ${jwksFile} at the listener's HTTPS JWKS URL, then send with: agctl webhook send <listener> --jwt-key ${privateFile}`);
+  return 0;
+}

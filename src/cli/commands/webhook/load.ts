@@ -1,0 +1,167 @@
+// Load mode of `agctl webhook send`: N events with fresh event IDs through one
+// keep-alive undici pool, C in flight, optionally paced to R per second; a
+// progress bar on a terminal; a summary with status counts, throughput and
+// latency percentiles.
+import type { Writable } from 'node:stream';
+import { Exit, exitCodeForStatus, type ExitCode } from '../../../api/errors.js';
+import { newEventId } from '../../../webhook/sign.js';
+import type { CommandContext } from '../../context.js';
+
+export interface LoadOptions {
+  url: string;
+  count: number;
+  concurrency: number;
+  /** Requests per second at most. */
+  rate?: number;
+  body: Buffer;
+  headersFor: (eventId: string) => Promise<Record<string, string>>;
+  timeoutMs: number;
+  /** A terminal to draw the progress bar on. */
+  progress?: Writable;
+}
+
+export interface LoadSummary {
+  url: string;
+  count: number;
+  concurrency: number;
+  rate: number | null;
+  bodyBytes: number;
+  durationMs: number;
+  /** Completed requests per second (answered or failed). */
+  throughput: number;
+  statuses: Record<string, number>;
+  /** Requests that got no HTTP answer, by error code. */
+  errors: Record<string, number>;
+  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
+}
+
+/** The nearest-rank percentile of sorted values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+function errorCode(err: unknown): string {
+  let e = err as { code?: string; name?: string; cause?: unknown } | undefined;
+  for (let i = 0; e && i < 4; i++) {
+    if (typeof e.code === 'string') return e.code;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'ETIMEDOUT';
+    e = e.cause as typeof e;
+  }
+  return (err as Error)?.name ?? 'error';
+}
+
+function bar(done: number, total: number, started: number, statuses: Record<string, number>, errors: number): string {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  const secs = (performance.now() - started) / 1000;
+  const rate = secs > 0 ? Math.round(done / secs) : 0;
+  const counts = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  return `\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate}/s  ${counts}${errors ? `  errors:${errors}` : ''}`;
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
+  const { Pool } = await import('undici');
+  const target = new URL(o.url);
+  const path = target.pathname + target.search;
+  const pool = new Pool(target.origin, {
+    connections: o.concurrency,
+    pipelining: 1,
+    keepAliveTimeout: 10_000,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+    connect: { timeout: Math.min(o.timeoutMs, 10_000) },
+  });
+  const latencies = new Float64Array(o.count);
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  let errorCount = 0;
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  const interval = o.rate ? 1000 / o.rate : 0;
+  const timer = o.progress ? setInterval(() => o.progress!.write(bar(done, o.count, started, statuses, errorCount)), 100) : undefined;
+
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= o.count) return;
+      if (interval) {
+        const wait = started + i * interval - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      const headers = await o.headersFor(newEventId());
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ path, method: 'POST', headers, body: o.body });
+        await res.body.dump();
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      } catch (err) {
+        const code = errorCode(err);
+        errors[code] = (errors[code] ?? 0) + 1;
+        errorCount++;
+      }
+      latencies[i] = performance.now() - t0;
+      done++;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
+  } finally {
+    if (timer) {
+      clearInterval(timer);
+      o.progress!.write(bar(done, o.count, started, statuses, errorCount) + '\n');
+    }
+    await pool.close();
+  }
+  const durationMs = performance.now() - started;
+  const sorted = latencies.sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    url: o.url,
+    count: o.count,
+    concurrency: o.concurrency,
+    rate: o.rate ?? null,
+    bodyBytes: o.body.length,
+    durationMs: round(durationMs, 1),
+    throughput: round((o.count / durationMs) * 1000, 1),
+    statuses,
+    errors,
+    latencyMs: {
+      p50: round(percentile(sorted, 50)),
+      p95: round(percentile(sorted, 95)),
+      p99: round(percentile(sorted, 99)),
+      max: round(sorted[sorted.length - 1] ?? 0),
+      mean: round(sorted.length ? sum / sorted.length : 0),
+    },
+  };
+}
+
+export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise<void> {
+  if (ctx.out.json) {
+    ctx.out.printJson(s);
+    return;
+  }
+  ctx.out.print(`Sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`);
+  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} events/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
+  const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
+  for (const [code, n] of Object.entries(s.errors)) rows.push([`error ${code}`, n]);
+  await ctx.out.table(['STATUS', 'COUNT'], rows);
+  const l = s.latencyMs;
+  ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}`);
+}
+
+/** 0 when every event was answered 2xx; otherwise the exit code of the most frequent failure. */
+export function loadExitCode(s: LoadSummary): ExitCode {
+  let worst: [number, ExitCode] = [0, Exit.OK];
+  for (const [st, n] of Object.entries(s.statuses)) {
+    const code = exitCodeForStatus(Number(st));
+    if (code !== Exit.OK && n > worst[0]) worst = [n, code];
+  }
+  for (const n of Object.values(s.errors)) if (n > worst[0]) worst = [n, Exit.Server];
+  return worst[1];
+}

@@ -1,0 +1,167 @@
+// agctl webhook send: one signed event (or N in load mode) to a listener.
+import { readFileSync } from 'node:fs';
+import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { isUuidV4 } from '../../../lib/ids.js';
+import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
+import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
+import type { CommandContext } from '../../context.js';
+import { parseHeaderFlags, readBody, readWebhookSecret, shellQuote, statusText } from './common.js';
+
+export interface SendOptions {
+  target: string;
+  data?: string;
+  dataFile?: string;
+  secretFile?: string;
+  secretStdin: boolean;
+  jwtKey?: string;
+  kid?: string;
+  alg?: string;
+  tenant?: string;
+  jwtTtl: number;
+  eventId?: string;
+  timestamp?: number;
+  headers: string[];
+  dryRun: boolean;
+  count?: number;
+  concurrency?: number;
+  rate?: number;
+}
+
+/** Produces the authentication headers of one request. */
+export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promise<Record<string, string>>;
+
+export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
+
+/** A listener URL as given, or the listener ID on the configured base URL. */
+export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+    let u: URL;
+    try {
+      u = new URL(target);
+    } catch {
+      throw new UsageError(`"${target}" is not a valid URL`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`the listener URL must use https (or http for a local server), not ${u.protocol.replace(/:$/, '')}`);
+    if (u.username || u.password) throw new UsageError('the listener URL must not carry credentials');
+    return u.href;
+  }
+  if (!target || /[/?#\s]/.test(target)) throw new UsageError(`"${target}" is neither a listener URL nor a listener ID`);
+  return (await ctx.baseUrl()) + INCOMING_PATH + encodeURIComponent(target);
+}
+
+async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
+  if (opts.jwtKey === undefined) {
+    if (opts.kid !== undefined || opts.alg !== undefined) throw new UsageError('--kid and --alg apply to JWT sends: add --jwt-key');
+    const secret = await readWebhookSecret(ctx, opts);
+    return { method: 'HMAC', detail: 'HMAC-SHA256', signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }) };
+  }
+  if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
+  let text: string;
+  try {
+    text = readFileSync(opts.jwtKey, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--jwt-key: cannot read ${opts.jwtKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let key: ReturnType<typeof loadSigningKey>;
+  try {
+    key = loadSigningKey(text, { alg: opts.alg, kid: opts.kid });
+  } catch (err) {
+    if (err instanceof KeyError) throw new UsageError(`--jwt-key ${opts.jwtKey}: ${err.message}`);
+    throw err;
+  }
+  const tenant = (opts.tenant ?? ctx.settings.baseUrl ?? new URL(url).origin).replace(/\/+$/, '');
+  return {
+    method: 'JWT',
+    detail: `JWT ${key.alg}, kid ${key.kid}, sub ${tenant}`,
+    signer: async (ts, id, body) => {
+      const jwt = await createWebhookJwt({ key: key.key, alg: key.alg, kid: key.kid, tenant, endpointUrl: url, eventId: id, body, nowSeconds: ts, ttlSeconds: opts.jwtTtl });
+      return { Authorization: `Bearer ${jwt}` };
+    },
+  };
+}
+
+/** Request headers: the webhook headers, then the auth headers, then any -H overrides (by name, case-insensitively). */
+function buildHeaders(ts: number, id: string, auth: Record<string, string>, extra: [string, string][]): Record<string, string> {
+  const h: Record<string, string> = { 'Content-Type': 'application/json', 'Webhook-Timestamp': String(ts), 'Webhook-Event-Id': id, ...auth };
+  for (const [name, value] of extra) {
+    for (const k of Object.keys(h)) if (k.toLowerCase() === name) delete h[k];
+    h[name] = value;
+  }
+  return h;
+}
+
+export function curlCommand(url: string, headers: Record<string, string>, body: Buffer, file?: string): string {
+  const lines = [`curl -sS -X POST ${shellQuote(url)}`];
+  for (const [k, v] of Object.entries(headers)) lines.push(`-H ${shellQuote(`${k}: ${v}`)}`);
+  lines.push(file ? `--data-binary @${shellQuote(file)}` : `--data-binary ${shellQuote(body.toString('utf8'))}`);
+  return lines.join(' \\\n  ');
+}
+
+function checkOptions(opts: SendOptions): void {
+  const load = opts.count !== undefined;
+  if (!load && (opts.concurrency !== undefined || opts.rate !== undefined)) throw new UsageError('--concurrency and --rate apply to load mode: add --count N');
+  if (load && opts.eventId !== undefined) throw new UsageError('--event-id cannot be used with --count: load mode sends a fresh event ID per event');
+  if (load && opts.dryRun) throw new UsageError('--dry-run prints one request; it cannot be used with --count');
+  if (opts.tenant !== undefined && opts.jwtKey === undefined) throw new UsageError('--tenant applies to JWT sends: add --jwt-key');
+}
+
+export async function run(opts: SendOptions, ctx: CommandContext): Promise<number> {
+  checkOptions(opts);
+  const extra = parseHeaderFlags(opts.headers);
+  const url = await listenerUrl(opts.target, ctx);
+  // The body first: a missing body is reported before any secret prompt.
+  const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin });
+  const { signer, detail } = await makeSigner(opts, ctx, url);
+  try {
+    JSON.parse(body.bytes.toString('utf8'));
+  } catch {
+    ctx.out.warn('the body is not valid JSON: the listener will answer 400');
+  }
+  if (body.bytes.length > 64 * 1024) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than 65536 (413)`);
+
+  if (opts.count !== undefined) {
+    const { runLoad, printSummary, loadExitCode } = await import('./load.js');
+    const summary = await runLoad({
+      url,
+      count: opts.count,
+      concurrency: opts.concurrency ?? 16,
+      rate: opts.rate,
+      body: body.bytes,
+      headersFor: async (id) => {
+        const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
+        return buildHeaders(ts, id, await signer(ts, id, body.bytes), extra);
+      },
+      timeoutMs: ctx.settings.timeoutMs,
+      progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
+    });
+    await printSummary(summary, ctx);
+    return loadExitCode(summary);
+  }
+
+  const id = opts.eventId ?? newEventId();
+  if (!isUuidV4(id)) ctx.out.warn(`event ID "${id}" is not a UUID v4: the listener will answer 400`);
+  const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
+  const headers = buildHeaders(ts, id, await signer(ts, id, body.bytes), extra);
+
+  if (opts.dryRun) {
+    ctx.out.print(curlCommand(url, headers, body.bytes, body.file));
+    ctx.out.info(`# ${detail}; valid while the timestamp is within 5 minutes of the listener's clock`);
+    return 0;
+  }
+
+  ctx.debug(`webhook ${detail}`);
+  const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false });
+  const answer = res.json<Record<string, unknown>>();
+  if (ctx.out.json) {
+    ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, response: answer ?? res.text() });
+  } else {
+    const reason = typeof answer?.reason === 'string' ? answer.reason : res.text().trim().slice(0, 500);
+    ctx.out.fields([
+      ['Status', statusText(res.status)],
+      ['Reason', reason],
+      ['Event ID', id],
+      ...(typeof answer?.runId === 'string' ? ([['Run ID', answer.runId]] as [string, string][]) : []),
+    ]);
+  }
+  return exitCodeForStatus(res.status);
+}

@@ -1,0 +1,540 @@
+// Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
+// to automations, the incoming endpoint running the shared verification
+// pipeline (src/webhook/verify.ts), durable idempotency (one atomic upsert on
+// a unique key), automation runs with the body as context data, and the
+// embedded-only management routes under /_embedded/v1/ (not part of the service API).
+import { randomUUID } from 'node:crypto';
+import { invalidArgument, notFound, ApiError } from '../../api/errors.js';
+import { isUuidV4, ksuid } from '../../lib/ids.js';
+import { AllowList, cidrListError } from '../../webhook/cidr.js';
+import { JwksError, jwksUrlProblem, localJwks, remoteJwks, type KeyResolver } from '../../webhook/jwks.js';
+import { generateListenerKey } from '../../webhook/keys.js';
+import { newHmacSecret } from '../../webhook/sign.js';
+import {
+  EVENT_RETENTION_MS,
+  MAX_BODY_BYTES,
+  checkSource,
+  headerValue,
+  verifyWebhook,
+  type AcceptOutcome,
+  type AuthMethod,
+  type ListenerConfig,
+  type VerifyResult,
+} from '../../webhook/verify.js';
+import type { ServerModule } from '../module.js';
+import type { JsonResult, RequestContext } from '../router.js';
+import type { Store } from '../store/db.js';
+import { startCheckpointer } from '../store/checkpointer.js';
+import type { Statement } from 'better-sqlite3';
+
+export const INCOMING_PREFIX = '/api/v1/webhooks/incoming/';
+/** The key set of the demo JWT key, served by the embedded server itself. */
+export const DEMO_JWKS_PATH = '/_embedded/v1/demo/jwks.json';
+/** Demo allowlist that excludes loopback (TEST-NET-3 and the IPv6 documentation range). */
+export const DEMO_RESTRICTED_CIDRS = ['203.0.113.0/24', '2001:db8::/32'];
+const PRUNE_INTERVAL_MS = 3600_000;
+const PRUNE_BATCH = 5000;
+const RUNS_LIMIT_DEFAULT = 50;
+const RUNS_LIMIT_MAX = 1000;
+const MAX_CIDRS = 100;
+
+interface ListenerRow {
+  id: string;
+  automation_id: string;
+  auth_method: AuthMethod;
+  secret_sealed: string | null;
+  jwks_url: string | null;
+  allowed_cidrs: string | null;
+  created_at: number;
+}
+
+interface AutomationRow {
+  id: string;
+  published: number;
+  trigger_enabled: number;
+}
+
+interface RunRow {
+  id: string;
+  listener_id: string;
+  automation_id: string;
+  event_id: string;
+  context: Buffer | string;
+  created_at: number;
+}
+
+/** A listener as the incoming route needs it, with its secret opened once. */
+interface CachedListener {
+  id: string;
+  automationId: string;
+  authMethod: AuthMethod;
+  secret?: string;
+  jwksUrl: string | null;
+  allowList: AllowList | null;
+  /**
+   * Why the linked automation does not run (unpublished, trigger disabled), or
+   * undefined when it runs. Read once with the listener: the embedded server
+   * has no route that changes an automation after it is created.
+   */
+  notRunReason?: string;
+  /** Pipeline configurations by (insecure-JWKS flag, base URL). */
+  configs: Map<string, ListenerConfig>;
+}
+
+const listenerPath = (id: string) => INCOMING_PREFIX + encodeURIComponent(id);
+const place = (id: string) => ['webhook_listeners', id, 'secret'] as const;
+
+/**
+ * The server's own base URL for this request, from the socket it was received
+ * on (or the `publicBaseUrl` server setting), never from the Host header: it is
+ * the JWT `sub` and the prefix of the `aud` a sender must sign.
+ */
+export function serverBaseUrl(ctx: RequestContext): string {
+  const pub = ctx.server.publicBaseUrl;
+  if (typeof pub === 'string' && pub) return pub.endsWith('/') ? pub.slice(0, -1) : pub;
+  let addr = ctx.req.socket.localAddress ?? '127.0.0.1';
+  if (addr.startsWith('::ffff:')) addr = addr.slice(7);
+  return `http://${addr.includes(':') ? `[${addr}]` : addr}:${ctx.req.socket.localPort}`;
+}
+
+interface PendingEvent {
+  listener: CachedListener;
+  eventKey: string;
+  /** The raw body: stored as the run's context data. */
+  body: Uint8Array;
+  now: number;
+  resolve: (o: AcceptOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most events committed in one transaction. */
+const GROUP_COMMIT_MAX = 256;
+
+/**
+ * Per-store state: prepared statements, opened listeners, the demo key set,
+ * and the group commit of accepted events.
+ *
+ * Group commit: events that pass steps 1 to 3 in the same turn of the event
+ * loop are recorded in one transaction (each still by its own atomic
+ * check-and-record statement, in arrival order), and every answer is sent only
+ * after that transaction has committed. A commit is the expensive part of a
+ * write; sharing it keeps ingest fast under load without weakening durability.
+ */
+class WebhookState {
+  readonly #store: Store;
+  readonly #listeners = new Map<string, CachedListener>();
+  #demoResolver?: KeyResolver;
+  #demoJwks?: { keys: unknown[] };
+  readonly #getListener: Statement;
+  readonly #insEvent: Statement;
+  readonly #insRun: Statement;
+  readonly #prune: Statement;
+  readonly #commitOne: (p: PendingEvent) => AcceptOutcome;
+  readonly #commitMany: (batch: PendingEvent[]) => AcceptOutcome[];
+  #queue: PendingEvent[] = [];
+  #flushScheduled = false;
+
+  constructor(store: Store) {
+    this.#store = store;
+    const db = store.db;
+    this.#getListener = db.prepare(
+      `SELECT l.*, a.published, a.trigger_enabled FROM webhook_listeners l
+       LEFT JOIN webhook_automations a ON a.id = l.automation_id WHERE l.id = ?`,
+    );
+    // Step 4: one atomic statement. A fresh record wins the insert; a record
+    // older than the retention window is taken over; anything else is a duplicate.
+    this.#insEvent = db.prepare(
+      `INSERT INTO webhook_events (listener_id, event_id, received_at) VALUES (?, ?, ?)
+       ON CONFLICT (listener_id, event_id) DO UPDATE SET received_at = excluded.received_at
+       WHERE webhook_events.received_at <= ?`,
+    );
+    // Step 5: the run is recorded only when the automation is published and its trigger enabled.
+    this.#insRun = db.prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#prune = db.prepare(
+      `DELETE FROM webhook_events WHERE (listener_id, event_id) IN
+         (SELECT listener_id, event_id FROM webhook_events WHERE received_at <= ? LIMIT ${PRUNE_BATCH})`,
+    );
+    const record = (p: PendingEvent): AcceptOutcome => {
+      const { listener: l, eventKey, now } = p;
+      if (this.#insEvent.run(l.id, eventKey, now, now - EVENT_RETENTION_MS).changes === 0) return { duplicate: true };
+      // Step 5: the run is recorded only when the automation is published and its trigger enabled.
+      if (l.notRunReason) return { duplicate: false, ran: false, notRunReason: l.notRunReason };
+      const runId = randomUUID();
+      this.#insRun.run(runId, l.id, l.automationId, eventKey, p.body, now);
+      return { duplicate: false, ran: true, runId };
+    };
+    this.#commitOne = db.transaction(record);
+    this.#commitMany = db.transaction((batch: PendingEvent[]) => batch.map(record));
+  }
+
+  /** Steps 4 and 5 for one event; resolves once its transaction has committed. */
+  accept(listener: CachedListener, eventKey: string, body: Uint8Array, now: number): Promise<AcceptOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ listener, eventKey, body, now, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
+      }
+    });
+  }
+
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const queue = this.#queue;
+    this.#queue = [];
+    for (let i = 0; i < queue.length; i += GROUP_COMMIT_MAX) {
+      const batch = queue.slice(i, i + GROUP_COMMIT_MAX);
+      let outcomes: AcceptOutcome[];
+      try {
+        outcomes = this.#commitMany(batch);
+      } catch {
+        // One event's failure must not fail the others: commit each on its own.
+        for (const p of batch) {
+          try {
+            p.resolve(this.#commitOne(p));
+          } catch (err) {
+            p.reject(err);
+          }
+        }
+        continue;
+      }
+      for (let j = 0; j < batch.length; j++) batch[j]!.resolve(outcomes[j]!);
+    }
+  };
+
+  listener(id: string): CachedListener | null {
+    const hit = this.#listeners.get(id);
+    if (hit) return hit;
+    const row = this.#getListener.get(id) as (ListenerRow & { published: number | null; trigger_enabled: number | null }) | undefined;
+    if (!row) return null;
+    const l: CachedListener = {
+      id: row.id,
+      automationId: row.automation_id,
+      authMethod: row.auth_method,
+      secret: row.secret_sealed ? this.#store.open(row.secret_sealed, ...place(row.id)) : undefined,
+      jwksUrl: row.jwks_url,
+      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[]) : null,
+      notRunReason:
+        row.published === null ? 'the automation no longer exists' : !row.published ? 'the automation is not published' : !row.trigger_enabled ? 'the automation trigger is disabled' : undefined,
+      configs: new Map(),
+    };
+    this.#listeners.set(id, l);
+    return l;
+  }
+
+  /** The pipeline's view of a listener as reached at `base` (cached: it only depends on these). */
+  config(l: CachedListener, base: string, allowInsecureJwks: boolean): ListenerConfig {
+    const key = `${allowInsecureJwks ? 1 : 0}${base}`;
+    let c = l.configs.get(key);
+    if (!c) {
+      if (l.configs.size >= 16) l.configs.clear();
+      c = {
+        authMethod: l.authMethod,
+        secret: l.secret,
+        allowedCidrs: l.allowList,
+        endpointUrl: base + listenerPath(l.id),
+        tenantBaseUrl: base,
+        jwks: l.authMethod === 'JWT' ? this.#jwksFor(l, allowInsecureJwks) : undefined,
+      };
+      l.configs.set(key, c);
+    }
+    return c;
+  }
+
+  /** The key set of a JWT listener; errors (e.g. an http URL) surface as a 401 reason. */
+  #jwksFor(l: CachedListener, allowInsecure: boolean): KeyResolver {
+    const url = l.jwksUrl ?? '';
+    if (url === DEMO_JWKS_PATH) return (this.#demoResolver ??= localJwks(this.demoJwks()));
+    try {
+      return remoteJwks(url, { allowInsecure });
+    } catch (err) {
+      const e = err instanceof JwksError ? err : new JwksError(String(err));
+      return () => Promise.reject(e);
+    }
+  }
+
+  demoJwks(): { keys: unknown[] } {
+    if (!this.#demoJwks) {
+      const rows = this.#store.db.prepare('SELECT public_jwk FROM webhook_demo_keys ORDER BY kid').all() as { public_jwk: string }[];
+      this.#demoJwks = { keys: rows.map((r) => JSON.parse(r.public_jwk) as unknown) };
+    }
+    return this.#demoJwks;
+  }
+
+  /** Deletes up to one batch of event records older than the retention window; returns how many. */
+  pruneBatch(now: number): number {
+    return this.#prune.run(now - EVENT_RETENTION_MS).changes;
+  }
+}
+
+const states = new WeakMap<Store, WebhookState>();
+function state(store: Store): WebhookState {
+  let s = states.get(store);
+  if (!s) states.set(store, (s = new WebhookState(store)));
+  return s;
+}
+
+/** Deletes every event record older than 7 days; returns how many. */
+export function pruneWebhookEvents(store: Store, now: number): number {
+  const st = state(store);
+  let total = 0;
+  for (let n = st.pruneBatch(now); n > 0; n = n === PRUNE_BATCH ? st.pruneBatch(now) : 0) total += n;
+  return total;
+}
+
+function prunePeriodically(store: Store, now: () => number): () => void {
+  let stopped = false;
+  const run = () => {
+    if (stopped || !store.db.open) return;
+    // One batch per tick, so a large backlog never blocks the event loop for long.
+    if (state(store).pruneBatch(now()) === PRUNE_BATCH) setImmediate(run);
+  };
+  run();
+  const timer = setInterval(run, PRUNE_INTERVAL_MS);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/** The small JSON body of every incoming-webhook answer. */
+type Answer = Pick<VerifyResult, 'reason' | 'eventId' | 'automationRan' | 'runId'> & { status: number };
+function answer(r: Answer, headers?: Record<string, string>): JsonResult {
+  const body: Record<string, unknown> = { status: r.status, reason: r.reason, eventId: r.eventId };
+  if (r.automationRan !== undefined) body.automationRan = r.automationRan;
+  if (r.runId) body.runId = r.runId;
+  return { status: r.status, body, headers };
+}
+
+function rawEventId(ctx: RequestContext): string | null {
+  const v = headerValue(ctx.req.headers, 'webhook-event-id');
+  return v !== undefined && isUuidV4(v) ? v : null;
+}
+
+async function incoming(ctx: RequestContext): Promise<JsonResult> {
+  const st = state(ctx.store);
+  const id = ctx.params.listener_id!;
+  const l = st.listener(id);
+  if (!l) return answer({ status: 404, reason: `no webhook listener ${id}`, eventId: rawEventId(ctx) });
+  const listener = st.config(l, serverBaseUrl(ctx), ctx.server.allowInsecureJwks);
+  const common = { sourceIp: ctx.remoteAddress, headers: ctx.req.headers, listener, trustProxy: ctx.server.trustProxy };
+  // Step 1 comes first, before a byte of the body is read.
+  const denied = checkSource(common);
+  if (denied) return answer(denied, { Connection: 'close' });
+  let body: Buffer;
+  try {
+    body = await ctx.raw();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 413) {
+      return answer({ status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes`, eventId: rawEventId(ctx) });
+    }
+    throw err;
+  }
+  const now = ctx.clock.now();
+  const result = await verifyWebhook({ ...common, body, now, accept: (key, b) => st.accept(l, key, b, now) });
+  return answer(result);
+}
+
+interface CreateListenerInput {
+  authMethod: AuthMethod;
+  jwksUrl?: string | null;
+  allowedCidrs?: string[] | null;
+  published: boolean;
+  triggerEnabled: boolean;
+}
+
+/** Inserts an automation and its listener; returns the row and, for HMAC, the new secret. */
+function insertListener(store: Store, now: number, input: CreateListenerInput, name: string): { row: ListenerRow; automation: AutomationRow; secret?: string } {
+  const automation: AutomationRow = { id: ksuid(now), published: input.published ? 1 : 0, trigger_enabled: input.triggerEnabled ? 1 : 0 };
+  store.db
+    .prepare('INSERT INTO webhook_automations (id, name, published, trigger_enabled, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run(automation.id, name, automation.published, automation.trigger_enabled, now);
+  const id = ksuid(now);
+  const secret = input.authMethod === 'HMAC' ? newHmacSecret() : undefined;
+  const row: ListenerRow = {
+    id,
+    automation_id: automation.id,
+    auth_method: input.authMethod,
+    secret_sealed: secret ? store.seal(secret, ...place(id)) : null,
+    jwks_url: input.authMethod === 'JWT' ? (input.jwksUrl ?? null) : null,
+    allowed_cidrs: input.allowedCidrs && input.allowedCidrs.length ? JSON.stringify(input.allowedCidrs) : null,
+    created_at: now,
+  };
+  store.db
+    .prepare('INSERT INTO webhook_listeners (id, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .run(row.id, row.automation_id, row.auth_method, row.secret_sealed, row.jwks_url, row.allowed_cidrs, row.created_at);
+  return { row, automation, secret };
+}
+
+function listenerView(base: string, row: ListenerRow, automation: AutomationRow, secret?: string) {
+  return {
+    id: row.id,
+    url: base + listenerPath(row.id),
+    authMethod: row.auth_method,
+    ...(secret ? { secret } : {}),
+    ...(row.jwks_url ? { jwksUrl: row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url } : {}),
+    ...(row.allowed_cidrs ? { allowedCidrs: JSON.parse(row.allowed_cidrs) as string[] } : {}),
+    automation: { id: automation.id, published: automation.published === 1, triggerEnabled: automation.trigger_enabled === 1 },
+  };
+}
+
+function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('request body must be a JSON object');
+  const b = body as Record<string, unknown>;
+  if (b.authMethod !== 'HMAC' && b.authMethod !== 'JWT') throw invalidArgument('authMethod must be "HMAC" or "JWT"');
+  const input: CreateListenerInput = { authMethod: b.authMethod, published: true, triggerEnabled: true };
+  if (b.authMethod === 'JWT') {
+    if (typeof b.jwksUrl !== 'string' || !b.jwksUrl) throw invalidArgument('jwksUrl is required for a JWT listener');
+    const problem = jwksUrlProblem(b.jwksUrl, allowInsecure);
+    if (problem) throw invalidArgument(problem);
+    input.jwksUrl = b.jwksUrl;
+  } else if (b.jwksUrl !== undefined && b.jwksUrl !== null) {
+    throw invalidArgument('jwksUrl applies to JWT listeners only');
+  }
+  if (b.allowedCidrs !== undefined && b.allowedCidrs !== null) {
+    const err = cidrListError(b.allowedCidrs);
+    if (err) throw invalidArgument(err);
+    if ((b.allowedCidrs as string[]).length > MAX_CIDRS) throw invalidArgument(`allowedCidrs holds at most ${MAX_CIDRS} ranges`);
+    input.allowedCidrs = (b.allowedCidrs as string[]).map((c) => c.trim());
+  }
+  if (b.automation !== undefined && b.automation !== null) {
+    const a = b.automation as Record<string, unknown>;
+    if (typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('automation must be an object {published, triggerEnabled}');
+    for (const k of ['published', 'triggerEnabled'] as const) {
+      if (a[k] !== undefined && typeof a[k] !== 'boolean') throw invalidArgument(`automation.${k} must be a boolean`);
+      if (typeof a[k] === 'boolean') input[k] = a[k];
+    }
+  }
+  return input;
+}
+
+async function createListener(ctx: RequestContext) {
+  const input = parseCreate(await ctx.json(), ctx.server.allowInsecureJwks);
+  const { row, automation, secret } = ctx.store.db.transaction(() => insertListener(ctx.store, ctx.clock.now(), input, 'Incoming webhook'))();
+  return { body: { listener: listenerView(serverBaseUrl(ctx), row, automation, secret) } };
+}
+
+function listRuns(ctx: RequestContext) {
+  const id = ctx.params.id!;
+  const db = ctx.store.db;
+  if (!db.prepare('SELECT 1 FROM webhook_listeners WHERE id = ?').get(id)) throw notFound(`webhook listener ${id} not found`);
+  const rawLimit = ctx.query.get('limit');
+  if (rawLimit !== null && !/^\d+$/.test(rawLimit)) throw invalidArgument('limit must be a non-negative integer');
+  const limit = Math.min(Number(rawLimit) || RUNS_LIMIT_DEFAULT, RUNS_LIMIT_MAX);
+  const eventId = ctx.query.get('event_id');
+  const where = eventId ? 'listener_id = ? AND event_id = ?' : 'listener_id = ?';
+  const args = eventId ? [id, eventId.toLowerCase()] : [id];
+  const rows = db.prepare(`SELECT * FROM webhook_runs WHERE ${where} ORDER BY rowid DESC LIMIT ?`).all(...args, limit) as RunRow[];
+  const { n } = db.prepare(`SELECT COUNT(*) AS n FROM webhook_runs WHERE ${where}`).get(...args) as { n: number };
+  return {
+    body: {
+      runs: rows.map((r) => ({
+        id: r.id,
+        listenerId: r.listener_id,
+        automationId: r.automation_id,
+        eventId: r.event_id,
+        context: { trigger: JSON.parse(typeof r.context === 'string' ? r.context : r.context.toString('utf8')) as unknown },
+        createdAt: new Date(r.created_at).toISOString(),
+      })),
+      total: n,
+    },
+  };
+}
+
+export const webhooksModule: ServerModule = {
+  name: 'webhooks',
+  migrate(store) {
+    store.db.exec(`
+      CREATE TABLE IF NOT EXISTS webhook_automations (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        published INTEGER NOT NULL,
+        trigger_enabled INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS webhook_listeners (
+        id TEXT PRIMARY KEY,
+        automation_id TEXT NOT NULL REFERENCES webhook_automations(id),
+        auth_method TEXT NOT NULL CHECK (auth_method IN ('HMAC', 'JWT')),
+        secret_sealed TEXT,
+        jwks_url TEXT,
+        allowed_cidrs TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS webhook_events (
+        listener_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        PRIMARY KEY (listener_id, event_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS webhook_events_age ON webhook_events (received_at);
+      CREATE TABLE IF NOT EXISTS webhook_runs (
+        id TEXT NOT NULL,
+        listener_id TEXT NOT NULL,
+        automation_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        context BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS webhook_runs_listener ON webhook_runs (listener_id);
+      CREATE TABLE IF NOT EXISTS webhook_demo_keys (
+        kid TEXT PRIMARY KEY,
+        alg TEXT NOT NULL,
+        private_sealed TEXT NOT NULL,
+        public_jwk TEXT NOT NULL
+      );
+    `);
+  },
+  seed({ store, clock }) {
+    const now = clock.now();
+    const key = generateListenerKey('ES256');
+    store.db
+      .prepare('INSERT INTO webhook_demo_keys (kid, alg, private_sealed, public_jwk) VALUES (?, ?, ?, ?)')
+      .run(key.kid, key.alg, store.seal(JSON.stringify(key.privateJwk), 'webhook_demo_keys', key.kid, 'private_jwk'), JSON.stringify(key.publicJwks.keys[0]));
+    const on = { published: true, triggerEnabled: true };
+    const hmac = insertListener(store, now, { authMethod: 'HMAC', ...on }, 'Demo: HMAC webhook');
+    const jwt = insertListener(store, now, { authMethod: 'JWT', jwksUrl: DEMO_JWKS_PATH, ...on }, 'Demo: JWT webhook');
+    const restricted = insertListener(store, now, { authMethod: 'HMAC', allowedCidrs: DEMO_RESTRICTED_CIDRS, ...on }, 'Demo: IP-restricted webhook');
+    // Paths are relative to the server's base URL (known only once it listens).
+    // Secrets are not part of the saved fragment; `reveal` adds them on every start.
+    return {
+      webhooks: {
+        hmac: { listenerId: hmac.row.id, path: listenerPath(hmac.row.id) },
+        jwt: { listenerId: jwt.row.id, path: listenerPath(jwt.row.id), jwksPath: DEMO_JWKS_PATH, kid: key.kid, alg: key.alg },
+        restricted: { listenerId: restricted.row.id, path: listenerPath(restricted.row.id), allowedCidrs: DEMO_RESTRICTED_CIDRS },
+      },
+    };
+  },
+  reveal(part, { store }) {
+    const w = part.webhooks as { hmac?: { listenerId?: string }; jwt?: { kid?: string } } | undefined;
+    const hmacId = w?.hmac?.listenerId;
+    const kid = w?.jwt?.kid;
+    if (!w || !hmacId || !kid) return part;
+    const l = store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(hmacId) as { secret_sealed: string } | undefined;
+    const k = store.db.prepare('SELECT private_sealed FROM webhook_demo_keys WHERE kid = ?').get(kid) as { private_sealed: string } | undefined;
+    return {
+      ...part,
+      webhooks: {
+        ...w,
+        hmac: { ...w.hmac, ...(l ? { secret: store.open(l.secret_sealed, ...place(hmacId)) } : {}) },
+        jwt: { ...w.jwt, ...(k ? { privateJwk: JSON.parse(store.open(k.private_sealed, 'webhook_demo_keys', kid, 'private_jwk')) as unknown } : {}) },
+      },
+    };
+  },
+  routes(router) {
+    router.post(`${INCOMING_PREFIX}:listener_id`, incoming, { auth: false, maxBody: MAX_BODY_BYTES });
+    router.get(DEMO_JWKS_PATH, (ctx) => ({ body: state(ctx.store).demoJwks() }), { auth: false });
+    router.post('/_embedded/v1/webhook_listeners', createListener, { maxBody: 64 * 1024 });
+    router.get('/_embedded/v1/webhook_listeners/:id/runs', listRuns);
+  },
+  start({ store, clock }) {
+    const stopPruning = prunePeriodically(store, () => clock.now());
+    // Webhook ingest is the write-heavy path of the server: keep WAL checkpoints off the event loop.
+    const stopCheckpoints = startCheckpointer(store.db);
+    return () => {
+      stopPruning();
+      stopCheckpoints();
+    };
+  },
+};

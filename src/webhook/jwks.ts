@@ -1,0 +1,114 @@
+// Key sets of JWT webhook listeners. Remote sets use jose's remote key set
+// (fetched with a timeout, cached, refetched on an unknown kid after a
+// cooldown); they must be HTTPS, except loopback URLs when insecure JWKS are
+// allowed (`agctl serve --allow-insecure-jwks`, `webhook verify --allow-insecure-jwks`).
+// Local sets come from a JWKS object or file.
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+
+export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
+
+export class JwksError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JwksError';
+  }
+}
+
+export const JWKS_TIMEOUT_MS = 3000;
+export const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
+export const JWKS_COOLDOWN_MS = 30_000;
+
+/** True for `localhost`, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  if (h.toLowerCase() === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/i.test(h);
+  return false;
+}
+
+/** Why a JWKS URL may not be used, or null when it may. */
+export function jwksUrlProblem(url: string, allowInsecure: boolean): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `JWKS URL "${url}" is not a valid URL`;
+  }
+  if (u.username || u.password) return 'JWKS URL must not carry credentials';
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:') {
+    if (!isLoopbackHost(u.hostname)) return `JWKS URL must use https (plain http is allowed only for loopback addresses, with --allow-insecure-jwks)`;
+    if (!allowInsecure) return 'JWKS URL uses plain http: allowed for loopback addresses only with --allow-insecure-jwks';
+    return null;
+  }
+  return `JWKS URL must use https, not ${u.protocol.replace(/:$/, '')}`;
+}
+
+function checkJwks(value: unknown, where: string): JSONWebKeySet {
+  const keys = (value as { keys?: unknown } | null)?.keys;
+  if (!value || typeof value !== 'object' || !Array.isArray(keys)) throw new JwksError(`${where} is not a JWKS (an object with a "keys" array)`);
+  if (keys.some((k) => !k || typeof k !== 'object' || typeof (k as { kty?: unknown }).kty !== 'string')) throw new JwksError(`${where} holds a key without "kty"`);
+  return value as JSONWebKeySet;
+}
+
+/** A resolver over a JWKS held in memory. */
+export function localJwks(jwks: unknown, where = 'the key set'): KeyResolver {
+  return createLocalJWKSet(checkJwks(jwks, where)) as KeyResolver;
+}
+
+export interface RemoteJwksOptions {
+  allowInsecure: boolean;
+  timeoutMs?: number;
+  cacheMaxAgeMs?: number;
+  cooldownMs?: number;
+}
+
+const remoteCache = new Map<string, KeyResolver>();
+const REMOTE_CACHE_LIMIT = 500;
+
+/**
+ * A cached remote resolver for `url` (one per URL and options per process, so
+ * the keys are fetched once and shared by every listener using them).
+ * Throws JwksError when the URL is not allowed.
+ */
+export function remoteJwks(url: string, opts: RemoteJwksOptions): KeyResolver {
+  const problem = jwksUrlProblem(url, opts.allowInsecure);
+  if (problem) throw new JwksError(problem);
+  const timeoutDuration = opts.timeoutMs ?? JWKS_TIMEOUT_MS;
+  const cacheMaxAge = opts.cacheMaxAgeMs ?? JWKS_CACHE_MAX_AGE_MS;
+  const cooldownDuration = opts.cooldownMs ?? JWKS_COOLDOWN_MS;
+  const key = `${timeoutDuration}|${cacheMaxAge}|${cooldownDuration}|${url}`;
+  let resolver = remoteCache.get(key);
+  if (!resolver) {
+    if (remoteCache.size >= REMOTE_CACHE_LIMIT) remoteCache.delete(remoteCache.keys().next().value!);
+    resolver = createRemoteJWKSet(new URL(url), { timeoutDuration, cacheMaxAge, cooldownDuration }) as KeyResolver;
+    remoteCache.set(key, resolver);
+  }
+  return resolver;
+}
+
+/** A JWKS from a URL (http/https, per the rules above) or a JSON file. */
+export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise<KeyResolver> {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return remoteJwks(source, opts);
+  let text: string;
+  try {
+    text = await readFile(source, 'utf8');
+  } catch (err) {
+    throw new JwksError(`cannot read JWKS file ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new JwksError(`JWKS file ${source} is not valid JSON`);
+  }
+  // A lone public JWK is accepted as a one-key set.
+  if (parsed && typeof parsed === 'object' && !Array.isArray((parsed as { keys?: unknown }).keys) && typeof (parsed as { kty?: unknown }).kty === 'string') {
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = parsed as Record<string, unknown>;
+    parsed = { keys: [pub] };
+  }
+  return localJwks(parsed, `JWKS file ${source}`);
+}

@@ -1,0 +1,117 @@
+// Signing keys of JWT webhook listeners: key pairs for ES256, RS256 and EdDSA
+// as a private JWK plus a public JWKS, and loading a private key (JWK or PEM)
+// for `agctl webhook send --jwt-key`.
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
+import { JWT_ALGORITHMS, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
+
+export class KeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyError';
+  }
+}
+
+export interface GeneratedKey {
+  alg: JwtAlgorithm;
+  kid: string;
+  /** Private JWK with kid, alg and use. Keep it secret (write it 0600). */
+  privateJwk: JWK;
+  /** `{keys: [public JWK]}` to publish at the listener's JWKS URL. */
+  publicJwks: { keys: JWK[] };
+}
+
+const PUBLIC_MEMBERS: Record<string, string[]> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  RSA: ['e', 'kty', 'n'],
+  OKP: ['crv', 'kty', 'x'],
+};
+
+/** The RFC 7638 JWK thumbprint (SHA-256, base64url): the default key ID. */
+export function jwkThumbprint(jwk: JWK): string {
+  const members = PUBLIC_MEMBERS[jwk.kty ?? ''];
+  if (!members) throw new KeyError(`unsupported key type ${jwk.kty}`);
+  const canon: Record<string, unknown> = {};
+  for (const m of members) {
+    const v = (jwk as Record<string, unknown>)[m];
+    if (typeof v !== 'string') throw new KeyError(`the JWK has no "${m}" member`);
+    canon[m] = v;
+  }
+  return createHash('sha256').update(JSON.stringify(canon)).digest('base64url');
+}
+
+/** The JWS algorithm a key is used with: ES256 (P-256), RS256 (RSA), EdDSA (Ed25519). */
+export function algorithmForKey(key: KeyObject): JwtAlgorithm {
+  const type = key.asymmetricKeyType;
+  if (type === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
+  if (type === 'rsa') return 'RS256';
+  if (type === 'ed25519') return 'EdDSA';
+  const detail = type === 'ec' ? ` on curve ${key.asymmetricKeyDetails?.namedCurve}` : '';
+  throw new KeyError(`unsupported key type ${type}${detail}: use an ES256 (P-256), RS256 (RSA) or EdDSA (Ed25519) key`);
+}
+
+function pairFor(alg: JwtAlgorithm): { privateKey: KeyObject; publicKey: KeyObject } {
+  switch (alg) {
+    case 'ES256':
+      return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    case 'RS256':
+      return generateKeyPairSync('rsa', { modulusLength: 2048 });
+    case 'EdDSA':
+      return generateKeyPairSync('ed25519');
+  }
+}
+
+/** Generates a key pair for a JWT listener. The kid defaults to the key's thumbprint. */
+export function generateListenerKey(alg: string, kid?: string): GeneratedKey {
+  if (!isJwtAlgorithm(alg)) throw new KeyError(`unsupported algorithm ${alg}: use one of ${JWT_ALGORITHMS.join(', ')}`);
+  if (kid !== undefined && !kid.trim()) throw new KeyError('the key ID must not be empty');
+  const { privateKey, publicKey } = pairFor(alg);
+  const pub = publicKey.export({ format: 'jwk' }) as JWK;
+  const id = kid ?? jwkThumbprint(pub);
+  const meta = { kid: id, alg, use: 'sig' };
+  return {
+    alg,
+    kid: id,
+    privateJwk: { ...(privateKey.export({ format: 'jwk' }) as JWK), ...meta },
+    publicJwks: { keys: [{ ...pub, ...meta }] },
+  };
+}
+
+export interface SigningKey {
+  key: KeyObject;
+  alg: JwtAlgorithm;
+  kid: string;
+}
+
+/**
+ * Loads a private signing key from file text: a private JWK (JSON) or a PEM
+ * private key (PKCS#8, SEC1 or PKCS#1). `alg`/`kid` override what the key says;
+ * the kid otherwise comes from the JWK's `kid`, else the key's thumbprint.
+ */
+export function loadSigningKey(text: string, opts: { alg?: string; kid?: string } = {}): SigningKey {
+  const t = text.trim();
+  let key: KeyObject;
+  let jwk: JWK | undefined;
+  try {
+    if (t.startsWith('{')) {
+      jwk = JSON.parse(t) as JWK;
+      if (!jwk || typeof jwk !== 'object' || typeof jwk.kty !== 'string') throw new KeyError('not a JWK');
+      if (jwk.kty === 'oct') throw new KeyError('a symmetric (oct) JWK cannot sign webhook JWTs: use an ES256, RS256 or EdDSA private key');
+      if (typeof jwk.d !== 'string') throw new KeyError('the JWK is a public key; a private key (with "d") is needed to sign');
+      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } else if (t.includes('PRIVATE KEY-----')) {
+      key = createPrivateKey(t);
+    } else {
+      throw new KeyError('the key file holds neither a private JWK (JSON) nor a PEM private key');
+    }
+  } catch (err) {
+    if (err instanceof KeyError) throw err;
+    throw new KeyError(`cannot read the private key: ${(err as Error).message}`);
+  }
+  const keyAlg = algorithmForKey(key);
+  const alg = opts.alg ?? (typeof jwk?.alg === 'string' ? jwk.alg : keyAlg);
+  if (!isJwtAlgorithm(alg)) throw new KeyError(`unsupported algorithm ${alg}: use one of ${JWT_ALGORITHMS.join(', ')}`);
+  if (alg !== keyAlg) throw new KeyError(`algorithm ${alg} does not fit this key (it is an ${keyAlg} key)`);
+  const kid = opts.kid ?? (typeof jwk?.kid === 'string' && jwk.kid ? jwk.kid : jwkThumbprint(createPublicKey(key).export({ format: 'jwk' }) as JWK));
+  return { key, alg, kid };
+}

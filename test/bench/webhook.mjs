@@ -1,0 +1,236 @@
+// Benchmark part 2: webhook ingest.
+//  1. The embedded listener (`agctl serve`, HMAC, durable idempotency on disk)
+//     against a bare node:http server that reads the body and answers 200, both
+//     driven by the same load generator in the same run: throughput and p99
+//     latency as ratios, and the server's peak RSS.
+//  2. The sender: `agctl webhook send --count N` against the embedded server.
+// Loopback only; bounded in requests and time. With taskset available and two
+// or more CPUs, servers run on one CPU and the load on another, so the
+// scheduler cannot put both on one core (applied the same way to both servers).
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIN, percentile, printTable, startServeProcess } from './lib.mjs';
+
+const SELF = fileURLToPath(import.meta.url);
+const REQUESTS = Number(process.env.BENCH_WEBHOOK_REQUESTS ?? 20_000);
+const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 32);
+const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 2);
+const WARMUP = 2_000;
+const BODY_BYTES = 1024;
+const PHASE_TIMEOUT_MS = 120_000;
+
+const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+/** Command prefix that runs a process on one CPU (server: 1, load: 0), when possible. */
+const pinned = (cpu, cmd, args) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args]);
+
+/** A JSON document of exactly `size` bytes. */
+const bodyOf = (size) => Buffer.from(`{"pad":"${'x'.repeat(size - 10)}"}`);
+
+// ---- the load generator (runs in its own process) ----
+
+async function generate({ url, secret, requests, concurrency, warmup }) {
+  const { Pool } = await import('undici');
+  const target = new URL(url);
+  const body = bodyOf(BODY_BYTES);
+  // Signed ahead of time: the timed loop does nothing but send.
+  const make = (n) =>
+    Array.from({ length: n }, () => {
+      const id = randomUUID();
+      const ts = Math.floor(Date.now() / 1000);
+      const sig = createHmac('sha256', secret).update(`${ts}.${id}.`).update(body).digest('base64url');
+      return { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, 'webhook-signature': sig };
+    });
+  const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
+  const drive = async (headers) => {
+    const latencies = new Float64Array(headers.length);
+    const statuses = {};
+    let next = 0;
+    const started = performance.now();
+    const worker = async () => {
+      for (let i = next++; i < headers.length; i = next++) {
+        const t0 = performance.now();
+        const res = await pool.request({ path: target.pathname, method: 'POST', headers: headers[i], body });
+        await res.body.dump();
+        latencies[i] = performance.now() - t0;
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    const ms = performance.now() - started;
+    latencies.sort();
+    return { throughput: (headers.length / ms) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), statuses };
+  };
+  await drive(make(warmup));
+  const result = await drive(make(requests));
+  await pool.close();
+  return result;
+}
+
+if (process.argv[2] === '--generate') {
+  const result = await generate(JSON.parse(process.argv[3]));
+  process.stdout.write(JSON.stringify(result) + '\n');
+  process.exit(0);
+}
+
+// ---- the benchmark ----
+
+function runChild(cmd, args, opts = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), PHASE_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0 && !opts.allowFailure) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
+      else resolve({ code, out, err });
+    });
+  });
+}
+
+async function load(url, secret) {
+  const cfg = JSON.stringify({ url, secret, requests: REQUESTS, concurrency: CONCURRENCY, warmup: WARMUP });
+  const [cmd, args] = pinned(0, process.execPath, [SELF, '--generate', cfg]);
+  const r = await runChild(cmd, args);
+  return JSON.parse(r.out);
+}
+
+/** Peak resident set of a process in MiB (Linux /proc; elsewhere the current RSS from ps). */
+function peakRssMiB(pid) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    if (m) return Number(m[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  const ps = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' });
+  return Number(ps.stdout.trim()) / 1024;
+}
+
+const BARE_SERVER = `
+const { createServer } = require('node:http');
+const s = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const b = Buffer.from('{"status":200}');
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': b.length });
+    res.end(b);
+  });
+});
+s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+function startBare() {
+  const [cmd, args] = pinned(1, process.execPath, ['-e', BARE_SERVER]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (d) => {
+      resolve({
+        child,
+        url: `http://127.0.0.1:${String(d).trim()}/api/v1/webhooks/incoming/bare`,
+        stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+      });
+    });
+  });
+}
+
+async function startEmbedded(dir) {
+  // startServeProcess runs `node bin/agctl.js serve`; pin it like the bare server.
+  if (!canPin) return startServeProcess(dir);
+  const ready = join(dir, 'ready.json');
+  const child = spawn('taskset', ['-c', '1', process.execPath, BIN, 'serve', '--quiet', '--data-dir', join(dir, 'data'), '--ready-file', ready], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let log = '';
+  child.stderr.on('data', (d) => (log += d));
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      const info = JSON.parse(readFileSync(ready, 'utf8'));
+      return { child, info, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))) };
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill('SIGKILL');
+        throw new Error(`agctl serve did not start: ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-webhook-'));
+  const bare = await startBare();
+  const embedded = await startEmbedded(dir);
+  try {
+    const w = embedded.info.demo.webhooks;
+    const url = embedded.info.baseUrl + w.hmac.path;
+    const rounds = { bare: [], embedded: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      rounds.bare.push(await load(bare.url, 'unused'));
+      rounds.embedded.push(await load(url, w.hmac.secret));
+    }
+    for (const res of rounds.embedded) {
+      if (res.statuses['200'] !== REQUESTS) throw new Error(`the embedded listener did not accept every event: ${JSON.stringify(res.statuses)}`);
+    }
+    const rss = { bare: peakRssMiB(bare.child.pid), embedded: peakRssMiB(embedded.child.pid) };
+
+    // The sender: agctl's own load mode against the embedded server.
+    const bodyFile = join(dir, 'body.json');
+    writeFileSync(bodyFile, bodyOf(BODY_BYTES));
+    const [cmd, args] = pinned(0, process.execPath, [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(REQUESTS), '--concurrency', String(CONCURRENCY), '-o', 'json']);
+    const env = { ...process.env, AGCTL_WEBHOOK_SECRET: w.hmac.secret, AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+    const sender = JSON.parse((await runChild(cmd, args, { env })).out);
+    if (sender.statuses['200'] !== REQUESTS) throw new Error(`webhook send: not every event was accepted: ${JSON.stringify(sender.statuses)}`);
+
+    const m = (k, f) => median(rounds[k].map(f));
+    const tput = { bare: m('bare', (x) => x.throughput), embedded: m('embedded', (x) => x.throughput) };
+    const p99 = { bare: m('bare', (x) => x.p99), embedded: m('embedded', (x) => x.p99) };
+    const p50 = { bare: m('bare', (x) => x.p50), embedded: m('embedded', (x) => x.p50) };
+    const ratio = tput.embedded / tput.bare;
+    console.log(
+      `\nWebhook ingest: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
+        `${canPin ? ', servers pinned to CPU 1 and load to CPU 0' : ''} (median of rounds)\n`,
+    );
+    printTable(
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB'],
+      [
+        ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), rss.bare.toFixed(0)],
+        ['agctl serve listener (HMAC + durable idempotency)', tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), rss.embedded.toFixed(0)],
+      ],
+    );
+    console.log('');
+    printTable(
+      ['measure', 'value', 'target', ''],
+      [
+        ['throughput ratio (listener / bare)', ratio.toFixed(2), '>= 0.50', ratio >= 0.5 ? 'met' : 'MISSED'],
+        ['p99 latency ratio (listener / bare)', (p99.embedded / p99.bare).toFixed(2), '-', '-'],
+        ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
+        [`agctl webhook send --count ${REQUESTS}`, `${sender.throughput.toFixed(0)} events/s`, '-', `p99 ${sender.latencyMs.p99} ms`],
+      ],
+    );
+    return { requests: REQUESTS, throughput: tput, p50, p99, ratio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
+  } finally {
+    await embedded.stop();
+    await bare.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === SELF) await run();

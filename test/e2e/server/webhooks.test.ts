@@ -1,0 +1,350 @@
+// Inbound webhooks over real HTTP against the embedded server: the seeded
+// listeners, the 64 KiB limit, the embedded management routes, concurrency of
+// duplicates, retention, and durability across an abrupt stop and a SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EmbeddedServer } from '../../../src/server/app.js';
+import { pruneWebhookEvents } from '../../../src/server/routes/webhooks.js';
+import { createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
+import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+
+interface Sent {
+  status: number;
+  body: any;
+}
+
+interface SendOpts {
+  id?: string;
+  ts?: number;
+  body?: string | Buffer;
+  secret?: string;
+  headers?: Record<string, string>;
+}
+
+/** Sends a signed HMAC webhook to `url`. */
+async function sendHmac(url: string, secret: string, nowMs: number, o: SendOpts = {}): Promise<Sent & { id: string }> {
+  const id = o.id ?? randomUUID();
+  const ts = o.ts ?? Math.floor(nowMs / 1000);
+  const body = typeof o.body === 'string' ? Buffer.from(o.body) : (o.body ?? Buffer.from(JSON.stringify({ n: 1, id })));
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-timestamp': String(ts),
+      'webhook-event-id': id,
+      'webhook-signature': hmacSignature(o.secret ?? secret, ts, id, body),
+      ...o.headers,
+    },
+    body,
+  });
+  return { status: res.status, body: await res.json(), id };
+}
+
+/** A raw request with a chunked body (no Content-Length), so the limit must be enforced while streaming. */
+function sendChunked(url: string, headers: Record<string, string>, chunks: Buffer[]): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+    for (const c of chunks) req.write(c);
+    req.end();
+  });
+}
+
+/** A JSON document of exactly `size` bytes. */
+const jsonOfSize = (size: number) => Buffer.from(`{"pad":"${'x'.repeat(size - 10)}"}`);
+
+describe('inbound webhooks (embedded server over HTTP)', async () => {
+  const s = await startTestServer({ allowInsecureJwks: true });
+  const w = s.demo.webhooks;
+  const hmacUrl = s.baseUrl + w.hmac.path;
+  const now = () => s.clock.now();
+
+  it('the ready file demo has the listeners, the HMAC secret and the demo JWT key', () => {
+    expect(w.hmac.path).toBe(`/api/v1/webhooks/incoming/${w.hmac.listenerId}`);
+    expect(w.hmac.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(w.jwt.privateJwk).toMatchObject({ kty: 'EC', kid: w.jwt.kid, alg: 'ES256' });
+    expect(w.restricted.allowedCidrs).toContain('203.0.113.0/24');
+    // The database never holds the secret in plain text.
+    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(w.hmac.listenerId) as { secret_sealed: string };
+    expect(row.secret_sealed).not.toContain(w.hmac.secret);
+    const meta = s.server.store.db.prepare("SELECT value FROM meta WHERE key = 'seed:webhooks'").get() as { value: string };
+    expect(meta.value).not.toContain(w.hmac.secret);
+    expect(meta.value).not.toContain(w.jwt.privateJwk.d);
+  });
+
+  it('accepts a signed event, runs the automation with the body as context, answers a replay with 409', async () => {
+    const body = JSON.stringify({ ticket: 'INC-1', priority: 'high' });
+    const first = await sendHmac(hmacUrl, w.hmac.secret, now(), { body });
+    expect(first).toMatchObject({ status: 200, body: { status: 200, eventId: first.id, automationRan: true, reason: 'accepted; automation run started' } });
+    expect(first.body.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const replay = await sendHmac(hmacUrl, w.hmac.secret, now(), { body, id: first.id });
+    expect(replay).toMatchObject({ status: 409, body: { status: 409, eventId: first.id } });
+    expect(replay.body.reason).toMatch(/duplicate event ID/);
+    const runs = await s.api(`/_embedded/v1/webhook_listeners/${w.hmac.listenerId}/runs?event_id=${first.id}`);
+    expect(runs.status).toBe(200);
+    expect(runs.body.total).toBe(1);
+    expect(runs.body.runs[0]).toMatchObject({ id: first.body.runId, eventId: first.id, context: { trigger: { ticket: 'INC-1', priority: 'high' } } });
+  });
+
+  it('answers every failure with a small JSON body {status, reason, eventId}', async () => {
+    const bad = await sendHmac(hmacUrl, w.hmac.secret, now(), { secret: 'wrong' });
+    expect(bad.status).toBe(401);
+    expect(Object.keys(bad.body).sort()).toEqual(['eventId', 'reason', 'status']);
+    expect(bad.body.reason).toMatch(/^signature mismatch: computed over \d+ bytes/);
+    const stale = await sendHmac(hmacUrl, w.hmac.secret, now() - 301_000);
+    expect(stale).toMatchObject({ status: 400, body: { status: 400, reason: expect.stringMatching(/301 s behind/) } });
+    const unknown = await sendHmac(`${s.baseUrl}/api/v1/webhooks/incoming/nope`, w.hmac.secret, now());
+    expect(unknown).toMatchObject({ status: 404, body: { status: 404, reason: 'no webhook listener nope' } });
+    const get = await fetch(hmacUrl);
+    expect(get.status).toBe(405);
+  });
+
+  it('refuses a loopback source on the restricted listener with 403 before anything else', async () => {
+    const url = s.baseUrl + w.restricted.path;
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain', 'webhook-timestamp': 'soon' }, body: 'x'.repeat(100 * 1024) });
+    expect(r.status).toBe(403);
+    expect(await r.json()).toEqual({ status: 403, reason: "source address 127.0.0.1 is not in the listener's allowed ranges", eventId: null });
+  });
+
+  it('takes exactly 64 KiB and refuses one byte more with 413, with or without Content-Length', async () => {
+    const exact = jsonOfSize(65536);
+    expect(exact.length).toBe(65536);
+    expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body: exact })).status).toBe(200);
+    const over = jsonOfSize(65537);
+    const r = await sendHmac(hmacUrl, w.hmac.secret, now(), { body: over });
+    expect(r).toMatchObject({ status: 413, body: { status: 413, reason: 'body is larger than 65536 bytes', eventId: r.id } });
+    const id = randomUUID();
+    const ts = Math.floor(now() / 1000);
+    const headers = { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, 'webhook-signature': hmacSignature(w.hmac.secret, ts, id, over) };
+    const chunked = await sendChunked(hmacUrl, headers, [over.subarray(0, 40_000), over.subarray(40_000)]);
+    expect(chunked).toMatchObject({ status: 413, body: { status: 413 } });
+    const okId = randomUUID();
+    const okChunks = await sendChunked(hmacUrl, { ...headers, 'webhook-event-id': okId, 'webhook-signature': hmacSignature(w.hmac.secret, ts, okId, exact) }, [exact.subarray(0, 30_000), exact.subarray(30_000)]);
+    expect(okChunks.status).toBe(200);
+  });
+
+  it('accepts a JWT signed with the demo key (key set served by the server itself)', async () => {
+    const jwks = await fetch(s.baseUrl + w.jwt.jwksPath);
+    const set = (await jwks.json()) as { keys: any[] };
+    expect(set.keys).toHaveLength(1);
+    expect(set.keys[0]).toMatchObject({ kid: w.jwt.kid, kty: 'EC' });
+    expect(set.keys[0].d).toBeUndefined();
+    const send = async (aud: string, tenant = s.baseUrl) => {
+      const id = randomUUID();
+      const body = Buffer.from(JSON.stringify({ via: 'jwt' }));
+      const ts = Math.floor(now() / 1000);
+      const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant, endpointUrl: aud, eventId: id, body, nowSeconds: ts });
+      const r = await fetch(s.baseUrl + w.jwt.path, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` }, body });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    expect(await send(s.baseUrl + w.jwt.path)).toMatchObject({ status: 200, body: { automationRan: true } });
+    expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe('JWT aud is not the endpoint URL');
+    expect((await send(s.baseUrl + w.jwt.path, 'https://other.example.com')).body.reason).toMatch(/sub is not the tenant base URL/);
+  });
+
+  it('creates listeners over the bearer-protected embedded routes', async () => {
+    expect((await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' }, auth: false })).status).toBe(401);
+    const res = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['127.0.0.0/8', '::1'] } });
+    expect(res.status).toBe(200);
+    const l = res.body.listener;
+    expect(l).toMatchObject({ authMethod: 'HMAC', url: `${s.baseUrl}/api/v1/webhooks/incoming/${l.id}`, allowedCidrs: ['127.0.0.0/8', '::1'], automation: { published: true, triggerEnabled: true } });
+    expect(l.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await sendHmac(l.url, l.secret, now())).status).toBe(200);
+    expect((await s.api(`/_embedded/v1/webhook_listeners/nope/runs`)).status).toBe(404);
+    expect((await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`, { auth: false })).status).toBe(401);
+  });
+
+  it.each([
+    [{ authMethod: 'BASIC' }, /authMethod must be "HMAC" or "JWT"/],
+    [{ authMethod: 'JWT' }, /jwksUrl is required/],
+    [{ authMethod: 'JWT', jwksUrl: 'http://keys.example.com/jwks.json' }, /must use https/],
+    [{ authMethod: 'HMAC', jwksUrl: 'https://keys.example.com/jwks.json' }, /JWT listeners only/],
+    [{ authMethod: 'HMAC', allowedCidrs: ['10.0.0.0/33'] }, /invalid prefix length/],
+    [{ authMethod: 'HMAC', allowedCidrs: '10.0.0.0/8' }, /array/],
+    [{ authMethod: 'HMAC', automation: { published: 'yes' } }, /automation.published must be a boolean/],
+    [[], /JSON object/],
+  ])('refuses a bad listener %j with 400', async (json, reason) => {
+    const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(reason);
+  });
+
+  it.each([
+    [{ published: false, triggerEnabled: true }, 'the automation is not published'],
+    [{ published: true, triggerEnabled: false }, 'the automation trigger is disabled'],
+  ])('records the event but runs nothing when the automation is %j', async (automation, why) => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', automation } })).body.listener;
+    expect(l.automation).toMatchObject(automation);
+    const r = await sendHmac(l.url, l.secret, now());
+    expect(r).toMatchObject({ status: 200, body: { status: 200, automationRan: false, reason: `accepted; automation not run: ${why}` } });
+    expect(r.body.runId).toBeUndefined();
+    expect((await sendHmac(l.url, l.secret, now(), { id: r.id })).status).toBe(409);
+    expect((await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`)).body).toEqual({ runs: [], total: 0 });
+  });
+
+  it('a JWT listener fetches a remote JWKS over loopback http when insecure JWKS are allowed', async () => {
+    const jwksUrl = s.baseUrl + w.jwt.jwksPath;
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'JWT', jwksUrl } })).body.listener;
+    expect(l).toMatchObject({ authMethod: 'JWT', jwksUrl });
+    expect(l.secret).toBeUndefined();
+    const id = randomUUID();
+    const body = Buffer.from('{"remote":true}');
+    const ts = Math.floor(now() / 1000);
+    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: l.url, eventId: id, body, nowSeconds: ts });
+    const headers = { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` };
+    const r = await fetch(l.url, { method: 'POST', headers, body });
+    expect(r.status).toBe(200);
+    const again = await fetch(l.url, { method: 'POST', headers, body });
+    expect(again.status).toBe(409);
+  });
+
+  it('100 simultaneous sends of one event ID: exactly one 200, 99 409s, one run', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    const id = randomUUID();
+    const body = JSON.stringify({ burst: true });
+    const results = await Promise.all(Array.from({ length: 100 }, () => sendHmac(l.url, l.secret, now(), { id, body })));
+    const count = (st: number) => results.filter((r) => r.status === st).length;
+    expect({ ok: count(200), dup: count(409) }).toEqual({ ok: 1, dup: 99 });
+    const runs = await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`);
+    expect(runs.body.total).toBe(1);
+    expect(runs.body.runs[0].eventId).toBe(id);
+  });
+
+  it('keeps event records for 7 days, then prunes them', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    const first = await sendHmac(l.url, l.secret, now());
+    expect(first.status).toBe(200);
+    const count = () => (s.server.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_events WHERE listener_id = ?').get(l.id) as { n: number }).n;
+    s.clock.advance(7 * 86400_000 - 60_000);
+    expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(409);
+    expect(pruneWebhookEvents(s.server.store, now())).toBe(0);
+    s.clock.advance(61_000);
+    expect(pruneWebhookEvents(s.server.store, now())).toBeGreaterThanOrEqual(1);
+    expect(count()).toBe(0);
+    // After retention the same event ID is a new event.
+    expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(200);
+    expect(count()).toBe(1);
+    s.clock.offsetMs = 0;
+  });
+});
+
+describe('a server without --allow-insecure-jwks', async () => {
+  const s = await startTestServer();
+  it('refuses an http JWKS URL, yet its seeded JWT listener works (its key set is in-process)', async () => {
+    const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'JWT', jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json` } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/--allow-insecure-jwks/);
+    const w = s.demo.webhooks;
+    const id = randomUUID();
+    const body = Buffer.from('{}');
+    const ts = Math.floor(s.clock.now() / 1000);
+    const url = s.baseUrl + w.jwt.path;
+    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: url, eventId: id, body, nowSeconds: ts });
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` }, body });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('durability of accepted events', () => {
+  it('survives an abrupt stop (store never closed) and a reopen on the same data directory', async () => {
+    const dir = tempDir('agctl-wh-durable-');
+    const a = new EmbeddedServer({ dataDir: dir });
+    const baseA = await a.listen();
+    const w = (a.demo as any).webhooks;
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await sendHmac(baseA + w.hmac.path, w.hmac.secret, Date.now());
+      expect(r.status).toBe(200);
+      ids.push(r.id);
+    }
+    // Abrupt: drop the connections and the listener, never call close() (the database stays open, uncheckpointed).
+    a.http.closeAllConnections();
+    a.http.close();
+    const b = new EmbeddedServer({ dataDir: dir });
+    try {
+      const baseB = await b.listen();
+      const wb = (b.demo as any).webhooks;
+      expect(wb.hmac).toEqual(w.hmac);
+      for (const id of ids) expect((await sendHmac(baseB + wb.hmac.path, wb.hmac.secret, Date.now(), { id })).status).toBe(409);
+      expect((await sendHmac(baseB + wb.hmac.path, wb.hmac.secret, Date.now())).status).toBe(200);
+    } finally {
+      await b.close();
+      a.store.close();
+    }
+  });
+
+  it('copies the write-ahead log into the database file in the background', async () => {
+    const dir = tempDir('agctl-wh-ckpt-');
+    const srv = new EmbeddedServer({ dataDir: dir });
+    try {
+      const base = await srv.listen();
+      const w = (srv.demo as any).webhooks;
+      const body = jsonOfSize(1024);
+      for (let i = 0; i < 10; i++) {
+        const batch = await Promise.all(Array.from({ length: 30 }, () => sendHmac(base + w.hmac.path, w.hmac.secret, Date.now(), { body })));
+        expect(batch.every((r) => r.status === 200)).toBe(true);
+      }
+      // 300 KiB of context data: only a checkpoint puts it in agctl.db (the main connection's own threshold is far higher).
+      const deadline = Date.now() + 5000;
+      while (statSync(join(dir, 'agctl.db')).size < 300 * 1024 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(statSync(join(dir, 'agctl.db')).size).toBeGreaterThanOrEqual(300 * 1024);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  describe('agctl serve killed with SIGKILL', () => {
+    const dir = tempDir('agctl-wh-kill-');
+    const children: ChildProcess[] = [];
+    afterAll(() => {
+      for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    });
+
+    async function serve(readyFile: string): Promise<{ child: ChildProcess; ready: any }> {
+      rmSync(readyFile, { force: true });
+      const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', join(dir, 'data'), '--ready-file', readyFile, '--quiet'], {
+        env: baseEnv(join(dir, 'config')) as NodeJS.ProcessEnv,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      children.push(child);
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
+      const deadline = Date.now() + 15_000;
+      while (!existsSync(readyFile)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agctl serve did not start (exit ${child.exitCode}):\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return { child, ready: JSON.parse(readFileSync(readyFile, 'utf8')) };
+    }
+
+    it('events accepted before the kill are still answered 409 after a restart', async () => {
+      const first = await serve(join(dir, 'ready-1.json'));
+      const w = first.ready.demo.webhooks;
+      const url = first.ready.baseUrl + w.hmac.path;
+      const results = await Promise.all(Array.from({ length: 25 }, () => sendHmac(url, w.hmac.secret, Date.now())));
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      const exited = new Promise((r) => first.child.once('exit', (_code, signal) => r(signal)));
+      first.child.kill('SIGKILL');
+      expect(await exited).toBe('SIGKILL');
+
+      const second = await serve(join(dir, 'ready-2.json'));
+      const w2 = second.ready.demo.webhooks;
+      expect(w2.hmac.listenerId).toBe(w.hmac.listenerId);
+      const url2 = second.ready.baseUrl + w2.hmac.path;
+      const replays = await Promise.all(results.map((r) => sendHmac(url2, w2.hmac.secret, Date.now(), { id: r.id })));
+      expect(replays.map((r) => r.status)).toEqual(results.map(() => 409));
+      expect((await sendHmac(url2, w2.hmac.secret, Date.now())).status).toBe(200);
+      second.child.kill('SIGTERM');
+      await new Promise((r) => second.child.once('exit', r));
+    });
+  });
+});

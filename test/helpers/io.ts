@@ -1,0 +1,21 @@
+// In-memory io streams for commands run in-process with a directly built context.
+import { PassThrough, Readable } from 'node:stream';
+import type { IO } from '../../src/cli/io.js';
+
+export function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => (out += d));
+  stderr.on('data', (d) => (err += d));
+  const io: IO = {
+    stdin: Readable.from(opts.stdin ? [Buffer.from(opts.stdin)] : []),
+    stdout,
+    stderr,
+    isStdinTTY: Boolean(opts.tty),
+    isStdoutTTY: Boolean(opts.tty),
+    isStderrTTY: Boolean(opts.tty),
+  };
+  return { io, out: () => out, err: () => err };
+}

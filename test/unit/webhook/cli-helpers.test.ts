@@ -1,0 +1,99 @@
+// Pure helpers of the webhook commands: captured-request parsing, curl output, load-mode summaries.
+import { describe, expect, it } from 'vitest';
+import { parseHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
+import { loadExitCode, percentile, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
+import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';
+import { curlCommand } from '../../../src/cli/commands/webhook/send.js';
+
+describe('parseCapturedRequest', () => {
+  it('reads the request line, headers (joined when repeated) and the exact body, CRLF or LF', () => {
+    for (const eol of ['\r\n', '\n']) {
+      const raw = Buffer.from(
+        ['POST /api/v1/webhooks/incoming/L1 HTTP/1.1', 'Host: acme.example.com', 'Webhook-Event-Id: abc', 'X-Forwarded-For: 10.0.0.1', 'x-forwarded-for: 10.0.0.2', 'Content-Length: 7', '', '{"a":1}'].join(eol),
+      );
+      const r = parseCapturedRequest(raw);
+      expect(r.method).toBe('POST');
+      expect(r.target).toBe('/api/v1/webhooks/incoming/L1');
+      expect(r.headers).toMatchObject({ host: 'acme.example.com', 'webhook-event-id': 'abc', 'x-forwarded-for': '10.0.0.1, 10.0.0.2' });
+      expect(r.body.toString()).toBe('{"a":1}');
+    }
+  });
+
+  it('keeps body bytes as they are (CRLF inside the body, non-UTF-8)', () => {
+    const body = Buffer.concat([Buffer.from('{"a":"x\r\n\r\ny'), Buffer.from([0xc3, 0xa9]), Buffer.from('"}')]);
+    const raw = Buffer.concat([Buffer.from(`Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`), body]);
+    const r = parseCapturedRequest(raw);
+    expect(r.method).toBeUndefined();
+    expect(r.body.equals(body)).toBe(true);
+  });
+
+  it('uses Content-Length to cut trailing bytes, and says so', () => {
+    const r = parseCapturedRequest(Buffer.from('POST / HTTP/1.1\nContent-Length: 2\n\n{}\n'));
+    expect(r.body.toString()).toBe('{}');
+    expect(r.notes.join()).toMatch(/1 bytes after the Content-Length of 2 were ignored/);
+  });
+
+  it('decodes a chunked body', () => {
+    const r = parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3;ext=1\r\n:1}\r\n0\r\n\r\n'));
+    expect(r.body.toString()).toBe('{"a":1}');
+  });
+
+  it('folds continuation lines into the previous header', () => {
+    const r = parseCapturedRequest(Buffer.from('X-Long: part one\n  part two\n\n{}'));
+    expect(r.headers['x-long']).toBe('part one part two');
+  });
+
+  it.each([
+    ['Content-Type: application/json', /no blank line/],
+    ['POST / HTTP/1.1\nnot a header\n\n{}', /not a header line/],
+    ['POST / HTTP/1.1\nContent-Length: 10\n\n{}', /fewer than its Content-Length 10/],
+    ['POST / HTTP/1.1\nContent-Length: ten\n\n{}', /not a number/],
+    ['POST / HTTP/1.1\nTransfer-Encoding: chunked\n\nzz\n', /not a chunk size/],
+    ['POST / HTTP/1.1\nTransfer-Encoding: chunked\n\nff\nshort', /shorter than its size/],
+  ])('refuses %j', (text, reason) => {
+    expect(() => parseCapturedRequest(Buffer.from(text))).toThrow(CaptureError);
+    expect(() => parseCapturedRequest(Buffer.from(text))).toThrow(reason);
+  });
+});
+
+describe('curl output and flags', () => {
+  it('quotes for a POSIX shell', () => {
+    expect(shellQuote('abc-1.2/x')).toBe('abc-1.2/x');
+    expect(shellQuote('a b')).toBe("'a b'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote('$HOME')).toBe("'$HOME'");
+  });
+
+  it('prints headers and the body as --data-binary, or @file for a file body', () => {
+    const inline = curlCommand('https://x.example.com/h?q=1', { 'Content-Type': 'application/json', 'Webhook-Signature': 'abc' }, Buffer.from('{"a":"b c"}'));
+    expect(inline).toBe(`curl -sS -X POST 'https://x.example.com/h?q=1' \\\n  -H 'Content-Type: application/json' \\\n  -H 'Webhook-Signature: abc' \\\n  --data-binary '{"a":"b c"}'`);
+    expect(curlCommand('https://x.example.com/h', {}, Buffer.from('{}'), 'my body.json')).toMatch(/--data-binary @'my body.json'$/);
+  });
+
+  it('parses -H flags into lower-case names', () => {
+    expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([['content-type', 'text/plain'], ['x-a', 'b:c']]);
+    expect(() => parseHeaderFlags(['no colon'])).toThrow(/not of the form/);
+    expect(() => parseHeaderFlags([': empty name'])).toThrow(/not of the form/);
+  });
+});
+
+describe('load-mode summaries', () => {
+  const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
+    url: 'http://x', count: 0, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
+    latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 },
+  });
+
+  it('nearest-rank percentiles', () => {
+    const xs = Float64Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([percentile(xs, 50), percentile(xs, 95), percentile(xs, 99), percentile(xs, 100)]).toEqual([50, 95, 99, 100]);
+    expect(percentile(new Float64Array(0), 99)).toBe(0);
+    expect(percentile(Float64Array.of(7), 1)).toBe(7);
+  });
+
+  it('exits 0 only when every event got a 2xx, else with the most frequent failure', () => {
+    expect(loadExitCode(summary({ '200': 10 }))).toBe(0);
+    expect(loadExitCode(summary({ '200': 5, '409': 3, '401': 1 }))).toBe(6);
+    expect(loadExitCode(summary({ '200': 5, '401': 2 }, { ECONNRESET: 3 }))).toBe(9);
+    expect(loadExitCode(summary({ '413': 1 }))).toBe(7);
+  });
+});
