@@ -66,7 +66,7 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
   if (v === undefined || v === '') return 30_000;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 3600) throw new UsageError(`--timeout: "${v}" is not a number of seconds between 0 and 3600`);
-  return Math.round(n * 1000);
+  return Math.max(1, Math.round(n * 1000));
 }
 
 export class ConfigContext {
@@ -102,7 +102,7 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   const s: Settings = {
     profile,
     profileSource,
-    output: parseOutput(flags.output, '--output') ?? parseOutput(env.AGCTL_OUTPUT, 'AGCTL_OUTPUT') ?? p.output ?? 'table',
+    output: parseOutput(flags.output, '--output') ?? parseOutput(env.AGCTL_OUTPUT, 'AGCTL_OUTPUT') ?? parseOutput(p.output, `output of profile "${profile}"`) ?? 'table',
     timeoutMs: parseTimeout(flags.timeout, env),
     debug: Boolean(flags.debug),
   };

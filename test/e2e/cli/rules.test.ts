@@ -122,6 +122,15 @@ describe('rules delete', () => {
     ]);
     const ok = await mcli(['rules', 'delete', app, 'ecr-013', '--yes']);
     expect([ok.code, ok.stderr]).toEqual([0, '✓ Deleted rule ecr-013\n']);
+    const badSecret = await runCli(['rules', 'delete', app, 'ecr-014', 'ecr-015', '--yes'], {
+      configDir: configDir(),
+      env: { ...creds(m), AGCTL_CLIENT_SECRET: 'wrong' },
+    });
+    // Without valid credentials it stops at the first rule instead of repeating the failure.
+    expect(badSecret.code).toBe(3);
+    expect(badSecret.stderr.match(/^agctl: authentication failed/gm)).toHaveLength(1);
+    expect(badSecret.stderr).not.toMatch(/rule ecr-01[45]/);
+    expect(await live()).toContain('ecr-014');
     const unknownApp = await mcli(['rules', 'delete', 'no-such-app', 'ecr-001', '--yes']);
     expect(unknownApp.code).toBe(5);
     expect(unknownApp.stderr).toContain('app no-such-app not found');

@@ -94,11 +94,19 @@ describe('flag > env > profile > default', () => {
     expect(parseOutput('', 'x')).toBeUndefined();
   });
 
+  it("rejects a profile's unknown output format, naming the profile", () => {
+    const file: ConfigFile = { currentProfile: 'odd', profiles: { odd: { output: 'yaml' as 'json' } } };
+    expect(() => resolve({}, file)).toThrow(/output of profile "odd": unknown output format "yaml"/);
+    expect(resolve({ output: 'table' }, file).output).toBe('table');
+  });
+
   it('resolves the timeout in milliseconds', () => {
     expect(resolve({}).timeoutMs).toBe(30_000);
     expect(resolve({ timeout: '2.5' }, undefined, { AGCTL_TIMEOUT: '9' }).timeoutMs).toBe(2500);
     expect(resolve({}, undefined, { AGCTL_TIMEOUT: '9' }).timeoutMs).toBe(9000);
     for (const bad of ['0', '-1', 'abc', '3601', 'Infinity']) expect(() => parseTimeout(bad, {})).toThrow(UsageError);
+    // A tiny positive timeout stays positive (never a 0 ms timeout).
+    expect(parseTimeout('0.0001', {})).toBe(1);
   });
 
   it('takes secrets and static tokens from the environment only', () => {

@@ -1,4 +1,4 @@
-import { ApiError, CliError, UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { ApiError, CliError, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import { deleteRule } from '../../../client/rules.js';
 import type { CommandContext } from '../../context.js';
 import { renderError } from '../../errors.js';
@@ -35,8 +35,10 @@ export async function run(opts: DeleteOptions, ctx: CommandContext): Promise<num
       if (!ctx.out.json) ctx.out.success(`Deleted rule ${id}`);
     } catch (err) {
       if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
-      const r = renderError(err);
       const code = err instanceof ApiError ? exitCodeForStatus(err.status) : err.exitCode;
+      // Without valid credentials every other rule would fail the same way.
+      if (code === Exit.Unauthenticated) throw err;
+      const r = renderError(err);
       worst = Math.max(worst, code);
       results.push({ id, deleted: false, error: { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message } });
       if (!ctx.out.json) ctx.out.failure(`rule ${id}: ${r.line}`);
