@@ -79,12 +79,15 @@ export class EmbeddedServer {
     }
     this.http = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
       this.#inflight++;
-      res.on('close', () => {
-        if (--this.#inflight === 0) for (const w of this.#idleWaiters.splice(0)) w();
-      });
+      res.on('close', this.#onClose);
       void this.#handle(req, res);
     });
   }
+
+  /** One listener for every response (no closure per request). */
+  readonly #onClose = (): void => {
+    if (--this.#inflight === 0) for (const w of this.#idleWaiters.splice(0)) w();
+  };
 
   get baseUrl(): string {
     return this.#baseUrl;
@@ -120,17 +123,9 @@ export class EmbeddedServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
+    const started = this.#log ? performance.now() : 0;
     const method = req.method ?? 'GET';
-    let path = '/';
-    let query = new URLSearchParams();
-    try {
-      const url = new URL(req.url ?? '/', 'http://x');
-      path = url.pathname;
-      query = url.searchParams;
-    } catch {
-      // fall through with "/" -> 404
-    }
+    const { path, query } = parseTarget(req.url ?? '/');
     try {
       const found = this.router.match(method, path);
       if (!found) throw ApiError.of(Code.NotFound, `no route for ${method} ${path}`);
@@ -171,32 +166,74 @@ export class EmbeddedServer {
   }
 
   #context(req: IncomingMessage, res: ServerResponse, method: string, path: string, params: Record<string, string>, query: URLSearchParams, maxBody: number): RequestContext {
-    let bodyPromise: Promise<Buffer> | undefined;
-    const raw = () => (bodyPromise ??= readBody(req, res, maxBody));
-    const host = req.headers.host ?? new URL(this.#baseUrl || 'http://127.0.0.1').host;
-    return {
-      req,
-      res,
-      method,
-      path,
-      params,
-      query,
-      baseUrl: this.#baseUrl ? `http://${host}` : `http://${host}`,
-      store: this.store,
-      clock: this.clock,
-      remoteAddress: req.socket.remoteAddress ?? '',
-      server: this.options,
-      raw,
-      json: async <T>() => {
-        const buf = await raw();
-        if (buf.length === 0) return {} as T;
-        try {
-          return JSON.parse(buf.toString('utf8')) as T;
-        } catch {
-          throw ApiError.of(Code.InvalidArgument, 'request body is not valid JSON');
-        }
-      },
-    };
+    return new Context(req, res, method, path, params, query, this.store, this.clock, this.options, maxBody, this.#baseUrl);
+  }
+}
+
+/** The per-request context: a class, so every request shares one shape and one set of methods. */
+class Context implements RequestContext {
+  auth?: RequestContext['auth'] = undefined;
+  readonly remoteAddress: string;
+  #body?: Promise<Buffer>;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly params: Record<string, string>,
+    readonly query: URLSearchParams,
+    readonly store: Store,
+    readonly clock: Clock,
+    readonly server: ServerOptionsResolved,
+    readonly maxBody: number,
+    readonly listenBaseUrl: string,
+  ) {
+    this.remoteAddress = req.socket.remoteAddress ?? '';
+  }
+
+  get baseUrl(): string {
+    return `http://${this.req.headers.host ?? new URL(this.listenBaseUrl || 'http://127.0.0.1').host}`;
+  }
+
+  raw(): Promise<Buffer> {
+    return (this.#body ??= readBody(this.req, this.res, this.maxBody));
+  }
+
+  async json<T>(): Promise<T> {
+    const buf = await this.raw();
+    if (buf.length === 0) return {} as T;
+    try {
+      return JSON.parse(buf.toString('utf8')) as T;
+    } catch {
+      throw ApiError.of(Code.InvalidArgument, 'request body is not valid JSON');
+    }
+  }
+}
+
+const EMPTY_QUERY = '';
+/** Paths the URL parser leaves as they are: no percent-escapes, dot segments, "//" prefix, fragment or unusual characters. */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+const PLAIN_QUERY = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
+
+/**
+ * The path and query of a request target. Plain targets (nearly all) are split
+ * directly; anything else goes through the WHATWG URL parser, whose result the
+ * fast path equals for the targets it accepts.
+ */
+export function parseTarget(target: string): { path: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  const search = q === -1 ? EMPTY_QUERY : target.slice(q + 1);
+  if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && (search === EMPTY_QUERY || PLAIN_QUERY.test(search))) {
+    return { path, query: new URLSearchParams(search) };
+  }
+  try {
+    const url = new URL(target, 'http://x');
+    return { path: url.pathname, query: url.searchParams };
+  } catch {
+    return { path: '/', query: new URLSearchParams() };
   }
 }
 
@@ -243,12 +280,10 @@ export function readBody(req: IncomingMessage, res: ServerResponse, limit: numbe
 
 export function sendJson(res: ServerResponse, result: JsonResult): void {
   const body = Buffer.from(JSON.stringify(result.body));
-  const status = result.status ?? 200;
-  res.statusCode = status;
-  for (const [k, v] of Object.entries(result.headers ?? {})) res.setHeader(k, v);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', body.length);
-  res.setHeader('Cache-Control', 'no-store');
+  const extra = result.headers;
+  if (extra) for (const k of Object.keys(extra)) res.setHeader(k, extra[k]!);
+  // One writeHead with the fixed headers (merged over any set before, as setHeader would).
+  res.writeHead(result.status ?? 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
   res.end(body);
 }
 

@@ -71,14 +71,20 @@ export const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class Router {
   readonly routes: Route[] = [];
+  /** Routes by segment count (only routes of the path's length can match), in registration order. */
+  readonly #byLength = new Map<number, Route[]>();
 
   add(method: string, pattern: string, handler: Handler, options: RouteOptions = {}): void {
-    this.routes.push({
+    const route: Route = {
       method: method.toUpperCase(),
       segments: pattern.split('/').filter(Boolean),
       handler,
       options: { auth: options.auth ?? true, maxBody: options.maxBody ?? DEFAULT_MAX_BODY },
-    });
+    };
+    this.routes.push(route);
+    let list = this.#byLength.get(route.segments.length);
+    if (!list) this.#byLength.set(route.segments.length, (list = []));
+    list.push(route);
   }
   get(p: string, h: Handler, o?: RouteOptions) { this.add('GET', p, h, o); }
   post(p: string, h: Handler, o?: RouteOptions) { this.add('POST', p, h, o); }
@@ -90,35 +96,38 @@ export class Router {
    */
   match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | null {
     const parts = path.split('/').filter(Boolean);
-    const allowed: string[] = [];
-    for (const route of this.routes) {
+    const candidates = this.#byLength.get(parts.length);
+    if (!candidates) return null;
+    let allowed: string[] | undefined;
+    for (const route of candidates) {
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
-      allowed.push(route.method);
+      (allowed ??= []).push(route.method);
     }
-    return allowed.length ? { allowed } : null;
+    return allowed ? { allowed } : null;
   }
 }
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
-  if (pattern.length !== parts.length) return null;
+  // Literal segments first: most routes are ruled out without decoding anything.
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i]!;
+    if (p.charCodeAt(0) !== 58 /* : */ && p !== parts[i]) return null;
+  }
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!;
+    if (p.charCodeAt(0) !== 58) continue;
     const v = parts[i]!;
-    if (p.startsWith(':')) {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(v);
-      } catch {
-        return null;
-      }
-      if (decoded === '') return null;
-      params[p.slice(1)] = decoded;
-    } else if (p !== v) {
+    let decoded: string;
+    try {
+      decoded = v.includes('%') ? decodeURIComponent(v) : v;
+    } catch {
       return null;
     }
+    if (decoded === '') return null;
+    params[p.slice(1)] = decoded;
   }
   return params;
 }
