@@ -517,7 +517,7 @@ function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown): ParsedAuth {
   const fields = AUTH_FIELDS[kind];
   const auth: ParsedAuth = { kind, values: {}, secrets: {} };
   for (const [name, value] of Object.entries(raw)) {
-    const spec = fields[name];
+    const spec = has(fields, name) ? fields[name] : undefined;
     if (!spec) throw invalidArgument(`${path}.${name}: unknown field`);
     const v = checkField(`${path}.${name}`, spec, value);
     if (v === null) continue;
@@ -598,7 +598,7 @@ export function parseUpdateMask(mask: string | null | undefined, kind: ConfigKin
       if (restParts.length > 0 && rest === '') throw bad('empty config field name');
     } else if (isAuthKind(head!) && AUTH_KINDS[kind].includes(head)) {
       if (rest) {
-        const spec = AUTH_FIELDS[head][rest];
+        const spec = has(AUTH_FIELDS[head], rest) ? AUTH_FIELDS[head][rest] : undefined;
         if (!spec) throw bad('unknown path');
         if (spec.t === 'readonly') throw bad('read-only field');
       }
@@ -637,7 +637,7 @@ export function validateCredentialsRequest(body: unknown): ParsedCredentialsRequ
   const authSet: AuthKind[] = [];
   for (const [name, value] of Object.entries(cfg)) {
     const path = `${root}.${name}`;
-    const spec = SETTINGS[kind][name];
+    const spec = has(SETTINGS[kind], name) ? SETTINGS[kind][name] : undefined;
     if (spec) {
       const v = checkField(path, spec, value);
       if (v !== null) (parsed.settings as Record<string, string>)[name] = v as string;
@@ -824,7 +824,7 @@ export function applyUpdateMask(req: ParsedCredentialsRequest, stored: Effective
         for (const [k, v] of Object.entries(req.configFields ?? {})) eff.configFields[k] = { value: v };
       } else if (path.startsWith('configFields.')) {
         const key = path.slice('configFields.'.length);
-        const v = req.configFields?.[key];
+        const v = req.configFields && has(req.configFields, key) ? req.configFields[key] : undefined;
         if (v === undefined) delete eff.configFields[key];
         else eff.configFields[key] = { value: v };
       }

@@ -3,7 +3,7 @@
 import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { importJWK, jwtVerify, decodeProtectedHeader, type JWK } from 'jose';
 import { ApiError } from '../../api/errors.js';
-import type { Clock } from '../../lib/clock.js';
+import { isoAt, nowSeconds, type Clock } from '../../lib/clock.js';
 import { encodeKeySecret, CLIENT_ASSERTION_TYPE } from '../../lib/client-secret.js';
 import type { ServerModule } from '../module.js';
 import type { AuthInfo, RequestContext } from '../router.js';
@@ -61,7 +61,7 @@ export const authModule: ServerModule = {
     const insUser = store.db.prepare('INSERT OR IGNORE INTO users (id, display_name, email) VALUES (?, ?, ?)');
     for (const u of Object.values(DEMO_USERS)) insUser.run(u.id, u.displayName, u.email);
     const ins = store.db.prepare('INSERT INTO clients (client_id, form, user_id, secret_sealed, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    const now = new Date(clock.now()).toISOString();
+    const now = isoAt(clock.now());
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const priv = privateKey.export({ format: 'jwk' }) as JWK;
     const pub = publicKey.export({ format: 'jwk' }) as JWK;
@@ -91,7 +91,7 @@ export function authenticateBearer(store: Store, clock: Clock, header: string | 
   const row = store.db.prepare('SELECT client_id, user_id, expires_at FROM access_tokens WHERE token_hash = ?').get(hashToken(m[1]!)) as
     | { client_id: string; user_id: string; expires_at: number }
     | undefined;
-  if (!row || row.expires_at <= Math.floor(clock.now() / 1000)) return null;
+  if (!row || row.expires_at <= nowSeconds(clock)) return null;
   return { clientId: row.client_id, userId: row.user_id };
 }
 
@@ -113,7 +113,7 @@ async function tokenEndpoint(ctx: RequestContext) {
   if (grant !== 'client_credentials') throw oauthError(400, 'unsupported_grant_type', `grant_type ${grant} is not supported; use client_credentials`);
 
   const client = form.get('client_assertion') ? await clientFromAssertion(ctx, form) : clientFromSecret(ctx.store, form);
-  const now = Math.floor(ctx.clock.now() / 1000);
+  const now = nowSeconds(ctx.clock);
   const ttl = ctx.server.tokenTtlSeconds;
   const token = `agt_${randomBytes(32).toString('base64url')}`;
   ctx.store.db.transaction(() => {
@@ -169,7 +169,7 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   if (!client || client.form !== 'key' || !client.public_jwk) return fail('unknown client');
   const key = await importJWK(JSON.parse(client.public_jwk) as JWK, 'EdDSA');
   const host = ctx.req.headers.host ?? '';
-  const now = Math.floor(ctx.clock.now() / 1000);
+  const now = nowSeconds(ctx.clock);
   let payload;
   try {
     ({ payload } = await jwtVerify(assertion, key, {

@@ -29,6 +29,7 @@ import {
   type McpServerView,
   type StoredServer,
 } from '../../api/mcp.js';
+import { isoAt } from '../../lib/clock.js';
 import { ksuid } from '../../lib/ids.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
@@ -275,10 +276,9 @@ async function setCredentials(ctx: RequestContext) {
   const body = await ctx.json();
   const app = requireApp(ctx.store, ctx.params.app_id!);
   const connectorId = ctx.params.connector_id!;
-  loadServer(ctx.store, app.id, connectorId);
-  const req = validateCredentialsRequest(body);
   const view = ctx.store.db.transaction(() => {
     const row = loadServer(ctx.store, app.id, connectorId);
+    const req = validateCredentialsRequest(body);
     const plan = planCredentialsUpdate(req, storedServerOf(row), (id) => catalogEntry(ctx.store, id));
     storeUpdate(ctx.store, row, plan, ctx.clock.now());
     return toView(ctx.store, loadServer(ctx.store, app.id, connectorId), ctx.server.frontendUrl);
@@ -368,7 +368,7 @@ export const mcpModule: ServerModule = {
     const iso = (ms: number) => new Date(ms).toISOString();
     store.db
       .prepare('INSERT OR IGNORE INTO apps (id, display_name, description, created_at) VALUES (?, ?, ?, ?)')
-      .run(DEMO_MCP_APP.id, DEMO_MCP_APP.displayName, DEMO_MCP_APP.description, iso(now));
+      .run(DEMO_MCP_APP.id, DEMO_MCP_APP.displayName, DEMO_MCP_APP.description, isoAt(now));
 
     const catalog = {
       datadog: {
@@ -407,7 +407,7 @@ export const mcpModule: ServerModule = {
     const insCatalog = store.db.prepare(
       'INSERT INTO mcp_catalog (id, display_name, service_name, description, config_fields, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
-    for (const c of Object.values(catalog)) insCatalog.run(c.id, c.displayName, c.serviceName, c.description, JSON.stringify(c.configFields), iso(now));
+    for (const c of Object.values(catalog)) insCatalog.run(c.id, c.displayName, c.serviceName, c.description, JSON.stringify(c.configFields), isoAt(now));
 
     const servers: Record<string, DemoServer> = {
       external: {
@@ -453,7 +453,7 @@ export const mcpModule: ServerModule = {
         authValues: { username: 'svc-tickets' },
         secrets: { password: demoSecret() },
         tunnel: { bridgeId: ksuid(now), applianceId: 'appliance-tickets-1', serviceName: 'tickets' },
-        lastCalledAt: iso(now - 3600_000),
+        lastCalledAt: isoAt(now - 3600_000),
       },
       legacyService: {
         connectorId: 'analytics-mcp',
@@ -480,7 +480,7 @@ export const mcpModule: ServerModule = {
           serviceAuthorizedAsEmail: DEMO_USERS.admin.email,
           serviceAuthorizedAsName: DEMO_USERS.admin.displayName,
           serviceAuthorizedBy: DEMO_USERS.admin.id,
-          serviceAuthorizedAt: iso(now - 10 * 86400_000),
+          serviceAuthorizedAt: isoAt(now - 10 * 86400_000),
         },
       },
       legacyPassthrough: {
@@ -523,7 +523,7 @@ export const mcpModule: ServerModule = {
          auth_kind, auth_json, secrets_json, config_fields_json, oauth2_state_json, tunnel_json, created_at, updated_at, last_called_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const created = iso(now - 30 * 86400_000);
+    const created = isoAt(now - 30 * 86400_000);
     for (const s of Object.values(servers)) {
       const key = { app_id: DEMO_MCP_APP.id, connector_id: s.connectorId };
       const sealed: Record<string, string> = {};

@@ -59,9 +59,13 @@ interface PageData {
   userName: string;
 }
 
+export function loadTx(store: Store, id: string): TxRow | undefined {
+  return store.db.prepare('SELECT * FROM step_up_transactions WHERE id = ?').get(id) as TxRow | undefined;
+}
+
 /** Finds the transaction named by the URL when the token matches; undefined otherwise. */
 function findTransaction(store: Store, id: string, token: string | null): TxRow | undefined {
-  const tx = store.db.prepare('SELECT * FROM step_up_transactions WHERE id = ?').get(id) as TxRow | undefined;
+  const tx = loadTx(store, id);
   if (!tx || !token) return undefined;
   let expected: string;
   try {

@@ -28,14 +28,14 @@ import {
   type TaskPolicy,
   type TaskView,
 } from '../../api/tasks.js';
-import type { Clock } from '../../lib/clock.js';
+import { isoAt, type Clock } from '../../lib/clock.js';
 import { ksuid } from '../../lib/ids.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { DEMO_APPS } from './apps.js';
 import { DEMO_USERS } from './auth.js';
-import { registerStepUpPage, stepUpPageUrl } from './step-up-page.js';
+import { loadTx, registerStepUpPage, stepUpPageUrl } from './step-up-page.js';
 
 // State names the embedded server writes. The spec knows only the
 // *_UNSPECIFIED values; clients must treat every value as an opaque string.
@@ -204,14 +204,10 @@ function getTask(ctx: RequestContext): { body: GetTaskResponse } {
   return { body: buildView(ctx.store, row, ctx.auth!.userId, keys) };
 }
 
-function loadTx(store: Store, id: string): TxRow | undefined {
-  return store.db.prepare('SELECT * FROM step_up_transactions WHERE id = ?').get(id) as TxRow | undefined;
-}
-
 /** Turns a step definition into the instance that becomes current. */
 function instantiate(def: PolicyStep, now: number): PolicyStepInstance {
   const id = ksuid(now);
-  const at = iso(now);
+  const at = isoAt(now);
   switch (stepKind(def)) {
     case 'approval':
       return { id, state: STATES.stepActive, approval: { approval: def.approval!, state: STATES.approvalWaiting, assignedAt: at } };
@@ -293,7 +289,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     current.state = STATES.stepDone;
     approval.state = STATES.approvalDone;
     approval.approved = {
-      approvedAt: iso(now),
+      approvedAt: isoAt(now),
       entitlements: (related.objects.entitlements ?? []).map((id) => ({ appId: related.appId, appEntitlementId: id })),
       stepUpTransactionId: usedTx,
       userId,
@@ -311,10 +307,10 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
         `INSERT INTO task_approve_actions (id, task_id, step_id, user_id, step_up_transaction_id, comment, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(actionId, taskId, current.id, userId, usedTx, comment, iso(now));
+      .run(actionId, taskId, current.id, userId, usedTx, comment, isoAt(now));
     const res = store.db
       .prepare('UPDATE tasks SET task = ?, policy = ?, state = ?, updated_at = ? WHERE id = ? AND updated_at = ?')
-      .run(JSON.stringify(stored), JSON.stringify(policy), closed ? 'closed' : 'open', iso(now), taskId, row.updated_at);
+      .run(JSON.stringify(stored), JSON.stringify(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
     if (res.changes !== 1) throw failedPrecondition(`task ${taskId} changed while approving; read it again`);
     return { redirectUrl: '', taskActionId: actionId };
   })();
@@ -468,7 +464,7 @@ export function insertTask(store: Store, clock: Clock, spec: NewTask): string {
   const id = ksuid(now);
   const max = store.db.prepare('SELECT MAX(numeric_id) AS n FROM tasks').get() as { n: number | null };
   const numericId = Math.max(max.n ?? 0, 1040) + 1;
-  const createdAt = iso(spec.createdAt ?? now);
+  const createdAt = isoAt(spec.createdAt ?? now);
   const task = {
     id,
     numericId: String(numericId),
@@ -511,7 +507,7 @@ export function approvalInstance(clock: Clock, def: Partial<ApprovalDefinition>,
   return {
     id: ksuid(at),
     state: STATES.stepActive,
-    approval: { approval: def as ApprovalDefinition, state: STATES.approvalWaiting, assignedAt: iso(at) },
+    approval: { approval: def as ApprovalDefinition, state: STATES.approvalWaiting, assignedAt: isoAt(at) },
   };
 }
 
@@ -553,7 +549,7 @@ export function insertStepUpTask(
       {
         id: ksuid(created),
         state: STATES.stepDone,
-        form: { form: REQUEST_FORM, data, completed: { completedAt: iso(created), userId: DEMO_REQUESTER.id }, state: STATES.formDone },
+        form: { form: REQUEST_FORM, data, completed: { completedAt: isoAt(created), userId: DEMO_REQUESTER.id }, state: STATES.formDone },
       },
     ],
     current,
@@ -627,7 +623,7 @@ function seed({ store, clock }: { store: Store; clock: Clock }) {
   done.state = STATES.stepDone;
   done.approval!.state = STATES.approvalDone;
   done.approval!.approved = {
-    approvedAt: iso(yesterday),
+    approvedAt: isoAt(yesterday),
     entitlements: [{ appId: DEMO_APPS.crm.id, appEntitlementId: 'ent-crm-reports' }],
     stepUpTransactionId: '',
     userId: DEMO_USERS.admin.id,

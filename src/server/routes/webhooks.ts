@@ -148,7 +148,6 @@ class WebhookState {
        ON CONFLICT (listener_id, event_id) DO UPDATE SET received_at = excluded.received_at
        WHERE webhook_events.received_at <= ?`,
     );
-    // Step 5: the run is recorded only when the automation is published and its trigger enabled.
     this.#insRun = db.prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#prune = db.prepare(
       `DELETE FROM webhook_events WHERE (listener_id, event_id) IN

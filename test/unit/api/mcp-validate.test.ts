@@ -152,6 +152,10 @@ describe('validateCredentialsRequest: rejected requests name the field', () => {
     ['hosted-only auth on external', ext({ awsSigv4: { accessKeyId: 'a' } }), /^externalConfig.awsSigv4: not available for external servers/],
     ['unknown config field', ext({ urll: 'x' }), /^externalConfig.urll: unknown field/],
     ['unknown auth field', ext({ bearerToken: { token: 'a', tokne: 'b' } }), /^externalConfig.bearerToken.tokne: unknown field/],
+    // Names every JS object inherits are fields like any other: unknown.
+    ['inherited name as a config field', ext({ constructor: 'x', none: {} }), /^externalConfig.constructor: unknown field/],
+    ['inherited name as an auth field', ext({ bearerToken: { token: 'a', toString: 'b' } }), /^externalConfig.bearerToken.toString: unknown field/],
+    ['inherited name as a top-level field', { ...ext({ none: {} }), hasOwnProperty: 1 }, /^hasOwnProperty: unknown field/],
     ['http url', ext({ url: 'http://mcp.example.com', none: {} }), /^externalConfig.url: must be an absolute https URL/],
     ['relative url', ext({ url: '/mcp', none: {} }), /^externalConfig.url: must be an absolute https URL/],
     ['url with user info', ext({ url: 'https://u:p@mcp.example.com', none: {} }), /^externalConfig.url: must not carry user info/],
@@ -213,6 +217,7 @@ describe('validateCredentialsRequest: rejected requests name the field', () => {
     ['updateMask not a string', { ...ext({ none: {} }), updateMask: ['url'] }, /^updateMask: must be a string/],
     ['updateMask unknown path', { ...ext({ none: {} }), updateMask: 'url,endpoint' }, /^updateMask: endpoint: unknown path for externalConfig/],
     ['updateMask unknown sub-path', { ...ext({ none: {} }), updateMask: 'oauth2.secret' }, /^updateMask: oauth2.secret: unknown path/],
+    ['updateMask inherited name as a path', { ...ext({ bearerToken: { token: 'a' } }), updateMask: 'bearerToken.constructor' }, /^updateMask: bearerToken.constructor: unknown path/],
     ['updateMask read-only', { ...ext({ none: {} }), updateMask: 'oauth2.tokenEndpointAuthMethod' }, /^updateMask: oauth2.tokenEndpointAuthMethod: read-only field/],
     ['updateMask other root', { ...ext({ none: {} }), updateMask: 'hostedConfig.configFields' }, /^updateMask: hostedConfig.configFields: the request sets externalConfig/],
     ['updateMask empty path', { ...ext({ none: {} }), updateMask: 'url,,transportType' }, /^updateMask: empty path/],
