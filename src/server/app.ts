@@ -126,6 +126,7 @@ export class EmbeddedServer {
     const started = this.#log ? performance.now() : 0;
     const method = req.method ?? 'GET';
     const { path, query } = parseTarget(req.url ?? '/');
+    if (this.#log) res.once('finish', () => this.#log!(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
     try {
       const found = this.router.match(method, path);
       if (!found) throw ApiError.of(Code.NotFound, `no route for ${method} ${path}`);
@@ -157,10 +158,6 @@ export class EmbeddedServer {
         }
       } else {
         res.destroy();
-      }
-    } finally {
-      if (this.#log) {
-        res.once('finish', () => this.#log!(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
       }
     }
   }
