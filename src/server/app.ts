@@ -40,7 +40,7 @@ export class EmbeddedServer {
   readonly http: Server;
   readonly demo: Record<string, unknown> = {};
   #baseUrl = '';
-  #stops: (() => void)[] = [];
+  #stops: (() => void | Promise<void>)[] = [];
   #log?: (line: string) => void;
   #inflight = 0;
   #idleWaiters: (() => void)[] = [];
@@ -113,12 +113,13 @@ export class EmbeddedServer {
 
   /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
   async close(): Promise<void> {
-    for (const s of this.#stops.splice(0)) s();
+    const stopped = Promise.all(this.#stops.splice(0).map((s) => s()));
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     if (this.#inflight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     this.http.closeAllConnections();
     if (this.http.listening) await closed;
+    await stopped;
     this.store.close();
   }
 

@@ -24,6 +24,9 @@ export interface ServerModule {
    */
   reveal?(part: Record<string, unknown>, ctx: SeedContext): Record<string, unknown>;
   routes(router: Router): void;
-  /** Called when the server starts (after seed), e.g. to start a pruning timer. Returns a stop function. */
-  start?(ctx: SeedContext): (() => void) | void;
+  /**
+   * Called when the server starts (after seed), e.g. to start a pruning timer.
+   * Returns a stop function; the store is closed only once every stop has settled.
+   */
+  start?(ctx: SeedContext): (() => void | Promise<void>) | void;
 }

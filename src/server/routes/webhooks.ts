@@ -531,9 +531,9 @@ export const webhooksModule: ServerModule = {
     const stopPruning = prunePeriodically(store, () => clock.now());
     // Webhook ingest is the write-heavy path of the server: keep WAL checkpoints off the event loop.
     const stopCheckpoints = startCheckpointer(store.db);
-    return () => {
+    return async () => {
       stopPruning();
-      stopCheckpoints();
+      await stopCheckpoints();
     };
   },
 };

@@ -22,18 +22,23 @@ parentPort.on('message', () => { clearInterval(timer); tick(); db.close(); paren
 /** Pages in the log before the main connection checkpoints by itself. */
 const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 
+/** How long a stop waits for the worker to close its connection before ending it. */
+const STOP_TIMEOUT_MS = 2_000;
+
 /**
  * Starts checkpointing `file` (the database of `db`) from a worker thread every
- * `intervalMs`. Returns a stop function. Does nothing for in-memory databases.
+ * `intervalMs`. Returns a stop function that resolves once the worker's
+ * connection is closed, so the main connection's close is the last one and
+ * folds the log back into the database file. Does nothing for in-memory databases.
  */
-export function startCheckpointer(db: DB, intervalMs = 500): () => void {
-  if (db.memory || !db.open) return () => {};
+export function startCheckpointer(db: DB, intervalMs = 500): () => Promise<void> {
+  if (db.memory || !db.open) return async () => {};
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker;
   try {
     worker = new Worker(WORKER, { eval: true, workerData: { driver, file: db.name, intervalMs } });
   } catch {
-    return () => {};
+    return async () => {};
   }
   worker.unref();
   worker.on('error', () => {
@@ -41,7 +46,18 @@ export function startCheckpointer(db: DB, intervalMs = 500): () => void {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
   });
   db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-  return () => {
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  return async () => {
+    if (exited) return;
     worker.postMessage('stop');
+    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+    await exit;
+    clearTimeout(timer);
   };
 }
