@@ -1,4 +1,5 @@
 // Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
+import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
 
@@ -39,15 +40,29 @@ export function promptsAllowed(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolea
   return io.isStdinTTY && io.isStdoutTTY;
 }
 
-/** Reads all of stdin as text (for --...-stdin flags). */
-export async function readStdin(io: IO, what: string, maxBytes = 1024 * 1024): Promise<string> {
+/** Reads all of stdin as bytes, refusing more than `maxBytes`. */
+export async function readStdinBytes(io: IO, what: string, maxBytes = 1024 * 1024): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of io.stdin) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += b.length;
-    if (size > maxBytes) throw new UsageError(`${what} on stdin is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw new UsageError(`the ${what} on standard input is larger than ${maxBytes} bytes`);
     chunks.push(b);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Reads all of stdin as text (for --...-stdin flags). */
+export async function readStdin(io: IO, what: string, maxBytes = 1024 * 1024): Promise<string> {
+  return (await readStdinBytes(io, what, maxBytes)).toString('utf8');
+}
+
+/** Reads a file named by a flag; a file that cannot be read is a usage error naming the flag. */
+export function readFileBytes(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }

@@ -27,7 +27,8 @@ export async function main(argv: string[]): Promise<void> {
   setFlagsFromString('--liftoff-only');
   const { buildProgram, walk } = await import('./program.js');
   const program = await buildProgram(args);
-  if (wantsJson(args, process.env)) {
+  const json = wantsJson(args, process.env);
+  if (json) {
     // Parse errors follow -o json too: one JSON object on stderr, like every other error.
     const outputError = (str: string, write: (s: string) => void) =>
       write(JSON.stringify({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
@@ -43,7 +44,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const { handleTopLevelError } = await import('./run.js');
-    handleTopLevelError(err, args);
+    handleTopLevelError(err, args, json);
   }
 }
 

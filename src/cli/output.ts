@@ -103,3 +103,8 @@ export class Output {
 export function truncate(s: string, max: number): string {
   return s.length <= max ? s : s.slice(0, Math.max(0, max - 1)) + '…';
 }
+
+/** Quotes a value for a POSIX shell (commands printed for the user to copy). */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

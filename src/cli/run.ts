@@ -38,10 +38,6 @@ function report(err: unknown, flags: GlobalFlags, ctx?: CommandContext): number 
 }
 
 /** Errors that escaped a command's own handling (commander's are handled in main.ts). */
-export function handleTopLevelError(err: unknown, args: string[]): void {
-  const debug = args.includes('--debug');
-  const r = renderError(err);
-  process.stderr.write(`agctl: ${r.line}\n`);
-  if (debug && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-  process.exitCode = r.exitCode;
+export function handleTopLevelError(err: unknown, args: string[], json: boolean): void {
+  process.exitCode = report(err, { output: json ? 'json' : 'table', debug: args.includes('--debug') });
 }

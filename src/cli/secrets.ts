@@ -1,9 +1,8 @@
 // Secret input: never a plain flag value. Sources, in order: --<name>-stdin,
 // --<name>-file, an environment variable, a hidden prompt on a terminal.
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../api/errors.js';
 import type { CommandContext } from './context.js';
-import { readStdin } from './io.js';
+import { readFileBytes, readStdin } from './io.js';
 
 export interface SecretSource {
   /** Human name, e.g. "client secret". */
@@ -27,11 +26,7 @@ export async function readSecret(ctx: CommandContext, src: SecretSource): Promis
     if (ctx.io.isStdinTTY) throw new UsageError(`${src.flag}-stdin expects the ${src.name} on a pipe, not a terminal`, `echo "$SECRET" | agctl ... ${src.flag}-stdin`);
     value = chomp(await readStdin(ctx.io, src.name));
   } else if (src.file) {
-    try {
-      value = chomp(readFileSync(src.file, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`${src.flag}-file: cannot read ${src.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    value = chomp(readFileBytes(src.file, `${src.flag}-file`).toString('utf8'));
   } else if (src.env && ctx.env[src.env]) {
     value = ctx.env[src.env];
   } else if (src.prompt && ctx.canPrompt) {

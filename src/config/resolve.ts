@@ -65,7 +65,9 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
   const v = raw ?? env.AGCTL_TIMEOUT;
   if (v === undefined || v === '') return 30_000;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > 3600) throw new UsageError(`--timeout: "${v}" is not a number of seconds between 0 and 3600`);
+  if (!Number.isFinite(n) || n <= 0 || n > 3600) {
+    throw new UsageError(`${raw !== undefined ? '--timeout' : 'AGCTL_TIMEOUT'}: "${v}" is not a number of seconds between 0 and 3600`);
+  }
   return Math.max(1, Math.round(n * 1000));
 }
 

@@ -3,7 +3,7 @@
 // Values are sealed with AES-256-GCM under a key kept in its own 0600 file
 // (or AGCTL_CONFIG_KEY), so a copied credentials or token file alone is useless.
 import { createHash } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Sealer, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, readTextIfExists, writePrivateFile } from './secure-file.js';
@@ -17,6 +17,17 @@ export interface CachedToken {
   accessToken: string;
   /** Unix seconds. */
   expiresAt: number;
+}
+
+/** The additional data binding a sealed value to its place: a copied value opens nowhere else. */
+const credentialPlace = (profile: string, clientId: string) => `credential\u0000${profile}\u0000${clientId}`;
+const tokenPlace = (tokenUrl: string, clientId: string) => `token\u0000${tokenUrl}\u0000${clientId}`;
+
+/** Removes a file; true when there was one. */
+function removeFile(path: string): boolean {
+  const had = existsSync(path);
+  rmSync(path, { force: true });
+  return had;
 }
 
 export class Vault {
@@ -44,7 +55,7 @@ export class Vault {
   saveCredential(profile: string, cred: StoredCredential): void {
     // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
     ensurePrivateDir(this.dir);
-    const sealed = this.sealer.seal(cred.clientSecret, `credential\u0000${profile}\u0000${cred.clientId}`);
+    const sealed = this.sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
     writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, clientSecret: sealed }) + '\n');
   }
 
@@ -54,17 +65,14 @@ export class Vault {
     if (!text) return undefined;
     try {
       const v = JSON.parse(text) as { clientId: string; clientSecret: string };
-      return { clientId: v.clientId, clientSecret: this.sealer.open(v.clientSecret, `credential\u0000${profile}\u0000${v.clientId}`) };
+      return { clientId: v.clientId, clientSecret: this.sealer.open(v.clientSecret, credentialPlace(profile, v.clientId)) };
     } catch {
       return undefined;
     }
   }
 
   removeCredential(profile: string): boolean {
-    const path = this.credentialPath(profile);
-    const had = readTextIfExists(path) !== undefined;
-    rmSync(path, { force: true });
-    return had;
+    return removeFile(this.credentialPath(profile));
   }
 
   tokenPath(tokenUrl: string, clientId: string): string {
@@ -74,7 +82,7 @@ export class Vault {
 
   saveToken(tokenUrl: string, clientId: string, token: CachedToken): void {
     ensurePrivateDir(this.dir);
-    const sealed = this.sealer.seal(token.accessToken, `token\u0000${tokenUrl}\u0000${clientId}`);
+    const sealed = this.sealer.seal(token.accessToken, tokenPlace(tokenUrl, clientId));
     writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n');
   }
 
@@ -84,17 +92,14 @@ export class Vault {
     try {
       const v = JSON.parse(text) as { tokenUrl: string; clientId: string; expiresAt: number; accessToken: string };
       if (v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number') return undefined;
-      return { expiresAt: v.expiresAt, accessToken: this.sealer.open(v.accessToken, `token\u0000${tokenUrl}\u0000${clientId}`) };
+      return { expiresAt: v.expiresAt, accessToken: this.sealer.open(v.accessToken, tokenPlace(tokenUrl, clientId)) };
     } catch {
       return undefined;
     }
   }
 
   removeToken(tokenUrl: string, clientId: string): boolean {
-    const path = this.tokenPath(tokenUrl, clientId);
-    const had = readTextIfExists(path) !== undefined;
-    rmSync(path, { force: true });
-    return had;
+    return removeFile(this.tokenPath(tokenUrl, clientId));
   }
 
   /** Removes every cached token of a client ID (whatever its token URL); returns how many. */

@@ -1,5 +1,6 @@
 // agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
+import { UsageError } from '../../api/errors.js';
 import { dataDir as defaultDataDir } from '../../config/paths.js';
 import { writePrivateFile } from '../../config/secure-file.js';
 import type { CommandContext } from '../context.js';
@@ -32,7 +33,13 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   });
   const info = server.readyInfo();
   const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
-  writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
+  try {
+    writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
+  } catch (err) {
+    // Without the ready file nobody can use the server: stop it rather than run on unreachable.
+    await server.close();
+    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 
   const s = await ctx.out.styles();
   const out = (l: string) => ctx.io.stderr.write(l + '\n');

@@ -1,4 +1,3 @@
-import { tokenUrlFor } from '../../../client/auth.js';
 import type { CommandContext } from '../../context.js';
 
 export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
@@ -7,11 +6,9 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
   const profile = ctx.config.profiles.get(s.profile);
   const clientIds = new Set([stored?.clientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
   const removedSecret = ctx.vault.removeCredential(s.profile);
+  // Every cached token of these client IDs, whatever base URL it was issued for.
   let removedTokens = 0;
-  for (const id of clientIds) {
-    if (s.baseUrl && ctx.vault.removeToken(tokenUrlFor(s.baseUrl), id)) removedTokens++;
-    removedTokens += ctx.vault.removeTokensOf(id);
-  }
+  for (const id of clientIds) removedTokens += ctx.vault.removeTokensOf(id);
   if (ctx.out.json) {
     ctx.out.printJson({ profile: s.profile, removedSecret, removedTokens });
   } else if (removedSecret || removedTokens) {

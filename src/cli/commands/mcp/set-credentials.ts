@@ -1,6 +1,5 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../api/errors.js';
 import {
   AUTH_KINDS,
@@ -13,7 +12,7 @@ import {
 import { mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
 import { redactJson } from '../../../client/redact.js';
 import type { CommandContext } from '../../context.js';
-import { readStdin } from '../../io.js';
+import { readFileBytes, readStdin } from '../../io.js';
 import {
   AUTH_FLAG_VALUE,
   BUILDER_KEYS,
@@ -75,11 +74,7 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
     if (ctx.io.isStdinTTY) throw new UsageError('--from-file - expects the request on a pipe, not a terminal', 'agctl mcp set-credentials APP CONNECTOR --from-file - < request.json');
     text = await readStdin(ctx.io, 'request body');
   } else {
-    try {
-      text = readFileSync(src, 'utf8');
-    } catch (err) {
-      throw new UsageError(`--from-file: cannot read ${src}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    text = readFileBytes(src, '--from-file').toString('utf8');
   }
   try {
     return JSON.parse(text) as UpdateCredentialsRequest;

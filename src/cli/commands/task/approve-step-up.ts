@@ -21,6 +21,9 @@ import {
 import { isUuidV4 } from '../../../lib/ids.js';
 import { approveWithStepUp, getTask } from '../../../client/tasks.js';
 import type { CommandContext } from '../../context.js';
+import { shellQuote } from '../../output.js';
+
+export { shellQuote };
 
 export interface ApproveStepUpOptions {
   taskId: string;
@@ -185,11 +188,6 @@ function checkUrl(raw: string): string {
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new CliError(`the server answered with a step-up URL using ${u.protocol}; only http(s) is accepted`, Exit.Server);
   return u.toString();
-}
-
-/** Shell-quotes an argument for a command line to copy (POSIX sh). */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_\-.,:/@%+=]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 export function resumeCommand(

@@ -1,7 +1,7 @@
 // Input helpers shared by the webhook commands: bodies, headers, secrets.
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../api/errors.js';
 import type { CommandContext } from '../../context.js';
+import { readFileBytes, readStdinBytes as readAllStdin } from '../../io.js';
 import { readSecret, missingSecret, type SecretSource } from '../../secrets.js';
 
 /** Bodies larger than this are refused before sending (listeners take 64 KiB). */
@@ -10,24 +10,10 @@ export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 /** Reads all of stdin as bytes (a body must keep its exact bytes). */
 export async function readStdinBytes(ctx: CommandContext, what: string): Promise<Buffer> {
   if (ctx.io.isStdinTTY) throw new UsageError(`expected the ${what} on standard input, but it is a terminal`, 'pipe it in, or pass a file');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.io.stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > MAX_INPUT_BYTES) throw new UsageError(`the ${what} on standard input is larger than ${MAX_INPUT_BYTES} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+  return readAllStdin(ctx.io, what, MAX_INPUT_BYTES);
 }
 
-export function readFileBytes(path: string, flag: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
+export { readFileBytes };
 
 /** The request body from --data, --data-file (or "-") or stdin, as exact bytes. */
 export async function readBody(ctx: CommandContext, o: { data?: string; dataFile?: string; stdinTaken: boolean }): Promise<{ bytes: Buffer; file?: string }> {
@@ -64,10 +50,7 @@ export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin: b
   return secret;
 }
 
-/** Quotes a value for a POSIX shell. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote } from '../../output.js';
 
 export function statusText(status: number): string {
   const names: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };

@@ -27,8 +27,13 @@ export async function run(opts: KeygenOptions, ctx: CommandContext): Promise<num
     if (err instanceof KeyError) throw new UsageError(err.message);
     throw err;
   }
-  writePrivateFile(privateFile, JSON.stringify(key.privateJwk, null, 2) + '\n');
-  writeFileSync(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n', { mode: 0o644 });
+  try {
+    // The user's own directory (often the working directory): its mode is not ours to change.
+    writePrivateFile(privateFile, JSON.stringify(key.privateJwk, null, 2) + '\n', { privateDir: false });
+    writeFileSync(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n', { mode: 0o644 });
+  } catch (err) {
+    throw new UsageError(`--out: cannot write ${prefix}.*: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
   if (ctx.out.json) {
     ctx.out.printJson({ alg: key.alg, kid: key.kid, privateKeyFile: privateFile, jwksFile, jwks: key.publicJwks });
     return 0;

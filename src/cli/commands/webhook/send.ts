@@ -1,11 +1,10 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { readFileSync } from 'node:fs';
 import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import { isUuidV4 } from '../../../lib/ids.js';
 import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readBody, readWebhookSecret, shellQuote, statusText } from './common.js';
+import { parseHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
 
 export interface SendOptions {
   target: string;
@@ -56,12 +55,7 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): 
     return { method: 'HMAC', detail: 'HMAC-SHA256', signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }) };
   }
   if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
-  let text: string;
-  try {
-    text = readFileSync(opts.jwtKey, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--jwt-key: cannot read ${opts.jwtKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const text = readFileBytes(opts.jwtKey, '--jwt-key').toString('utf8');
   let key: ReturnType<typeof loadSigningKey>;
   try {
     key = loadSigningKey(text, { alg: opts.alg, kid: opts.kid });
