@@ -190,8 +190,19 @@ class Context implements RequestContext {
     this.remoteAddress = req.socket.remoteAddress ?? '';
   }
 
+  /**
+   * The server's own base URL for this request: the `publicBaseUrl` setting, or
+   * the address of the socket the request arrived on; never the Host header,
+   * which the client chooses (it would let a caller steer the step-up links
+   * and webhook audiences the server hands out).
+   */
   get baseUrl(): string {
-    return `http://${this.req.headers.host ?? new URL(this.listenBaseUrl || 'http://127.0.0.1').host}`;
+    const pub = this.server.publicBaseUrl;
+    if (typeof pub === 'string' && pub) return pub.endsWith('/') ? pub.slice(0, -1) : pub;
+    let addr = this.req.socket.localAddress;
+    if (!addr) return this.listenBaseUrl || 'http://127.0.0.1';
+    if (addr.startsWith('::ffff:')) addr = addr.slice(7);
+    return `http://${addr.includes(':') ? `[${addr}]` : addr}:${this.req.socket.localPort}`;
   }
 
   raw(): Promise<Buffer> {

@@ -18,7 +18,7 @@ export interface RequestContext {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  /** The server's own base URL as seen by this request (scheme://host[:port]). */
+  /** The server's own base URL for this request (publicBaseUrl, else the socket address; never the Host header). */
   baseUrl: string;
   store: Store;
   clock: Clock;

@@ -84,19 +84,6 @@ interface CachedListener {
 const listenerPath = (id: string) => INCOMING_PREFIX + encodeURIComponent(id);
 const place = (id: string) => ['webhook_listeners', id, 'secret'] as const;
 
-/**
- * The server's own base URL for this request, from the socket it was received
- * on (or the `publicBaseUrl` server setting), never from the Host header: it is
- * the JWT `sub` and the prefix of the `aud` a sender must sign.
- */
-export function serverBaseUrl(ctx: RequestContext): string {
-  const pub = ctx.server.publicBaseUrl;
-  if (typeof pub === 'string' && pub) return pub.endsWith('/') ? pub.slice(0, -1) : pub;
-  let addr = ctx.req.socket.localAddress ?? '127.0.0.1';
-  if (addr.startsWith('::ffff:')) addr = addr.slice(7);
-  return `http://${addr.includes(':') ? `[${addr}]` : addr}:${ctx.req.socket.localPort}`;
-}
-
 interface PendingEvent {
   listener: CachedListener;
   eventKey: string;
@@ -316,7 +303,7 @@ async function incoming(ctx: RequestContext): Promise<JsonResult> {
   const id = ctx.params.listener_id!;
   const l = st.listener(id);
   if (!l) return answer({ status: 404, reason: `no webhook listener ${id}`, eventId: rawEventId(ctx) });
-  const listener = st.config(l, serverBaseUrl(ctx), ctx.server.allowInsecureJwks);
+  const listener = st.config(l, ctx.baseUrl, ctx.server.allowInsecureJwks);
   const common = { sourceIp: ctx.remoteAddress, headers: ctx.req.headers, listener, trustProxy: ctx.server.trustProxy };
   // Step 1 comes first, before a byte of the body is read.
   const denied = checkSource(common);
@@ -411,7 +398,7 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
 async function createListener(ctx: RequestContext) {
   const input = parseCreate(await ctx.json(), ctx.server.allowInsecureJwks);
   const { row, automation, secret } = ctx.store.db.transaction(() => insertListener(ctx.store, ctx.clock.now(), input, 'Incoming webhook'))();
-  return { body: { listener: listenerView(serverBaseUrl(ctx), row, automation, secret) } };
+  return { body: { listener: listenerView(ctx.baseUrl, row, automation, secret) } };
 }
 
 function listRuns(ctx: RequestContext) {

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { EXPAND_KEYS, TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { hashToken } from '../../../src/server/routes/auth.js';
@@ -128,6 +129,27 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(two.body.taskView.createdByUserPath).toBe('expanded[0]');
     expect(two.body.taskView.entitlementsPath).toBe('expanded[1]');
     expect(two.body.expanded.map((o: any) => o.id)).toEqual(['user-grace', 'ent-crm-admin']);
+  });
+
+  it('builds the step-up link from its own address, not from the Host header the client sent', async () => {
+    const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
+    const token = await s.token();
+    const body = JSON.stringify({ policyStepId: stepId, stepUpTransactionId: randomUUID() });
+    const url = new URL(`${s.baseUrl}/api/v1/tasks/${taskId}/action/approve-with-step-up`);
+    const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example.com', authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.redirectUrl.startsWith(`${s.baseUrl}/step-up/`)).toBe(true);
+    expect(answer.body.redirectUrl).not.toContain('evil.example.com');
   });
 
   it('runs the full step-up flow: redirect, page, confirmation, approval', async () => {
