@@ -80,7 +80,7 @@ export class EmbeddedServer {
     this.http = createServer({ keepAliveTimeout: 5000, requestTimeout: 30_000 }, (req, res) => {
       this.#inflight++;
       res.on('close', this.#onClose);
-      void this.#handle(req, res);
+      this.#handle(req, res);
     });
   }
 
@@ -123,10 +123,15 @@ export class EmbeddedServer {
     this.store.close();
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Routes one request. Synchronous up to the handler: a handler that answers
+   * at once is answered in the same turn, one that returns a promise is
+   * answered when it settles (one hop, not a chain of awaits).
+   */
+  #handle(req: IncomingMessage, res: ServerResponse): void {
     const started = this.#log ? performance.now() : 0;
     const method = req.method ?? 'GET';
-    const { path, query } = parseTarget(req.url ?? '/');
+    const { path, search } = parseTarget(req.url ?? '/');
     if (this.#log) res.once('finish', () => this.#log!(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
     try {
       const found = this.router.match(method, path);
@@ -136,7 +141,7 @@ export class EmbeddedServer {
         throw new ApiError(405, Code.Unimplemented, `method ${method} is not allowed on ${path}`);
       }
       const { route, params } = found;
-      const ctx = this.#context(req, res, method, path, params, query, route.options.maxBody);
+      const ctx = new Context(req, res, method, path, params, search, this.store, this.clock, this.options, route.options.maxBody, this.#baseUrl);
       if (route.options.auth) {
         const auth = authenticateBearer(this.store, this.clock, req.headers.authorization);
         if (!auth) {
@@ -147,25 +152,37 @@ export class EmbeddedServer {
         }
         ctx.auth = auth;
       }
-      const result = await route.handler(ctx);
-      if (result && !res.headersSent) sendJson(res, result);
-    } catch (err) {
-      if (!res.headersSent) {
-        if (err instanceof ApiError) {
-          sendJson(res, { status: err.status, body: typeof err.code === 'number' ? err.toBody() : { error: err.code, error_description: err.message } });
-        } else {
-          this.#log?.(`internal error on ${method} ${path}: ${(err as Error)?.message ?? err}`);
-          sendJson(res, { status: 500, body: { code: Code.Internal, message: 'internal error', details: [] } });
-        }
+      const out = route.handler(ctx);
+      if (out instanceof Promise) {
+        out.then(
+          (result) => finish(res, result),
+          (err: unknown) => this.#fail(res, method, path, err),
+        );
       } else {
-        res.destroy();
+        finish(res, out);
       }
+    } catch (err) {
+      this.#fail(res, method, path, err);
     }
   }
 
-  #context(req: IncomingMessage, res: ServerResponse, method: string, path: string, params: Record<string, string>, query: URLSearchParams, maxBody: number): RequestContext {
-    return new Context(req, res, method, path, params, query, this.store, this.clock, this.options, maxBody, this.#baseUrl);
+  /** Answers a failed request: the ApiError's status and body, or a 500 that hides the cause. */
+  #fail(res: ServerResponse, method: string, path: string, err: unknown): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof ApiError) {
+      sendJson(res, { status: err.status, body: typeof err.code === 'number' ? err.toBody() : { error: err.code, error_description: err.message } });
+    } else {
+      this.#log?.(`internal error on ${method} ${path}: ${(err as Error)?.message ?? err}`);
+      sendJson(res, { status: 500, body: { code: Code.Internal, message: 'internal error', details: [] } });
+    }
   }
+}
+
+function finish(res: ServerResponse, result: JsonResult | undefined): void {
+  if (result && !res.headersSent) sendJson(res, result);
 }
 
 /** The per-request context: a class, so every request shares one shape and one set of methods. */
@@ -173,6 +190,7 @@ class Context implements RequestContext {
   auth?: RequestContext['auth'] = undefined;
   readonly remoteAddress: string;
   #body?: Promise<Buffer>;
+  #query?: URLSearchParams;
 
   constructor(
     readonly req: IncomingMessage,
@@ -180,7 +198,7 @@ class Context implements RequestContext {
     readonly method: string,
     readonly path: string,
     readonly params: Record<string, string>,
-    readonly query: URLSearchParams,
+    readonly search: string,
     readonly store: Store,
     readonly clock: Clock,
     readonly server: ServerOptionsResolved,
@@ -205,8 +223,18 @@ class Context implements RequestContext {
     return `http://${addr.includes(':') ? `[${addr}]` : addr}:${this.req.socket.localPort}`;
   }
 
+  /** The query parameters, parsed on first use (most routes never look). */
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.search));
+  }
+
   raw(): Promise<Buffer> {
     return (this.#body ??= readBody(this.req, this.res, this.maxBody));
+  }
+
+  readRaw(done: (err: unknown, body?: Buffer) => void): void {
+    if (this.#body) this.#body.then((b) => done(null, b), done);
+    else readBodyThen(this.req, this.res, this.maxBody, done);
   }
 
   async json<T>(): Promise<T> {
@@ -227,72 +255,79 @@ const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 const PLAIN_QUERY = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
 
 /**
- * The path and query of a request target. Plain targets (nearly all) are split
- * directly; anything else goes through the WHATWG URL parser, whose result the
- * fast path equals for the targets it accepts.
+ * The path and query string of a request target (the query in a form
+ * `new URLSearchParams` reads as the URL parser would). Plain targets
+ * (nearly all) are split directly; anything else goes through the WHATWG URL
+ * parser, whose result the fast path equals for the targets it accepts.
  */
-export function parseTarget(target: string): { path: string; query: URLSearchParams } {
+export function parseTarget(target: string): { path: string; search: string } {
   const q = target.indexOf('?');
   const path = q === -1 ? target : target.slice(0, q);
   const search = q === -1 ? EMPTY_QUERY : target.slice(q + 1);
   if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && (search === EMPTY_QUERY || PLAIN_QUERY.test(search))) {
-    return { path, query: new URLSearchParams(search) };
+    return { path, search };
   }
   try {
     const url = new URL(target, 'http://x');
-    return { path: url.pathname, query: url.searchParams };
+    // With its "?": URLSearchParams drops exactly one, as URL.searchParams does.
+    return { path: url.pathname, search: url.search };
   } catch {
-    return { path: '/', query: new URLSearchParams() };
+    return { path: '/', search: EMPTY_QUERY };
   }
 }
 
 /** Reads a request body, refusing it with 413 as soon as it grows past `limit`. */
 export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
+  return new Promise((resolve, reject) => readBodyThen(req, res, limit, (err, body) => (err ? reject(err) : resolve(body!))));
+}
+
+/** `readBody` with a callback: called once, with the error (ApiError 413 when too large) or the body. */
+export function readBodyThen(req: IncomingMessage, res: ServerResponse, limit: number, done: (err: unknown, body?: Buffer) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.setHeader('Connection', 'close');
+    req.resume();
+    done(new ApiError(413, Code.InvalidArgument, `request body of ${declared} bytes is larger than the limit of ${limit} bytes`));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  req.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > limit) {
+      finished = true;
+      chunks.length = 0;
       res.setHeader('Connection', 'close');
       req.resume();
-      reject(new ApiError(413, Code.InvalidArgument, `request body of ${declared} bytes is larger than the limit of ${limit} bytes`));
+      done(new ApiError(413, Code.InvalidArgument, `request body is larger than the limit of ${limit} bytes`));
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        chunks.length = 0;
-        res.setHeader('Connection', 'close');
-        req.resume();
-        reject(new ApiError(413, Code.InvalidArgument, `request body is larger than the limit of ${limit} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!done) {
-        done = true;
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      }
-    });
-    req.on('error', (err) => {
-      if (!done) {
-        done = true;
-        reject(err);
-      }
-    });
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (finished) return;
+    finished = true;
+    done(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+  req.on('error', (err) => {
+    if (finished) return;
+    finished = true;
+    done(err);
   });
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function sendJson(res: ServerResponse, result: JsonResult): void {
-  const body = Buffer.from(JSON.stringify(result.body));
+  const body = JSON.stringify(result.body);
   const extra = result.headers;
   if (extra) for (const k of Object.keys(extra)) res.setHeader(k, extra[k]!);
-  // One writeHead with the fixed headers (merged over any set before, as setHeader would).
-  res.writeHead(result.status ?? 200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length, 'Cache-Control': 'no-store' });
+  // One writeHead with the fixed headers as a flat list (merged over any set
+  // before, as setHeader would), and the body as a string: node:http then
+  // sends head and body in one write.
+  res.writeHead(result.status ?? 200, ['Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(body)), 'Cache-Control', 'no-store']);
   res.end(body);
 }
 

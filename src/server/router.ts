@@ -17,6 +17,9 @@ export interface RequestContext {
   /** Path without the query string, percent-decoding applied per segment for params only. */
   path: string;
   params: Record<string, string>;
+  /** The raw query string (for `new URLSearchParams`). */
+  search: string;
+  /** The query parameters (parsed on first use). */
   query: URLSearchParams;
   /** The server's own base URL for this request (publicBaseUrl, else the socket address; never the Host header). */
   baseUrl: string;
@@ -30,6 +33,8 @@ export interface RequestContext {
   json<T = unknown>(): Promise<T>;
   /** Reads the raw body bytes with the route's size limit. Throws ApiError 413. */
   raw(): Promise<Buffer>;
+  /** `raw` with a callback (no promise): the error (ApiError 413 when too large) or the body. Read a body one way only. */
+  readRaw(done: (err: unknown, body?: Buffer) => void): void;
   server: ServerOptionsResolved;
 }
 

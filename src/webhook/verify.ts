@@ -274,15 +274,47 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
   return null;
 }
 
-/** Runs the pipeline; never throws for bad input (only if `accept` throws). */
-export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
+/** Steps 1 to 3 passed: the event ID and the body text, for steps 4 and 5. */
+export interface PassedChecks {
+  passed: true;
+  eventId: string;
+  text: string;
+}
+
+const afterAuth = (eventId: string, text: string, authFail: VerifyResult | null): VerifyResult | PassedChecks => authFail ?? { passed: true, eventId, text };
+
+/**
+ * Steps 1 to 3: the failing step's answer, or the checked event. Synchronous
+ * for HMAC listeners (the ingest path answers them without waiting on
+ * anything but the database); a promise for JWT listeners (the key set may be
+ * fetched). Never throws for bad input.
+ */
+export function checkWebhook(input: VerifyInput): VerifyResult | PassedChecks | Promise<VerifyResult | PassedChecks> {
   const denied = checkSource(input);
   if (denied) return denied;
   const req = checkRequest(input);
   if ('status' in req) return req;
   const { eventId, text } = req;
-  const authFail = input.listener.authMethod === 'HMAC' ? checkHmac(input, eventId) : await checkJwt(input, eventId);
-  if (authFail) return authFail;
+  if (input.listener.authMethod === 'HMAC') return afterAuth(eventId, text, checkHmac(input, eventId));
+  return checkJwt(input, eventId).then((fail) => afterAuth(eventId, text, fail));
+}
+
+/** Steps 4 and 5: the answer for what recording an event that passed steps 1 to 3 did. */
+export function acceptedResult(eventId: string, outcome: AcceptOutcome): VerifyResult {
+  if (outcome.duplicate) {
+    return { status: 409, step: 4, eventId, reason: 'duplicate event ID: already accepted for this listener; the automation is not run again' };
+  }
+  if (outcome.ran) {
+    return { status: 200, step: 5, eventId, reason: 'accepted; automation run started', automationRan: true, runId: outcome.runId };
+  }
+  return { status: 200, step: 5, eventId, reason: `accepted; automation not run: ${outcome.notRunReason ?? 'it is not active'}`, automationRan: false };
+}
+
+/** Runs the pipeline; never throws for bad input (only if `accept` throws). */
+export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
+  const checked = await checkWebhook(input);
+  if (!('passed' in checked)) return checked;
+  const { eventId, text } = checked;
   if (!input.accept) {
     return {
       status: 200,
@@ -292,12 +324,5 @@ export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
       skipped: ['4: idempotency (needs the listener\'s event records)'],
     };
   }
-  const outcome = await input.accept(eventId.toLowerCase(), input.body, text);
-  if (outcome.duplicate) {
-    return { status: 409, step: 4, eventId, reason: 'duplicate event ID: already accepted for this listener; the automation is not run again' };
-  }
-  if (outcome.ran) {
-    return { status: 200, step: 5, eventId, reason: 'accepted; automation run started', automationRan: true, runId: outcome.runId };
-  }
-  return { status: 200, step: 5, eventId, reason: `accepted; automation not run: ${outcome.notRunReason ?? 'it is not active'}`, automationRan: false };
+  return acceptedResult(eventId, await input.accept(eventId.toLowerCase(), input.body, text));
 }

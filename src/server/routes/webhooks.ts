@@ -13,12 +13,15 @@ import { newHmacSecret } from '../../webhook/sign.js';
 import {
   EVENT_RETENTION_MS,
   MAX_BODY_BYTES,
+  acceptedResult,
   checkSource,
+  checkWebhook,
   headerValue,
-  verifyWebhook,
   type AcceptOutcome,
   type AuthMethod,
   type ListenerConfig,
+  type PassedChecks,
+  type VerifyInput,
   type VerifyResult,
 } from '../../webhook/verify.js';
 import type { ServerModule } from '../module.js';
@@ -90,8 +93,8 @@ interface PendingEvent {
   /** The raw body: stored as the run's context data. */
   body: Uint8Array;
   now: number;
-  resolve: (o: AcceptOutcome) => void;
-  reject: (err: unknown) => void;
+  /** Called once the event's transaction has committed (or failed). */
+  done: (err: unknown, outcome?: AcceptOutcome) => void;
 }
 
 /** Most events committed in one transaction. */
@@ -153,15 +156,13 @@ class WebhookState {
     this.#commitMany = db.transaction((batch: PendingEvent[]) => batch.map(record));
   }
 
-  /** Steps 4 and 5 for one event; resolves once its transaction has committed. */
-  accept(listener: CachedListener, eventKey: string, body: Uint8Array, now: number): Promise<AcceptOutcome> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ listener, eventKey, body, now, resolve, reject });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(this.#flush);
-      }
-    });
+  /** Steps 4 and 5 for one event; `done` is called once its transaction has committed. */
+  accept(listener: CachedListener, eventKey: string, body: Uint8Array, now: number, done: PendingEvent['done']): void {
+    this.#queue.push({ listener, eventKey, body, now, done });
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(this.#flush);
+    }
   }
 
   readonly #flush = (): void => {
@@ -176,15 +177,18 @@ class WebhookState {
       } catch {
         // One event's failure must not fail the others: commit each on its own.
         for (const p of batch) {
+          let outcome: AcceptOutcome;
           try {
-            p.resolve(this.#commitOne(p));
+            outcome = this.#commitOne(p);
           } catch (err) {
-            p.reject(err);
+            p.done(err);
+            continue;
           }
+          p.done(null, outcome);
         }
         continue;
       }
-      for (let j = 0; j < batch.length; j++) batch[j]!.resolve(outcomes[j]!);
+      for (let j = 0; j < batch.length; j++) batch[j]!.done(null, outcomes[j]!);
     }
   };
 
@@ -298,28 +302,50 @@ function rawEventId(ctx: RequestContext): string | null {
   return v !== undefined && isUuidV4(v) ? v : null;
 }
 
-async function incoming(ctx: RequestContext): Promise<JsonResult> {
+/**
+ * POST {baseUrl}/api/v1/webhooks/incoming/{listener_id}: step 1 before a byte
+ * of the body is read, the body read with the 64 KiB limit, steps 2 and 3,
+ * then steps 4 and 5 in the next group commit. Callbacks rather than a chain
+ * of awaits: this is the server's hot path, and the whole request costs one promise.
+ */
+function incoming(ctx: RequestContext): JsonResult | Promise<JsonResult> {
   const st = state(ctx.store);
   const id = ctx.params.listener_id!;
   const l = st.listener(id);
   if (!l) return answer({ status: 404, reason: `no webhook listener ${id}`, eventId: rawEventId(ctx) });
   const listener = st.config(l, ctx.baseUrl, ctx.server.allowInsecureJwks);
-  const common = { sourceIp: ctx.remoteAddress, headers: ctx.req.headers, listener, trustProxy: ctx.server.trustProxy };
-  // Step 1 comes first, before a byte of the body is read.
-  const denied = checkSource(common);
+  const source = { sourceIp: ctx.remoteAddress, headers: ctx.req.headers, listener, trustProxy: ctx.server.trustProxy };
+  const denied = checkSource(source);
   if (denied) return answer(denied, { Connection: 'close' });
-  let body: Buffer;
-  try {
-    body = await ctx.raw();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 413) {
-      return answer({ status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes`, eventId: rawEventId(ctx) });
-    }
-    throw err;
-  }
-  const now = ctx.clock.now();
-  const result = await verifyWebhook({ ...common, body, now, accept: (key, b) => st.accept(l, key, b, now) });
-  return answer(result);
+  return new Promise((resolve, reject) => {
+    ctx.readRaw((err, body) => {
+      if (err) {
+        if (err instanceof ApiError && err.status === 413) {
+          resolve(answer({ status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes`, eventId: rawEventId(ctx) }));
+        } else {
+          reject(err);
+        }
+        return;
+      }
+      const now = ctx.clock.now();
+      const input: VerifyInput = { ...source, body: body!, now };
+      const proceed = (checked: VerifyResult | PassedChecks): void => {
+        if (!('passed' in checked)) {
+          resolve(answer(checked));
+          return;
+        }
+        const { eventId } = checked;
+        st.accept(l, eventId.toLowerCase(), body!, now, (failed, outcome) => (failed ? reject(failed) : resolve(answer(acceptedResult(eventId, outcome!)))));
+      };
+      try {
+        const checked = checkWebhook(input);
+        if (checked instanceof Promise) checked.then(proceed, reject);
+        else proceed(checked);
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
 }
 
 interface CreateListenerInput {

@@ -17,7 +17,7 @@ describe('parseTarget', () => {
     const url = new URL(target, 'http://x');
     const got = parseTarget(target);
     expect(got.path).toBe(url.pathname);
-    expect([...got.query]).toEqual([...url.searchParams]);
+    expect([...new URLSearchParams(got.search)]).toEqual([...url.searchParams]);
   });
 });
 
