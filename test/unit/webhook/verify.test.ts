@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { localJwks } from '../../../src/webhook/jwks.js';
 import { generateListenerKey } from '../../../src/webhook/keys.js';
 import { bodyHash, createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
-import { verifyWebhook, type AcceptOutcome, type ListenerConfig, type VerifyInput } from '../../../src/webhook/verify.js';
+import { acceptedResult, checkWebhook, verifyWebhook, type AcceptOutcome, type ListenerConfig, type VerifyInput } from '../../../src/webhook/verify.js';
 
 // A server time with a fractional second, so "seconds" means floor(now / 1000).
 const NOW = 1_700_000_000_640;
@@ -157,6 +157,29 @@ describe('verifyWebhook: HMAC listener', () => {
   });
 });
 
+describe('checkWebhook (steps 1-3, the listener\'s hot path)', () => {
+  it.each(HMAC_CASES)('HMAC, synchronously, as verifyWebhook decides: %s', async (_name, make, status, step) => {
+    const input = await make();
+    const checked = checkWebhook(input);
+    expect(checked).not.toBeInstanceOf(Promise);
+    const sync = checked as Exclude<typeof checked, Promise<unknown>>;
+    if ('passed' in sync) {
+      expect({ status, step }).toEqual({ status: 200, step: 5 });
+      expect(sync.eventId.toLowerCase()).toBe(String(input.headers['webhook-event-id']).toLowerCase());
+      expect(JSON.parse(sync.text)).toEqual(JSON.parse(Buffer.from(input.body).toString('utf8')));
+    } else {
+      expect({ status: sync.status, step: sync.step }).toEqual({ status, step });
+    }
+  });
+
+  it('acceptedResult maps what recording did to the answer of steps 4 and 5', () => {
+    const id = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
+    expect(acceptedResult(id, { duplicate: true })).toMatchObject({ status: 409, step: 4, eventId: id });
+    expect(acceptedResult(id, { duplicate: false, ran: true, runId: 'r1' })).toMatchObject({ status: 200, step: 5, automationRan: true, runId: 'r1' });
+    expect(acceptedResult(id, { duplicate: false, ran: false, notRunReason: 'x' })).toMatchObject({ status: 200, automationRan: false, reason: 'accepted; automation not run: x' });
+  });
+});
+
 interface JwtReq {
   key?: JWK;
   header?: Record<string, unknown>;
@@ -250,6 +273,12 @@ describe('verifyWebhook: JWT listener', () => {
     expect((await verifyWebhook({ ...jwtReq, listener: { ...jwtListener, secret: SECRET } })).status).toBe(401);
     const withJwt = await jwtInput();
     expect((await verifyWebhook({ ...withJwt, listener: { ...hmacListener, jwks: JWKS } })).reason).toMatch(/missing Webhook-Signature/);
+  });
+
+  it('checkWebhook answers a JWT request through a promise (the key set may be fetched)', async () => {
+    const checked = checkWebhook(await jwtInput());
+    expect(checked).toBeInstanceOf(Promise);
+    expect(await checked).toMatchObject({ passed: true });
   });
 
   it('a JWKS that cannot be used is a 401 with the reason', async () => {
