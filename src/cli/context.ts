@@ -11,8 +11,7 @@ import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import type { Vault } from '../config/vault.js';
-
-export const VERSION_UA = 'agctl';
+import { userAgent } from '../version.js';
 
 export interface EmbeddedHandle {
   baseUrl: string;
@@ -66,7 +65,7 @@ export class CommandContext {
   /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
   get http(): HttpClient {
     if (!this.#http) {
-      this.#http = new HttpClient({ timeoutMs: this.settings.timeoutMs, debug: this.settings.debug ? (l) => this.debug(l) : undefined, userAgent: VERSION_UA });
+      this.#http = new HttpClient({ timeoutMs: this.settings.timeoutMs, debug: this.settings.debug ? (l) => this.debug(l) : undefined, userAgent: userAgent() });
       this.onClose(() => this.#http?.close());
     }
     return this.#http;

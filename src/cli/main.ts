@@ -1,12 +1,7 @@
 // Entry point: fast paths first (so `agctl --version` loads nothing), then the
 // commander program tree, whose actions import their command modules lazily.
-import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+import { version } from '../version.js';
 
 export async function main(argv: string[]): Promise<void> {
   // A reader that stops early (`agctl ... | head`) is not an error.

@@ -3,7 +3,7 @@
 // module lazily, and the command groups are loaded only when the command line
 // names them (every group is loaded for completion scripts and tests).
 import { Command, Option } from 'commander';
-import { version } from './main.js';
+import { version } from '../version.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerServe } from './tree/serve.js';
 import { register as registerMeta } from './tree/meta.js';

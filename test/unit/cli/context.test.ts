@@ -202,3 +202,20 @@ describe('rules commands (in-process)', () => {
     expect(JSON.parse(json.out())).toEqual([]);
   });
 });
+
+describe('User-Agent', () => {
+  it('every request of a command says agctl/<package version> and the Node version', async () => {
+    const { tinyServer } = await import('../client/tiny-server.js');
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const t = await tinyServer();
+    t.reset((_r, res) => res.end('{}'));
+    const { ctx } = makeCtx();
+    try {
+      await ctx.http.send({ method: 'GET', url: `${t.url}/x` });
+      expect(t.seen[0]!.headers['user-agent']).toBe(`agctl/${pkg.version} node/${process.versions.node}`);
+    } finally {
+      await ctx.close();
+      await t.close();
+    }
+  });
+});
