@@ -107,19 +107,29 @@ function details(d: PageData): string {
 const notFoundPage = (res: ServerResponse) =>
   sendHtml(res, 404, 'Step-up request not found', '<h1>Step-up request not found</h1><p>This link is not valid. Start the approval again from your terminal.</p>');
 
+/**
+ * The page for a transaction that can no longer be confirmed (used or
+ * expired) sent, true; false when it still can be. Shared by the page and its form post.
+ */
+function closedPage(res: ServerResponse, tx: TxRow, d: PageData, now: number): boolean {
+  if (tx.state === 'used') {
+    sendHtml(res, 410, 'Step-up already used', `<h1>This step-up was already used</h1>${details(d)}<p>The approval it was for went through.</p>`);
+    return true;
+  }
+  if (now >= tx.expires_at) {
+    sendHtml(res, 410, 'Step-up expired', `<h1>This step-up request expired</h1>${details(d)}<p>Start the approval again from your terminal.</p>`);
+    return true;
+  }
+  return false;
+}
+
 function showPage(ctx: RequestContext): undefined {
   const id = ctx.params.transaction_id!;
   const token = ctx.query.get('token');
   const tx = findTransaction(ctx.store, id, token);
   if (!tx) return void notFoundPage(ctx.res);
   const d = pageData(ctx.store, tx);
-  const now = ctx.clock.now();
-  if (tx.state === 'used') {
-    return void sendHtml(ctx.res, 410, 'Step-up already used', `<h1>This step-up was already used</h1>${details(d)}<p>The approval it was for went through.</p>`);
-  }
-  if (now >= tx.expires_at) {
-    return void sendHtml(ctx.res, 410, 'Step-up expired', `<h1>This step-up request expired</h1>${details(d)}<p>Start the approval again from your terminal.</p>`);
-  }
+  if (closedPage(ctx.res, tx, d, ctx.clock.now())) return;
   if (tx.state === 'verified') {
     return void sendHtml(ctx.res, 200, 'Step-up confirmed', `<h1>Step-up confirmed</h1>${details(d)}<p>You can return to your terminal.</p>`);
   }
@@ -146,12 +156,7 @@ async function confirmPage(ctx: RequestContext): Promise<undefined> {
   if (!tx) return void notFoundPage(ctx.res);
   const now = ctx.clock.now();
   const d = pageData(ctx.store, tx);
-  if (tx.state === 'used') {
-    return void sendHtml(ctx.res, 410, 'Step-up already used', `<h1>This step-up was already used</h1>${details(d)}`);
-  }
-  if (now >= tx.expires_at) {
-    return void sendHtml(ctx.res, 410, 'Step-up expired', `<h1>This step-up request expired</h1>${details(d)}<p>Start the approval again from your terminal.</p>`);
-  }
+  if (closedPage(ctx.res, tx, d, now)) return;
   ctx.store.db.prepare(`UPDATE step_up_transactions SET state = 'verified', verified_at = ? WHERE id = ? AND state = 'pending'`).run(now, tx.id);
   return void sendHtml(ctx.res, 200, 'Step-up confirmed', `<h1>Step-up confirmed</h1>${details(d)}<p>You can return to your terminal.</p>`);
 }
