@@ -1,4 +1,4 @@
-// Entry point: fast paths first (so `agctl --version` loads nothing), then the
+// Entry point: fast paths first (`agctl --version` loads one small module), then the
 // commander program tree, whose actions import their command modules lazily.
 import { setFlagsFromString } from 'node:v8';
 import { version } from '../version.js';

@@ -1,7 +1,8 @@
 // THE inbound webhook verification pipeline (service-api.md §3, §4.5, §5.2, §7, §8).
-// The embedded server's listener and `agctl webhook verify` both call
-// `verifyWebhook`; the steps run in the spec's order and the first failing
-// step decides the answer:
+// `agctl webhook verify` calls `verifyWebhook`; the embedded server's listener
+// calls the same two halves it is made of (`checkWebhook` for steps 1 to 3,
+// then `acceptedResult` once its group commit has recorded the event). The
+// steps run in the spec's order and the first failing step decides the answer:
 //   1. 403  source IP outside the listener's allowed CIDRs (when set)
 //   2. 400  Webhook-Timestamp, Webhook-Event-Id, Content-Type, JSON body
 //   3. 401  HMAC signature or JWT

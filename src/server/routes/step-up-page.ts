@@ -108,8 +108,9 @@ const notFoundPage = (res: ServerResponse) =>
   sendHtml(res, 404, 'Step-up request not found', '<h1>Step-up request not found</h1><p>This link is not valid. Start the approval again from your terminal.</p>');
 
 /**
- * The page for a transaction that can no longer be confirmed (used or
- * expired) sent, true; false when it still can be. Shared by the page and its form post.
+ * Sends the page for a transaction that can no longer be confirmed (used or
+ * expired) and returns true; returns false when it still can be. Shared by
+ * the page and its form post.
  */
 function closedPage(res: ServerResponse, tx: TxRow, d: PageData, now: number): boolean {
   if (tx.state === 'used') {
