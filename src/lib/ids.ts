@@ -24,3 +24,6 @@ export const isKsuid = (s: string): boolean => KSUID_RE.test(s) && s <= 'aWgEPTl
 /** UUID version 4 with the RFC 4122 variant. */
 export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuidV4 = (s: string): boolean => UUID_V4_RE.test(s);
+
+/** The 16 bytes of a UUID written with hyphens (any case); the caller has checked its form. */
+export const uuidBytes = (uuid: string): Buffer => Buffer.from(uuid.replaceAll('-', ''), 'hex');

@@ -1,11 +1,11 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
 // to automations, the incoming endpoint running the shared verification
 // pipeline (src/webhook/verify.ts), durable idempotency (one atomic upsert on
-// a unique key), automation runs with the body as context data, and the
+// a unique key: the listener's number and the event ID's 16 bytes), automation runs with the body as context data, and the
 // embedded-only management routes under /_embedded/v1/ (not part of the service API).
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, notFound, ApiError } from '../../api/errors.js';
-import { isUuidV4, ksuid } from '../../lib/ids.js';
+import { isUuidV4, ksuid, uuidBytes } from '../../lib/ids.js';
 import { AllowList, cidrListError } from '../../webhook/cidr.js';
 import { JwksError, jwksUrlProblem, localJwks, remoteJwks, type KeyResolver } from '../../webhook/jwks.js';
 import { generateListenerKey } from '../../webhook/keys.js';
@@ -43,6 +43,8 @@ const MAX_CIDRS = 100;
 
 interface ListenerRow {
   id: string;
+  /** A small number for the listener, unique in this database: the compact key of its event records. */
+  num: number;
   automation_id: string;
   auth_method: AuthMethod;
   secret_sealed: string | null;
@@ -69,6 +71,7 @@ interface RunRow {
 /** A listener as the incoming route needs it, with its secret opened once. */
 interface CachedListener {
   id: string;
+  num: number;
   automationId: string;
   authMethod: AuthMethod;
   secret?: string;
@@ -134,18 +137,18 @@ class WebhookState {
     // Step 4: one atomic statement. A fresh record wins the insert; a record
     // older than the retention window is taken over; anything else is a duplicate.
     this.#insEvent = db.prepare(
-      `INSERT INTO webhook_events (listener_id, event_id, received_at) VALUES (?, ?, ?)
-       ON CONFLICT (listener_id, event_id) DO UPDATE SET received_at = excluded.received_at
-       WHERE webhook_events.received_at <= ?`,
+      `INSERT INTO webhook_event_keys (listener, event, received_at) VALUES (?, ?, ?)
+       ON CONFLICT (listener, event) DO UPDATE SET received_at = excluded.received_at
+       WHERE webhook_event_keys.received_at <= ?`,
     );
     this.#insRun = db.prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.#prune = db.prepare(
-      `DELETE FROM webhook_events WHERE (listener_id, event_id) IN
-         (SELECT listener_id, event_id FROM webhook_events WHERE received_at <= ? LIMIT ${PRUNE_BATCH})`,
+      `DELETE FROM webhook_event_keys WHERE (listener, event) IN
+         (SELECT listener, event FROM webhook_event_keys WHERE received_at <= ? LIMIT ${PRUNE_BATCH})`,
     );
     const record = (p: PendingEvent): AcceptOutcome => {
       const { listener: l, eventKey, now } = p;
-      if (this.#insEvent.run(l.id, eventKey, now, now - EVENT_RETENTION_MS).changes === 0) return { duplicate: true };
+      if (this.#insEvent.run(l.num, uuidBytes(eventKey), now, now - EVENT_RETENTION_MS).changes === 0) return { duplicate: true };
       // Step 5: the run is recorded only when the automation is published and its trigger enabled.
       if (l.notRunReason) return { duplicate: false, ran: false, notRunReason: l.notRunReason };
       const runId = randomUUID();
@@ -199,6 +202,7 @@ class WebhookState {
     if (!row) return null;
     const l: CachedListener = {
       id: row.id,
+      num: row.num,
       automationId: row.automation_id,
       authMethod: row.auth_method,
       secret: row.secret_sealed ? this.#store.open(row.secret_sealed, ...place(row.id)) : undefined,
@@ -364,8 +368,10 @@ function insertListener(store: Store, now: number, input: CreateListenerInput, n
     .run(automation.id, name, automation.published, automation.trigger_enabled, now);
   const id = ksuid(now);
   const secret = input.authMethod === 'HMAC' ? newHmacSecret() : undefined;
+  const { num } = store.db.prepare('SELECT IFNULL(MAX(num), 0) + 1 AS num FROM webhook_listeners').get() as { num: number };
   const row: ListenerRow = {
     id,
+    num,
     automation_id: automation.id,
     auth_method: input.authMethod,
     secret_sealed: secret ? store.seal(secret, ...place(id)) : null,
@@ -374,8 +380,8 @@ function insertListener(store: Store, now: number, input: CreateListenerInput, n
     created_at: now,
   };
   store.db
-    .prepare('INSERT INTO webhook_listeners (id, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run(row.id, row.automation_id, row.auth_method, row.secret_sealed, row.jwks_url, row.allowed_cidrs, row.created_at);
+    .prepare('INSERT INTO webhook_listeners (id, num, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .run(row.id, row.num, row.automation_id, row.auth_method, row.secret_sealed, row.jwks_url, row.allowed_cidrs, row.created_at);
   return { row, automation, secret };
 }
 
@@ -454,49 +460,81 @@ function listRuns(ctx: RequestContext) {
   };
 }
 
+/**
+ * The webhook tables. Event records are keyed by the listener's number and the
+ * 16 bytes of the event ID: the idempotency check touches one random leaf of
+ * that key per event, and a compact key keeps the tree small (fewer leaves and
+ * splits, fewer pages written per commit). Data directories from before the
+ * compact key are converted in place: listeners get their number, and the
+ * event records move to the new table with their times, so a replay is still
+ * answered 409 after the upgrade.
+ */
+function migrateWebhooks(db: Store['db']): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS webhook_automations (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      published INTEGER NOT NULL,
+      trigger_enabled INTEGER NOT NULL,
+      created_at INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS webhook_listeners (
+      id TEXT PRIMARY KEY,
+      num INTEGER,
+      automation_id TEXT NOT NULL REFERENCES webhook_automations(id),
+      auth_method TEXT NOT NULL CHECK (auth_method IN ('HMAC', 'JWT')),
+      secret_sealed TEXT,
+      jwks_url TEXT,
+      allowed_cidrs TEXT,
+      created_at INTEGER NOT NULL
+    );
+  `);
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('webhook_listeners') as string[];
+  if (!columns.includes('num')) {
+    db.exec('ALTER TABLE webhook_listeners ADD COLUMN num INTEGER; UPDATE webhook_listeners SET num = rowid;');
+  }
+  db.exec(`
+    CREATE UNIQUE INDEX IF NOT EXISTS webhook_listeners_num ON webhook_listeners (num);
+    CREATE TABLE IF NOT EXISTS webhook_event_keys (
+      listener INTEGER NOT NULL,
+      event BLOB NOT NULL,
+      received_at INTEGER NOT NULL,
+      PRIMARY KEY (listener, event)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS webhook_event_keys_age ON webhook_event_keys (received_at);
+    CREATE TABLE IF NOT EXISTS webhook_runs (
+      id TEXT NOT NULL,
+      listener_id TEXT NOT NULL,
+      automation_id TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      context BLOB NOT NULL,
+      created_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS webhook_runs_listener ON webhook_runs (listener_id);
+    CREATE TABLE IF NOT EXISTS webhook_demo_keys (
+      kid TEXT PRIMARY KEY,
+      alg TEXT NOT NULL,
+      private_sealed TEXT NOT NULL,
+      public_jwk TEXT NOT NULL
+    );
+  `);
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_events'").get()) {
+    // The earlier layout: (listener ID text, event ID text). Event IDs were
+    // stored checked and lower-cased, so each is 32 hex digits and 4 hyphens.
+    db.exec(`
+      INSERT OR IGNORE INTO webhook_event_keys (listener, event, received_at)
+        SELECT l.num, unhex(replace(e.event_id, '-', '')), e.received_at
+        FROM webhook_events e JOIN webhook_listeners l ON l.id = e.listener_id
+        WHERE length(e.event_id) = 36 AND unhex(replace(e.event_id, '-', '')) IS NOT NULL;
+      DROP TABLE webhook_events;
+    `);
+  }
+}
+
 export const webhooksModule: ServerModule = {
   name: 'webhooks',
   migrate(store) {
-    store.db.exec(`
-      CREATE TABLE IF NOT EXISTS webhook_automations (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        published INTEGER NOT NULL,
-        trigger_enabled INTEGER NOT NULL,
-        created_at INTEGER NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS webhook_listeners (
-        id TEXT PRIMARY KEY,
-        automation_id TEXT NOT NULL REFERENCES webhook_automations(id),
-        auth_method TEXT NOT NULL CHECK (auth_method IN ('HMAC', 'JWT')),
-        secret_sealed TEXT,
-        jwks_url TEXT,
-        allowed_cidrs TEXT,
-        created_at INTEGER NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS webhook_events (
-        listener_id TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        received_at INTEGER NOT NULL,
-        PRIMARY KEY (listener_id, event_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS webhook_events_age ON webhook_events (received_at);
-      CREATE TABLE IF NOT EXISTS webhook_runs (
-        id TEXT NOT NULL,
-        listener_id TEXT NOT NULL,
-        automation_id TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        context BLOB NOT NULL,
-        created_at INTEGER NOT NULL
-      );
-      CREATE INDEX IF NOT EXISTS webhook_runs_listener ON webhook_runs (listener_id);
-      CREATE TABLE IF NOT EXISTS webhook_demo_keys (
-        kid TEXT PRIMARY KEY,
-        alg TEXT NOT NULL,
-        private_sealed TEXT NOT NULL,
-        public_jwk TEXT NOT NULL
-      );
-    `);
+    store.db.transaction(() => migrateWebhooks(store.db))();
   },
   seed({ store, clock }) {
     const now = clock.now();

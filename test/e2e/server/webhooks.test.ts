@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedServer } from '../../../src/server/app.js';
 import { pruneWebhookEvents } from '../../../src/server/routes/webhooks.js';
@@ -27,6 +28,17 @@ interface SendOpts {
 }
 
 /** Sends a signed HMAC webhook to `url`. */
+/** An access token for a server's plain-form demo client. */
+async function tokenFor(server: EmbeddedServer, base: string): Promise<string> {
+  const c = server.readyInfo().clients.find((x) => x.form === 'plain')!;
+  const res = await fetch(`${base}/auth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 async function sendHmac(url: string, secret: string, nowMs: number, o: SendOpts = {}): Promise<Sent & { id: string }> {
   const id = o.id ?? randomUUID();
   const ts = o.ts ?? Math.floor(nowMs / 1000);
@@ -223,7 +235,12 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const first = await sendHmac(l.url, l.secret, now());
     expect(first.status).toBe(200);
-    const count = () => (s.server.store.db.prepare('SELECT COUNT(*) AS n FROM webhook_events WHERE listener_id = ?').get(l.id) as { n: number }).n;
+    const count = () =>
+      (
+        s.server.store.db
+          .prepare('SELECT COUNT(*) AS n FROM webhook_event_keys WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)')
+          .get(l.id) as { n: number }
+      ).n;
     s.clock.advance(7 * 86400_000 - 60_000);
     expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(409);
     expect(pruneWebhookEvents(s.server.store, now())).toBe(0);
@@ -279,6 +296,51 @@ describe('durability of accepted events', () => {
     } finally {
       await b.close();
       a.store.close();
+    }
+  });
+
+  it('converts a data directory from before the compact event key: replays are still 409, listeners keep working', async () => {
+    const dir = tempDir('agctl-wh-upgrade-');
+    const a = new EmbeddedServer({ dataDir: dir });
+    const baseA = await a.listen();
+    const w = (a.demo as any).webhooks;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await sendHmac(baseA + w.hmac.path, w.hmac.secret, Date.now())).id);
+    const created = (await fetch(`${baseA}/_embedded/v1/webhook_listeners`, { method: 'POST', headers: { authorization: `Bearer ${await tokenFor(a, baseA)}`, 'content-type': 'application/json' }, body: '{"authMethod":"HMAC"}' }).then((r) => r.json())) as any;
+    const other = await sendHmac(baseA + new URL(created.listener.url).pathname, created.listener.secret, Date.now());
+    expect(other.status).toBe(200);
+    await a.close();
+    // Rewrite the tables into the earlier layout: text keys, no listener numbers.
+    const db = new Database(join(dir, 'agctl.db'));
+    db.exec(`
+      CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
+      CREATE INDEX webhook_events_age ON webhook_events (received_at);
+      INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
+        FROM webhook_event_keys k JOIN webhook_listeners l ON l.num = k.listener;
+      DROP TABLE webhook_event_keys;
+      DROP INDEX webhook_listeners_num;
+      ALTER TABLE webhook_listeners DROP COLUMN num;
+    `);
+    expect((db.prepare('SELECT COUNT(*) AS n FROM webhook_events').get() as { n: number }).n).toBe(4);
+    db.close();
+    const b = new EmbeddedServer({ dataDir: dir });
+    try {
+      const baseB = await b.listen();
+      const url = baseB + w.hmac.path;
+      for (const id of ids) expect((await sendHmac(url, w.hmac.secret, Date.now(), { id })).status).toBe(409);
+      const otherUrl = baseB + new URL(created.listener.url).pathname;
+      expect((await sendHmac(otherUrl, created.listener.secret, Date.now(), { id: other.id })).status).toBe(409);
+      // The same event ID at another listener is a different event.
+      expect((await sendHmac(otherUrl, created.listener.secret, Date.now(), { id: ids[0] })).status).toBe(200);
+      expect((await sendHmac(url, w.hmac.secret, Date.now())).status).toBe(200);
+      const tables = b.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'webhook_event%'").pluck().all();
+      expect(tables).toEqual(['webhook_event_keys']);
+      // A listener created after the upgrade gets a fresh number.
+      const nums = b.store.db.prepare('SELECT num FROM webhook_listeners').pluck().all() as number[];
+      expect(new Set(nums).size).toBe(nums.length);
+      expect(nums.every((n) => Number.isInteger(n) && n > 0)).toBe(true);
+    } finally {
+      await b.close();
     }
   });
 
