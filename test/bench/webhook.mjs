@@ -18,7 +18,7 @@ import { BIN, percentile, printTable, startServeProcess } from './lib.mjs';
 const SELF = fileURLToPath(import.meta.url);
 const REQUESTS = Number(process.env.BENCH_WEBHOOK_REQUESTS ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 32);
-const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 5);
 const WARMUP = 2_000;
 const BODY_BYTES = 1024;
 const PHASE_TIMEOUT_MS = 120_000;
