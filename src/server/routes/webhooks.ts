@@ -1,8 +1,9 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
 // to automations, the incoming endpoint running the shared verification
 // pipeline (src/webhook/verify.ts), durable idempotency (one atomic upsert on
-// a unique key: the listener's number and the event ID's 16 bytes), automation runs with the body as context data, and the
-// embedded-only management routes under /_embedded/v1/ (not part of the service API).
+// a unique key: the listener's number and the event ID's 16 bytes), automation
+// runs with the body as context data, and the embedded-only management routes
+// under /_embedded/v1/ (not part of the service API).
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, notFound, ApiError } from '../../api/errors.js';
 import { isUuidV4, ksuid, uuidBytes } from '../../lib/ids.js';
