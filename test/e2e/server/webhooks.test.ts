@@ -27,7 +27,6 @@ interface SendOpts {
   headers?: Record<string, string>;
 }
 
-/** Sends a signed HMAC webhook to `url`. */
 /** An access token for a server's plain-form demo client. */
 async function tokenFor(server: EmbeddedServer, base: string): Promise<string> {
   const c = server.readyInfo().clients.find((x) => x.form === 'plain')!;
@@ -39,6 +38,7 @@ async function tokenFor(server: EmbeddedServer, base: string): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+/** Sends a signed HMAC webhook to `url`. */
 async function sendHmac(url: string, secret: string, nowMs: number, o: SendOpts = {}): Promise<Sent & { id: string }> {
   const id = o.id ?? randomUUID();
   const ts = o.ts ?? Math.floor(nowMs / 1000);
