@@ -17,6 +17,18 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** An access token for a server's plain-form demo client, straight from its token endpoint at `baseUrl`. */
+export async function plainClientToken(server: EmbeddedServer, baseUrl: string): Promise<string> {
+  const client = server.readyInfo().clients.find((c) => c.form === 'plain')!;
+  const res = await fetch(`${baseUrl}/auth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
 /** Starts a server; it is closed after the test file unless `autoClose` is false. */
 export async function startTestServer(opts: EmbeddedServerOptions & { autoClose?: boolean } = {}): Promise<TestServer> {
   const clock = (opts.clock as OffsetClock | undefined) ?? new OffsetClock();
@@ -33,15 +45,7 @@ export async function startTestServer(opts: EmbeddedServerOptions & { autoClose?
     plainClient,
     demo: info.demo as Record<string, any>,
     async token() {
-      if (cached) return cached;
-      const res = await fetch(`${info.baseUrl}/auth/v1/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: plainClient.clientId, client_secret: plainClient.clientSecret }),
-      });
-      if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
-      cached = ((await res.json()) as { access_token: string }).access_token;
-      return cached;
+      return (cached ??= await plainClientToken(server, info.baseUrl));
     },
     async api(path, init = {}) {
       const headers = new Headers(init.headers);

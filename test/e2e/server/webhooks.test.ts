@@ -12,7 +12,7 @@ import { EmbeddedServer } from '../../../src/server/app.js';
 import { pruneWebhookEvents } from '../../../src/server/routes/webhooks.js';
 import { createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
 import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
-import { startTestServer } from '../../helpers/server.js';
+import { plainClientToken, startTestServer } from '../../helpers/server.js';
 
 interface Sent {
   status: number;
@@ -25,17 +25,6 @@ interface SendOpts {
   body?: string | Buffer;
   secret?: string;
   headers?: Record<string, string>;
-}
-
-/** An access token for a server's plain-form demo client. */
-async function tokenFor(server: EmbeddedServer, base: string): Promise<string> {
-  const c = server.readyInfo().clients.find((x) => x.form === 'plain')!;
-  const res = await fetch(`${base}/auth/v1/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: c.clientId, client_secret: c.clientSecret }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 /** Sends a signed HMAC webhook to `url`. */
@@ -305,8 +294,18 @@ describe('durability of accepted events', () => {
     const baseA = await a.listen();
     const w = (a.demo as any).webhooks;
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await sendHmac(baseA + w.hmac.path, w.hmac.secret, Date.now())).id);
-    const created = (await fetch(`${baseA}/_embedded/v1/webhook_listeners`, { method: 'POST', headers: { authorization: `Bearer ${await tokenFor(a, baseA)}`, 'content-type': 'application/json' }, body: '{"authMethod":"HMAC"}' }).then((r) => r.json())) as any;
+    for (let i = 0; i < 3; i++) {
+      const r = await sendHmac(baseA + w.hmac.path, w.hmac.secret, Date.now());
+      expect(r.status).toBe(200);
+      ids.push(r.id);
+    }
+    const res = await fetch(`${baseA}/_embedded/v1/webhook_listeners`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await plainClientToken(a, baseA)}`, 'content-type': 'application/json' },
+      body: '{"authMethod":"HMAC"}',
+    });
+    expect(res.status).toBe(200);
+    const created = (await res.json()) as any;
     const other = await sendHmac(baseA + new URL(created.listener.url).pathname, created.listener.secret, Date.now());
     expect(other.status).toBe(200);
     await a.close();
