@@ -6,7 +6,8 @@
 //  2. The sender: `agctl webhook send --count N` against the embedded server.
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
-// scheduler cannot put both on one core (applied the same way to both servers).
+// scheduler cannot put both on one core (applied the same way to both servers;
+// BENCH_WEBHOOK_PIN=0 leaves placement to the scheduler).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,14 +17,25 @@ import { fileURLToPath } from 'node:url';
 import { BIN, percentile, printTable, startServeProcess } from './lib.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
-const REQUESTS = Number(process.env.BENCH_WEBHOOK_REQUESTS ?? 20_000);
-const CONCURRENCY = Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 32);
-const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 5);
+/** A positive integer setting from the environment, within bounds (the run stays bounded). */
+function setting(name, fallback, max) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    console.error(`bench: ${name} must be an integer from 1 to ${max} (got ${JSON.stringify(raw)})`);
+    process.exit(2);
+  }
+  return n;
+}
+const REQUESTS = setting('BENCH_WEBHOOK_REQUESTS', 20_000, 200_000);
+const CONCURRENCY = setting('BENCH_WEBHOOK_CONCURRENCY', 32, 256);
+const ROUNDS = setting('BENCH_WEBHOOK_ROUNDS', 5, 20);
 const WARMUP = 2_000;
 const BODY_BYTES = 1024;
 const PHASE_TIMEOUT_MS = 120_000;
 
-const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const canPin = process.env.BENCH_WEBHOOK_PIN !== '0' && availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 /** Command prefix that runs a process on one CPU (server: 1, load: 0), when possible. */
 const pinned = (cpu, cmd, args) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args]);
 
