@@ -4,14 +4,16 @@
 // then `acceptedResult` once its group commit has recorded the event). The
 // steps run in the spec's order and the first failing step decides the answer:
 //   1. 403  source IP outside the listener's allowed CIDRs (when set)
-//   2. 400  Webhook-Timestamp, Webhook-Event-Id, Content-Type, JSON body
+//   2. 413  body over 64 KiB; 400  Webhook-Timestamp, Webhook-Event-Id,
+//           Content-Type, JSON body
 //   3. 401  HMAC signature or JWT
 //   4. 409  event ID already accepted for this listener (needs `accept`)
 //   5. 200  accepted; the automation runs when published and triggered
-// A body over 64 KiB (413) is refused by the caller while it streams in,
-// after step 1 and before this function sees the bytes.
+// The listener refuses a body over 64 KiB (413) while it streams in, after
+// step 1 and before this function sees the bytes; offline, `checkWebhook`
+// applies the same rule to the bytes it is given.
 import { timingSafeEqual } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { isUuidV4 } from '../lib/ids.js';
 import { AllowList, normalizeIp } from './cidr.js';
 import type { KeyResolver } from './jwks.js';
@@ -68,15 +70,18 @@ export interface VerifyInput {
   accept?: (eventKey: string, body: Uint8Array, bodyText: string) => AcceptOutcome | Promise<AcceptOutcome>;
 }
 
-export type WebhookStatus = 200 | 400 | 401 | 403 | 409;
+export type WebhookStatus = 200 | 400 | 401 | 403 | 409 | 413;
 
 export interface VerifyResult {
   status: WebhookStatus;
   reason: string;
   /** The Webhook-Event-Id header when it is a valid UUID v4, else null. */
   eventId: string | null;
-  /** The step that decided (1 to 5). */
-  step: 1 | 2 | 3 | 4 | 5;
+  /**
+   * The step that decided (1 to 5); 0 when the HTTP request itself is
+   * malformed and the server's HTTP parser refuses it before step 1 (offline only).
+   */
+  step: 0 | 1 | 2 | 3 | 4 | 5;
   /** Steps that were not run (offline verification skips step 4). */
   skipped?: string[];
   /** Step 5: whether the automation ran, and its run ID. */
@@ -133,8 +138,22 @@ export function checkSource(input: Pick<VerifyInput, 'sourceIp' | 'headers' | 'l
   return { status: 403, step: 1, eventId: eventIdOf(input.headers), reason: `source address ${ip || '(unknown)'} is not in the listener's allowed ranges` };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Step 2's size rule: the answer to a body over 64 KiB. */
+export function bodyTooLarge(eventId: string | null): VerifyResult {
+  return { status: 413, step: 2, reason: `body is larger than ${MAX_BODY_BYTES} bytes`, eventId };
+}
+
+// ignoreBOM: a byte order mark stays in the text, so the body is judged by
+// the bytes the automation will receive (step 2 refuses it before decoding).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const MEDIA_JSON = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/;
+const CHARSET_PARAM = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+
+/** The charset parameter of a Content-Type, lower-cased, or undefined when absent. */
+function charsetOf(type: string): string | undefined {
+  const m = CHARSET_PARAM.exec(type);
+  return m ? (m[1] ?? m[2] ?? '').toLowerCase() : undefined;
+}
 
 function badRequest(reason: string, eventId: string | null): VerifyResult {
   return { status: 400, step: 2, reason, eventId };
@@ -158,6 +177,14 @@ function checkRequest(input: VerifyInput): VerifyResult | { text: string; eventI
   const type = headerValue(h, 'content-type');
   if (!type) return badRequest('missing Content-Type header (application/json)', id);
   if (!MEDIA_JSON.test(type.split(';')[0]!.trim().toLowerCase())) return badRequest(`Content-Type ${JSON.stringify(type.slice(0, 80))} is not JSON (application/json)`, id);
+  const charset = charsetOf(type);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return badRequest(`Content-Type charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: JSON bodies must be UTF-8`, id);
+  }
+  const b = input.body;
+  if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
+    return badRequest('body starts with a UTF-8 byte order mark, which JSON text must not have (RFC 8259 §8.1)', id);
+  }
   let text: string;
   try {
     text = utf8.decode(input.body);
@@ -232,6 +259,24 @@ function joseReason(err: unknown, kid: string): string {
   }
 }
 
+/**
+ * When no key matched but the key set has one with this kid, the token's alg
+ * does not fit that key: say so rather than "unknown kid". Null otherwise
+ * (or when the key set cannot be listed, e.g. before a remote set is fetched).
+ */
+function algMismatch(jwks: KeyResolver, kid: string, alg: string): string | null {
+  let set: JSONWebKeySet | undefined;
+  try {
+    set = (jwks as KeyResolver & { jwks?: () => JSONWebKeySet | undefined }).jwks?.();
+  } catch {
+    return null;
+  }
+  const same = set?.keys.filter((k) => k.kid === kid) ?? [];
+  if (!same.length) return null;
+  const what = same.map((k) => (k.alg ? `for ${k.alg}` : `a ${k.kty}${k.crv ? ` ${k.crv}` : ''} key`)).join(', ');
+  return `JWT alg ${alg} does not fit the listener's key with kid ${JSON.stringify(kid)} (${what})`;
+}
+
 async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResult | null> {
   const auth = headerValue(input.headers, 'authorization');
   if (!auth) return unauthorized('missing Authorization header (Bearer JWT)', eventId);
@@ -249,6 +294,8 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
   }
   const kid = header.kid;
   if (typeof kid !== 'string' || kid === '') return unauthorized('JWT header has no kid', eventId);
+  // RFC 7515 §4.1.11: a recipient must refuse critical extensions it does not understand; none are defined here.
+  if (header.crit !== undefined) return unauthorized(`JWT header lists critical extensions (crit ${JSON.stringify(header.crit).slice(0, 80)}); none are accepted`, eventId);
   const jwks = input.listener.jwks;
   if (!jwks) return unauthorized('the listener has no JWKS to verify with', eventId);
   let payload: JWTPayload;
@@ -260,16 +307,21 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
       requiredClaims: ['sub', 'aud', 'exp', 'jti', 'htm', 'htb_s256'],
     }));
   } catch (err) {
-    return unauthorized(joseReason(err, kid), eventId);
+    const code = (err as { code?: string }).code;
+    const mismatch = code === 'ERR_JWKS_NO_MATCHING_KEY' ? algMismatch(jwks, kid, header.alg!) : null;
+    return unauthorized(mismatch ?? joseReason(err, kid), eventId);
   }
   if (typeof payload.sub !== 'string' || stripSlash(payload.sub) !== stripSlash(input.listener.tenantBaseUrl)) {
     return unauthorized(`JWT sub is not the tenant base URL ${input.listener.tenantBaseUrl}`, eventId);
   }
   const nowS = Math.floor(input.now / 1000);
   if (payload.exp! > nowS + MAX_JWT_LIFETIME_SECONDS) {
-    return unauthorized(`JWT exp is ${payload.exp! - nowS} s ahead; at most ${MAX_JWT_LIFETIME_SECONDS} s is allowed`, eventId);
+    return unauthorized(`JWT exp is ${Number((payload.exp! - nowS).toFixed(1))} s ahead; at most ${MAX_JWT_LIFETIME_SECONDS} s is allowed`, eventId);
   }
-  if (payload.jti !== eventId) return unauthorized('JWT jti does not equal the Webhook-Event-Id header', eventId);
+  // Event IDs are compared without regard to case everywhere (the idempotency key is lower-cased).
+  if (typeof payload.jti !== 'string' || payload.jti.toLowerCase() !== eventId.toLowerCase()) {
+    return unauthorized('JWT jti does not equal the Webhook-Event-Id header', eventId);
+  }
   if (payload.htm !== 'POST') return unauthorized(`JWT htm is ${JSON.stringify(payload.htm)}, expected "POST"`, eventId);
   if (payload.htb_s256 !== bodyHash(input.body)) return unauthorized(`JWT htb_s256 does not match the SHA-256 of the ${input.body.length}-byte body`, eventId);
   return null;
@@ -293,6 +345,7 @@ const afterAuth = (eventId: string, text: string, authFail: VerifyResult | null)
 export function checkWebhook(input: VerifyInput): VerifyResult | PassedChecks | Promise<VerifyResult | PassedChecks> {
   const denied = checkSource(input);
   if (denied) return denied;
+  if (input.body.length > MAX_BODY_BYTES) return bodyTooLarge(eventIdOf(input.headers));
   const req = checkRequest(input);
   if ('status' in req) return req;
   const { eventId, text } = req;

@@ -15,6 +15,7 @@ import {
   EVENT_RETENTION_MS,
   MAX_BODY_BYTES,
   acceptedResult,
+  bodyTooLarge,
   checkSource,
   checkWebhook,
   headerValue,
@@ -326,7 +327,7 @@ function incoming(ctx: RequestContext): JsonResult | Promise<JsonResult> {
     ctx.readRaw((err, body) => {
       if (err) {
         if (err instanceof ApiError && err.status === 413) {
-          resolve(answer({ status: 413, reason: `body is larger than ${MAX_BODY_BYTES} bytes`, eventId: rawEventId(ctx) }));
+          resolve(answer(bodyTooLarge(rawEventId(ctx))));
         } else {
           reject(err);
         }
@@ -453,12 +454,28 @@ function listRuns(ctx: RequestContext) {
         listenerId: r.listener_id,
         automationId: r.automation_id,
         eventId: r.event_id,
-        context: { trigger: JSON.parse(typeof r.context === 'string' ? r.context : r.context.toString('utf8')) as unknown },
+        context: { trigger: contextData(r.context) },
         createdAt: new Date(r.created_at).toISOString(),
       })),
       total: n,
     },
   };
+}
+
+/**
+ * A run's context data as stored (the exact body bytes, checked as JSON when
+ * accepted). A leading byte order mark, which earlier versions let through, is
+ * skipped; a record that still does not parse is shown as its text rather
+ * than failing the whole listing.
+ */
+function contextData(stored: Buffer | string): unknown {
+  let text = typeof stored === 'string' ? stored : stored.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -57,6 +57,9 @@ function hmacInput(o: HmacReq = {}): VerifyInput {
   return { sourceIp: o.ip ?? '127.0.0.1', headers, body, listener: o.listener ?? hmacListener, now: NOW, trustProxy: o.trustProxy };
 }
 
+/** A JSON document of exactly `size` bytes. */
+const jsonOfSize = (size: number) => Buffer.from(`{"pad":"${'x'.repeat(size - 10)}"}`);
+
 type Case = [name: string, input: () => VerifyInput | Promise<VerifyInput>, status: number, step: number, reason: RegExp];
 
 const HMAC_CASES: Case[] = [
@@ -96,6 +99,13 @@ const HMAC_CASES: Case[] = [
   ['empty body is 400', () => hmacInput({ body: Buffer.alloc(0) }), 400, 2, /empty/],
   ['body that is not UTF-8 is 400', () => hmacInput({ body: Buffer.from([0x22, 0xff, 0xfe, 0x22]) }), 400, 2, /UTF-8/],
   ['any JSON document passes (a bare string)', () => hmacInput({ body: Buffer.from('"just a string"') }), 200, 5, /passed/],
+  ['a body with a UTF-8 byte order mark is 400', () => hmacInput({ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), BODY]) }), 400, 2, /byte order mark/],
+  ['a charset other than UTF-8 is 400', () => hmacInput({ headers: { 'content-type': 'application/json; charset=iso-8859-1' } }), 400, 2, /charset "iso-8859-1" is not accepted/],
+  ['a quoted UTF-8 charset passes', () => hmacInput({ headers: { 'content-type': 'application/json;charset="UTF-8"' } }), 200, 5, /passed/],
+  ['a body of exactly 64 KiB passes', () => hmacInput({ body: jsonOfSize(64 * 1024) }), 200, 5, /passed/],
+  ['a body one byte over 64 KiB is 413', () => hmacInput({ body: jsonOfSize(64 * 1024 + 1) }), 413, 2, /larger than 65536 bytes/],
+  ['an oversized body from outside the allowlist is 403 (step 1 first)', () => hmacInput({ body: jsonOfSize(64 * 1024 + 1), listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /not in the listener's allowed ranges/],
+  ['an oversized body with bad headers is 413 (the size is refused before the headers are judged)', () => hmacInput({ ts: 'bad', body: jsonOfSize(64 * 1024 + 1) }), 413, 2, /larger than/],
   // Step 3: HMAC
   ['missing Webhook-Signature is 401', () => hmacInput({ sig: null }), 401, 3, /missing Webhook-Signature/],
   ['signature with the wrong secret is 401 with the byte count', () => hmacInput({ secret: 'not-the-secret' }), 401, 3, new RegExp(`signature mismatch: computed over ${Buffer.byteLength(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`) + BODY.length} bytes`)],
@@ -188,6 +198,8 @@ interface JwtReq {
   id?: string;
   body?: Buffer;
   auth?: string | null;
+  /** Critical header parameters the signer declares as understood (jose refuses `crit` otherwise). */
+  crit?: Record<string, boolean>;
 }
 
 async function jwtInput(o: JwtReq = {}): Promise<VerifyInput> {
@@ -198,7 +210,7 @@ async function jwtInput(o: JwtReq = {}): Promise<VerifyInput> {
     const key = o.key ?? es.privateJwk;
     const claims: Record<string, unknown> = { sub: TENANT, aud: ENDPOINT, exp: NOW_S + 300, iat: NOW_S, jti: id, htm: 'POST', htb_s256: bodyHash(body), ...o.claims };
     for (const d of o.drop ?? []) delete claims[d];
-    const jwt = await new SignJWT(claims).setProtectedHeader({ alg: key.alg!, kid: key.kid, ...o.header }).sign(key);
+    const jwt = await new SignJWT(claims).setProtectedHeader({ alg: key.alg!, kid: key.kid, ...o.header }).sign(key, { crit: o.crit });
     auth = `Bearer ${jwt}`;
   }
   const headers: Record<string, string> = { 'webhook-timestamp': String(NOW_S), 'webhook-event-id': id, 'content-type': 'application/json' };
@@ -239,7 +251,10 @@ const JWT_CASES: Case[] = [
   ['unknown kid is 401', () => jwtInput({ header: { kid: 'k-nobody' } }), 401, 3, /unknown kid "k-nobody"/],
   ['missing kid is 401', () => jwtInput({ header: { kid: undefined } }), 401, 3, /no kid/],
   ['a key that is not in the JWKS (same kid) is 401', () => jwtInput({ key: other.privateJwk }), 401, 3, /signature verification failed/],
-  ['a kid naming a key of another algorithm is 401', () => jwtInput({ key: es.privateJwk, header: { kid: 'k-rs' } }), 401, 3, /unknown kid "k-rs"/],
+  ['a kid naming a key of another algorithm is 401, and says so', () => jwtInput({ key: es.privateJwk, header: { kid: 'k-rs' } }), 401, 3, /JWT alg ES256 does not fit the listener's key with kid "k-rs" \(for RS256\)/],
+  ['a crit header is 401 (no critical extension is understood)', () => jwtInput({ header: { crit: ['x-custom'], 'x-custom': 1 }, crit: { 'x-custom': true } }), 401, 3, /critical extensions/],
+  ['a fractional exp past 10 minutes is 401 with a readable number', () => jwtInput({ claims: { exp: NOW_S + 600.9 } }), 401, 3, /exp is 600\.9 s ahead/],
+  ['an upper-case event ID with its lower-case jti passes (event IDs ignore case)', () => jwtInput({ id: ID.toUpperCase(), claims: { jti: ID } }), 200, 5, /passed/],
   ['wrong aud is 401', () => jwtInput({ claims: { aud: `${TENANT}/api/v1/webhooks/incoming/OTHER` } }), 401, 3, /aud is not the endpoint URL/],
   ['wrong sub is 401', () => jwtInput({ claims: { sub: 'https://evil.example.com' } }), 401, 3, /sub is not the tenant base URL/],
   ['wrong htm is 401', () => jwtInput({ claims: { htm: 'GET' } }), 401, 3, /htm is "GET"/],
