@@ -1,8 +1,8 @@
 // agctl webhook send | verify | keygen: the real binary against the in-process
 // embedded server (and small loopback helpers: a JWKS host, a capture server).
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
+import { hmacSignature } from '../../../src/webhook/sign.js';
 
 const s = await startTestServer({ allowInsecureJwks: true });
 const w = s.demo.webhooks;
@@ -278,6 +279,45 @@ describe('webhook verify', () => {
     writeFileSync(join(work, 'tampered.http'), raw.replace('{"n":812}', '{"n":813}'));
     const tampered = await withSecret()(['webhook', 'verify', '--request', join(work, 'tampered.http')]);
     expect(tampered.code).toBe(3);
+  });
+
+  it('agrees with the listener on what its HTTP layer decides: the size limit, repeated headers, ambiguous framing', async () => {
+    const u = new URL(s.baseUrl);
+    /** The status line's code the embedded server answers to these exact bytes. */
+    const serverStatus = (raw: Buffer) =>
+      new Promise<number>((resolve, reject) => {
+        const sock = connect(Number(u.port), u.hostname, () => sock.write(raw));
+        let text = '';
+        sock.setEncoding('latin1').on('data', (d) => {
+          text += d;
+          const m = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+          if (m) {
+            sock.destroy();
+            resolve(Number(m[1]));
+          }
+        });
+        sock.on('error', reject);
+      });
+    const signed = (body: Buffer, extra: string[], framing = [`Content-Length: ${body.length}`], payload = body) => {
+      const id = randomUUID();
+      const ts = Math.floor(s.clock.now() / 1000);
+      const head = [`POST ${w.hmac.path} HTTP/1.1`, `Host: ${u.host}`, 'Content-Type: application/json', ...extra, `Webhook-Timestamp: ${ts}`, `Webhook-Event-Id: ${id}`, `Webhook-Signature: ${hmacSignature(secret, ts, id, body)}`, ...framing];
+      return Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n'), payload]);
+    };
+    const big = Buffer.from(`{"pad":"${'x'.repeat(65537 - 10)}"}`);
+    const cases: [string, Buffer, number, RegExp][] = [
+      ['oversized.http', signed(big, []), 413, /body is larger than 65536 bytes/],
+      ['dup-type.http', signed(Buffer.from('{"dup":1}'), ['Content-Type: text/plain']), 200, /all checks passed/],
+      ['cl-te.http', signed(Buffer.from('{}'), [], ['Content-Length: 2', 'Transfer-Encoding: chunked'], Buffer.from('2\r\n{}\r\n0\r\n\r\n')), 400, /malformed HTTP request: the request has both Transfer-Encoding and Content-Length/],
+    ];
+    for (const [name, raw, status, reason] of cases) {
+      const file = join(work, name);
+      writeFileSync(file, raw);
+      const offline = await withSecret()(['webhook', 'verify', '--request', file, '-o', 'json']);
+      expect(offline.json(), name).toMatchObject({ status, reason: expect.stringMatching(reason) });
+      expect(offline.code, name).toBe(status === 200 ? 0 : 7);
+      expect(await serverStatus(raw), name).toBe(status);
+    }
   });
 
   it('checks headers and a body file given separately, and JWTs against a JWKS file', async () => {

@@ -38,16 +38,35 @@ describe('parseCapturedRequest', () => {
     expect(r.body.toString()).toBe('{"a":1}');
   });
 
-  it('folds continuation lines into the previous header', () => {
-    const r = parseCapturedRequest(Buffer.from('X-Long: part one\n  part two\n\n{}'));
-    expect(r.headers['x-long']).toBe('part one part two');
+  it('combines repeated headers as node:http does: first wins for single-value headers, others joined', () => {
+    const r = parseCapturedRequest(
+      Buffer.from('POST / HTTP/1.1\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nCookie: a=1\r\nCookie: b=2\r\nX-A: 1\r\nX-A: 2\r\nContent-Length: 2\r\n\r\n{}'),
+    );
+    expect(r.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer a', cookie: 'a=1; b=2', 'x-a': '1, 2' });
+    expect(r.refused).toBeUndefined();
+  });
+
+  it('says when a capture uses bare LF line endings', () => {
+    expect(parseCapturedRequest(Buffer.from('POST / HTTP/1.1\nContent-Length: 2\n\n{}')).notes.join()).toMatch(/bare LF/);
+    expect(parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}')).notes.join()).not.toMatch(/bare LF/);
+  });
+
+  it.each([
+    ['both Content-Length and Transfer-Encoding', 'POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', /both Transfer-Encoding and Content-Length/],
+    ['a repeated Content-Length', 'POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}', /Content-Length is repeated/],
+    ['a Content-Length that is not a number', 'POST / HTTP/1.1\nContent-Length: ten\n\n{}', /"ten" is not a number/],
+    ['a Transfer-Encoding that does not end with chunked', 'POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n{}', /does not end with chunked/],
+    ['a space before the colon', 'POST / HTTP/1.1\r\nWebhook-Signature : abc\r\nContent-Length: 2\r\n\r\n{}', /no space is allowed before the colon/],
+    ['a folded header line', 'X-Long: part one\r\n  part two\r\nContent-Length: 2\r\n\r\n{}', /obsolete line folding/],
+  ])('marks a request the server would refuse with 400: %s', (_name, text, reason) => {
+    const r = parseCapturedRequest(Buffer.from(text));
+    expect(r.refused).toMatch(reason);
   });
 
   it.each([
     ['Content-Type: application/json', /no blank line/],
     ['POST / HTTP/1.1\nnot a header\n\n{}', /not a header line/],
     ['POST / HTTP/1.1\nContent-Length: 10\n\n{}', /fewer than its Content-Length 10/],
-    ['POST / HTTP/1.1\nContent-Length: ten\n\n{}', /not a number/],
     ['POST / HTTP/1.1\nTransfer-Encoding: chunked\n\nzz\n', /not a chunk size/],
     ['POST / HTTP/1.1\nTransfer-Encoding: chunked\n\nff\nshort', /shorter than its size/],
   ])('refuses %j', (text, reason) => {

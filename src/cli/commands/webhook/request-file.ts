@@ -6,16 +6,40 @@ export interface CapturedRequest {
   method?: string;
   /** The request target (path and query), when the capture has a request line. */
   target?: string;
-  /** Lower-case names; repeated headers joined with ", " as node:http does. */
+  /** Lower-case names; repeated headers combined as node:http combines them (see `addHeader`). */
   headers: Record<string, string>;
   body: Buffer;
   /** Notes about how the body was delimited. */
   notes: string[];
+  /**
+   * Why the server's HTTP parser would refuse this request with 400 before any
+   * webhook check (ambiguous framing, a malformed header line), if it would.
+   */
+  refused?: string;
 }
 
 export class CaptureError extends Error {}
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d(?:\.\d)?$/;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Headers whose repeats node:http drops, keeping the first value (its
+ * IncomingMessage rules); every other repeated header is joined with ", ".
+ */
+const FIRST_WINS = new Set([
+  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since',
+  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
+  'server', 'user-agent',
+]);
+
+/** Adds one header the way node:http does, so verify judges what the listener would see. */
+export function addHeader(headers: Record<string, string>, name: string, value: string): void {
+  const prev = headers[name];
+  if (prev === undefined) headers[name] = value;
+  else if (FIRST_WINS.has(name)) return;
+  else headers[name] = `${prev}${name === 'cookie' ? '; ' : ', '}${value}`;
+}
 
 function findHeaderEnd(buf: Buffer): { end: number; sep: number } | null {
   const crlf = buf.indexOf('\r\n\r\n');
@@ -49,6 +73,7 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
   if (!split) throw new CaptureError('no blank line between the headers and the body');
   const lines = raw.subarray(0, split.end).toString('latin1').split(/\r?\n/);
   const out: CapturedRequest = { headers: {}, body: raw.subarray(split.end + split.sep), notes: [] };
+  const refuse = (why: string) => (out.refused ??= why);
   const first = lines[0] ?? '';
   const m = REQUEST_LINE.exec(first);
   if (m) {
@@ -56,26 +81,40 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
     out.target = m[2];
     lines.shift();
   }
-  let last: string | undefined;
+  let lengths = 0;
   for (const line of lines) {
-    if (/^[ \t]/.test(line) && last) {
-      out.headers[last] += ' ' + line.trim();
+    if (/^[ \t]/.test(line)) {
+      refuse(`the header line "${line.trim().slice(0, 60)}" continues the previous one (obsolete line folding)`);
       continue;
     }
     const i = line.indexOf(':');
     if (i <= 0) throw new CaptureError(`"${line.slice(0, 60)}" is not a header line`);
-    const name = line.slice(0, i).trim().toLowerCase();
-    const value = line.slice(i + 1).trim();
-    out.headers[name] = out.headers[name] !== undefined ? `${out.headers[name]}, ${value}` : value;
-    last = name;
+    const name = line.slice(0, i);
+    if (!TOKEN.test(name)) {
+      refuse(`the header name ${JSON.stringify(name.slice(0, 60))} is not a valid token${/\s$/.test(name) ? ' (no space is allowed before the colon)' : ''}`);
+      continue;
+    }
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') lengths++;
+    addHeader(out.headers, lower, line.slice(i + 1).trim());
   }
+  if (split.sep === 2) out.notes.push('the capture uses bare LF line endings; on the wire the service requires CRLF');
   const te = out.headers['transfer-encoding'];
   const cl = out.headers['content-length'];
-  if (te && /chunked/i.test(te)) {
+  if (lengths > 1) refuse('Content-Length is repeated');
+  if (te !== undefined && cl !== undefined) refuse('the request has both Transfer-Encoding and Content-Length');
+  if (te !== undefined) {
+    if (!/(?:^|,)\s*chunked\s*$/i.test(te)) {
+      refuse(`Transfer-Encoding "${te.slice(0, 60)}" does not end with chunked`);
+      return out;
+    }
     out.body = decodeChunked(out.body);
     out.notes.push(`chunked body decoded: ${out.body.length} bytes`);
   } else if (cl !== undefined) {
-    if (!/^\d+$/.test(cl)) throw new CaptureError(`Content-Length "${cl}" is not a number`);
+    if (!/^\d+$/.test(cl)) {
+      refuse(`Content-Length "${cl.slice(0, 40)}" is not a number`);
+      return out;
+    }
     const n = Number(cl);
     if (out.body.length < n) throw new CaptureError(`the captured body has ${out.body.length} bytes, fewer than its Content-Length ${n}`);
     if (out.body.length > n) out.notes.push(`${out.body.length - n} bytes after the Content-Length of ${n} were ignored`);

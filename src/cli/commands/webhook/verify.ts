@@ -6,7 +6,7 @@ import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../
 import { isIP } from 'node:net';
 import type { CommandContext } from '../../context.js';
 import { parseHeaderFlags, readFileBytes, readStdinBytes, readWebhookSecret, statusText } from './common.js';
-import { CaptureError, parseCapturedRequest, type CapturedRequest } from './request-file.js';
+import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from './request-file.js';
 
 export interface VerifyOptions {
   request?: string;
@@ -24,7 +24,7 @@ export interface VerifyOptions {
   allowInsecureJwks: boolean;
 }
 
-const STEP_NAMES = ['', 'source address', 'request headers and body', 'authentication', 'idempotency', 'accepted'];
+const STEP_NAMES = ['HTTP framing, before the webhook checks', 'source address', 'request headers and body', 'authentication', 'idempotency', 'accepted'];
 
 async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<CapturedRequest> {
   const stdinUses = [opts.request === '-', opts.bodyFile === '-', opts.secretStdin].filter(Boolean).length;
@@ -42,7 +42,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   if (!opts.headers.length) throw new UsageError('nothing to verify: pass --request FILE, or --header ... with --body-file');
   if (opts.bodyFile === undefined) throw new UsageError('--header needs --body-file (the exact body bytes)');
   const headers: Record<string, string> = {};
-  for (const [k, v] of parseHeaderFlags(opts.headers)) headers[k] = headers[k] !== undefined ? `${headers[k]}, ${v}` : v;
+  for (const [k, v] of parseHeaderFlags(opts.headers)) addHeader(headers, k, v);
   const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readFileBytes(opts.bodyFile, '--body-file');
   return { headers, body, notes: [] };
 }
@@ -91,14 +91,9 @@ export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<num
   listener.allowedCidrs = allowList;
 
   const now = opts.now !== undefined ? opts.now * 1000 : ctx.clock.now();
-  const result = await verifyWebhook({
-    sourceIp: opts.sourceIp ?? '127.0.0.1',
-    headers: req.headers,
-    body: req.body,
-    listener,
-    now,
-    trustProxy: opts.trustProxy,
-  });
+  const result: VerifyResult = req.refused
+    ? { status: 400, step: 0, eventId: null, reason: `malformed HTTP request: ${req.refused}; the service's HTTP parser answers 400 before any webhook check` }
+    : await verifyWebhook({ sourceIp: opts.sourceIp ?? '127.0.0.1', headers: req.headers, body: req.body, listener, now, trustProxy: opts.trustProxy });
   const notes = [...req.notes];
   if (req.method && req.method !== 'POST') notes.push(`the request method is ${req.method}: the service answers 405 to anything but POST`);
   if (!allowList) notes.push('step 1 (source address) not checked: no --allowed-cidr given');
