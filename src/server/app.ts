@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
 import { Store } from './store/db.js';
 import { MODULES } from './modules.js';
-import { authenticateBearer, listClients } from './routes/auth.js';
+import { TOKEN_PATH, authenticateBearer, listClients } from './routes/auth.js';
 import type { ServerModule } from './module.js';
 
 export interface EmbeddedServerOptions {
@@ -82,6 +82,11 @@ export class EmbeddedServer {
       res.on('close', this.#onClose);
       this.#handle(req, res);
     });
+    // A client may shut down its sending side once the request is written
+    // (HTTP/1.1 allows it; `nc -N`, some webhook senders). node:http then drops
+    // the answer of a request still being handled by default, although the
+    // event may already be recorded; keep the connection writable until it is sent.
+    (this.http as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   }
 
   /** One listener for every response (no closure per request). */
@@ -173,10 +178,14 @@ export class EmbeddedServer {
       return;
     }
     if (err instanceof ApiError) {
-      sendJson(res, { status: err.status, body: typeof err.code === 'number' ? err.toBody() : { error: err.code, error_description: err.message } });
+      // The token endpoint speaks OAuth 2.0 errors even for what the router or
+      // the body reader refuse (405, 413): a token client reads `error`.
+      const oauth = typeof err.code === 'string' ? err.code : path === TOKEN_PATH ? 'invalid_request' : undefined;
+      sendJson(res, { status: err.status, body: oauth ? { error: oauth, error_description: err.message } : err.toBody() });
     } else {
       this.#log?.(`internal error on ${method} ${path}: ${(err as Error)?.message ?? err}`);
-      sendJson(res, { status: 500, body: { code: Code.Internal, message: 'internal error', details: [] } });
+      const body = path === TOKEN_PATH ? { error: 'server_error', error_description: 'internal error' } : { code: Code.Internal, message: 'internal error', details: [] };
+      sendJson(res, { status: 500, body });
     }
   }
 }

@@ -24,6 +24,9 @@ const CLOCK_SKEW_S = 30;
 
 const oauthError = (status: number, error: string, description: string) => new ApiError(status, error, description);
 
+/** The token endpoint: every error it answers, the router's own included, is an RFC 6749 §5.2 error. */
+export const TOKEN_PATH = '/auth/v1/token';
+
 interface ClientRow {
   client_id: string;
   form: 'key' | 'plain';
@@ -72,7 +75,7 @@ export const authModule: ServerModule = {
     return { users: { admin: DEMO_USERS.admin.id, ci: DEMO_USERS.ci.id }, clientUsers: { [KEY_CLIENT_ID]: DEMO_USERS.admin.id, [PLAIN_CLIENT_ID]: DEMO_USERS.ci.id } };
   },
   routes(router) {
-    router.post('/auth/v1/token', tokenEndpoint, { auth: false, maxBody: 64 * 1024 });
+    router.post(TOKEN_PATH, tokenEndpoint, { auth: false, maxBody: 64 * 1024 });
   },
 };
 
@@ -98,6 +101,10 @@ export function authenticateBearer(store: Store, clock: Clock, header: string | 
 async function tokenEndpoint(ctx: RequestContext) {
   const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
   if (ctx.req.headers.authorization) {
+    // RFC 6749 §5.2: a 401 to a client that authenticated in the Authorization
+    // header names the scheme it used.
+    const scheme = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/.exec(ctx.req.headers.authorization)?.[0] ?? 'Basic';
+    ctx.res.setHeader('WWW-Authenticate', `${scheme} realm="agctl"`);
     throw oauthError(401, 'invalid_client', 'client credentials must be sent in the request body, not in the Authorization header');
   }
   const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -150,6 +151,39 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(await send(s.baseUrl + w.jwt.path)).toMatchObject({ status: 200, body: { automationRan: true } });
     expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe('JWT aud is not the endpoint URL');
     expect((await send(s.baseUrl + w.jwt.path, 'https://other.example.com')).body.reason).toMatch(/sub is not the tenant base URL/);
+  });
+
+  it('refuses a body with a byte order mark (400), and lists a run stored with one by an earlier version', async () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"bom":1}')]);
+    const r = await sendHmac(hmacUrl, w.hmac.secret, now(), { body: bom });
+    expect(r).toMatchObject({ status: 400, body: { status: 400, reason: expect.stringMatching(/byte order mark/) } });
+    // A run recorded before step 2 refused such bodies: the listing still answers, with the document.
+    const legacyEvent = randomUUID();
+    const l = s.server.store.db.prepare('SELECT automation_id FROM webhook_listeners WHERE id = ?').get(w.hmac.listenerId) as { automation_id: string };
+    s.server.store.db
+      .prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(randomUUID(), w.hmac.listenerId, l.automation_id, legacyEvent, bom, now());
+    const runs = await s.api(`/_embedded/v1/webhook_listeners/${w.hmac.listenerId}/runs?limit=1000`);
+    expect(runs.status).toBe(200);
+    expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
+  });
+
+  it('answers a client that shuts down its sending side right after the request (JWT: the check takes a while)', async () => {
+    const id = randomUUID();
+    const body = Buffer.from('{"half":"closed"}');
+    const ts = Math.floor(now() / 1000);
+    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: s.baseUrl + w.jwt.path, eventId: id, body, nowSeconds: ts });
+    const head = [`POST ${w.jwt.path} HTTP/1.1`, `Host: ${new URL(s.baseUrl).host}`, 'Content-Type: application/json', `Webhook-Timestamp: ${ts}`, `Webhook-Event-Id: ${id}`, `Authorization: Bearer ${jwt}`, `Content-Length: ${body.length}`];
+    const answer = await new Promise<string>((resolve, reject) => {
+      const u = new URL(s.baseUrl);
+      const sock = connect(Number(u.port), u.hostname, () => sock.end(Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n'), body])));
+      let text = '';
+      sock.setEncoding('utf8').on('data', (d) => (text += d));
+      sock.on('close', () => resolve(text));
+      sock.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    expect(JSON.parse(answer.slice(answer.indexOf('{')))).toMatchObject({ status: 200, eventId: id, automationRan: true });
   });
 
   it('creates listeners over the bearer-protected embedded routes', async () => {

@@ -78,8 +78,12 @@ describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
 
   it('refuses client credentials in the Authorization header with invalid_client, even beside valid body credentials', async () => {
     const basic = Buffer.from(`${s.plainClient.clientId}:${s.plainClient.clientSecret}`).toString('base64');
-    expectOAuthError(await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` }), 401, 'invalid_client', /Authorization header/);
+    const basicTry = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${basic}` });
+    expectOAuthError(basicTry, 401, 'invalid_client', /Authorization header/);
+    // RFC 6749 §5.2: the 401 names the scheme the client used.
+    expect(basicTry.headers.get('www-authenticate')).toBe('Basic realm="agctl"');
     expectOAuthError(await token(plainForm(), { authorization: `Basic ${basic}` }), 401, 'invalid_client');
+    expect((await token(plainForm(), { authorization: 'Bearer abc' })).headers.get('www-authenticate')).toBe('Bearer realm="agctl"');
   });
 
   it('checks grant_type and repeated parameters', async () => {
@@ -97,9 +101,12 @@ describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
     expectOAuthError(await token({ grant_type: 'client_credentials', client_id: keyClientId, client_secret: s.keyClient.clientSecret }), 401, 'invalid_client');
   });
 
-  it('refuses a body over 64 KiB with 413', async () => {
+  it('refuses a body over 64 KiB with 413, and another method with 405, both as OAuth errors', async () => {
     const r = await fetch(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&pad=${'x'.repeat(65 * 1024)}` });
-    expect(r.status).toBe(413);
+    expectOAuthError({ status: r.status, body: (await r.json()) as Record<string, any> }, 413, 'invalid_request', /larger than the limit of 65536 bytes/);
+    const get = await fetch(`${s.baseUrl}/auth/v1/token`);
+    expectOAuthError({ status: get.status, body: (await get.json()) as Record<string, any> }, 405, 'invalid_request', /method GET is not allowed/);
+    expect(get.headers.get('allow')).toBe('POST');
   });
 });
 
