@@ -905,10 +905,14 @@ export function planCredentialsUpdate(
       }
     }
   }
-  if (config.kind === 'external' && stored.endpointUrlLocked && !sameEndpointUrl(config.settings.url, base.settings.url)) {
-    throw failedPrecondition(
-      `${req.root}.url: the endpoint URL of ${stored.connectorId} is locked after its first successful sync and cannot be changed`,
-    );
+  if (config.kind === 'external' && stored.endpointUrlLocked && base.kind === 'external') {
+    if (!sameEndpointUrl(config.settings.url, base.settings.url)) {
+      throw failedPrecondition(
+        `${req.root}.url: the endpoint URL of ${stored.connectorId} is locked after its first successful sync and cannot be changed`,
+      );
+    }
+    // The same URL written differently (scheme or host case, default port): the stored form stays, byte for byte.
+    return { config: { ...config, settings: { ...config.settings, url: base.settings.url } }, authReplaced, catalogEntry };
   }
   return { config, authReplaced, catalogEntry };
 }

@@ -227,9 +227,14 @@ describe('MCP credentials API: updates and the derived view', async () => {
   });
 
   it('keeps a locked URL when it is resent unchanged or left out of the mask', async () => {
+    const stored = row(s, d.locked).endpoint_url as string;
     const same = await post(s, d.locked, { externalConfig: { url: 'https://TICKETS.internal.example.com/mcp/sse', basicAuth: { username: 'svc-2', password: 'pw-2' } } });
     expect(same.status).toBe(200);
-    expect(same.body.mcpServer).toMatchObject({ endpointUrlLocked: true, basicAuthUsername: 'svc-2' });
+    // Written differently, the same URL: the stored form stays as it was.
+    expect(same.body.mcpServer).toMatchObject({ endpointUrlLocked: true, basicAuthUsername: 'svc-2', endpointUrl: stored });
+    const masked = await post(s, d.locked, { externalConfig: { url: 'HTTPS://tickets.internal.example.com:443/mcp/sse' }, updateMask: 'url' });
+    expect(masked.status).toBe(200);
+    expect(row(s, d.locked).endpoint_url).toBe(stored);
   });
 
   it('updates hosted config fields by key, sealing the secret ones and never returning them', async () => {

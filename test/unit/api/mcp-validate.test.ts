@@ -315,7 +315,8 @@ describe('planCredentialsUpdate', () => {
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.status).toBe(400);
     expect(err.message).toMatch(/^externalConfig.url: the endpoint URL of conn is locked/);
-    expect(plan(ext({ url: 'https://MCP.example.com:443/mcp', none: {} }), locked).config.settings.url).toBe('https://MCP.example.com:443/mcp');
+    // The same URL written differently is accepted, and the stored form is kept.
+    expect(plan(ext({ url: 'https://MCP.example.com:443/mcp', none: {} }), locked).config.settings.url).toBe('https://mcp.example.com/mcp');
     expect(plan({ externalConfig: { none: {} }, updateMask: 'none' }, locked).config.settings.url).toBe('https://mcp.example.com/mcp');
     // An invalid URL is InvalidArgument even on a locked server.
     expect(apiError(() => plan(ext({ url: 'http://mcp.example.com/mcp', none: {} }), locked)).code).toBe(Code.InvalidArgument);
