@@ -1,8 +1,9 @@
 // Signing keys of JWT webhook listeners: key pairs for ES256, RS256 and EdDSA
 // as a private JWK plus a public JWKS, and loading a private key (JWK or PEM)
 // for `agctl webhook send --jwt-key`.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { generateJwkPair, type KeyPairSpec } from '../lib/keypair.js';
 import { JWT_ALGORITHMS, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
 
 export class KeyError extends Error {
@@ -50,30 +51,24 @@ export function algorithmForKey(key: KeyObject): JwtAlgorithm {
   throw new KeyError(`unsupported key type ${type}${detail}: use an ES256 (P-256), RS256 (RSA) or EdDSA (Ed25519) key`);
 }
 
-function pairFor(alg: JwtAlgorithm): { privateKey: KeyObject; publicKey: KeyObject } {
-  switch (alg) {
-    case 'ES256':
-      return generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    case 'RS256':
-      return generateKeyPairSync('rsa', { modulusLength: 2048 });
-    case 'EdDSA':
-      return generateKeyPairSync('ed25519');
-  }
-}
+const SPECS: Record<JwtAlgorithm, KeyPairSpec> = {
+  ES256: { type: 'ec', namedCurve: 'P-256' },
+  RS256: { type: 'rsa', modulusLength: 2048 },
+  EdDSA: { type: 'ed25519' },
+};
 
 /** Generates a key pair for a JWT listener. The kid defaults to the key's thumbprint. */
 export function generateListenerKey(alg: string, kid?: string): GeneratedKey {
   if (!isJwtAlgorithm(alg)) throw new KeyError(`unsupported algorithm ${alg}: use one of ${JWT_ALGORITHMS.join(', ')}`);
   if (kid !== undefined && !kid.trim()) throw new KeyError('the key ID must not be empty');
-  const { privateKey, publicKey } = pairFor(alg);
-  const pub = publicKey.export({ format: 'jwk' }) as JWK;
-  const id = kid ?? jwkThumbprint(pub);
+  const { privateJwk, publicJwk } = generateJwkPair(SPECS[alg]);
+  const id = kid ?? jwkThumbprint(publicJwk);
   const meta = { kid: id, alg, use: 'sig' };
   return {
     alg,
     kid: id,
-    privateJwk: { ...(privateKey.export({ format: 'jwk' }) as JWK), ...meta },
-    publicJwks: { keys: [{ ...pub, ...meta }] },
+    privateJwk: { ...privateJwk, ...meta },
+    publicJwks: { keys: [{ ...publicJwk, ...meta }] },
   };
 }
 

@@ -1,6 +1,7 @@
 // OAuth2 client-credentials token endpoint (RFC 6749 §4.4) of the embedded
 // server, its clients, and the bearer check for every management route.
-import { createHash, generateKeyPairSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { generateJwkPair } from '../../lib/keypair.js';
 import { importJWK, jwtVerify, decodeProtectedHeader, type JWK } from 'jose';
 import { ApiError } from '../../api/errors.js';
 import { isoAt, nowSeconds, type Clock } from '../../lib/clock.js';
@@ -65,9 +66,7 @@ export const authModule: ServerModule = {
     for (const u of Object.values(DEMO_USERS)) insUser.run(u.id, u.displayName, u.email);
     const ins = store.db.prepare('INSERT INTO clients (client_id, form, user_id, secret_sealed, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     const now = isoAt(clock.now());
-    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const priv = privateKey.export({ format: 'jwk' }) as JWK;
-    const pub = publicKey.export({ format: 'jwk' }) as JWK;
+    const { privateJwk: priv, publicJwk: pub } = generateJwkPair({ type: 'ed25519' });
     const keySecret = encodeKeySecret(KEY_SECRET_ISSUER, priv);
     ins.run(KEY_CLIENT_ID, 'key', DEMO_USERS.admin.id, store.seal(keySecret, 'clients', KEY_CLIENT_ID, 'secret'), JSON.stringify(pub), now);
     const plainSecret = randomBytes(32).toString('base64url');

@@ -19,7 +19,7 @@ import { ksuid } from '../../../src/lib/ids.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-mcp-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
 const CATALOG = ksuid();
 
 type Answer = string | boolean;

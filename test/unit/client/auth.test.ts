@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { ClientCredentialsFlow, EXPIRY_SKEW_S, MemoryTokenCache, StaticToken, to
 import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
+import { generateJwkPair } from '../../../src/lib/keypair.js';
 import type { Clock } from '../../../src/lib/clock.js';
 import { sendJson, tinyServer } from './tiny-server.js';
 
@@ -70,8 +70,8 @@ describe('token request', () => {
   });
 
   it('signs an EdDSA client assertion with a key secret (iss = sub = client ID, aud = token host, exp <= 5 min, fresh jti)', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const secret = encodeKeySecret('tenant-issuer', privateKey.export({ format: 'jwk' }) as JWK);
+    const { privateJwk, publicJwk } = generateJwkPair({ type: 'ed25519' });
+    const secret = encodeKeySecret('tenant-issuer', privateJwk);
     const clientId = 'admin@acme.example.com/agctl';
     const clock = new FakeClock(Date.now());
     const f = flow(new MemoryTokenCache(), clock, { clientId, clientSecret: secret });
@@ -79,7 +79,7 @@ describe('token request', () => {
     await f.fetch();
     const forms = tokenRequests().map((r) => Object.fromEntries(new URLSearchParams(r.body)));
     expect(forms).toHaveLength(2);
-    const key = await importJWK(publicKey.export({ format: 'jwk' }) as JWK, 'EdDSA');
+    const key = await importJWK(publicJwk, 'EdDSA');
     const jtis: string[] = [];
     for (const form of forms) {
       expect(Object.keys(form).sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id', 'grant_type']);

@@ -1,9 +1,10 @@
 // The embedded server's token endpoint (RFC 6749 §4.4, client authentication in
 // the body, plain and key forms) and the bearer check of the management routes.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ASSERTION_TYPE, parseKeySecret } from '../../../src/lib/client-secret.js';
+import { generateJwkPair } from '../../../src/lib/keypair.js';
 import { hashToken } from '../../../src/server/routes/auth.js';
 import { startTestServer } from '../../helpers/server.js';
 
@@ -112,8 +113,7 @@ describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
 
 describe('token endpoint: bad client assertions', () => {
   it('refuses another algorithm', async () => {
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const es = await assertion({ alg: 'ES256', jwk: privateKey.export({ format: 'jwk' }) as JWK });
+    const es = await assertion({ alg: 'ES256', jwk: generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk });
     expectOAuthError(await token(keyForm(es)), 401, 'invalid_client', /algorithm ES256 is not accepted/);
     const none = new UnsecuredJWT({ jti: randomUUID() }).setIssuer(keyClientId).setSubject(keyClientId).setAudience(host).setExpirationTime(nowS() + 60).encode();
     expectOAuthError(await token(keyForm(none)), 401, 'invalid_client', /algorithm none is not accepted/);
@@ -141,8 +141,7 @@ describe('token endpoint: bad client assertions', () => {
   it('refuses an unknown client, a foreign key, a mismatched client_id and a wrong subject', async () => {
     expectOAuthError(await token(keyForm(await assertion({ iss: 'nobody', sub: 'nobody' }), { client_id: 'nobody' })), 401, 'invalid_client', /unknown client/);
     expectOAuthError(await token(keyForm(await assertion({ iss: s.plainClient.clientId, sub: s.plainClient.clientId }), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /unknown client/);
-    const { privateKey } = generateKeyPairSync('ed25519');
-    expectOAuthError(await token(keyForm(await assertion({ jwk: privateKey.export({ format: 'jwk' }) as JWK }))), 401, 'invalid_client', /signature/);
+    expectOAuthError(await token(keyForm(await assertion({ jwk: generateJwkPair({ type: 'ed25519' }).privateJwk }))), 401, 'invalid_client', /signature/);
     expectOAuthError(await token(keyForm(await assertion(), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /client_id does not match/);
     expectOAuthError(await token(keyForm(await assertion({ sub: 'someone-else' }))), 401, 'invalid_client', /sub/);
   });
