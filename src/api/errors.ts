@@ -149,6 +149,7 @@ export function exitCodeForStatus(status: number): ExitCode {
     case 405:
     case 413:
     case 422:
+    case 431:
       return Exit.Invalid;
     case 401:
       return Exit.Unauthenticated;

@@ -70,7 +70,8 @@ export interface VerifyInput {
   accept?: (eventKey: string, body: Uint8Array, bodyText: string) => AcceptOutcome | Promise<AcceptOutcome>;
 }
 
-export type WebhookStatus = 200 | 400 | 401 | 403 | 409 | 413;
+/** The statuses of the pipeline; 431 only offline, for a capture whose headers node:http would refuse. */
+export type WebhookStatus = 200 | 400 | 401 | 403 | 409 | 413 | 431;
 
 export interface VerifyResult {
   status: WebhookStatus;

@@ -309,6 +309,7 @@ describe('webhook verify', () => {
       ['oversized.http', signed(big, []), 413, /body is larger than 65536 bytes/],
       ['dup-type.http', signed(Buffer.from('{"dup":1}'), ['Content-Type: text/plain']), 200, /all checks passed/],
       ['cl-te.http', signed(Buffer.from('{}'), [], ['Content-Length: 2', 'Transfer-Encoding: chunked'], Buffer.from('2\r\n{}\r\n0\r\n\r\n')), 400, /malformed HTTP request: the request has both Transfer-Encoding and Content-Length/],
+      ['huge-header.http', signed(Buffer.from('{}'), [`X-Pad: ${'p'.repeat(17 * 1024)}`]), 431, /request header fields too large/],
     ];
     for (const [name, raw, status, reason] of cases) {
       const file = join(work, name);
@@ -316,6 +317,7 @@ describe('webhook verify', () => {
       const offline = await withSecret()(['webhook', 'verify', '--request', file, '-o', 'json']);
       expect(offline.json(), name).toMatchObject({ status, reason: expect.stringMatching(reason) });
       expect(offline.code, name).toBe(status === 200 ? 0 : 7);
+      expect(offline.json().step, name).toBe(status === 400 || status === 431 ? 0 : status === 413 ? 2 : 5);
       expect(await serverStatus(raw), name).toBe(status);
     }
   });

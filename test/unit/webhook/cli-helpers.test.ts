@@ -60,7 +60,15 @@ describe('parseCapturedRequest', () => {
     ['a folded header line', 'X-Long: part one\r\n  part two\r\nContent-Length: 2\r\n\r\n{}', /obsolete line folding/],
   ])('marks a request the server would refuse with 400: %s', (_name, text, reason) => {
     const r = parseCapturedRequest(Buffer.from(text));
-    expect(r.refused).toMatch(reason);
+    expect(r.refused?.status).toBe(400);
+    expect(r.refused?.reason).toMatch(reason);
+  });
+
+  it('marks a header section larger than node:http accepts as 431', () => {
+    const head = (n: number) => `POST / HTTP/1.1\r\nX-Pad: ${'a'.repeat(n)}\r\nContent-Length: 2\r\n\r\n{}`;
+    const fits = 16 * 1024 - 'POST / HTTP/1.1\r\nX-Pad: \r\nContent-Length: 2'.length;
+    expect(parseCapturedRequest(Buffer.from(head(fits))).refused).toBeUndefined();
+    expect(parseCapturedRequest(Buffer.from(head(fits + 1))).refused).toMatchObject({ status: 431, reason: expect.stringMatching(/16385 bytes, more than the 16384/) });
   });
 
   it.each([

@@ -12,15 +12,18 @@ export interface CapturedRequest {
   /** Notes about how the body was delimited. */
   notes: string[];
   /**
-   * Why the server's HTTP parser would refuse this request with 400 before any
-   * webhook check (ambiguous framing, a malformed header line), if it would.
+   * How the server's HTTP layer would refuse this request before any webhook
+   * check, if it would: 400 for ambiguous framing or a malformed header line,
+   * 431 for a header section larger than node:http accepts.
    */
-  refused?: string;
+  refused?: { status: 400 | 431; reason: string };
 }
 
 export class CaptureError extends Error {}
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d(?:\.\d)?$/;
+/** node:http's default limit on the request line and headers together (its `maxHeaderSize`). */
+export const MAX_HEADER_BYTES = 16 * 1024;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
@@ -73,7 +76,10 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
   if (!split) throw new CaptureError('no blank line between the headers and the body');
   const lines = raw.subarray(0, split.end).toString('latin1').split(/\r?\n/);
   const out: CapturedRequest = { headers: {}, body: raw.subarray(split.end + split.sep), notes: [] };
-  const refuse = (why: string) => (out.refused ??= why);
+  const refuse = (reason: string) => (out.refused ??= { status: 400, reason });
+  if (split.end > MAX_HEADER_BYTES) {
+    out.refused = { status: 431, reason: `the request line and headers take ${split.end} bytes, more than the ${MAX_HEADER_BYTES} node:http accepts` };
+  }
   const first = lines[0] ?? '';
   const m = REQUEST_LINE.exec(first);
   if (m) {

@@ -92,7 +92,7 @@ export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<num
 
   const now = opts.now !== undefined ? opts.now * 1000 : ctx.clock.now();
   const result: VerifyResult = req.refused
-    ? { status: 400, step: 0, eventId: null, reason: `malformed HTTP request: ${req.refused}; the service's HTTP parser answers 400 before any webhook check` }
+    ? { status: req.refused.status, step: 0, eventId: null, reason: `${req.refused.status === 400 ? 'malformed HTTP request' : 'request header fields too large'}: ${req.refused.reason}; the service's HTTP layer answers ${req.refused.status} before any webhook check` }
     : await verifyWebhook({ sourceIp: opts.sourceIp ?? '127.0.0.1', headers: req.headers, body: req.body, listener, now, trustProxy: opts.trustProxy });
   const notes = [...req.notes];
   if (req.method && req.method !== 'POST') notes.push(`the request method is ${req.method}: the service answers 405 to anything but POST`);
