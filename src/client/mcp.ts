@@ -1,9 +1,10 @@
 // MCP server endpoints (service-api.md §4.1).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp.js';
 import type { ApiClient } from './api.js';
+import { pathSegment } from './paths.js';
 
 export const mcpServerPath = (appId: string, connectorId: string) =>
-  `/api/v1/apps/${encodeURIComponent(appId)}/mcp_servers/${encodeURIComponent(connectorId)}`;
+  `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers/${pathSegment(connectorId, 'connector ID')}`;
 
 export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcpServerPath(appId, connectorId)}/credentials`;
 

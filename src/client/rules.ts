@@ -1,8 +1,9 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
 import type { ListRulesResponse, EntitlementConfigurationRule } from '../api/rules.js';
 import type { ApiClient } from './api.js';
+import { pathSegment } from './paths.js';
 
-const rulesPath = (appId: string) => `/api/v1/apps/${encodeURIComponent(appId)}/entitlement_configuration_rules`;
+const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
 
 export function listRulesPage(api: ApiClient, appId: string, pageSize?: number, pageToken?: string): Promise<ListRulesResponse> {
   return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: pageSize, page_token: pageToken } });
@@ -25,5 +26,5 @@ export async function listAllRules(api: ApiClient, appId: string, opts: { pageSi
 }
 
 export function deleteRule(api: ApiClient, appId: string, ruleId: string): Promise<Record<string, never>> {
-  return api.call('DELETE', `${rulesPath(appId)}/${encodeURIComponent(ruleId)}`, { body: {} });
+  return api.call('DELETE', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, { body: {} });
 }

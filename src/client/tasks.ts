@@ -1,8 +1,9 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
 import type { ApproveWithStepUpRequest, ApproveWithStepUpResponse, GetTaskResponse } from '../api/tasks.js';
 import type { ApiClient } from './api.js';
+import { pathSegment } from './paths.js';
 
-const taskPath = (taskId: string) => `/api/v1/tasks/${encodeURIComponent(taskId)}`;
+const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
 
 /** GET /api/v1/tasks/{task_id}; `expand` lists expand-mask paths (`*` for all). */
 export function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {

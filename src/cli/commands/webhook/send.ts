@@ -1,5 +1,6 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
 import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { pathSegment } from '../../../client/paths.js';
 import { isUuidV4 } from '../../../lib/ids.js';
 import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
@@ -45,7 +46,7 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
     return u.href;
   }
   if (!target || /[/?#\s]/.test(target)) throw new UsageError(`"${target}" is neither a listener URL nor a listener ID`);
-  return (await ctx.baseUrl()) + INCOMING_PATH + encodeURIComponent(target);
+  return (await ctx.baseUrl()) + INCOMING_PATH + pathSegment(target, 'listener ID');
 }
 
 async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
