@@ -5,7 +5,7 @@ import { isUuidV4 } from '../../../lib/ids.js';
 import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
+import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
 
 export interface SendOptions {
   target: string;
@@ -102,7 +102,7 @@ function checkOptions(opts: SendOptions): void {
 
 export async function run(opts: SendOptions, ctx: CommandContext): Promise<number> {
   checkOptions(opts);
-  const extra = parseHeaderFlags(opts.headers);
+  const extra = parseSendHeaderFlags(opts.headers);
   const url = await listenerUrl(opts.target, ctx);
   // The body first: a missing body is reported before any secret prompt.
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin });
