@@ -3,10 +3,11 @@
 // secret goes as client_secret, a key secret signs an EdDSA client_assertion.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
 import { randomUUID } from 'node:crypto';
-import { ApiError, CliError, Exit, exitCodeForStatus } from '../api/errors.js';
+import { ApiError, CliError, Exit } from '../api/errors.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';
+import { jsonKind, jsonObjectBody, unexpectedResponse } from './api.js';
 import type { HttpClient } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
@@ -51,6 +52,27 @@ export class StaticToken implements TokenProvider {
 }
 
 export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/auth/v1/token`;
+
+/**
+ * The token and its lifetime from a token endpoint's 200 answer (RFC 6749 §5.1):
+ * a non-empty `access_token` usable in a header, `token_type` Bearer, `expires_in`
+ * a number of seconds when present (3600 when absent).
+ */
+export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { accessToken: string; expiresIn: number } {
+  const accessToken = body.access_token;
+  if (typeof accessToken !== 'string' || accessToken === '') {
+    throw unexpectedResponse(tokenUrl, `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(accessToken)) throw unexpectedResponse(tokenUrl, '"access_token" holds spaces, control or non-ASCII characters');
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
+    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof body.token_type === 'string' ? JSON.stringify(body.token_type) : body.token_type === undefined ? 'missing' : jsonKind(body.token_type)}, expected "Bearer"`);
+  }
+  const expiresIn = body.expires_in;
+  if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
+    throw unexpectedResponse(tokenUrl, `"expires_in" is ${typeof expiresIn === 'number' ? expiresIn : jsonKind(expiresIn)}, expected a number of seconds`);
+  }
+  return { accessToken, expiresIn: expiresIn ?? 3600 };
+}
 
 export interface ClientCredentials {
   clientId: string;
@@ -124,12 +146,8 @@ export class ClientCredentialsFlow implements TokenProvider {
       }
       throw new ApiError(res.status, error ?? res.status, `token request failed: ${desc}`);
     }
-    const accessToken = body?.access_token;
-    const expiresIn = Number(body?.expires_in ?? 3600);
-    if (typeof accessToken !== 'string' || !accessToken || String(body?.token_type ?? '').toLowerCase() !== 'bearer') {
-      throw new CliError('the token endpoint answered without a bearer access token', exitCodeForStatus(502));
-    }
-    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + (Number.isFinite(expiresIn) ? expiresIn : 3600) };
+    const { accessToken, expiresIn } = tokenAnswer(jsonObjectBody(res, this.tokenUrl), this.tokenUrl);
+    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + expiresIn };
     this.cache.save(this.tokenUrl, this.creds.clientId, token);
     return token;
   }
