@@ -3,12 +3,12 @@
 // secret goes as client_secret, a key secret signs an EdDSA client_assertion.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
 import { randomUUID } from 'node:crypto';
-import { ApiError, CliError, Exit } from '../api/errors.js';
+import { CliError, Exit, exitCodeForStatus } from '../api/errors.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';
-import { jsonKind, jsonObjectBody, unexpectedResponse } from './api.js';
-import type { HttpClient } from './http.js';
+import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedResponse } from './api.js';
+import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
 /** Lifetime of a client assertion (at most 5 minutes). */
@@ -74,6 +74,30 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
   return { accessToken, expiresIn: expiresIn ?? 3600 };
 }
 
+/**
+ * The error for a token endpoint's error answer (RFC 6749 §5.2): one line with
+ * the HTTP status, then the server's description and error code when it sent them.
+ */
+export function tokenError(res: HttpResponse): CliError {
+  const parsed = res.json<unknown>();
+  const body = isJsonObject(parsed) ? parsed : {};
+  const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const error = nonEmpty(body.error);
+  const desc = nonEmpty(body.error_description) ?? nonEmpty(body.message);
+  if (error === 'invalid_client' || res.status === 401) {
+    return new CliError(`authentication failed: ${desc ?? `HTTP ${statusText(res.status)}`}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
+      status: res.status,
+      code: error,
+      hint: 'check the client ID and secret, or run `agctl login`',
+    });
+  }
+  return new CliError(`token request failed: HTTP ${statusText(res.status)}${desc ? `: ${desc}` : ''}${error ? ` (${error})` : ''}`, exitCodeForStatus(res.status), {
+    status: res.status,
+    code: error,
+    hint: res.status === 429 ? 'the server is rate limiting; try again later' : undefined,
+  });
+}
+
 export interface ClientCredentials {
   clientId: string;
   clientSecret: string;
@@ -133,19 +157,10 @@ export class ClientCredentialsFlow implements TokenProvider {
       // Asking for a token twice is harmless: the request may be retried like an idempotent one.
       idempotent: true,
     });
-    const body = res.json<Record<string, unknown>>();
-    if (res.status !== 200) {
-      const error = typeof body?.error === 'string' ? body.error : undefined;
-      const desc = typeof body?.error_description === 'string' ? body.error_description : typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
-      if (error === 'invalid_client' || res.status === 401) {
-        throw new CliError(`authentication failed: ${desc}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
-          status: res.status,
-          code: error,
-          hint: 'check the client ID and secret, or run `agctl login`',
-        });
-      }
-      throw new ApiError(res.status, error ?? res.status, `token request failed: ${desc}`);
-    }
+    // A redirect is never followed (the form carries the secret): exit 9, as on API routes.
+    if (res.status >= 300 && res.status < 400) throw errorFromResponse(res);
+    if (res.status < 200 || res.status >= 300) throw tokenError(res);
+    if (res.status !== 200) throw unexpectedResponse(this.tokenUrl, `HTTP ${res.status}, expected 200`);
     const { accessToken, expiresIn } = tokenAnswer(jsonObjectBody(res, this.tokenUrl), this.tokenUrl);
     const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + expiresIn };
     this.cache.save(this.tokenUrl, this.creds.clientId, token);

@@ -75,7 +75,4 @@ export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin: b
 
 export { shellQuote } from '../../output.js';
 
-export function statusText(status: number): string {
-  const names: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };
-  return names[status] ? `${status} ${names[status]}` : String(status);
-}
+export { statusText } from '../../../client/http.js';
