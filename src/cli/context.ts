@@ -117,7 +117,13 @@ export class CommandContext {
     }
     const baseUrl = await this.baseUrl();
     const s = attachStoredSecret(this.settings, this.config);
-    if (s.accessToken) return { baseUrl, provider: new StaticToken(s.accessToken) };
+    if (s.accessToken) {
+      // It goes into an Authorization header as is: a stray newline or space would break the request.
+      if (!/^[\x21-\x7e]+$/.test(s.accessToken)) {
+        throw new UsageError('AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters (CR, LF, ...) or non-ASCII characters', 'set it to the token alone, e.g. AGCTL_ACCESS_TOKEN="$(agctl auth token)"');
+      }
+      return { baseUrl, provider: new StaticToken(s.accessToken) };
+    }
     if (!s.clientId || !s.clientSecret) {
       const missing = !s.clientId ? 'no client ID' : 'no client secret';
       throw new CliError(`not logged in: ${missing} for profile "${s.profile}"`, Exit.Unauthenticated, {

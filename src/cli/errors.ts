@@ -1,5 +1,6 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, CliError, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../api/errors.js';
+import { escapeControls } from './escape.js';
 
 const CODE_NAMES: Record<number, string> = {
   1: 'Cancelled', 2: 'Unknown', 3: 'InvalidArgument', 4: 'DeadlineExceeded', 5: 'NotFound', 6: 'AlreadyExists',
@@ -14,7 +15,17 @@ export interface RenderedError {
   json: { error: { status: number | null; code: number | string | null; message: string; details: unknown[] } };
 }
 
+/**
+ * The error as printed: `line` and `hint` have their control characters made
+ * visible (an argument or a server message cannot recolour or rewrite the
+ * terminal); `json` keeps the text as it is, for JSON.stringify to escape.
+ */
 export function renderError(err: unknown): RenderedError {
+  const r = render(err);
+  return { ...r, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}) };
+}
+
+function render(err: unknown): RenderedError {
   if (err instanceof UsageError) {
     return { exitCode: Exit.Usage, line: err.message, hint: err.hint, json: { error: { status: null, code: 'usage', message: err.message, details: [] } } };
   }

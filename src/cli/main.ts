@@ -2,6 +2,7 @@
 // commander program tree, whose actions import their command modules lazily.
 import { setFlagsFromString } from 'node:v8';
 import { version } from '../version.js';
+import { safeJson } from './escape.js';
 
 export async function main(argv: string[]): Promise<void> {
   // A reader that stops early (`agctl ... | head`) is not an error.
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<void> {
   if (json) {
     // Parse errors follow -o json too: one JSON object on stderr, like every other error.
     const outputError = (str: string, write: (s: string) => void) =>
-      write(JSON.stringify({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
+      write(safeJson({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
     for (const cmd of walk(program)) cmd.configureOutput({ outputError });
   }
   try {

@@ -4,6 +4,7 @@
 // names them (every group is loaded for completion scripts and tests).
 import { Command, Option } from 'commander';
 import { version } from '../version.js';
+import { escapeControls } from './escape.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerServe } from './tree/serve.js';
 import { register as registerMeta } from './tree/meta.js';
@@ -46,6 +47,9 @@ export function groupsFor(args: readonly string[]): Set<string> {
   return all.has(named) ? new Set([named]) : new Set();
 }
 
+/** commander's parse errors as `agctl: ...`, an argument's control characters shown as escapes (commander's own line breaks stay). */
+const outputError = (str: string, write: (s: string) => void) => write(`agctl: ${escapeControls(str.replace(/^error: /, ''), '\n')}`);
+
 /**
  * Builds the program. With `args`, only the groups that command line needs are
  * loaded (the others appear in help with their description alone); without,
@@ -71,7 +75,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      outputError: (str, write) => write(`agctl: ${str.replace(/^error: /, '')}`),
+      outputError,
     })
     .addHelpText(
       'after',
@@ -94,7 +98,7 @@ Exit codes: see \`agctl help exit-codes\`.`,
   // Every command inherits the error handling of the root.
   for (const cmd of walk(program)) {
     if (cmd === program) continue;
-    cmd.exitOverride().configureOutput({ outputError: (str, write) => write(`agctl: ${str.replace(/^error: /, '')}`) }).showSuggestionAfterError(true);
+    cmd.exitOverride().configureOutput({ outputError }).showSuggestionAfterError(true);
     cmd.helpOption('-h, --help', 'show help');
   }
   return program;

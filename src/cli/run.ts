@@ -4,6 +4,7 @@ import { Exit } from '../api/errors.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError } from './errors.js';
+import { safeJson } from './escape.js';
 import { processIO } from './io.js';
 
 export type CommandResult = number | void;
@@ -28,7 +29,7 @@ function report(err: unknown, flags: GlobalFlags, ctx?: CommandContext): number 
   const r = renderError(err);
   const json = ctx ? ctx.out.json : flags.output === 'json' || (!flags.output && process.env.AGCTL_OUTPUT === 'json');
   if (json) {
-    process.stderr.write(JSON.stringify(r.json) + '\n');
+    process.stderr.write(safeJson(r.json) + '\n');
   } else {
     process.stderr.write(`agctl: ${r.line}\n`);
     if (r.hint) process.stderr.write(`hint: ${r.hint}\n`);

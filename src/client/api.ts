@@ -8,6 +8,10 @@ export interface CallOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   idempotent?: boolean;
+  /** Checks the JSON object of a 2xx answer: returns what is wrong with it, or undefined when it is the expected data. */
+  check?: (body: Record<string, unknown>) => string | undefined;
+  /** An empty 2xx body stands for `{}` (an answer that carries no data, like a delete's). */
+  emptyOk?: boolean;
 }
 
 export class ApiClient {
@@ -39,10 +43,50 @@ export class ApiClient {
         token = await this.tokens.token();
         continue;
       }
-      if (res.status >= 200 && res.status < 300) return (res.json<T>() ?? ({} as T)) as T;
+      if (res.status >= 200 && res.status < 300) {
+        const data = jsonObjectBody(res, url, opts.emptyOk);
+        const problem = opts.check?.(data);
+        if (problem) throw unexpectedResponse(url, problem);
+        return data as T;
+      }
       throw errorFromResponse(res);
     }
   }
+}
+
+/** The error for a 2xx answer that is not the API's data (an HTML page, a proxy's answer, another service). */
+export function unexpectedResponse(url: string, problem: string): CliError {
+  return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, { hint: 'check --base-url: it must be the service\'s address' });
+}
+
+/** How a JSON value is described in messages. */
+export function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body of a 2xx answer as a JSON object: JSON content type, valid JSON, an object; otherwise an unexpected-response error. */
+export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false): Record<string, unknown> {
+  if (res.body.length === 0) {
+    if (emptyOk) return {};
+    throw unexpectedResponse(url, `HTTP ${res.status} with an empty body, expected a JSON object`);
+  }
+  const raw = res.headers['content-type'];
+  const type = String(Array.isArray(raw) ? raw[0] : raw ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(type)) {
+    throw unexpectedResponse(url, `HTTP ${res.status} with ${type ? `content type ${type}` : 'no content type'}, expected JSON`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(res.text());
+  } catch {
+    throw unexpectedResponse(url, `HTTP ${res.status} with a body that is not valid JSON`);
+  }
+  if (!isJsonObject(data)) throw unexpectedResponse(url, `HTTP ${res.status} with ${jsonKind(data)}, expected a JSON object`);
+  return data;
 }
 
 /** Builds an ApiError from an error response (`{code, message, details}` or an OAuth error). */

@@ -3,11 +3,12 @@
 // secret goes as client_secret, a key secret signs an EdDSA client_assertion.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
 import { randomUUID } from 'node:crypto';
-import { ApiError, CliError, Exit, exitCodeForStatus } from '../api/errors.js';
+import { CliError, Exit, exitCodeForStatus } from '../api/errors.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';
-import type { HttpClient } from './http.js';
+import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedResponse } from './api.js';
+import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
 /** Lifetime of a client assertion (at most 5 minutes). */
@@ -51,6 +52,51 @@ export class StaticToken implements TokenProvider {
 }
 
 export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/auth/v1/token`;
+
+/**
+ * The token and its lifetime from a token endpoint's 200 answer (RFC 6749 §5.1):
+ * a non-empty `access_token` usable in a header, `token_type` Bearer, `expires_in`
+ * a number of seconds when present (3600 when absent).
+ */
+export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { accessToken: string; expiresIn: number } {
+  const accessToken = body.access_token;
+  if (typeof accessToken !== 'string' || accessToken === '') {
+    throw unexpectedResponse(tokenUrl, `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(accessToken)) throw unexpectedResponse(tokenUrl, '"access_token" holds spaces, control or non-ASCII characters');
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
+    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof body.token_type === 'string' ? JSON.stringify(body.token_type) : body.token_type === undefined ? 'missing' : jsonKind(body.token_type)}, expected "Bearer"`);
+  }
+  const expiresIn = body.expires_in;
+  if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
+    throw unexpectedResponse(tokenUrl, `"expires_in" is ${typeof expiresIn === 'number' ? expiresIn : jsonKind(expiresIn)}, expected a number of seconds`);
+  }
+  return { accessToken, expiresIn: expiresIn ?? 3600 };
+}
+
+/**
+ * The error for a token endpoint's error answer (RFC 6749 §5.2): one line with
+ * the HTTP status, then the server's description and error code when it sent them.
+ */
+export function tokenError(res: HttpResponse): CliError {
+  const parsed = res.json<unknown>();
+  const body = isJsonObject(parsed) ? parsed : {};
+  const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const error = nonEmpty(body.error);
+  const desc = nonEmpty(body.error_description) ?? nonEmpty(body.message);
+  if (error === 'invalid_client' || res.status === 401) {
+    return new CliError(`authentication failed: ${desc ?? `HTTP ${statusText(res.status)}`}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
+      status: res.status,
+      code: error,
+      hint: 'check the client ID and secret, or run `agctl login`',
+    });
+  }
+  return new CliError(`token request failed: HTTP ${statusText(res.status)}${desc ? `: ${desc}` : ''}${error ? ` (${error})` : ''}`, exitCodeForStatus(res.status), {
+    status: res.status,
+    code: error,
+    hint: res.status === 429 ? 'the server is rate limiting; try again later' : undefined,
+  });
+}
 
 export interface ClientCredentials {
   clientId: string;
@@ -111,25 +157,12 @@ export class ClientCredentialsFlow implements TokenProvider {
       // Asking for a token twice is harmless: the request may be retried like an idempotent one.
       idempotent: true,
     });
-    const body = res.json<Record<string, unknown>>();
-    if (res.status !== 200) {
-      const error = typeof body?.error === 'string' ? body.error : undefined;
-      const desc = typeof body?.error_description === 'string' ? body.error_description : typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`;
-      if (error === 'invalid_client' || res.status === 401) {
-        throw new CliError(`authentication failed: ${desc}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
-          status: res.status,
-          code: error,
-          hint: 'check the client ID and secret, or run `agctl login`',
-        });
-      }
-      throw new ApiError(res.status, error ?? res.status, `token request failed: ${desc}`);
-    }
-    const accessToken = body?.access_token;
-    const expiresIn = Number(body?.expires_in ?? 3600);
-    if (typeof accessToken !== 'string' || !accessToken || String(body?.token_type ?? '').toLowerCase() !== 'bearer') {
-      throw new CliError('the token endpoint answered without a bearer access token', exitCodeForStatus(502));
-    }
-    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + (Number.isFinite(expiresIn) ? expiresIn : 3600) };
+    // A redirect is never followed (the form carries the secret): exit 9, as on API routes.
+    if (res.status >= 300 && res.status < 400) throw errorFromResponse(res);
+    if (res.status < 200 || res.status >= 300) throw tokenError(res);
+    if (res.status !== 200) throw unexpectedResponse(this.tokenUrl, `HTTP ${res.status}, expected 200`);
+    const { accessToken, expiresIn } = tokenAnswer(jsonObjectBody(res, this.tokenUrl), this.tokenUrl);
+    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + expiresIn };
     this.cache.save(this.tokenUrl, this.creds.clientId, token);
     return token;
   }

@@ -216,6 +216,20 @@ function networkError(err: unknown, url: string, timeoutMs: number): CliError {
   });
 }
 
+const STATUS_NAMES: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
+  301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
+  413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+};
+
+/** "500 Internal Server Error" (or the bare number for a status without a known name). */
+export function statusText(status: number): string {
+  return STATUS_NAMES[status] ? `${status} ${STATUS_NAMES[status]}` : String(status);
+}
+
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds from `now`. */
 export function retryAfterMs(value: string | string[] | undefined, now: number): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;

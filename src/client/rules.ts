@@ -1,11 +1,46 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
 import type { ListRulesResponse, EntitlementConfigurationRule } from '../api/rules.js';
-import type { ApiClient } from './api.js';
+import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { pathSegment } from './paths.js';
 
-const rulesPath = (appId: string) => `/api/v1/apps/${encodeURIComponent(appId)}/entitlement_configuration_rules`;
+const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
+
+/** Types of the rule fields the CLI reads; each may be left out (proto3 JSON omits defaults), but not be of another type. */
+const RULE_FIELDS: Record<string, 'string' | 'number' | 'boolean' | 'object'> = {
+  displayName: 'string',
+  description: 'string',
+  condition: 'string',
+  enabled: 'boolean',
+  priority: 'number',
+  settings: 'object',
+};
+
+function ruleProblem(r: unknown): string | undefined {
+  if (!isJsonObject(r)) return `is ${jsonKind(r)}, expected a rule`;
+  if (typeof r.id !== 'string' || r.id === '') return 'has no "id"';
+  for (const [k, type] of Object.entries(RULE_FIELDS)) {
+    const v = r[k];
+    if (v === undefined || v === null) continue;
+    if (type === 'object' ? !isJsonObject(v) : typeof v !== type) return `has "${k}" as ${jsonKind(v)}, expected ${type === 'object' ? 'an object' : `a ${type}`}`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a page of rules, if anything. Empty fields may be left out (proto3 JSON). */
+export function checkRulesPage(b: Record<string, unknown>): string | undefined {
+  if (b.list !== undefined && b.list !== null) {
+    if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of rules`;
+    for (const [i, r] of b.list.entries()) {
+      const problem = ruleProblem(r);
+      if (problem) return `"list[${i}]" ${problem}`;
+    }
+  }
+  if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string') return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
+  return undefined;
+}
 
 export function listRulesPage(api: ApiClient, appId: string, pageSize?: number, pageToken?: string): Promise<ListRulesResponse> {
-  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: pageSize, page_token: pageToken } });
+  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: pageSize, page_token: pageToken }, check: checkRulesPage });
 }
 
 /** Follows nextPageToken until the end (or `limit` rules). */
@@ -24,6 +59,7 @@ export async function listAllRules(api: ApiClient, appId: string, opts: { pageSi
   return opts.limit !== undefined ? out.slice(0, opts.limit) : out;
 }
 
+/** DELETE answers `{}`; an empty body is taken as that. */
 export function deleteRule(api: ApiClient, appId: string, ruleId: string): Promise<Record<string, never>> {
-  return api.call('DELETE', `${rulesPath(appId)}/${encodeURIComponent(ruleId)}`, { body: {} });
+  return api.call('DELETE', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, { body: {}, emptyOk: true });
 }

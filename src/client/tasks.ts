@@ -1,15 +1,31 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
 import type { ApproveWithStepUpRequest, ApproveWithStepUpResponse, GetTaskResponse } from '../api/tasks.js';
-import type { ApiClient } from './api.js';
+import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { pathSegment } from './paths.js';
 
-const taskPath = (taskId: string) => `/api/v1/tasks/${encodeURIComponent(taskId)}`;
+const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
+
+/** `taskView` (with its `task`) must be there; `expanded` may be left out. The view's fields are read tolerantly (normalizeTaskView). */
+function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
+  if (!isJsonObject(b.taskView)) return `"taskView" is ${b.taskView === undefined ? 'missing' : jsonKind(b.taskView)}, expected an object`;
+  if (!isJsonObject(b.taskView.task)) return `"taskView.task" is ${b.taskView.task === undefined ? 'missing' : jsonKind(b.taskView.task)}, expected an object`;
+  if (b.expanded !== undefined && b.expanded !== null && !Array.isArray(b.expanded)) return `"expanded" is ${jsonKind(b.expanded)}, expected an array`;
+  return undefined;
+}
+
+function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
+  for (const k of ['redirectUrl', 'taskActionId']) {
+    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
+  }
+  return checkTaskAnswer(b);
+}
 
 /** GET /api/v1/tasks/{task_id}; `expand` lists expand-mask paths (`*` for all). */
 export function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
-  return api.call<GetTaskResponse>('GET', taskPath(taskId), { query: { expand: expand.length ? expand.join(',') : undefined } });
+  return api.call<GetTaskResponse>('GET', taskPath(taskId), { query: { expand: expand.length ? expand.join(',') : undefined }, check: checkTaskAnswer });
 }
 
 /** POST /api/v1/tasks/{task_id}/action/approve-with-step-up. */
 export function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
-  return api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body: req });
+  return api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body: req, check: checkApproveAnswer });
 }

@@ -1,15 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { lazyAction } from './util.js';
-
-/** Parses --wait-timeout: a positive number of seconds, at most a day. */
-function seconds(v: string): number {
-  const n = Number(v);
-  if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n) || n <= 0 || n > 86400) {
-    throw new InvalidArgumentError('--wait-timeout must be a number of seconds from 1 to 86400');
-  }
-  return n;
-}
+import { lazyAction, positiveInt } from './util.js';
 
 /** Adds the subcommands of `agctl task` (the group itself is declared in program.ts). */
 export function register(task: Command): void {
@@ -23,7 +13,7 @@ export function register(task: Command): void {
     .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
     .option('--open', 'open the step-up page in the browser ($BROWSER, else the system opener)')
     .option('--no-wait', 'do not wait for the step-up: exit 10 with the transaction ID and the command that resumes it')
-    .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed (default 300)', seconds)
+    .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed, in whole seconds from 1 to 86400 (default 300)', positiveInt('--wait-timeout', 86400))
     .addHelpText(
       'after',
       `

@@ -7,6 +7,7 @@ import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
+import { sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
 const s = await startTestServer();
 const work = tempDir('agctl-auth-e2e-');
@@ -94,6 +95,31 @@ describe('login', () => {
     expect((await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: 'wrong' })).code).toBe(3);
     const r = await cli(['rules', 'list', app, '--limit', '1', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('reports a token endpoint that redirects (exit 9) or fails in one clean line, saving nothing', async () => {
+    const t = await tinyServer();
+    t.reset((req, res) => {
+      const scenario = req.path.split('/')[1];
+      if (scenario === 'redirect') return res.writeHead(302, { location: `${t.url}/elsewhere/auth/v1/token`, 'content-length': 0 }).end();
+      if (scenario === 'bare-500') return res.writeHead(500, { 'content-type': 'text/html', 'content-length': 6 }).end('<html>');
+      if (scenario === 'oauth-500') return sendJson(res, 500, { error: 'server_error', error_description: 'database unavailable' });
+      if (scenario === 'oauth-400') return sendJson(res, 400, { error: 'unsupported_grant_type' });
+      sendJson(res, 404, {});
+    });
+    const login = (scenario: string, dir = configDir()) =>
+      cliFor(dir)(['login', '--base-url', `${t.url}/${scenario}`, '--client-id', 'ci-bot', '--client-secret-stdin'], { input: 'plain-secret' });
+    const dir = configDir();
+    const [redirect, bare, oauth500, oauth400] = await Promise.all([login('redirect', dir), login('bare-500'), login('oauth-500'), login('oauth-400')]);
+    expect([redirect.code, bare.code, oauth500.code, oauth400.code]).toEqual([9, 9, 9, 7]);
+    expect(redirect.stderr).toBe(`agctl: the server redirected to ${t.url}/elsewhere/auth/v1/token (HTTP 302); agctl does not follow redirects\nhint: check --base-url\n`);
+    expect(bare.stderr).toBe('agctl: token request failed: HTTP 500 Internal Server Error\n');
+    expect(oauth500.stderr).toBe('agctl: token request failed: HTTP 500 Internal Server Error: database unavailable (server_error)\n');
+    expect(oauth400.stderr).toBe('agctl: token request failed: HTTP 400 Bad Request (unsupported_grant_type)\n');
+    // the redirect was not followed, and nothing was saved
+    expect(t.seen.map((x) => x.path).sort()).toEqual(['/bare-500/auth/v1/token', '/oauth-400/auth/v1/token', '/oauth-500/auth/v1/token', '/redirect/auth/v1/token']);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+    expect(existsSync(join(dir, 'credentials'))).toBe(false);
   });
 
   it('without a terminal, a missing value is a usage error naming the flag and the env var', async () => {

@@ -261,12 +261,18 @@ describe('agctl task approve-step-up', async () => {
       ['--expand', 'app,bogus'],
       ['--wait-timeout', '0'],
       ['--wait-timeout', 'soon'],
+      ['--wait-timeout', '0.5'],
+      ['--wait-timeout', '1.5'],
+      ['--wait-timeout', '86401'],
       ['--step', ' '],
     ]) {
       const r = await cli(['task', 'approve-step-up', taskId, ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/^agctl: /m);
+      // whole seconds from 1, as the help says
+      if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be an integer from 1 to 86400');
     }
+    expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(/--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/);
     const n = s.server.store.db.prepare('SELECT COUNT(*) AS n FROM step_up_transactions WHERE task_id = ?').get(taskId) as { n: number };
     expect(n.n).toBe(0);
     expect(currentStep(taskId).id).toBe(stepId);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, CliError, Code, EXIT_CODE_TABLE, Exit, UsageError, codeForHttpStatus, exitCodeForStatus, httpStatusForCode } from '../../../src/api/errors.js';
 import { renderError } from '../../../src/cli/errors.js';
+import { escapeControls, safeJson } from '../../../src/cli/escape.js';
 
 describe('exit codes', () => {
   it('map HTTP statuses as documented (DESIGN.md §4)', () => {
@@ -90,4 +91,32 @@ describe('renderError', () => {
     const e = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
     expect(renderError(e)).toMatchObject({ exitCode: 130, line: 'cancelled' });
   });
+
+  it('shows control characters of messages and hints as escapes; JSON keeps the text', () => {
+    const r = renderError(new ApiError(400, Code.InvalidArgument, 'bad \u001b[31mred\u009b\r\n'));
+    expect(r.line).toBe('bad \\x1b[31mred\\x9b\\r\\n (HTTP 400, InvalidArgument)');
+    expect(r.json.error.message).toBe('bad \u001b[31mred\u009b\r\n');
+    const u = renderError(new UsageError('invalid rule ID "\u0007"', 'try \u007f'));
+    expect([u.line, u.hint]).toEqual(['invalid rule ID "\\x07"', 'try \\x7f']);
+    expect(renderError(new TypeError('x\u001bq')).line).toBe('unexpected error: x\\x1bq');
+  });
 });
+
+describe('escapeControls', () => {
+  it('replaces every C0 and C1 control character and DEL, and nothing else', () => {
+    expect(escapeControls('a\tb\nc\rd\u0000\u001b\u007f\u0080\u009f')).toBe('a\\tb\\nc\\rd\\x00\\x1b\\x7f\\x80\\x9f');
+    expect(escapeControls('plain é ✓ \u00a0 \\')).toBe('plain é ✓ \u00a0 \\');
+    expect(escapeControls('a\nb\u001b', '\n')).toBe('a\nb\\x1b');
+    for (let c = 0; c < 0x100; c++) {
+      const out = escapeControls(String.fromCharCode(c));
+      expect(/[\u0000-\u001f\u007f-\u009f]/.test(out), `U+${c.toString(16)}`).toBe(false);
+    }
+  });
+
+  it('safeJson also escapes DEL and C1, which JSON.stringify leaves raw', () => {
+    const s = safeJson({ m: 'a\u001b\u007f\u009b' });
+    expect(s).toBe('{"m":"a\\u001b\\u007f\\u009b"}');
+    expect(JSON.parse(s)).toEqual({ m: 'a\u001b\u007f\u009b' });
+  });
+});
+

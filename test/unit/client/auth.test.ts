@@ -121,14 +121,43 @@ describe('token request', () => {
     expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
 
     tokenAnswer = (res) => (sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'nope' }), true);
-    const err2 = (await flow(cache).token().catch((e: unknown) => e)) as ApiError;
-    expect(err2).toBeInstanceOf(ApiError);
-    expect([err2.status, err2.code]).toEqual([400, 'unsupported_grant_type']);
+    const err2 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    expect(err2).toBeInstanceOf(CliError);
+    expect([err2.status, err2.code, err2.exitCode, err2.message]).toEqual([400, 'unsupported_grant_type', Exit.Invalid, 'token request failed: HTTP 400 Bad Request: nope (unsupported_grant_type)']);
 
     tokenAnswer = (res) => (sendJson(res, 200, { token_type: 'Bearer' }), true);
     const err3 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
     expect(err3.exitCode).toBe(Exit.Server);
     expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+  });
+
+  it('says what failed once: the HTTP status, then the server\'s description and code when given', async () => {
+    const answers: [(res: Parameters<typeof sendJson>[0]) => void, number, string][] = [
+      [(res) => res.writeHead(500).end(), Exit.Server, 'token request failed: HTTP 500 Internal Server Error'],
+      [(res) => sendJson(res, 503, { message: 'maintenance' }), Exit.Server, 'token request failed: HTTP 503 Service Unavailable: maintenance'],
+      [(res) => sendJson(res, 429, { error: 'slow_down' }), Exit.RateLimited, 'token request failed: HTTP 429 Too Many Requests (slow_down)'],
+      [(res) => res.writeHead(401).end(), Exit.Unauthenticated, 'authentication failed: HTTP 401 Unauthorized'],
+      [(res) => res.writeHead(418).end(), Exit.Invalid, 'token request failed: HTTP 418'],
+    ];
+    for (const [answer, exitCode, message] of answers) {
+      tokenAnswer = (res) => (answer(res), true);
+      const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+      expect(err).toBeInstanceOf(CliError);
+      expect([err.exitCode, err.message]).toEqual([exitCode, message]);
+    }
+  });
+
+  it('does not follow a redirect (exit 9), and refuses a 2xx other than 200', async () => {
+    for (const status of [301, 302, 307, 308]) {
+      tokenAnswer = (res) => (res.writeHead(status, { location: `${srv.url}/other` }).end(), true);
+      const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+      expect(err).toBeInstanceOf(CliError);
+      expect([err.exitCode, err.message]).toEqual([Exit.Server, `the server redirected to ${srv.url}/other (HTTP ${status}); agctl does not follow redirects`]);
+    }
+    expect(srv.seen.filter((x) => x.path === '/other')).toEqual([]);
+    tokenAnswer = (res) => (sendJson(res, 201, { access_token: 'tok', token_type: 'Bearer' }), true);
+    const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+    expect([err.exitCode, err.message]).toEqual([Exit.Server, `unexpected response from ${srv.url}/auth/v1/token: HTTP 201, expected 200`]);
   });
 
   it('shares one request between concurrent callers', async () => {

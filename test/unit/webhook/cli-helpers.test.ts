@@ -1,6 +1,6 @@
 // Pure helpers of the webhook commands: captured-request parsing, curl output, load-mode summaries.
 import { describe, expect, it } from 'vitest';
-import { parseHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
+import { parseHeaderFlags, parseSendHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
 import { loadExitCode, percentile, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
 import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';
 import { curlCommand } from '../../../src/cli/commands/webhook/send.js';
@@ -101,6 +101,23 @@ describe('curl output and flags', () => {
     expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([['content-type', 'text/plain'], ['x-a', 'b:c']]);
     expect(() => parseHeaderFlags(['no colon'])).toThrow(/not of the form/);
     expect(() => parseHeaderFlags([': empty name'])).toThrow(/not of the form/);
+  });
+
+  it('refuses control characters in -H values, without quoting the value', () => {
+    expect(parseHeaderFlags(['X-A: a\tb'])).toEqual([['x-a', 'a\tb']]);
+    for (const v of ['a\r\nX-B: b', 'a\nb', 'a\rb', 'a\u0000b', 'a\u001bb', 'a\u007fb']) {
+      expect(() => parseHeaderFlags([`X-A: ${v}`]), JSON.stringify(v)).toThrow('--header X-A: a header value cannot contain CR, LF or other control characters');
+    }
+  });
+
+  it('refuses framing and connection headers, and non-Latin-1 values, in headers agctl sends', () => {
+    expect(parseSendHeaderFlags(['X-Trace: 1', 'Content-Type: text/plain', 'X-Name: é'])).toEqual([['x-trace', '1'], ['content-type', 'text/plain'], ['x-name', 'é']]);
+    for (const name of ['Content-Length', 'Transfer-Encoding', 'Host', 'Connection', 'Keep-Alive', 'Upgrade', 'TE', 'Trailer', 'Expect', 'transfer-encoding']) {
+      expect(() => parseSendHeaderFlags([`${name}: x`]), name).toThrow(`--header ${name}: agctl sets the framing and connection headers itself`);
+    }
+    expect(() => parseSendHeaderFlags(['X-A: \u2603'])).toThrow('--header X-A: a header value cannot contain characters outside ISO-8859-1');
+    // verify describes a captured request, where framing headers matter
+    expect(parseHeaderFlags(['Transfer-Encoding: chunked'])).toEqual([['transfer-encoding', 'chunked']]);
   });
 });
 

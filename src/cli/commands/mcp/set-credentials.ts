@@ -10,6 +10,7 @@ import {
   type UpdateCredentialsRequest,
 } from '../../../api/mcp.js';
 import { mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
+import { checkPathId } from '../../../client/paths.js';
 import { redactJson } from '../../../client/redact.js';
 import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdin } from '../../io.js';
@@ -36,6 +37,9 @@ import { printServerSummary } from './summary.js';
 export type { SetCredentialsOptions } from './draft.js';
 
 export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Promise<number> {
+  // Before any secret is read or prompted for.
+  checkPathId(opts.appId, 'app ID');
+  checkPathId(opts.connectorId, 'connector ID');
   const fromFile = opts.fromFile !== undefined;
   const body = fromFile ? await readRequestFile(opts, ctx) : await buildRequest(opts, ctx);
 

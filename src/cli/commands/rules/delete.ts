@@ -1,4 +1,5 @@
 import { ApiError, CliError, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { checkPathId } from '../../../client/paths.js';
 import { deleteRule } from '../../../client/rules.js';
 import type { CommandContext } from '../../context.js';
 import { renderError } from '../../errors.js';
@@ -17,6 +18,9 @@ interface Result {
 
 export async function run(opts: DeleteOptions, ctx: CommandContext): Promise<number> {
   const ids = [...new Set(opts.ruleIds)];
+  // Every ID is checked before the prompt and before the first delete.
+  checkPathId(opts.appId, 'app ID');
+  for (const id of ids) checkPathId(id, 'rule ID');
   if (!opts.yes) {
     if (!ctx.canPrompt) throw new UsageError('refusing to delete without confirmation: pass --yes', 'on a terminal agctl asks instead');
     const what = ids.length === 1 ? `rule ${ids[0]}` : `${ids.length} rules (${ids.join(', ')})`;

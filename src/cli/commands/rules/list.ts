@@ -22,7 +22,7 @@ export async function run(opts: ListOptions, ctx: CommandContext): Promise<numbe
   const s = ctx.out.s;
   await ctx.out.table(
     ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
-    rules.map((r) => [r.priority, r.id, truncate(r.displayName ?? '', 32), r.enabled ? s.green('yes') : s.dim('no'), truncate(r.condition ?? '', 40), r.settings?.requestPolicyId || '-']),
+    rules.map((r) => [r.priority ?? 0, r.id, truncate(r.displayName ?? '', 32), r.enabled ? s.green('yes') : s.dim('no'), truncate(r.condition ?? '', 40), r.settings?.requestPolicyId || '-']),
   );
   return 0;
 }

@@ -31,8 +31,31 @@ export function parseHeaderFlags(values: string[], flag = '--header'): [string, 
     const i = h.indexOf(':');
     const name = i > 0 ? h.slice(0, i).trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`${flag} "${h}" is not of the form 'Name: value'`);
-    return [name.toLowerCase(), h.slice(i + 1).trim()];
+    const value = h.slice(i + 1).trim();
+    // A header value never holds CR, LF or another control character (RFC 9110 §5.5; tabs are fine).
+    // The value is not quoted: it may be a credential.
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+      throw new UsageError(`${flag} ${name}: a header value cannot contain CR, LF or other control characters`, 'pass one header per flag: -H \'Name: value\' -H \'Other: value\'');
+    }
+    return [name.toLowerCase(), value];
   });
+}
+
+/** Headers that frame the message or manage the connection: the HTTP client sets them, a -H flag may not. */
+export const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'expect']);
+
+/** parseHeaderFlags for a request agctl sends: framing and hop-by-hop headers are refused. */
+export function parseSendHeaderFlags(values: string[], flag = '--header'): [string, string][] {
+  const headers = parseHeaderFlags(values, flag);
+  headers.forEach(([name, value], i) => {
+    const given = values[i]!.slice(0, values[i]!.indexOf(':')).trim();
+    if (CONNECTION_HEADERS.has(name)) {
+      throw new UsageError(`${flag} ${given}: agctl sets the framing and connection headers itself; this one cannot be given`);
+    }
+    // HTTP/1.1 carries header values as bytes: the client cannot send characters beyond ISO-8859-1.
+    if (/[^\u0000-\u00ff]/.test(value)) throw new UsageError(`${flag} ${given}: a header value cannot contain characters outside ISO-8859-1`);
+  });
+  return headers;
 }
 
 export const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
@@ -52,7 +75,4 @@ export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin: b
 
 export { shellQuote } from '../../output.js';
 
-export function statusText(status: number): string {
-  const names: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Content Too Large', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 500: 'Internal Server Error', 503: 'Service Unavailable' };
-  return names[status] ? `${status} ${names[status]}` : String(status);
-}
+export { statusText } from '../../../client/http.js';

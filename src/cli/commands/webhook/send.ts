@@ -1,10 +1,11 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
 import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { pathSegment } from '../../../client/paths.js';
 import { isUuidV4 } from '../../../lib/ids.js';
 import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
+import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
 
 export interface SendOptions {
   target: string;
@@ -45,7 +46,7 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
     return u.href;
   }
   if (!target || /[/?#\s]/.test(target)) throw new UsageError(`"${target}" is neither a listener URL nor a listener ID`);
-  return (await ctx.baseUrl()) + INCOMING_PATH + encodeURIComponent(target);
+  return (await ctx.baseUrl()) + INCOMING_PATH + pathSegment(target, 'listener ID');
 }
 
 async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
@@ -101,7 +102,7 @@ function checkOptions(opts: SendOptions): void {
 
 export async function run(opts: SendOptions, ctx: CommandContext): Promise<number> {
   checkOptions(opts);
-  const extra = parseHeaderFlags(opts.headers);
+  const extra = parseSendHeaderFlags(opts.headers);
   const url = await listenerUrl(opts.target, ctx);
   // The body first: a missing body is reported before any secret prompt.
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin });
