@@ -5,7 +5,7 @@ import { JwksError, loadJwks } from '../../../webhook/jwks.js';
 import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../webhook/verify.js';
 import { isIP } from 'node:net';
 import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readFileBytes, readStdinBytes, readWebhookSecret, statusText } from './common.js';
+import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from './common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from './request-file.js';
 
 export interface VerifyOptions {
@@ -31,7 +31,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   if (stdinUses > 1) throw new UsageError('only one input can come from standard input');
   if (opts.request !== undefined) {
     if (opts.headers.length || opts.bodyFile !== undefined) throw new UsageError('use either --request or --header/--body-file, not both');
-    const raw = opts.request === '-' ? await readStdinBytes(ctx, 'captured request') : readFileBytes(opts.request, '--request');
+    const raw = opts.request === '-' ? await readStdinBytes(ctx, 'captured request') : readInputFile(opts.request, '--request');
     try {
       return parseCapturedRequest(raw);
     } catch (err) {
@@ -43,7 +43,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   if (opts.bodyFile === undefined) throw new UsageError('--header needs --body-file (the exact body bytes)');
   const headers: Record<string, string> = {};
   for (const [k, v] of parseHeaderFlags(opts.headers)) addHeader(headers, k, v);
-  const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readFileBytes(opts.bodyFile, '--body-file');
+  const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readInputFile(opts.bodyFile, '--body-file');
   return { headers, body, notes: [] };
 }
 
