@@ -18,19 +18,27 @@ export interface ServeOptions {
 }
 
 export async function run(opts: ServeOptions, ctx: CommandContext): Promise<number> {
-  const { startEmbeddedServer } = await import('../../server/app.js');
+  const { startEmbeddedServer, StartupError } = await import('../../server/app.js');
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
-  const server = await startEmbeddedServer({
-    dataDir: dir,
-    host: opts.host,
-    port: opts.port,
-    tokenTtlSeconds: opts.tokenTtl,
-    frontendUrl: opts.frontendUrl,
-    trustProxy: opts.trustProxy,
-    allowInsecureJwks: opts.allowInsecureJwks,
-    log,
-  });
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({
+      dataDir: dir,
+      dataDirFlag: opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir',
+      host: opts.host,
+      port: opts.port,
+      tokenTtlSeconds: opts.tokenTtl,
+      frontendUrl: opts.frontendUrl,
+      trustProxy: opts.trustProxy,
+      allowInsecureJwks: opts.allowInsecureJwks,
+      log,
+    });
+  } catch (err) {
+    // The user's data directory, seal key or address, not a bug: one line and exit 2.
+    if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
+    throw err;
+  }
   const info = server.readyInfo();
   const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
   try {

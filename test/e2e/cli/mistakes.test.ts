@@ -1,7 +1,9 @@
 // Ordinary user and environment mistakes, through the real binary: each must
 // end with one clear line and a fitting exit code, never "unexpected error"
 // (exit 1, the bug path) and never a stack trace.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
@@ -42,5 +44,61 @@ describe('file inputs', () => {
       2,
       '--secret-file /dev/zero: larger than 1048576 bytes (1 MiB)',
     );
+  });
+});
+
+describe('serve and --embedded: addresses, data directories, seal keys', () => {
+  const run = cli();
+  const serve = (...args: string[]) => run(['serve', '--quiet', ...args], { timeoutMs: 15_000 });
+
+  it('names an address in use, an address not on this machine and a host name that does not resolve', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      expectClearError(await serve('--port', String(port), '--data-dir', join(work, 'd-port')), 2, `cannot listen on 127.0.0.1:${port}: the address is already in use`);
+    } finally {
+      taken.close();
+    }
+    expectClearError(await serve('--host', '192.0.2.1', '--data-dir', join(work, 'd-port')), 2, 'cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine');
+    expectClearError(await serve('--host', 'not a host', '--data-dir', join(work, 'd-port')), 2, 'cannot listen on "not a host": no such host name');
+  });
+
+  it('names a data directory that is a file, or under one, from --data-dir, AGCTL_DATA_DIR and --embedded', async () => {
+    const file = join(work, 'plain-file');
+    writeFileSync(file, 'x');
+    expectClearError(await serve('--data-dir', file), 2, `data directory ${file}: it is a file, not a directory`);
+    expectClearError(await serve('--data-dir', join(file, 'sub')), 2, `data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    const viaEnv = await run(['serve', '--quiet'], { env: { AGCTL_DATA_DIR: file } });
+    expectClearError(viaEnv, 2, `data directory ${file}: it is a file, not a directory`);
+    expect(viaEnv.stderr).toContain('with AGCTL_DATA_DIR');
+    expectClearError(await run(['--embedded', 'rules', 'list', 'crm-app'], { env: { AGCTL_DATA_DIR: join(file, 'sub') } }), 2, `--embedded: data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+  });
+
+  it('names a damaged database and malformed seal keys', async () => {
+    const corrupt = join(work, 'd-corrupt');
+    mkdirSync(corrupt);
+    writeFileSync(join(corrupt, 'agctl.db'), randomBytes(8192));
+    expectClearError(await serve('--data-dir', corrupt), 2, `the database ${join(corrupt, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`);
+    expectClearError(
+      await run(['serve', '--quiet', '--data-dir', join(work, 'd-garbage-key')], { env: { AGCTL_SEAL_KEY: 'garbage' } }),
+      2,
+      'AGCTL_SEAL_KEY is not a valid seal key: it must be 32 bytes, written as 64 hex digits or 43 base64url characters',
+    );
+    const shortKey = join(work, 'd-short-key');
+    mkdirSync(shortKey);
+    writeFileSync(join(shortKey, 'seal.key'), 'abc\n');
+    expectClearError(await serve('--data-dir', shortKey), 2, /^agctl: the seal key file .*d-short-key\/seal\.key is damaged: it must hold 32 bytes/);
+  });
+
+  it('says when AGCTL_SEAL_KEY is not the key the data directory was sealed with', async () => {
+    const dir = join(work, 'd-sealed');
+    const first = await run(['--embedded', 'rules', 'list', 'crm-app', '--limit', '1'], { env: { AGCTL_DATA_DIR: dir, AGCTL_SEAL_KEY: randomBytes(32).toString('hex') } });
+    expect(first.code, first.stderr).toBe(0);
+    const other = { AGCTL_DATA_DIR: dir, AGCTL_SEAL_KEY: randomBytes(32).toString('hex') };
+    const r = await run(['--embedded', 'rules', 'list', 'crm-app'], { env: other });
+    expectClearError(r, 2, `--embedded: the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
+    expect(r.stderr).toMatch(/^hint: set AGCTL_SEAL_KEY to the key used before/m);
+    expectClearError(await run(['serve', '--quiet', '--data-dir', dir], { env: other }), 2, `the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
   });
 });
