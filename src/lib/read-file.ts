@@ -3,6 +3,9 @@
 // through. Failures come back as a plain reason ("no such file", "is a
 // directory", "larger than N bytes") for the caller to put after the flag name.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { describeFsCode } from './fs-errors.js';
+
+export { describeFsCode };
 
 export class FileReadError extends Error {
   /** The errno code, or "EFBIG" when the file is larger than the limit. */
@@ -18,33 +21,6 @@ export class FileReadError extends Error {
 export function describeLimit(bytes: number): string {
   const unit = bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : '';
   return unit ? `${bytes} bytes (${unit})` : `${bytes} bytes`;
-}
-
-/** A plain description of a file system error code. */
-export function describeFsCode(code: string | undefined): string {
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file or directory';
-    case 'EISDIR':
-      return 'is a directory';
-    case 'ENOTDIR':
-      return 'a part of the path is not a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ELOOP':
-      return 'too many levels of symbolic links';
-    case 'ENXIO':
-      return 'not a file that can be read (a socket or a device without a reader)';
-    case 'ENAMETOOLONG':
-      return 'the path is too long';
-    case 'EROFS':
-      return 'the file system is read-only';
-    case 'ENOSPC':
-      return 'no space left on the device';
-    default:
-      return code ?? 'cannot be read';
-  }
 }
 
 /**

@@ -3,9 +3,7 @@
 // malformed or is not the one the secrets were sealed with, an address that
 // cannot be listened on. `agctl serve` and `--embedded` report these as usage
 // errors (exit 2); they are the user's or the machine's, not bugs.
-import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { describeFsCode } from '../lib/read-file.js';
+import { pathProblem } from '../lib/fs-errors.js';
 
 export class StartupError extends Error {
   readonly hint?: string;
@@ -23,30 +21,11 @@ export interface DataDirNaming {
 
 export const anotherDataDir = (n: DataDirNaming) => `choose another data directory${n.dataDirFlag ? ` with ${n.dataDirFlag}` : ''}`;
 
-/** The deepest existing part of `path` (itself included) that is not a directory, if any. */
-export function fileInTheWay(path: string): string | undefined {
-  for (let p = path; ; p = dirname(p)) {
-    try {
-      const st = statSync(p, { throwIfNoEntry: false });
-      if (st) return st.isDirectory() ? undefined : p;
-    } catch {
-      // ENOTDIR: a part above is a file; keep climbing
-    }
-    if (dirname(p) === p) return undefined;
-  }
-}
-
 /** The StartupError for a data directory that cannot be created or used. */
 export function dataDirError(dir: string, err: unknown, n: DataDirNaming): StartupError {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EEXIST' || code === 'ENOTDIR') {
-    const file = fileInTheWay(dir);
-    if (file) {
-      const what = file === dir ? 'it is a file, not a directory' : `${file} is a file, not a directory`;
-      return new StartupError(`data directory ${dir}: ${what}`, `${anotherDataDir(n)} (it is created when missing)`);
-    }
-  }
-  return new StartupError(`data directory ${dir}: ${describeFsCode(code) || (err as Error).message}`, anotherDataDir(n));
+  const inTheWay = code === 'EEXIST' || code === 'ENOTDIR';
+  return new StartupError(`data directory ${dir}: ${pathProblem(dir, err, { isDir: true })}`, `${anotherDataDir(n)}${inTheWay ? ' (it is created when missing)' : ''}`);
 }
 
 /** Formats host and port as an address (IPv6 in brackets). */

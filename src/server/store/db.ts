@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeFsCode } from '../../lib/read-file.js';
+import { describeFsCode } from '../../lib/fs-errors.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
 import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from '../startup.js';
 

@@ -6,7 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { cliFor, runCli, tempDir, type CliResult } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
 
 const work = tempDir('agctl-mistakes-e2e-');
 let n = 0;
@@ -100,5 +101,38 @@ describe('serve and --embedded: addresses, data directories, seal keys', () => {
     expectClearError(r, 2, `--embedded: the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
     expect(r.stderr).toMatch(/^hint: set AGCTL_SEAL_KEY to the key used before/m);
     expectClearError(await run(['serve', '--quiet', '--data-dir', dir], { env: other }), 2, `the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
+  });
+});
+
+describe('the config directory and its key', () => {
+  it('names AGCTL_CONFIG_DIR when it is a regular file', async () => {
+    const file = join(work, 'config-file');
+    writeFileSync(file, 'x');
+    const inFile = (args: string[], input?: string) => runCli(args, { configDir: file, input });
+    expectClearError(await inFile(['auth', 'status']), 2, `AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+    expectClearError(
+      await inFile(['login', '--base-url', 'http://127.0.0.1:1', '--client-id', 'x', '--client-secret-stdin'], 'secret'),
+      2,
+      `AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`,
+    );
+  });
+
+  it('says a stored secret cannot be unsealed under another AGCTL_CONFIG_KEY, instead of "no credentials"', async () => {
+    const s = await startTestServer();
+    const dir = join(work, 'cfg-sealed');
+    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { configDir: dir, input: s.plainClient.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    const other = { AGCTL_CONFIG_KEY: randomBytes(32).toString('hex') };
+    const status = await runCli(['auth', 'status'], { configDir: dir, env: other });
+    expect(status.code, status.stderr).toBe(3);
+    expect(status.stdout).toMatch(/^Credentials: +stored \(sealed\), but cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY$/m);
+    expect(status.stderr).toMatch(/^hint: set AGCTL_CONFIG_KEY to the key used when it was stored/m);
+    expectClearError(
+      await runCli(['rules', 'list', 'crm-app'], { configDir: dir, env: other }),
+      3,
+      'the stored client secret of profile "default" cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY',
+    );
+    // Logging out still works (nothing needs unsealing), and so does logging in again.
+    expect((await runCli(['logout'], { configDir: dir, env: other })).code).toBe(0);
   });
 });
