@@ -1,7 +1,7 @@
 // Ordinary user and environment mistakes, through the real binary: each must
 // end with one clear line and a fitting exit code, never "unexpected error"
 // (exit 1, the bug path) and never a stack trace.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -134,5 +134,24 @@ describe('the config directory and its key', () => {
     );
     // Logging out still works (nothing needs unsealing), and so does logging in again.
     expect((await runCli(['logout'], { configDir: dir, env: other })).code).toBe(0);
+  });
+});
+
+describe('webhook send --jwt-key', () => {
+  it('refuses keys that cannot sign with exit 2 and a plain reason', async () => {
+    const run = cli({ AGCTL_BASE_URL: 'http://127.0.0.1:1' });
+    const send = (key: string) => run(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1', '-d', '{}', '--jwt-key', key, '--dry-run']);
+    const short = join(work, 'rsa1024.pem');
+    writeFileSync(short, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    expectClearError(await send(short), 2, `--jwt-key ${short}: RSA keys must be at least 2048 bits; this one has 1024`);
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const encrypted = join(work, 'encrypted.pem');
+    writeFileSync(encrypted, ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }));
+    expectClearError(await send(encrypted), 2, /^agctl: --jwt-key .*encrypted\.pem: encrypted PEM keys are not supported: decrypt it with openssl first/);
+    const badD = join(work, 'bad-d.jwk.json');
+    const jwk = ec.export({ format: 'jwk' });
+    writeFileSync(badD, JSON.stringify({ ...jwk, d: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }).d }));
+    const r = await run(['webhook', 'send', 'http://127.0.0.1:1/x', '-d', '{}', '--jwt-key', badD, '--dry-run', '--debug']);
+    expectClearError(r, 2, `--jwt-key ${badD}: the key is not a valid private key: its private part does not match its public part, or is malformed`);
   });
 });

@@ -1,7 +1,7 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
 import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import { isUuidV4 } from '../../../lib/ids.js';
-import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
+import { KeyError, checkSigningKey, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { parseHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
@@ -59,6 +59,7 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): 
   let key: ReturnType<typeof loadSigningKey>;
   try {
     key = loadSigningKey(text, { alg: opts.alg, kid: opts.kid });
+    await checkSigningKey(key);
   } catch (err) {
     if (err instanceof KeyError) throw new UsageError(`--jwt-key ${opts.jwtKey}: ${err.message}`);
     throw err;
