@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../api/errors.js';
 import { dataDir as defaultDataDir } from '../../config/paths.js';
 import { writePrivateFile } from '../../config/secure-file.js';
+import { pathProblem } from '../../lib/fs-errors.js';
 import type { CommandContext } from '../context.js';
 
 export interface ServeOptions {
@@ -46,7 +47,7 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   } catch (err) {
     // Without the ready file nobody can use the server: stop it rather than run on unreachable.
     await server.close();
-    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
   const s = await ctx.out.styles();

@@ -2,7 +2,7 @@
 // end with one clear line and a fitting exit code, never "unexpected error"
 // (exit 1, the bug path) and never a stack trace.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -153,5 +153,24 @@ describe('webhook send --jwt-key', () => {
     writeFileSync(badD, JSON.stringify({ ...jwk, d: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }).d }));
     const r = await run(['webhook', 'send', 'http://127.0.0.1:1/x', '-d', '{}', '--jwt-key', badD, '--dry-run', '--debug']);
     expectClearError(r, 2, `--jwt-key ${badD}: the key is not a valid private key: its private part does not match its public part, or is malformed`);
+  });
+});
+
+describe('webhook keygen --out', () => {
+  it('names a file where a directory should be, and creates missing directories 0700', async () => {
+    const run = cli();
+    const base = join(work, 'keys');
+    mkdirSync(base);
+    writeFileSync(join(base, 'tok'), 'x');
+    expectClearError(
+      await run(['webhook', 'keygen', '--out', join(base, 'tok', 'k')]),
+      2,
+      `--out ${join(base, 'tok', 'k')}: cannot write ${join(base, 'tok', 'k.private.jwk.json')}: ${join(base, 'tok')} is a file, not a directory`,
+    );
+    const ok = await run(['webhook', 'keygen', '--out', join(base, 'new', 'deeper', 'k')]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(statSync(join(base, 'new')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(base, 'new', 'deeper')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(base, 'new', 'deeper', 'k.private.jwk.json')).mode & 0o777).toBe(0o600);
   });
 });
