@@ -61,9 +61,12 @@ export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<num
   const req = await readCapture(opts, ctx);
   if (opts.allowedCidrs.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
   if (opts.sourceIp && isIP(normalizeIp(opts.sourceIp)) === 0) throw new UsageError(`--source-ip: "${opts.sourceIp}" is not an IP address`);
+  // Like the listener's allowedCidrs: several ranges, given as repeated flags or comma-separated.
+  const ranges = opts.allowedCidrs.flatMap((v) => v.split(',')).map((r) => r.trim());
+  if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
   let allowList: AllowList | null = null;
   try {
-    if (opts.allowedCidrs.length) allowList = new AllowList(opts.allowedCidrs);
+    if (ranges.length) allowList = new AllowList(ranges);
   } catch (err) {
     if (err instanceof CidrError) throw new UsageError(`--allowed-cidr: ${err.message}`);
     throw err;
