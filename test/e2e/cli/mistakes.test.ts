@@ -174,3 +174,21 @@ describe('webhook keygen --out', () => {
     expect(statSync(join(base, 'new', 'deeper', 'k.private.jwk.json')).mode & 0o777).toBe(0o600);
   });
 });
+
+describe('network mistakes', () => {
+  it('says an https base URL reached a plain-HTTP server (exit 9), and fits the hint to where the URL came from', async () => {
+    const s = await startTestServer();
+    const host = new URL(s.baseUrl).host;
+    const r = await cli({ AGCTL_ACCESS_TOKEN: 't' })(['--base-url', `https://${host}`, 'rules', 'list', 'crm-app']);
+    expectClearError(r, 9, `TLS handshake with ${host} failed: the server does not speak TLS on that port (is it http://?)`);
+    expect(r.stderr).toMatch(/^hint: check --base-url: a server that speaks plain HTTP needs an http:\/\/ URL$/m);
+
+    const free = createServer();
+    await new Promise<void>((res) => free.listen(0, '127.0.0.1', () => res()));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((res) => free.close(res));
+    const sent = await cli({ AGCTL_WEBHOOK_SECRET: 's' })(['webhook', 'send', `http://127.0.0.1:${port}/api/v1/webhooks/incoming/L1`, '-d', '{}']);
+    expectClearError(sent, 9, `cannot reach http://127.0.0.1:${port}: connection refused`);
+    expect(sent.stderr).toMatch(/^hint: is the server running\? check the listener URL$/m);
+  });
+});

@@ -32,8 +32,10 @@ export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promi
 export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
 
 /** A listener URL as given, or the listener ID on the configured base URL. */
+const isFullUrl = (target: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+
 export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+  if (isFullUrl(target)) {
     let u: URL;
     try {
       u = new URL(target);
@@ -145,7 +147,8 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<numbe
   }
 
   ctx.debug(`webhook ${detail}`);
-  const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false });
+  const urlSource = isFullUrl(opts.target) ? 'the listener URL' : undefined;
+  const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false, urlSource });
   const answer = res.json<Record<string, unknown>>();
   if (ctx.out.json) {
     ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, response: answer ?? res.text() });
