@@ -65,7 +65,12 @@ export class CommandContext {
   /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
   get http(): HttpClient {
     if (!this.#http) {
-      this.#http = new HttpClient({ timeoutMs: this.settings.timeoutMs, debug: this.settings.debug ? (l) => this.debug(l) : undefined, userAgent: userAgent() });
+      this.#http = new HttpClient({
+        timeoutMs: this.settings.timeoutMs,
+        debug: this.settings.debug ? (l) => this.debug(l) : undefined,
+        userAgent: userAgent(),
+        urlSource: baseUrlSourceName(this.settings),
+      });
       this.onClose(() => this.#http?.close());
     }
     return this.#http;
@@ -143,3 +148,18 @@ export class CommandContext {
     return this.#api;
   }
 }
+
+/** Where the base URL came from, as a hint names it ("check --base-url"). */
+export function baseUrlSourceName(s: Settings): string {
+  switch (s.baseUrlSource) {
+    case 'env':
+      return 'AGCTL_BASE_URL';
+    case 'profile':
+      return `the base URL of profile "${s.profile}" (or pass --base-url)`;
+    case 'client-id':
+      return `the tenant named by the client ID (or pass --base-url)`;
+    default:
+      return '--base-url';
+  }
+}
+

@@ -1,11 +1,20 @@
 // --embedded: the embedded server started inside this process on a loopback
 // ephemeral port over the persistent data directory. The command still talks
 // to it over HTTP, through the same client and token flow as a real tenant.
+import { resolve } from 'node:path';
+import { UsageError } from '../api/errors.js';
 import type { EmbeddedHandle } from './context.js';
 
 export async function startEmbedded(dir: string, log: (line: string) => void): Promise<EmbeddedHandle> {
-  const { startEmbeddedServer } = await import('../server/app.js');
-  const server = await startEmbeddedServer({ dataDir: dir, port: 0, host: '127.0.0.1', log });
+  const { startEmbeddedServer, StartupError } = await import('../server/app.js');
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({ dataDir: resolve(dir), dataDirFlag: 'AGCTL_DATA_DIR', port: 0, host: '127.0.0.1', log });
+  } catch (err) {
+    // The data directory or seal key of the user, not a bug: one line and exit 2.
+    if (err instanceof StartupError) throw new UsageError(`--embedded: ${err.message}`, err.hint);
+    throw err;
+  }
   const info = server.readyInfo();
   const client = info.clients.find((c) => c.form === 'key') ?? info.clients[0]!;
   log(`embedded server on ${info.baseUrl} (data: ${dir}) as ${client.clientId}`);

@@ -1,7 +1,10 @@
 // Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
-import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../api/errors.js';
+import { FileReadError, describeLimit, readFileLimited } from '../lib/read-file.js';
+
+/** The most a secret, a key or a JSON configuration given on stdin or in a file may hold. */
+export const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
 
 export interface IO {
   stdin: Readable & { isTTY?: boolean };
@@ -41,28 +44,34 @@ export function promptsAllowed(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolea
 }
 
 /** Reads all of stdin as bytes, refusing more than `maxBytes`. */
-export async function readStdinBytes(io: IO, what: string, maxBytes = 1024 * 1024): Promise<Buffer> {
+export async function readStdinBytes(io: IO, what: string, maxBytes = MAX_SMALL_INPUT_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of io.stdin) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += b.length;
-    if (size > maxBytes) throw new UsageError(`the ${what} on standard input is larger than ${maxBytes} bytes`);
+    if (size > maxBytes) throw new UsageError(`the ${what} on standard input is larger than ${describeLimit(maxBytes)}`);
     chunks.push(b);
   }
   return Buffer.concat(chunks);
 }
 
 /** Reads all of stdin as text (for --...-stdin flags). */
-export async function readStdin(io: IO, what: string, maxBytes = 1024 * 1024): Promise<string> {
+export async function readStdin(io: IO, what: string, maxBytes = MAX_SMALL_INPUT_BYTES): Promise<string> {
   return (await readStdinBytes(io, what, maxBytes)).toString('utf8');
 }
 
-/** Reads a file named by a flag; a file that cannot be read is a usage error naming the flag. */
-export function readFileBytes(path: string, flag: string): Buffer {
+/**
+ * Reads a file named by a flag, at most `maxBytes` (enforced while reading, so
+ * /dev/zero or a FIFO cannot grow without end). A file that cannot be read, a
+ * directory or a file over the limit is a usage error naming the flag:
+ * `--flag FILE: larger than N bytes`.
+ */
+export function readFileBytes(path: string, flag: string, maxBytes = MAX_SMALL_INPUT_BYTES): Buffer {
   try {
-    return readFileSync(path);
+    return readFileLimited(path, maxBytes);
   } catch (err) {
-    throw new UsageError(`${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (err instanceof FileReadError) throw new UsageError(`${flag} ${path}: ${err.message}`);
+    throw err;
   }
 }

@@ -11,6 +11,8 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Where the URL came from, for hints on failures (default: the client's `urlSource`, e.g. "--base-url"). */
+  urlSource?: string;
   /**
    * Safe to send twice. Defaults to true for GET/HEAD/PUT/DELETE/OPTIONS.
    * Non-idempotent requests are retried only when they surely never reached the server.
@@ -33,6 +35,8 @@ export interface HttpOptions {
   retryMaxDelayMs?: number;
   debug?: (line: string) => void;
   userAgent?: string;
+  /** Where request URLs come from, for hints on network failures (default "--base-url"). */
+  urlSource?: string;
   /** Connections per origin (load mode raises it). */
   connections?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -89,7 +93,7 @@ export class HttpClient {
           await this.#sleep(this.#backoff(attempt));
           continue;
         }
-        throw networkError(err, req.url, this.timeoutMs);
+        throw networkError(err, req.url, this.timeoutMs, req.urlSource ?? this.#opts.urlSource ?? '--base-url');
       }
       this.#debugResponse(res, performance.now() - started);
       if (RETRY_STATUS.has(res.status) && idempotent && attempt < this.maxRetries) {
@@ -186,34 +190,73 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-function describeNetworkError(err: unknown): string {
+/** TLS failures that mean the port speaks plain HTTP (or something else that is not TLS). */
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'ERR_SSL_RECORD_LAYER_FAILURE']);
+/** Certificate verification failures (node:tls codes). */
+const CERT_ERRORS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a self-signed certificate that is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is not signed by a trusted authority',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate is not signed by a trusted authority',
+  UNABLE_TO_GET_ISSUER_CERT: 'the certificate is not signed by a trusted authority',
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
+};
+
+type Failure = { kind: 'refused' | 'not-found' | 'timeout' | 'reset' | 'not-tls' | 'tls' | 'certificate' | 'other'; detail: string };
+
+function classifyNetworkError(err: unknown): Failure {
   const code = errorCode(err);
   switch (code) {
     case 'ECONNREFUSED':
-      return 'connection refused';
+      return { kind: 'refused', detail: 'connection refused' };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'host not found';
+      return { kind: 'not-found', detail: 'host not found' };
     case 'ETIMEDOUT':
     case 'UND_ERR_CONNECT_TIMEOUT':
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return 'timed out';
+      return { kind: 'timeout', detail: 'timed out' };
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
-      return 'connection reset';
-    default:
-      return (err as Error)?.message ?? String(err);
+      return { kind: 'reset', detail: 'connection reset' };
   }
+  if (code && NOT_TLS.has(code)) return { kind: 'not-tls', detail: 'the server does not speak TLS on that port (is it http://?)' };
+  if (code && CERT_ERRORS[code]) return { kind: 'certificate', detail: CERT_ERRORS[code]! };
+  // OpenSSL's own text (library, function, source file) means nothing to a user: the code names it.
+  if (code?.startsWith('ERR_SSL_')) return { kind: 'tls', detail: code.slice('ERR_SSL_'.length).toLowerCase().replace(/_/g, ' ') };
+  return { kind: 'other', detail: (err as Error)?.message ?? String(err) };
 }
 
-function networkError(err: unknown, url: string, timeoutMs: number): CliError {
-  const what = describeNetworkError(err);
-  const origin = new URL(url).origin;
-  const detail = what === 'timed out' ? `timed out after ${timeoutMs / 1000} s` : what;
-  return new CliError(`cannot reach ${origin}: ${detail}`, Exit.Server, {
-    hint: what === 'connection refused' ? 'is the server running? check --base-url' : what === 'timed out' ? 'raise --timeout or try again' : undefined,
-  });
+/** One line for --debug logs. */
+function describeNetworkError(err: unknown): string {
+  const f = classifyNetworkError(err);
+  return f.kind === 'not-tls' || f.kind === 'tls' ? `TLS handshake failed: ${f.detail}` : f.kind === 'certificate' ? `TLS certificate not trusted: ${f.detail}` : f.detail;
+}
+
+function networkError(err: unknown, url: string, timeoutMs: number, source: string): CliError {
+  const f = classifyNetworkError(err);
+  const u = new URL(url);
+  switch (f.kind) {
+    case 'not-tls':
+      return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, { hint: `check ${source}: a server that speaks plain HTTP needs an http:// URL` });
+    case 'tls':
+      return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, { hint: `check ${source}` });
+    case 'certificate':
+      return new CliError(`the TLS certificate of ${u.host} is not trusted: ${f.detail}`, Exit.Server, {
+        hint: `check ${source}; for a private certificate authority, set NODE_EXTRA_CA_CERTS to its certificate file`,
+      });
+    case 'refused':
+      return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `is the server running? check ${source}` });
+    case 'not-found':
+      return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `check the host name in ${source}` });
+    case 'timeout':
+      return new CliError(`cannot reach ${u.origin}: timed out after ${timeoutMs / 1000} s`, Exit.Server, { hint: 'raise --timeout or try again' });
+    default:
+      return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server);
+  }
 }
 
 const STATUS_NAMES: Record<number, string> = {

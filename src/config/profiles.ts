@@ -3,7 +3,7 @@
 // that costs more than the rest of a `rules list` start-up, and most commands
 // only read. Writes go through conf (atomic write, file mode 0600).
 import { join } from 'node:path';
-import { readTextIfExists, ensurePrivateDir } from './secure-file.js';
+import { readTextIfExists, ensurePrivateDir, inConfigDir } from './secure-file.js';
 import { chmodSync } from 'node:fs';
 import { UsageError } from '../api/errors.js';
 
@@ -27,10 +27,12 @@ export function isValidProfileName(name: string): boolean {
 
 export class ProfileStore {
   readonly dir: string;
+  readonly #env: NodeJS.ProcessEnv;
   #cache?: ConfigFile;
 
-  constructor(dir: string) {
+  constructor(dir: string, env: NodeJS.ProcessEnv = {}) {
     this.dir = dir;
+    this.#env = env;
   }
 
   get path(): string {
@@ -39,7 +41,7 @@ export class ProfileStore {
 
   read(): ConfigFile {
     if (this.#cache) return this.#cache;
-    const text = readTextIfExists(this.path);
+    const text = inConfigDir(this.dir, this.#env, () => readTextIfExists(this.path));
     let data: ConfigFile = {};
     if (text) {
       try {
@@ -62,19 +64,21 @@ export class ProfileStore {
   }
 
   async #conf() {
-    ensurePrivateDir(this.dir);
+    inConfigDir(this.dir, this.#env, () => ensurePrivateDir(this.dir));
     const { default: Conf } = await import('conf');
-    return new Conf<ConfigFile>({ cwd: this.dir, configName: 'config', projectName: 'agctl', configFileMode: 0o600 });
+    return inConfigDir(this.dir, this.#env, () => new Conf<ConfigFile>({ cwd: this.dir, configName: 'config', projectName: 'agctl', configFileMode: 0o600 }));
   }
 
   /** Saves (merges) a profile and optionally makes it the current one. */
   async save(name: string, profile: Profile, makeCurrent = false): Promise<void> {
     const conf = await this.#conf();
-    const profiles = { ...(conf.get('profiles') ?? {}) };
-    profiles[name] = { ...profiles[name], ...profile };
-    conf.set('profiles', profiles);
-    if (makeCurrent || !conf.get('currentProfile')) conf.set('currentProfile', name);
-    chmodSync(this.path, 0o600);
+    inConfigDir(this.dir, this.#env, () => {
+      const profiles = { ...(conf.get('profiles') ?? {}) };
+      profiles[name] = { ...profiles[name], ...profile };
+      conf.set('profiles', profiles);
+      if (makeCurrent || !conf.get('currentProfile')) conf.set('currentProfile', name);
+      chmodSync(this.path, 0o600);
+    });
     this.#cache = undefined;
   }
 }

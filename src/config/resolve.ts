@@ -77,7 +77,7 @@ export class ConfigContext {
   readonly vault: Vault;
   constructor(env: NodeJS.ProcessEnv) {
     this.dir = configDir(env);
-    this.profiles = new ProfileStore(this.dir);
+    this.profiles = new ProfileStore(this.dir, env);
     this.vault = new Vault(this.dir, env);
   }
 }
@@ -128,10 +128,14 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   return s;
 }
 
-/** Loads the stored secret of the profile when it belongs to the resolved client ID. */
+/**
+ * Loads the stored secret of the profile when it belongs to the resolved client
+ * ID. Throws (exit 3) when it is stored but cannot be unsealed: the wrong
+ * AGCTL_CONFIG_KEY, a damaged or missing key file, a damaged credential file.
+ */
 export function attachStoredSecret(s: Settings, config: ConfigContext): Settings {
   if (s.clientSecret || !s.clientId) return s;
-  const cred = config.vault.loadCredential(s.profile);
-  if (cred && cred.clientId === s.clientId) [s.clientSecret, s.clientSecretSource] = [cred.clientSecret, 'stored'];
+  const cred = config.vault.loadCredential(s.profile, s.clientId);
+  if (cred) [s.clientSecret, s.clientSecretSource] = [cred.clientSecret, 'stored'];
   return s;
 }

@@ -4,6 +4,34 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, basename } from 'node:path';
+import { UsageError } from '../api/errors.js';
+import { isFsError, pathProblem } from '../lib/fs-errors.js';
+
+/**
+ * A file system error in the config directory as a usage error naming it (and
+ * AGCTL_CONFIG_DIR when that chose it): a regular file where the directory
+ * should be, no permission, a read-only disk. Other errors are returned as they are.
+ */
+export function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unknown {
+  if (!isFsError(err) || err instanceof UsageError) return err;
+  const fromEnv = Boolean(env.AGCTL_CONFIG_DIR);
+  const problem = pathProblem(dir, err, { isDir: true });
+  const path = (err as NodeJS.ErrnoException).path;
+  const where = path && path !== dir && !problem.includes(' is a file') ? ` (${path})` : '';
+  return new UsageError(
+    `${fromEnv ? 'AGCTL_CONFIG_DIR' : 'config directory'} ${dir}: ${problem}${where}`,
+    fromEnv ? 'AGCTL_CONFIG_DIR must name a directory agctl can write (it is created when missing)' : 'fix it, or set AGCTL_CONFIG_DIR to another directory',
+  );
+}
+
+/** Runs `fn`, turning file system errors in the config directory into usage errors. */
+export function inConfigDir<T>(dir: string, env: NodeJS.ProcessEnv, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw configDirError(dir, env, err);
+  }
+}
 
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -3,10 +3,12 @@
 // Values are sealed with AES-256-GCM under a key kept in its own 0600 file
 // (or AGCTL_CONFIG_KEY), so a copied credentials or token file alone is useless.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Sealer, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
-import { ensurePrivateDir, readTextIfExists, writePrivateFile } from './secure-file.js';
+import { CliError, Exit, UsageError } from '../api/errors.js';
+import { describeFsCode } from '../lib/fs-errors.js';
+import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
+import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
 export interface StoredCredential {
   clientId: string;
@@ -22,6 +24,18 @@ export interface CachedToken {
 /** The additional data binding a sealed value to its place: a copied value opens nowhere else. */
 const credentialPlace = (profile: string, clientId: string) => `credential\u0000${profile}\u0000${clientId}`;
 const tokenPlace = (tokenUrl: string, clientId: string) => `token\u0000${tokenUrl}\u0000${clientId}`;
+
+/** Why the sealing key cannot be had: a plain cause and what to do. */
+class KeyProblem extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+const LOGIN_AGAIN = 'run `agctl login` again to store it anew';
 
 /** Removes a file; true when there was one. */
 function removeFile(path: string): boolean {
@@ -40,12 +54,69 @@ export class Vault {
     this.#env = env;
   }
 
+  get keyFile(): string {
+    return join(this.dir, 'key');
+  }
+
+  /** The sealer for writing: AGCTL_CONFIG_KEY, else the key file (created when missing). Usage errors name what is wrong. */
   get sealer(): Sealer {
     if (!this.#sealer) {
-      const key = this.#env.AGCTL_CONFIG_KEY ? parseKey(this.#env.AGCTL_CONFIG_KEY) : loadOrCreateKeyFile(join(this.dir, 'key'));
-      this.#sealer = new Sealer(key);
+      try {
+        this.#sealer = new Sealer(this.#env.AGCTL_CONFIG_KEY ? this.#envKey() : this.#inDir(() => loadOrCreateKeyFile(this.keyFile)));
+      } catch (err) {
+        if (err instanceof KeyProblem) throw new UsageError(err.message, err.hint);
+        if (err instanceof SealKeyError) {
+          throw new UsageError(`the key file ${this.keyFile} is damaged: it must hold ${SEAL_KEY_FORMAT}`, 'restore it from a backup, or remove it to have a new key made (the secrets sealed with the old key are then lost: log in again)');
+        }
+        throw err;
+      }
     }
     return this.#sealer;
+  }
+
+  #envKey(): Buffer {
+    try {
+      return parseKey(this.#env.AGCTL_CONFIG_KEY!);
+    } catch (err) {
+      if (err instanceof SealKeyError) {
+        throw new KeyProblem(`AGCTL_CONFIG_KEY is not a valid key: it must be ${SEAL_KEY_FORMAT}`, `fix AGCTL_CONFIG_KEY, or unset it to use the key file ${this.keyFile}`);
+      }
+      throw err;
+    }
+  }
+
+  /** The sealer for reading: never creates a key (a missing key file is a problem to report, not to paper over). */
+  #openingSealer(): Sealer {
+    if (this.#sealer) return this.#sealer;
+    if (this.#env.AGCTL_CONFIG_KEY) return (this.#sealer = new Sealer(this.#envKey()));
+    let text: string;
+    try {
+      text = readFileSync(this.keyFile, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new KeyProblem(`the key file ${this.keyFile} is missing`, `restore it from a backup, set AGCTL_CONFIG_KEY to the key, or ${LOGIN_AGAIN}`);
+      throw new KeyProblem(`cannot read the key file ${this.keyFile}: ${describeFsCode(code)}`, `check the file, or ${LOGIN_AGAIN}`);
+    }
+    try {
+      return (this.#sealer = new Sealer(parseKey(text)));
+    } catch (err) {
+      if (err instanceof SealKeyError) {
+        throw new KeyProblem(`the key file ${this.keyFile} is damaged (it must hold ${SEAL_KEY_FORMAT})`, 'restore it from a backup, or remove it and run `agctl login` again');
+      }
+      throw err;
+    }
+  }
+
+  /** Why a sealed value does not open under the current key. */
+  #wrongKey(): KeyProblem {
+    if (this.#env.AGCTL_CONFIG_KEY) {
+      return new KeyProblem('it was sealed with another key than AGCTL_CONFIG_KEY', `set AGCTL_CONFIG_KEY to the key used when it was stored (or unset it to use the key file ${this.keyFile}), or ${LOGIN_AGAIN}`);
+    }
+    return new KeyProblem(`it was sealed with another key than the key file ${this.keyFile}`, `restore the key file it was sealed with, set AGCTL_CONFIG_KEY to that key, or ${LOGIN_AGAIN}`);
+  }
+
+  #inDir<T>(fn: () => T): T {
+    return inConfigDir(this.dir, this.#env, fn);
   }
 
   credentialPath(profile: string): string {
@@ -53,26 +124,59 @@ export class Vault {
   }
 
   saveCredential(profile: string, cred: StoredCredential): void {
-    // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
-    ensurePrivateDir(this.dir);
     const sealed = this.sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
-    writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, clientSecret: sealed }) + '\n');
+    this.#inDir(() => {
+      // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
+      ensurePrivateDir(this.dir);
+      writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, clientSecret: sealed }) + '\n');
+    });
   }
 
-  /** The stored credential, or undefined when there is none or it cannot be opened. */
-  loadCredential(profile: string): StoredCredential | undefined {
-    const text = readTextIfExists(this.credentialPath(profile));
-    if (!text) return undefined;
+  /** The client ID a profile's stored credential is for, without unsealing anything (undefined when none or unreadable). */
+  storedClientId(profile: string): string | undefined {
     try {
-      const v = JSON.parse(text) as { clientId: string; clientSecret: string };
-      return { clientId: v.clientId, clientSecret: this.sealer.open(v.clientSecret, credentialPlace(profile, v.clientId)) };
-    } catch {
+      const v = JSON.parse(this.#inDir(() => readTextIfExists(this.credentialPath(profile))) ?? 'null') as { clientId?: unknown } | null;
+      return typeof v?.clientId === 'string' ? v.clientId : undefined;
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
       return undefined;
     }
   }
 
+  /**
+   * The stored credential, or undefined when there is none (or, with
+   * `clientId`, when it is for another client). A credential that is stored
+   * but cannot be unsealed (another key, a damaged or missing key file, a
+   * damaged file) is a CliError (exit 3) saying why and what to do.
+   */
+  loadCredential(profile: string, clientId?: string): StoredCredential | undefined {
+    const path = this.credentialPath(profile);
+    const text = this.#inDir(() => readTextIfExists(path));
+    if (!text) return undefined;
+    const fail = (cause: string, hint: string) =>
+      new CliError(`the stored client secret of profile "${profile}" cannot be unsealed: ${cause}`, Exit.Unauthenticated, { hint });
+    let v: { clientId?: unknown; clientSecret?: unknown };
+    try {
+      v = JSON.parse(text) as typeof v;
+    } catch {
+      throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
+    }
+    if (typeof v?.clientId !== 'string' || typeof v.clientSecret !== 'string') throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
+    if (clientId !== undefined && v.clientId !== clientId) return undefined;
+    try {
+      return { clientId: v.clientId, clientSecret: this.#openingSealer().open(v.clientSecret, credentialPlace(profile, v.clientId)) };
+    } catch (err) {
+      if (err instanceof KeyProblem) throw fail(err.message, err.hint);
+      if (err instanceof SealOpenError) {
+        const problem = v.clientSecret.startsWith('v1.') ? this.#wrongKey() : new KeyProblem(`the file ${path} is damaged`, LOGIN_AGAIN);
+        throw fail(problem.message, problem.hint);
+      }
+      throw err;
+    }
+  }
+
   removeCredential(profile: string): boolean {
-    return removeFile(this.credentialPath(profile));
+    return this.#inDir(() => removeFile(this.credentialPath(profile)));
   }
 
   tokenPath(tokenUrl: string, clientId: string): string {
@@ -81,25 +185,28 @@ export class Vault {
   }
 
   saveToken(tokenUrl: string, clientId: string, token: CachedToken): void {
-    ensurePrivateDir(this.dir);
     const sealed = this.sealer.seal(token.accessToken, tokenPlace(tokenUrl, clientId));
-    writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n');
+    this.#inDir(() => {
+      ensurePrivateDir(this.dir);
+      writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n');
+    });
   }
 
+  /** A cached token; anything that does not open (another key, a damaged file) is a cache miss: a new token is fetched. */
   loadToken(tokenUrl: string, clientId: string): CachedToken | undefined {
-    const text = readTextIfExists(this.tokenPath(tokenUrl, clientId));
+    const text = this.#inDir(() => readTextIfExists(this.tokenPath(tokenUrl, clientId)));
     if (!text) return undefined;
     try {
       const v = JSON.parse(text) as { tokenUrl: string; clientId: string; expiresAt: number; accessToken: string };
       if (v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number') return undefined;
-      return { expiresAt: v.expiresAt, accessToken: this.sealer.open(v.accessToken, tokenPlace(tokenUrl, clientId)) };
+      return { expiresAt: v.expiresAt, accessToken: this.#openingSealer().open(v.accessToken, tokenPlace(tokenUrl, clientId)) };
     } catch {
       return undefined;
     }
   }
 
   removeToken(tokenUrl: string, clientId: string): boolean {
-    return removeFile(this.tokenPath(tokenUrl, clientId));
+    return this.#inDir(() => removeFile(this.tokenPath(tokenUrl, clientId)));
   }
 
   /** Removes every cached token of a client ID (whatever its token URL); returns how many. */

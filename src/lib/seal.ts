@@ -8,10 +8,28 @@ import { dirname, join } from 'node:path';
 
 const VERSION = 'v1';
 
+/** A key that is not 32 bytes in one of the accepted spellings. */
+export class SealKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SealKeyError';
+  }
+}
+
+/** A sealed value that does not open: another key, another place, or damaged. */
+export class SealOpenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SealOpenError';
+  }
+}
+
+export const SEAL_KEY_FORMAT = '32 bytes, written as 64 hex digits or 43 base64url characters';
+
 export class Sealer {
   readonly #key: Buffer;
   constructor(key: Buffer) {
-    if (key.length !== 32) throw new Error('seal key must be 32 bytes');
+    if (key.length !== 32) throw new SealKeyError(`a seal key must be ${SEAL_KEY_FORMAT}`);
     this.#key = key;
   }
 
@@ -27,14 +45,18 @@ export class Sealer {
   /** Opens a sealed value; throws when the key, the additional data or the value is wrong. */
   open(sealed: string, aad: string): string {
     const [v, n, c] = sealed.split('.');
-    if (v !== VERSION || !n || !c) throw new Error('not a sealed value');
+    if (v !== VERSION || !n || !c) throw new SealOpenError('not a sealed value');
     const nonce = Buffer.from(n, 'base64url');
     const data = Buffer.from(c, 'base64url');
-    if (nonce.length !== 12 || data.length < 16) throw new Error('not a sealed value');
+    if (nonce.length !== 12 || data.length < 16) throw new SealOpenError('not a sealed value');
     const decipher = createDecipheriv('aes-256-gcm', this.#key, nonce);
     decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(data.subarray(data.length - 16));
-    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
+    try {
+      return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SealOpenError('the sealed value does not open with this key (another key, or damaged)');
+    }
   }
 }
 
@@ -44,7 +66,7 @@ export function parseKey(text: string): Buffer {
   if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, 'hex');
   const b = Buffer.from(t, 'base64url');
   if (b.length === 32) return b;
-  throw new Error('a seal key must be 32 bytes, as 64 hex digits or base64url');
+  throw new SealKeyError(`a seal key must be ${SEAL_KEY_FORMAT}`);
 }
 
 /**

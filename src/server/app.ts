@@ -5,14 +5,21 @@ import type { AddressInfo } from 'node:net';
 import { ApiError, Code, codeForHttpStatus } from '../api/errors.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
-import { Store } from './store/db.js';
+import { Store, databaseError } from './store/db.js';
+import { SealOpenError } from '../lib/seal.js';
+import { StartupError, listenError } from './startup.js';
+import { join } from 'node:path';
 import { MODULES } from './modules.js';
 import { TOKEN_PATH, authenticateBearer, listClients } from './routes/auth.js';
 import type { ServerModule } from './module.js';
 
+export { StartupError };
+
 export interface EmbeddedServerOptions {
   /** Data directory; omitted (or ':memory:') for an in-memory store. */
   dataDir?: string;
+  /** How the user names the data directory (`--data-dir`, `AGCTL_DATA_DIR`), for hints in start-up errors. */
+  dataDirFlag?: string;
   sealKey?: Buffer;
   clock?: Clock;
   tokenTtlSeconds?: number;
@@ -56,22 +63,33 @@ export class EmbeddedServer {
       allowInsecureJwks: opts.allowInsecureJwks ?? false,
     };
     const dataDir = opts.dataDir && opts.dataDir !== ':memory:' ? opts.dataDir : undefined;
-    this.store = new Store({ dataDir, sealKey: opts.sealKey });
+    this.store = new Store({ dataDir, sealKey: opts.sealKey, dataDirFlag: opts.dataDirFlag });
     const modules = opts.modules ?? MODULES;
     const seedCtx = { store: this.store, clock: this.clock, options: this.options };
-    for (const m of modules) {
-      m.migrate(this.store);
-      const key = `seed:${m.name}`;
-      const saved = this.store.getMeta(key);
-      let part: Record<string, unknown> = {};
-      if (saved !== undefined) part = JSON.parse(saved) as Record<string, unknown>;
-      else if (m.seed) {
-        part = this.store.db.transaction(() => m.seed!(seedCtx))();
-        this.store.setMeta(key, JSON.stringify(part));
+    try {
+      for (const m of modules) {
+        m.migrate(this.store);
+        const key = `seed:${m.name}`;
+        const saved = this.store.getMeta(key);
+        let part: Record<string, unknown> = {};
+        if (saved !== undefined) part = JSON.parse(saved) as Record<string, unknown>;
+        else if (m.seed) {
+          part = this.store.db.transaction(() => m.seed!(seedCtx))();
+          this.store.setMeta(key, JSON.stringify(part));
+        }
+        if (m.reveal) part = m.reveal(part, seedCtx);
+        Object.assign(this.demo, part);
+        m.routes(this.router);
       }
-      if (m.reveal) part = m.reveal(part, seedCtx);
-      Object.assign(this.demo, part);
-      m.routes(this.router);
+      // The stored secrets open (or there are none yet): the key fits this data directory.
+      listClients(this.store);
+      this.store.rememberSealKey();
+    } catch (err) {
+      this.store.close();
+      // A data directory written before the key check: its secrets name a wrong key as they fail to open.
+      if (err instanceof SealOpenError) throw this.store.wrongKeyError();
+      if (dataDir) throw databaseError(join(dataDir, 'agctl.db'), err, this.store.naming);
+      throw err;
     }
     for (const m of modules) {
       const stop = m.start?.(seedCtx);
@@ -98,11 +116,13 @@ export class EmbeddedServer {
     return this.#baseUrl;
   }
 
+  /** Listens on host:port; a StartupError names what is wrong with the address. */
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
     await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
+      const failed = (err: Error) => reject(listenError(host, port, err));
+      this.http.once('error', failed);
       this.http.listen(port, host, () => {
-        this.http.off('error', reject);
+        this.http.off('error', failed);
         resolve();
       });
     });
@@ -345,6 +365,11 @@ export { codeForHttpStatus };
 /** Starts a server on loopback; a convenience for tests and `--embedded`. */
 export async function startEmbeddedServer(opts: EmbeddedServerOptions & { port?: number; host?: string } = {}): Promise<EmbeddedServer> {
   const server = new EmbeddedServer(opts);
-  await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  try {
+    await server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
+  } catch (err) {
+    await server.close().catch(() => undefined);
+    throw err;
+  }
   return server;
 }

@@ -3,7 +3,7 @@
 // cooldown); they must be HTTPS, except loopback URLs when insecure JWKS are
 // allowed (`agctl serve --allow-insecure-jwks`, `webhook verify --allow-insecure-jwks`).
 // Local sets come from a JWKS object or file.
-import { readFile } from 'node:fs/promises';
+import { FileReadError, readFileLimited } from '../lib/read-file.js';
 import { isIP } from 'node:net';
 import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 
@@ -17,6 +17,8 @@ export class JwksError extends Error {
 }
 
 export const JWKS_TIMEOUT_MS = 3000;
+/** A JWKS file larger than this is refused while it is read. */
+export const JWKS_FILE_MAX_BYTES = 1024 * 1024;
 export const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
 export const JWKS_COOLDOWN_MS = 30_000;
 
@@ -95,9 +97,10 @@ export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return remoteJwks(source, opts);
   let text: string;
   try {
-    text = await readFile(source, 'utf8');
+    text = readFileLimited(source, JWKS_FILE_MAX_BYTES).toString('utf8');
   } catch (err) {
-    throw new JwksError(`cannot read JWKS file ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (err instanceof FileReadError) throw new JwksError(`cannot read JWKS file ${source}: ${err.message}`);
+    throw err;
   }
   let parsed: unknown;
   try {

@@ -4,7 +4,10 @@
 import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
 import { generateJwkPair, type KeyPairSpec } from '../lib/keypair.js';
-import { JWT_ALGORITHMS, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
+import { JWT_ALGORITHMS, createWebhookJwt, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
+
+/** The smallest RSA key jose (and RFC 7518 §3.3) accepts for RS256. */
+export const MIN_RSA_BITS = 2048;
 
 export class KeyError extends Error {
   constructor(message: string) {
@@ -87,22 +90,34 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
   const t = text.trim();
   let key: KeyObject;
   let jwk: JWK | undefined;
-  try {
-    if (t.startsWith('{')) {
+  if (t.startsWith('{')) {
+    try {
       jwk = JSON.parse(t) as JWK;
-      if (!jwk || typeof jwk !== 'object' || typeof jwk.kty !== 'string') throw new KeyError('not a JWK');
-      if (jwk.kty === 'oct') throw new KeyError('a symmetric (oct) JWK cannot sign webhook JWTs: use an ES256, RS256 or EdDSA private key');
-      if (typeof jwk.d !== 'string') throw new KeyError('the JWK is a public key; a private key (with "d") is needed to sign');
-      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
-    } else if (t.includes('PRIVATE KEY-----')) {
-      key = createPrivateKey(t);
-    } else {
-      throw new KeyError('the key file holds neither a private JWK (JSON) nor a PEM private key');
+    } catch {
+      throw new KeyError('the file starts like a JWK but is not valid JSON');
     }
-  } catch (err) {
-    if (err instanceof KeyError) throw err;
-    throw new KeyError(`cannot read the private key: ${(err as Error).message}`);
+    if (!jwk || typeof jwk !== 'object' || typeof jwk.kty !== 'string') throw new KeyError('not a JWK (no "kty")');
+    if (jwk.kty === 'oct') throw new KeyError('a symmetric (oct) JWK cannot sign webhook JWTs: use an ES256, RS256 or EdDSA private key');
+    if (typeof jwk.d !== 'string') throw new KeyError('the JWK is a public key; a private key (with "d") is needed to sign');
+    try {
+      key = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw new KeyError('the JWK is not a valid private key (a member is missing or malformed)');
+    }
+  } else if (t.includes('PRIVATE KEY-----')) {
+    if (t.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || /^Proc-Type:\s*4,\s*ENCRYPTED/m.test(t)) {
+      throw new KeyError('encrypted PEM keys are not supported: decrypt it with openssl first (openssl pkey -in KEY.pem -out plain.pem), and keep the result private');
+    }
+    try {
+      key = createPrivateKey(t);
+    } catch {
+      throw new KeyError('the PEM private key cannot be read (damaged, or not PKCS#8, SEC1 or PKCS#1)');
+    }
+  } else {
+    throw new KeyError('the key file holds neither a private JWK (JSON) nor a PEM private key');
   }
+  const bits = key.asymmetricKeyType === 'rsa' ? key.asymmetricKeyDetails?.modulusLength : undefined;
+  if (bits !== undefined && bits < MIN_RSA_BITS) throw new KeyError(`RSA keys must be at least ${MIN_RSA_BITS} bits; this one has ${bits}`);
   const keyAlg = algorithmForKey(key);
   const alg = opts.alg ?? (typeof jwk?.alg === 'string' ? jwk.alg : keyAlg);
   if (!isJwtAlgorithm(alg)) throw new KeyError(`unsupported algorithm ${alg}: use one of ${JWT_ALGORITHMS.join(', ')}`);
@@ -110,3 +125,17 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
   const kid = opts.kid ?? (typeof jwk?.kid === 'string' && jwk.kid ? jwk.kid : jwkThumbprint(createPublicKey(key).export({ format: 'jwk' }) as JWK));
   return { key, alg, kid };
 }
+
+/**
+ * Signs a throwaway JWT with the key, so a key that loads but cannot sign (an
+ * EC or OKP JWK whose "d" does not belong to its public part) is refused as a
+ * key problem before anything is sent.
+ */
+export async function checkSigningKey(k: SigningKey): Promise<void> {
+  try {
+    await createWebhookJwt({ key: k.key, alg: k.alg, kid: k.kid, tenant: 'https://check.invalid', endpointUrl: 'https://check.invalid/', eventId: 'check', body: new Uint8Array(), nowSeconds: 0 });
+  } catch {
+    throw new KeyError('the key is not a valid private key: its private part does not match its public part, or is malformed');
+  }
+}
+

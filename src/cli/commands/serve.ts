@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../api/errors.js';
 import { dataDir as defaultDataDir } from '../../config/paths.js';
 import { writePrivateFile } from '../../config/secure-file.js';
+import { pathProblem } from '../../lib/fs-errors.js';
 import type { CommandContext } from '../context.js';
 
 export interface ServeOptions {
@@ -18,19 +19,27 @@ export interface ServeOptions {
 }
 
 export async function run(opts: ServeOptions, ctx: CommandContext): Promise<number> {
-  const { startEmbeddedServer } = await import('../../server/app.js');
+  const { startEmbeddedServer, StartupError } = await import('../../server/app.js');
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
-  const server = await startEmbeddedServer({
-    dataDir: dir,
-    host: opts.host,
-    port: opts.port,
-    tokenTtlSeconds: opts.tokenTtl,
-    frontendUrl: opts.frontendUrl,
-    trustProxy: opts.trustProxy,
-    allowInsecureJwks: opts.allowInsecureJwks,
-    log,
-  });
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  try {
+    server = await startEmbeddedServer({
+      dataDir: dir,
+      dataDirFlag: opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir',
+      host: opts.host,
+      port: opts.port,
+      tokenTtlSeconds: opts.tokenTtl,
+      frontendUrl: opts.frontendUrl,
+      trustProxy: opts.trustProxy,
+      allowInsecureJwks: opts.allowInsecureJwks,
+      log,
+    });
+  } catch (err) {
+    // The user's data directory, seal key or address, not a bug: one line and exit 2.
+    if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
+    throw err;
+  }
   const info = server.readyInfo();
   const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
   try {
@@ -38,7 +47,7 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   } catch (err) {
     // Without the ready file nobody can use the server: stop it rather than run on unreachable.
     await server.close();
-    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
   const s = await ctx.out.styles();

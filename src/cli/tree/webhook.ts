@@ -86,7 +86,7 @@ Examples:
     .option('--tenant <url>', 'the tenant base URL (the JWT sub; default: the profile base URL, else the --url origin)')
     .option('--now <unix>', 'judge at this Unix time in seconds instead of now', unixSeconds('--now'))
     .option('--source-ip <ip>', 'the source address of the request (for --allowed-cidr)')
-    .option('--allowed-cidr <cidr>', "the listener's allowed range (repeatable)", collect, [])
+    .option('--allowed-cidr <cidrs>', "the listener's allowed ranges, comma-separated (repeatable)", collect, [])
     .option('--trust-proxy', 'take the source address from X-Forwarded-For, as a server behind a proxy would')
     .option('--allow-insecure-jwks', 'allow a JWKS URL over plain http on a loopback address')
     .addHelpText(

@@ -3,48 +3,152 @@
 // the connection, the sealer for secrets at rest and the bookkeeping of which
 // module has been migrated and seeded in this data directory.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Sealer, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
+import { describeFsCode } from '../../lib/fs-errors.js';
+import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
+import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from '../startup.js';
 
 export type DB = Database.Database;
 
-export interface StoreOptions {
+export interface StoreOptions extends DataDirNaming {
   /** Data directory; omitted for an in-memory store. */
   dataDir?: string;
   /** 32-byte seal key (otherwise AGCTL_SEAL_KEY, else a key file in dataDir, else random for :memory:). */
   sealKey?: Buffer;
 }
 
+/** Where the seal key came from (for messages about a key that does not fit). */
+export type SealKeySource = 'option' | 'env' | 'file' | 'random';
+
+/** The meta row holding a value sealed with the data directory's key: a wrong key is named at start-up. */
+const SEAL_CHECK = 'seal_check';
+const SEAL_CHECK_PLACE = 'meta\u0000seal_check';
+
 export class Store {
   readonly db: DB;
   readonly sealer: Sealer;
   readonly dataDir?: string;
+  readonly sealKeySource: SealKeySource;
+  readonly #naming: DataDirNaming;
 
   constructor(opts: StoreOptions = {}) {
     this.dataDir = opts.dataDir;
+    this.#naming = { dataDirFlag: opts.dataDirFlag };
     let key = opts.sealKey;
-    if (!key && process.env.AGCTL_SEAL_KEY) key = parseKey(process.env.AGCTL_SEAL_KEY);
+    let source: SealKeySource = 'option';
+    if (!key && process.env.AGCTL_SEAL_KEY) {
+      source = 'env';
+      try {
+        key = parseKey(process.env.AGCTL_SEAL_KEY);
+      } catch (err) {
+        if (err instanceof SealKeyError) throw new StartupError(`AGCTL_SEAL_KEY is not a valid seal key: it must be ${SEAL_KEY_FORMAT}`, 'set it to the key the data directory was sealed with, or unset it to use the key file in the data directory');
+        throw err;
+      }
+    }
     if (opts.dataDir) {
-      mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-      key ??= loadOrCreateKeyFile(join(opts.dataDir, 'seal.key'));
-      this.db = new Database(join(opts.dataDir, 'agctl.db'));
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('busy_timeout = 5000');
-      // A small page cache (1 MiB; the OS caches the file anyway). At every
-      // commit SQLite drops cached pages past the end of the database, and when
-      // a B-tree split has renumbered a page during the transaction (as the
-      // random event-ID inserts of webhook ingest do constantly) that walks the
-      // whole cache: with the default 16 MiB it cost more than a third of each commit.
-      this.db.pragma('cache_size = -1024');
+      const dir = opts.dataDir;
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+      } catch (err) {
+        throw dataDirError(dir, err, this.#naming);
+      }
+      if (!key) {
+        source = 'file';
+        const keyFile = join(dir, 'seal.key');
+        try {
+          key = loadOrCreateKeyFile(keyFile);
+        } catch (err) {
+          if (err instanceof SealKeyError) {
+            throw new StartupError(
+              `the seal key file ${keyFile} is damaged: it must hold ${SEAL_KEY_FORMAT}`,
+              `restore it from a backup (or set AGCTL_SEAL_KEY to the key); the secrets in this data directory cannot be opened without it. Or ${anotherDataDir(this.#naming)}`,
+            );
+          }
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code) throw new StartupError(`cannot read the seal key file ${keyFile}: ${describeFsCode(code)}`);
+          throw err;
+        }
+      }
+      const dbFile = join(dir, 'agctl.db');
+      let db: DB | undefined;
+      try {
+        db = new Database(dbFile);
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('busy_timeout = 5000');
+        // A small page cache (1 MiB; the OS caches the file anyway). At every
+        // commit SQLite drops cached pages past the end of the database, and when
+        // a B-tree split has renumbered a page during the transaction (as the
+        // random event-ID inserts of webhook ingest do constantly) that walks the
+        // whole cache: with the default 16 MiB it cost more than a third of each commit.
+        db.pragma('cache_size = -1024');
+        db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      } catch (err) {
+        if (db?.open) db.close();
+        throw databaseError(dbFile, err, this.#naming);
+      }
+      this.db = db;
     } else {
+      source = key ? source : 'random';
       key ??= Buffer.from(crypto.getRandomValues(new Uint8Array(32)));
       this.db = new Database(':memory:');
+      this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
     }
+    this.sealKeySource = source;
     this.db.pragma('foreign_keys = ON');
     this.sealer = new Sealer(key);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    try {
+      this.verifySealKey();
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Checks the seal key against the value sealed when the data directory was
+   * first used; throws a StartupError naming the key's source when it does not open.
+   */
+  verifySealKey(): void {
+    const check = this.getMeta(SEAL_CHECK);
+    if (check === undefined) return;
+    try {
+      this.sealer.open(check, SEAL_CHECK_PLACE);
+    } catch (err) {
+      if (err instanceof SealOpenError) throw this.wrongKeyError();
+      throw err;
+    }
+  }
+
+  /** Records the check value once the key is known to fit (a fresh directory, or one whose secrets opened). */
+  rememberSealKey(): void {
+    if (this.getMeta(SEAL_CHECK) === undefined) this.setMeta(SEAL_CHECK, this.sealer.seal('agctl', SEAL_CHECK_PLACE));
+  }
+
+  /** How the user names the data directory (for messages). */
+  get naming(): DataDirNaming {
+    return this.#naming;
+  }
+
+  /** The StartupError for a seal key that does not open this data directory's secrets. */
+  wrongKeyError(): StartupError {
+    const dir = this.dataDir ?? ':memory:';
+    const other = anotherDataDir(this.#naming);
+    if (this.sealKeySource === 'env') {
+      const file = this.dataDir ? join(this.dataDir, 'seal.key') : undefined;
+      return new StartupError(
+        `the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`,
+        `set AGCTL_SEAL_KEY to the key used before${file && existsSync(file) ? ` (or unset it to use ${file})` : ''}, or ${other}`,
+      );
+    }
+    if (this.sealKeySource === 'file') {
+      return new StartupError(
+        `the data directory ${dir} holds secrets sealed with another key than its key file ${join(dir, 'seal.key')}`,
+        `restore the seal.key the data was written with, or set AGCTL_SEAL_KEY to that key, or ${other}`,
+      );
+    }
+    return new StartupError(`the data directory ${dir} holds secrets sealed with another key`, other);
   }
 
   getMeta(key: string): string | undefined {
@@ -68,4 +172,18 @@ export class Store {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** The StartupError for a database file that cannot be opened or is not an SQLite database (other errors as they are). */
+export function databaseError(file: string, err: unknown, n: DataDirNaming): unknown {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const message = (err as Error).message;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new StartupError(
+      `the database ${file} is damaged or not an agctl database (SQLite: ${message})`,
+      `restore it from a backup, or move it away to start with fresh demo data, or ${anotherDataDir(n)}`,
+    );
+  }
+  if (code.startsWith('SQLITE_')) return new StartupError(`cannot open the database ${file}: ${message}`, anotherDataDir(n));
+  return err;
 }

@@ -3,11 +3,12 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODE_TABLE } from '../../../src/api/errors.js';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
-import { cliFor, runCli, tempDir, type CliResult } from '../../helpers/cli.js';
+import { ROOT, cliFor, runCli, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 // A read-only server for listing, a second one for deletes and clock moves.
@@ -262,23 +263,30 @@ describe('exit codes and errors', () => {
   });
 
   it('shows a stack trace only for unexpected errors, and only with --debug', async () => {
+    // A bug, injected: reading config.json throws a plain Error.
+    const fault = { NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'inject-fault.mjs')).href}` };
     const notADir = join(work, 'a-file');
     writeFileSync(notADir, 'x');
     const broken = join(work, 'broken-config');
     mkdirSync(broken);
     writeFileSync(join(broken, 'config.json'), '{ not json');
-    const [quiet, debug, badConfig] = await Promise.all([
-      runCli(['auth', 'status'], { configDir: join(notADir, 'cfg') }),
-      runCli(['auth', 'status', '--debug'], { configDir: join(notADir, 'cfg') }),
+    const [quiet, debug, badConfig, fileInTheWay] = await Promise.all([
+      runCli(['auth', 'status'], { configDir: join(work, 'cfg-fault'), env: fault }),
+      runCli(['auth', 'status', '--debug'], { configDir: join(work, 'cfg-fault'), env: fault }),
       runCli(['auth', 'status', '--debug'], { configDir: broken }),
+      runCli(['auth', 'status', '--debug'], { configDir: join(notADir, 'cfg') }),
     ]);
     expect(quiet.code).toBe(1);
-    expectOneErrorLine(quiet, /^agctl: unexpected error: ENOTDIR/);
+    expectOneErrorLine(quiet, /^agctl: unexpected error: injected fault$/);
+    expect(quiet.stderr).toMatch(/^hint: run again with --debug for details, and please report it$/m);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     // a broken config file is the user's to fix: exit 2, no stack even with --debug
     expect(badConfig.code).toBe(2);
     expectOneErrorLine(badConfig, /^agctl: the config file .*config\.json is not valid JSON$/);
+    // so is a config directory under a regular file
+    expect(fileInTheWay.code).toBe(2);
+    expectOneErrorLine(fileInTheWay, /^agctl: AGCTL_CONFIG_DIR .*a-file\/cfg: .*a-file is a file, not a directory$/);
   });
 
   it('with -o json, errors are one JSON object on stderr and stdout stays empty', async () => {

@@ -275,6 +275,14 @@ describe('webhook verify', () => {
     expect(blocked.stdout).toMatch(/source address 127\.0\.0\.1 is not in/);
     const mapped = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '::ffff:10.1.2.3', '--allowed-cidr', '10.0.0.0/8']);
     expect(mapped.code).toBe(0);
+    // Several ranges in one flag, comma-separated (as the listener's allowedCidrs list); a stray comma is named.
+    const listed = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '11.2.3.4', '--allowed-cidr', '10.0.0.0/8, 11.0.0.0/8']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const notListed = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '12.0.0.1', '--allowed-cidr', '10.0.0.0/8,11.0.0.0/8']);
+    expect(notListed.code).toBe(4);
+    const stray = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '12.0.0.1', '--allowed-cidr', '10.0.0.0/8,']);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/^agctl: --allowed-cidr: an empty range \(a stray comma\?\)$/m);
     // A body changed after capture (one byte appended past Content-Length is ignored; one changed byte is not).
     writeFileSync(join(work, 'tampered.http'), raw.replace('{"n":812}', '{"n":813}'));
     const tampered = await withSecret()(['webhook', 'verify', '--request', join(work, 'tampered.http')]);

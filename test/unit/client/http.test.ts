@@ -126,6 +126,26 @@ describe('connection errors', () => {
     expect(err.hint).toMatch(/is the server running/);
   });
 
+  it('names where the URL came from in the hint', async () => {
+    const port = await closedPort();
+    const { http } = client({ maxRetries: 0, urlSource: 'AGCTL_BASE_URL' });
+    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe('is the server running? check AGCTL_BASE_URL');
+    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x`, urlSource: 'the listener URL' }))).hint).toBe('is the server running? check the listener URL');
+    expect((await failure(client({ maxRetries: 0 }).http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe('is the server running? check --base-url');
+  });
+
+  it('says an https URL reached a plain-HTTP port, without OpenSSL internals', async () => {
+    srv.reset((_r, res) => sendJson(res, 200, {}));
+    const { http } = client({ maxRetries: 2 });
+    const host = new URL(srv.url).host;
+    const err = await failure(http.send({ method: 'GET', url: `https://${host}/x` }));
+    expect(err.exitCode).toBe(Exit.Server);
+    expect(err.message).toBe(`TLS handshake with ${host} failed: the server does not speak TLS on that port (is it http://?)`);
+    expect(err.hint).toBe('check --base-url: a server that speaks plain HTTP needs an http:// URL');
+    expect(`${err.message} ${err.hint}`).not.toMatch(/ssl3|openssl|routines/i);
+    await http.close();
+  });
+
   it('times out per request and says so', async () => {
     srv.reset(() => {}); // never answers
     const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 1 });

@@ -6,6 +6,7 @@ import { ProfileStore } from '../../../src/config/profiles.js';
 import { ensurePrivateDir, writePrivateFile } from '../../../src/config/secure-file.js';
 import { Vault } from '../../../src/config/vault.js';
 import { loadOrCreateKeyFile } from '../../../src/lib/seal.js';
+import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-vault-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -203,3 +204,77 @@ describe('sealed token cache', () => {
     expect(new Vault(fresh(), {}).removeTokensOf('bot')).toBe(0);
   });
 });
+
+describe('a stored secret that cannot be unsealed', () => {
+  /** The CliError `fn` throws (it must throw one). */
+  const cliError = (fn: () => unknown): CliError => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(CliError);
+      return err as CliError;
+    }
+    throw new Error('expected a CliError');
+  };
+  const stored = () => {
+    const dir = fresh();
+    new Vault(dir, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    return dir;
+  };
+  const prefix = 'the stored client secret of profile "ci" cannot be unsealed: ';
+
+  it('names a wrong or malformed AGCTL_CONFIG_KEY (exit 3), and still tells nothing about another client', () => {
+    const dir = stored();
+    const wrong = cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential('ci'));
+    expect(wrong.exitCode).toBe(Exit.Unauthenticated);
+    expect(wrong.message).toBe(`${prefix}it was sealed with another key than AGCTL_CONFIG_KEY`);
+    expect(wrong.hint).toMatch(/^set AGCTL_CONFIG_KEY to the key used when it was stored .*agctl login/);
+    expect(cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'garbage' }).loadCredential('ci')).message).toBe(
+      `${prefix}AGCTL_CONFIG_KEY is not a valid key: it must be 32 bytes, written as 64 hex digits or 43 base64url characters`,
+    );
+    // A credential for another client ID is not unsealed at all.
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential('ci', 'someone-else')).toBeUndefined();
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedClientId('ci')).toBe('bot');
+  });
+
+  it('names a damaged, replaced or missing key file and a damaged credential file', () => {
+    const damaged = stored();
+    writeFileSync(join(damaged, 'key'), 'abc\n');
+    expect(cliError(() => new Vault(damaged, {}).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
+    // Saving with a damaged key file is a usage error: no new key is made behind the user's back.
+    expect(() => new Vault(damaged, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).toThrow(UsageError);
+
+    const replaced = stored();
+    writeFileSync(join(replaced, 'key'), 'cd'.repeat(32) + '\n');
+    expect(cliError(() => new Vault(replaced, {}).loadCredential('ci')).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}`);
+
+    const missing = stored();
+    rmSync(join(missing, 'key'));
+    expect(cliError(() => new Vault(missing, {}).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
+    expect(existsSync(join(missing, 'key'))).toBe(false);
+
+    const broken = stored();
+    const vault = new Vault(broken, {});
+    writeFileSync(vault.credentialPath('ci'), '{"clientId":');
+    expect(cliError(() => vault.loadCredential('ci')).message).toBe(`${prefix}the file ${vault.credentialPath('ci')} is damaged`);
+  });
+});
+
+describe('a config directory that is not one', () => {
+  it('is a usage error naming AGCTL_CONFIG_DIR (or the config directory)', () => {
+    const file = join(fresh() + '-file');
+    writeFileSync(file, 'x');
+    const env = { AGCTL_CONFIG_DIR: file };
+    expect(() => new ProfileStore(file, env).read()).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+    expect(() => new Vault(file, env).loadCredential('default')).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+    expect(() => new Vault(file, env).saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 })).toThrow(UsageError);
+    expect(() => new Vault(join(file, 'sub'), {}).loadToken(TOKEN_URL, 'bot')).toThrow(`config directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+  });
+
+  it('makes ProfileStore.save a usage error too', async () => {
+    const file = join(fresh() + '-file');
+    writeFileSync(file, 'x');
+    await expect(new ProfileStore(file, { AGCTL_CONFIG_DIR: file }).save('default', { clientId: 'x' })).rejects.toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+  });
+});
+

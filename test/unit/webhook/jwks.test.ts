@@ -135,7 +135,7 @@ describe('local JWKS files', () => {
   it('reports unreadable or invalid files', async () => {
     writeFileSync(join(dir, 'bad.json'), '{nope');
     writeFileSync(join(dir, 'shape.json'), '{"keys": "x"}');
-    await expect(loadJwks(join(dir, 'missing.json'), { allowInsecure: false })).rejects.toThrow(/cannot read JWKS file .*ENOENT/);
+    await expect(loadJwks(join(dir, 'missing.json'), { allowInsecure: false })).rejects.toThrow(/cannot read JWKS file .*missing.json: no such file or directory/);
     await expect(loadJwks(join(dir, 'bad.json'), { allowInsecure: false })).rejects.toThrow(/not valid JSON/);
     await expect(loadJwks(join(dir, 'shape.json'), { allowInsecure: false })).rejects.toThrow(/not a JWKS/);
   });

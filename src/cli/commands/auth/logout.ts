@@ -2,9 +2,10 @@ import type { CommandContext } from '../../context.js';
 
 export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
   const s = ctx.settings;
-  const stored = ctx.vault.loadCredential(s.profile);
+  // Never unseals: a secret that no longer opens (another key) must still be removable.
+  const storedClientId = ctx.vault.storedClientId(s.profile);
   const profile = ctx.config.profiles.get(s.profile);
-  const clientIds = new Set([stored?.clientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
+  const clientIds = new Set([storedClientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
   const removedSecret = ctx.vault.removeCredential(s.profile);
   // Every cached token of these client IDs, whatever base URL it was issued for.
   let removedTokens = 0;

@@ -1,4 +1,4 @@
-import { Exit } from '../../../api/errors.js';
+import { CliError, Exit } from '../../../api/errors.js';
 import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
 import { isKeySecret } from '../../../lib/client-secret.js';
 import { attachStoredSecret } from '../../../config/resolve.js';
@@ -18,10 +18,19 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
     else ctx.out.fields([['Mode', 'embedded server (in this process)'], ['Base URL', e.baseUrl], ['Client ID', e.clientId]]);
     return 0;
   }
-  const s = attachStoredSecret(ctx.settings, ctx.config);
+  let s = ctx.settings;
+  // A stored secret that cannot be unsealed is shown as such (not as "none"), with what to do.
+  let unsealError: CliError | undefined;
+  try {
+    s = attachStoredSecret(s, ctx.config);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    unsealError = err;
+  }
   const now = Math.floor(ctx.clock.now() / 1000);
   let credentials: string;
   if (s.accessToken) credentials = 'access token from AGCTL_ACCESS_TOKEN';
+  else if (unsealError) credentials = `stored (sealed), but ${unsealError.message.replace(/^the stored client secret of profile "[^"]*" /, '')}`;
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
 
@@ -43,6 +52,7 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
       clientId: s.clientId ?? null,
       clientIdSource: s.clientIdSource ?? null,
       credentials,
+      ...(unsealError ? { credentialsError: unsealError.message, hint: unsealError.hint } : {}),
       token,
       configDir: ctx.config.dir,
     });
@@ -61,7 +71,8 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
       ['Token', tokenLine],
       ['Config', ctx.config.dir],
     ]);
-    if (!loggedIn) ctx.out.info('hint: run `agctl login`');
+    if (unsealError && !loggedIn) ctx.out.info(`hint: ${unsealError.hint}`);
+    else if (!loggedIn) ctx.out.info('hint: run `agctl login`');
   }
   return loggedIn ? 0 : Exit.Unauthenticated;
 }

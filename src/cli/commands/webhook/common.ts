@@ -4,7 +4,11 @@ import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdinBytes as readAllStdin } from '../../io.js';
 import { readSecret, missingSecret, type SecretSource } from '../../secrets.js';
 
-/** Bodies larger than this are refused before sending (listeners take 64 KiB). */
+/**
+ * Bodies and captured requests larger than this are refused while they are
+ * read (listeners take 64 KiB; more is allowed so an oversized body can still
+ * be sent or judged, and the answer is 413).
+ */
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /** Reads all of stdin as bytes (a body must keep its exact bytes). */
@@ -15,11 +19,16 @@ export async function readStdinBytes(ctx: CommandContext, what: string): Promise
 
 export { readFileBytes };
 
+/** A body or captured request from a file: at most MAX_INPUT_BYTES. */
+export function readInputFile(path: string, flag: string): Buffer {
+  return readFileBytes(path, flag, MAX_INPUT_BYTES);
+}
+
 /** The request body from --data, --data-file (or "-") or stdin, as exact bytes. */
 export async function readBody(ctx: CommandContext, o: { data?: string; dataFile?: string; stdinTaken: boolean }): Promise<{ bytes: Buffer; file?: string }> {
   if (o.data !== undefined && o.dataFile !== undefined) throw new UsageError('use either --data or --data-file, not both');
   if (o.data !== undefined) return { bytes: Buffer.from(o.data, 'utf8') };
-  if (o.dataFile !== undefined && o.dataFile !== '-') return { bytes: readFileBytes(o.dataFile, '--data-file'), file: o.dataFile };
+  if (o.dataFile !== undefined && o.dataFile !== '-') return { bytes: readInputFile(o.dataFile, '--data-file'), file: o.dataFile };
   if (o.stdinTaken) throw new UsageError('standard input already carries the secret: pass the body with --data or --data-file');
   if (ctx.io.isStdinTTY) throw new UsageError('no request body: pass --data, --data-file, or pipe it on standard input');
   return { bytes: await readStdinBytes(ctx, 'request body') };

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../../../api/errors.js';
 import { writePrivateFile } from '../../../config/secure-file.js';
+import { isFsError, pathProblem } from '../../../lib/fs-errors.js';
 import { KeyError, generateListenerKey } from '../../../webhook/keys.js';
 import type { CommandContext } from '../../context.js';
 
@@ -27,12 +28,16 @@ export async function run(opts: KeygenOptions, ctx: CommandContext): Promise<num
     if (err instanceof KeyError) throw new UsageError(err.message);
     throw err;
   }
+  let writing = privateFile;
   try {
-    // The user's own directory (often the working directory): its mode is not ours to change.
+    // The user's own directory (often the working directory): its mode is not
+    // ours to change. Missing directories are created 0700.
     writePrivateFile(privateFile, JSON.stringify(key.privateJwk, null, 2) + '\n', { privateDir: false });
+    writing = jwksFile;
     writeFileSync(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n', { mode: 0o644 });
   } catch (err) {
-    throw new UsageError(`--out: cannot write ${prefix}.*: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    if (!isFsError(err)) throw err;
+    throw new UsageError(`--out ${prefix}: cannot write ${writing}: ${pathProblem(writing, err)}`);
   }
   if (ctx.out.json) {
     ctx.out.printJson({ alg: key.alg, kid: key.kid, privateKeyFile: privateFile, jwksFile, jwks: key.publicJwks });

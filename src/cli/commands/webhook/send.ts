@@ -2,7 +2,7 @@
 import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import { pathSegment } from '../../../client/paths.js';
 import { isUuidV4 } from '../../../lib/ids.js';
-import { KeyError, loadSigningKey } from '../../../webhook/keys.js';
+import { KeyError, checkSigningKey, loadSigningKey } from '../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
@@ -33,8 +33,10 @@ export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promi
 export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
 
 /** A listener URL as given, or the listener ID on the configured base URL. */
+const isFullUrl = (target: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
+
 export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+  if (isFullUrl(target)) {
     let u: URL;
     try {
       u = new URL(target);
@@ -60,6 +62,7 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): 
   let key: ReturnType<typeof loadSigningKey>;
   try {
     key = loadSigningKey(text, { alg: opts.alg, kid: opts.kid });
+    await checkSigningKey(key);
   } catch (err) {
     if (err instanceof KeyError) throw new UsageError(`--jwt-key ${opts.jwtKey}: ${err.message}`);
     throw err;
@@ -145,7 +148,8 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<numbe
   }
 
   ctx.debug(`webhook ${detail}`);
-  const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false });
+  const urlSource = isFullUrl(opts.target) ? 'the listener URL' : undefined;
+  const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false, urlSource });
   const answer = res.json<Record<string, unknown>>();
   if (ctx.out.json) {
     ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, response: answer ?? res.text() });

@@ -5,7 +5,7 @@ import { JwksError, loadJwks } from '../../../webhook/jwks.js';
 import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../webhook/verify.js';
 import { isIP } from 'node:net';
 import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readFileBytes, readStdinBytes, readWebhookSecret, statusText } from './common.js';
+import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from './common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from './request-file.js';
 
 export interface VerifyOptions {
@@ -31,7 +31,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   if (stdinUses > 1) throw new UsageError('only one input can come from standard input');
   if (opts.request !== undefined) {
     if (opts.headers.length || opts.bodyFile !== undefined) throw new UsageError('use either --request or --header/--body-file, not both');
-    const raw = opts.request === '-' ? await readStdinBytes(ctx, 'captured request') : readFileBytes(opts.request, '--request');
+    const raw = opts.request === '-' ? await readStdinBytes(ctx, 'captured request') : readInputFile(opts.request, '--request');
     try {
       return parseCapturedRequest(raw);
     } catch (err) {
@@ -43,7 +43,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   if (opts.bodyFile === undefined) throw new UsageError('--header needs --body-file (the exact body bytes)');
   const headers: Record<string, string> = {};
   for (const [k, v] of parseHeaderFlags(opts.headers)) addHeader(headers, k, v);
-  const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readFileBytes(opts.bodyFile, '--body-file');
+  const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readInputFile(opts.bodyFile, '--body-file');
   return { headers, body, notes: [] };
 }
 
@@ -61,9 +61,12 @@ export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<num
   const req = await readCapture(opts, ctx);
   if (opts.allowedCidrs.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
   if (opts.sourceIp && isIP(normalizeIp(opts.sourceIp)) === 0) throw new UsageError(`--source-ip: "${opts.sourceIp}" is not an IP address`);
+  // Like the listener's allowedCidrs: several ranges, given as repeated flags or comma-separated.
+  const ranges = opts.allowedCidrs.flatMap((v) => v.split(',')).map((r) => r.trim());
+  if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
   let allowList: AllowList | null = null;
   try {
-    if (opts.allowedCidrs.length) allowList = new AllowList(opts.allowedCidrs);
+    if (ranges.length) allowList = new AllowList(ranges);
   } catch (err) {
     if (err instanceof CidrError) throw new UsageError(`--allowed-cidr: ${err.message}`);
     throw err;

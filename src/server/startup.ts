@@ -1,0 +1,60 @@
+// Why the embedded server could not start, in the user's terms: a data
+// directory that is a file, a database that is not one, a seal key that is
+// malformed or is not the one the secrets were sealed with, an address that
+// cannot be listened on. `agctl serve` and `--embedded` report these as usage
+// errors (exit 2); they are the user's or the machine's, not bugs.
+import { pathProblem } from '../lib/fs-errors.js';
+
+export class StartupError extends Error {
+  readonly hint?: string;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = 'StartupError';
+    this.hint = hint;
+  }
+}
+
+/** How the user names the data directory, for hints: `--data-dir` or `AGCTL_DATA_DIR`. */
+export interface DataDirNaming {
+  dataDirFlag?: string;
+}
+
+export const anotherDataDir = (n: DataDirNaming) => `choose another data directory${n.dataDirFlag ? ` with ${n.dataDirFlag}` : ''}`;
+
+/** The StartupError for a data directory that cannot be created or used. */
+export function dataDirError(dir: string, err: unknown, n: DataDirNaming): StartupError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const inTheWay = code === 'EEXIST' || code === 'ENOTDIR';
+  return new StartupError(`data directory ${dir}: ${pathProblem(dir, err, { isDir: true })}`, `${anotherDataDir(n)}${inTheWay ? ' (it is created when missing)' : ''}`);
+}
+
+/** Formats host and port as an address (IPv6 in brackets). */
+export const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The StartupError for a failed listen (port taken, address not on this machine, unknown host name). */
+export function listenError(host: string, port: number, err: unknown): StartupError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = hostPort(host, port);
+  switch (code) {
+    case 'EADDRINUSE':
+      return new StartupError(`cannot listen on ${where}: the address is already in use`, 'another process listens there: choose another --port, or --port 0 for any free port');
+    case 'EADDRNOTAVAIL':
+      return new StartupError(
+        `cannot listen on ${where}: ${host} is not an address of this machine`,
+        '--host takes an address of this machine: 127.0.0.1 (this machine only), 0.0.0.0 (every interface), or one of its interfaces',
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return new StartupError(`cannot listen on "${host}": no such host name`, '--host takes an IP address or a host name of this machine, e.g. 127.0.0.1');
+    case 'EACCES':
+    case 'EPERM':
+      return new StartupError(
+        `cannot listen on ${where}: permission denied${port > 0 && port < 1024 ? ' (ports below 1024 need privileges)' : ''}`,
+        'choose a --port from 1024 up, or --port 0 for any free port',
+      );
+    default:
+      return new StartupError(`cannot listen on ${where}: ${(err as Error).message ?? code}`);
+  }
+}
