@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ksuid } from '../../../src/lib/ids.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-const EC_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
+const EC_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
 const googleJson = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ type: 'service_account', private_key: RSA_PEM, client_email: 'robot@p.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token', ...over });
 

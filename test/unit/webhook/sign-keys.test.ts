@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { generateJwkPair } from '../../../src/lib/keypair.js';
 import { localJwks } from '../../../src/webhook/jwks.js';
 import { KeyError, checkSigningKey, generateListenerKey, jwkThumbprint, loadSigningKey } from '../../../src/webhook/keys.js';
 import { bodyHash, createWebhookJwt, hmacSignature, newHmacSecret, signatureInput } from '../../../src/webhook/sign.js';
@@ -94,18 +95,19 @@ describe('keygen, key loading and the JWT round trip', () => {
   });
 
   it('says plainly why a key is refused: a short RSA key, an encrypted PEM, a damaged PEM, a "d" that does not fit', async () => {
-    const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey;
-    expect(() => loadSigningKey(rsa1024.export({ type: 'pkcs8', format: 'pem' }).toString())).toThrow(new KeyError('RSA keys must be at least 2048 bits; this one has 1024'));
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    const encrypted = ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }).toString();
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-    const encryptedTraditional = rsa.export({ type: 'pkcs1', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' }).toString();
+    // Keys encoded by the generation itself (see src/lib/keypair.ts for why not KeyObject.export).
+    const pem = (type: 'rsa' | 'ec', options: object, privateKeyEncoding: object) =>
+      (generateKeyPairSync as unknown as (t: string, o: object) => { privateKey: string })(type, { ...options, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding }).privateKey;
+    const rsa1024 = pem('rsa', { modulusLength: 1024 }, { type: 'pkcs8', format: 'pem' });
+    expect(() => loadSigningKey(rsa1024)).toThrow(new KeyError('RSA keys must be at least 2048 bits; this one has 1024'));
+    const encrypted = pem('ec', { namedCurve: 'P-256' }, { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' });
+    const encryptedTraditional = pem('rsa', { modulusLength: 2048 }, { type: 'pkcs1', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' });
     expect(encryptedTraditional).toMatch(/Proc-Type: 4,ENCRYPTED/);
-    for (const pem of [encrypted, encryptedTraditional]) expect(() => loadSigningKey(pem)).toThrow(/^encrypted PEM keys are not supported: decrypt it with openssl first/);
+    for (const p of [encrypted, encryptedTraditional]) expect(() => loadSigningKey(p)).toThrow(/^encrypted PEM keys are not supported: decrypt it with openssl first/);
     expect(() => loadSigningKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')).toThrow(/^the PEM private key cannot be read/);
     // An EC JWK whose private scalar is not the one of its public point loads, but cannot sign.
-    const jwk = ec.export({ format: 'jwk' }) as JWK;
-    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) as JWK;
+    const jwk = generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk;
+    const other = generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk;
     const mismatched = loadSigningKey(JSON.stringify({ ...jwk, d: other.d }));
     await expect(checkSigningKey(mismatched)).rejects.toThrow(new KeyError('the key is not a valid private key: its private part does not match its public part, or is malformed'));
     await expect(checkSigningKey(loadSigningKey(JSON.stringify(jwk)))).resolves.toBeUndefined();
