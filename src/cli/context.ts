@@ -92,6 +92,10 @@ export class CommandContext {
 
   /** Starts (once) the embedded server in-process for --embedded. */
   embedded(): Promise<EmbeddedHandle> {
+    if (this.flags.baseUrl) {
+      // Silently talking to the in-process server instead of the named one would mislead.
+      return Promise.reject(new UsageError('--embedded runs its own server; it cannot be combined with --base-url', 'drop one of them'));
+    }
     this.#embedded ??= (async () => {
       const { startEmbedded } = await import('./embedded.js');
       const handle = await startEmbedded(dataDir(this.env), (l) => this.debug(l));

@@ -216,6 +216,21 @@ describe('agctl mcp set-credentials', async () => {
     expect(mixed.stderr).toContain('cannot be combined with --url');
   });
 
+  it('--from-file: skips a byte order mark, and warns when a whole config names no auth method', async () => {
+    const noAuth = { externalConfig: { url: 'https://wiki4.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE' } };
+    const r = await cli(set(d.external, '--from-file', file('bom.json', '\uFEFF' + JSON.stringify(noAuth))));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/names no auth method and has no updateMask: the stored authentication and its secrets will be removed/);
+    expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki4\.example\.com\/mcp$/m);
+    // Saying so (none) or masking fields: no warning.
+    const none = await cli(set(d.external, '--from-file', file('none.json', JSON.stringify({ externalConfig: { ...noAuth.externalConfig, none: {} } }))));
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).not.toMatch(/names no auth method/);
+    const masked = await cli(set(d.external, '--from-file', file('mask.json', JSON.stringify({ externalConfig: { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'transportType' }))));
+    expect(masked.code, masked.stderr).toBe(0);
+    expect(masked.stderr).not.toMatch(/names no auth method/);
+  });
+
   it('prints the request with secrets redacted on --dry-run and sends nothing', async () => {
     const before = row(d.hosted);
     const aws = secret('dry-aws');

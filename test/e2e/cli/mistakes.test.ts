@@ -76,6 +76,10 @@ describe('serve and --embedded: addresses, data directories, seal keys', () => {
     expectClearError(await run(['--embedded', 'rules', 'list', 'crm-app'], { env: { AGCTL_DATA_DIR: join(file, 'sub') } }), 2, `--embedded: data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
   });
 
+  it('refuses --embedded together with --base-url rather than ignoring one', async () => {
+    expectClearError(await run(['--embedded', '--base-url', 'https://acme.example.com', 'rules', 'list', 'crm-app']), 2, '--embedded runs its own server; it cannot be combined with --base-url');
+  });
+
   it('names a damaged database and malformed seal keys', async () => {
     const corrupt = join(work, 'd-corrupt');
     mkdirSync(corrupt);

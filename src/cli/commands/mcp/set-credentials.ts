@@ -3,6 +3,7 @@
 import { UsageError } from '../../../api/errors.js';
 import {
   AUTH_KINDS,
+  isAuthKind,
   parseUpdateMask,
   validateCredentialsRequest,
   type AuthKind,
@@ -80,12 +81,28 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
   } else {
     text = readFileBytes(src, '--from-file').toString('utf8');
   }
+  let body: UpdateCredentialsRequest;
   try {
-    return JSON.parse(text) as UpdateCredentialsRequest;
+    // A byte order mark (some editors write one) is not part of the JSON.
+    body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as UpdateCredentialsRequest;
   } catch {
     // Never quote the content: it holds secrets.
     throw new UsageError(`--from-file: ${src === '-' ? 'stdin' : src} is not valid JSON`);
   }
+  warnIfAuthDropped(body, ctx);
+  return body;
+}
+
+/**
+ * A whole-config request (no updateMask) that names no auth method replaces
+ * the stored authentication with none, secrets included: legal, so only a
+ * warning, but rarely meant when a file simply left it out.
+ */
+function warnIfAuthDropped(body: UpdateCredentialsRequest, ctx: CommandContext): void {
+  if (!body || typeof body !== 'object' || body.updateMask) return;
+  const config = body.externalConfig ?? body.hostedConfig;
+  if (!config || typeof config !== 'object' || Object.keys(config).some(isAuthKind)) return;
+  ctx.out.warn('the request names no auth method and has no updateMask: the stored authentication and its secrets will be removed (add "none": {} to say so, or an updateMask to change only some fields)');
 }
 
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
