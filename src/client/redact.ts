@@ -4,6 +4,8 @@ export const REDACTED = '<redacted>';
 
 /** Header names whose values are secrets. */
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'webhook-signature', 'x-api-key']);
+/** Custom headers (`webhook send -H`) whose names suggest a secret are redacted too. */
+const SECRET_HEADER_NAME = /auth|token|secret|api-?key|signature|session|cookie|passw|credential/i;
 
 /** Field names (form or JSON, any depth) whose values are secrets. */
 export const SECRET_FIELDS = new Set([
@@ -35,7 +37,7 @@ const SECRET_MAPS = new Set(['configFields']);
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
   for (const [k, v] of Object.entries(headers)) {
-    if (SECRET_HEADERS.has(k.toLowerCase()) && v !== undefined) {
+    if ((SECRET_HEADERS.has(k.toLowerCase()) || SECRET_HEADER_NAME.test(k)) && v !== undefined) {
       const first = Array.isArray(v) ? v[0] ?? '' : v;
       const scheme = /^(Bearer|Basic)\s/i.exec(first)?.[1];
       out[k] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
@@ -78,4 +80,9 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
     }
   }
   return `(${Buffer.byteLength(text)} bytes of ${type || 'unknown type'})`;
+}
+
+/** A URL-like string for an error message, with any user:password@ part hidden (the string may not parse as a URL). */
+export function hideUserinfo(s: string): string {
+  return s.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, `$1${REDACTED}@`);
 }

@@ -3,6 +3,7 @@ import { UsageError } from '../api/errors.js';
 import { DEFAULT_PROFILE, ProfileStore, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
+import { hideUserinfo } from '../client/redact.js';
 
 export interface GlobalFlags {
   profile?: string;
@@ -47,7 +48,7 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`${from}: "${raw}" is not a valid URL`, 'use the form https://tenant.example.com');
+    throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
   if (url.username || url.password) throw new UsageError(`${from}: the base URL must not carry credentials`);

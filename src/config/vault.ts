@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, Exit, UsageError } from '../api/errors.js';
 import { describeFsCode } from '../lib/fs-errors.js';
-import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
+import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
 export interface StoredCredential {
@@ -98,7 +98,9 @@ export class Vault {
       throw new KeyProblem(`cannot read the key file ${this.keyFile}: ${describeFsCode(code)}`, `check the file, or ${LOGIN_AGAIN}`);
     }
     try {
-      return (this.#sealer = new Sealer(parseKey(text)));
+      const sealer = new Sealer(parseKey(text));
+      keepPrivate(this.keyFile);
+      return (this.#sealer = sealer);
     } catch (err) {
       if (err instanceof SealKeyError) {
         throw new KeyProblem(`the key file ${this.keyFile} is damaged (it must hold ${SEAL_KEY_FORMAT})`, 'restore it from a backup, or remove it and run `agctl login` again');

@@ -75,9 +75,24 @@ export function parseKey(text: string): Buffer {
  * file is written under a temporary name and hard-linked into place, so
  * processes racing on an empty directory all end up with the same key.
  */
+/**
+ * Sets a file holding secrets back to 0600 (or a directory to 0700): a key
+ * restored from a backup or copied by hand is often 0644. A path the user
+ * does not own (EPERM) is left as it is.
+ */
+export function keepPrivate(path: string, mode = 0o600): void {
+  try {
+    chmodSync(path, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+  }
+}
+
 export function loadOrCreateKeyFile(path: string): Buffer {
   try {
-    return parseKey(readFileSync(path, 'utf8'));
+    const key = parseKey(readFileSync(path, 'utf8'));
+    keepPrivate(path);
+    return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

@@ -6,6 +6,7 @@
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
 import { isIP } from 'node:net';
 import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import { hideUserinfo } from '../client/redact.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
@@ -37,7 +38,7 @@ export function jwksUrlProblem(url: string, allowInsecure: boolean): string | nu
   try {
     u = new URL(url);
   } catch {
-    return `JWKS URL "${url}" is not a valid URL`;
+    return `JWKS URL "${hideUserinfo(url)}" is not a valid URL`;
   }
   if (u.username || u.password) return 'JWKS URL must not carry credentials';
   if (u.protocol === 'https:') return null;

@@ -83,7 +83,8 @@ async function generate({ url, secret, requests, concurrency, warmup }) {
 }
 
 if (process.argv[2] === '--generate') {
-  const result = await generate(JSON.parse(process.argv[3]));
+  // The settings (with the listener's secret) come in the environment, not on the command line, which any local user can read.
+  const result = await generate(JSON.parse(process.env.AGCTL_BENCH_LOAD ?? '{}'));
   process.stdout.write(JSON.stringify(result) + '\n');
   process.exit(0);
 }
@@ -109,8 +110,8 @@ function runChild(cmd, args, opts = {}) {
 
 async function load(url, secret) {
   const cfg = JSON.stringify({ url, secret, requests: REQUESTS, concurrency: CONCURRENCY, warmup: WARMUP });
-  const [cmd, args] = pinned(0, process.execPath, [SELF, '--generate', cfg]);
-  const r = await runChild(cmd, args);
+  const [cmd, args] = pinned(0, process.execPath, [SELF, '--generate']);
+  const r = await runChild(cmd, args, { env: { ...process.env, AGCTL_BENCH_LOAD: cfg } });
   return JSON.parse(r.out);
 }
 

@@ -20,7 +20,7 @@ export function register(mcp: Command): void {
     .option('--require-tool-approval <value>', 'true, false or unspecified (the tenant default)')
     .option('--catalog-id <ksuid>', 'hosted: MCP catalog entry ID (27-character KSUID)')
     .option('--source-app-id <id>', 'hosted: source app ID')
-    .option('--config <key=value>', 'hosted: a config field (repeatable)', collect)
+    .option('--config <key=value>', 'hosted: a non-secret config field (repeatable; secret fields: --config-file, --config-stdin, --config-secret)', collect)
     .option('--config-file <key=path>', 'hosted: a config field read from a file, for secret fields (repeatable)', collect)
     .option('--config-stdin <key>', 'hosted: a config field read from stdin')
     .option('--config-secret <key>', 'hosted: a config field asked for with a hidden prompt (repeatable)', collect);
@@ -79,7 +79,8 @@ export function register(mcp: Command): void {
       `
 Without --update-mask the request replaces the server's whole config (kind,
 URL, token sharing, auth). With it, only the named fields change. Secrets are
-never taken from a plain flag value; on a terminal a missing secret is asked
+never taken from a plain flag value (--config is for non-secret catalog fields;
+it warns when a name looks secret); on a terminal a missing secret is asked
 for with a hidden prompt. The request is checked with the server's own rules
 before it is sent (exit 2 on a mistake).
 

@@ -3,10 +3,10 @@
 // the connection, the sealer for secrets at rest and the bookkeeping of which
 // module has been migrated and seeded in this data directory.
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeFsCode } from '../../lib/fs-errors.js';
-import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
+import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
 import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from '../startup.js';
 
 export type DB = Database.Database;
@@ -50,6 +50,8 @@ export class Store {
       const dir = opts.dataDir;
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
+        // Also when it existed with looser modes: it holds the seal key and the database.
+        keepPrivate(dir, 0o700);
       } catch (err) {
         throw dataDirError(dir, err, this.#naming);
       }
@@ -73,6 +75,10 @@ export class Store {
       const dbFile = join(dir, 'agctl.db');
       let db: DB | undefined;
       try {
+        // SQLite creates the log and shared-memory files with the database file's
+        // mode: a new database starts 0600, an existing one (and its files) is set so.
+        if (!existsSync(dbFile)) writeFileSync(dbFile, '', { mode: 0o600, flag: 'wx' });
+        for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) keepPrivate(f);
         db = new Database(dbFile);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');

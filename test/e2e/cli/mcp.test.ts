@@ -242,6 +242,11 @@ describe('agctl mcp set-credentials', async () => {
     outputs.push(r);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Dry run: would send POST /api/v1/apps/${d.appId}/mcp_servers/${d.hosted}/credentials`);
+    // apiKey looks secret: a warning names the flags that keep it off the command line (never the value).
+    expect(r.stderr).toMatch(/--config apiKey=\.\.\.: a value on the command line stays in shell history .* --config-file apiKey=PATH/);
+    const site = await dry(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', 'site=eu', '--auth', 'none', '--dry-run'));
+    expect(site.code, site.stderr).toBe(0);
+    expect(site.stderr).not.toMatch(/shell history/);
     expect(r.json()).toEqual({
       hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>' }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
     });

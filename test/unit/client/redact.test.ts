@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
+import { REDACTED, hideUserinfo, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
+import { normalizeBaseUrl } from '../../../src/config/resolve.js';
 
 describe('redactHeaders', () => {
   it('hides credentials whatever the case of the name, keeping the scheme', () => {
@@ -10,10 +11,18 @@ describe('redactHeaders', () => {
       'Set-Cookie': ['a=1', 'b=2'],
       'webhook-signature': 'c2lnbmF0dXJl',
       'X-Api-Key': 'key-1',
+      'X-Auth-Token': 'tok-1',
+      'x-client-secret': 's-1',
+      'X-Session-Id': 'sess-1',
+      'webhook-event-id': '9b2f4c1e-7d3a-4e8b-9f60-1a2b3c4d5e6f',
       'content-type': 'application/json',
       accept: undefined,
     });
     expect(out).toEqual({
+      'X-Auth-Token': REDACTED,
+      'x-client-secret': REDACTED,
+      'X-Session-Id': REDACTED,
+      'webhook-event-id': '9b2f4c1e-7d3a-4e8b-9f60-1a2b3c4d5e6f',
       Authorization: `Bearer ${REDACTED}`,
       'proxy-authorization': `Basic ${REDACTED}`,
       cookie: REDACTED,
@@ -101,5 +110,18 @@ describe('redactBody', () => {
     const long = redactBody(JSON.stringify({ a: 'x'.repeat(5000) }), 'application/json');
     expect(long.length).toBeLessThan(4200);
     expect(long).toMatch(/\.\.\. \(\d+ bytes\)$/);
+  });
+});
+
+describe('hideUserinfo', () => {
+  it('hides user:password@ in URL-like strings, parseable or not', () => {
+    expect(hideUserinfo('http://user:PW@[bad/')).toBe(`http://${REDACTED}@[bad/`);
+    expect(hideUserinfo('https://tok@host.example.com/x?a=b@c')).toBe(`https://${REDACTED}@host.example.com/x?a=b@c`);
+    expect(hideUserinfo('https://host.example.com/a@b')).toBe('https://host.example.com/a@b');
+    expect(hideUserinfo('not a url')).toBe('not a url');
+  });
+
+  it('keeps credentials out of the invalid base URL message', () => {
+    expect(() => normalizeBaseUrl('http://user:PW-123@[bad/', '--base-url')).toThrow(`--base-url: "http://${REDACTED}@[bad/" is not a valid URL`);
   });
 });

@@ -60,6 +60,18 @@ describe('file modes', () => {
     expect(mode(vault.credentialPath('ci'))).toBe(0o600);
   });
 
+  it('sets a loosened key file back to 0600 when it is used, for writing or reading', () => {
+    const dir = fresh();
+    const vault = new Vault(dir, {});
+    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    chmodSync(vault.keyFile, 0o644);
+    new Vault(dir, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    expect(mode(vault.keyFile)).toBe(0o600);
+    chmodSync(vault.keyFile, 0o666);
+    expect(new Vault(dir, {}).loadCredential('ci')?.clientSecret).toBe(SECRET);
+    expect(mode(vault.keyFile)).toBe(0o600);
+  });
+
   it('saves profiles 0600 in a 0700 directory, re-chmodded on every save', async () => {
     const dir = fresh();
     mkdirSync(dir, { recursive: true });

@@ -3,7 +3,7 @@
 // database, a seal key that does not fit): StartupErrors with a plain message.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,6 +37,26 @@ describe('listening', () => {
 });
 
 describe('the data directory', () => {
+  it('keeps the directory 0700 and the key and database files 0600, also when they were loosened', () => {
+    const dir = join(root, 'modes');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const mode = (p: string) => statSync(p).mode & 0o777;
+    const files = ['seal.key', 'agctl.db', 'agctl.db-wal', 'agctl.db-shm'].map((f) => join(dir, f));
+    const open = () => {
+      const s = new EmbeddedServer({ dataDir: dir });
+      // The log and shared-memory files exist while the store is open.
+      const modes = [mode(dir), ...files.map(mode)];
+      s.store.close();
+      return modes;
+    };
+    expect(open()).toEqual([0o700, 0o600, 0o600, 0o600, 0o600]);
+    // A key restored from a backup, a directory and database copied with default modes.
+    chmodSync(dir, 0o755);
+    for (const f of files.slice(0, 2)) chmodSync(f, 0o644);
+    expect(open()).toEqual([0o700, 0o600, 0o600, 0o600, 0o600]);
+  });
+
   it('names a regular file where the directory (or a parent) should be', () => {
     const file = join(root, 'a-file');
     writeFileSync(file, 'x');

@@ -71,6 +71,12 @@ describe('parseCapturedRequest', () => {
     expect(parseCapturedRequest(Buffer.from(head(fits + 1))).refused).toMatchObject({ status: 431, reason: expect.stringMatching(/16385 bytes, more than the 16384/) });
   });
 
+  it('names bad header lines by number and never quotes them (they may carry a credential)', () => {
+    expect(() => parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nAuthorization Bearer SECRET-9\r\n\r\n{}'))).toThrow(/^line 2 is not a header line \(it has no colon\)$/);
+    const folded = parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nAuthorization: Bearer\r\n SECRET-9\r\nContent-Length: 2\r\n\r\n{}'));
+    expect(folded.refused?.reason).toBe('header line 3 continues the previous one (obsolete line folding)');
+  });
+
   it.each([
     ['Content-Type: application/json', /no blank line/],
     ['POST / HTTP/1.1\nnot a header\n\n{}', /not a header line/],
@@ -101,6 +107,8 @@ describe('curl output and flags', () => {
     expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([['content-type', 'text/plain'], ['x-a', 'b:c']]);
     expect(() => parseHeaderFlags(['no colon'])).toThrow(/not of the form/);
     expect(() => parseHeaderFlags([': empty name'])).toThrow(/not of the form/);
+    // A credential with its colon missing is never repeated in the message.
+    expect(() => parseHeaderFlags(['X-A: 1', 'Authorization Bearer SECRET-123'])).toThrow(/^--header number 2 is not of the form 'Name: value' \(it has no colon\)$/);
   });
 
   it('refuses control characters in -H values, without quoting the value', () => {

@@ -105,10 +105,32 @@ function warnIfAuthDropped(body: UpdateCredentialsRequest, ctx: CommandContext):
   ctx.out.warn('the request names no auth method and has no updateMask: the stored authentication and its secrets will be removed (add "none": {} to say so, or an updateMask to change only some fields)');
 }
 
+/** Names that usually hold a secret. */
+const SECRET_LIKE = /secret|passw|token|api[-_]?key|private|credential/i;
+
+/**
+ * Plain flag values under names that look secret: the CLI cannot know which
+ * catalog config fields are secret (the server seals them by the catalog
+ * schema) and OAuth2 extra parameters are stored as they are, so it warns
+ * rather than refuses, naming the flags that keep a value off the command line.
+ */
+function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
+  for (const k of Object.keys(d.configFields ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+    ctx.out.warn(`--config ${k}=...: a value on the command line stays in shell history and process lists; for a secret field use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
+  }
+  const v = d.values as { extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
+  for (const [flag, params] of [['--oauth2-authorize-param', v.extraAuthorizeParams], ['--oauth2-token-param', v.extraTokenParams]] as const) {
+    for (const k of Object.keys(params ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+      ctx.out.warn(`${flag} ${k}=...: extra parameters are stored and shown as they are, not sealed; a client secret belongs in --oauth2-client-secret-file or --oauth2-client-secret-stdin`);
+    }
+  }
+}
+
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
 export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
   checkStdinUse(opts);
   const d = draftFromFlags(opts);
+  warnPlainSecrets(d, ctx);
   await readFlagSecrets(opts, d, ctx);
   await readConfigInputs(opts, d, ctx);
 

@@ -36,10 +36,13 @@ export async function readBody(ctx: CommandContext, o: { data?: string; dataFile
 
 /** Parses a repeatable `-H 'Name: value'` flag into lower-case names. */
 export function parseHeaderFlags(values: string[], flag = '--header'): [string, string][] {
-  return values.map((h) => {
+  return values.map((h, n) => {
     const i = h.indexOf(':');
     const name = i > 0 ? h.slice(0, i).trim() : '';
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`${flag} "${h}" is not of the form 'Name: value'`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      // Not quoted: a malformed header is often a credential with its colon missing.
+      throw new UsageError(`${flag} number ${n + 1} is not of the form 'Name: value' (${i > 0 ? 'the name before the colon is not a valid header name' : 'it has no colon'})`);
+    }
     const value = h.slice(i + 1).trim();
     // A header value never holds CR, LF or another control character (RFC 9110 §5.5; tabs are fine).
     // The value is not quoted: it may be a credential.

@@ -88,13 +88,15 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
     lines.shift();
   }
   let lengths = 0;
-  for (const line of lines) {
+  // Lines are named by number, never quoted: a header line may carry a credential.
+  const lineNo = (k: number) => k + 1 + (m ? 1 : 0);
+  for (const [k, line] of lines.entries()) {
     if (/^[ \t]/.test(line)) {
-      refuse(`the header line "${line.trim().slice(0, 60)}" continues the previous one (obsolete line folding)`);
+      refuse(`header line ${lineNo(k)} continues the previous one (obsolete line folding)`);
       continue;
     }
     const i = line.indexOf(':');
-    if (i <= 0) throw new CaptureError(`"${line.slice(0, 60)}" is not a header line`);
+    if (i <= 0) throw new CaptureError(`line ${lineNo(k)} is not a header line (${i === 0 ? 'it has no name before the colon' : 'it has no colon'})`);
     const name = line.slice(0, i);
     if (!TOKEN.test(name)) {
       refuse(`the header name ${JSON.stringify(name.slice(0, 60))} is not a valid token${/\s$/.test(name) ? ' (no space is allowed before the colon)' : ''}`);

@@ -6,6 +6,7 @@ import { KeyError, checkSigningKey, loadSigningKey } from '../../../webhook/keys
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
+import { hideUserinfo } from '../../../client/redact.js';
 
 export interface SendOptions {
   target: string;
@@ -41,7 +42,7 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
     try {
       u = new URL(target);
     } catch {
-      throw new UsageError(`"${target}" is not a valid URL`);
+      throw new UsageError(`"${hideUserinfo(target)}" is not a valid URL`);
     }
     if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`the listener URL must use https (or http for a local server), not ${u.protocol.replace(/:$/, '')}`);
     if (u.username || u.password) throw new UsageError('the listener URL must not carry credentials');

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { CommandContext } from '../../context.js';
 import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from './common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from './request-file.js';
+import { hideUserinfo } from '../../../client/redact.js';
 
 export interface VerifyOptions {
   request?: string;
@@ -54,7 +55,7 @@ function parseUrl(v: string, flag: string): URL {
   } catch {
     // fall through
   }
-  throw new UsageError(`${flag}: "${v}" is not an http(s) URL`);
+  throw new UsageError(`${flag}: "${hideUserinfo(v)}" is not an http(s) URL`);
 }
 
 export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<number> {
