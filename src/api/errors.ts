@@ -135,7 +135,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode, string]> = [
   [4, 'permission denied (403, webhook source IP refused)'],
   [5, 'not found (404)'],
   [6, 'conflict (409, e.g. duplicate webhook event)'],
-  [7, 'request rejected by the server as invalid (400, 413)'],
+  [7, 'request rejected by the server as invalid (400, 413, 431)'],
   [8, 'rate limited after retries (429)'],
   [9, 'server or network failure (5xx, timeout, refused connection, redirect, unexpected response)'],
   [10, 'pending: step-up authentication not completed yet'],

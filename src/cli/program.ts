@@ -81,8 +81,9 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
       'after',
       `
 Environment: AGCTL_PROFILE, AGCTL_BASE_URL, AGCTL_CLIENT_ID, AGCTL_CLIENT_SECRET,
-AGCTL_ACCESS_TOKEN, AGCTL_OUTPUT, AGCTL_CONFIG_DIR, AGCTL_DATA_DIR,
-AGCTL_WEBHOOK_SECRET, NO_COLOR, CI. See \`agctl help environment\`.
+AGCTL_ACCESS_TOKEN, AGCTL_OUTPUT, AGCTL_TIMEOUT, AGCTL_CONFIG_DIR, AGCTL_CONFIG_KEY,
+AGCTL_DATA_DIR, AGCTL_SEAL_KEY, AGCTL_WEBHOOK_SECRET, AGCTL_MCP_*, BROWSER,
+NO_COLOR, FORCE_COLOR, CI. See \`agctl help environment\`.
 Exit codes: see \`agctl help exit-codes\`.`,
     );
   program.helpCommand(false);

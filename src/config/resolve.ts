@@ -67,7 +67,7 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
   if (v === undefined || v === '') return 30_000;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 3600) {
-    throw new UsageError(`${raw !== undefined ? '--timeout' : 'AGCTL_TIMEOUT'}: "${v}" is not a number of seconds between 0 and 3600`);
+    throw new UsageError(`${raw !== undefined ? '--timeout' : 'AGCTL_TIMEOUT'}: "${v}" is not a number of seconds more than 0 and at most 3600`);
   }
   return Math.max(1, Math.round(n * 1000));
 }

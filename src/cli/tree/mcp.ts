@@ -86,7 +86,7 @@ before it is sent (exit 2 on a mistake).
 
 Examples:
   $ echo "$TOKEN" | agctl mcp set-credentials ai-tools wiki-mcp --url https://wiki-mcp.example.com/mcp --bearer-token-stdin
-  $ agctl mcp set-credentials ai-tools wiki-mcp --update-mask bearerToken.token --bearer-token-file token.txt
+  $ agctl mcp set-credentials ai-tools wiki-mcp --external --update-mask bearerToken.token --bearer-token-file token.txt
   $ agctl mcp set-credentials ai-tools tickets-mcp --external --username svc --password-file pw.txt --update-mask basicAuth
   $ agctl mcp set-credentials ai-tools datadog-mcp --hosted --update-mask configFields.apiKey --config-file apiKey=dd.key
   $ agctl mcp set-credentials ai-tools crm-mcp --url https://crm-mcp.example.com/mcp --oauth2-mode client-credentials \\

@@ -8,7 +8,7 @@ export function register(rules: Command): void {
     .description('List the rules of an app in evaluation order (priority, then ID)')
     .argument('<app-id>', 'app ID')
     .option('--limit <n>', 'stop after this many rules', positiveInt('--limit'))
-    .option('--page-size <n>', 'rules per request (the server allows at most 250)', positiveInt('--page-size', 250))
+    .option('--page-size <n>', 'rules per request, 1 to 250', positiveInt('--page-size', 250))
     .addHelpText('after', '\nExamples:\n  $ agctl rules list crm-app\n  $ agctl rules list crm-app -o json | jq \'.[].id\'')
     .action(lazyAction(() => import('../commands/rules/list.js'), ([appId], o) => ({ appId: appId as string, limit: o.limit as number | undefined, pageSize: o.pageSize as number | undefined })));
   rules

@@ -38,7 +38,7 @@ exact bytes that were signed. The HMAC secret comes from AGCTL_WEBHOOK_SECRET,
 value). With --jwt-key the request carries an Authorization: Bearer JWT with
 sub, aud (the listener URL), exp, jti (= event ID), htm and htb_s256 instead.
 
-Exit code from the listener's answer: 200 -> 0, 400/413 -> 7, 401 -> 3,
+Exit code from the listener's answer: 200 -> 0, 400/413/431 -> 7, 401 -> 3,
 403 -> 4, 404 -> 5, 409 -> 6, 5xx or network failure -> 9. Load mode exits 0
 when every event was answered 2xx, otherwise with the code of the most
 frequent failure.
