@@ -42,7 +42,7 @@ export class CommandContext {
     this.config = new ConfigContext(opts.env);
     // Output format errors must surface as usage errors before anything else runs.
     this.out = new Output(opts.io, this.settings.output, colorEnabled(opts.io, opts.env, opts.flags.color));
-    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io);
+    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, opts.flags.color === false);
   }
 
   /** Resolved settings (flag > env > profile > default); secrets are not loaded here. */

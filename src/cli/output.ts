@@ -77,7 +77,11 @@ export class Output {
     const { default: Table } = await import('cli-table3');
     const s = await this.styles();
     const tty = this.io.isStdoutTTY;
+    const cells = rows.map((r) => r.map((c) => String(c)));
+    // On a terminal the table fits its width: the widest columns give way, their cells cut with "…".
+    const colWidths = tty ? fitColumns(head, cells, this.io.stdout.columns) : undefined;
     const table = new Table({
+      ...(colWidths ? { colWidths } : {}),
       head: head.map((h) => s.bold(h)),
       style: { head: [], border: [], compact: true, 'padding-left': tty ? 1 : 0, 'padding-right': tty ? 1 : 2 },
       ...(tty
@@ -89,7 +93,7 @@ export class Output {
             },
           }),
     });
-    for (const r of rows) table.push(r.map((c) => String(c)));
+    for (const r of cells) table.push(r);
     this.io.stdout.write(table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n');
   }
 
@@ -98,6 +102,32 @@ export class Output {
     const width = Math.max(...pairs.map(([k]) => k.length)) + 2;
     for (const [k, v] of pairs) this.print(`${(k + ':').padEnd(width)}${v === undefined || v === null || v === '' ? '-' : String(v)}`);
   }
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+/** Columns a cell takes on a terminal (colour codes take none; the cells here are single-width text). */
+const visible = (s: string) => s.replace(ANSI, '').length;
+
+/**
+ * Column widths (padding included) that fit a bordered table into `columns`,
+ * or undefined when it fits as it is (or the width is unknown). The widest
+ * column is narrowed first, never below 10 (a shorter column keeps its
+ * width), so a very narrow terminal still wraps rather than lose every column.
+ */
+export function fitColumns(head: string[], rows: string[][], columns: number | undefined): number[] | undefined {
+  if (!columns || columns <= 0) return undefined;
+  const widths = head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))) + 2);
+  const total = () => widths.reduce((a, b) => a + b, 0) + widths.length + 1;
+  if (total() <= columns) return undefined;
+  // Short columns (IDs, flags) keep their width: only long text (and its header) is cut.
+  const floor = widths.map((w) => Math.min(w, 10));
+  while (total() > columns) {
+    let widest = -1;
+    for (let j = 0; j < widths.length; j++) if (widths[j]! > floor[j]! && (widest < 0 || widths[j]! > widths[widest]!)) widest = j;
+    if (widest < 0) break;
+    widths[widest]!--;
+  }
+  return widths;
 }
 
 export function truncate(s: string, max: number): string {

@@ -14,10 +14,14 @@ export class InquirerPrompter implements Prompter {
   constructor(
     readonly enabled: boolean,
     private readonly io: IO,
+    /** --no-color: the prompts are plain too. */
+    private readonly noColor = false,
   ) {}
 
   async #lib() {
     if (!this.enabled) throw new UsageError('cannot prompt: not a terminal, CI is set, or --no-input was given');
+    // The prompts' colour library decides once, from the environment, when it is first loaded.
+    if (this.noColor) process.env.NO_COLOR = '1';
     return import('@inquirer/prompts');
   }
 
@@ -32,7 +36,8 @@ export class InquirerPrompter implements Prompter {
 
   async password(message: string, opts: { validate?: (v: string) => true | string } = {}) {
     const { password } = await this.#lib();
-    return password({ message, mask: true, validate: opts.validate }, this.#ctx);
+    // No mask character: a row of * would tell the secret's length.
+    return password({ message, mask: false, validate: opts.validate }, this.#ctx);
   }
 
   async confirm(message: string, opts: { default?: boolean } = {}) {

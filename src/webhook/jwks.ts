@@ -4,9 +4,9 @@
 // allowed (`agctl serve --allow-insecure-jwks`, `webhook verify --allow-insecure-jwks`).
 // Local sets come from a JWKS object or file.
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
-import { isIP } from 'node:net';
 import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 import { hideUserinfo } from '../client/redact.js';
+import { isLoopbackHost } from '../lib/net.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
@@ -23,14 +23,7 @@ export const JWKS_FILE_MAX_BYTES = 1024 * 1024;
 export const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
 export const JWKS_COOLDOWN_MS = 30_000;
 
-/** True for `localhost`, 127.0.0.0/8 and ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (h.toLowerCase() === 'localhost') return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) === 6) return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/i.test(h);
-  return false;
-}
+export { isLoopbackHost };
 
 /** Why a JWKS URL may not be used, or null when it may. */
 export function jwksUrlProblem(url: string, allowInsecure: boolean): string | null {

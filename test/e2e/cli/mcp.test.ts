@@ -47,7 +47,7 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.stdout).toMatch(/^URL locked:\s+no$/m);
     expect(r.stdout).toMatch(/^Transport:\s+SSE$/m);
     expect(r.stdout).toMatch(/^Auth method:\s+BEARER_TOKEN$/m);
-    expect(r.stdout).toMatch(/^Tool approval:\s+FALSE$/m);
+    expect(r.stdout).toMatch(/^Tool approval:\s+not required$/m);
     expect(r.stdout).toMatch(/^Secrets:\s+bearer token: configured$/m);
     expect(r.stdout).toMatch(/^Setup URL:\s+-$/m);
     expect(opened(d.external, 'auth.token')).toBe(token);

@@ -10,7 +10,7 @@ import { CommandContext } from '../../../src/cli/context.js';
 import { colorEnabled, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
-import { run as login } from '../../../src/cli/commands/auth/login.js';
+import { run as login, plainHttpWarning } from '../../../src/cli/commands/auth/login.js';
 import { run as rulesDelete } from '../../../src/cli/commands/rules/delete.js';
 import { run as rulesList } from '../../../src/cli/commands/rules/list.js';
 import type { GlobalFlags } from '../../../src/config/resolve.js';
@@ -131,6 +131,12 @@ describe('login (in-process)', () => {
     const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
     expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
     expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
+  });
+
+  it('warns before credentials go over plain http to another machine (never for loopback or https)', () => {
+    expect(plainHttpWarning('http://tenant.example.com', false)).toBe('http://tenant.example.com uses plain http: the client secret and the tokens cross the network unencrypted (use https unless this is a test server)');
+    expect(plainHttpWarning('http://10.0.0.5:8080', true)).toMatch(/^http:\/\/10\.0\.0\.5:8080 uses plain http: the client assertion and the tokens/);
+    for (const ok of ['https://tenant.example.com', 'http://127.0.0.1:8080', 'http://localhost:3000', 'http://[::1]:8080']) expect(plainHttpWarning(ok, false)).toBeUndefined();
   });
 
   it('suggests the tenant a name@host/suffix client ID names', async () => {

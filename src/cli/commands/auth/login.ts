@@ -2,6 +2,7 @@ import { UsageError } from '../../../api/errors.js';
 import { ClientCredentialsFlow } from '../../../client/auth.js';
 import { isKeySecret } from '../../../lib/client-secret.js';
 import { baseUrlFromClientId, normalizeBaseUrl } from '../../../config/resolve.js';
+import { isLoopbackHost } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
 
@@ -53,6 +54,8 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
   };
   const clientSecret = await readSecret(ctx, source);
   if (!clientSecret) throw missingSecret(source);
+  const insecure = plainHttpWarning(baseUrl, isKeySecret(clientSecret));
+  if (insecure) ctx.out.warn(insecure);
 
   // Prove the credentials before saving anything.
   const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock);
@@ -69,4 +72,11 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
     ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}`);
   }
   return 0;
+}
+
+/** The warning for credentials sent over plain http to a host that is not this machine, if any. */
+export function plainHttpWarning(baseUrl: string, keySecret: boolean): string | undefined {
+  const u = new URL(baseUrl);
+  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return undefined;
+  return `${baseUrl} uses plain http: ${keySecret ? 'the client assertion' : 'the client secret'} and the tokens cross the network unencrypted (use https unless this is a test server)`;
 }

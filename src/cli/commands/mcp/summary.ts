@@ -20,6 +20,14 @@ export function enumLabel(value: string | undefined | null, known: readonly stri
   return known.includes(value) ? shortEnum(value) : value;
 }
 
+/** The per-server tool approval override in words (unknown values as they are). */
+function toolApproval(v: string | undefined | null): string {
+  if (v === OPTIONAL_BOOLS[1]) return 'required';
+  if (v === OPTIONAL_BOOLS[2]) return 'not required';
+  if (v === OPTIONAL_BOOLS[0] || !v) return 'app default';
+  return v;
+}
+
 const list = (v: string[] | null | undefined) => (v && v.length ? v.join(', ') : '');
 const pairs = (m: Record<string, string> | null | undefined) =>
   Object.entries(m ?? {})
@@ -45,7 +53,7 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView): void 
     ['Tool prefix', v.toolPrefix || (v.defaultToolPrefix ? `${v.defaultToolPrefix} (default)` : '')],
     ['Auth method', enumLabel(v.authMethod, AUTH_METHODS)],
     ['Token sharing', enumLabel(v.tokenSharing, TOKEN_SHARING)],
-    ['Tool approval', enumLabel(v.requireToolApproval, OPTIONAL_BOOLS)],
+    ['Tool approval', toolApproval(v.requireToolApproval)],
     ['Data sensitivity', enumLabel(v.dataSensitivity, DATA_SENSITIVITIES)],
   );
 
@@ -75,7 +83,7 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView): void 
       }
       rows.push(
         ['Client ID', v.oauth2ClientId],
-        ...(v.oauth2ClientIdMode ? [['Client ID mode', enumLabel(v.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES)] as [string, string]] : []),
+        ...(v.oauth2ClientIdMode ? [['Client ID mode', v.oauth2ClientIdMode === OAUTH2_CLIENT_ID_MODES[0] ? 'manual' : enumLabel(v.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES)] as [string, string]] : []),
         ['Issuer URL', v.oauth2IssuerUrl],
         ['Authorize URL', v.oauth2AuthorizeUrl],
         ['Token URL', v.oauth2TokenUrl],
