@@ -81,7 +81,7 @@ describe('login', () => {
       expect(r.stdout).toBe('');
       expectNoStack(r);
     }
-    expect(plainWrong.stderr).toMatch(/^agctl: authentication failed: client authentication failed \(invalid_client\)\nhint: /);
+    expect(plainWrong.stderr).toMatch(/^agctl: authentication failed: client authentication failed \(invalid_client\)\nhint: check the client ID and secret\n$/);
     expect(keyWrong.stderr).toMatch(/^agctl: (authentication failed|the client secret is unusable)/);
     expect(JSON.parse(jsonWrong.stderr)).toEqual({ error: { status: 401, code: 'invalid_client', message: 'authentication failed: client authentication failed (invalid_client)', details: [] } });
     expect(existsSync(join(dir, 'config.json'))).toBe(false);

@@ -4,6 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
 import { CommandContext } from '../../../src/cli/context.js';
@@ -131,6 +132,25 @@ describe('login (in-process)', () => {
     const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
     expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
     expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
+  });
+
+  it('hints at the base URL typed at the prompt when it cannot be reached, and not at `agctl login` for a wrong secret', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const unreachable = scripted({ 'Client ID': 'bot', 'Base URL': `http://127.0.0.1:${port}`, 'Client secret': 'x' });
+    const a = makeCtx({ tty: true, prompter: unreachable.p });
+    const e1 = await login({ secretStdin: false }, a.ctx).catch((e: unknown) => e);
+    await a.ctx.close();
+    expect(e1).toBeInstanceOf(CliError);
+    expect((e1 as CliError).hint).toBe('is the server running? check the base URL you entered');
+    const wrong = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': 'wrong-secret' });
+    const b = makeCtx({ tty: true, prompter: wrong.p });
+    const e2 = await login({ secretStdin: false }, b.ctx).catch((e: unknown) => e);
+    await b.ctx.close();
+    expect((e2 as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect((e2 as CliError).hint).toBe('check the client ID and secret');
   });
 
   it('warns before credentials go over plain http to another machine (never for loopback or https)', () => {

@@ -1,4 +1,4 @@
-import { UsageError } from '../../../api/errors.js';
+import { CliError, Exit, UsageError } from '../../../api/errors.js';
 import { ClientCredentialsFlow } from '../../../client/auth.js';
 import { isKeySecret } from '../../../lib/client-secret.js';
 import { baseUrlFromClientId, normalizeBaseUrl } from '../../../config/resolve.js';
@@ -16,6 +16,8 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
   const s = ctx.settings;
   let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
   let baseUrl = s.baseUrlSource === 'flag' || s.baseUrlSource === 'env' ? s.baseUrl : undefined;
+  /** Where the base URL came from, in the words hints use. */
+  let urlFrom = s.baseUrlSource === 'env' ? 'AGCTL_BASE_URL' : '--base-url';
   const profile = ctx.config.profiles.get(s.profile);
 
   if (!clientId) {
@@ -37,8 +39,10 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
         },
       });
       baseUrl = normalizeBaseUrl(answer.trim(), 'base URL');
+      urlFrom = 'the base URL you entered';
     } else if (suggestion) {
       baseUrl = suggestion;
+      urlFrom = baseUrlFromClientId(clientId) ? 'the tenant the client ID names (or pass --base-url)' : `the base URL of profile "${s.profile}" (or pass --base-url)`;
     } else {
       throw new UsageError('missing base URL: pass --base-url or set AGCTL_BASE_URL', 'client IDs of the form name@host/suffix name their tenant');
     }
@@ -59,7 +63,12 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
 
   // Prove the credentials before saving anything.
   const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock);
-  const token = await flow.fetch();
+  let token: Awaited<ReturnType<typeof flow.fetch>>;
+  try {
+    token = await flow.fetch();
+  } catch (err) {
+    throw loginHint(err, urlFrom);
+  }
 
   await ctx.config.profiles.save(s.profile, { baseUrl, clientId });
   ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
@@ -79,4 +88,17 @@ export function plainHttpWarning(baseUrl: string, keySecret: boolean): string | 
   const u = new URL(baseUrl);
   if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return undefined;
   return `${baseUrl} uses plain http: ${keySecret ? 'the client assertion' : 'the client secret'} and the tokens cross the network unencrypted (use https unless this is a test server)`;
+}
+
+/**
+ * Hints that fit a login in progress: refused credentials point at the ID and
+ * secret (not at `agctl login`, which is running), network failures at where
+ * the base URL came from (a prompt, a profile, the client ID).
+ */
+function loginHint(err: unknown, urlFrom: string): unknown {
+  if (!(err instanceof CliError) || !err.hint) return err;
+  let hint: string | undefined;
+  if (err.exitCode === Exit.Unauthenticated) hint = 'check the client ID and secret';
+  else if (err.exitCode === Exit.Server) hint = err.hint.replace(/--base-url/g, urlFrom);
+  return hint === undefined ? err : new CliError(err.message, err.exitCode, { hint, status: err.status, code: err.code });
 }
