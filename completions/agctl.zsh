@@ -27,15 +27,16 @@ _agctl_subs() {
   esac
 }
 _agctl() {
-  local path="" w i
+  # (no local named path: in zsh it is tied to PATH)
+  local cmdpath="" w i
   local -a subs items
   for (( i=2; i<CURRENT; i++ )); do
     w="${words[i]}"
     [[ "$w" == -* ]] && continue
-    _agctl_subs "$path"
-    if (( ${subs[(Ie)$w]} )); then path="${path:+$path }$w"; fi
+    _agctl_subs "$cmdpath"
+    if (( ${subs[(Ie)$w]} )); then cmdpath="${cmdpath:+$cmdpath }$w"; fi
   done
-  case "$path" in
+  case "$cmdpath" in
     '') items=('login:Log in with OAuth2 client credentials and save them to a profile' 'logout:Remove the profile'\''s stored client secret and cached tokens' 'auth:Inspect authentication state' 'rules:Manage an app'\''s entitlement configuration rules' 'mcp:Manage MCP servers\: credentials and config fields' 'task:Act on access request tasks' 'webhook:Send, verify and prepare keys for inbound webhooks (HMAC or JWT)' 'serve:Run the embedded server\: the same API on this machine, with demo data' 'help:Show help for a command, or a topic\: exit-codes, environment' 'completion:Print a shell completion script' '--version:print the version' '-V:print the version' '--profile:configuration profile (env AGCTL_PROFILE)' '--base-url:service base URL (env AGCTL_BASE_URL)' '--client-id:OAuth2 client ID (env AGCTL_CLIENT_ID)' '--output:output format (env AGCTL_OUTPUT)' '-o:output format (env AGCTL_OUTPUT)' '--no-input:never prompt; fail on missing input instead' '--no-color:disable colour (also NO_COLOR)' '--debug:log HTTP requests and responses to stderr, secrets redacted' '--timeout:per-request timeout in seconds (default 30)' '--embedded:run against an embedded server started in this process (no tenant needed)' '--help:show help' '-h:show help') ;;
     'login') items=('--client-secret-stdin:read the client secret from standard input' '--client-secret-file:read the client secret from a file' '--version:print the version' '-V:print the version' '--profile:configuration profile (env AGCTL_PROFILE)' '--base-url:service base URL (env AGCTL_BASE_URL)' '--client-id:OAuth2 client ID (env AGCTL_CLIENT_ID)' '--output:output format (env AGCTL_OUTPUT)' '-o:output format (env AGCTL_OUTPUT)' '--no-input:never prompt; fail on missing input instead' '--no-color:disable colour (also NO_COLOR)' '--debug:log HTTP requests and responses to stderr, secrets redacted' '--timeout:per-request timeout in seconds (default 30)' '--embedded:run against an embedded server started in this process (no tenant needed)' '--help:show help' '-h:show help') ;;
     'logout') items=('--version:print the version' '-V:print the version' '--profile:configuration profile (env AGCTL_PROFILE)' '--base-url:service base URL (env AGCTL_BASE_URL)' '--client-id:OAuth2 client ID (env AGCTL_CLIENT_ID)' '--output:output format (env AGCTL_OUTPUT)' '-o:output format (env AGCTL_OUTPUT)' '--no-input:never prompt; fail on missing input instead' '--no-color:disable colour (also NO_COLOR)' '--debug:log HTTP requests and responses to stderr, secrets redacted' '--timeout:per-request timeout in seconds (default 30)' '--embedded:run against an embedded server started in this process (no tenant needed)' '--help:show help' '-h:show help') ;;
@@ -61,4 +62,9 @@ _agctl() {
   esac
   _describe -t commands 'agctl' items
 }
-compdef _agctl agctl
+# autoloaded from $fpath (a file named _agctl): complete now; sourced: register
+if [[ ${funcstack[1]} == _agctl ]]; then
+  _agctl "$@"
+else
+  compdef _agctl agctl
+fi

@@ -99,21 +99,27 @@ ${subs}
   esac
 }
 _${name}() {
-  local path="" w i
+  # (no local named path: in zsh it is tied to PATH)
+  local cmdpath="" w i
   local -a subs items
   for (( i=2; i<CURRENT; i++ )); do
     w="\${words[i]}"
     [[ "$w" == -* ]] && continue
-    _${name}_subs "$path"
-    if (( \${subs[(Ie)$w]} )); then path="\${path:+$path }$w"; fi
+    _${name}_subs "$cmdpath"
+    if (( \${subs[(Ie)$w]} )); then cmdpath="\${cmdpath:+$cmdpath }$w"; fi
   done
-  case "$path" in
+  case "$cmdpath" in
 ${cases}
     *) items=() ;;
   esac
   _describe -t commands '${name}' items
 }
-compdef _${name} ${name}
+# autoloaded from $fpath (a file named _${name}): complete now; sourced: register
+if [[ \${funcstack[1]} == _${name} ]]; then
+  _${name} "$@"
+else
+  compdef _${name} ${name}
+fi
 `;
 }
 
