@@ -36,6 +36,13 @@ _agctl_flags() { # the flags of command path $1
     *) flags='' ;;
   esac
 }
+_agctl_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=''
+  case "$1" in
+    'completion') (( $2 == 0 )) && args='bash zsh fish' ;;
+  esac
+  return 0
+}
 _agctl_takes_value() {
   case " --profile --base-url --client-id --output -o --timeout --client-secret-file --limit --page-size --url --transport --token-sharing --require-tool-approval --catalog-id --source-app-id --config --config-file --config-stdin --config-secret --auth --bearer-token-file --header-name --header-value-file --username --password-file --aws-access-key-id --aws-secret-access-key-file --aws-session-token-file --google-credentials-file --scopes --oauth2-mode --oauth2-client-id --oauth2-client-secret-file --oauth2-client-id-mode --oauth2-authorize-url --oauth2-token-url --oauth2-issuer-url --oauth2-scopes-supported --oauth2-code-challenge-methods --oauth2-pkce --oauth2-authorize-param --oauth2-token-param --jwt-private-key-file --jwt-issuer --jwt-subject --jwt-audience --update-mask --from-file --step --transaction-id --comment --expand --wait-timeout --data -d --data-file --secret-file --jwt-key --kid --alg --tenant --jwt-ttl --event-id --timestamp --header -H --count --concurrency --rate --request --body-file --jwks --now --source-ip --allowed-cidr --out --host --port --data-dir --ready-file --token-ttl --frontend-url " in
     *" $1 "*) return 0 ;;
@@ -55,7 +62,7 @@ _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
   return 0
 }
 _agctl() {
-  local cur flag value e i w cmdpath='' subs flags words
+  local cur flag value e i w cmdpath='' hpath='' npos=0 subs flags args words
   cur="${COMP_WORDS[COMP_CWORD]}"
   # the value of a flag: --flag value, --flag=value, --flag key=value (bash splits words at '=')
   e=$((COMP_CWORD - 1)) value=$cur
@@ -67,7 +74,8 @@ _agctl() {
     flag="${COMP_WORDS[e]}"
   fi
   if [[ $flag == -* ]] && _agctl_value "$flag" "$value"; then return 0; fi
-  # the command path (flag values skipped)
+  # the command path, and how many positional arguments follow it; after
+  # `help`, the command path named as its topic (hpath)
   for (( i=1; i<COMP_CWORD; i++ )); do
     w="${COMP_WORDS[i]}"
     if [[ $w == = ]]; then i=$((i + 1)); continue; fi
@@ -75,12 +83,26 @@ _agctl() {
       if [[ ${COMP_WORDS[i+1]} != = ]] && _agctl_takes_value "$w"; then i=$((i + 1)); fi
       continue
     fi
-    _agctl_subs "$cmdpath"
-    if [[ " $subs " == *" $w "* ]]; then cmdpath="${cmdpath:+$cmdpath }$w"; fi
+    if [[ $cmdpath == help ]]; then
+      _agctl_subs "$hpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then hpath="${hpath:+$hpath }$w"; else npos=$((npos + 1)); fi
+    else
+      _agctl_subs "$cmdpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then cmdpath="${cmdpath:+$cmdpath }$w"; else npos=$((npos + 1)); fi
+    fi
   done
   _agctl_flags "$cmdpath"
-  _agctl_subs "$cmdpath"
-  words="$subs $flags"
+  if [[ $cmdpath == help ]]; then
+    subs='' args=''
+    if (( npos == 0 )); then
+      _agctl_subs "$hpath"
+      [[ -z $hpath ]] && args='exit-codes environment'
+    fi
+  else
+    _agctl_subs "$cmdpath"
+    _agctl_args "$cmdpath" "$npos"
+  fi
+  words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
 complete -o default -F _agctl agctl

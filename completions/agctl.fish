@@ -15,10 +15,13 @@ function __agctl_subs --description 'the subcommands of a command path'
             printf '%s\n' 'send' 'verify' 'keygen'
     end
 end
-# prints the command path (flag values skipped)
+# prints the command path; with --npos, how many positional arguments follow it;
+# with --help-path, the command path after `help` (! when not completing help)
 function __agctl_path
     set -l tokens (commandline -opc)
     set -l path ''
+    set -l hpath ''
+    set -l npos 0
     set -l skip 0
     for t in $tokens[2..-1]
         if test $skip = 1; set skip 0; continue; end
@@ -26,9 +29,19 @@ function __agctl_path
             if not string match -q -- '*=*' $t; and contains -- $t '--profile' '--base-url' '--client-id' '--output' '-o' '--timeout' '--client-secret-file' '--limit' '--page-size' '--url' '--transport' '--token-sharing' '--require-tool-approval' '--catalog-id' '--source-app-id' '--config' '--config-file' '--config-stdin' '--config-secret' '--auth' '--bearer-token-file' '--header-name' '--header-value-file' '--username' '--password-file' '--aws-access-key-id' '--aws-secret-access-key-file' '--aws-session-token-file' '--google-credentials-file' '--scopes' '--oauth2-mode' '--oauth2-client-id' '--oauth2-client-secret-file' '--oauth2-client-id-mode' '--oauth2-authorize-url' '--oauth2-token-url' '--oauth2-issuer-url' '--oauth2-scopes-supported' '--oauth2-code-challenge-methods' '--oauth2-pkce' '--oauth2-authorize-param' '--oauth2-token-param' '--jwt-private-key-file' '--jwt-issuer' '--jwt-subject' '--jwt-audience' '--update-mask' '--from-file' '--step' '--transaction-id' '--comment' '--expand' '--wait-timeout' '--data' '-d' '--data-file' '--secret-file' '--jwt-key' '--kid' '--alg' '--tenant' '--jwt-ttl' '--event-id' '--timestamp' '--header' '-H' '--count' '--concurrency' '--rate' '--request' '--body-file' '--jwks' '--now' '--source-ip' '--allowed-cidr' '--out' '--host' '--port' '--data-dir' '--ready-file' '--token-ttl' '--frontend-url'; set skip 1; end
             continue
         end
-        if contains -- $t (__agctl_subs "$path"); set path (string trim -- "$path $t"); end
+        if test "$path" = help
+            if test $npos = 0; and contains -- $t (__agctl_subs "$hpath"); set hpath (string trim -- "$hpath $t"); else; set npos (math $npos + 1); end
+        else if test $npos = 0; and contains -- $t (__agctl_subs "$path")
+            set path (string trim -- "$path $t")
+        else
+            set npos (math $npos + 1)
+        end
     end
-    echo $path
+    switch "$argv[1]"
+        case --npos; echo $npos
+        case --help-path; if test "$path" = help; and test $npos = 0; echo $hpath; else; echo '!'; end
+        case '*'; echo $path
+    end
 end
 complete -c agctl -f
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
@@ -376,6 +389,7 @@ complete -c agctl -n 'test (__agctl_path) = '\''help'\''' -l debug -d 'log HTTP 
 complete -c agctl -n 'test (__agctl_path) = '\''help'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
 complete -c agctl -n 'test (__agctl_path) = '\''help'\''' -l embedded -d 'run against an embedded server started in this process (no tenant needed)'
 complete -c agctl -n 'test (__agctl_path) = '\''help'\''' -l help -s h -d 'show help'
+complete -c agctl -n 'test (__agctl_path) = '\''completion'\''; and test (__agctl_path --npos) -eq 0' -a 'bash zsh fish'
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l version -s V -d 'print the version'
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l profile -x -d 'configuration profile (env AGCTL_PROFILE)'
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l base-url -x -d 'service base URL (env AGCTL_BASE_URL)'
@@ -387,3 +401,25 @@ complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l debug -d 'log
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l embedded -d 'run against an embedded server started in this process (no tenant needed)'
 complete -c agctl -n 'test (__agctl_path) = '\''completion'\''' -l help -s h -d 'show help'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'exit-codes' -d 'the exit codes and what they mean'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'environment' -d 'the environment variables agctl reads'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret and cached tokens'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'auth' -d 'Inspect authentication state'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'rules' -d 'Manage an app'\''s entitlement configuration rules'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'task' -d 'Act on access request tasks'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'webhook' -d 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT)'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'serve' -d 'Run the embedded server: the same API on this machine, with demo data'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'help' -d 'Show help for a command, or a topic: exit-codes, environment'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'completion' -d 'Print a shell completion script'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''auth'\''' -a 'status' -d 'Show the profile, base URL, client ID and token expiry (never the token)'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''auth'\''' -a 'token' -d 'Print a valid access token (for scripts: curl -H "Authorization: Bearer $(agctl auth token)")'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''rules'\''' -a 'list' -d 'List the rules of an app in evaluation order (priority, then ID)'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''rules'\''' -a 'delete' -d 'Delete one or more rules of an app'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''mcp'\''' -a 'set-credentials' -d 'Replace the authentication config and/or config fields of an MCP server'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''mcp'\''' -a 'get' -d 'Show an MCP server (a read offered by the embedded server)'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''task'\''' -a 'approve-step-up' -d 'Approve the current (or given) policy step of a task with step-up authentication'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''webhook'\''' -a 'send' -d 'Send a signed event to a webhook listener and print the listener'\''s answer'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''webhook'\''' -a 'verify' -d 'Check a captured webhook request offline with the listener pipeline, and say why it would fail'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\''webhook'\''' -a 'keygen' -d 'Generate a signing key for a JWT listener: a private JWK (0600) and a public JWKS'

@@ -37,6 +37,13 @@ _agctl_flags() { # the flags of command path $1, as flag:description
     (*) flags=() ;;
   esac
 }
+_agctl_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=()
+  case "$1" in
+    ('completion') (( $2 == 0 )) && args=('bash' 'zsh' 'fish') ;;
+  esac
+  return 0
+}
 _agctl_takes_value() {
   case "$1" in
     (--profile|--base-url|--client-id|--output|-o|--timeout|--client-secret-file|--limit|--page-size|--url|--transport|--token-sharing|--require-tool-approval|--catalog-id|--source-app-id|--config|--config-file|--config-stdin|--config-secret|--auth|--bearer-token-file|--header-name|--header-value-file|--username|--password-file|--aws-access-key-id|--aws-secret-access-key-file|--aws-session-token-file|--google-credentials-file|--scopes|--oauth2-mode|--oauth2-client-id|--oauth2-client-secret-file|--oauth2-client-id-mode|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-pkce|--oauth2-authorize-param|--oauth2-token-param|--jwt-private-key-file|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--from-file|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--data-file|--secret-file|--jwt-key|--kid|--alg|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--request|--body-file|--jwks|--now|--source-ip|--allowed-cidr|--out|--host|--port|--data-dir|--ready-file|--token-ttl|--frontend-url) return 0 ;;
@@ -81,9 +88,9 @@ _agctl_value() { # completes the value of flag $1
 }
 _agctl() {
   # (no local named path: in zsh it is tied to PATH)
-  local cmdpath='' w cur="${words[CURRENT]}" ret=1
-  local -i i
-  local -a subs descs flags
+  local cmdpath='' hpath='' w cur="${words[CURRENT]}" ret=1
+  local -i i npos=0
+  local -a subs descs flags args
   # the value of a flag: --flag value, --flag=value
   if [[ $cur == -*=* ]] && _agctl_takes_value "${cur%%=*}"; then
     compset -P '*='
@@ -94,19 +101,35 @@ _agctl() {
     _agctl_value "${words[CURRENT-1]}"
     return
   fi
-  # the command path (flag values skipped)
+  # the command path, and how many positional arguments follow it; after
+  # `help`, the command path named as its topic (hpath)
   for (( i=2; i<CURRENT; i++ )); do
     w="${words[i]}"
     if [[ $w == -* ]]; then
       [[ $w != *=* ]] && _agctl_takes_value "$w" && (( i++ ))
       continue
     fi
-    _agctl_subs "$cmdpath"
-    if (( ${subs[(Ie)$w]} )); then cmdpath="${cmdpath:+$cmdpath }$w"; fi
+    if [[ $cmdpath == help ]]; then
+      _agctl_subs "$hpath"
+      if (( npos == 0 && ${subs[(Ie)$w]} )); then hpath="${hpath:+$hpath }$w"; else (( npos++ )); fi
+    else
+      _agctl_subs "$cmdpath"
+      if (( npos == 0 && ${subs[(Ie)$w]} )); then cmdpath="${cmdpath:+$cmdpath }$w"; else (( npos++ )); fi
+    fi
   done
   _agctl_flags "$cmdpath"
-  _agctl_subs "$cmdpath"
+  if [[ $cmdpath == help ]]; then
+    subs=() descs=()
+    if (( npos == 0 )); then
+      _agctl_subs "$hpath"
+      [[ -z $hpath ]] && args=('exit-codes:the exit codes and what they mean' 'environment:the environment variables agctl reads')
+    fi
+  else
+    _agctl_subs "$cmdpath"
+    _agctl_args "$cmdpath" "$npos"
+  fi
   _describe -t commands 'command' descs && ret=0
+  _describe -t values 'argument' args && ret=0
   _describe -t options 'option' flags && ret=0
   return ret
 }

@@ -4,8 +4,10 @@
 // What a flag's value completes to comes from its definition: commander's
 // `.choices()` give the values; an argument named <path>, <file>, <dir> (also
 // in <url|path> or <key=path>) completes file or directory names; other values
-// complete nothing.
-import type { Command, Option } from 'commander';
+// complete nothing. Positional arguments complete their `.choices()`, the
+// shells of `completion`, and for `help` the help topics and command names.
+import type { Argument, Command, Option } from 'commander';
+import { HELP_TOPICS } from './tree/meta.js';
 
 /** How the value of a flag or positional argument completes. */
 export type ValueSpec =
@@ -27,6 +29,8 @@ export interface Node {
   path: string[];
   subcommands: { name: string; description: string }[];
   options: OptionInfo[];
+  /** Values of the positional arguments, in order; `rest` when the last one is variadic. */
+  args: { values: string[]; rest: boolean }[];
 }
 
 /** Flags whose value is a file name although their argument is not named <path>/<file>. */
@@ -63,6 +67,15 @@ function optionInfo(o: Option): OptionInfo {
   };
 }
 
+/** Shell names, for `agctl completion <shell>`. */
+export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
+
+function argValues(cmd: Command, path: string[]): Node['args'] {
+  const key = path.join(' ');
+  if (key === 'completion') return [{ values: [...SHELL_NAMES], rest: false }];
+  return cmd.registeredArguments.map((a: Argument) => ({ values: a.argChoices ? [...a.argChoices] : [], rest: a.variadic }));
+}
+
 export function collectTree(program: Command): Node[] {
   const nodes: Node[] = [];
   const globals = program.options.filter((o) => !o.hidden).map(optionInfo);
@@ -72,6 +85,7 @@ export function collectTree(program: Command): Node[] {
       path,
       subcommands: cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals, { flags: ['--help', '-h'], description: 'show help', takesValue: false }],
+      args: argValues(cmd, path),
     });
     for (const c of cmd.commands) visit(c, [...path, c.name()]);
   };
@@ -103,6 +117,16 @@ function groupBySpec(map: Map<string, ValueSpec>, key: (spec: ValueSpec) => stri
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Shell `case` lines testing the positional index `$2` for a node's argument values. */
+function argTests(n: Node, assign: (values: string[]) => string): string | undefined {
+  const tests = n.args
+    .map((a, i) => (a.values.length ? `(( $2 ${a.rest ? '>=' : '=='} ${i} )) && ${assign(a.values)}` : undefined))
+    .filter(Boolean);
+  return tests.length ? tests.join('; ') : undefined;
+}
+
+const HELP_WORDS = HELP_TOPICS.map(([t]) => t);
+
 export function bashScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
@@ -110,6 +134,10 @@ export function bashScript(program: Command): string {
   const caseLine = (n: Node, body: string) => `    ${q(n.path.join(' '))}) ${body} ;;`;
   const subs = nodes.filter((n) => n.subcommands.length).map((n) => caseLine(n, `subs=${q(n.subcommands.map((s) => s.name).join(' '))}`));
   const flags = nodes.map((n) => caseLine(n, `flags=${q(n.options.flatMap((o) => o.flags).join(' '))}`));
+  const args = nodes.flatMap((n) => {
+    const t = argTests(n, (v) => `args=${q(v.join(' '))}`);
+    return t ? [caseLine(n, t)] : [];
+  });
   const valueCases = groupBySpec(values, (s) => (s.kind === 'none' ? 'none' : JSON.stringify(s))).map(([spec, fl]) => {
     const body =
       spec.kind === 'choices'
@@ -134,6 +162,13 @@ ${flags.join('\n')}
     *) flags='' ;;
   esac
 }
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=''
+  case "$1" in
+${args.join('\n')}
+  esac
+  return 0
+}
 _${name}_takes_value() {
   case " ${[...values.keys()].join(' ')} " in
     *" $1 "*) return 0 ;;
@@ -148,7 +183,7 @@ ${valueCases.join('\n')}
   return 0
 }
 _${name}() {
-  local cur flag value e i w cmdpath='' subs flags words
+  local cur flag value e i w cmdpath='' hpath='' npos=0 subs flags args words
   cur="\${COMP_WORDS[COMP_CWORD]}"
   # the value of a flag: --flag value, --flag=value, --flag key=value (bash splits words at '=')
   e=$((COMP_CWORD - 1)) value=$cur
@@ -160,7 +195,8 @@ _${name}() {
     flag="\${COMP_WORDS[e]}"
   fi
   if [[ $flag == -* ]] && _${name}_value "$flag" "$value"; then return 0; fi
-  # the command path (flag values skipped)
+  # the command path, and how many positional arguments follow it; after
+  # \`help\`, the command path named as its topic (hpath)
   for (( i=1; i<COMP_CWORD; i++ )); do
     w="\${COMP_WORDS[i]}"
     if [[ $w == = ]]; then i=$((i + 1)); continue; fi
@@ -168,12 +204,26 @@ _${name}() {
       if [[ \${COMP_WORDS[i+1]} != = ]] && _${name}_takes_value "$w"; then i=$((i + 1)); fi
       continue
     fi
-    _${name}_subs "$cmdpath"
-    if [[ " $subs " == *" $w "* ]]; then cmdpath="\${cmdpath:+$cmdpath }$w"; fi
+    if [[ $cmdpath == help ]]; then
+      _${name}_subs "$hpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then hpath="\${hpath:+$hpath }$w"; else npos=$((npos + 1)); fi
+    else
+      _${name}_subs "$cmdpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then cmdpath="\${cmdpath:+$cmdpath }$w"; else npos=$((npos + 1)); fi
+    fi
   done
   _${name}_flags "$cmdpath"
-  _${name}_subs "$cmdpath"
-  words="$subs $flags"
+  if [[ $cmdpath == help ]]; then
+    subs='' args=''
+    if (( npos == 0 )); then
+      _${name}_subs "$hpath"
+      [[ -z $hpath ]] && args=${q(HELP_WORDS.join(' '))}
+    fi
+  else
+    _${name}_subs "$cmdpath"
+    _${name}_args "$cmdpath" "$npos"
+  fi
+  words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
 complete -o default -F _${name} ${name}
@@ -191,6 +241,10 @@ export function zshScript(program: Command): string {
     .filter((n) => n.subcommands.length)
     .map((n) => caseLine(n, `subs=(${n.subcommands.map((s) => q(s.name)).join(' ')}); descs=(${n.subcommands.map((s) => item(s.name, s.description)).join(' ')})`));
   const flags = nodes.map((n) => caseLine(n, `flags=(${n.options.flatMap((o) => o.flags.map((f) => item(f, o.description))).join(' ')})`));
+  const args = nodes.flatMap((n) => {
+    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`);
+    return t ? [caseLine(n, t)] : [];
+  });
   const valueCases = groupBySpec(values).map(([spec, fl]) => {
     const body =
       spec.kind === 'choices'
@@ -204,6 +258,7 @@ export function zshScript(program: Command): string {
             : `_message -e values ${q(spec.name)}`;
     return `    (${fl.join('|')}) ${body} ;;`;
   });
+  const topics = HELP_TOPICS.map(([t, d]) => item(t, d)).join(' ');
   return `#compdef ${name}
 # zsh completion for ${name} (generated by \`${name} completion zsh\`; do not edit)
 _${name}_subs() { # the subcommands of command path $1: names and name:description
@@ -217,6 +272,13 @@ _${name}_flags() { # the flags of command path $1, as flag:description
 ${flags.join('\n')}
     (*) flags=() ;;
   esac
+}
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=()
+  case "$1" in
+${args.join('\n')}
+  esac
+  return 0
 }
 _${name}_takes_value() {
   case "$1" in
@@ -232,9 +294,9 @@ ${valueCases.join('\n')}
 }
 _${name}() {
   # (no local named path: in zsh it is tied to PATH)
-  local cmdpath='' w cur="\${words[CURRENT]}" ret=1
-  local -i i
-  local -a subs descs flags
+  local cmdpath='' hpath='' w cur="\${words[CURRENT]}" ret=1
+  local -i i npos=0
+  local -a subs descs flags args
   # the value of a flag: --flag value, --flag=value
   if [[ $cur == -*=* ]] && _${name}_takes_value "\${cur%%=*}"; then
     compset -P '*='
@@ -245,19 +307,35 @@ _${name}() {
     _${name}_value "\${words[CURRENT-1]}"
     return
   fi
-  # the command path (flag values skipped)
+  # the command path, and how many positional arguments follow it; after
+  # \`help\`, the command path named as its topic (hpath)
   for (( i=2; i<CURRENT; i++ )); do
     w="\${words[i]}"
     if [[ $w == -* ]]; then
       [[ $w != *=* ]] && _${name}_takes_value "$w" && (( i++ ))
       continue
     fi
-    _${name}_subs "$cmdpath"
-    if (( \${subs[(Ie)$w]} )); then cmdpath="\${cmdpath:+$cmdpath }$w"; fi
+    if [[ $cmdpath == help ]]; then
+      _${name}_subs "$hpath"
+      if (( npos == 0 && \${subs[(Ie)$w]} )); then hpath="\${hpath:+$hpath }$w"; else (( npos++ )); fi
+    else
+      _${name}_subs "$cmdpath"
+      if (( npos == 0 && \${subs[(Ie)$w]} )); then cmdpath="\${cmdpath:+$cmdpath }$w"; else (( npos++ )); fi
+    fi
   done
   _${name}_flags "$cmdpath"
-  _${name}_subs "$cmdpath"
+  if [[ $cmdpath == help ]]; then
+    subs=() descs=()
+    if (( npos == 0 )); then
+      _${name}_subs "$hpath"
+      [[ -z $hpath ]] && args=(${topics})
+    fi
+  else
+    _${name}_subs "$cmdpath"
+    _${name}_args "$cmdpath" "$npos"
+  fi
   _describe -t commands 'command' descs && ret=0
+  _describe -t values 'argument' args && ret=0
   _describe -t options 'option' flags && ret=0
   return ret
 }
@@ -281,10 +359,13 @@ export function fishScript(program: Command): string {
     ...nodes.filter((n) => n.subcommands.length).map((n) => `        case ${q(n.path.join(' '))}\n            printf '%s\\n' ${n.subcommands.map((s) => q(s.name)).join(' ')}`),
     `    end`,
     `end`,
-    `# prints the command path (flag values skipped)`,
+    `# prints the command path; with --npos, how many positional arguments follow it;`,
+    `# with --help-path, the command path after \`help\` (! when not completing help)`,
     `function __${name}_path`,
     `    set -l tokens (commandline -opc)`,
     `    set -l path ''`,
+    `    set -l hpath ''`,
+    `    set -l npos 0`,
     `    set -l skip 0`,
     `    for t in $tokens[2..-1]`,
     `        if test $skip = 1; set skip 0; continue; end`,
@@ -292,15 +373,30 @@ export function fishScript(program: Command): string {
     `            if not string match -q -- '*=*' $t; and contains -- $t ${[...values.keys()].map(q).join(' ')}; set skip 1; end`,
     `            continue`,
     `        end`,
-    `        if contains -- $t (__${name}_subs "$path"); set path (string trim -- "$path $t"); end`,
+    `        if test "$path" = help`,
+    `            if test $npos = 0; and contains -- $t (__${name}_subs "$hpath"); set hpath (string trim -- "$hpath $t"); else; set npos (math $npos + 1); end`,
+    `        else if test $npos = 0; and contains -- $t (__${name}_subs "$path")`,
+    `            set path (string trim -- "$path $t")`,
+    `        else`,
+    `            set npos (math $npos + 1)`,
+    `        end`,
     `    end`,
-    `    echo $path`,
+    `    switch "$argv[1]"`,
+    `        case --npos; echo $npos`,
+    `        case --help-path; if test "$path" = help; and test $npos = 0; echo $hpath; else; echo '!'; end`,
+    `        case '*'; echo $path`,
+    `    end`,
     `end`,
     `complete -c ${name} -f`,
   ];
   for (const n of nodes) {
     const cond = `test (__${name}_path) = ${q(n.path.join(' '))}`;
     for (const s of n.subcommands) lines.push(`complete -c ${name} -n ${q(cond)} -a ${q(s.name)} -d ${q(s.description)}`);
+    n.args.forEach((a, i) => {
+      if (!a.values.length) return;
+      const c = `${cond}; and test (__${name}_path --npos) ${a.rest ? '-ge' : '-eq'} ${i}`;
+      lines.push(`complete -c ${name} -n ${q(c)} -a ${q(a.values.join(' '))}`);
+    });
     for (const o of n.options) {
       const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
       const short = o.flags.find((f) => /^-[^-]$/.test(f))?.slice(1);
@@ -316,6 +412,10 @@ export function fishScript(program: Command): string {
       lines.push(parts.join(' '));
     }
   }
+  // `help <TAB>`: the topics and the command names, level by level
+  const helpCond = (p: string[]) => q(`test (__${name}_path --help-path) = ${q(p.join(' '))}`);
+  for (const [t, d] of HELP_TOPICS) lines.push(`complete -c ${name} -n ${helpCond([])} -a ${q(t)} -d ${q(d)}`);
+  for (const n of nodes) for (const s of n.subcommands) lines.push(`complete -c ${name} -n ${helpCond(n.path)} -a ${q(s.name)} -d ${q(s.description)}`);
   return lines.join('\n') + '\n';
 }
 

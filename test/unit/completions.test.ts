@@ -11,8 +11,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SHELLS, collectTree, valueFlags, type Shell } from '../../src/cli/completion.js';
+import { SHELLS, SHELL_NAMES, collectTree, valueFlags, type Shell } from '../../src/cli/completion.js';
 import { buildProgram, walk } from '../../src/cli/program.js';
+import { HELP_TOPICS } from '../../src/cli/tree/meta.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));
@@ -31,6 +32,7 @@ const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: '
 const hasZsh = runs('zsh', ['-fc', 'zmodload zsh/zpty']);
 const hasFish = runs('fish', ['--no-config', '-c', 'exit 0']);
 const sorted = (a: string[]) => [...new Set(a)].sort();
+const COMMANDS = ['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'serve', 'help', 'completion'];
 /** Flags whose value is a file name (the review's list and a few more), with a command line that reaches them. */
 const FILE_FLAGS = [
   ['webhook send x', '--data-file'],
@@ -149,6 +151,12 @@ describe('shell completions', () => {
       }
   });
 
+  it('`agctl help <topic>` answers every topic the completions offer', async () => {
+    for (const [topic] of HELP_TOPICS) {
+      const r = await runCli(['help', topic], { configDir });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
 
   it('refuses an unknown shell with a usage error', async () => {
     const r = await runCli(['completion', 'powershell'], { configDir });
@@ -181,6 +189,19 @@ describe('bash completion (run)', () => {
     expect(bashComplete('agctl --profile ')).toEqual([]);
     expect(bashComplete('agctl webhook send x --url ')).toEqual([]);
   });
+
+  it('completes `completion <shell>` and `help <topic or command>`', () => {
+    expect(bashComplete('agctl completion ')).toEqual(expect.arrayContaining([...SHELL_NAMES]));
+    expect(bashComplete('agctl completion z')).toEqual(['zsh']);
+    expect(bashComplete('agctl completion bash ')).not.toContain('zsh');
+    expect(bashComplete('agctl help ')).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
+    expect(bashComplete('agctl help ru')).toEqual(['rules']);
+    expect(sorted(bashComplete('agctl help e'))).toEqual(['environment', 'exit-codes']);
+    expect(bashComplete('agctl help rules ')).toEqual(expect.arrayContaining(['list', 'delete']));
+    expect(bashComplete('agctl help rules ')).not.toContain('exit-codes');
+    expect(bashComplete('agctl help webhook v')).toEqual(['verify']);
+    expect(bashComplete('agctl help exit-codes ').filter((w) => !w.startsWith('-'))).toEqual([]);
+  });
 });
 
 describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () => {
@@ -204,6 +225,13 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
     expect(sorted(zshComplete('agctl serve --data-dir ').matches)).toEqual(['adir']);
     expect(zshComplete('agctl --profile ').matches).toEqual([]);
   });
+
+  it('completes `completion <shell>` and `help <topic or command>`', () => {
+    expect(zshComplete('agctl completion ').matches).toEqual(expect.arrayContaining([...SHELL_NAMES]));
+    expect(zshComplete('agctl help ').matches).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
+    expect(zshComplete('agctl help ru').matches).toEqual(['rules']);
+    expect(sorted(zshComplete('agctl help rules ').matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'list']);
+  });
 });
 
 describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)', () => {
@@ -219,5 +247,14 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
     expect(sorted(fishComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['apiKey=adir/', 'apiKey=afile.json']);
     expect(fishComplete('agctl serve --data-dir ')).toEqual(['adir/']);
     expect(fishComplete('agctl --profile ')).toEqual([]);
+  });
+
+  it('completes `completion <shell>` and `help <topic or command>`', () => {
+    expect(sorted(fishComplete('agctl completion '))).toEqual(sorted([...SHELL_NAMES]));
+    expect(fishComplete('agctl completion bash ')).toEqual([]);
+    expect(sorted(fishComplete('agctl help '))).toEqual(sorted(['exit-codes', 'environment', ...COMMANDS]));
+    expect(fishComplete('agctl help ru')).toEqual(['rules']);
+    expect(sorted(fishComplete('agctl help rules '))).toEqual(['delete', 'list']);
+    expect(fishComplete('agctl help exit-codes ')).toEqual([]);
   });
 });
