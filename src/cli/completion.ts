@@ -1,16 +1,79 @@
 // Shell completion scripts generated from the commander program tree, so a new
 // command or flag appears in completions without hand edits.
-import type { Command, Option } from 'commander';
+//
+// What a flag's value completes to comes from its definition: commander's
+// `.choices()` give the values; an argument named <path>, <file>, <dir> (also
+// in <url|path> or <key=path>) completes file or directory names; other values
+// complete nothing. Positional arguments complete their `.choices()`, the
+// shells of `completion`, and for `help` the help topics and command names.
+import type { Argument, Command, Option } from 'commander';
+import { HELP_TOPICS } from './tree/meta.js';
 
-interface Node {
-  path: string[];
-  subcommands: { name: string; description: string }[];
-  options: { flags: string[]; description: string; takesValue: boolean; choices?: string[] }[];
+/** How the value of a flag or positional argument completes. */
+export type ValueSpec =
+  | { kind: 'choices'; choices: string[] }
+  | { kind: 'file'; keyed: boolean } // keyed: the value is key=path, the path after the last '='
+  | { kind: 'dir' }
+  | { kind: 'none'; name: string };
+
+export interface OptionInfo {
+  flags: string[];
+  description: string;
+  takesValue: boolean;
+  choices?: string[];
+  /** How the value completes (only when takesValue). */
+  value?: ValueSpec;
 }
 
-function optionInfo(o: Option) {
+export interface Node {
+  path: string[];
+  subcommands: { name: string; description: string }[];
+  options: OptionInfo[];
+  /** Values of the positional arguments, in order; `rest` when the last one is variadic. */
+  args: { values: string[]; rest: boolean }[];
+}
+
+/** Flags whose value is a file name although their argument is not named <path>/<file>. */
+const FILE_OPTIONS: Record<string, ValueSpec> = {
+  '--out': { kind: 'file', keyed: false }, // webhook keygen --out <prefix>: a file name prefix
+};
+
+/** The argument name of an option's flags ("--data-file <path>" -> "path"). */
+const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
+
+export function valueSpec(o: Option): ValueSpec {
+  if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
+  const explicit = o.long ? FILE_OPTIONS[o.long] : undefined;
+  if (explicit) return explicit;
+  const name = argName(o);
+  for (const alt of name.split('|')) {
+    const keyed = alt.includes('=');
+    const last = alt.slice(alt.lastIndexOf('=') + 1);
+    if (/^(dir|directory)$/.test(last)) return { kind: 'dir' };
+    if (/^(path|file)$/.test(last)) return { kind: 'file', keyed };
+  }
+  return { kind: 'none', name };
+}
+
+function optionInfo(o: Option): OptionInfo {
   const flags = [o.long, o.short].filter((f): f is string => Boolean(f));
-  return { flags, description: o.description ?? '', takesValue: Boolean(o.required || o.optional), choices: o.argChoices };
+  const takesValue = Boolean(o.required || o.optional);
+  return {
+    flags,
+    description: o.description ?? '',
+    takesValue,
+    ...(o.argChoices ? { choices: [...o.argChoices] } : {}),
+    ...(takesValue ? { value: valueSpec(o) } : {}),
+  };
+}
+
+/** Shell names, for `agctl completion <shell>`. */
+export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
+
+function argValues(cmd: Command, path: string[]): Node['args'] {
+  const key = path.join(' ');
+  if (key === 'completion') return [{ values: [...SHELL_NAMES], rest: false }];
+  return cmd.registeredArguments.map((a: Argument) => ({ values: a.argChoices ? [...a.argChoices] : [], rest: a.variadic }));
 }
 
 export function collectTree(program: Command): Node[] {
@@ -22,6 +85,7 @@ export function collectTree(program: Command): Node[] {
       path,
       subcommands: cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals, { flags: ['--help', '-h'], description: 'show help', takesValue: false }],
+      args: argValues(cmd, path),
     });
     for (const c of cmd.commands) visit(c, [...path, c.name()]);
   };
@@ -29,50 +93,137 @@ export function collectTree(program: Command): Node[] {
   return nodes;
 }
 
+/**
+ * Every flag that takes a value, with how its value completes. A flag means the
+ * same everywhere in the tree (a unit test checks it), so one table serves
+ * every command.
+ */
+export function valueFlags(nodes: Node[]): Map<string, ValueSpec> {
+  const map = new Map<string, ValueSpec>();
+  for (const n of nodes) for (const o of n.options) if (o.takesValue) for (const f of o.flags) if (!map.has(f)) map.set(f, o.value!);
+  return map;
+}
+
+/** The flags of `map`, grouped by identical value spec (by `key`) for `case` branches. */
+function groupBySpec(map: Map<string, ValueSpec>, key: (spec: ValueSpec) => string = (s) => JSON.stringify(s)): [ValueSpec, string[]][] {
+  const groups = new Map<string, [ValueSpec, string[]]>();
+  for (const [flag, spec] of map) {
+    const k = key(spec);
+    if (!groups.has(k)) groups.set(k, [spec, []]);
+    groups.get(k)![1].push(flag);
+  }
+  return [...groups.values()];
+}
+
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Shell `case` lines testing the positional index `$2` for a node's argument values. */
+function argTests(n: Node, assign: (values: string[]) => string): string | undefined {
+  const tests = n.args
+    .map((a, i) => (a.values.length ? `(( $2 ${a.rest ? '>=' : '=='} ${i} )) && ${assign(a.values)}` : undefined))
+    .filter(Boolean);
+  return tests.length ? tests.join('; ') : undefined;
+}
+
+const HELP_WORDS = HELP_TOPICS.map(([t]) => t);
 
 export function bashScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
-  const valueFlags = [...new Set(nodes.flatMap((n) => n.options.filter((o) => o.takesValue).flatMap((o) => o.flags)))];
-  const cases = nodes
-    .map((n) => {
-      const words = [...n.subcommands.map((s) => s.name), ...n.options.flatMap((o) => o.flags)].join(' ');
-      return `    ${q(n.path.join(' '))}) words=${q(words)} ;;`;
-    })
-    .join('\n');
-  const subs = nodes
-    .map((n) => `    ${q(n.path.join(' '))}) subs=${q(n.subcommands.map((s) => s.name).join(' '))} ;;`)
-    .join('\n');
+  const values = valueFlags(nodes);
+  const caseLine = (n: Node, body: string) => `    ${q(n.path.join(' '))}) ${body} ;;`;
+  const subs = nodes.filter((n) => n.subcommands.length).map((n) => caseLine(n, `subs=${q(n.subcommands.map((s) => s.name).join(' '))}`));
+  const flags = nodes.map((n) => caseLine(n, `flags=${q(n.options.flatMap((o) => o.flags).join(' '))}`));
+  const args = nodes.flatMap((n) => {
+    const t = argTests(n, (v) => `args=${q(v.join(' '))}`);
+    return t ? [caseLine(n, t)] : [];
+  });
+  const valueCases = groupBySpec(values, (s) => (s.kind === 'none' ? 'none' : JSON.stringify(s))).map(([spec, fl]) => {
+    const body =
+      spec.kind === 'choices'
+        ? `COMPREPLY=( $(compgen -W ${q(spec.choices.join(' '))} -- "$2") )`
+        : spec.kind === 'file'
+          ? 'compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") )'
+          : spec.kind === 'dir'
+            ? 'compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$2") )'
+            : 'compopt +o default 2>/dev/null; COMPREPLY=()';
+    return `    ${fl.join('|')}) ${body} ;;`;
+  });
   return `# bash completion for ${name} (generated by \`${name} completion bash\`; do not edit)
-_${name}_subs() {
+_${name}_subs() { # the subcommands of command path $1
   case "$1" in
-${subs}
+${subs.join('\n')}
     *) subs='' ;;
   esac
 }
-_${name}() {
-  local cur prev path="" subs words i w
-  cur="\${COMP_WORDS[COMP_CWORD]}"
-  prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  case " ${valueFlags.join(' ')} " in
-    *" $prev "*)
-      case "$prev" in
-        -o|--output) COMPREPLY=( $(compgen -W 'table json' -- "$cur") ) ;;
-        *) COMPREPLY=( $(compgen -f -- "$cur") ) ;;
-      esac
-      return 0 ;;
+_${name}_flags() { # the flags of command path $1
+  case "$1" in
+${flags.join('\n')}
+    *) flags='' ;;
   esac
+}
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=''
+  case "$1" in
+${args.join('\n')}
+  esac
+  return 0
+}
+_${name}_takes_value() {
+  case " ${[...values.keys()].join(' ')} " in
+    *" $1 "*) return 0 ;;
+  esac
+  return 1
+}
+_${name}_value() { # completes value $2 of flag $1; fails when $1 takes no value
+  case "$1" in
+${valueCases.join('\n')}
+    *) return 1 ;;
+  esac
+  return 0
+}
+_${name}() {
+  local cur flag value e i w cmdpath='' hpath='' npos=0 subs flags args words
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  # the value of a flag: --flag value, --flag=value, --flag key=value (bash splits words at '=')
+  e=$((COMP_CWORD - 1)) value=$cur
+  if [[ $cur == = ]]; then e=$COMP_CWORD value=''; fi
+  if [[ \${COMP_WORDS[e]} == = ]] && (( e >= 2 )); then
+    flag="\${COMP_WORDS[e-1]}"
+    [[ $flag == -* ]] || flag="\${COMP_WORDS[e-2]}"
+  else
+    flag="\${COMP_WORDS[e]}"
+  fi
+  if [[ $flag == -* ]] && _${name}_value "$flag" "$value"; then return 0; fi
+  # the command path, and how many positional arguments follow it; after
+  # \`help\`, the command path named as its topic (hpath)
   for (( i=1; i<COMP_CWORD; i++ )); do
     w="\${COMP_WORDS[i]}"
-    [[ "$w" == -* ]] && continue
-    _${name}_subs "$path"
-    if [[ " $subs " == *" $w "* ]]; then path="\${path:+$path }$w"; fi
+    if [[ $w == = ]]; then i=$((i + 1)); continue; fi
+    if [[ $w == -* ]]; then
+      if [[ \${COMP_WORDS[i+1]} != = ]] && _${name}_takes_value "$w"; then i=$((i + 1)); fi
+      continue
+    fi
+    if [[ $cmdpath == help ]]; then
+      _${name}_subs "$hpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then hpath="\${hpath:+$hpath }$w"; else npos=$((npos + 1)); fi
+    else
+      _${name}_subs "$cmdpath"
+      if (( npos == 0 )) && [[ " $subs " == *" $w "* ]]; then cmdpath="\${cmdpath:+$cmdpath }$w"; else npos=$((npos + 1)); fi
+    fi
   done
-  case "$path" in
-${cases}
-    *) words='' ;;
-  esac
+  _${name}_flags "$cmdpath"
+  if [[ $cmdpath == help ]]; then
+    subs='' args=''
+    if (( npos == 0 )); then
+      _${name}_subs "$hpath"
+      [[ -z $hpath ]] && args=${q(HELP_WORDS.join(' '))}
+    fi
+  else
+    _${name}_subs "$cmdpath"
+    _${name}_args "$cmdpath" "$npos"
+  fi
+  words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
 complete -o default -F _${name} ${name}
@@ -82,73 +233,189 @@ complete -o default -F _${name} ${name}
 export function zshScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
-  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/'/g, `'\\''`).replace(/:/g, '\\:');
-  const subs = nodes.map((n) => `    ${q(n.path.join(' '))}) subs=(${n.subcommands.map((s) => q(s.name)).join(' ')}) ;;`).join('\n');
-  const cases = nodes
-    .map((n) => {
-      const items = [...n.subcommands.map((s) => `'${esc(s.name)}:${esc(s.description)}'`), ...n.options.flatMap((o) => o.flags.map((f) => `'${esc(f)}:${esc(o.description)}'`))];
-      return `    ${q(n.path.join(' '))}) items=(${items.join(' ')}) ;;`;
-    })
-    .join('\n');
+  const values = valueFlags(nodes);
+  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
+  const item = (n: string, d: string) => q(`${esc(n)}:${esc(d)}`);
+  const caseLine = (n: Node, body: string) => `    (${q(n.path.join(' '))}) ${body} ;;`;
+  const subs = nodes
+    .filter((n) => n.subcommands.length)
+    .map((n) => caseLine(n, `subs=(${n.subcommands.map((s) => q(s.name)).join(' ')}); descs=(${n.subcommands.map((s) => item(s.name, s.description)).join(' ')})`));
+  const flags = nodes.map((n) => caseLine(n, `flags=(${n.options.flatMap((o) => o.flags.map((f) => item(f, o.description))).join(' ')})`));
+  const args = nodes.flatMap((n) => {
+    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`);
+    return t ? [caseLine(n, t)] : [];
+  });
+  const valueCases = groupBySpec(values).map(([spec, fl]) => {
+    const body =
+      spec.kind === 'choices'
+        ? `vals=(${spec.choices.map(q).join(' ')}); _describe -t values 'value' vals`
+        : spec.kind === 'file'
+          ? spec.keyed
+            ? "compset -P '*='; _files"
+            : '_files'
+          : spec.kind === 'dir'
+            ? '_files -/'
+            : `_message -e values ${q(spec.name)}`;
+    return `    (${fl.join('|')}) ${body} ;;`;
+  });
+  const topics = HELP_TOPICS.map(([t, d]) => item(t, d)).join(' ');
   return `#compdef ${name}
 # zsh completion for ${name} (generated by \`${name} completion zsh\`; do not edit)
-_${name}_subs() {
+_${name}_subs() { # the subcommands of command path $1: names and name:description
   case "$1" in
-${subs}
-    *) subs=() ;;
+${subs.join('\n')}
+    (*) subs=(); descs=() ;;
+  esac
+}
+_${name}_flags() { # the flags of command path $1, as flag:description
+  case "$1" in
+${flags.join('\n')}
+    (*) flags=() ;;
+  esac
+}
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+  args=()
+  case "$1" in
+${args.join('\n')}
+  esac
+  return 0
+}
+_${name}_takes_value() {
+  case "$1" in
+    (${[...values.keys()].join('|')}) return 0 ;;
+  esac
+  return 1
+}
+_${name}_value() { # completes the value of flag $1
+  local -a vals
+  case "$1" in
+${valueCases.join('\n')}
   esac
 }
 _${name}() {
-  local path="" w i
-  local -a subs items
+  # (no local named path: in zsh it is tied to PATH)
+  local cmdpath='' hpath='' w cur="\${words[CURRENT]}" ret=1
+  local -i i npos=0
+  local -a subs descs flags args
+  # the value of a flag: --flag value, --flag=value
+  if [[ $cur == -*=* ]] && _${name}_takes_value "\${cur%%=*}"; then
+    compset -P '*='
+    _${name}_value "\${cur%%=*}"
+    return
+  fi
+  if (( CURRENT > 2 )) && [[ \${words[CURRENT-1]} == -* ]] && _${name}_takes_value "\${words[CURRENT-1]}"; then
+    _${name}_value "\${words[CURRENT-1]}"
+    return
+  fi
+  # the command path, and how many positional arguments follow it; after
+  # \`help\`, the command path named as its topic (hpath)
   for (( i=2; i<CURRENT; i++ )); do
     w="\${words[i]}"
-    [[ "$w" == -* ]] && continue
-    _${name}_subs "$path"
-    if (( \${subs[(Ie)$w]} )); then path="\${path:+$path }$w"; fi
+    if [[ $w == -* ]]; then
+      [[ $w != *=* ]] && _${name}_takes_value "$w" && (( i++ ))
+      continue
+    fi
+    if [[ $cmdpath == help ]]; then
+      _${name}_subs "$hpath"
+      if (( npos == 0 && \${subs[(Ie)$w]} )); then hpath="\${hpath:+$hpath }$w"; else (( npos++ )); fi
+    else
+      _${name}_subs "$cmdpath"
+      if (( npos == 0 && \${subs[(Ie)$w]} )); then cmdpath="\${cmdpath:+$cmdpath }$w"; else (( npos++ )); fi
+    fi
   done
-  case "$path" in
-${cases}
-    *) items=() ;;
-  esac
-  _describe -t commands '${name}' items
+  _${name}_flags "$cmdpath"
+  if [[ $cmdpath == help ]]; then
+    subs=() descs=()
+    if (( npos == 0 )); then
+      _${name}_subs "$hpath"
+      [[ -z $hpath ]] && args=(${topics})
+    fi
+  else
+    _${name}_subs "$cmdpath"
+    _${name}_args "$cmdpath" "$npos"
+  fi
+  _describe -t commands 'command' descs && ret=0
+  _describe -t values 'argument' args && ret=0
+  _describe -t options 'option' flags && ret=0
+  return ret
 }
-compdef _${name} ${name}
+# autoloaded from $fpath (a file named _${name}): complete now; sourced: register
+if [[ \${funcstack[1]} == _${name} ]]; then
+  _${name} "$@"
+else
+  compdef _${name} ${name}
+fi
 `;
 }
 
 export function fishScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
+  const values = valueFlags(nodes);
   const lines = [
     `# fish completion for ${name} (generated by \`${name} completion fish\`; do not edit)`,
+    `function __${name}_subs --description 'the subcommands of a command path'`,
+    `    switch "$argv[1]"`,
+    ...nodes.filter((n) => n.subcommands.length).map((n) => `        case ${q(n.path.join(' '))}\n            printf '%s\\n' ${n.subcommands.map((s) => q(s.name)).join(' ')}`),
+    `    end`,
+    `end`,
+    `# prints the command path; with --npos, how many positional arguments follow it;`,
+    `# with --help-path, the command path after \`help\` (! when not completing help)`,
     `function __${name}_path`,
     `    set -l tokens (commandline -opc)`,
-    `    set -l path ""`,
+    `    set -l path ''`,
+    `    set -l hpath ''`,
+    `    set -l npos 0`,
+    `    set -l skip 0`,
     `    for t in $tokens[2..-1]`,
-    `        if string match -q -- '-*' $t; continue; end`,
-    `        switch "$path"`,
-    ...nodes.map((n) => `            case ${q(n.path.join(' '))}\n                if contains -- $t ${n.subcommands.map((s) => q(s.name)).join(' ') || "''"}; set path (string trim -- "$path $t"); end`),
+    `        if test $skip = 1; set skip 0; continue; end`,
+    `        if string match -q -- '-*' $t`,
+    `            if not string match -q -- '*=*' $t; and contains -- $t ${[...values.keys()].map(q).join(' ')}; set skip 1; end`,
+    `            continue`,
+    `        end`,
+    `        if test "$path" = help`,
+    `            if test $npos = 0; and contains -- $t (__${name}_subs "$hpath"); set hpath (string trim -- "$hpath $t"); else; set npos (math $npos + 1); end`,
+    `        else if test $npos = 0; and contains -- $t (__${name}_subs "$path")`,
+    `            set path (string trim -- "$path $t")`,
+    `        else`,
+    `            set npos (math $npos + 1)`,
     `        end`,
     `    end`,
-    `    echo $path`,
+    `    switch "$argv[1]"`,
+    `        case --npos; echo $npos`,
+    `        case --help-path; if test "$path" = help; and test $npos = 0; echo $hpath; else; echo '!'; end`,
+    `        case '*'; echo $path`,
+    `    end`,
     `end`,
     `complete -c ${name} -f`,
   ];
   for (const n of nodes) {
     const cond = `test (__${name}_path) = ${q(n.path.join(' '))}`;
     for (const s of n.subcommands) lines.push(`complete -c ${name} -n ${q(cond)} -a ${q(s.name)} -d ${q(s.description)}`);
+    n.args.forEach((a, i) => {
+      if (!a.values.length) return;
+      const c = `${cond}; and test (__${name}_path --npos) ${a.rest ? '-ge' : '-eq'} ${i}`;
+      lines.push(`complete -c ${name} -n ${q(c)} -a ${q(a.values.join(' '))}`);
+    });
     for (const o of n.options) {
       const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
       const short = o.flags.find((f) => /^-[^-]$/.test(f))?.slice(1);
       const parts = [`complete -c ${name} -n ${q(cond)}`];
       if (long) parts.push(`-l ${long}`);
       if (short) parts.push(`-s ${short}`);
-      if (o.takesValue) parts.push(o.choices ? `-x -a ${q(o.choices.join(' '))}` : '-r');
+      const v = o.value;
+      if (v?.kind === 'choices') parts.push(`-x -a ${q(v.choices.join(' '))}`);
+      else if (v?.kind === 'file') parts.push('-r -F');
+      else if (v?.kind === 'dir') parts.push(`-x -a ${q('(__fish_complete_directories)')}`);
+      else if (v) parts.push('-x');
       parts.push(`-d ${q(o.description)}`);
       lines.push(parts.join(' '));
     }
   }
+  // `help <TAB>`: the topics and the command names, level by level
+  const helpCond = (p: string[]) => q(`test (__${name}_path --help-path) = ${q(p.join(' '))}`);
+  for (const [t, d] of HELP_TOPICS) lines.push(`complete -c ${name} -n ${helpCond([])} -a ${q(t)} -d ${q(d)}`);
+  for (const n of nodes) for (const s of n.subcommands) lines.push(`complete -c ${name} -n ${helpCond(n.path)} -a ${q(s.name)} -d ${q(s.description)}`);
   return lines.join('\n') + '\n';
 }
 

@@ -2,10 +2,16 @@
 import type { Command } from 'commander';
 import { lazyAction } from './util.js';
 
+/** `agctl help <topic>`: the topics that are not commands, with what they print (also offered by completions). */
+export const HELP_TOPICS: readonly (readonly [name: string, description: string])[] = [
+  ['exit-codes', 'the exit codes and what they mean'],
+  ['environment', 'the environment variables agctl reads'],
+];
+
 export function register(program: Command): void {
   program
     .command('help')
-    .description('Show help for a command, or a topic: exit-codes, environment')
+    .description(`Show help for a command, or a topic: ${HELP_TOPICS.map(([t]) => t).join(', ')}`)
     .argument('[topic...]', 'command path or topic')
     .action(lazyAction(() => import('../commands/help.js'), ([topic], _o, cmd) => ({ topic: (topic as string[]) ?? [], program: cmd.parent as Command })));
 
