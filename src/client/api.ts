@@ -56,7 +56,7 @@ export class ApiClient {
 
 /** The error for a 2xx answer that is not the API's data (an HTML page, a proxy's answer, another service). */
 export function unexpectedResponse(url: string, problem: string): CliError {
-  return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, { hint: 'check --base-url: it must be the service\'s address' });
+  return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, { hint: 'check the base URL: it must be the service\'s address' });
 }
 
 /** How a JSON value is described in messages. */

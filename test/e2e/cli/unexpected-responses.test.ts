@@ -66,7 +66,7 @@ function expectUnexpected(r: CliResult, url: string, reason: string, label: stri
   expect(r.code, `${label}\n${r.stderr}`).toBe(9);
   const lines = r.stderr.trimEnd().split('\n');
   expect(lines[0], label).toMatch(new RegExp(`^agctl: unexpected response from ${esc(url)}: ${reason}$`));
-  expect(lines.slice(1), label).toEqual(["hint: check --base-url: it must be the service's address"]);
+  expect(lines.slice(1), label).toEqual(["hint: check the base URL: it must be the service's address"]);
   expect(r.stdout, label).toBe('');
 }
 
