@@ -9,7 +9,8 @@ export const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
 export interface IO {
   stdin: Readable & { isTTY?: boolean };
   stdout: Writable & { isTTY?: boolean; columns?: number };
-  stderr: Writable & { isTTY?: boolean };
+  /** `columns`: the terminal's current width, when stderr is one (live lines are fitted to it). */
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   /** stdout is a terminal. */
   isStdoutTTY: boolean;
   isStdinTTY: boolean;

@@ -21,6 +21,7 @@ import {
 import { isUuidV4 } from '../../../lib/ids.js';
 import { approveWithStepUp, getTask } from '../../../client/tasks.js';
 import type { CommandContext } from '../../context.js';
+import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
 import { shellQuote } from '../../output.js';
 
 export { shellQuote };
@@ -148,15 +149,29 @@ async function waitForApproval(ctx: CommandContext, deps: Deps, call: () => Prom
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-function startSpinner(ctx: CommandContext, deadline: number): { stop(): void } {
+/**
+ * The spinner's text after its frame and a space, fitted to `max` columns:
+ * the Ctrl-C hint is dropped first, then the text is cut with "…".
+ */
+export function spinnerText(leftMs: number, max: number): string {
+  const left = formatDuration(Math.max(0, leftMs));
+  return fitLine([`Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`, `Waiting for the step-up to be confirmed (${left} left)`], max);
+}
+
+/** A spinner redrawn in place on a terminal stderr (one line, fitted to its current width); one plain line elsewhere. */
+export function startSpinner(ctx: Pick<CommandContext, 'io' | 'out' | 'clock' | 'onClose'>, deadline: number): { stop(): void } {
   if (!ctx.io.isStderrTTY) {
     ctx.out.info(`Waiting up to ${formatDuration(deadline - ctx.clock.now())} for the step-up to be confirmed...`);
     return { stop() {} };
   }
+  const stderr = ctx.io.stderr;
   let i = 0;
   const draw = () => {
-    const left = Math.max(0, deadline - ctx.clock.now());
-    ctx.io.stderr.write(`\r\x1b[2K${ctx.out.s.cyan(FRAMES[i++ % FRAMES.length]!)} Waiting for the step-up to be confirmed (${formatDuration(left)} left, Ctrl-C to stop)`);
+    const max = lineWidth(stderr);
+    const frame = FRAMES[i++ % FRAMES.length]!;
+    // The frame and its space take two columns; on a terminal narrower than that, only what fits.
+    const line = max >= 3 ? `${ctx.out.s.cyan(frame)} ${spinnerText(deadline - ctx.clock.now(), max - 2)}` : max >= 1 ? ctx.out.s.cyan(frame) : '';
+    stderr.write(redraw(line));
   };
   draw();
   const timer = setInterval(draw, 100);
@@ -165,7 +180,7 @@ function startSpinner(ctx: CommandContext, deadline: number): { stop(): void } {
     if (stopped) return;
     stopped = true;
     clearInterval(timer);
-    ctx.io.stderr.write('\r\x1b[2K');
+    stderr.write(CLEAR_LINE);
   };
   ctx.onClose(stop);
   return { stop };

@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { Exit, exitCodeForStatus, type ExitCode } from '../../../api/errors.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
+import { fitLine, lineWidth, redraw } from '../../live-line.js';
 
 export interface LoadOptions {
   url: string;
@@ -16,8 +17,8 @@ export interface LoadOptions {
   body: Buffer;
   headersFor: (eventId: string) => Promise<Record<string, string>>;
   timeoutMs: number;
-  /** A terminal to draw the progress bar on. */
-  progress?: Writable;
+  /** A terminal to draw the progress bar on (fitted to its current `columns`). */
+  progress?: Writable & { columns?: number };
 }
 
 export interface LoadSummary {
@@ -54,13 +55,30 @@ function errorCode(err: unknown): string {
   return (err as Error)?.name ?? 'error';
 }
 
-function bar(done: number, total: number, started: number, statuses: Record<string, number>, errors: number): string {
-  const width = 30;
-  const filled = Math.round((done / total) * width);
-  const secs = (performance.now() - started) / 1000;
-  const rate = secs > 0 ? Math.round(done / secs) : 0;
+/**
+ * The progress bar's text fitted to `max` columns: in full when it fits (as on
+ * any terminal of usual width), else without the status counts, then with a
+ * shorter bar, then the counts alone, cut with "…" as a last resort.
+ */
+export function progressLine(done: number, total: number, elapsedMs: number, statuses: Record<string, number>, errors: number, max: number): string {
+  const bar = (width: number) => {
+    const filled = total > 0 ? Math.round((done / total) * width) : width;
+    return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  };
+  const secs = elapsedMs / 1000;
+  const rate = `${secs > 0 ? Math.round(done / secs) : 0}/s`;
   const counts = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
-  return `\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate}/s  ${counts}${errors ? `  errors:${errors}` : ''}`;
+  const errs = errors ? `  errors:${errors}` : '';
+  return fitLine(
+    [
+      `${bar(30)} ${done}/${total}  ${rate}  ${counts}${errs}`,
+      `${bar(30)} ${done}/${total}  ${rate}${errs}`,
+      `${bar(10)} ${done}/${total}  ${rate}${errs}`,
+      `${done}/${total}  ${rate}${errs}`,
+      `${done}/${total}`,
+    ],
+    max,
+  );
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
@@ -83,7 +101,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   let done = 0;
   const started = performance.now();
   const interval = o.rate ? 1000 / o.rate : 0;
-  const timer = o.progress ? setInterval(() => o.progress!.write(bar(done, o.count, started, statuses, errorCount)), 100) : undefined;
+  const drawBar = (end = '') => {
+    const p = o.progress!;
+    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount, lineWidth(p))) + end);
+  };
+  const timer = o.progress ? setInterval(drawBar, 100) : undefined;
 
   const worker = async () => {
     for (;;) {
@@ -113,7 +135,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   } finally {
     if (timer) {
       clearInterval(timer);
-      o.progress!.write(bar(done, o.count, started, statuses, errorCount) + '\n');
+      drawBar('\n');
     }
     await pool.close();
   }
