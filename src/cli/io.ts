@@ -15,6 +15,12 @@ export interface IO {
   isStdoutTTY: boolean;
   isStdinTTY: boolean;
   isStderrTTY: boolean;
+  /**
+   * Calls `listener` on Ctrl-C (SIGINT) until the returned function is called.
+   * While a listener is there, Ctrl-C no longer ends the process: the command
+   * stops what it is doing and returns 130 itself. Subscribe only around a wait.
+   */
+  onInterrupt(listener: () => void): () => void;
 }
 
 export function processIO(): IO {
@@ -25,6 +31,13 @@ export function processIO(): IO {
     isStdoutTTY: Boolean(process.stdout.isTTY),
     isStdinTTY: Boolean(process.stdin.isTTY),
     isStderrTTY: Boolean(process.stderr.isTTY),
+    onInterrupt(listener) {
+      const handler = () => listener();
+      process.on('SIGINT', handler);
+      return () => {
+        process.off('SIGINT', handler);
+      };
+    },
   };
 }
 

@@ -37,6 +37,7 @@ function spawnCli(args: string[], env: Record<string, string>) {
   );
   return {
     done,
+    kill: (signal: NodeJS.Signals) => child.kill(signal),
     waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
       const m = stderr.match(re);
       if (m) return Promise.resolve(m);
@@ -118,6 +119,46 @@ describe('agctl task approve-step-up', async () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^Approved step: +approval .* by CI Robot \(user-ci\)/m);
     expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    const [, url] = await run.waitForStderr(URL_RE);
+    await run.waitForStderr(/Waiting up to 5m00s/);
+    const resume = `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`;
+    run.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toBe(`Waiting up to 5m00s for the step-up to be confirmed...`);
+    expect(lines.at(-1)).toBe(`! cancelled (Ctrl-C) while waiting for the step-up; to resume: ${resume}`);
+    expect(currentStep(taskId).id).toBe(stepId);
+
+    expect(await confirm(url!)).toBe(200);
+    const done = await cli(resume.split(' ').slice(1));
+    expect(done.code, done.stderr).toBe(0);
+    expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('Ctrl-C while waiting with -o json prints the transaction as "cancelled"', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    await run.waitForStderr(/Waiting up to/);
+    run.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.json()).toMatchObject({
+      status: 'cancelled',
+      taskId,
+      policyStepId: stepId,
+      stepUpTransactionId: tx,
+      redirectUrl: expect.stringMatching(URL_RE),
+      resumeCommand: `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`,
+    });
   });
 
   it('gives up with exit 10 when the wait times out', async () => {
