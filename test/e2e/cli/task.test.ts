@@ -1,53 +1,16 @@
 // agctl task approve-step-up end to end: the real binary against the in-process
 // embedded server (whose OffsetClock the tests move for expiry).
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
-import { BIN, ROOT, baseEnv, cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
 const TX_RE = /Started step-up transaction ([0-9a-f-]{36})/;
-
-/** Spawns the CLI and lets the test react to its stderr while it runs (the step-up page is confirmed mid-wait). */
-function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    stderr += d;
-    for (const w of waiters.splice(0)) {
-      const m = stderr.match(w.re);
-      if (m) w.resolve(m);
-      else waiters.push(w);
-    }
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
-    }),
-  );
-  return {
-    done,
-    kill: (signal: NodeJS.Signals) => child.kill(signal),
-    waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
-      const m = stderr.match(re);
-      if (m) return Promise.resolve(m);
-      return new Promise((resolve, reject) => {
-        waiters.push({ re, resolve });
-        void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
-      });
-    },
-  };
-}
 
 const confirm = async (url: string) => {
   const res = await fetch(url, { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
