@@ -7,11 +7,21 @@
 /** The width assumed when the stream does not say (not a terminal, or an unknown one). */
 export const DEFAULT_COLUMNS = 80;
 
-/** The most columns a redrawn line may take: the stream's current width minus one (the last column would wrap on some terminals). */
+/**
+ * Columns kept free after the line for the `^C` a terminal echoes where the
+ * cursor is when Ctrl-C is pressed: were it to wrap, the line would sit one
+ * row up, out of reach of the clear that follows.
+ */
+export const ECHO_ROOM = 2;
+
+/**
+ * The most columns a redrawn line may take: the stream's current width minus
+ * one (the last column would wrap on some terminals), minus ECHO_ROOM.
+ */
 export function lineWidth(stream: { columns?: number }): number {
   const c = stream.columns;
   const columns = typeof c === 'number' && Number.isFinite(c) && c >= 1 ? Math.floor(c) : DEFAULT_COLUMNS;
-  return columns - 1;
+  return Math.max(0, columns - 1 - ECHO_ROOM);
 }
 
 /** Terminal columns taken by plain text: one per code point (these lines hold no wide or combining characters, nor escapes). */
@@ -21,11 +31,11 @@ export function textWidth(text: string): number {
   return n;
 }
 
-/** The text cut to at most `max` columns, ending in "…" when cut. */
+/** The text cut to at most `max` columns, ending in "…" when cut (no space before it). */
 export function truncate(text: string, max: number): string {
   if (max <= 0) return '';
   if (textWidth(text) <= max) return text;
-  return [...text].slice(0, max - 1).join('') + '…';
+  return [...text].slice(0, max - 1).join('').trimEnd() + '…';
 }
 
 /** The first candidate (plain text, most complete first) that fits in `max` columns, else the last one cut with "…". */

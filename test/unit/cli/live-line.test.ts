@@ -16,10 +16,11 @@ const visible = (s: string) => [...s.replace(ANSI, '')].length;
 const frames = (written: string) => written.split('\r').filter(Boolean);
 
 describe('fitting a line to the terminal', () => {
-  it('uses the current width minus one, 80 columns when unknown', () => {
-    expect(lineWidth({ columns: 60 })).toBe(59);
-    expect(lineWidth({})).toBe(79);
-    expect(lineWidth({ columns: 0 })).toBe(79);
+  it('uses the current width minus one and room for an echoed ^C, 80 columns when unknown', () => {
+    expect(lineWidth({ columns: 60 })).toBe(57);
+    expect(lineWidth({})).toBe(77);
+    expect(lineWidth({ columns: 0 })).toBe(77);
+    expect(lineWidth({ columns: 3 })).toBe(0);
     expect(lineWidth({ columns: 1 })).toBe(0);
   });
 
@@ -30,6 +31,7 @@ describe('fitting a line to the terminal', () => {
     expect(truncate('abc', 0)).toBe('');
     expect(truncate('abc', 1)).toBe('…');
     expect(truncate('⠋ wait', 4)).toBe('⠋ w…');
+    expect(truncate('⠋ wait', 3)).toBe('⠋…');
     expect(redraw('x')).toBe('\rx\x1b[K');
   });
 });
@@ -66,7 +68,7 @@ describe('step-up spinner', () => {
     const out = await spin(60);
     const drawn = frames(out).slice(0, -1);
     for (const f of drawn) {
-      expect(visible(f)).toBeLessThanOrEqual(59);
+      expect(visible(f)).toBeLessThanOrEqual(57);
       expect(f.endsWith('\x1b[K')).toBe(true);
     }
     expect(drawn[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the step-up to be confirmed (5m00s left)');
@@ -78,10 +80,11 @@ describe('step-up spinner', () => {
       vi.advanceTimersByTime(100);
     });
     const last = frames(out).slice(0, -1).at(-1)!.replace(ANSI, '');
-    expect(last).toBe('⠼ Waiting for the step-up to…');
-    expect(visible(last)).toBe(29);
-    for (const f of frames(await spin(undefined))) expect(visible(f)).toBeLessThanOrEqual(79);
+    expect(last).toBe('⠼ Waiting for the step-up…');
+    expect(visible(last)).toBeLessThanOrEqual(27);
+    for (const f of frames(await spin(undefined))) expect(visible(f)).toBeLessThanOrEqual(77);
     expect(spinnerText(61_000, 100)).toBe('Waiting for the step-up to be confirmed (1m01s left, Ctrl-C to stop)');
+    expect(spinnerText(61_000, 45)).toBe('Waiting for the step-up (1m01s left)');
   });
 });
 
@@ -107,7 +110,7 @@ describe('load progress bar', () => {
     const all = frames(written);
     expect(all.length).toBeGreaterThanOrEqual(2);
     for (const f of all) {
-      expect(visible(f.replace(/\n$/, ''))).toBeLessThanOrEqual(39);
+      expect(visible(f.replace(/\n$/, ''))).toBeLessThanOrEqual(37);
       expect(f).toMatch(/\x1b\[K\n?$/);
     }
     expect(written.endsWith('\n')).toBe(true);

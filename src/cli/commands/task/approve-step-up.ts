@@ -213,11 +213,19 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 
 /**
  * The spinner's text after its frame and a space, fitted to `max` columns:
- * the Ctrl-C hint is dropped first, then the text is cut with "…".
+ * the Ctrl-C hint is dropped first, then words around the time left, then the
+ * text is cut with "…".
  */
 export function spinnerText(leftMs: number, max: number): string {
   const left = formatDuration(Math.max(0, leftMs));
-  return fitLine([`Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`, `Waiting for the step-up to be confirmed (${left} left)`], max);
+  return fitLine(
+    [
+      `Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`,
+      `Waiting for the step-up to be confirmed (${left} left)`,
+      `Waiting for the step-up (${left} left)`,
+    ],
+    max,
+  );
 }
 
 /** A spinner redrawn in place on a terminal stderr (one line, fitted to its current width); one plain line elsewhere. */
