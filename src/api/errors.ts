@@ -127,6 +127,9 @@ export const Exit = {
 } as const;
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
 
+/** Stopped with Ctrl-C, as shells report it (128 + SIGINT): a cancelled prompt, wait or load run. */
+export const EXIT_INTERRUPTED = 130;
+
 export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode, string]> = [
   [0, 'success'],
   [1, 'unexpected error (a bug): please report it'],

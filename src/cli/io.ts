@@ -9,11 +9,18 @@ export const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
 export interface IO {
   stdin: Readable & { isTTY?: boolean };
   stdout: Writable & { isTTY?: boolean; columns?: number };
-  stderr: Writable & { isTTY?: boolean };
+  /** `columns`: the terminal's current width, when stderr is one (live lines are fitted to it). */
+  stderr: Writable & { isTTY?: boolean; columns?: number };
   /** stdout is a terminal. */
   isStdoutTTY: boolean;
   isStdinTTY: boolean;
   isStderrTTY: boolean;
+  /**
+   * Calls `listener` on Ctrl-C (SIGINT) until the returned function is called.
+   * While a listener is there, Ctrl-C no longer ends the process: the command
+   * stops what it is doing and returns 130 itself. Subscribe only around a wait.
+   */
+  onInterrupt(listener: () => void): () => void;
 }
 
 export function processIO(): IO {
@@ -24,6 +31,13 @@ export function processIO(): IO {
     isStdoutTTY: Boolean(process.stdout.isTTY),
     isStdinTTY: Boolean(process.stdin.isTTY),
     isStderrTTY: Boolean(process.stderr.isTTY),
+    onInterrupt(listener) {
+      const handler = () => listener();
+      process.on('SIGINT', handler);
+      return () => {
+        process.off('SIGINT', handler);
+      };
+    },
   };
 }
 

@@ -173,6 +173,13 @@ export class HttpClient {
   async close(): Promise<void> {
     await this.#agent?.close();
   }
+
+  /** Aborts the requests in flight and closes the connections (close() waits for them instead). */
+  async destroy(): Promise<void> {
+    const agent = this.#agent;
+    this.#agent = undefined;
+    await agent?.destroy();
+  }
 }
 
 function pathOf(url: string): string {

@@ -72,3 +72,42 @@ export function runCli(args: string[], opts: CliOptions & { configDir: string })
 export function cliFor(configDir: string, defaults: Record<string, string | undefined> = {}) {
   return (args: string[], opts: CliOptions = {}) => runCli(args, { ...opts, configDir, env: { ...defaults, ...opts.env } });
 }
+
+/**
+ * Spawns the CLI (env as given, see baseEnv) and lets the test react to its
+ * stderr while it runs: confirm a step-up page mid-wait, send a signal.
+ */
+export function spawnCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d;
+    for (const w of waiters.splice(0)) {
+      const m = stderr.match(w.re);
+      if (m) w.resolve(m);
+      else waiters.push(w);
+    }
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
+    }),
+  );
+  return {
+    done,
+    kill: (signal: NodeJS.Signals) => child.kill(signal),
+    waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
+      const m = stderr.match(re);
+      if (m) return Promise.resolve(m);
+      return new Promise((resolve, reject) => {
+        waiters.push({ re, resolve });
+        void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
+      });
+    },
+  };
+}

@@ -7,6 +7,7 @@ export function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
   const stderr = new PassThrough();
   let out = '';
   let err = '';
+  const interruptListeners = new Set<() => void>();
   stdout.on('data', (d) => (out += d));
   stderr.on('data', (d) => (err += d));
   const io: IO = {
@@ -16,6 +17,23 @@ export function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
     isStdinTTY: Boolean(opts.tty),
     isStdoutTTY: Boolean(opts.tty),
     isStderrTTY: Boolean(opts.tty),
+    onInterrupt(listener) {
+      const l = () => listener();
+      interruptListeners.add(l);
+      return () => {
+        interruptListeners.delete(l);
+      };
+    },
   };
-  return { io, out: () => out, err: () => err };
+  return {
+    io,
+    out: () => out,
+    err: () => err,
+    /** Ctrl-C: calls the listeners subscribed with io.onInterrupt. */
+    interrupt: () => {
+      for (const l of [...interruptListeners]) l();
+    },
+    /** How many listeners are subscribed to Ctrl-C. */
+    interruptListeners: () => interruptListeners.size,
+  };
 }

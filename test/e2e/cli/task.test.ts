@@ -1,52 +1,16 @@
 // agctl task approve-step-up end to end: the real binary against the in-process
 // embedded server (whose OffsetClock the tests move for expiry).
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
-import { BIN, ROOT, baseEnv, cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
 const TX_RE = /Started step-up transaction ([0-9a-f-]{36})/;
-
-/** Spawns the CLI and lets the test react to its stderr while it runs (the step-up page is confirmed mid-wait). */
-function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => {
-    stderr += d;
-    for (const w of waiters.splice(0)) {
-      const m = stderr.match(w.re);
-      if (m) w.resolve(m);
-      else waiters.push(w);
-    }
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-  const done = new Promise<CliResult>((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
-    }),
-  );
-  return {
-    done,
-    waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
-      const m = stderr.match(re);
-      if (m) return Promise.resolve(m);
-      return new Promise((resolve, reject) => {
-        waiters.push({ re, resolve });
-        void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
-      });
-    },
-  };
-}
 
 const confirm = async (url: string) => {
   const res = await fetch(url, { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -118,6 +82,46 @@ describe('agctl task approve-step-up', async () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^Approved step: +approval .* by CI Robot \(user-ci\)/m);
     expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    const [, url] = await run.waitForStderr(URL_RE);
+    await run.waitForStderr(/Waiting up to 5m00s/);
+    const resume = `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`;
+    run.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toBe(`Waiting up to 5m00s for the step-up to be confirmed...`);
+    expect(lines.at(-1)).toBe(`! cancelled (Ctrl-C) while waiting for the step-up; to resume: ${resume}`);
+    expect(currentStep(taskId).id).toBe(stepId);
+
+    expect(await confirm(url!)).toBe(200);
+    const done = await cli(resume.split(' ').slice(1));
+    expect(done.code, done.stderr).toBe(0);
+    expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('Ctrl-C while waiting with -o json prints the transaction as "cancelled"', async () => {
+    const { taskId, stepId } = fresh();
+    const run = spawnCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    await run.waitForStderr(/Waiting up to/);
+    run.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.json()).toMatchObject({
+      status: 'cancelled',
+      taskId,
+      policyStepId: stepId,
+      stepUpTransactionId: tx,
+      redirectUrl: expect.stringMatching(URL_RE),
+      resumeCommand: `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`,
+    });
   });
 
   it('gives up with exit 10 when the wait times out', async () => {

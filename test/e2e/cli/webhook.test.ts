@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { baseEnv, cliFor, spawnCli, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { hmacSignature } from '../../../src/webhook/sign.js';
 
@@ -168,6 +168,57 @@ describe('webhook send (load mode)', () => {
     const bad = await cli({ AGCTL_WEBHOOK_SECRET: 'wrong' })(['webhook', 'send', hmacUrl, '-d', '{}', '--count', '10', '-o', 'json']);
     expect(bad.code).toBe(3);
     expect(bad.json().statuses).toEqual({ '401': 10 });
+  });
+});
+
+describe('webhook send (load mode), Ctrl-C', () => {
+  const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10_000) => {
+    for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await ok()) return;
+    throw new Error(`timed out waiting for ${what}`);
+  };
+
+  it('stops sending, lets the requests in flight finish, prints what was sent as interrupted and exits 130', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: l.secret };
+    const run = spawnCli(['webhook', 'send', l.url, '-d', '{}', '--count', '100000', '--concurrency', '4', '--rate', '200', '-o', 'json'], env);
+    await until('the first events', async () => (await runsOf(l.id)).total >= 5);
+    run.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    const sum = r.json();
+    expect(sum).toMatchObject({ count: 100000, interrupted: true, errors: {} });
+    expect(sum.sent).toBeGreaterThanOrEqual(5);
+    expect(sum.sent).toBeLessThan(100000);
+    // Every event sent was answered: none was cut off, none is missing from the summary.
+    expect(sum.statuses).toEqual({ '200': sum.sent });
+    expect((await runsOf(l.id)).total).toBe(sum.sent);
+  });
+
+  it('aborts requests still unanswered 2 s after Ctrl-C', async () => {
+    let received = 0;
+    const hang = createServer((req) => {
+      received++;
+      req.resume();
+    });
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`;
+      const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: secret };
+      const run = spawnCli(['webhook', 'send', url, '-d', '{}', '--count', '10', '--concurrency', '2'], env);
+      await until('two requests in flight', () => received >= 2);
+      const sigint = Date.now();
+      run.kill('SIGINT');
+      const r = await run.done;
+      expect(r.code, r.stderr).toBe(130);
+      expect(Date.now() - sigint).toBeGreaterThanOrEqual(1900);
+      expect(Date.now() - sigint).toBeLessThan(5000);
+      expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1$/m);
+      expect(r.stdout).toMatch(/^error aborted +2$/m);
+      expect(received).toBe(2);
+    } finally {
+      hang.closeAllConnections();
+      await new Promise((r) => hang.close(r));
+    }
   });
 });
 

@@ -131,7 +131,7 @@ describe('curl output and flags', () => {
 
 describe('load-mode summaries', () => {
   const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
-    url: 'http://x', count: 0, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
+    url: 'http://x', count: 0, sent: 0, interrupted: false, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
     latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 },
   });
 

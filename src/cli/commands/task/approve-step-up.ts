@@ -4,7 +4,7 @@
 // repeats the approval with the same transaction while the server answers
 // with a step-up URL, until the step-up is confirmed or the wait times out.
 import { randomUUID } from 'node:crypto';
-import { ApiError, CliError, Code, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { ApiError, CliError, Code, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import {
   COMMENT_MAX_LENGTH,
   normalizeTaskView,
@@ -21,6 +21,7 @@ import {
 import { isUuidV4 } from '../../../lib/ids.js';
 import { approveWithStepUp, getTask } from '../../../client/tasks.js';
 import type { CommandContext } from '../../context.js';
+import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
 import { shellQuote } from '../../output.js';
 
 export { shellQuote };
@@ -38,7 +39,8 @@ export interface ApproveStepUpOptions {
 
 /** Side effects the tests may replace. */
 export interface Deps {
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   openUrl(url: string, env: NodeJS.ProcessEnv): Promise<boolean>;
   newTransactionId(): string;
 }
@@ -48,9 +50,21 @@ export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprove
 export const DEFAULT_WAIT_SECONDS = 300;
 const FIRST_POLL_MS = 500;
 const MAX_POLL_MS = 3000;
+/** After Ctrl-C, how long an approve call already sent may still answer (its answer may be the approval). */
+export const INTERRUPT_GRACE_MS = 2000;
 
 export const defaultDeps: Deps = {
-  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
   openUrl,
   newTransactionId: randomUUID,
 };
@@ -92,9 +106,10 @@ export async function run(opts: ApproveStepUpOptions, ctx: CommandContext, deps:
     if (!opts.wait) return pending(ctx, res, { taskId, stepId, txId, url, resume }, 'not waiting (--no-wait)');
     ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
     ctx.out.info(`To resume later: ${resume}`);
-    const done = await waitForApproval(ctx, deps, call, waitMs);
-    if (!done) return pending(ctx, res, { taskId, stepId, txId, url, resume }, `step-up not completed within ${formatDuration(waitMs)}`);
-    res = done;
+    const outcome = await waitForApproval(ctx, deps, call, waitMs);
+    if (outcome === 'timeout') return pending(ctx, res, { taskId, stepId, txId, url, resume }, `step-up not completed within ${formatDuration(waitMs)}`);
+    if (outcome === 'interrupted') return cancelled(ctx, { taskId, stepId, txId, url, resume });
+    res = outcome.approved;
   }
   await printApproved(ctx, res, stepId);
   return 0;
@@ -127,36 +142,106 @@ async function approve(api: Awaited<ReturnType<CommandContext['api']>>, taskId: 
   }
 }
 
-/** Repeats the call until the approval goes through (returns it) or the wait times out (returns null). */
-async function waitForApproval(ctx: CommandContext, deps: Deps, call: () => Promise<ApproveWithStepUpResponse>, waitMs: number): Promise<ApproveWithStepUpResponse | null> {
+export type WaitOutcome = { approved: ApproveWithStepUpResponse } | 'timeout' | 'interrupted';
+
+/**
+ * Repeats the call until the approval goes through, the wait times out, or
+ * Ctrl-C. Ctrl-C clears the spinner at once and stops the polling; a call
+ * already sent gets INTERRUPT_GRACE_MS to answer (a second Ctrl-C cuts that
+ * short), since its answer may be the approval, and is aborted after that.
+ * Ctrl-C ends the process as usual again once the wait is over.
+ */
+export async function waitForApproval(
+  ctx: CommandContext,
+  deps: Deps,
+  call: () => Promise<ApproveWithStepUpResponse>,
+  waitMs: number,
+): Promise<WaitOutcome> {
   const deadline = ctx.clock.now() + waitMs;
+  const stop = new AbortController();
+  const hurry = new AbortController();
+  const interrupted = new Promise<'interrupted'>((resolve) => stop.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }));
+  // Subscribed before the spinner (or the "Waiting" line) shows: from then on Ctrl-C is handled here.
+  const unsubscribe = ctx.io.onInterrupt(() => {
+    if (stop.signal.aborted) return hurry.abort();
+    spinner.stop();
+    stop.abort();
+  });
   const spinner = startSpinner(ctx, deadline);
   try {
     let delay = FIRST_POLL_MS;
     for (;;) {
       const left = deadline - ctx.clock.now();
-      if (left <= 0) return null;
-      await deps.sleep(Math.min(delay, left));
+      if (left <= 0) return 'timeout';
+      await deps.sleep(Math.min(delay, left), stop.signal);
+      if (stop.signal.aborted) return 'interrupted';
       delay = Math.min(delay + 500, MAX_POLL_MS);
-      const res = await call();
-      if (!res.redirectUrl) return res;
+      const sent = call();
+      const res = await Promise.race([sent, interrupted]);
+      if (res !== 'interrupted') {
+        if (!res.redirectUrl) return { approved: res };
+        if (stop.signal.aborted) return 'interrupted';
+        continue;
+      }
+      const late = await settledWithin(sent, INTERRUPT_GRACE_MS, hurry.signal);
+      if (late === 'pending') await ctx.http.destroy().catch(() => {});
+      return late !== 'pending' && late !== 'failed' && !late.redirectUrl ? { approved: late } : 'interrupted';
     }
   } finally {
+    unsubscribe();
     spinner.stop();
+  }
+}
+
+/** The promise's value if it settles within `ms` (and before `signal` aborts); 'failed' if it rejects, 'pending' otherwise. */
+async function settledWithin<T>(p: Promise<T>, ms: number, signal: AbortSignal): Promise<T | 'failed' | 'pending'> {
+  const settled = p.catch(() => 'failed' as const);
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<'pending'>((resolve) => {
+    if (signal.aborted) return resolve('pending');
+    timer = setTimeout(() => resolve('pending'), ms);
+    signal.addEventListener('abort', () => resolve('pending'), { once: true });
+  });
+  try {
+    return await Promise.race([settled, giveUp]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-function startSpinner(ctx: CommandContext, deadline: number): { stop(): void } {
+/**
+ * The spinner's text after its frame and a space, fitted to `max` columns:
+ * the Ctrl-C hint is dropped first, then words around the time left, then the
+ * text is cut with "…".
+ */
+export function spinnerText(leftMs: number, max: number): string {
+  const left = formatDuration(Math.max(0, leftMs));
+  return fitLine(
+    [
+      `Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`,
+      `Waiting for the step-up to be confirmed (${left} left)`,
+      `Waiting for the step-up (${left} left)`,
+    ],
+    max,
+  );
+}
+
+/** A spinner redrawn in place on a terminal stderr (one line, fitted to its current width); one plain line elsewhere. */
+export function startSpinner(ctx: Pick<CommandContext, 'io' | 'out' | 'clock' | 'onClose'>, deadline: number): { stop(): void } {
   if (!ctx.io.isStderrTTY) {
     ctx.out.info(`Waiting up to ${formatDuration(deadline - ctx.clock.now())} for the step-up to be confirmed...`);
     return { stop() {} };
   }
+  const stderr = ctx.io.stderr;
   let i = 0;
   const draw = () => {
-    const left = Math.max(0, deadline - ctx.clock.now());
-    ctx.io.stderr.write(`\r\x1b[2K${ctx.out.s.cyan(FRAMES[i++ % FRAMES.length]!)} Waiting for the step-up to be confirmed (${formatDuration(left)} left, Ctrl-C to stop)`);
+    const max = lineWidth(stderr);
+    const frame = FRAMES[i++ % FRAMES.length]!;
+    // The frame and its space take two columns; on a terminal narrower than that, only what fits.
+    const line = max >= 3 ? `${ctx.out.s.cyan(frame)} ${spinnerText(deadline - ctx.clock.now(), max - 2)}` : max >= 1 ? ctx.out.s.cyan(frame) : '';
+    stderr.write(redraw(line));
   };
   draw();
   const timer = setInterval(draw, 100);
@@ -165,7 +250,7 @@ function startSpinner(ctx: CommandContext, deadline: number): { stop(): void } {
     if (stopped) return;
     stopped = true;
     clearInterval(timer);
-    ctx.io.stderr.write('\r\x1b[2K');
+    stderr.write(CLEAR_LINE);
   };
   ctx.onClose(stop);
   return { stop };
@@ -226,6 +311,15 @@ function pending(
   }
   ctx.out.warn(`step-up authentication pending: ${why}; confirm it at the URL, then run the resume command (exit code 10)`);
   return Exit.Pending;
+}
+
+/** Ctrl-C during the wait: one line with the resume command (and the pending object, as "cancelled", with -o json); exit 130. */
+function cancelled(ctx: CommandContext, p: { taskId: string; stepId: string; txId: string; url: string; resume: string }): number {
+  if (ctx.out.json) {
+    ctx.out.printJson({ status: 'cancelled', taskId: p.taskId, policyStepId: p.stepId, stepUpTransactionId: p.txId, redirectUrl: p.url, resumeCommand: p.resume });
+  }
+  ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; to resume: ${p.resume}`);
+  return EXIT_INTERRUPTED;
 }
 
 /** Strips control characters from text a server sent before it reaches the terminal. */

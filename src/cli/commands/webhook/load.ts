@@ -1,11 +1,14 @@
 // Load mode of `agctl webhook send`: N events with fresh event IDs through one
 // keep-alive undici pool, C in flight, optionally paced to R per second; a
 // progress bar on a terminal; a summary with status counts, throughput and
-// latency percentiles.
+// latency percentiles. Ctrl-C stops sending, lets the requests in flight
+// finish (aborting them after INTERRUPT_GRACE_MS or a second Ctrl-C) and
+// summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
 import { Exit, exitCodeForStatus, type ExitCode } from '../../../api/errors.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
+import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
 
 export interface LoadOptions {
   url: string;
@@ -16,13 +19,27 @@ export interface LoadOptions {
   body: Buffer;
   headersFor: (eventId: string) => Promise<Record<string, string>>;
   timeoutMs: number;
-  /** A terminal to draw the progress bar on. */
-  progress?: Writable;
+  /** A terminal to draw the progress bar on (fitted to its current `columns`). */
+  progress?: Writable & { columns?: number };
+  /** Subscribes to Ctrl-C for the run (io.onInterrupt); returns the unsubscribe. */
+  onInterrupt?: (listener: () => void) => () => void;
+  /** How long requests in flight at Ctrl-C may take before they are aborted (default INTERRUPT_GRACE_MS). */
+  interruptGraceMs?: number;
 }
+
+/** After Ctrl-C, how long the requests in flight may take to answer before they are aborted. */
+export const INTERRUPT_GRACE_MS = 2000;
+/** The error code counted for requests aborted after Ctrl-C. */
+export const ABORTED = 'aborted';
 
 export interface LoadSummary {
   url: string;
+  /** Events asked for (--count). */
   count: number;
+  /** Events sent: `count`, or fewer after Ctrl-C. */
+  sent: number;
+  /** Stopped with Ctrl-C before every event was sent. */
+  interrupted: boolean;
   concurrency: number;
   rate: number | null;
   bodyBytes: number;
@@ -30,7 +47,7 @@ export interface LoadSummary {
   /** Completed requests per second (answered or failed). */
   throughput: number;
   statuses: Record<string, number>;
-  /** Requests that got no HTTP answer, by error code. */
+  /** Requests that got no HTTP answer, by error code (`aborted`: still in flight when the run was interrupted). */
   errors: Record<string, number>;
   latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
 }
@@ -54,13 +71,30 @@ function errorCode(err: unknown): string {
   return (err as Error)?.name ?? 'error';
 }
 
-function bar(done: number, total: number, started: number, statuses: Record<string, number>, errors: number): string {
-  const width = 30;
-  const filled = Math.round((done / total) * width);
-  const secs = (performance.now() - started) / 1000;
-  const rate = secs > 0 ? Math.round(done / secs) : 0;
+/**
+ * The progress bar's text fitted to `max` columns: in full when it fits (as on
+ * any terminal of usual width), else without the status counts, then with a
+ * shorter bar, then the counts alone, cut with "…" as a last resort.
+ */
+export function progressLine(done: number, total: number, elapsedMs: number, statuses: Record<string, number>, errors: number, max: number): string {
+  const bar = (width: number) => {
+    const filled = total > 0 ? Math.round((done / total) * width) : width;
+    return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  };
+  const secs = elapsedMs / 1000;
+  const rate = `${secs > 0 ? Math.round(done / secs) : 0}/s`;
   const counts = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
-  return `\r\x1b[K[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}  ${rate}/s  ${counts}${errors ? `  errors:${errors}` : ''}`;
+  const errs = errors ? `  errors:${errors}` : '';
+  return fitLine(
+    [
+      `${bar(30)} ${done}/${total}  ${rate}  ${counts}${errs}`,
+      `${bar(30)} ${done}/${total}  ${rate}${errs}`,
+      `${bar(10)} ${done}/${total}  ${rate}${errs}`,
+      `${done}/${total}  ${rate}${errs}`,
+      `${done}/${total}`,
+    ],
+    max,
+  );
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
@@ -75,60 +109,111 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     bodyTimeout: o.timeoutMs,
     connect: { timeout: Math.min(o.timeoutMs, 10_000) },
   });
+  /** Latencies of the requests that completed (answered or failed), in completion order. */
   const latencies = new Float64Array(o.count);
+  let completed = 0;
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let errorCount = 0;
   let next = 0;
+  let sent = 0;
   let done = 0;
   const started = performance.now();
   const interval = o.rate ? 1000 / o.rate : 0;
-  const timer = o.progress ? setInterval(() => o.progress!.write(bar(done, o.count, started, statuses, errorCount)), 100) : undefined;
+
+  // Ctrl-C: no new event is sent; the requests in flight get a grace period, then the pool is destroyed.
+  let interrupted = false;
+  let destroyed: Promise<void> | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const wakers = new Set<() => void>();
+  const abandon = () => {
+    clearTimeout(graceTimer);
+    destroyed ??= pool.destroy().catch(() => {});
+  };
+  const unsubscribe = o.onInterrupt?.(() => {
+    if (interrupted) return abandon();
+    interrupted = true;
+    if (timer) {
+      clearInterval(timer);
+      o.progress!.write(CLEAR_LINE);
+    }
+    for (const wake of [...wakers]) wake();
+    graceTimer = setTimeout(abandon, o.interruptGraceMs ?? INTERRUPT_GRACE_MS);
+  });
+  /** Waits for a --rate slot; Ctrl-C ends the wait. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(t);
+        wakers.delete(wake);
+        resolve();
+      };
+      const t = setTimeout(wake, ms);
+      wakers.add(wake);
+    });
+
+  const drawBar = (end = '') => {
+    const p = o.progress!;
+    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount, lineWidth(p))) + end);
+  };
+  const timer = o.progress ? setInterval(drawBar, 100) : undefined;
 
   const worker = async () => {
     for (;;) {
+      if (interrupted) return;
       const i = next++;
       if (i >= o.count) return;
       if (interval) {
         const wait = started + i * interval - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (wait > 0) await pause(wait);
       }
       const headers = await o.headersFor(newEventId());
+      if (interrupted) return;
+      sent++;
       const t0 = performance.now();
       try {
         const res = await pool.request({ path, method: 'POST', headers, body: o.body });
         await res.body.dump();
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       } catch (err) {
-        const code = errorCode(err);
+        const code = destroyed ? ABORTED : errorCode(err);
         errors[code] = (errors[code] ?? 0) + 1;
         errorCount++;
+        if (destroyed) {
+          done++;
+          continue;
+        }
       }
-      latencies[i] = performance.now() - t0;
+      latencies[completed++] = performance.now() - t0;
       done++;
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.min(o.concurrency, o.count) }, worker));
   } finally {
-    if (timer) {
+    unsubscribe?.();
+    clearTimeout(graceTimer);
+    if (timer && !interrupted) {
       clearInterval(timer);
-      o.progress!.write(bar(done, o.count, started, statuses, errorCount) + '\n');
+      drawBar('\n');
     }
-    await pool.close();
+    if (destroyed) await destroyed;
+    else await pool.close();
   }
   const durationMs = performance.now() - started;
-  const sorted = latencies.sort();
+  const sorted = latencies.subarray(0, completed).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
   return {
     url: o.url,
     count: o.count,
+    sent,
+    interrupted,
     concurrency: o.concurrency,
     rate: o.rate ?? null,
     bodyBytes: o.body.length,
     durationMs: round(durationMs, 1),
-    throughput: round((o.count / durationMs) * 1000, 1),
+    throughput: round((completed / durationMs) * 1000, 1),
     statuses,
     errors,
     latencyMs: {
@@ -146,7 +231,11 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
     ctx.out.printJson(s);
     return;
   }
-  ctx.out.print(`Sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`);
+  ctx.out.print(
+    s.interrupted
+      ? `Interrupted (Ctrl-C) after sending ${s.sent} of ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`
+      : `Sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`,
+  );
   ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} events/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
   const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
   for (const [code, n] of Object.entries(s.errors)) rows.push([`error ${code}`, n]);

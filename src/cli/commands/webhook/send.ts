@@ -1,5 +1,5 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import { pathSegment } from '../../../client/paths.js';
 import { isUuidV4 } from '../../../lib/ids.js';
 import { KeyError, checkSigningKey, loadSigningKey } from '../../../webhook/keys.js';
@@ -132,9 +132,10 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<numbe
       },
       timeoutMs: ctx.settings.timeoutMs,
       progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
+      onInterrupt: (listener) => ctx.io.onInterrupt(listener),
     });
     await printSummary(summary, ctx);
-    return loadExitCode(summary);
+    return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
   }
 
   const id = opts.eventId ?? newEventId();

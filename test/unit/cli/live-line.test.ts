@@ -1,0 +1,118 @@
+// Lines redrawn in place on a terminal (the step-up spinner, the load progress
+// bar) stay within the terminal's width, so a redraw never wraps and adds a row.
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CommandContext } from '../../../src/cli/context.js';
+import { fitLine, lineWidth, redraw, truncate } from '../../../src/cli/live-line.js';
+import { spinnerText, startSpinner } from '../../../src/cli/commands/task/approve-step-up.js';
+import { progressLine, runLoad } from '../../../src/cli/commands/webhook/load.js';
+import { fakeIO } from '../../helpers/io.js';
+import { tinyServer } from '../client/tiny-server.js';
+
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
+const visible = (s: string) => [...s.replace(ANSI, '')].length;
+
+/** The frames written to a stream: each starts with \r; the escapes are kept. */
+const frames = (written: string) => written.split('\r').filter(Boolean);
+
+describe('fitting a line to the terminal', () => {
+  it('uses the current width minus one and room for an echoed ^C, 80 columns when unknown', () => {
+    expect(lineWidth({ columns: 60 })).toBe(57);
+    expect(lineWidth({})).toBe(77);
+    expect(lineWidth({ columns: 0 })).toBe(77);
+    expect(lineWidth({ columns: 3 })).toBe(0);
+    expect(lineWidth({ columns: 1 })).toBe(0);
+  });
+
+  it('takes the first candidate that fits, else cuts the last with an ellipsis', () => {
+    expect(fitLine(['a long line', 'short'], 20)).toBe('a long line');
+    expect(fitLine(['a long line', 'short'], 5)).toBe('short');
+    expect(fitLine(['a long line', 'short'], 4)).toBe('sho…');
+    expect(truncate('abc', 0)).toBe('');
+    expect(truncate('abc', 1)).toBe('…');
+    expect(truncate('⠋ wait', 4)).toBe('⠋ w…');
+    expect(truncate('⠋ wait', 3)).toBe('⠋…');
+    expect(redraw('x')).toBe('\rx\x1b[K');
+  });
+});
+
+describe('step-up spinner', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  async function spin(columns: number | undefined, steps: (s: { columns?: number }) => void = () => {}) {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const f = fakeIO({ tty: true });
+    const stderr = f.io.stderr as PassThrough & { columns?: number };
+    if (columns !== undefined) stderr.columns = columns;
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent' }, flags: { color: true } });
+    await ctx.out.styles();
+    const spinner = startSpinner(ctx, Date.now() + 300_000);
+    vi.advanceTimersByTime(350);
+    steps(stderr);
+    spinner.stop();
+    await new Promise((r) => setImmediate(r));
+    return f.err();
+  }
+
+  it('keeps the whole line on a wide terminal', async () => {
+    const out = await spin(200);
+    const all = frames(out);
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    expect(all[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the step-up to be confirmed (5m00s left, Ctrl-C to stop)');
+    expect(out.endsWith('\r\x1b[K')).toBe(true);
+  });
+
+  it('fits every frame to 60 columns: the Ctrl-C hint goes first, each frame clears the rest of the line', async () => {
+    const out = await spin(60);
+    const drawn = frames(out).slice(0, -1);
+    for (const f of drawn) {
+      expect(visible(f)).toBeLessThanOrEqual(57);
+      expect(f.endsWith('\x1b[K')).toBe(true);
+    }
+    expect(drawn[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the step-up to be confirmed (5m00s left)');
+  });
+
+  it('follows a resize, cuts with an ellipsis on a narrow terminal, and assumes 80 columns when the width is unknown', async () => {
+    const out = await spin(200, (s) => {
+      s.columns = 30;
+      vi.advanceTimersByTime(100);
+    });
+    const last = frames(out).slice(0, -1).at(-1)!.replace(ANSI, '');
+    expect(last).toBe('⠼ Waiting for the step-up…');
+    expect(visible(last)).toBeLessThanOrEqual(27);
+    for (const f of frames(await spin(undefined))) expect(visible(f)).toBeLessThanOrEqual(77);
+    expect(spinnerText(61_000, 100)).toBe('Waiting for the step-up to be confirmed (1m01s left, Ctrl-C to stop)');
+    expect(spinnerText(61_000, 45)).toBe('Waiting for the step-up (1m01s left)');
+  });
+});
+
+describe('load progress bar', () => {
+  it('is unchanged on a wide terminal and shortened to fit a narrow one', () => {
+    const statuses = { '200': 40, '401': 2 };
+    expect(progressLine(42, 100, 2000, statuses, 1, 200)).toBe('[#############.................] 42/100  21/s  200:40 401:2  errors:1');
+    expect(progressLine(42, 100, 2000, statuses, 1, 59)).toBe('[#############.................] 42/100  21/s  errors:1');
+    expect(progressLine(42, 100, 2000, statuses, 0, 30)).toBe('[####......] 42/100  21/s');
+    expect(progressLine(42, 100, 2000, statuses, 0, 12)).toBe('42/100  21/s');
+    expect(progressLine(42, 100, 2000, statuses, 0, 4)).toBe('42/…');
+  });
+
+  it('redraws within a 40-column terminal during a real run', async () => {
+    const srv = await tinyServer();
+    srv.reset((_r, res) => res.end('{}'));
+    const progress = new PassThrough() as PassThrough & { columns?: number };
+    progress.columns = 40;
+    let written = '';
+    progress.on('data', (d) => (written += d));
+    const sum = await runLoad({ url: srv.url + '/hook', count: 40, concurrency: 4, rate: 150, body: Buffer.from('{}'), headersFor: async () => ({}), timeoutMs: 5000, progress });
+    expect(sum.statuses).toEqual({ '200': 40 });
+    const all = frames(written);
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    for (const f of all) {
+      expect(visible(f.replace(/\n$/, ''))).toBeLessThanOrEqual(37);
+      expect(f).toMatch(/\x1b\[K\n?$/);
+    }
+    expect(written.endsWith('\n')).toBe(true);
+  });
+});

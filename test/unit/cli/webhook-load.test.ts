@@ -1,0 +1,81 @@
+// Load mode stopped with Ctrl-C (a fake interrupt): no new events, the requests
+// in flight finish or are aborted after the grace period, the summary says so.
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runLoad, type LoadOptions } from '../../../src/cli/commands/webhook/load.js';
+import { fakeIO } from '../../helpers/io.js';
+import { tinyServer } from '../client/tiny-server.js';
+
+const srv = await tinyServer();
+const until = async (ok: () => boolean) => {
+  for (const end = Date.now() + 10_000; !ok(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('timed out');
+};
+
+function load(o: Partial<LoadOptions>) {
+  const f = fakeIO({ tty: true });
+  const progress = f.io.stderr as PassThrough & { columns?: number };
+  progress.columns = 80;
+  const run = runLoad({
+    url: srv.url + '/hook',
+    count: 100_000,
+    concurrency: 4,
+    body: Buffer.from('{}'),
+    headersFor: async () => ({}),
+    timeoutMs: 10_000,
+    progress,
+    onInterrupt: (l) => f.io.onInterrupt(l),
+    ...o,
+  });
+  return { ...f, run };
+}
+
+describe('load mode and Ctrl-C', () => {
+  it('stops sending, waits for the requests in flight, clears the bar and unsubscribes', async () => {
+    srv.reset((_r, res) => void setTimeout(() => res.end('{}'), 30));
+    const t = load({});
+    await until(() => srv.seen.length >= 10);
+    expect(t.interruptListeners()).toBe(1);
+    t.interrupt();
+    const sum = await t.run;
+    expect(sum).toMatchObject({ count: 100_000, interrupted: true, errors: {} });
+    expect(sum.statuses).toEqual({ '200': sum.sent });
+    expect(sum.sent).toBe(srv.seen.length);
+    expect(sum.sent).toBeLessThan(100);
+    expect(sum.throughput).toBeGreaterThan(0);
+    expect(sum.latencyMs.p50).toBeGreaterThanOrEqual(25);
+    expect(t.interruptListeners()).toBe(0);
+    expect(t.err().endsWith('\r\x1b[K')).toBe(true);
+  });
+
+  it('aborts what is still unanswered after the grace period, or at a second Ctrl-C', async () => {
+    srv.reset(() => {}); // never answers
+    const t = load({ concurrency: 3, interruptGraceMs: 150 });
+    await until(() => srv.seen.length >= 3);
+    let started = Date.now();
+    t.interrupt();
+    let sum = await t.run;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(sum).toMatchObject({ interrupted: true, sent: 3, statuses: {}, errors: { aborted: 3 } });
+    expect(sum.latencyMs.max).toBe(0);
+    expect(t.interruptListeners()).toBe(0);
+
+    srv.reset(() => {});
+    const t2 = load({ concurrency: 2, rate: 1000 });
+    await until(() => srv.seen.length >= 2);
+    started = Date.now();
+    t2.interrupt();
+    t2.interrupt();
+    sum = await t2.run;
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(sum).toMatchObject({ interrupted: true, sent: 2, errors: { aborted: 2 } });
+  });
+
+  it('a run that is not interrupted says so', async () => {
+    srv.reset((_r, res) => res.end('{}'));
+    const t = load({ count: 20 });
+    const sum = await t.run;
+    expect(sum).toMatchObject({ count: 20, sent: 20, interrupted: false, statuses: { '200': 20 } });
+    expect(t.interruptListeners()).toBe(0);
+    expect(t.err().endsWith('\n')).toBe(true);
+  });
+});
