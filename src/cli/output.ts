@@ -72,26 +72,25 @@ export class Output {
     this.info(`${this.s.red('✗')} ${line}`);
   }
 
-  /** Prints a table on stdout (cli-table3, borderless when stdout is not a terminal). */
+  /** Prints a table on stdout: cli-table3 boxes on a terminal, plain aligned columns on a pipe. */
   async table(head: string[], rows: (string | number | boolean)[][]): Promise<void> {
-    const { default: Table } = await import('cli-table3');
     const s = await this.styles();
     const tty = this.io.isStdoutTTY;
     const cells = rows.map((r) => r.map((c) => String(c)));
-    // On a terminal the table fits its width: the widest columns give way, their cells cut with "…".
-    const colWidths = tty ? fitColumns(head, cells, this.io.stdout.columns) : undefined;
+    if (!tty) {
+      // Piped: plain columns, written directly. cli-table3 would draw the same
+      // but measures every cell several times (~0.5 ms per row), which a
+      // script listing hundreds of rules would wait for.
+      this.io.stdout.write(plainColumns(head.map((h) => s.bold(h)), cells));
+      return;
+    }
+    const { default: Table } = await import('cli-table3');
+    // The table fits the terminal's width: the widest columns give way, their cells cut with "…".
+    const colWidths = fitColumns(head, cells, this.io.stdout.columns);
     const table = new Table({
       ...(colWidths ? { colWidths } : {}),
       head: head.map((h) => s.bold(h)),
-      style: { head: [], border: [], compact: true, 'padding-left': tty ? 1 : 0, 'padding-right': tty ? 1 : 2 },
-      ...(tty
-        ? {}
-        : {
-            chars: {
-              top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-              left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '',
-            },
-          }),
+      style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
     });
     for (const r of cells) table.push(r);
     this.io.stdout.write(table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n');
@@ -105,8 +104,31 @@ export class Output {
 }
 
 const ANSI = /\u001b\[[0-9;]*m/g;
-/** Columns a cell takes on a terminal (colour codes take none; the cells here are single-width text). */
-const visible = (s: string) => s.replace(ANSI, '').length;
+
+/** Code points that take two columns (East Asian wide and fullwidth forms, most emoji). */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+/** Code points that take none (controls, combining marks, zero-width joiners and variation selectors). */
+const ZERO = /[\u0000-\u001f\u007f-\u009f\u0300-\u036f\u200b-\u200f\ufe00-\ufe0f]/u;
+
+/** Columns a string takes on a terminal: colour codes none, wide characters two. */
+export function visible(s: string): number {
+  const plain = s.replace(ANSI, '');
+  // Plain ASCII (nearly every cell) needs no look at each character.
+  if (/^[\x20-\x7e]*$/.test(plain)) return plain.length;
+  let width = 0;
+  for (const ch of plain) width += ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+  return width;
+}
+
+/**
+ * Aligned columns for a pipe: each column as wide as its widest cell plus two
+ * spaces, trailing spaces trimmed (what the bordered table is without borders).
+ */
+export function plainColumns(head: string[], rows: string[][]): string {
+  const all = [head, ...rows];
+  const widths = head.map((_, j) => Math.max(...all.map((r) => visible(r[j] ?? ''))) + 2);
+  return all.map((r) => widths.map((w, j) => (r[j] ?? '') + ' '.repeat(w - visible(r[j] ?? ''))).join('').trimEnd()).join('\n') + '\n';
+}
 
 /**
  * Column widths (padding included) that fit a bordered table into `columns`,

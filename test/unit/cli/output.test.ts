@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
-import { Output, fitColumns } from '../../../src/cli/output.js';
+import { Output, fitColumns, plainColumns, visible } from '../../../src/cli/output.js';
 
 function capture(tty: boolean, columns?: number) {
   let text = '';
@@ -40,5 +40,31 @@ describe('Output.table', () => {
   it('never narrows a column below 10, nor a shorter column at all', () => {
     const w = fitColumns(HEAD, ROWS.map((r) => r.map(String)), 10)!;
     expect(w).toEqual([10, 9, 10, 9, 10]);
+  });
+});
+
+describe('plainColumns (piped tables)', () => {
+  it('draws what cli-table3 draws without borders, for any plain text', async () => {
+    const { default: Table } = await import('cli-table3');
+    const none = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' };
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const word = () => Array.from({ length: rnd(12) }, () => 'abcXYZ09 ._-=>"'[rnd(15)]).join('');
+    for (let t = 0; t < 50; t++) {
+      const cols = 1 + rnd(6);
+      const head = Array.from({ length: cols }, () => word().toUpperCase() || 'H');
+      const rows = Array.from({ length: rnd(8) }, () => Array.from({ length: cols }, word));
+      const table = new Table({ head, chars: none, style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 } });
+      for (const r of rows) table.push(r);
+      const expected = table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n';
+      expect(plainColumns(head, rows), JSON.stringify({ head, rows })).toBe(expected);
+    }
+  });
+
+  it('aligns wide characters and colour codes by the columns they take', () => {
+    const out = plainColumns(['NAME', 'ID'], [['\u001b[32m漢字\u001b[39m', 'a'], ['ab', 'b'], ['e\u0301', 'c']]);
+    expect(out.replace(/\u001b\[\d+m/g, '')).toBe('NAME  ID\n漢字  a\nab    b\ne\u0301     c\n');
+    expect(visible('漢字')).toBe(4);
+    expect(visible('🙂x')).toBe(3);
   });
 });
