@@ -130,7 +130,7 @@ export type ExitCode = (typeof Exit)[keyof typeof Exit];
 /** Stopped with Ctrl-C, as shells report it (128 + SIGINT): a cancelled prompt, wait or load run. */
 export const EXIT_INTERRUPTED = 130;
 
-export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode, string]> = [
+export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED, string]> = [
   [0, 'success'],
   [1, 'unexpected error (a bug): please report it'],
   [2, 'usage error: bad flags, missing input, client-side validation'],
@@ -142,6 +142,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode, string]> = [
   [8, 'rate limited after retries (429)'],
   [9, 'server or network failure (5xx, timeout, refused connection, redirect, unexpected response)'],
   [10, 'pending: step-up authentication not completed yet'],
+  [EXIT_INTERRUPTED, 'cancelled with Ctrl-C (a prompt, the step-up wait, a webhook load run)'],
 ];
 
 /** Maps an HTTP status from the service to the CLI exit code. */
