@@ -212,6 +212,26 @@ describe('--interactive', () => {
     });
   });
 
+  it('shows the request with secrets redacted and sends nothing unless the replacement is confirmed', async () => {
+    const s = scripted([
+      ['What kind of MCP server', 'external'],
+      ['Endpoint URL', 'https://wiki.example.com/mcp'],
+      ['Transport', 'MCP_SERVER_TRANSPORT_TYPE_SSE'],
+      ['Authentication method', 'bearerToken'],
+      ['Token sharing', 'MCP_SERVER_TOKEN_SHARING_SHARED'],
+      ['Bearer token', 'tok-SECRET-1'],
+      ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
+      ['Replace the config of MCP server srv in app ai-tools with this?', false],
+    ]);
+    // No server and no credentials: a declined walk-through never needs them.
+    const c = context(s.p);
+    expect(await run(opts({ interactive: true, dryRun: false }), c.ctx)).toBe(0);
+    expect(s.left()).toBe(0);
+    expect(c.err()).toContain('"token": "<redacted>"');
+    expect(c.err()).not.toContain('tok-SECRET-1');
+    expect(c.err()).toContain('Nothing sent');
+  });
+
   it('walks a hosted AWS setup with a secret config field, skipping what flags gave', async () => {
     const r = await dryRun({ interactive: true, hosted: true, catalogId: CATALOG, awsAccessKeyId: 'AKIAFLAG' }, [
       ['Source app ID', ''],

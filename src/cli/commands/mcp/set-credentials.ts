@@ -55,6 +55,10 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
     ctx.out.printJson(redactJson(body));
     return 0;
   }
+  if (opts.interactive && !(await confirmInteractive(body, opts, ctx))) {
+    ctx.out.info('Nothing sent');
+    return 0;
+  }
 
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
@@ -65,6 +69,16 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
   ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
   if (mcpServer) printServerSummary(ctx, mcpServer);
   return 0;
+}
+
+/**
+ * The walk-through ends with the request it built (secrets redacted) and a
+ * question: without an update mask it replaces the server's whole config,
+ * stored authentication included, so nothing is sent on a mere Enter.
+ */
+async function confirmInteractive(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext): Promise<boolean> {
+  ctx.io.stderr.write(`${JSON.stringify(redactJson(body), null, 2)}\n`);
+  return ctx.prompt.confirm(`Replace the config of MCP server ${opts.connectorId} in app ${opts.appId} with this?`, { default: false });
 }
 
 /** --from-file FILE|-: the whole request body as JSON. */
