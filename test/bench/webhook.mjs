@@ -2,7 +2,8 @@
 //  1. The embedded listener (`agctl serve`, HMAC, durable idempotency on disk)
 //     against a bare node:http server that reads the body and answers 200, both
 //     driven by the same load generator in the same run: throughput and p99
-//     latency as ratios, and the server's peak RSS.
+//     latency as ratios, and the server's peak RSS. For context (no target), a
+//     reference: the bare server plus one plain SQLite insert per request.
 //  2. The sender: `agctl webhook send --count N` against the embedded server.
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
@@ -14,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { BIN, percentile, printTable, startServeProcess } from './lib.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -142,9 +144,35 @@ s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-function startBare() {
-  const [cmd, args] = pinned(1, process.execPath, ['-e', BARE_SERVER]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+// For context, not for the target: the same bare server recording each event
+// durably the plain way (one SQLite insert per request on a unique event ID,
+// each its own WAL commit, same pragmas as the listener's store), as a
+// straightforward durable webhook receiver in Node would.
+const DURABLE_SERVER = `
+const { createServer } = require('node:http');
+const Database = require(process.env.BENCH_SQLITE);
+const db = new Database(process.env.BENCH_DB);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec('CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, body BLOB NOT NULL, received_at INTEGER NOT NULL)');
+const ins = db.prepare('INSERT OR IGNORE INTO events (id, body, received_at) VALUES (?, ?, ?)');
+const s = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const fresh = ins.run(String(req.headers['webhook-event-id']), Buffer.concat(chunks), Date.now()).changes === 1;
+    const b = Buffer.from(fresh ? '{"status":200}' : '{"status":409}');
+    res.writeHead(fresh ? 200 : 409, { 'content-type': 'application/json', 'content-length': b.length });
+    res.end(b);
+  });
+});
+s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
+process.on('SIGTERM', () => { db.close(); process.exit(0); });
+`;
+
+function startBare(code = BARE_SERVER, env = process.env) {
+  const [cmd, args] = pinned(1, process.execPath, ['-e', code]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout.once('data', (d) => {
@@ -190,19 +218,28 @@ const median = (xs) => {
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-webhook-'));
   const bare = await startBare();
+  const sqlite = createRequire(SELF).resolve('better-sqlite3');
+  const durable = await startBare(DURABLE_SERVER, { ...process.env, BENCH_SQLITE: sqlite, BENCH_DB: join(dir, 'durable.db') });
   const embedded = await startEmbedded(dir);
   try {
     const w = embedded.info.demo.webhooks;
     const url = embedded.info.baseUrl + w.hmac.path;
-    const rounds = { bare: [], embedded: [] };
+    const rounds = { bare: [], durable: [], embedded: [] };
     for (let r = 0; r < ROUNDS; r++) {
       rounds.bare.push(await load(bare.url, 'unused'));
       rounds.embedded.push(await load(url, w.hmac.secret));
     }
+    // The reference runs after the measured pair: its many small commits leave
+    // dirty pages that the kernel writes back for a while, which would slow
+    // whichever server ran next.
+    for (let r = 0; r < ROUNDS; r++) rounds.durable.push(await load(durable.url, 'unused'));
+    for (const res of rounds.durable) {
+      if (res.statuses['200'] !== REQUESTS) throw new Error(`the durable reference server did not accept every event: ${JSON.stringify(res.statuses)}`);
+    }
     for (const res of rounds.embedded) {
       if (res.statuses['200'] !== REQUESTS) throw new Error(`the embedded listener did not accept every event: ${JSON.stringify(res.statuses)}`);
     }
-    const rss = { bare: peakRssMiB(bare.child.pid), embedded: peakRssMiB(embedded.child.pid) };
+    const rss = { bare: peakRssMiB(bare.child.pid), durable: peakRssMiB(durable.child.pid), embedded: peakRssMiB(embedded.child.pid) };
 
     // The sender: agctl's own load mode against the embedded server.
     const bodyFile = join(dir, 'body.json');
@@ -213,9 +250,10 @@ export async function run() {
     if (sender.statuses['200'] !== REQUESTS) throw new Error(`webhook send: not every event was accepted: ${JSON.stringify(sender.statuses)}`);
 
     const m = (k, f) => median(rounds[k].map(f));
-    const tput = { bare: m('bare', (x) => x.throughput), embedded: m('embedded', (x) => x.throughput) };
-    const p99 = { bare: m('bare', (x) => x.p99), embedded: m('embedded', (x) => x.p99) };
-    const p50 = { bare: m('bare', (x) => x.p50), embedded: m('embedded', (x) => x.p50) };
+    const all = (f) => ({ bare: m('bare', f), durable: m('durable', f), embedded: m('embedded', f) });
+    const tput = all((x) => x.throughput);
+    const p99 = all((x) => x.p99);
+    const p50 = all((x) => x.p50);
     const ratio = tput.embedded / tput.bare;
     console.log(
       `\nWebhook ingest: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
@@ -225,6 +263,7 @@ export async function run() {
       ['server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB'],
       [
         ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), rss.bare.toFixed(0)],
+        ['bare node:http + one SQLite insert per request (reference)', tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), rss.durable.toFixed(0)],
         ['agctl serve listener (HMAC + durable idempotency)', tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), rss.embedded.toFixed(0)],
       ],
     );
@@ -234,6 +273,7 @@ export async function run() {
       [
         ['throughput ratio (listener / bare)', ratio.toFixed(2), '>= 0.50', ratio >= 0.5 ? 'met' : 'MISSED'],
         ['p99 latency ratio (listener / bare)', (p99.embedded / p99.bare).toFixed(2), '-', '-'],
+        ['throughput ratio (listener / durable reference)', (tput.embedded / tput.durable).toFixed(2), '-', '-'],
         ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
         [`agctl webhook send --count ${REQUESTS}`, `${sender.throughput.toFixed(0)} events/s`, '-', `p99 ${sender.latencyMs.p99} ms`],
       ],
@@ -241,6 +281,7 @@ export async function run() {
     return { requests: REQUESTS, throughput: tput, p50, p99, ratio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
   } finally {
     await embedded.stop();
+    await durable.stop();
     await bare.stop();
     rmSync(dir, { recursive: true, force: true });
   }
