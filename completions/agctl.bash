@@ -51,10 +51,17 @@ _agctl_takes_value() {
 }
 _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
   case "$1" in
-    --profile|--base-url|--client-id|--timeout|--limit|--page-size|--url|--transport|--token-sharing|--require-tool-approval|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--auth|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-mode|--oauth2-client-id|--oauth2-client-id-mode|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-pkce|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+    --profile|--base-url|--client-id|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
     --output|-o) COMPREPLY=( $(compgen -W 'table json' -- "$2") ) ;;
     --client-secret-file|--bearer-token-file|--header-value-file|--password-file|--aws-secret-access-key-file|--aws-session-token-file|--google-credentials-file|--oauth2-client-secret-file|--jwt-private-key-file|--from-file|--data-file|--secret-file|--jwt-key|--request|--body-file|--jwks|--out|--ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
+    --transport) COMPREPLY=( $(compgen -W 'streamable-http sse unspecified' -- "$2") ) ;;
+    --token-sharing) COMPREPLY=( $(compgen -W 'shared per-user' -- "$2") ) ;;
+    --require-tool-approval) COMPREPLY=( $(compgen -W 'true false unspecified' -- "$2") ) ;;
     --config-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
+    --auth) COMPREPLY=( $(compgen -W 'none bearer custom-header basic oauth2 aws-sigv4 google-service-account' -- "$2") ) ;;
+    --oauth2-mode) COMPREPLY=( $(compgen -W 'authorization-code client-credentials jwt-bearer service passthrough' -- "$2") ) ;;
+    --oauth2-client-id-mode) COMPREPLY=( $(compgen -W 'manual dcr cimd' -- "$2") ) ;;
+    --oauth2-pkce) COMPREPLY=( $(compgen -W 'discover s256 disabled' -- "$2") ) ;;
     --alg) COMPREPLY=( $(compgen -W 'ES256 RS256 EdDSA' -- "$2") ) ;;
     --data-dir) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$2") ) ;;
     *) return 1 ;;

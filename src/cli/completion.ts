@@ -33,6 +33,21 @@ export interface Node {
   args: { values: string[]; rest: boolean }[];
 }
 
+/**
+ * Values offered for flags that parse their own spellings (enum names,
+ * kebab-case and aliases are all accepted, so commander's `.choices()` would
+ * refuse some): the short forms their help text lists.
+ */
+export const SUGGESTED_VALUES: Record<string, readonly string[]> = {
+  '--transport': ['streamable-http', 'sse', 'unspecified'],
+  '--token-sharing': ['shared', 'per-user'],
+  '--require-tool-approval': ['true', 'false', 'unspecified'],
+  '--auth': ['none', 'bearer', 'custom-header', 'basic', 'oauth2', 'aws-sigv4', 'google-service-account'],
+  '--oauth2-mode': ['authorization-code', 'client-credentials', 'jwt-bearer', 'service', 'passthrough'],
+  '--oauth2-client-id-mode': ['manual', 'dcr', 'cimd'],
+  '--oauth2-pkce': ['discover', 's256', 'disabled'],
+};
+
 /** Flags whose value is a file name although their argument is not named <path>/<file>. */
 const FILE_OPTIONS: Record<string, ValueSpec> = {
   '--out': { kind: 'file', keyed: false }, // webhook keygen --out <prefix>: a file name prefix
@@ -43,6 +58,8 @@ const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(
 
 export function valueSpec(o: Option): ValueSpec {
   if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
+  const suggested = o.long ? SUGGESTED_VALUES[o.long] : undefined;
+  if (suggested) return { kind: 'choices', choices: [...suggested] };
   const explicit = o.long ? FILE_OPTIONS[o.long] : undefined;
   if (explicit) return explicit;
   const name = argName(o);

@@ -258,3 +258,26 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
     expect(fishComplete('agctl help exit-codes ')).toEqual([]);
   });
 });
+
+describe('suggested flag values', () => {
+  it('offers for mcp set-credentials only values the command accepts', async () => {
+    const { SUGGESTED_VALUES } = await import('../../src/cli/completion.js');
+    const { draftFromFlags } = await import('../../src/cli/commands/mcp/draft.js');
+    const base = { appId: 'a', connectorId: 'c' };
+    const flagsFor: Record<string, (v: string) => Record<string, unknown>> = {
+      '--transport': (v) => ({ transport: v }),
+      '--token-sharing': (v) => ({ tokenSharing: v }),
+      '--require-tool-approval': (v) => ({ requireToolApproval: v }),
+      '--auth': (v) => ({ auth: v, ...(v === 'aws-sigv4' || v === 'google-service-account' ? { hosted: true } : { external: true }) }),
+      '--oauth2-mode': (v) => ({ auth: 'oauth2', oauth2Mode: v }),
+      '--oauth2-client-id-mode': (v) => ({ auth: 'oauth2', oauth2ClientIdMode: v }),
+      '--oauth2-pkce': (v) => ({ auth: 'oauth2', oauth2Pkce: v }),
+    };
+    expect(Object.keys(SUGGESTED_VALUES).sort()).toEqual(Object.keys(flagsFor).sort());
+    for (const [flag, values] of Object.entries(SUGGESTED_VALUES)) {
+      for (const v of values) expect(() => draftFromFlags({ ...base, ...flagsFor[flag]!(v) } as never), `${flag} ${v}`).not.toThrow();
+    }
+    // And the scripts offer them: bash lists the values after the flag.
+    expect(readFileSync(join(ROOT, 'completions', 'agctl.bash'), 'utf8')).toContain('streamable-http sse unspecified');
+  });
+});
