@@ -110,7 +110,17 @@ function runChild(cmd, args, opts = {}) {
   });
 }
 
+/**
+ * Writes dirty pages back before a round: a server that just committed
+ * thousands of events leaves writeback for the kernel, which would otherwise
+ * slow whichever server is measured next.
+ */
+function settle() {
+  spawnSync('sync');
+}
+
 async function load(url, secret) {
+  settle();
   const cfg = JSON.stringify({ url, secret, requests: REQUESTS, concurrency: CONCURRENCY, warmup: WARMUP });
   const [cmd, args] = pinned(0, process.execPath, [SELF, '--generate']);
   const r = await runChild(cmd, args, { env: { ...process.env, AGCTL_BENCH_LOAD: cfg } });
@@ -229,9 +239,8 @@ export async function run() {
       rounds.bare.push(await load(bare.url, 'unused'));
       rounds.embedded.push(await load(url, w.hmac.secret));
     }
-    // The reference runs after the measured pair: its many small commits leave
-    // dirty pages that the kernel writes back for a while, which would slow
-    // whichever server ran next.
+    // The reference runs after the measured pair, so its many small commits
+    // never precede a measured round (each round also starts after a sync).
     for (let r = 0; r < ROUNDS; r++) rounds.durable.push(await load(durable.url, 'unused'));
     for (const res of rounds.durable) {
       if (res.statuses['200'] !== REQUESTS) throw new Error(`the durable reference server did not accept every event: ${JSON.stringify(res.statuses)}`);
