@@ -14,6 +14,7 @@
 //     catalog entry and its config fields, and the locked endpoint URL.
 import { createPrivateKey } from 'node:crypto';
 import { isKsuid } from '../lib/ids.js';
+import { HTTP_TOKEN } from '../lib/net.js';
 import { failedPrecondition, invalidArgument } from './errors.js';
 
 // ---------------------------------------------------------------------------
@@ -431,7 +432,7 @@ export function sameEndpointUrl(a: string, b: string): boolean {
 }
 
 /** An HTTP header field name (RFC 9110 token). */
-export const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME_RE = HTTP_TOKEN;
 
 /** True for an issuer URL without a path, query or fragment (SERVICE / PASSTHROUGH modes). */
 export function isBareIssuerUrl(value: string): boolean {

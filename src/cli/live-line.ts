@@ -3,6 +3,7 @@
 // start of the line then only rewinds its last row: every frame would add a
 // row. So each frame is fitted to the stream's current width and clears what
 // is left of the previous one.
+import { visible } from './output.js';
 
 /** The width assumed when the stream does not say (not a terminal, or an unknown one). */
 export const DEFAULT_COLUMNS = 80;
@@ -24,23 +25,16 @@ export function lineWidth(stream: { columns?: number }): number {
   return Math.max(0, columns - 1 - ECHO_ROOM);
 }
 
-/** Terminal columns taken by plain text: one per code point (these lines hold no wide or combining characters, nor escapes). */
-export function textWidth(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
 /** The text cut to at most `max` columns, ending in "…" when cut (no space before it). */
 export function truncate(text: string, max: number): string {
   if (max <= 0) return '';
-  if (textWidth(text) <= max) return text;
+  if (visible(text) <= max) return text;
   return [...text].slice(0, max - 1).join('').trimEnd() + '…';
 }
 
 /** The first candidate (plain text, most complete first) that fits in `max` columns, else the last one cut with "…". */
 export function fitLine(candidates: readonly string[], max: number): string {
-  for (const c of candidates) if (textWidth(c) <= max) return c;
+  for (const c of candidates) if (visible(c) <= max) return c;
   return truncate(candidates[candidates.length - 1] ?? '', max);
 }
 

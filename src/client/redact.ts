@@ -2,9 +2,11 @@
 
 export const REDACTED = '<redacted>';
 
-/** Header names whose values are secrets. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'webhook-signature', 'x-api-key']);
-/** Custom headers (`webhook send -H`) whose names suggest a secret are redacted too. */
+/**
+ * Header names whose values are secrets: Authorization, Proxy-Authorization,
+ * Cookie, Set-Cookie, Webhook-Signature, X-Api-Key, and custom headers
+ * (`webhook send -H`) whose names suggest a secret.
+ */
 const SECRET_HEADER_NAME = /auth|token|secret|api-?key|signature|session|cookie|passw|credential/i;
 
 /** Field names (form or JSON, any depth) whose values are secrets. */
@@ -37,7 +39,7 @@ const SECRET_MAPS = new Set(['configFields']);
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
   for (const [k, v] of Object.entries(headers)) {
-    if ((SECRET_HEADERS.has(k.toLowerCase()) || SECRET_HEADER_NAME.test(k)) && v !== undefined) {
+    if (SECRET_HEADER_NAME.test(k) && v !== undefined) {
       const first = Array.isArray(v) ? v[0] ?? '' : v;
       const scheme = /^(Bearer|Basic)\s/i.exec(first)?.[1];
       out[k] = scheme ? `${scheme} ${REDACTED}` : REDACTED;

@@ -9,3 +9,6 @@ export function isLoopbackHost(hostname: string): boolean {
   if (isIP(h) === 6) return h === '::1' || /^::ffff:(127\.|7f[0-9a-f]{2}:)/i.test(h);
   return false;
 }
+
+/** An HTTP token (RFC 9110 §5.6.2): what a header name must be. */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -1,5 +1,6 @@
 // Input helpers shared by the webhook commands: bodies, headers, secrets.
 import { UsageError } from '../../../api/errors.js';
+import { HTTP_TOKEN } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdinBytes as readAllStdin } from '../../io.js';
 import { readSecret, missingSecret, type SecretSource } from '../../secrets.js';
@@ -39,7 +40,7 @@ export function parseHeaderFlags(values: string[], flag = '--header'): [string, 
   return values.map((h, n) => {
     const i = h.indexOf(':');
     const name = i > 0 ? h.slice(0, i).trim() : '';
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    if (!HTTP_TOKEN.test(name)) {
       // Not quoted: a malformed header is often a credential with its colon missing.
       throw new UsageError(`${flag} number ${n + 1} is not of the form 'Name: value' (${i > 0 ? 'the name before the colon is not a valid header name' : 'it has no colon'})`);
     }

@@ -1,6 +1,7 @@
 // Parses a raw HTTP/1.x request as captured (request line, headers, blank
 // line, body) into what the verification pipeline needs, keeping the body's
 // exact bytes.
+import { HTTP_TOKEN } from '../../../lib/net.js';
 
 export interface CapturedRequest {
   method?: string;
@@ -24,7 +25,6 @@ export class CaptureError extends Error {}
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d(?:\.\d)?$/;
 /** node:http's default limit on the request line and headers together (its `maxHeaderSize`). */
 export const MAX_HEADER_BYTES = 16 * 1024;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Headers whose repeats node:http drops, keeping the first value (its
@@ -98,7 +98,7 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
     const i = line.indexOf(':');
     if (i <= 0) throw new CaptureError(`line ${lineNo(k)} is not a header line (${i === 0 ? 'it has no name before the colon' : 'it has no colon'})`);
     const name = line.slice(0, i);
-    if (!TOKEN.test(name)) {
+    if (!HTTP_TOKEN.test(name)) {
       refuse(`the header name ${JSON.stringify(name.slice(0, 60))} is not a valid token${/\s$/.test(name) ? ' (no space is allowed before the colon)' : ''}`);
       continue;
     }
