@@ -1,17 +1,16 @@
 // Text from arguments or servers must not drive the terminal: control
 // characters in error messages are shown as visible escapes instead.
 
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+import { CONTROL_CHARS } from '../lib/controls.js';
 
-/** C0 controls, DEL and C1 controls. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
  * Replaces every C0 and C1 control character (and DEL) with a visible escape:
  * `\n`, `\r`, `\t`, else `\xHH` (ESC is `\x1b`). Characters in `keep` stay as they are.
  */
 export function escapeControls(s: string, keep = ''): string {
-  return s.replace(CONTROL, (c) => (keep.includes(c) ? c : NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return s.replace(CONTROL_CHARS, (c) => (keep.includes(c) ? c : NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
 /** JSON.stringify leaves DEL and C1 controls raw; this escapes them too (as \u00HH, still valid JSON). */

@@ -3,15 +3,13 @@
 // "..", "") or that no ID holds (control characters) are refused before any
 // request; everything else is percent-encoded.
 import { UsageError } from '../api/errors.js';
-
-// C0 controls, DEL and C1 controls.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+import { CONTROL_CHAR } from '../lib/controls.js';
 
 /** Why `value` cannot be a path ID, or undefined when it can. */
 export function pathIdProblem(value: string): string | undefined {
   if (value.trim() === '') return 'it is empty';
   if (value === '.' || value === '..') return 'it would address another route';
-  if (CONTROL.test(value)) return 'it contains a control character';
+  if (CONTROL_CHAR.test(value)) return 'it contains a control character';
   return undefined;
 }
 

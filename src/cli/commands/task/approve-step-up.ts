@@ -19,6 +19,7 @@ import {
   type TaskView,
 } from '../../../api/tasks.js';
 import { isUuidV4 } from '../../../lib/ids.js';
+import { CONTROL_CHARS } from '../../../lib/controls.js';
 import { approveWithStepUp, getTask } from '../../../client/tasks.js';
 import type { CommandContext } from '../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
@@ -324,7 +325,7 @@ function cancelled(ctx: CommandContext, p: { taskId: string; stepId: string; txI
 
 /** Strips control characters from text a server sent before it reaches the terminal. */
 export function clean(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return s.replace(CONTROL_CHARS, '?');
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? clean(v) : '');
