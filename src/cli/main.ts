@@ -5,10 +5,13 @@ import { version } from '../version.js';
 import { safeJson } from './escape.js';
 
 export async function main(argv: string[]): Promise<void> {
-  // A reader that stops early (`agctl ... | head`) is not an error.
+  // A reader that stops early (`agctl ... | head`, `| grep -q`) is not an
+  // error: what is left to print goes nowhere, and the command still runs to
+  // its end, so the exit code is its outcome (a step-up still pending is 10,
+  // not 0) and nothing is left half done.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (err.code === 'EPIPE') return;
       throw err;
     });
   }

@@ -15,6 +15,9 @@ import type { ServerModule } from './module.js';
 
 export { StartupError };
 
+/** How long close() waits for the requests in flight before it closes their connections. */
+export const CLOSE_GRACE_MS = 10_000;
+
 export interface EmbeddedServerOptions {
   /** Data directory; omitted (or ':memory:') for an in-memory store. */
   dataDir?: string;
@@ -136,12 +139,28 @@ export class EmbeddedServer {
     return { baseUrl: this.#baseUrl, clients: listClients(this.store), demo: this.demo };
   }
 
-  /** Stops accepting connections, lets in-flight requests finish, then closes the store. */
-  async close(): Promise<void> {
+  /**
+   * Stops accepting connections, lets in-flight requests finish (for at most
+   * `graceMs`: once closing, node:http no longer enforces its request timeout,
+   * so a client that stalls mid-request would otherwise hold the server open
+   * for as long as it likes), then closes the store.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     const stopped = Promise.all(this.#stops.splice(0).map((s) => s()));
     const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
-    if (this.#inflight > 0) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    if (this.#inflight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await new Promise<boolean>((resolve) => {
+        this.#idleWaiters.push(() => resolve(true));
+        timer = setTimeout(() => resolve(false), graceMs);
+      });
+      clearTimeout(timer);
+      if (!drained) {
+        const n = this.#inflight;
+        this.#log?.(`${n} ${n === 1 ? 'request' : 'requests'} still in flight after ${graceMs / 1000} s: closing ${n === 1 ? 'its connection' : 'their connections'}`);
+      }
+    }
     this.http.closeAllConnections();
     if (this.http.listening) await closed;
     await stopped;
@@ -194,6 +213,12 @@ export class EmbeddedServer {
   /** Answers a failed request: the ApiError's status and body, or a 500 that hides the cause. */
   #fail(res: ServerResponse, method: string, path: string, err: unknown): void {
     if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (res.req.destroyed && (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') {
+      // The client went away mid-request (or its connection was closed at shutdown): nobody to answer, not a server fault.
+      this.#log?.(`${method} ${path}: the connection closed before the request was complete`);
       res.destroy();
       return;
     }

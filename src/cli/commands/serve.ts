@@ -5,6 +5,7 @@ import { dataDir as defaultDataDir } from '../../config/paths.js';
 import { writePrivateFile } from '../../config/secure-file.js';
 import { pathProblem } from '../../lib/fs-errors.js';
 import type { CommandContext } from '../context.js';
+import { shellQuote } from '../output.js';
 
 export interface ServeOptions {
   host: string;
@@ -61,7 +62,9 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
     out(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
     out(`  webhook signing secret: ${hook.secret}`);
   }
-  out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${readyFile} | agctl login --base-url ${info.baseUrl} --client-id ${info.clients.find((c) => c.form === 'plain')?.clientId ?? '<id>'} --client-secret-stdin`);
+  const plainClient = info.clients.find((c) => c.form === 'plain')?.clientId;
+  // A command to copy and run: the path (a data directory may hold spaces) and the URL ([::1] is a glob) are quoted.
+  out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
   out('  press Ctrl-C to stop');
 
   await new Promise<void>((done) => {

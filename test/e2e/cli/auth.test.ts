@@ -216,6 +216,22 @@ describe('AGCTL_ACCESS_TOKEN', () => {
   });
 });
 
+describe('auth status with AGCTL_ACCESS_TOKEN', () => {
+  it('does not report the profile\'s cached token, which is not the one used', async () => {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    const env = { AGCTL_ACCESS_TOKEN: 'agt_given-by-env' };
+    const [json, table] = await Promise.all([cli(['auth', 'status', '-o', 'json'], { env }), cli(['auth', 'status'], { env })]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toMatchObject({ loggedIn: true, credentials: 'access token from AGCTL_ACCESS_TOKEN', token: { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' } });
+    expect(json.stdout).not.toContain('expiresAt');
+    expect(table.stdout).toMatch(/^Token:\s+from AGCTL_ACCESS_TOKEN \(expiry not known\)$/m);
+    expect(table.stdout).not.toMatch(/valid until/);
+  });
+});
+
 describe('--debug', () => {
   it('logs requests and responses with the secret, the assertion and the tokens redacted', async () => {
     const dir = configDir();

@@ -10,7 +10,8 @@ import { BIN, ROOT, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
 const work = tempDir('agctl-serve-e2e-');
 const dataDir = join(work, 'data');
 // The ready file goes to a directory of the user's: its mode must stay as it is.
-const userDir = join(work, 'project');
+// Its name has a space: the log-in command serve prints must still run as printed.
+const userDir = join(work, 'my project');
 mkdirSync(userDir, { mode: 0o755 });
 chmodSync(userDir, 0o755);
 const readyFile = join(userDir, 'ready.json');
@@ -79,6 +80,11 @@ describe('agctl serve', () => {
     expect(stderr).toContain(`agctl embedded server listening on ${ready.baseUrl}`);
     expect(stderr).not.toContain(plain.clientSecret);
     expect(stderr).not.toContain(key.clientSecret);
+  });
+
+  it('prints a log-in command whose ready file path is quoted for the shell', () => {
+    const line = stderr.split('\n').find((l) => l.includes('log in: '));
+    expect(line).toContain(`.clientSecret' '${readyFile}' | agctl login --base-url ${ready.baseUrl} --client-id ${plain.clientId} --client-secret-stdin`);
   });
 
   it('accepts logins in both forms from the real CLI, and serves rules to them', async () => {

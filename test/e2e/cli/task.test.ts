@@ -1,12 +1,13 @@
 // agctl task approve-step-up end to end: the real binary against the in-process
 // embedded server (whose OffsetClock the tests move for expiry).
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
-import { baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
+import { BIN, ROOT, baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
@@ -82,6 +83,18 @@ describe('agctl task approve-step-up', async () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^Approved step: +approval .* by CI Robot \(user-ci\)/m);
     expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('--no-wait still exits 10 when the reader of its output has gone (`| head -1`, `| grep -q`)', async () => {
+    const { taskId, stepId } = fresh();
+    const child = spawn(process.execPath, [BIN, 'task', 'approve-step-up', taskId, '--no-wait'], { env: spawnEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader stops before agctl writes anything
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code, stderr).toBe(10);
+    expect(stderr).toContain('step-up authentication pending');
+    expect(currentStep(taskId).id).toBe(stepId);
   });
 
   it('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {

@@ -2,6 +2,7 @@
 // 500, bearer check, graceful close), on a server made of the auth module and a
 // test module.
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError, Code } from '../../../src/api/errors.js';
 import { startEmbeddedServer } from '../../../src/server/app.js';
@@ -153,5 +154,51 @@ describe('request handling', () => {
     closed = true;
     expect(done).toBe(true);
     await expect(fetch(`${base}/t/echo/x`)).rejects.toThrow();
+  });
+});
+
+describe('a request whose body never finishes', () => {
+  /** Sends the headers and part of a 10-byte body to /t/small; resolves when the socket closes. */
+  async function stalled(url: string): Promise<{ sock: Socket; gone: Promise<void> }> {
+    const { hostname, port } = new URL(url);
+    const sock = connect(Number(port), hostname);
+    sock.on('error', () => {});
+    sock.resume();
+    const gone = new Promise<void>((r) => sock.once('close', () => r()));
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    sock.write(`POST /t/small HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Length: 10\r\n\r\nab`);
+    await new Promise((r) => setTimeout(r, 50));
+    return { sock, gone };
+  }
+
+  it('is not logged as an internal error when the client goes away', async () => {
+    const lines: string[] = [];
+    const s = await startEmbeddedServer({ modules: [authModule, testModule], log: (l) => lines.push(l) });
+    try {
+      const { sock, gone } = await stalled(s.baseUrl);
+      sock.destroy();
+      await gone;
+      await new Promise((r) => setTimeout(r, 50));
+      expect(lines.join('\n')).not.toMatch(/internal error/);
+      expect(lines).toContain('POST /t/small: the connection closed before the request was complete');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('does not keep close() waiting past its grace period', async () => {
+    const lines: string[] = [];
+    const s = await startEmbeddedServer({ modules: [authModule, testModule], log: (l) => lines.push(l) });
+    const { gone } = await stalled(s.baseUrl);
+    const started = Date.now();
+    let done = false;
+    const closing = s.close(300).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(done).toBe(false); // still within the grace period
+    await closing;
+    await gone; // the stalled connection was closed by the server
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(lines).toContain('1 request still in flight after 0.3 s: closing its connection');
+    expect(lines.join('\n')).not.toMatch(/internal error/);
   });
 });

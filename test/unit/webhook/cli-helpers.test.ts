@@ -106,7 +106,8 @@ describe('curl output and flags', () => {
   it('parses -H flags into lower-case names', () => {
     expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([['content-type', 'text/plain'], ['x-a', 'b:c']]);
     expect(() => parseHeaderFlags(['no colon'])).toThrow(/not of the form/);
-    expect(() => parseHeaderFlags([': empty name'])).toThrow(/not of the form/);
+    expect(() => parseHeaderFlags([': empty name'])).toThrow(/^--header number 1 is not of the form 'Name: value' \(it has no name before the colon\)$/);
+    expect(() => parseHeaderFlags(['  : blank name'])).toThrow(/\(it has no name before the colon\)$/);
     // A credential with its colon missing is never repeated in the message.
     expect(() => parseHeaderFlags(['X-A: 1', 'Authorization Bearer SECRET-123'])).toThrow(/^--header number 2 is not of the form 'Name: value' \(it has no colon\)$/);
   });

@@ -34,8 +34,10 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
 
-  let token: { state: 'valid' | 'expiring' | 'expired' | 'none'; expiresAt?: string; expiresIn?: number } = { state: 'none' };
-  if (s.baseUrl && s.clientId) {
+  let token: { state: 'valid' | 'expiring' | 'expired' | 'none' | 'unknown'; expiresAt?: string; expiresIn?: number; source?: string } = { state: 'none' };
+  // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
+  if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
+  else if (s.baseUrl && s.clientId) {
     const t = ctx.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
     if (t) {
       const left = t.expiresAt - now;
@@ -58,7 +60,9 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
     });
   } else {
     const tokenLine =
-      token.state === 'none'
+      token.state === 'unknown'
+        ? 'from AGCTL_ACCESS_TOKEN (expiry not known)'
+        : token.state === 'none'
         ? 'none cached'
         : token.state === 'expired'
           ? `expired at ${token.expiresAt}`

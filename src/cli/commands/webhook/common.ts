@@ -39,10 +39,11 @@ export async function readBody(ctx: CommandContext, o: { data?: string; dataFile
 export function parseHeaderFlags(values: string[], flag = '--header'): [string, string][] {
   return values.map((h, n) => {
     const i = h.indexOf(':');
-    const name = i > 0 ? h.slice(0, i).trim() : '';
+    const name = i >= 0 ? h.slice(0, i).trim() : '';
     if (!HTTP_TOKEN.test(name)) {
       // Not quoted: a malformed header is often a credential with its colon missing.
-      throw new UsageError(`${flag} number ${n + 1} is not of the form 'Name: value' (${i > 0 ? 'the name before the colon is not a valid header name' : 'it has no colon'})`);
+      const why = i < 0 ? 'it has no colon' : name === '' ? 'it has no name before the colon' : 'the name before the colon is not a valid header name';
+      throw new UsageError(`${flag} number ${n + 1} is not of the form 'Name: value' (${why})`);
     }
     const value = h.slice(i + 1).trim();
     // A header value never holds CR, LF or another control character (RFC 9110 §5.5; tabs are fine).
