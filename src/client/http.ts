@@ -260,7 +260,7 @@ function networkError(err: unknown, url: string, timeoutMs: number, source: stri
     case 'not-found':
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `check the host name in ${source}` });
     case 'timeout':
-      return new CliError(`cannot reach ${u.origin}: timed out after ${timeoutMs / 1000} s`, Exit.Server, { hint: 'raise --timeout or try again' });
+      return new CliError(`cannot reach ${u.origin}: timed out after ${timeoutMs / 1000} s`, Exit.Server, { hint: 'raise --timeout (or AGCTL_TIMEOUT) or try again' });
     default:
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server);
   }

@@ -86,7 +86,7 @@ export class ConfigContext {
 export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigContext): Settings {
   let profile = DEFAULT_PROFILE;
   let profileSource: Settings['profileSource'] = 'default';
-  if (flags.profile) {
+  if (flags.profile !== undefined) {
     profile = flags.profile;
     profileSource = 'flag';
   } else if (env.AGCTL_PROFILE) {
@@ -99,7 +99,7 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
       profileSource = 'config';
     }
   }
-  if (!isValidProfileName(profile)) throw new UsageError(`invalid profile name "${profile}"`, 'profile names use letters, digits, ".", "_" and "-"');
+  if (!isValidProfileName(profile)) throw new UsageError(`invalid profile name "${profile}"`, 'a profile name is 1 to 64 letters, digits, ".", "_" and "-", starting with a letter or digit');
   const p: Profile = config.profiles.get(profile) ?? {};
 
   const s: Settings = {

@@ -59,8 +59,9 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
   for (const c of info.clients) out(`  client ${c.clientId} (${c.form} secret)`);
   const hook = (info.demo as { webhooks?: { hmac?: { path?: string; secret?: string } } }).webhooks?.hmac;
   if (hook?.path && hook.secret) {
+    // The signing secret stays in the ready file: a command to copy reads it from there.
     out(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
-    out(`  webhook signing secret: ${hook.secret}`);
+    out(`  send it an event: jq -r .demo.webhooks.hmac.secret ${shellQuote(readyFile)} | agctl webhook send ${shellQuote(info.baseUrl + hook.path)} --secret-stdin --data '{"hello":"world"}'`);
   }
   const plainClient = info.clients.find((c) => c.form === 'plain')?.clientId;
   // A command to copy and run: the path (a data directory may hold spaces) and the URL ([::1] is a glob) are quoted.

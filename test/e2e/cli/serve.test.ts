@@ -1,12 +1,13 @@
 // `agctl serve` as a real process: the ready file, logins in both secret forms
 // against it, and a graceful SIGTERM that finishes an in-flight request.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
 
+const hasJq = spawnSync('jq', ['--version']).status === 0;
 const work = tempDir('agctl-serve-e2e-');
 const dataDir = join(work, 'data');
 // The ready file goes to a directory of the user's: its mode must stay as it is.
@@ -64,6 +65,8 @@ beforeAll(async () => {
   });
   plain = ready.clients.find((c) => c.form === 'plain')!;
   key = ready.clients.find((c) => c.form === 'key')!;
+  // The start-up lines follow the ready file; the log-in command is the last of them.
+  await waitFor('the start-up lines', () => (/log in: .*\n/.test(stderr) ? true : undefined));
 });
 
 describe('agctl serve', () => {
@@ -80,11 +83,31 @@ describe('agctl serve', () => {
     expect(stderr).toContain(`agctl embedded server listening on ${ready.baseUrl}`);
     expect(stderr).not.toContain(plain.clientSecret);
     expect(stderr).not.toContain(key.clientSecret);
+    expect(stderr).not.toContain(ready.demo.webhooks.hmac.secret);
   });
 
   it('prints a log-in command whose ready file path is quoted for the shell', () => {
     const line = stderr.split('\n').find((l) => l.includes('log in: '));
     expect(line).toContain(`.clientSecret' '${readyFile}' | agctl login --base-url ${ready.baseUrl} --client-id ${plain.clientId} --client-secret-stdin`);
+  });
+
+  it.skipIf(!hasJq)('prints commands that run as printed: the log-in and a signed send to the demo listener', () => {
+    const lines = stderr.split('\n');
+    const cmd = (label: string) => lines.find((l) => l.includes(`${label}: `))!.split(`${label}: `)[1]!;
+    // `agctl` on PATH, as after `npm link`.
+    const bin = join(work, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'agctl'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+    chmodSync(join(bin, 'agctl'), 0o755);
+    const r = spawnSync('bash', ['-c', `set -e\n${cmd('log in')}\n${cmd('send it an event')}`], {
+      cwd: work,
+      env: { ...baseEnv(join(work, 'cfg-printed')), PATH: `${bin}:${process.env.PATH}` },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Logged in to ${ready.baseUrl}`);
+    expect(r.stdout).toMatch(/^Status: +200 OK\nReason: +accepted; automation run started$/m);
   });
 
   it('accepts logins in both forms from the real CLI, and serves rules to them', async () => {

@@ -12,7 +12,7 @@ import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials.js';
-import { enumLabel } from '../../../src/cli/commands/mcp/summary.js';
+import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
 import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, type AuthKind } from '../../../src/api/mcp.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';
 import { ksuid } from '../../../src/lib/ids.js';
@@ -134,6 +134,14 @@ describe('flags -> request', () => {
     expect(flagForPath('externalConfig')).toBeUndefined();
     expect(enumLabel('MCP_SERVER_TRANSPORT_TYPE_SSE', TRANSPORT_TYPES)).toBe('SSE');
     expect(enumLabel('MCP_SERVER_TRANSPORT_TYPE_QUIC', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_QUIC');
+  });
+
+  it('words the tool approval override as the prompt and the flag help do', () => {
+    expect(toolApproval('OPTIONAL_BOOL_UNSPECIFIED')).toBe('tenant default');
+    expect(toolApproval(undefined)).toBe('tenant default');
+    expect(toolApproval('OPTIONAL_BOOL_TRUE')).toBe('required');
+    expect(toolApproval('OPTIONAL_BOOL_FALSE')).toBe('not required');
+    expect(toolApproval('OPTIONAL_BOOL_MAYBE')).toBe('OPTIONAL_BOOL_MAYBE');
   });
 });
 

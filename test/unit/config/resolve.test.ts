@@ -59,6 +59,12 @@ describe('profile selection', () => {
     for (const good of ['default', 'ci', 'Prod-2', 'a.b_c', 'a'.repeat(64)]) expect(isValidProfileName(good)).toBe(true);
   });
 
+  it('refuses an empty --profile instead of falling back to another profile', () => {
+    expect(() => resolve({ profile: '' }, PROFILES, { AGCTL_PROFILE: 'tenant' })).toThrow(/invalid profile name ""/);
+    // An empty AGCTL_PROFILE counts as unset, like every empty variable.
+    expect(resolve({}, PROFILES, { AGCTL_PROFILE: '' })).toMatchObject({ profile: 'work', profileSource: 'config' });
+  });
+
   it('reports a config file that is not JSON clearly', () => {
     const { env, config } = setup();
     writeFileSync(join(env.AGCTL_CONFIG_DIR!, 'config.json'), '{ nope');

@@ -21,10 +21,10 @@ export function enumLabel(value: string | undefined | null, known: readonly stri
 }
 
 /** The per-server tool approval override in words (unknown values as they are). */
-function toolApproval(v: string | undefined | null): string {
+export function toolApproval(v: string | undefined | null): string {
   if (v === OPTIONAL_BOOLS[1]) return 'required';
   if (v === OPTIONAL_BOOLS[2]) return 'not required';
-  if (v === OPTIONAL_BOOLS[0] || !v) return 'app default';
+  if (v === OPTIONAL_BOOLS[0] || !v) return 'tenant default';
   return v;
 }
 
