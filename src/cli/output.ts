@@ -84,9 +84,15 @@ export class Output {
       this.io.stdout.write(plainColumns(head.map((h) => s.bold(h)), cells));
       return;
     }
-    const { default: Table } = await import('cli-table3');
     // The table fits the terminal's width: the widest columns give way, their cells cut with "…".
-    const colWidths = fitColumns(head, cells, this.io.stdout.columns);
+    const columns = this.io.stdout.columns;
+    const colWidths = fitColumns(head, cells, columns);
+    if (colWidths && tableWidth(colWidths) > columns!) {
+      // Too narrow even for the shortened columns: one record per block, a field a line.
+      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells));
+      return;
+    }
+    const { default: Table } = await import('cli-table3');
     const table = new Table({
       ...(colWidths ? { colWidths } : {}),
       head: head.map((h) => s.bold(h)),
@@ -130,16 +136,31 @@ export function plainColumns(head: string[], rows: string[][]): string {
   return all.map((r) => widths.map((w, j) => (r[j] ?? '') + ' '.repeat(w - visible(r[j] ?? ''))).join('').trimEnd()).join('\n') + '\n';
 }
 
+/** Columns a bordered table with these column widths (padding included) takes. */
+function tableWidth(widths: number[]): number {
+  return widths.reduce((a, b) => a + b, 0) + widths.length + 1;
+}
+
+/**
+ * A table as records, for a terminal too narrow for its columns: each row a
+ * block of "HEADER  value" lines (headers aligned), blocks apart by a blank line.
+ */
+export function records(shownHead: string[], head: string[], rows: string[][]): string {
+  const width = Math.max(...head.map((h) => visible(h))) + 2;
+  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + (r[j] ?? '')).join('\n') + '\n').join('\n');
+}
+
 /**
  * Column widths (padding included) that fit a bordered table into `columns`,
  * or undefined when it fits as it is (or the width is unknown). The widest
  * column is narrowed first, never below 10 (a shorter column keeps its
- * width), so a very narrow terminal still wraps rather than lose every column.
+ * width); on a terminal too narrow even then, the widths returned are wider
+ * than `columns` and the table is shown as records instead.
  */
 export function fitColumns(head: string[], rows: string[][], columns: number | undefined): number[] | undefined {
   if (!columns || columns <= 0) return undefined;
   const widths = head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))) + 2);
-  const total = () => widths.reduce((a, b) => a + b, 0) + widths.length + 1;
+  const total = () => tableWidth(widths);
   if (total() <= columns) return undefined;
   // Short columns (IDs, flags) keep their width: only long text (and its header) is cut.
   const floor = widths.map((w) => Math.min(w, 10));

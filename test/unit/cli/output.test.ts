@@ -37,6 +37,33 @@ describe('Output.table', () => {
     expect(pipe.text()).toContain('subject.department == "Sales" && subject.region == "EMEA"');
   });
 
+  it('shows records instead of a table on a terminal too narrow for its columns', async () => {
+    const c = capture(true, 40);
+    await c.out.table(HEAD, ROWS);
+    const text = c.text();
+    for (const l of text.trimEnd().split('\n')) expect(l.length <= 40 || l.startsWith('CONDITION'), l).toBe(true);
+    expect(text).toBe(
+      [
+        'PRIORITY   10',
+        'ID         ecr-001',
+        'NAME       Route 1: Sales and marketing',
+        'ENABLED    yes',
+        'CONDITION  subject.department == "Sales" && subject.region == "EMEA"',
+        '',
+        'PRIORITY   20',
+        'ID         ecr-002',
+        'NAME       Route 2: Engineering',
+        'ENABLED    no',
+        'CONDITION  subject.department == "Engineering"',
+        '',
+      ].join('\n'),
+    );
+    // Wide enough for the shortened columns: still a table.
+    const table = capture(true, 60);
+    await table.out.table(HEAD, ROWS);
+    expect(table.text()).toMatch(/^┌/);
+  });
+
   it('never narrows a column below 10, nor a shorter column at all', () => {
     const w = fitColumns(HEAD, ROWS.map((r) => r.map(String)), 10)!;
     expect(w).toEqual([10, 9, 10, 9, 10]);
