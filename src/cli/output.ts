@@ -89,7 +89,7 @@ export class Output {
     const colWidths = fitColumns(head, cells, columns);
     if (colWidths && tableWidth(colWidths) > columns!) {
       // Too narrow even for the shortened columns: one record per block, a field a line.
-      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells));
+      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells, columns));
       return;
     }
     const { default: Table } = await import('cli-table3');
@@ -143,11 +143,13 @@ function tableWidth(widths: number[]): number {
 
 /**
  * A table as records, for a terminal too narrow for its columns: each row a
- * block of "HEADER  value" lines (headers aligned), blocks apart by a blank line.
+ * block of "HEADER  value" lines (headers aligned), blocks apart by a blank
+ * line, values cut with "…" to the terminal's width (never below 10).
  */
-export function records(shownHead: string[], head: string[], rows: string[][]): string {
+export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
   const width = Math.max(...head.map((h) => visible(h))) + 2;
-  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + (r[j] ?? '')).join('\n') + '\n').join('\n');
+  const max = Math.max(10, columns - width);
+  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + truncate(r[j] ?? '', max)).join('\n') + '\n').join('\n');
 }
 
 /**

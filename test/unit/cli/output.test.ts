@@ -41,20 +41,20 @@ describe('Output.table', () => {
     const c = capture(true, 40);
     await c.out.table(HEAD, ROWS);
     const text = c.text();
-    for (const l of text.trimEnd().split('\n')) expect(l.length <= 40 || l.startsWith('CONDITION'), l).toBe(true);
+    for (const l of text.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(40);
     expect(text).toBe(
       [
         'PRIORITY   10',
         'ID         ecr-001',
         'NAME       Route 1: Sales and marketing',
         'ENABLED    yes',
-        'CONDITION  subject.department == "Sales" && subject.region == "EMEA"',
+        'CONDITION  subject.department == "Sales"…',
         '',
         'PRIORITY   20',
         'ID         ecr-002',
         'NAME       Route 2: Engineering',
         'ENABLED    no',
-        'CONDITION  subject.department == "Engineering"',
+        'CONDITION  subject.department == "Engin…',
         '',
       ].join('\n'),
     );
