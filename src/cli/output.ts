@@ -89,7 +89,7 @@ export class Output {
     const colWidths = fitColumns(head, cells, columns);
     if (colWidths && tableWidth(colWidths) > columns!) {
       // Too narrow even for the shortened columns: one record per block, a field a line.
-      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells, columns));
+      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells, columns!));
       return;
     }
     const { default: Table } = await import('cli-table3');
