@@ -48,7 +48,7 @@ describe('Output.table', () => {
         'ID         ecr-001',
         'NAME       Route 1: Sales and marketing',
         'ENABLED    yes',
-        'CONDITION  subject.department == "Sales"…',
+        'CONDITION  subject.department == "Sales…',
         '',
         'PRIORITY   20',
         'ID         ecr-002',
