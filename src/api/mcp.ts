@@ -89,6 +89,23 @@ export function shortEnum(value: string): string {
   return m ? m[1]! : value;
 }
 
+/**
+ * True for a full-form value of the enum `values` that this version does not
+ * list (`MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET`): a value a newer service may
+ * accept (service-api.md §9). The enum's prefix is its UNSPECIFIED value's.
+ */
+export function isUnlistedEnumValue(values: readonly string[], value: string): boolean {
+  const prefix = values[0]?.endsWith('_UNSPECIFIED') ? values[0].slice(0, -'UNSPECIFIED'.length) : undefined;
+  return prefix !== undefined && !values.includes(value) && value.startsWith(prefix) && /^[A-Z][A-Z0-9_]*[A-Z0-9]$/.test(value.slice(prefix.length));
+}
+
+/**
+ * Called for each enum value of a request that this version does not list.
+ * Without it (the server) such a value is InvalidArgument; with it (the CLI)
+ * a full-form value is accepted and reported, for the service to judge.
+ */
+export type UnlistedEnumHandler = (path: string, value: string) => void;
+
 // ---------------------------------------------------------------------------
 // Wire types.
 
@@ -477,7 +494,7 @@ export function parseGoogleCredentials(path: string, json: string): GoogleServic
   return { clientEmail: doc.client_email as string, tokenUri: doc.token_uri as string };
 }
 
-function checkField(path: string, spec: FieldSpec, value: unknown): unknown {
+function checkField(path: string, spec: FieldSpec, value: unknown, onUnlisted?: UnlistedEnumHandler): unknown {
   if (value === null || value === undefined) return null;
   switch (spec.t) {
     case 'string':
@@ -486,6 +503,10 @@ function checkField(path: string, spec: FieldSpec, value: unknown): unknown {
       return value;
     case 'enum':
       if (typeof value !== 'string') throw invalidArgument(`${path}: must be a string enum value`);
+      if (onUnlisted && isUnlistedEnumValue(spec.values, value)) {
+        onUnlisted(path, value);
+        return value;
+      }
       if (!spec.values.includes(value)) {
         throw invalidArgument(`${path}: unknown value ${quote(value)}; expected one of ${spec.values.join(', ')}`);
       }
@@ -512,7 +533,7 @@ function checkField(path: string, spec: FieldSpec, value: unknown): unknown {
   }
 }
 
-function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown): ParsedAuth {
+function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown, onUnlisted?: UnlistedEnumHandler): ParsedAuth {
   const path = `${root}.${kind}`;
   if (!isObject(raw)) throw invalidArgument(`${path}: must be an object`);
   const fields = AUTH_FIELDS[kind];
@@ -520,7 +541,7 @@ function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown): ParsedAuth {
   for (const [name, value] of Object.entries(raw)) {
     const spec = has(fields, name) ? fields[name] : undefined;
     if (!spec) throw invalidArgument(`${path}.${name}: unknown field`);
-    const v = checkField(`${path}.${name}`, spec, value);
+    const v = checkField(`${path}.${name}`, spec, value, onUnlisted);
     if (v === null) continue;
     if (spec.t === 'secret') {
       if (v !== '') auth.secrets[name] = v as string;
@@ -616,9 +637,10 @@ export function parseUpdateMask(mask: string | null | undefined, kind: ConfigKin
 
 /**
  * Validates an UpdateCredentialsRequest body and returns it normalized.
- * Throws ApiError InvalidArgument naming the field path.
+ * Throws ApiError InvalidArgument naming the field path. `onUnlisted` lets
+ * full-form enum values this version does not list through (see UnlistedEnumHandler).
  */
-export function validateCredentialsRequest(body: unknown): ParsedCredentialsRequest {
+export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedEnumHandler): ParsedCredentialsRequest {
   if (!isObject(body)) throw invalidArgument('request body: must be a JSON object');
   for (const k of Object.keys(body)) {
     if (k !== 'externalConfig' && k !== 'hostedConfig' && k !== 'updateMask') throw invalidArgument(`${k}: unknown field`);
@@ -640,7 +662,7 @@ export function validateCredentialsRequest(body: unknown): ParsedCredentialsRequ
     const path = `${root}.${name}`;
     const spec = has(SETTINGS[kind], name) ? SETTINGS[kind][name] : undefined;
     if (spec) {
-      const v = checkField(path, spec, value);
+      const v = checkField(path, spec, value, onUnlisted);
       if (v !== null) (parsed.settings as Record<string, string>)[name] = v as string;
     } else if (name === 'configFields' && kind === 'hosted') {
       const v = checkField(path, MAP, value) as Record<string, string> | null;
@@ -656,7 +678,7 @@ export function validateCredentialsRequest(body: unknown): ParsedCredentialsRequ
   if (authSet.length > 1) {
     throw invalidArgument(`${root}: at most one authentication method may be set (got ${authSet.join(', ')})`);
   }
-  if (authSet.length === 1) parsed.auth = parseAuth(root, authSet[0]!, cfg[authSet[0]!]);
+  if (authSet.length === 1) parsed.auth = parseAuth(root, authSet[0]!, cfg[authSet[0]!], onUnlisted);
 
   if (parsed.settings.url) checkHttpsUrl(`${root}.url`, parsed.settings.url);
   const catalogId = parsed.settings.mcpServerCatalogId;
@@ -718,6 +740,8 @@ export function checkEffective(eff: EffectiveConfig, root: ConfigRoot): void {
   const auth = eff.auth;
   const sharing = eff.settings.tokenSharing;
   const perUser = sharing === TokenSharing.PER_USER;
+  // UNSPECIFIED means SHARED at runtime; a value this version does not list (CLI only) is left to the service.
+  const shared = sharing === TokenSharing.SHARED || sharing === TokenSharing.UNSPECIFIED;
   const mode = auth?.kind === 'oauth2' ? oauth2ModeOf(auth) : '';
   if (perUser) {
     const ok = auth !== null && ((PER_USER_KINDS as readonly string[]).includes(auth.kind) || mode === OAuth2Mode.AUTHORIZATION_CODE || mode === OAuth2Mode.PASSTHROUGH);
@@ -735,14 +759,14 @@ export function checkEffective(eff: EffectiveConfig, root: ConfigRoot): void {
   const a = (f: string) => `${root}.${auth.kind}.${f}`;
   switch (auth.kind) {
     case 'bearerToken':
-      if (!perUser && !secretSet(auth, 'token')) throw invalidArgument(`${a('token')}: required for SHARED token sharing`);
+      if (shared && !secretSet(auth, 'token')) throw invalidArgument(`${a('token')}: required for SHARED token sharing`);
       break;
     case 'customHeader':
       if (!strValue(auth, 'headerName')) throw invalidArgument(`${a('headerName')}: required`);
-      if (!perUser && !secretSet(auth, 'headerValue')) throw invalidArgument(`${a('headerValue')}: required for SHARED token sharing`);
+      if (shared && !secretSet(auth, 'headerValue')) throw invalidArgument(`${a('headerValue')}: required for SHARED token sharing`);
       break;
     case 'basicAuth':
-      if (!perUser && !strValue(auth, 'username')) throw invalidArgument(`${a('username')}: must not be empty for SHARED token sharing`);
+      if (shared && !strValue(auth, 'username')) throw invalidArgument(`${a('username')}: must not be empty for SHARED token sharing`);
       break;
     case 'awsSigv4':
       if (!strValue(auth, 'accessKeyId')) throw invalidArgument(`${a('accessKeyId')}: required`);

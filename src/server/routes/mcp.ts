@@ -199,8 +199,9 @@ export function toView(store: Store, row: McpRow, frontendUrl: string): McpServe
     oauth2ScopesSupported: oauth ? list('scopesSupported') : null,
     oauth2CodeChallengeMethodsSupported: oauth ? list('codeChallengeMethodsSupported') : null,
     oauth2Pkce: authCode ? str('pkce') : '',
-    oauth2ExtraAuthorizeParams: oauth ? map('extraAuthorizeParams') : {},
-    oauth2ExtraTokenParams: oauth ? map('extraTokenParams') : {},
+    // Extra parameters apply to one mode each (service-api.md §2.2); other modes ignore them, so the view does not report them.
+    oauth2ExtraAuthorizeParams: authCode ? map('extraAuthorizeParams') : {},
+    oauth2ExtraTokenParams: oauth && mode === OAuth2Mode.CLIENT_CREDENTIALS ? map('extraTokenParams') : {},
     oauth2TokenEndpointAuthMethod: authCode ? state.tokenEndpointAuthMethod ?? '' : '',
     oauth2JwtAudience: oauth ? str('jwtAudience') : '',
     oauth2JwtIssuer: oauth ? str('jwtIssuer') : google ? str('clientEmail') : '',

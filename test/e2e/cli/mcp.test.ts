@@ -292,6 +292,25 @@ describe('agctl mcp set-credentials', async () => {
     expect(row(d.external)).toEqual(before);
   });
 
+  it('sends a full-form enum value it does not know, with a warning, and leaves the decision to the service', async () => {
+    // service-api.md §9: enumerations in requests allow unknown values; clients must tolerate them.
+    const before = row(d.external);
+    const body = { externalConfig: { url: 'https://a.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET', none: {} } };
+    const fromFile = await cli(set(d.external, '--from-file', file('future.json', JSON.stringify(body))));
+    const byFlag = await cli(set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET', '--auth', 'none'));
+    for (const r of [fromFile, byFlag]) {
+      expect(r.stderr).toMatch(/externalConfig\.transportType: MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET is not a value this version of agctl knows; sending it as is/);
+      // The embedded server knows only the listed values: its 400 shows the request was sent.
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toMatch(/^agctl: externalConfig\.transportType: unknown value "MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET".*\(HTTP 400, InvalidArgument\)$/m);
+    }
+    // A value of another enum, or not in full form, is still a usage error before anything is sent.
+    const other = await cli(set(d.external, '--from-file', file('other.json', JSON.stringify({ externalConfig: { ...body.externalConfig, transportType: 'WEBSOCKET' } }))));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/^agctl: externalConfig\.transportType: unknown value "WEBSOCKET"/m);
+    expect(row(d.external)).toEqual(before);
+  });
+
   it('answers 404 for an unknown server and rejects server-side rules with exit 7', async () => {
     const nf = await cli(set('no-such-server', '--url', 'https://a.example.com/mcp', '--auth', 'none'));
     expect(nf.code).toBe(5);

@@ -269,6 +269,27 @@ describe('MCP credentials API: updates and the derived view', async () => {
       expect(res.body.mcpServer).toMatchObject(expected);
     }
   });
+
+  it('reports extra token parameters only in client-credentials mode and extra authorize parameters only in authorization-code mode', async () => {
+    // service-api.md §2.2: extraTokenParams "client_credentials mode only; ignored by other modes";
+    // extraAuthorizeParams "authorization_code mode only". The view must not report parameters that are not used.
+    const oauth2 = (mode: string, extra: Record<string, unknown>) => ({
+      externalConfig: {
+        url: 'https://a.example.com/mcp',
+        oauth2: { mode, tokenUrl: 'https://idp.example.com/token', clientId: 'cid', clientSecret: 'cs', extraTokenParams: { audience: 'api' }, extraAuthorizeParams: { prompt: 'consent' }, ...extra },
+      },
+    });
+    const cc = await post(s, d.legacyPassthrough, oauth2('MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS', {}));
+    expect(cc.status, JSON.stringify(cc.body)).toBe(200);
+    const params = (v: Record<string, unknown>) => ({ token: v.oauth2ExtraTokenParams, authorize: v.oauth2ExtraAuthorizeParams });
+    expect(params(cc.body.mcpServer)).toEqual({ token: { audience: 'api' }, authorize: {} });
+    const code = await post(s, d.legacyPassthrough, oauth2('MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', {}));
+    expect(code.status, JSON.stringify(code.body)).toBe(200);
+    expect(params(code.body.mcpServer)).toEqual({ token: {}, authorize: { prompt: 'consent' } });
+    const svc = await post(s, d.legacyPassthrough, oauth2('MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE', { issuerUrl: 'https://idp.example.com' }));
+    expect(svc.status, JSON.stringify(svc.body)).toBe(200);
+    expect(params(svc.body.mcpServer)).toEqual({ token: {}, authorize: {} });
+  });
 });
 
 describe('MCP credentials: secrets at rest and in responses', () => {

@@ -140,6 +140,29 @@ describe('validateCredentialsRequest: accepted requests', () => {
     const o = validateCredentialsRequest(oauth({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', clientId: 'c', tokenEndpointAuthMethod: 'none' }));
     expect(o.auth?.values).not.toHaveProperty('tokenEndpointAuthMethod');
   });
+
+  it('lets full-form enum values it does not list through only with a handler, reporting each (§9)', () => {
+    const body = {
+      externalConfig: {
+        url: 'https://mcp.example.com/mcp',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_TEAM',
+        bearerToken: {},
+      },
+    };
+    expect(() => validateCredentialsRequest(body)).toThrow(/^externalConfig.tokenSharing: unknown value "MCP_SERVER_TOKEN_SHARING_PER_TEAM"/);
+    const seen: [string, string][] = [];
+    const r = validateCredentialsRequest(body, (path, value) => seen.push([path, value]));
+    expect(seen).toEqual([['externalConfig.tokenSharing', 'MCP_SERVER_TOKEN_SHARING_PER_TEAM']]);
+    // The SHARED rule (a bearer token is required) is not applied to a sharing model this version does not know.
+    expect(r.settings.tokenSharing).toBe('MCP_SERVER_TOKEN_SHARING_PER_TEAM');
+    const mode = validateCredentialsRequest(oauth({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_DEVICE_CODE' }), (path, value) => seen.push([path, value]));
+    expect(mode.auth?.values.mode).toBe('MCP_SERVER_AUTH_OAUTH2_MODE_DEVICE_CODE');
+    expect(seen[1]).toEqual(['externalConfig.oauth2.mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_DEVICE_CODE']);
+    // Short forms and values of another enum are still refused.
+    for (const transportType of ['WEBSOCKET', 'OPTIONAL_BOOL_TRUE', 'MCP_SERVER_TRANSPORT_TYPE_', 'mcp_server_transport_type_ws']) {
+      expect(() => validateCredentialsRequest({ externalConfig: { url: 'https://mcp.example.com/mcp', transportType, none: {} } }, () => {})).toThrow(/transportType: unknown value/);
+    }
+  });
 });
 
 describe('validateCredentialsRequest: rejected requests name the field', () => {

@@ -12,6 +12,7 @@ import {
   TOKEN_SHARING,
   TRANSPORT_TYPES,
   TokenSharing,
+  isUnlistedEnumValue,
   parseUpdateMask,
   rootOf,
   shortEnum,
@@ -181,7 +182,8 @@ const kebab = (v: string) => shortEnum(v).toLowerCase().replace(/_/g, '-');
 
 /** Parses an enum flag: the short form in any case (`per-user`, `SSE`) or the full name. */
 export function parseEnumFlag(flag: string, raw: string, values: readonly string[], aliases: Record<string, string> = {}): string {
-  if (values.includes(raw)) return raw;
+  // A full-form value this version does not list is passed on (service-api.md §9); validation warns about it.
+  if (values.includes(raw) || isUnlistedEnumValue(values, raw)) return raw;
   const norm = raw.trim().toLowerCase().replace(/_/g, '-');
   if (aliases[norm]) return aliases[norm]!;
   const hit = values.find((v) => kebab(v) === norm);

@@ -44,9 +44,10 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
   const fromFile = opts.fromFile !== undefined;
   const body = fromFile ? await readRequestFile(opts, ctx) : await buildRequest(opts, ctx);
 
-  // The same validation as the server's, before anything is sent.
+  // The same validation as the server's, before anything is sent. Enum values
+  // this version does not list are sent as they are: a newer service may know them (§9).
   asUsage(
-    () => validateCredentialsRequest(body),
+    () => validateCredentialsRequest(body, (path, value) => ctx.out.warn(`${path}: ${value} is not a value this version of agctl knows; sending it as is (the service decides)`)),
     (message) => validationHint(message, body, fromFile),
   );
 
