@@ -168,6 +168,21 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
   });
 
+  it('lists a run whose body nests too deep to be sent back as JSON: as its text, not a 500', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    // Valid JSON within 64 KiB, accepted at step 2, but deeper than JSON.stringify can recurse.
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const r = await sendHmac(l.url, l.secret, now(), { body: deep });
+    expect(r.status).toBe(200);
+    const plain = await sendHmac(l.url, l.secret, now(), { body: '{"after":[[1]]}' });
+    expect(plain.status).toBe(200);
+    const runs = await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`);
+    expect(runs.status, JSON.stringify(runs.body)).toBe(200);
+    expect(runs.body.total).toBe(2);
+    expect(runs.body.runs.find((x: any) => x.eventId === r.id).context).toEqual({ trigger: deep });
+    expect(runs.body.runs.find((x: any) => x.eventId === plain.id).context).toEqual({ trigger: { after: [[1]] } });
+  });
+
   it('answers a client that shuts down its sending side right after the request (JWT: the check takes a while)', async () => {
     const id = randomUUID();
     const body = Buffer.from('{"half":"closed"}');
