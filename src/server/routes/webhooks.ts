@@ -209,7 +209,7 @@ class WebhookState {
       authMethod: row.auth_method,
       secret: row.secret_sealed ? this.#store.open(row.secret_sealed, ...place(row.id)) : undefined,
       jwksUrl: row.jwks_url,
-      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[]) : null,
+      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[], { skipInvalid: true }) : null,
       notRunReason:
         row.published === null ? 'the automation no longer exists' : !row.published ? 'the automation is not published' : !row.trigger_enabled ? 'the automation trigger is disabled' : undefined,
       configs: new Map(),
