@@ -282,8 +282,16 @@ function prunePeriodically(store: Store, now: () => number): () => void {
   let stopped = false;
   const run = () => {
     if (stopped || !store.db.open) return;
+    let n: number;
+    try {
+      n = state(store).pruneBatch(now());
+    } catch {
+      // A busy, full or failing database: a timer's exception would stop the
+      // server. The records stay (a replay is still a 409); the next run retries.
+      return;
+    }
     // One batch per tick, so a large backlog never blocks the event loop for long.
-    if (state(store).pruneBatch(now()) === PRUNE_BATCH) setImmediate(run);
+    if (n === PRUNE_BATCH) setImmediate(run);
   };
   run();
   const timer = setInterval(run, PRUNE_INTERVAL_MS);
