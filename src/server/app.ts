@@ -198,8 +198,15 @@ export class EmbeddedServer {
       }
       const out = route.handler(ctx);
       if (out instanceof Promise) {
+        // An answer that cannot be sent fails the request, not the process (as it does for a synchronous handler).
         out.then(
-          (result) => finish(res, result),
+          (result) => {
+            try {
+              finish(res, result);
+            } catch (err) {
+              this.#fail(res, method, path, err);
+            }
+          },
           (err: unknown) => this.#fail(res, method, path, err),
         );
       } else {
@@ -212,6 +219,15 @@ export class EmbeddedServer {
 
   /** Answers a failed request: the ApiError's status and body, or a 500 that hides the cause. */
   #fail(res: ServerResponse, method: string, path: string, err: unknown): void {
+    try {
+      this.#answerFailure(res, method, path, err);
+    } catch {
+      // Not even the error could be sent: drop the connection rather than the server.
+      res.destroy();
+    }
+  }
+
+  #answerFailure(res: ServerResponse, method: string, path: string, err: unknown): void {
     if (res.headersSent) {
       res.destroy();
       return;

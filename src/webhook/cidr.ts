@@ -26,6 +26,10 @@ export function normalizeIp(ip: string): string {
   return s;
 }
 
+/** The IPv4-mapped IPv6 addresses (::ffff:0:0/96). */
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
+
 /** Parses `10.0.0.0/8`, `2001:db8::/32`, or a single address (a /32 or /128 range). */
 export function parseCidr(text: string): Cidr {
   const s = text.trim();
@@ -41,6 +45,11 @@ export function parseCidr(text: string): Cidr {
     if (!/^\d{1,3}$/.test(p) || Number(p) > max) throw new CidrError(`"${text}" has an invalid prefix length (0 to ${max} for ${family === 'ipv4' ? 'IPv4' : 'IPv6'})`);
     prefix = Number(p);
   }
+  if (family === 'ipv6' && prefix < 96 && IPV4_MAPPED.check(address, 'ipv6')) {
+    // ::ffff:10.0.0.0/8 is ::/8, which holds every IPv4-mapped address: the
+    // allowlist would admit every IPv4 source, not the 10.0.0.0/8 meant.
+    throw new CidrError(`"${text}" is an IPv4-mapped address with a prefix under 96, which covers every IPv4 address: write it as an IPv4 range (e.g. 10.0.0.0/8), or with 96 added to the prefix`);
+  }
   return { address, prefix, family };
 }
 
@@ -49,10 +58,21 @@ export class AllowList {
   readonly ranges: readonly string[];
   readonly #list = new BlockList();
 
-  constructor(ranges: readonly string[]) {
+  /**
+   * Throws CidrError on a bad range; with `skipInvalid` (ranges stored by an
+   * earlier version, which accepted more) a bad range admits nothing, and the
+   * list still restricts even when no range is left.
+   */
+  constructor(ranges: readonly string[], opts: { skipInvalid?: boolean } = {}) {
     this.ranges = [...ranges];
     for (const r of ranges) {
-      const c = parseCidr(r);
+      let c: Cidr;
+      try {
+        c = parseCidr(r);
+      } catch (err) {
+        if (opts.skipInvalid && err instanceof CidrError) continue;
+        throw err;
+      }
       this.#list.addSubnet(c.address, c.prefix, c.family);
     }
   }

@@ -209,7 +209,7 @@ class WebhookState {
       authMethod: row.auth_method,
       secret: row.secret_sealed ? this.#store.open(row.secret_sealed, ...place(row.id)) : undefined,
       jwksUrl: row.jwks_url,
-      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[]) : null,
+      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[], { skipInvalid: true }) : null,
       notRunReason:
         row.published === null ? 'the automation no longer exists' : !row.published ? 'the automation is not published' : !row.trigger_enabled ? 'the automation trigger is disabled' : undefined,
       configs: new Map(),
@@ -282,8 +282,16 @@ function prunePeriodically(store: Store, now: () => number): () => void {
   let stopped = false;
   const run = () => {
     if (stopped || !store.db.open) return;
+    let n: number;
+    try {
+      n = state(store).pruneBatch(now());
+    } catch {
+      // A busy, full or failing database: a timer's exception would stop the
+      // server. The records stay (a replay is still a 409); the next run retries.
+      return;
+    }
     // One batch per tick, so a large backlog never blocks the event loop for long.
-    if (state(store).pruneBatch(now()) === PRUNE_BATCH) setImmediate(run);
+    if (n === PRUNE_BATCH) setImmediate(run);
   };
   run();
   const timer = setInterval(run, PRUNE_INTERVAL_MS);
@@ -467,14 +475,39 @@ function listRuns(ctx: RequestContext) {
 }
 
 /**
+ * Deepest nesting of a stored body shown as JSON. Step 2 accepts any valid
+ * JSON, but a document nested thousands deep (well within 64 KiB) cannot be
+ * serialized again: JSON.stringify runs out of stack.
+ */
+const MAX_CONTEXT_DEPTH = 1000;
+
+/** True when the arrays and objects of a JSON text nest deeper than `max`. */
+function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
+/**
  * A run's context data as stored (the exact body bytes, checked as JSON when
  * accepted). A leading byte order mark, which earlier versions let through, is
- * skipped; a record that still does not parse is shown as its text rather
- * than failing the whole listing.
+ * skipped; a record that still does not parse, or nests deeper than
+ * MAX_CONTEXT_DEPTH, is shown as its text rather than failing the whole listing.
  */
 function contextData(stored: Buffer | string): unknown {
   let text = typeof stored === 'string' ? stored : stored.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (nestsDeeper(text, MAX_CONTEXT_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -298,16 +298,23 @@ describe('agctl task approve-step-up', async () => {
   it('--open hands the URL to $BROWSER, which confirms it', async () => {
     const { taskId, stepId } = fresh();
     const log = join(dir, 'browser.log');
+    const envLog = join(dir, 'browser-env.log');
     const browser = join(dir, 'fake-browser.mjs');
     writeFileSync(
       browser,
-      `#!${process.execPath}\nimport { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, process.argv[2] + '\\n');\nawait fetch(process.argv[2], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });\n`,
+      `#!${process.execPath}\nimport { appendFileSync, writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(envLog)}, JSON.stringify(process.env));\nappendFileSync(${JSON.stringify(log)}, process.argv[2] + '\\n');\nawait fetch(process.argv[2], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });\n`,
     );
     chmodSync(browser, 0o755);
-    const r = await cli(['task', 'approve-step-up', taskId, '--open'], { env: { BROWSER: browser } });
+    const secrets = { AGCTL_ACCESS_TOKEN: undefined, AGCTL_CONFIG_KEY: 'a'.repeat(64), AGCTL_MCP_BEARER_TOKEN: 'mcp-bearer-secret', AGCTL_WEBHOOK_SECRET: 'webhook-secret' };
+    const r = await cli(['task', 'approve-step-up', taskId, '--open'], { env: { BROWSER: browser, ...secrets } });
     expect(r.code, r.stderr).toBe(0);
     const opened = readFileSync(log, 'utf8').trim();
     expect(opened).toMatch(URL_RE);
+    // The browser (long-running, starting other programs) gets none of agctl's settings, secrets included.
+    const browserEnv = JSON.parse(readFileSync(envLog, 'utf8')) as Record<string, string>;
+    expect(browserEnv.PATH).toBe(process.env.PATH);
+    expect(Object.keys(browserEnv).filter((k) => k.startsWith('AGCTL_'))).toEqual([]);
+    expect(JSON.stringify(browserEnv)).not.toContain(s.plainClient.clientSecret);
     expect(r.stderr).toContain(opened);
     expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\)`, 'm'));
   });

@@ -117,6 +117,17 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(await r.json()).toEqual({ status: 403, reason: "source address 127.0.0.1 is not in the listener's allowed ranges", eventId: null });
   });
 
+  it('refuses an IPv4-mapped range with an IPv4 prefix, and a stored one admits nobody rather than every IPv4 source', async () => {
+    const created = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['::ffff:10.0.0.0/8'] } });
+    expect(created.status).toBe(400);
+    expect(created.body.message).toMatch(/IPv4-mapped address with a prefix under 96/);
+    // A listener stored before the range was refused: ::ffff:10.0.0.0/8 is ::/8, which holds 127.0.0.1 as ::ffff:127.0.0.1.
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['203.0.113.0/24'] } })).body.listener;
+    s.server.store.db.prepare('UPDATE webhook_listeners SET allowed_cidrs = ? WHERE id = ?').run(JSON.stringify(['::ffff:10.0.0.0/8']), l.id);
+    const r = await sendHmac(l.url, l.secret, now());
+    expect(r).toMatchObject({ status: 403, body: { reason: "source address 127.0.0.1 is not in the listener's allowed ranges" } });
+  });
+
   it('takes exactly 64 KiB and refuses one byte more with 413, with or without Content-Length', async () => {
     const exact = jsonOfSize(65536);
     expect(exact.length).toBe(65536);
@@ -166,6 +177,21 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const runs = await s.api(`/_embedded/v1/webhook_listeners/${w.hmac.listenerId}/runs?limit=1000`);
     expect(runs.status).toBe(200);
     expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
+  });
+
+  it('lists a run whose body nests too deep to be sent back as JSON: as its text, not a 500', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    // Valid JSON within 64 KiB, accepted at step 2, but deeper than JSON.stringify can recurse.
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const r = await sendHmac(l.url, l.secret, now(), { body: deep });
+    expect(r.status).toBe(200);
+    const plain = await sendHmac(l.url, l.secret, now(), { body: '{"after":[[1]]}' });
+    expect(plain.status).toBe(200);
+    const runs = await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`);
+    expect(runs.status, JSON.stringify(runs.body)).toBe(200);
+    expect(runs.body.total).toBe(2);
+    expect(runs.body.runs.find((x: any) => x.eventId === r.id).context).toEqual({ trigger: deep });
+    expect(runs.body.runs.find((x: any) => x.eventId === plain.id).context).toEqual({ trigger: { after: [[1]] } });
   });
 
   it('answers a client that shuts down its sending side right after the request (JWT: the check takes a while)', async () => {

@@ -58,6 +58,10 @@ const testModule: ServerModule = {
     router.get('/t/api-error', () => {
       throw ApiError.of(Code.FailedPrecondition, 'not now', [{ why: 'x' }]);
     }, { auth: false });
+    // Answers that cannot be sent (a value JSON cannot encode, a header value with a line break), from a sync and an async handler.
+    router.get('/t/unsendable/sync', () => ({ body: { n: 1n } }), { auth: false });
+    router.get('/t/unsendable/async', async () => ({ body: { n: 1n } }), { auth: false });
+    router.get('/t/bad-header/async', async () => ({ body: {}, headers: { 'x-echo': 'a\r\nSet-Cookie: x=1' } }), { auth: false });
     router.get('/t/slow', () => new Promise((r) => (release = () => r({ body: { slow: true } }))), { auth: false });
     router.get('/t/secure', (ctx) => ({ body: ctx.auth }));
   },
@@ -125,6 +129,25 @@ describe('request handling', () => {
     expect(JSON.stringify(r.body)).not.toContain('hunter2');
     const e = await call('/t/api-error');
     expect([e.status, e.body]).toEqual([400, { code: 9, message: 'not now', details: [{ why: 'x' }] }]);
+  });
+
+  it('answers 500 when the answer of a handler cannot be sent, from an async handler too (no unhandled rejection)', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (err: unknown) => rejections.push(err);
+    process.on('unhandledRejection', onRejection);
+    try {
+      for (const path of ['/t/unsendable/sync', '/t/unsendable/async', '/t/bad-header/async']) {
+        const r = await call(path);
+        expect([path, r.status, r.body]).toEqual([path, 500, { code: 13, message: 'internal error', details: [] }]);
+        expect(r.headers.get('set-cookie')).toBeNull();
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      expect(rejections).toEqual([]);
+      // The server still answers.
+      expect((await call('/t/echo/ok')).status).toBe(200);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
   });
 
   it('requires a bearer token on routes that do not opt out', async () => {

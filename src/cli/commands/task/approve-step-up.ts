@@ -398,6 +398,18 @@ function describeStep(step: PolicyStepInstance | null, approvers: ExpandedObject
   }
 }
 
+/**
+ * The environment a browser is started with: this one without the AGCTL_*
+ * variables, which may hold secrets (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN,
+ * AGCTL_CONFIG_KEY, AGCTL_MCP_*, ...) that a long-running browser and
+ * everything it starts would otherwise keep.
+ */
+export function browserEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!k.toUpperCase().startsWith('AGCTL_')) out[k] = v;
+  return out;
+}
+
 /** Opens a URL with $BROWSER (a command taking the URL) or the system opener; false when that fails. */
 export async function openUrl(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const { spawn } = await import('node:child_process');
@@ -410,7 +422,7 @@ export async function openUrl(url: string, env: NodeJS.ProcessEnv, platform: Nod
         : ['xdg-open', [url]];
   return new Promise((resolve) => {
     try {
-      const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+      const child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: browserEnv(env) });
       child.once('error', () => resolve(false));
       child.once('spawn', () => {
         child.unref();

@@ -1,0 +1,31 @@
+// The hourly pruning of webhook event records runs on a timer: a database
+// error there must not become an uncaught exception that stops the server.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OffsetClock } from '../../../src/lib/clock.js';
+import { Store } from '../../../src/server/store/db.js';
+import { webhooksModule } from '../../../src/server/routes/webhooks.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('webhook event pruning', () => {
+  it('survives a database error on a later run and prunes again once the database allows it', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setImmediate'] });
+    const store = new Store();
+    const clock = new OffsetClock();
+    webhooksModule.migrate(store);
+    const stop = webhooksModule.start!({ store, clock, options: { tokenTtlSeconds: 3600, frontendUrl: '', trustProxy: false, allowInsecureJwks: false } });
+    // An event record older than the 7-day retention window, and a database that refuses to delete it.
+    store.db.prepare('INSERT INTO webhook_event_keys (listener, event, received_at) VALUES (1, ?, ?)').run(Buffer.alloc(16, 1), clock.now() - 8 * 86400_000);
+    store.db.exec(`CREATE TRIGGER no_delete BEFORE DELETE ON webhook_event_keys BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    expect(() => vi.advanceTimersByTime(3600_000)).not.toThrow();
+    const count = () => (store.db.prepare('SELECT COUNT(*) AS n FROM webhook_event_keys').get() as { n: number }).n;
+    expect(count()).toBe(1);
+    store.db.exec('DROP TRIGGER no_delete');
+    vi.advanceTimersByTime(3600_000);
+    expect(count()).toBe(0);
+    await stop?.();
+    store.close();
+  });
+});
