@@ -81,11 +81,14 @@ describe('agctl mcp set-credentials', async () => {
     const cc = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'crm-cli', '--oauth2-client-secret-stdin', '--scopes', 'crm.read,crm.write', '--oauth2-token-param', 'audience=crm'), { input: cs });
     expect(cc.code, cc.stderr).toBe(0);
     expect(cc.stdout).toMatch(/^OAuth2 mode:\s+CLIENT_CREDENTIALS$/m);
+    expect(cc.stderr).not.toContain('used only in');
     expect(cc.stdout).toMatch(/^Secrets:\s+client ID and secret: configured$/m);
     expect(opened(d.legacyPassthrough, 'auth.clientSecret')).toBe(cs);
 
-    const jwt = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'jwt-bearer', '--jwt-private-key-file', file('key.pem', RSA_PEM), '--jwt-issuer', 'robot@example.com', '-o', 'json'));
+    const jwt = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'jwt-bearer', '--jwt-private-key-file', file('key.pem', RSA_PEM), '--jwt-issuer', 'robot@example.com', '--oauth2-token-param', 'audience=crm', '-o', 'json'));
     expect(jwt.code, jwt.stderr).toBe(0);
+    // Token parameters are sent in client-credentials mode only (§2.2): said, then sent anyway.
+    expect(jwt.stderr).toContain('--oauth2-token-param: used only in CLIENT_CREDENTIALS mode; the service ignores it in JWT_BEARER mode');
     expect(jwt.json()).toMatchObject({ oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', oauth2JwtPrivateKeyConfigured: true, oauth2JwtIssuer: 'robot@example.com', oauth2CredentialsConfigured: false });
     expect(opened(d.legacyPassthrough, 'auth.jwtPrivateKey')).toBe(RSA_PEM.replace(/\n$/, ''));
 

@@ -3,7 +3,9 @@
 import { UsageError } from '../../../api/errors.js';
 import {
   AUTH_KINDS,
+  OAuth2Mode,
   isAuthKind,
+  shortEnum,
   parseUpdateMask,
   validateCredentialsRequest,
   type AuthKind,
@@ -141,11 +143,32 @@ function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandCont
   }
 }
 
+/**
+ * OAuth2 extra parameters given for a mode that does not use them: token
+ * parameters are sent in client-credentials mode only, authorize parameters in
+ * authorization-code mode only (service-api.md §2.2). They are still sent and
+ * stored; the warning says why the view will not show them.
+ */
+function warnIgnoredParams(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
+  const v = d.values as { mode?: string; extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
+  if (d.auth !== 'oauth2' || v.mode === undefined) return;
+  const uses = [
+    ['--oauth2-token-param', v.extraTokenParams, OAuth2Mode.CLIENT_CREDENTIALS],
+    ['--oauth2-authorize-param', v.extraAuthorizeParams, OAuth2Mode.AUTHORIZATION_CODE],
+  ] as const;
+  for (const [flag, params, mode] of uses) {
+    if (params && v.mode !== mode) {
+      ctx.out.warn(`${flag}: used only in ${shortEnum(mode)} mode; the service ignores it in ${shortEnum(v.mode)} mode`);
+    }
+  }
+}
+
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
 export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
   checkStdinUse(opts);
   const d = draftFromFlags(opts);
   warnPlainSecrets(d, ctx);
+  warnIgnoredParams(d, ctx);
   await readFlagSecrets(opts, d, ctx);
   await readConfigInputs(opts, d, ctx);
 
