@@ -1,9 +1,10 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
 // to automations, the incoming endpoint running the shared verification
-// pipeline (src/webhook/verify.ts), durable idempotency (one atomic upsert on
-// a unique key: the listener's number and the event ID's 16 bytes), automation
-// runs with the body as context data, and the embedded-only management routes
-// under /_embedded/v1/ (not part of the service API).
+// pipeline (src/webhook/verify.ts), durable idempotency (an append-only event
+// log on disk, checked through a unique key kept in memory by the connection;
+// see EventIndex below), automation runs with the body as context data, and
+// the embedded-only management routes under /_embedded/v1/ (not part of the
+// service API).
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, notFound, ApiError } from '../../api/errors.js';
 import { isUuidV4, ksuid, uuidBytes } from '../../lib/ids.js';
@@ -121,9 +122,8 @@ class WebhookState {
   #demoResolver?: KeyResolver;
   #demoJwks?: { keys: unknown[] };
   readonly #getListener: Statement;
-  readonly #insEvent: Statement;
+  readonly #events: EventIndex;
   readonly #insRun: Statement;
-  readonly #prune: Statement;
   readonly #commitOne: (p: PendingEvent) => AcceptOutcome;
   readonly #commitMany: (batch: PendingEvent[]) => AcceptOutcome[];
   #queue: PendingEvent[] = [];
@@ -136,29 +136,19 @@ class WebhookState {
       `SELECT l.*, a.published, a.trigger_enabled FROM webhook_listeners l
        LEFT JOIN webhook_automations a ON a.id = l.automation_id WHERE l.id = ?`,
     );
-    // Step 4: one atomic statement. A fresh record wins the insert; a record
-    // older than the retention window is taken over; anything else is a duplicate.
-    this.#insEvent = db.prepare(
-      `INSERT INTO webhook_event_keys (listener, event, received_at) VALUES (?, ?, ?)
-       ON CONFLICT (listener, event) DO UPDATE SET received_at = excluded.received_at
-       WHERE webhook_event_keys.received_at <= ?`,
-    );
+    this.#events = new EventIndex(db);
     this.#insRun = db.prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    this.#prune = db.prepare(
-      `DELETE FROM webhook_event_keys WHERE (listener, event) IN
-         (SELECT listener, event FROM webhook_event_keys WHERE received_at <= ? LIMIT ${PRUNE_BATCH})`,
-    );
     const record = (p: PendingEvent): AcceptOutcome => {
       const { listener: l, eventKey, now } = p;
-      if (this.#insEvent.run(l.num, uuidBytes(eventKey), now, now - EVENT_RETENTION_MS).changes === 0) return { duplicate: true };
+      if (!this.#events.claim(l.num, uuidBytes(eventKey), now)) return { duplicate: true };
       // Step 5: the run is recorded only when the automation is published and its trigger enabled.
       if (l.notRunReason) return { duplicate: false, ran: false, notRunReason: l.notRunReason };
       const runId = randomUUID();
       this.#insRun.run(runId, l.id, l.automationId, eventKey, p.body, now);
       return { duplicate: false, ran: true, runId };
     };
-    this.#commitOne = db.transaction(record);
-    this.#commitMany = db.transaction((batch: PendingEvent[]) => batch.map(record));
+    this.#commitOne = this.#events.transaction((p: PendingEvent) => record(p));
+    this.#commitMany = this.#events.transaction((batch: PendingEvent[]) => batch.map(record));
   }
 
   /** Steps 4 and 5 for one event; `done` is called once its transaction has committed. */
@@ -259,7 +249,121 @@ class WebhookState {
 
   /** Deletes up to one batch of event records older than the retention window; returns how many. */
   pruneBatch(now: number): number {
-    return this.#prune.run(now - EVENT_RETENTION_MS).changes;
+    return this.#events.pruneBatch(now - EVENT_RETENTION_MS, PRUNE_BATCH);
+  }
+}
+
+/**
+ * Step 4, the idempotency record. Accepted events are appended to a log in the
+ * database (`webhook_event_log`, ordered by an ever-increasing ID), which is
+ * what makes them durable. The duplicate check is a unique key on (listener,
+ * event) in a table of this connection's in-memory temporary schema, built
+ * from the log when the server starts.
+ *
+ * Why not a unique key on disk: event IDs are random, so every new event lands
+ * in a random leaf of an on-disk key and each event wrote a 4 KiB page to the
+ * write-ahead log of its own; that was the largest single cost of ingest. Log
+ * appends share pages, and the in-memory key costs no disk write at all.
+ *
+ * The guarantee is kept, also for several processes serving one data
+ * directory: every check-and-record runs in an IMMEDIATE transaction (it holds
+ * the database's write lock from its start), which first adds to the key the
+ * log entries other connections committed since this one last looked, then
+ * claims the key and appends to the log. Writes are serialized by that lock,
+ * so each claim sees every event accepted before it, and a duplicate cannot
+ * pass twice. A transaction that fails rolls back the in-memory key with the log.
+ */
+class EventIndex {
+  readonly #db: Store['db'];
+  readonly #claim: Statement;
+  readonly #append: Statement;
+  readonly #maxLogged: Statement;
+  readonly #catchUp: Statement;
+  readonly #pruneLog: Statement;
+  readonly #pruneKeys: Statement;
+  /** The highest log ID reflected in the in-memory key (as committed). */
+  #indexed = 0;
+  /** The same during a transaction; becomes #indexed once it has committed. */
+  #pending = 0;
+
+  constructor(db: Store['db']) {
+    this.#db = db;
+    // The temporary schema lives in memory (no temporary file), per connection.
+    db.pragma('temp_store = MEMORY');
+    db.exec(`
+      CREATE TEMP TABLE IF NOT EXISTS webhook_event_index (
+        listener INTEGER NOT NULL,
+        event BLOB NOT NULL,
+        received_at INTEGER NOT NULL,
+        PRIMARY KEY (listener, event)
+      ) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS temp.webhook_event_index_age ON webhook_event_index (received_at);
+    `);
+    // A fresh key wins the insert; a key older than the retention window is taken over; anything else is a duplicate.
+    this.#claim = db.prepare(
+      `INSERT INTO temp.webhook_event_index (listener, event, received_at) VALUES (?, ?, ?)
+       ON CONFLICT (listener, event) DO UPDATE SET received_at = excluded.received_at
+       WHERE webhook_event_index.received_at <= ?`,
+    );
+    this.#append = db.prepare('INSERT INTO main.webhook_event_log (listener, event, received_at) VALUES (?, ?, ?)');
+    this.#maxLogged = db.prepare('SELECT IFNULL(MAX(id), 0) FROM main.webhook_event_log').pluck();
+    // "WHERE true" tells the parser the ON CONFLICT belongs to the INSERT, not to the SELECT's join.
+    this.#catchUp = db.prepare(
+      `INSERT INTO temp.webhook_event_index (listener, event, received_at)
+       SELECT listener, event, received_at FROM main.webhook_event_log WHERE id > ? AND true
+       ON CONFLICT (listener, event) DO UPDATE SET received_at = max(webhook_event_index.received_at, excluded.received_at)`,
+    );
+    // The log is pruned from its oldest end (entries are appended in time order),
+    // so it needs no index on time: another index written on every event.
+    this.#pruneLog = db.prepare(
+      `DELETE FROM main.webhook_event_log WHERE id IN (SELECT id FROM main.webhook_event_log ORDER BY id LIMIT ?) AND received_at <= ?`,
+    );
+    this.#pruneKeys = db.prepare(
+      `DELETE FROM temp.webhook_event_index WHERE (listener, event) IN
+         (SELECT listener, event FROM temp.webhook_event_index WHERE received_at <= ? LIMIT ?)`,
+    );
+    // Build the key from the whole log (pruning drops what is past retention).
+    this.transaction(() => undefined)();
+    this.#indexed = this.#pending;
+  }
+
+  /**
+   * Wraps `fn` in an IMMEDIATE transaction that first brings the in-memory key
+   * up to date with the log; `claim` may only be called inside such a transaction.
+   */
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+    const tx = this.#db.transaction((...args: A): R => {
+      this.#pending = this.#indexed;
+      const max = this.#maxLogged.get() as number;
+      if (max > this.#pending) {
+        this.#catchUp.run(this.#pending);
+        this.#pending = max;
+      }
+      return fn(...args);
+    }).immediate;
+    return (...args: A): R => {
+      const result = tx(...args);
+      this.#indexed = this.#pending;
+      return result;
+    };
+  }
+
+  /** Claims (listener, event) at `now`: true when it is new (recorded in the log), false for a duplicate. */
+  claim(listener: number, event: Buffer, now: number): boolean {
+    if (this.#claim.run(listener, event, now, now - EVENT_RETENTION_MS).changes === 0) return false;
+    this.#pending = Number(this.#append.run(listener, event, now).lastInsertRowid);
+    return true;
+  }
+
+  /**
+   * Deletes up to `limit` in-memory keys received at or before `cutoff`, and
+   * those of the `limit` oldest log entries; returns the larger count (a full
+   * batch means there may be more). A log entry older than a newer one (the
+   * clock was set back) waits until the entries before it have expired: the
+   * key it records can be taken over meanwhile, as any expired one.
+   */
+  pruneBatch(cutoff: number, limit: number): number {
+    return this.transaction(() => Math.max(this.#pruneLog.run(limit, cutoff).changes, this.#pruneKeys.run(cutoff, limit).changes))();
   }
 }
 
@@ -516,13 +620,12 @@ function contextData(stored: Buffer | string): unknown {
 }
 
 /**
- * The webhook tables. Event records are keyed by the listener's number and the
- * 16 bytes of the event ID: the idempotency check touches one random leaf of
- * that key per event, and a compact key keeps the tree small (fewer leaves and
- * splits, fewer pages written per commit). Data directories from before the
- * compact key are converted in place: listeners get their number, and the
- * event records move to the new table with their times, so a replay is still
- * answered 409 after the upgrade.
+ * The webhook tables. Accepted events are appended to `webhook_event_log`
+ * (the listener's number, the event ID's 16 bytes, the time; see EventIndex).
+ * Data directories from before are converted in place: listeners get their
+ * number, and the event records of either earlier layout (a unique key on disk,
+ * with text or compact columns) move to the log with their times, so a replay
+ * is still answered 409 after the upgrade.
  */
 function migrateWebhooks(db: Store['db']): void {
   db.exec(`
@@ -550,13 +653,12 @@ function migrateWebhooks(db: Store['db']): void {
   }
   db.exec(`
     CREATE UNIQUE INDEX IF NOT EXISTS webhook_listeners_num ON webhook_listeners (num);
-    CREATE TABLE IF NOT EXISTS webhook_event_keys (
+    CREATE TABLE IF NOT EXISTS webhook_event_log (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
       listener INTEGER NOT NULL,
       event BLOB NOT NULL,
-      received_at INTEGER NOT NULL,
-      PRIMARY KEY (listener, event)
-    ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS webhook_event_keys_age ON webhook_event_keys (received_at);
+      received_at INTEGER NOT NULL
+    );
     CREATE TABLE IF NOT EXISTS webhook_runs (
       id TEXT NOT NULL,
       listener_id TEXT NOT NULL,
@@ -573,15 +675,25 @@ function migrateWebhooks(db: Store['db']): void {
       public_jwk TEXT NOT NULL
     );
   `);
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'webhook_events'").get()) {
-    // The earlier layout: (listener ID text, event ID text). Event IDs were
-    // stored checked and lower-cased, so each is 32 hex digits and 4 hyphens.
+  const hasTable = (name: string) => db.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  if (hasTable('webhook_events')) {
+    // The first layout: a unique key of (listener ID text, event ID text). Event
+    // IDs were stored checked and lower-cased, so each is 32 hex digits and 4 hyphens.
     db.exec(`
-      INSERT OR IGNORE INTO webhook_event_keys (listener, event, received_at)
+      INSERT INTO webhook_event_log (listener, event, received_at)
         SELECT l.num, unhex(replace(e.event_id, '-', '')), e.received_at
         FROM webhook_events e JOIN webhook_listeners l ON l.id = e.listener_id
-        WHERE length(e.event_id) = 36 AND unhex(replace(e.event_id, '-', '')) IS NOT NULL;
+        WHERE length(e.event_id) = 36 AND unhex(replace(e.event_id, '-', '')) IS NOT NULL
+        ORDER BY e.received_at;
       DROP TABLE webhook_events;
+    `);
+  }
+  if (hasTable('webhook_event_keys')) {
+    // The second layout: a unique key of (listener number, event ID bytes) on disk.
+    db.exec(`
+      INSERT INTO webhook_event_log (listener, event, received_at)
+        SELECT listener, event, received_at FROM main.webhook_event_keys ORDER BY received_at;
+      DROP TABLE main.webhook_event_keys;
     `);
   }
 }

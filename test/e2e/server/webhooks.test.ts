@@ -268,6 +268,24 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(again.status).toBe(409);
   });
 
+  it('an event whose record cannot be committed is answered 500 and is not a duplicate when sent again', async () => {
+    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    const db = s.server.store.db;
+    db.exec(`CREATE TRIGGER fail_runs BEFORE INSERT ON webhook_runs BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    let failed: Sent & { id: string };
+    try {
+      failed = await sendHmac(l.url, l.secret, now());
+    } finally {
+      db.exec('DROP TRIGGER fail_runs');
+    }
+    expect(failed.status).toBe(500);
+    // The in-memory key rolled back with the log: the same event is new, once.
+    expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(200);
+    expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(409);
+    const logged = db.prepare('SELECT COUNT(*) FROM webhook_event_log WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
+    expect(logged).toBe(1);
+  });
+
   it('100 simultaneous sends of one event ID: exactly one 200, 99 409s, one run', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const id = randomUUID();
@@ -287,7 +305,7 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const count = () =>
       (
         s.server.store.db
-          .prepare('SELECT COUNT(*) AS n FROM webhook_event_keys WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)')
+          .prepare('SELECT COUNT(*) AS n FROM webhook_event_log WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)')
           .get(l.id) as { n: number }
       ).n;
     s.clock.advance(7 * 86400_000 - 60_000);
@@ -296,6 +314,9 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     s.clock.advance(61_000);
     expect(pruneWebhookEvents(s.server.store, now())).toBeGreaterThanOrEqual(1);
     expect(count()).toBe(0);
+    // The in-memory key of the duplicate check is pruned with the log.
+    const keys = s.server.store.db.prepare('SELECT COUNT(*) FROM temp.webhook_event_index WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)').pluck().get(l.id);
+    expect(keys).toBe(0);
     // After retention the same event ID is a new event.
     expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(200);
     expect(count()).toBe(1);
@@ -348,7 +369,54 @@ describe('durability of accepted events', () => {
     }
   });
 
-  it('converts a data directory from before the compact event key: replays are still 409, listeners keep working', async () => {
+  it('two servers on one data directory: an event accepted by one is a duplicate at the other, and a burst split across both has one 200', async () => {
+    const dir = tempDir('agctl-wh-shared-');
+    const a = new EmbeddedServer({ dataDir: dir });
+    const baseA = await a.listen();
+    const b = new EmbeddedServer({ dataDir: dir });
+    try {
+      const baseB = await b.listen();
+      const w = (a.demo as any).webhooks;
+      const urlA = baseA + w.hmac.path;
+      const urlB = baseB + w.hmac.path;
+      const first = await sendHmac(urlA, w.hmac.secret, Date.now());
+      expect(first.status).toBe(200);
+      expect((await sendHmac(urlB, w.hmac.secret, Date.now(), { id: first.id })).status).toBe(409);
+      const second = await sendHmac(urlB, w.hmac.secret, Date.now());
+      expect(second.status).toBe(200);
+      expect((await sendHmac(urlA, w.hmac.secret, Date.now(), { id: second.id })).status).toBe(409);
+      const id = randomUUID();
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => sendHmac(i % 2 ? urlA : urlB, w.hmac.secret, Date.now(), { id })));
+      const count = (st: number) => results.filter((r) => r.status === st).length;
+      expect({ ok: count(200), dup: count(409) }).toEqual({ ok: 1, dup: 59 });
+      const runs = b.store.db.prepare('SELECT COUNT(*) FROM webhook_runs WHERE event_id = ?').pluck().get(id);
+      expect(runs).toBe(1);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  // The two earlier layouts of the event records, each built from the current log.
+  const earlierLayouts = {
+    'a unique key of text columns': `
+      CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
+      CREATE INDEX webhook_events_age ON webhook_events (received_at);
+      INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
+        FROM webhook_event_log k JOIN webhook_listeners l ON l.num = k.listener;
+      DROP TABLE webhook_event_log;
+      DROP INDEX webhook_listeners_num;
+      ALTER TABLE webhook_listeners DROP COLUMN num;
+    `,
+    'a compact unique key on disk': `
+      CREATE TABLE webhook_event_keys (listener INTEGER NOT NULL, event BLOB NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener, event)) WITHOUT ROWID;
+      CREATE INDEX webhook_event_keys_age ON webhook_event_keys (received_at);
+      INSERT INTO webhook_event_keys SELECT listener, event, received_at FROM webhook_event_log;
+      DROP TABLE webhook_event_log;
+    `,
+  };
+
+  it.each(Object.entries(earlierLayouts))('converts a data directory with %s: replays are still 409, listeners keep working', async (_name, rewrite) => {
     const dir = tempDir('agctl-wh-upgrade-');
     const a = new EmbeddedServer({ dataDir: dir });
     const baseA = await a.listen();
@@ -369,18 +437,11 @@ describe('durability of accepted events', () => {
     const other = await sendHmac(baseA + new URL(created.listener.url).pathname, created.listener.secret, Date.now());
     expect(other.status).toBe(200);
     await a.close();
-    // Rewrite the tables into the earlier layout: text keys, no listener numbers.
+    // Rewrite the event records into the earlier layout.
     const db = new Database(join(dir, 'agctl.db'));
-    db.exec(`
-      CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
-      CREATE INDEX webhook_events_age ON webhook_events (received_at);
-      INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
-        FROM webhook_event_keys k JOIN webhook_listeners l ON l.num = k.listener;
-      DROP TABLE webhook_event_keys;
-      DROP INDEX webhook_listeners_num;
-      ALTER TABLE webhook_listeners DROP COLUMN num;
-    `);
-    expect((db.prepare('SELECT COUNT(*) AS n FROM webhook_events').get() as { n: number }).n).toBe(4);
+    db.exec(rewrite);
+    const oldTable = rewrite.includes('webhook_event_keys') ? 'webhook_event_keys' : 'webhook_events';
+    expect((db.prepare(`SELECT COUNT(*) AS n FROM ${oldTable}`).get() as { n: number }).n).toBe(4);
     db.close();
     const b = new EmbeddedServer({ dataDir: dir });
     try {
@@ -393,7 +454,9 @@ describe('durability of accepted events', () => {
       expect((await sendHmac(otherUrl, created.listener.secret, Date.now(), { id: ids[0] })).status).toBe(200);
       expect((await sendHmac(url, w.hmac.secret, Date.now())).status).toBe(200);
       const tables = b.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'webhook_event%'").pluck().all();
-      expect(tables).toEqual(['webhook_event_keys']);
+      expect(tables).toEqual(['webhook_event_log']);
+      // The four converted records and the two new events.
+      expect(b.store.db.prepare('SELECT COUNT(*) FROM webhook_event_log').pluck().get()).toBe(6);
       // A listener created after the upgrade gets a fresh number.
       const nums = b.store.db.prepare('SELECT num FROM webhook_listeners').pluck().all() as number[];
       expect(new Set(nums).size).toBe(nums.length);

@@ -17,10 +17,10 @@ describe('webhook event pruning', () => {
     webhooksModule.migrate(store);
     const stop = webhooksModule.start!({ store, clock, options: { tokenTtlSeconds: 3600, frontendUrl: '', trustProxy: false, allowInsecureJwks: false } });
     // An event record older than the 7-day retention window, and a database that refuses to delete it.
-    store.db.prepare('INSERT INTO webhook_event_keys (listener, event, received_at) VALUES (1, ?, ?)').run(Buffer.alloc(16, 1), clock.now() - 8 * 86400_000);
-    store.db.exec(`CREATE TRIGGER no_delete BEFORE DELETE ON webhook_event_keys BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    store.db.prepare('INSERT INTO webhook_event_log (listener, event, received_at) VALUES (1, ?, ?)').run(Buffer.alloc(16, 1), clock.now() - 8 * 86400_000);
+    store.db.exec(`CREATE TRIGGER no_delete BEFORE DELETE ON webhook_event_log BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
     expect(() => vi.advanceTimersByTime(3600_000)).not.toThrow();
-    const count = () => (store.db.prepare('SELECT COUNT(*) AS n FROM webhook_event_keys').get() as { n: number }).n;
+    const count = () => (store.db.prepare('SELECT COUNT(*) AS n FROM webhook_event_log').get() as { n: number }).n;
     expect(count()).toBe(1);
     store.db.exec('DROP TRIGGER no_delete');
     vi.advanceTimersByTime(3600_000);
