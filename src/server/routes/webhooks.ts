@@ -247,8 +247,8 @@ class WebhookState {
     return this.#demoJwks;
   }
 
-  /** Deletes up to one batch of event records older than the retention window; returns how many. */
-  pruneBatch(now: number): number {
+  /** Deletes up to one batch of event records older than the retention window (see EventIndex.pruneBatch). */
+  pruneBatch(now: number): PruneResult {
     return this.#events.pruneBatch(now - EVENT_RETENTION_MS, PRUNE_BATCH);
   }
 }
@@ -314,9 +314,13 @@ class EventIndex {
        ON CONFLICT (listener, event) DO UPDATE SET received_at = max(webhook_event_index.received_at, excluded.received_at)`,
     );
     // The log is pruned from its oldest end (entries are appended in time order),
-    // so it needs no index on time: another index written on every event.
+    // so it needs no index on time: another index written on every event. The
+    // newest entry is always kept: SQLite numbers a new row one past the largest
+    // ID in the table, so keeping it keeps IDs increasing (which the catch-up
+    // relies on) without AUTOINCREMENT's extra write per event.
     this.#pruneLog = db.prepare(
-      `DELETE FROM main.webhook_event_log WHERE id IN (SELECT id FROM main.webhook_event_log ORDER BY id LIMIT ?) AND received_at <= ?`,
+      `DELETE FROM main.webhook_event_log WHERE id IN (SELECT id FROM main.webhook_event_log ORDER BY id LIMIT ?)
+         AND received_at <= ? AND id < (SELECT MAX(id) FROM main.webhook_event_log)`,
     );
     this.#pruneKeys = db.prepare(
       `DELETE FROM temp.webhook_event_index WHERE (listener, event) IN
@@ -357,14 +361,24 @@ class EventIndex {
 
   /**
    * Deletes up to `limit` in-memory keys received at or before `cutoff`, and
-   * those of the `limit` oldest log entries; returns the larger count (a full
-   * batch means there may be more). A log entry older than a newer one (the
-   * clock was set back) waits until the entries before it have expired: the
-   * key it records can be taken over meanwhile, as any expired one.
+   * those of the `limit` oldest log entries but the newest. `more` is true when
+   * either was a full batch. A log entry older than a newer one (the clock was
+   * set back) waits until the entries before it have expired: the key it
+   * records can be taken over meanwhile, as any expired one.
    */
-  pruneBatch(cutoff: number, limit: number): number {
-    return this.transaction(() => Math.max(this.#pruneLog.run(limit, cutoff).changes, this.#pruneKeys.run(cutoff, limit).changes))();
+  pruneBatch(cutoff: number, limit: number): PruneResult {
+    return this.transaction(() => {
+      const logged = this.#pruneLog.run(limit, cutoff).changes;
+      const keys = this.#pruneKeys.run(cutoff, limit).changes;
+      return { logged, more: logged === limit || keys === limit };
+    })();
   }
+}
+
+/** One pruning batch: how many log entries it deleted, and whether another batch may find more. */
+interface PruneResult {
+  logged: number;
+  more: boolean;
 }
 
 const states = new WeakMap<Store, WebhookState>();
@@ -374,11 +388,15 @@ function state(store: Store): WebhookState {
   return s;
 }
 
-/** Deletes every event record older than 7 days; returns how many. */
+/** Deletes every event record older than 7 days (the log keeps its newest entry); returns how many log entries. */
 export function pruneWebhookEvents(store: Store, now: number): number {
   const st = state(store);
   let total = 0;
-  for (let n = st.pruneBatch(now); n > 0; n = n === PRUNE_BATCH ? st.pruneBatch(now) : 0) total += n;
+  for (let more = true; more; ) {
+    const r = st.pruneBatch(now);
+    total += r.logged;
+    more = r.more;
+  }
   return total;
 }
 
@@ -386,16 +404,16 @@ function prunePeriodically(store: Store, now: () => number): () => void {
   let stopped = false;
   const run = () => {
     if (stopped || !store.db.open) return;
-    let n: number;
+    let more: boolean;
     try {
-      n = state(store).pruneBatch(now());
+      more = state(store).pruneBatch(now()).more;
     } catch {
       // A busy, full or failing database: a timer's exception would stop the
       // server. The records stay (a replay is still a 409); the next run retries.
       return;
     }
     // One batch per tick, so a large backlog never blocks the event loop for long.
-    if (n === PRUNE_BATCH) setImmediate(run);
+    if (more) setImmediate(run);
   };
   run();
   const timer = setInterval(run, PRUNE_INTERVAL_MS);
@@ -654,7 +672,7 @@ function migrateWebhooks(db: Store['db']): void {
   db.exec(`
     CREATE UNIQUE INDEX IF NOT EXISTS webhook_listeners_num ON webhook_listeners (num);
     CREATE TABLE IF NOT EXISTS webhook_event_log (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      id INTEGER PRIMARY KEY,
       listener INTEGER NOT NULL,
       event BLOB NOT NULL,
       received_at INTEGER NOT NULL
