@@ -127,6 +127,30 @@ async function load(url, secret) {
   return JSON.parse(r.out);
 }
 
+/** CPU time (user + system, all threads) a process has used, in microseconds; null where /proc is not there. */
+function cpuMicros(pid) {
+  try {
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * One load round against a server, with the server's CPU time per request
+ * (warm-up included): less sensitive than throughput to how busy the machine is.
+ */
+async function measured(server, url, secret) {
+  const before = cpuMicros(server.child.pid);
+  const res = await load(url, secret);
+  const after = cpuMicros(server.child.pid);
+  res.cpuUs = before === null || after === null ? null : (after - before) / (REQUESTS + WARMUP);
+  return res;
+}
+
 /** Peak resident set of a process in MiB (Linux /proc; elsewhere the current RSS from ps). */
 function peakRssMiB(pid) {
   try {
@@ -236,12 +260,12 @@ export async function run() {
     const url = embedded.info.baseUrl + w.hmac.path;
     const rounds = { bare: [], durable: [], embedded: [] };
     for (let r = 0; r < ROUNDS; r++) {
-      rounds.bare.push(await load(bare.url, 'unused'));
-      rounds.embedded.push(await load(url, w.hmac.secret));
+      rounds.bare.push(await measured(bare, bare.url, 'unused'));
+      rounds.embedded.push(await measured(embedded, url, w.hmac.secret));
     }
     // The reference runs after the measured pair, so its many small commits
     // never precede a measured round (each round also starts after a sync).
-    for (let r = 0; r < ROUNDS; r++) rounds.durable.push(await load(durable.url, 'unused'));
+    for (let r = 0; r < ROUNDS; r++) rounds.durable.push(await measured(durable, durable.url, 'unused'));
     for (const res of rounds.durable) {
       if (res.statuses['200'] !== REQUESTS) throw new Error(`the durable reference server did not accept every event: ${JSON.stringify(res.statuses)}`);
     }
@@ -263,17 +287,19 @@ export async function run() {
     const tput = all((x) => x.throughput);
     const p99 = all((x) => x.p99);
     const p50 = all((x) => x.p50);
+    const cpu = rounds.bare[0].cpuUs === null ? null : all((x) => x.cpuUs);
+    const us = (k) => (cpu ? cpu[k].toFixed(1) : '-');
     const ratio = tput.embedded / tput.bare;
     console.log(
       `\nWebhook ingest: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
         `${canPin ? ', servers pinned to CPU 1 and load to CPU 0' : ''} (median of rounds)\n`,
     );
     printTable(
-      ['server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB'],
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'peak RSS MiB'],
       [
-        ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), rss.bare.toFixed(0)],
-        ['bare node:http + one SQLite insert per request (reference)', tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), rss.durable.toFixed(0)],
-        ['agctl serve listener (HMAC + durable idempotency)', tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), rss.embedded.toFixed(0)],
+        ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), us('bare'), rss.bare.toFixed(0)],
+        ['bare node:http + one SQLite insert per request (reference)', tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), us('durable'), rss.durable.toFixed(0)],
+        ['agctl serve listener (HMAC + durable idempotency)', tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), us('embedded'), rss.embedded.toFixed(0)],
       ],
     );
     console.log('');
@@ -282,12 +308,13 @@ export async function run() {
       [
         ['throughput ratio (listener / bare)', ratio.toFixed(2), '>= 0.50', ratio >= 0.5 ? 'met' : 'MISSED'],
         ['p99 latency ratio (listener / bare)', (p99.embedded / p99.bare).toFixed(2), '-', '-'],
+        ['server CPU per request ratio (listener / bare)', cpu ? (cpu.embedded / cpu.bare).toFixed(2) : '-', '-', '-'],
         ['throughput ratio (listener / durable reference)', (tput.embedded / tput.durable).toFixed(2), '-', '-'],
         ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
         [`agctl webhook send --count ${REQUESTS}`, `${sender.throughput.toFixed(0)} events/s`, '-', `p99 ${sender.latencyMs.p99} ms`],
       ],
     );
-    return { requests: REQUESTS, throughput: tput, p50, p99, ratio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
+    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
   } finally {
     await embedded.stop();
     await durable.stop();
