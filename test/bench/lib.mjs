@@ -48,17 +48,24 @@ export function percentile(sorted, p) {
   return sorted[i];
 }
 
-/** Wall time (ms) of a whole process, median of `runs` after `warmup` runs. Fails on a non-zero exit. */
-export function timeProcess(cmd, args, { runs = 15, warmup = 2, env = process.env } = {}) {
-  const times = [];
+/**
+ * Wall time (ms) of whole processes, each command's median of `runs` after
+ * `warmup` runs, with every sample (`times`, by round). The commands take
+ * turns (one run of each per round), so a change in the machine's speed
+ * during the run reaches every command alike. Fails on a non-zero exit.
+ */
+export function timeInterleaved(commands, { runs = 15, warmup = 2, env = process.env } = {}) {
+  const times = commands.map(() => []);
   for (let i = 0; i < warmup + runs; i++) {
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    if (i >= warmup) times.push(ms);
+    commands.forEach(([cmd, args], c) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      if (i >= warmup) times[c].push(ms);
+    });
   }
-  return { median: median(times), min: Math.min(...times), runs };
+  return times.map((t) => ({ median: median(t), min: Math.min(...t), runs, times: t }));
 }
 
 export function printTable(head, rows) {
