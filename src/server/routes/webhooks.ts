@@ -261,9 +261,10 @@ class WebhookState {
  * from the log when the server starts.
  *
  * Why not a unique key on disk: event IDs are random, so every new event lands
- * in a random leaf of an on-disk key and each event wrote a 4 KiB page to the
- * write-ahead log of its own; that was the largest single cost of ingest. Log
- * appends share pages, and the in-memory key costs no disk write at all.
+ * in a random leaf of an on-disk key and wrote a 4 KiB page of its own to the
+ * write-ahead log (the database work per event measured 16.5-22 us that way,
+ * 11.3 us this way; README "Performance"). Log appends share pages, and the
+ * in-memory key costs no disk write at all.
  *
  * The guarantee is kept, also for several processes serving one data
  * directory: every check-and-record runs in an IMMEDIATE transaction (it holds
