@@ -147,7 +147,7 @@ class WebhookState {
       this.#insRun.run(runId, l.id, l.automationId, eventKey, p.body, now);
       return { duplicate: false, ran: true, runId };
     };
-    this.#commitOne = this.#events.transaction((p: PendingEvent) => record(p));
+    this.#commitOne = this.#events.transaction(record);
     this.#commitMany = this.#events.transaction((batch: PendingEvent[]) => batch.map(record));
   }
 
@@ -282,6 +282,7 @@ class EventIndex {
   readonly #catchUp: Statement;
   readonly #pruneLog: Statement;
   readonly #pruneKeys: Statement;
+  readonly #prune: (cutoff: number, limit: number) => PruneResult;
   /** The highest log ID reflected in the in-memory key (as committed). */
   #indexed = 0;
   /** The same during a transaction; becomes #indexed once it has committed. */
@@ -327,9 +328,13 @@ class EventIndex {
       `DELETE FROM temp.webhook_event_index WHERE (listener, event) IN
          (SELECT listener, event FROM temp.webhook_event_index WHERE received_at <= ? LIMIT ?)`,
     );
+    this.#prune = this.transaction((cutoff: number, limit: number): PruneResult => {
+      const logged = this.#pruneLog.run(limit, cutoff).changes;
+      const keys = this.#pruneKeys.run(cutoff, limit).changes;
+      return { logged, more: logged === limit || keys === limit };
+    });
     // Build the key from the whole log (pruning drops what is past retention).
     this.transaction(() => undefined)();
-    this.#indexed = this.#pending;
   }
 
   /**
@@ -368,11 +373,7 @@ class EventIndex {
    * records can be taken over meanwhile, as any expired one.
    */
   pruneBatch(cutoff: number, limit: number): PruneResult {
-    return this.transaction(() => {
-      const logged = this.#pruneLog.run(limit, cutoff).changes;
-      const keys = this.#pruneKeys.run(cutoff, limit).changes;
-      return { logged, more: logged === limit || keys === limit };
-    })();
+    return this.#prune(cutoff, limit);
   }
 }
 

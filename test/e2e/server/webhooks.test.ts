@@ -401,24 +401,30 @@ describe('durability of accepted events', () => {
 
   // The two earlier layouts of the event records, each built from the current log.
   const earlierLayouts = {
-    'a unique key of text columns': `
-      CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
-      CREATE INDEX webhook_events_age ON webhook_events (received_at);
-      INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
-        FROM webhook_event_log k JOIN webhook_listeners l ON l.num = k.listener;
-      DROP TABLE webhook_event_log;
-      DROP INDEX webhook_listeners_num;
-      ALTER TABLE webhook_listeners DROP COLUMN num;
-    `,
-    'a compact unique key on disk': `
-      CREATE TABLE webhook_event_keys (listener INTEGER NOT NULL, event BLOB NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener, event)) WITHOUT ROWID;
-      CREATE INDEX webhook_event_keys_age ON webhook_event_keys (received_at);
-      INSERT INTO webhook_event_keys SELECT listener, event, received_at FROM webhook_event_log;
-      DROP TABLE webhook_event_log;
-    `,
+    'a unique key of text columns': {
+      table: 'webhook_events',
+      sql: `
+        CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
+        CREATE INDEX webhook_events_age ON webhook_events (received_at);
+        INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
+          FROM webhook_event_log k JOIN webhook_listeners l ON l.num = k.listener;
+        DROP TABLE webhook_event_log;
+        DROP INDEX webhook_listeners_num;
+        ALTER TABLE webhook_listeners DROP COLUMN num;
+      `,
+    },
+    'a compact unique key on disk': {
+      table: 'webhook_event_keys',
+      sql: `
+        CREATE TABLE webhook_event_keys (listener INTEGER NOT NULL, event BLOB NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener, event)) WITHOUT ROWID;
+        CREATE INDEX webhook_event_keys_age ON webhook_event_keys (received_at);
+        INSERT INTO webhook_event_keys SELECT listener, event, received_at FROM webhook_event_log;
+        DROP TABLE webhook_event_log;
+      `,
+    },
   };
 
-  it.each(Object.entries(earlierLayouts))('converts a data directory with %s: replays are still 409, listeners keep working', async (_name, rewrite) => {
+  it.each(Object.entries(earlierLayouts))('converts a data directory with %s: replays are still 409, listeners keep working', async (_name, layout) => {
     const dir = tempDir('agctl-wh-upgrade-');
     const a = new EmbeddedServer({ dataDir: dir });
     const baseA = await a.listen();
@@ -441,9 +447,8 @@ describe('durability of accepted events', () => {
     await a.close();
     // Rewrite the event records into the earlier layout.
     const db = new Database(join(dir, 'agctl.db'));
-    db.exec(rewrite);
-    const oldTable = rewrite.includes('webhook_event_keys') ? 'webhook_event_keys' : 'webhook_events';
-    expect((db.prepare(`SELECT COUNT(*) AS n FROM ${oldTable}`).get() as { n: number }).n).toBe(4);
+    db.exec(layout.sql);
+    expect((db.prepare(`SELECT COUNT(*) AS n FROM ${layout.table}`).get() as { n: number }).n).toBe(4);
     db.close();
     const b = new EmbeddedServer({ dataDir: dir });
     try {
