@@ -16,7 +16,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { BIN, percentile, printTable, startServeProcess } from './lib.mjs';
+import { BIN, median, percentile, printTable, startServeProcess } from './lib.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 /** A positive integer setting from the environment, within bounds (the run stays bounded). */
@@ -243,11 +243,6 @@ async function startEmbedded(dir) {
     }
   }
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-webhook-'));
