@@ -1,8 +1,7 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
 // to automations, the incoming endpoint running the shared verification
 // pipeline (src/webhook/verify.ts), durable idempotency (an append-only event
-// log on disk, checked through a unique key kept in memory by the connection;
-// see EventIndex below), automation runs with the body as context data, and
+// log on disk, checked through a key set kept in memory; see EventIndex below), automation runs with the body as context data, and
 // the embedded-only management routes under /_embedded/v1/ (not part of the
 // service API).
 import { randomUUID } from 'node:crypto';
@@ -31,6 +30,7 @@ import type { ServerModule } from '../module.js';
 import type { JsonResult, RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { startCheckpointer } from '../store/checkpointer.js';
+import { EventKeySet } from '../store/event-keys.js';
 import type { Statement } from 'better-sqlite3';
 
 export const INCOMING_PREFIX = '/api/v1/webhooks/incoming/';
@@ -40,6 +40,8 @@ export const DEMO_JWKS_PATH = '/_embedded/v1/demo/jwks.json';
 export const DEMO_RESTRICTED_CIDRS = ['203.0.113.0/24', '2001:db8::/32'];
 const PRUNE_INTERVAL_MS = 3600_000;
 const PRUNE_BATCH = 5000;
+/** Slots of the in-memory key set one pruning batch looks at (well under a millisecond). */
+const SWEEP_SLOTS = 65_536;
 const RUNS_LIMIT_DEFAULT = 50;
 const RUNS_LIMIT_MAX = 1000;
 const MAX_CIDRS = 100;
@@ -251,70 +253,55 @@ class WebhookState {
   pruneBatch(now: number): PruneResult {
     return this.#events.pruneBatch(now - EVENT_RETENTION_MS, PRUNE_BATCH);
   }
+
+  /** The in-memory key set of the duplicate check. */
+  eventKeys(): EventKeySet {
+    return this.#events.keys();
+  }
 }
 
 /**
  * Step 4, the idempotency record. Accepted events are appended to a log in the
  * database (`webhook_event_log`, ordered by an ever-increasing ID), which is
- * what makes them durable. The duplicate check is a unique key on (listener,
- * event) in a table of this connection's in-memory temporary schema, built
- * from the log when the server starts.
+ * what makes them durable. The duplicate check looks (listener, event) up in
+ * an in-memory key set (EventKeySet: a hash table in typed arrays, outside
+ * the JavaScript heap), built from the log when the server starts.
  *
  * Why not a unique key on disk: event IDs are random, so every new event lands
  * in a random leaf of an on-disk key and wrote a 4 KiB page of its own to the
- * write-ahead log (the database work per event measured 16.5-22 us that way,
- * 11.3 us this way; README "Performance"). Log appends share pages, and the
- * in-memory key costs no disk write at all.
+ * write-ahead log. Log appends share pages, and the in-memory set costs no
+ * disk write at all (README "Performance" has the measurements, including the
+ * in-memory SQLite table this set replaced).
  *
  * The guarantee is kept, also for several processes serving one data
  * directory: every check-and-record runs in an IMMEDIATE transaction (it holds
- * the database's write lock from its start), which first adds to the key the
+ * the database's write lock from its start), which first adds to the set the
  * log entries other connections committed since this one last looked, then
  * claims the key and appends to the log. Writes are serialized by that lock,
  * so each claim sees every event accepted before it, and a duplicate cannot
- * pass twice. A transaction that fails rolls back the in-memory key with the log.
+ * pass twice. A transaction that fails undoes its claims in the set, as the
+ * database rolls back its log entries.
  */
 class EventIndex {
   readonly #db: Store['db'];
-  readonly #claim: Statement;
+  readonly #keys = new EventKeySet();
   readonly #append: Statement;
   readonly #maxLogged: Statement;
-  readonly #catchUp: Statement;
+  readonly #logSince: Statement;
   readonly #pruneLog: Statement;
-  readonly #pruneKeys: Statement;
-  readonly #prune: (cutoff: number, limit: number) => PruneResult;
-  /** The highest log ID reflected in the in-memory key (as committed). */
+  readonly #prune: (cutoff: number, limit: number) => number;
+  /** The highest log ID whose key is in the set. */
   #indexed = 0;
-  /** The same during a transaction; becomes #indexed once it has committed. */
+  /** The highest log ID the open transaction appended (0: none yet). */
   #pending = 0;
+  /** The open transaction's claims, to undo should it fail: a taken-over key's previous time, or undefined for a new key. */
+  readonly #claims: { listener: number; event: Buffer; previous: number | undefined }[] = [];
 
   constructor(db: Store['db']) {
     this.#db = db;
-    // The temporary schema lives in memory (no temporary file), per connection.
-    db.pragma('temp_store = MEMORY');
-    db.exec(`
-      CREATE TEMP TABLE IF NOT EXISTS webhook_event_index (
-        listener INTEGER NOT NULL,
-        event BLOB NOT NULL,
-        received_at INTEGER NOT NULL,
-        PRIMARY KEY (listener, event)
-      ) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS temp.webhook_event_index_age ON webhook_event_index (received_at);
-    `);
-    // A fresh key wins the insert; a key older than the retention window is taken over; anything else is a duplicate.
-    this.#claim = db.prepare(
-      `INSERT INTO temp.webhook_event_index (listener, event, received_at) VALUES (?, ?, ?)
-       ON CONFLICT (listener, event) DO UPDATE SET received_at = excluded.received_at
-       WHERE webhook_event_index.received_at <= ?`,
-    );
     this.#append = db.prepare('INSERT INTO main.webhook_event_log (listener, event, received_at) VALUES (?, ?, ?)');
     this.#maxLogged = db.prepare('SELECT IFNULL(MAX(id), 0) FROM main.webhook_event_log').pluck();
-    // "WHERE true" tells the parser the ON CONFLICT belongs to the INSERT, not to the SELECT's join.
-    this.#catchUp = db.prepare(
-      `INSERT INTO temp.webhook_event_index (listener, event, received_at)
-       SELECT listener, event, received_at FROM main.webhook_event_log WHERE id > ? AND true
-       ON CONFLICT (listener, event) DO UPDATE SET received_at = max(webhook_event_index.received_at, excluded.received_at)`,
-    );
+    this.#logSince = db.prepare('SELECT listener, event, received_at FROM main.webhook_event_log WHERE id > ?').raw();
     // The log is pruned from its oldest end (entries are appended in time order),
     // so it needs no index on time: another index written on every event. The
     // newest entry is always kept: SQLite numbers a new row one past the largest
@@ -324,56 +311,80 @@ class EventIndex {
       `DELETE FROM main.webhook_event_log WHERE id IN (SELECT id FROM main.webhook_event_log ORDER BY id LIMIT ?)
          AND received_at <= ? AND id < (SELECT MAX(id) FROM main.webhook_event_log)`,
     );
-    this.#pruneKeys = db.prepare(
-      `DELETE FROM temp.webhook_event_index WHERE (listener, event) IN
-         (SELECT listener, event FROM temp.webhook_event_index WHERE received_at <= ? LIMIT ?)`,
-    );
-    this.#prune = this.transaction((cutoff: number, limit: number): PruneResult => {
-      const logged = this.#pruneLog.run(limit, cutoff).changes;
-      const keys = this.#pruneKeys.run(cutoff, limit).changes;
-      return { logged, more: logged === limit || keys === limit };
-    });
-    // Build the key from the whole log (pruning drops what is past retention).
+    this.#prune = db.transaction((cutoff: number, limit: number): number => this.#pruneLog.run(limit, cutoff).changes).immediate;
+    // Build the set from the whole log (pruning drops what is past retention).
     this.transaction(() => undefined)();
   }
 
   /**
-   * Wraps `fn` in an IMMEDIATE transaction that first brings the in-memory key
-   * up to date with the log; `claim` may only be called inside such a transaction.
+   * Wraps `fn` in an IMMEDIATE transaction that first brings the key set up to
+   * date with the log; `claim` may only be called inside such a transaction.
    */
   transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
     const tx = this.#db.transaction((...args: A): R => {
-      this.#pending = this.#indexed;
-      const max = this.#maxLogged.get() as number;
-      if (max > this.#pending) {
-        this.#catchUp.run(this.#pending);
-        this.#pending = max;
-      }
+      this.#catchUp();
       return fn(...args);
     }).immediate;
     return (...args: A): R => {
-      const result = tx(...args);
-      this.#indexed = this.#pending;
+      this.#pending = 0;
+      this.#claims.length = 0;
+      let result: R;
+      try {
+        result = tx(...args);
+      } catch (err) {
+        // The database rolled back the log entries: take their keys back too, newest first.
+        for (let i = this.#claims.length - 1; i >= 0; i--) {
+          const c = this.#claims[i]!;
+          if (c.previous === undefined) this.#keys.delete(c.listener, c.event);
+          else this.#keys.set(c.listener, c.event, c.previous);
+        }
+        this.#claims.length = 0;
+        throw err;
+      }
+      this.#claims.length = 0;
+      if (this.#pending > this.#indexed) this.#indexed = this.#pending;
       return result;
     };
   }
 
+  /**
+   * Adds the keys of log entries committed since the set last looked (by
+   * another connection, or all of them at start-up). They are committed, so
+   * they stay even if the transaction that reads them fails.
+   */
+  #catchUp(): void {
+    const max = this.#maxLogged.get() as number;
+    if (max <= this.#indexed) return;
+    for (const row of this.#logSince.iterate(this.#indexed) as Iterable<[number, Buffer, number]>) this.#keys.merge(row[0], row[1], row[2]);
+    this.#indexed = max;
+  }
+
   /** Claims (listener, event) at `now`: true when it is new (recorded in the log), false for a duplicate. */
   claim(listener: number, event: Buffer, now: number): boolean {
-    if (this.#claim.run(listener, event, now, now - EVENT_RETENTION_MS).changes === 0) return false;
+    const outcome = this.#keys.claim(listener, event, now, now - EVENT_RETENTION_MS);
+    if (!outcome.claimed) return false;
+    this.#claims.push({ listener, event, previous: outcome.previous });
     this.#pending = Number(this.#append.run(listener, event, now).lastInsertRowid);
     return true;
   }
 
   /**
-   * Deletes up to `limit` in-memory keys received at or before `cutoff`, and
-   * those of the `limit` oldest log entries but the newest. `more` is true when
-   * either was a full batch. A log entry older than a newer one (the clock was
-   * set back) waits until the entries before it have expired: the key it
-   * records can be taken over meanwhile, as any expired one.
+   * Deletes up to `limit` of the oldest log entries received at or before
+   * `cutoff` (never the newest entry), and sweeps one slice of the key set for
+   * keys as old. `more` is true when the log batch was full or the sweep has
+   * not yet been round the whole set. A log entry older than a newer one (the
+   * clock was set back) waits until the entries before it have expired: the
+   * key it records can be taken over meanwhile, as any expired one.
    */
   pruneBatch(cutoff: number, limit: number): PruneResult {
-    return this.#prune(cutoff, limit);
+    const logged = this.#prune(cutoff, limit);
+    const swept = this.#keys.sweep(cutoff, SWEEP_SLOTS);
+    return { logged, more: logged === limit || !swept.done };
+  }
+
+  /** The keys in the set (for tests). */
+  keys(): EventKeySet {
+    return this.#keys;
   }
 }
 
@@ -388,6 +399,11 @@ function state(store: Store): WebhookState {
   let s = states.get(store);
   if (!s) states.set(store, (s = new WebhookState(store)));
   return s;
+}
+
+/** The in-memory keys of the duplicate check (listener number, event ID bytes, time received), for tests. */
+export function webhookEventKeys(store: Store): Iterable<{ listener: number; event: Buffer; time: number }> {
+  return state(store).eventKeys().entries();
 }
 
 /** Deletes every event record older than 7 days (the log keeps its newest entry); returns how many log entries. */
