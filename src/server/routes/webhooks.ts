@@ -1,8 +1,9 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): listeners linked
 // to automations, the incoming endpoint running the shared verification
 // pipeline (src/webhook/verify.ts), durable idempotency (an append-only event
-// log on disk, checked through a key set kept in memory; see EventIndex below), automation runs with the body as context data, and
-// the embedded-only management routes under /_embedded/v1/ (not part of the
+// log on disk, checked through a key set kept in memory; see EventIndex
+// below), automation runs with the body as context data, and the
+// embedded-only management routes under /_embedded/v1/ (not part of the
 // service API).
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, notFound, ApiError } from '../../api/errors.js';

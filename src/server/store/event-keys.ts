@@ -154,6 +154,8 @@ export class EventKeySet {
 
   /** The slot holding the key (>= 0), or the bitwise complement of the empty slot where it would go. */
   #find(listener: number, event: Uint8Array): number {
+    // A listener number outside 32 bits would be stored cut short and match another's keys.
+    if (listener >>> 0 !== listener) throw new RangeError(`listener number ${listener} is not a 32-bit unsigned integer`);
     const w0 = word(event, 0);
     const w1 = word(event, 4);
     const w2 = word(event, 8);

@@ -38,6 +38,12 @@ describe('EventKeySet', () => {
     expect(set.size).toBe(2);
   });
 
+  it('refuses a listener number it cannot store exactly', () => {
+    const set = new EventKeySet();
+    for (const bad of [2 ** 32, -1, 1.5]) expect(() => set.claim(bad, randomBytes(16), 1, 0)).toThrow(RangeError);
+    expect(set.size).toBe(0);
+  });
+
   it('merge keeps the later time; set and delete undo a claim', () => {
     const set = new EventKeySet();
     const ev = randomBytes(16);
