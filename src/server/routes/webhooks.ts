@@ -6,7 +6,7 @@
 // embedded-only management routes under /_embedded/v1/ (not part of the
 // service API).
 import { randomUUID } from 'node:crypto';
-import { invalidArgument, notFound, ApiError } from '../../api/errors.js';
+import { invalidArgument, notFound, ApiError, Code } from '../../api/errors.js';
 import { isUuidV4, ksuid, uuidBytes } from '../../lib/ids.js';
 import { AllowList, cidrListError } from '../../webhook/cidr.js';
 import { JwksError, jwksUrlProblem, localJwks, remoteJwks, type KeyResolver } from '../../webhook/jwks.js';
@@ -46,6 +46,15 @@ const SWEEP_SLOTS = 65_536;
 const RUNS_LIMIT_DEFAULT = 50;
 const RUNS_LIMIT_MAX = 1000;
 const MAX_CIDRS = 100;
+/**
+ * Runs are numbered per listener (1, 2, 3, ...; never deleted, so the last
+ * number is the count) and stored under the key `seq` = listener number ×
+ * RUNS_PER_LISTENER + run number: each listener's runs are one range of the
+ * table's own key, listed newest first with no index to write on every event.
+ */
+const RUNS_PER_LISTENER = 2 ** 32;
+/** The largest listener number whose run range stays within exact JavaScript integers (2^53). */
+const MAX_LISTENER_NUM = 2 ** 21 - 1;
 
 interface ListenerRow {
   id: string;
@@ -66,6 +75,7 @@ interface AutomationRow {
 }
 
 interface RunRow {
+  seq: number;
   id: string;
   listener_id: string;
   automation_id: string;
@@ -127,6 +137,9 @@ class WebhookState {
   readonly #getListener: Statement;
   readonly #events: EventIndex;
   readonly #insRun: Statement;
+  readonly #lastRun: Statement;
+  /** The next run number of each listener written to in the open transaction (filled on first use). */
+  readonly #nextRuns = new Map<number, number>();
   readonly #commitOne: (p: PendingEvent) => AcceptOutcome;
   readonly #commitMany: (batch: PendingEvent[]) => AcceptOutcome[];
   #queue: PendingEvent[] = [];
@@ -140,18 +153,36 @@ class WebhookState {
        LEFT JOIN webhook_automations a ON a.id = l.automation_id WHERE l.id = ?`,
     );
     this.#events = new EventIndex(db);
-    this.#insRun = db.prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#insRun = db.prepare('INSERT INTO webhook_runs (seq, id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.#lastRun = db.prepare('SELECT MAX(seq) FROM webhook_runs WHERE seq > ? AND seq < ?').pluck();
     const record = (p: PendingEvent): AcceptOutcome => {
       const { listener: l, eventKey, now } = p;
       if (!this.#events.claim(l.num, uuidBytes(eventKey), now)) return { duplicate: true };
       // Step 5: the run is recorded only when the automation is published and its trigger enabled.
       if (l.notRunReason) return { duplicate: false, ran: false, notRunReason: l.notRunReason };
       const runId = randomUUID();
-      this.#insRun.run(runId, l.id, l.automationId, eventKey, p.body, now);
+      this.#insRun.run(this.#nextRun(l.num), runId, l.id, l.automationId, eventKey, p.body, now);
       return { duplicate: false, ran: true, runId };
     };
-    this.#commitOne = this.#events.transaction(record);
-    this.#commitMany = this.#events.transaction((batch: PendingEvent[]) => batch.map(record));
+    // Run numbers are read afresh in each transaction: another server on the same data directory may have added runs.
+    this.#commitOne = this.#events.transaction((p: PendingEvent) => {
+      this.#nextRuns.clear();
+      return record(p);
+    });
+    this.#commitMany = this.#events.transaction((batch: PendingEvent[]) => {
+      this.#nextRuns.clear();
+      return batch.map(record);
+    });
+  }
+
+  /** The key of a listener's next run (inside a write transaction, which keeps other writers out). */
+  #nextRun(num: number): number {
+    const lo = num * RUNS_PER_LISTENER;
+    let next = this.#nextRuns.get(num);
+    if (next === undefined) next = ((this.#lastRun.get(lo, lo + RUNS_PER_LISTENER) as number | null) ?? lo) + 1;
+    if (next >= lo + RUNS_PER_LISTENER) throw new Error(`webhook listener number ${num} has used up its run numbers`);
+    this.#nextRuns.set(num, next + 1);
+    return next;
   }
 
   /** Steps 4 and 5 for one event; `done` is called once its transaction has committed. */
@@ -524,6 +555,7 @@ function insertListener(store: Store, now: number, input: CreateListenerInput, n
   const id = ksuid(now);
   const secret = input.authMethod === 'HMAC' ? newHmacSecret() : undefined;
   const { num } = store.db.prepare('SELECT IFNULL(MAX(num), 0) + 1 AS num FROM webhook_listeners').get() as { num: number };
+  if (num > MAX_LISTENER_NUM) throw ApiError.of(Code.FailedPrecondition, `the embedded server holds at most ${MAX_LISTENER_NUM} webhook listeners`);
   const row: ListenerRow = {
     id,
     num,
@@ -591,26 +623,34 @@ async function createListener(ctx: RequestContext) {
 function listRuns(ctx: RequestContext) {
   const id = ctx.params.id!;
   const db = ctx.store.db;
-  if (!db.prepare('SELECT 1 FROM webhook_listeners WHERE id = ?').get(id)) throw notFound(`webhook listener ${id} not found`);
+  const num = db.prepare('SELECT num FROM webhook_listeners WHERE id = ?').pluck().get(id) as number | undefined;
+  if (num === undefined) throw notFound(`webhook listener ${id} not found`);
   const rawLimit = ctx.query.get('limit');
   if (rawLimit !== null && !/^\d+$/.test(rawLimit)) throw invalidArgument('limit must be a non-negative integer');
   const limit = Math.min(Number(rawLimit) || RUNS_LIMIT_DEFAULT, RUNS_LIMIT_MAX);
   const eventId = ctx.query.get('event_id');
-  const where = eventId ? 'listener_id = ? AND event_id = ?' : 'listener_id = ?';
-  const args = eventId ? [id, eventId.toLowerCase()] : [id];
-  const rows = db.prepare(`SELECT * FROM webhook_runs WHERE ${where} ORDER BY rowid DESC LIMIT ?`).all(...args, limit) as RunRow[];
-  const { n } = db.prepare(`SELECT COUNT(*) AS n FROM webhook_runs WHERE ${where}`).get(...args) as { n: number };
+  // The listener's runs are the keys between lo and hi (see RUNS_PER_LISTENER).
+  const lo = num * RUNS_PER_LISTENER;
+  const hi = lo + RUNS_PER_LISTENER;
+  const where = eventId ? 'seq > ? AND seq < ? AND event_id = ?' : 'seq > ? AND seq < ?';
+  const args = eventId ? [lo, hi, eventId.toLowerCase()] : [lo, hi];
+  const rows = db.prepare(`SELECT * FROM webhook_runs WHERE ${where} ORDER BY seq DESC LIMIT ?`).all(...args, limit) as RunRow[];
+  // Without a filter the count is the last run number (runs are numbered from 1 and never deleted).
+  const total = eventId
+    ? (db.prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`).pluck().get(...args) as number)
+    : ((db.prepare('SELECT MAX(seq) FROM webhook_runs WHERE seq > ? AND seq < ?').pluck().get(lo, hi) as number | null) ?? lo) - lo;
   return {
     body: {
       runs: rows.map((r) => ({
         id: r.id,
+        number: r.seq - lo,
         listenerId: r.listener_id,
         automationId: r.automation_id,
         eventId: r.event_id,
         context: { trigger: contextData(r.context) },
         createdAt: new Date(r.created_at).toISOString(),
       })),
-      total: n,
+      total,
     },
   };
 }
@@ -662,7 +702,8 @@ function contextData(stored: Buffer | string): unknown {
  * Data directories from before are converted in place: listeners get their
  * number, and the event records of either earlier layout (a unique key on disk,
  * with text or compact columns) move to the log with their times, so a replay
- * is still answered 409 after the upgrade.
+ * is still answered 409 after the upgrade, and runs stored in insertion order
+ * are numbered per listener in that order.
  */
 function migrateWebhooks(db: Store['db']): void {
   db.exec(`
@@ -697,6 +738,7 @@ function migrateWebhooks(db: Store['db']): void {
       received_at INTEGER NOT NULL
     );
     CREATE TABLE IF NOT EXISTS webhook_runs (
+      seq INTEGER PRIMARY KEY,
       id TEXT NOT NULL,
       listener_id TEXT NOT NULL,
       automation_id TEXT NOT NULL,
@@ -704,7 +746,6 @@ function migrateWebhooks(db: Store['db']): void {
       context BLOB NOT NULL,
       created_at INTEGER NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS webhook_runs_listener ON webhook_runs (listener_id);
     CREATE TABLE IF NOT EXISTS webhook_demo_keys (
       kid TEXT PRIMARY KEY,
       alg TEXT NOT NULL,
@@ -713,6 +754,29 @@ function migrateWebhooks(db: Store['db']): void {
     );
   `);
   const hasTable = (name: string) => db.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  const runColumns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('webhook_runs') as string[];
+  if (!runColumns.includes('seq')) {
+    // The earlier runs table: rows in insertion order, found by an index on the
+    // listener ID. Numbered per listener in that order (listeners are never
+    // deleted, so every run has its listener).
+    db.exec(`
+      CREATE TABLE webhook_runs_numbered (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL,
+        listener_id TEXT NOT NULL,
+        automation_id TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        context BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      INSERT INTO webhook_runs_numbered (seq, id, listener_id, automation_id, event_id, context, created_at)
+        SELECT l.num * ${RUNS_PER_LISTENER} + row_number() OVER (PARTITION BY r.listener_id ORDER BY r.rowid),
+               r.id, r.listener_id, r.automation_id, r.event_id, r.context, r.created_at
+        FROM webhook_runs r JOIN webhook_listeners l ON l.id = r.listener_id;
+      DROP TABLE webhook_runs;
+      ALTER TABLE webhook_runs_numbered RENAME TO webhook_runs;
+    `);
+  }
   if (hasTable('webhook_events')) {
     // The first layout: a unique key of (listener ID text, event ID text). Event
     // IDs were stored checked and lower-cased, so each is 32 hex digits and 4 hyphens.

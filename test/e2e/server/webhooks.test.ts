@@ -170,10 +170,14 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(r).toMatchObject({ status: 400, body: { status: 400, reason: expect.stringMatching(/byte order mark/) } });
     // A run recorded before step 2 refused such bodies: the listing still answers, with the document.
     const legacyEvent = randomUUID();
-    const l = s.server.store.db.prepare('SELECT automation_id FROM webhook_listeners WHERE id = ?').get(w.hmac.listenerId) as { automation_id: string };
+    // Stored as the listener's next run (numbered after its last one).
     s.server.store.db
-      .prepare('INSERT INTO webhook_runs (id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(randomUUID(), w.hmac.listenerId, l.automation_id, legacyEvent, bom, now());
+      .prepare(
+        `INSERT INTO webhook_runs (seq, id, listener_id, automation_id, event_id, context, created_at)
+         SELECT IFNULL((SELECT MAX(seq) FROM webhook_runs WHERE seq > l.num * 4294967296 AND seq < (l.num + 1) * 4294967296), l.num * 4294967296) + 1,
+                ?, l.id, l.automation_id, ?, ?, ? FROM webhook_listeners l WHERE l.id = ?`,
+      )
+      .run(randomUUID(), legacyEvent, bom, now(), w.hmac.listenerId);
     const runs = await s.api(`/_embedded/v1/webhook_listeners/${w.hmac.listenerId}/runs?limit=1000`);
     expect(runs.status).toBe(200);
     expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
@@ -222,6 +226,52 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect((await sendHmac(l.url, l.secret, now())).status).toBe(200);
     expect((await s.api(`/_embedded/v1/webhook_listeners/nope/runs`)).status).toBe(404);
     expect((await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`, { auth: false })).status).toBe(401);
+  });
+
+  it('numbers each listener\'s runs from 1 and lists them newest first, apart from other listeners\' runs', async () => {
+    const create = async () => (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+    const [a, b] = [await create(), await create()];
+    const sent: Record<string, string[]> = { [a.id]: [], [b.id]: [] };
+    // Interleaved, and some in one group commit.
+    for (let round = 0; round < 3; round++) {
+      const batch = await Promise.all([a, b, a].map((l) => sendHmac(l.url, l.secret, now()).then((r) => ({ l, r }))));
+      for (const { l, r } of batch) {
+        expect(r.status).toBe(200);
+        sent[l.id]!.push(r.id);
+      }
+    }
+    for (const l of [a, b]) {
+      const list = (await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`)).body;
+      expect(list.total).toBe(sent[l.id]!.length);
+      expect(list.runs.map((r: any) => r.number)).toEqual(sent[l.id]!.map((_, i) => sent[l.id]!.length - i));
+      expect(new Set(list.runs.map((r: any) => r.eventId))).toEqual(new Set(sent[l.id]));
+      expect(list.runs.every((r: any) => r.listenerId === l.id)).toBe(true);
+      const two = (await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs?limit=2`)).body;
+      expect(two.runs.map((r: any) => r.number)).toEqual([sent[l.id]!.length, sent[l.id]!.length - 1]);
+      expect(two.total).toBe(sent[l.id]!.length);
+      const one = (await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs?event_id=${sent[l.id]![0]!.toUpperCase()}`)).body;
+      expect(one.total).toBe(1);
+      expect(one.runs[0].eventId).toBe(sent[l.id]![0]);
+    }
+  });
+
+  it('refuses a listener past the largest listener number, and the others keep working', async () => {
+    const t = await startTestServer({ autoClose: false });
+    try {
+      const l = (await t.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+      // As if two million listeners had been created before it.
+      t.server.store.db.prepare('UPDATE webhook_listeners SET num = ? WHERE id = ?').run(2 ** 21 - 1, l.id);
+      const refused = await t.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(/at most 2097151 webhook listeners/);
+      // The highest listener's runs stay apart from the others and exact.
+      const r = await sendHmac(l.url, l.secret, Date.now());
+      expect(r.status).toBe(200);
+      const runs = (await t.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`)).body;
+      expect(runs).toMatchObject({ total: 1, runs: [{ number: 1, eventId: r.id }] });
+    } finally {
+      await t.close();
+    }
   });
 
   it.each([
@@ -419,6 +469,14 @@ describe('durability of accepted events', () => {
     }
   });
 
+  // The earlier runs table (insertion order, an index on the listener ID), built from the current one.
+  const EARLIER_RUNS = `
+    CREATE TABLE runs_before (id TEXT NOT NULL, listener_id TEXT NOT NULL, automation_id TEXT NOT NULL, event_id TEXT NOT NULL, context BLOB NOT NULL, created_at INTEGER NOT NULL);
+    INSERT INTO runs_before SELECT id, listener_id, automation_id, event_id, context, created_at FROM webhook_runs ORDER BY created_at, seq;
+    DROP TABLE webhook_runs;
+    ALTER TABLE runs_before RENAME TO webhook_runs;
+    CREATE INDEX webhook_runs_listener ON webhook_runs (listener_id);
+  `;
   // The two earlier layouts of the event records, each built from the current log.
   const earlierLayouts = {
     'a unique key of text columns': {
@@ -468,6 +526,7 @@ describe('durability of accepted events', () => {
     // Rewrite the event records into the earlier layout.
     const db = new Database(join(dir, 'agctl.db'));
     db.exec(layout.sql);
+    db.exec(EARLIER_RUNS);
     expect((db.prepare(`SELECT COUNT(*) AS n FROM ${layout.table}`).get() as { n: number }).n).toBe(4);
     db.close();
     const b = new EmbeddedServer({ dataDir: dir });
@@ -488,6 +547,19 @@ describe('durability of accepted events', () => {
       const nums = b.store.db.prepare('SELECT num FROM webhook_listeners').pluck().all() as number[];
       expect(new Set(nums).size).toBe(nums.length);
       expect(nums.every((n) => Number.isInteger(n) && n > 0)).toBe(true);
+      // The runs from before, numbered in the order they were stored, then the new one.
+      const token = await plainClientToken(b, baseB);
+      const runs = async (id: string) => (await (await fetch(`${baseB}/_embedded/v1/webhook_listeners/${id}/runs`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+      const demoRuns = await runs(w.hmac.listenerId);
+      expect(demoRuns.total).toBe(4);
+      expect(demoRuns.runs.map((r: any) => r.number)).toEqual([4, 3, 2, 1]);
+      expect(demoRuns.runs.slice(1).map((r: any) => r.eventId)).toEqual([...ids].reverse());
+      const otherRuns = await runs(created.listener.id);
+      expect(otherRuns.runs.map((r: any) => [r.number, r.eventId])).toEqual([
+        [2, ids[0]],
+        [1, other.id],
+      ]);
+      expect(b.store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'webhook_runs_listener'").pluck().get()).toBe(0);
     } finally {
       await b.close();
     }
