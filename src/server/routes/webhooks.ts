@@ -705,6 +705,17 @@ function contextData(stored: Buffer | string): unknown {
  * is still answered 409 after the upgrade, and runs stored in insertion order
  * are numbered per listener in that order.
  */
+/** The runs table's columns: `seq` is the listener number × RUNS_PER_LISTENER + the run number. */
+const RUNS_COLUMNS = `(
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  listener_id TEXT NOT NULL,
+  automation_id TEXT NOT NULL,
+  event_id TEXT NOT NULL,
+  context BLOB NOT NULL,
+  created_at INTEGER NOT NULL
+)`;
+
 function migrateWebhooks(db: Store['db']): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS webhook_automations (
@@ -737,15 +748,7 @@ function migrateWebhooks(db: Store['db']): void {
       event BLOB NOT NULL,
       received_at INTEGER NOT NULL
     );
-    CREATE TABLE IF NOT EXISTS webhook_runs (
-      seq INTEGER PRIMARY KEY,
-      id TEXT NOT NULL,
-      listener_id TEXT NOT NULL,
-      automation_id TEXT NOT NULL,
-      event_id TEXT NOT NULL,
-      context BLOB NOT NULL,
-      created_at INTEGER NOT NULL
-    );
+    CREATE TABLE IF NOT EXISTS webhook_runs ${RUNS_COLUMNS};
     CREATE TABLE IF NOT EXISTS webhook_demo_keys (
       kid TEXT PRIMARY KEY,
       alg TEXT NOT NULL,
@@ -760,15 +763,7 @@ function migrateWebhooks(db: Store['db']): void {
     // listener ID. Numbered per listener in that order (listeners are never
     // deleted, so every run has its listener).
     db.exec(`
-      CREATE TABLE webhook_runs_numbered (
-        seq INTEGER PRIMARY KEY,
-        id TEXT NOT NULL,
-        listener_id TEXT NOT NULL,
-        automation_id TEXT NOT NULL,
-        event_id TEXT NOT NULL,
-        context BLOB NOT NULL,
-        created_at INTEGER NOT NULL
-      );
+      CREATE TABLE webhook_runs_numbered ${RUNS_COLUMNS};
       INSERT INTO webhook_runs_numbered (seq, id, listener_id, automation_id, event_id, context, created_at)
         SELECT l.num * ${RUNS_PER_LISTENER} + row_number() OVER (PARTITION BY r.listener_id ORDER BY r.rowid),
                r.id, r.listener_id, r.automation_id, r.event_id, r.context, r.created_at
