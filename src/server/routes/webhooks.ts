@@ -696,15 +696,6 @@ function contextData(stored: Buffer | string): unknown {
   }
 }
 
-/**
- * The webhook tables. Accepted events are appended to `webhook_event_log`
- * (the listener's number, the event ID's 16 bytes, the time; see EventIndex).
- * Data directories from before are converted in place: listeners get their
- * number, and the event records of either earlier layout (a unique key on disk,
- * with text or compact columns) move to the log with their times, so a replay
- * is still answered 409 after the upgrade, and runs stored in insertion order
- * are numbered per listener in that order.
- */
 /** The runs table's columns: `seq` is the listener number × RUNS_PER_LISTENER + the run number. */
 const RUNS_COLUMNS = `(
   seq INTEGER PRIMARY KEY,
@@ -716,6 +707,15 @@ const RUNS_COLUMNS = `(
   created_at INTEGER NOT NULL
 )`;
 
+/**
+ * The webhook tables. Accepted events are appended to `webhook_event_log`
+ * (the listener's number, the event ID's 16 bytes, the time; see EventIndex).
+ * Data directories from before are converted in place: listeners get their
+ * number, and the event records of either earlier layout (a unique key on disk,
+ * with text or compact columns) move to the log with their times, so a replay
+ * is still answered 409 after the upgrade, and runs stored in insertion order
+ * are numbered per listener in that order.
+ */
 function migrateWebhooks(db: Store['db']): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS webhook_automations (
