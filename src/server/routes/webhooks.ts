@@ -140,8 +140,7 @@ class WebhookState {
   readonly #lastRun: Statement;
   /** The next run number of each listener written to in the open transaction (filled on first use). */
   readonly #nextRuns = new Map<number, number>();
-  readonly #commitOne: (p: PendingEvent) => AcceptOutcome;
-  readonly #commitMany: (batch: PendingEvent[]) => AcceptOutcome[];
+  readonly #commit: (batch: PendingEvent[]) => AcceptOutcome[];
   #queue: PendingEvent[] = [];
   #flushScheduled = false;
 
@@ -165,21 +164,23 @@ class WebhookState {
       return { duplicate: false, ran: true, runId };
     };
     // Run numbers are read afresh in each transaction: another server on the same data directory may have added runs.
-    this.#commitOne = this.#events.transaction((p: PendingEvent) => {
-      this.#nextRuns.clear();
-      return record(p);
-    });
-    this.#commitMany = this.#events.transaction((batch: PendingEvent[]) => {
+    this.#commit = this.#events.transaction((batch: PendingEvent[]) => {
       this.#nextRuns.clear();
       return batch.map(record);
     });
+  }
+
+  /** The key of a listener's last run, or the start of its range (`num` × RUNS_PER_LISTENER) when it has none. */
+  lastRun(num: number): number {
+    const lo = num * RUNS_PER_LISTENER;
+    return (this.#lastRun.get(lo, lo + RUNS_PER_LISTENER) as number | null) ?? lo;
   }
 
   /** The key of a listener's next run (inside a write transaction, which keeps other writers out). */
   #nextRun(num: number): number {
     const lo = num * RUNS_PER_LISTENER;
     let next = this.#nextRuns.get(num);
-    if (next === undefined) next = ((this.#lastRun.get(lo, lo + RUNS_PER_LISTENER) as number | null) ?? lo) + 1;
+    if (next === undefined) next = this.lastRun(num) + 1;
     if (next >= lo + RUNS_PER_LISTENER) throw new Error(`webhook listener number ${num} has used up its run numbers`);
     this.#nextRuns.set(num, next + 1);
     return next;
@@ -202,13 +203,13 @@ class WebhookState {
       const batch = queue.slice(i, i + GROUP_COMMIT_MAX);
       let outcomes: AcceptOutcome[];
       try {
-        outcomes = this.#commitMany(batch);
+        outcomes = this.#commit(batch);
       } catch {
         // One event's failure must not fail the others: commit each on its own.
         for (const p of batch) {
           let outcome: AcceptOutcome;
           try {
-            outcome = this.#commitOne(p);
+            outcome = this.#commit([p])[0]!;
           } catch (err) {
             p.done(err);
             continue;
@@ -638,7 +639,7 @@ function listRuns(ctx: RequestContext) {
   // Without a filter the count is the last run number (runs are numbered from 1 and never deleted).
   const total = eventId
     ? (db.prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`).pluck().get(...args) as number)
-    : ((db.prepare('SELECT MAX(seq) FROM webhook_runs WHERE seq > ? AND seq < ?').pluck().get(lo, hi) as number | null) ?? lo) - lo;
+    : state(ctx.store).lastRun(num) - lo;
   return {
     body: {
       runs: rows.map((r) => ({
@@ -736,8 +737,8 @@ function migrateWebhooks(db: Store['db']): void {
       created_at INTEGER NOT NULL
     );
   `);
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('webhook_listeners') as string[];
-  if (!columns.includes('num')) {
+  const columnsOf = (table: string) => db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+  if (!columnsOf('webhook_listeners').includes('num')) {
     db.exec('ALTER TABLE webhook_listeners ADD COLUMN num INTEGER; UPDATE webhook_listeners SET num = rowid;');
   }
   db.exec(`
@@ -757,8 +758,7 @@ function migrateWebhooks(db: Store['db']): void {
     );
   `);
   const hasTable = (name: string) => db.prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-  const runColumns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('webhook_runs') as string[];
-  if (!runColumns.includes('seq')) {
+  if (!columnsOf('webhook_runs').includes('seq')) {
     // The earlier runs table: rows in insertion order, found by an index on the
     // listener ID. Numbered per listener in that order (listeners are never
     // deleted, so every run has its listener).
