@@ -69,6 +69,16 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
   const w = s.demo.webhooks;
   const hmacUrl = s.baseUrl + w.hmac.path;
   const now = () => s.clock.now();
+  /** Runs `fn` while every run insert fails, as a failing disk would make it. */
+  const withRunInsertsFailing = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const db = s.server.store.db;
+    db.exec(`CREATE TRIGGER fail_runs BEFORE INSERT ON webhook_runs BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    try {
+      return await fn();
+    } finally {
+      db.exec('DROP TRIGGER fail_runs');
+    }
+  };
 
   it('the ready file demo has the listeners, the HMAC secret and the demo JWT key', () => {
     expect(w.hmac.path).toBe(`/api/v1/webhooks/incoming/${w.hmac.listenerId}`);
@@ -320,19 +330,12 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
 
   it('an event whose record cannot be committed is answered 500 and is not a duplicate when sent again', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
-    const db = s.server.store.db;
-    db.exec(`CREATE TRIGGER fail_runs BEFORE INSERT ON webhook_runs BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
-    let failed: Sent & { id: string };
-    try {
-      failed = await sendHmac(l.url, l.secret, now());
-    } finally {
-      db.exec('DROP TRIGGER fail_runs');
-    }
+    const failed = await withRunInsertsFailing(() => sendHmac(l.url, l.secret, now()));
     expect(failed.status).toBe(500);
     // The in-memory key rolled back with the log: the same event is new, once.
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(200);
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(409);
-    const logged = db.prepare('SELECT COUNT(*) FROM webhook_event_log WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
+    const logged = s.server.store.db.prepare('SELECT COUNT(*) FROM webhook_event_log WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
     expect(logged).toBe(1);
   });
 
@@ -342,13 +345,7 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(first.status).toBe(200);
     s.clock.advance(7 * 86400_000 + 1000);
     try {
-      const db = s.server.store.db;
-      db.exec(`CREATE TRIGGER fail_runs BEFORE INSERT ON webhook_runs BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
-      try {
-        expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(500);
-      } finally {
-        db.exec('DROP TRIGGER fail_runs');
-      }
+      expect((await withRunInsertsFailing(() => sendHmac(l.url, l.secret, now(), { id: first.id }))).status).toBe(500);
       expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(200);
       expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(409);
     } finally {
