@@ -72,6 +72,24 @@ export function codeForHttpStatus(status: number): number {
   }
 }
 
+/** gRPC code names lower-cased without underscores ("notfound"), plus Connect's spelling "canceled". */
+const CODE_BY_NAME = new Map<string, number>([...Object.entries(Code).map(([name, n]): [string, number] => [name.toLowerCase(), n]), ['canceled', Code.Cancelled]]);
+
+/**
+ * The `code` of an error body as the client keeps it: an integer as it is; a
+ * string naming a gRPC code (`not_found` as in the service's fixtures and
+ * Connect, `NOT_FOUND`, `NotFound`: case and underscores ignored) or holding
+ * digits, as that number; any other non-empty string as it is (trimmed);
+ * anything else undefined.
+ */
+export function parseCode(code: unknown): number | string | undefined {
+  if (typeof code === 'number') return Number.isSafeInteger(code) ? code : undefined;
+  if (typeof code !== 'string' || code.trim() === '') return undefined;
+  const s = code.trim();
+  if (/^\d{1,9}$/.test(s)) return Number(s);
+  return CODE_BY_NAME.get(s.replace(/_/g, '').toLowerCase()) ?? s;
+}
+
 /** The wire error body of every management route: `{code, message, details}`. */
 export interface ErrorBody {
   code: number;

@@ -1,6 +1,6 @@
 // The API client: one call per request, bearer token attached, error bodies
 // turned into ApiError, a 401 answered by dropping the token and retrying once.
-import { ApiError, CliError, Exit, codeForHttpStatus } from '../api/errors.js';
+import { ApiError, CliError, Exit, codeForHttpStatus, parseCode } from '../api/errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
 import type { TokenProvider } from './auth.js';
 
@@ -89,19 +89,41 @@ export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false):
   return data;
 }
 
-/** Builds an ApiError from an error response (`{code, message, details}` or an OAuth error). */
+/**
+ * Builds an ApiError from an error response: `{code, message, details}` with a
+ * numeric or string `code` (service-notes.md §5), or an OAuth error. The HTTP
+ * status decides the exit code; a missing code is guessed from it. Without a
+ * message, the message is the body itself, cut short.
+ */
 export function errorFromResponse(res: HttpResponse): ApiError | CliError {
   if (res.status >= 300 && res.status < 400) {
     const where = res.headers.location ? ` to ${String(res.headers.location)}` : '';
     return new CliError(`the server redirected${where} (HTTP ${res.status}); agctl does not follow redirects`, Exit.Server, { hint: 'check --base-url', status: res.status });
   }
-  const body = res.json<Record<string, unknown>>();
-  if (body && typeof body.message === 'string') {
-    const code = typeof body.code === 'number' ? body.code : codeForHttpStatus(res.status);
-    return new ApiError(res.status, code, body.message, Array.isArray(body.details) ? body.details : []);
+  const body = res.json();
+  if (isJsonObject(body)) {
+    const code = parseCode(body.code);
+    const details = Array.isArray(body.details) ? body.details : [];
+    if (typeof body.message === 'string' && body.message.trim() !== '') return new ApiError(res.status, code ?? codeForHttpStatus(res.status), body.message, details);
+    if (typeof body.error === 'string' && body.error !== '') {
+      return new ApiError(res.status, body.error, typeof body.error_description === 'string' && body.error_description !== '' ? body.error_description : body.error);
+    }
+    if (code !== undefined) return new ApiError(res.status, code, withoutMessage(res), details);
   }
-  if (body && typeof body.error === 'string') {
-    return new ApiError(res.status, body.error, typeof body.error_description === 'string' ? body.error_description : body.error);
-  }
-  return new ApiError(res.status, codeForHttpStatus(res.status), `the server answered HTTP ${res.status}`);
+  return new ApiError(res.status, codeForHttpStatus(res.status), withoutMessage(res));
+}
+
+/** How much of a body an error line shows. */
+const BODY_EXCERPT_CHARS = 200;
+
+/** The message for an error answer that carries none: the body on one line, cut short (control characters are escaped where the line is printed). */
+function withoutMessage(res: HttpResponse): string {
+  const excerpt = bodyExcerpt(res.text());
+  return excerpt === '' ? "the server's answer is empty" : `the server's answer has no message: ${excerpt}`;
+}
+
+/** A body as one line (every run of white space one space), at most BODY_EXCERPT_CHARS characters, "…" marking a cut. */
+export function bodyExcerpt(text: string): string {
+  const chars = Array.from(text.trimStart().slice(0, BODY_EXCERPT_CHARS * 8).replace(/\s+/g, ' ').trim());
+  return chars.length <= BODY_EXCERPT_CHARS ? chars.join('') : `${chars.slice(0, BODY_EXCERPT_CHARS - 1).join('').trimEnd()}…`;
 }
