@@ -1,6 +1,7 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
 import type { ListRulesResponse, EntitlementConfigurationRule } from '../api/rules.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
@@ -39,24 +40,18 @@ export function checkRulesPage(b: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-export function listRulesPage(api: ApiClient, appId: string, pageSize?: number, pageToken?: string): Promise<ListRulesResponse> {
-  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: pageSize, page_token: pageToken }, check: checkRulesPage });
+export function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
+  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkRulesPage });
 }
 
-/** Follows nextPageToken until the end (or `limit` rules). */
-export async function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: number; limit?: number } = {}): Promise<EntitlementConfigurationRule[]> {
-  const out: EntitlementConfigurationRule[] = [];
-  let token: string | undefined;
-  const seen = new Set<string>();
-  do {
-    const want = opts.limit !== undefined ? Math.min(opts.pageSize ?? Infinity, opts.limit - out.length) : opts.pageSize;
-    const page = await listRulesPage(api, appId, Number.isFinite(want) ? want : undefined, token);
-    out.push(...(page.list ?? []));
-    token = page.nextPageToken || undefined;
-    if (token && seen.has(token)) break; // a server that repeats a token would loop forever
-    if (token) seen.add(token);
-  } while (token && (opts.limit === undefined || out.length < opts.limit));
-  return opts.limit !== undefined ? out.slice(0, opts.limit) : out;
+/**
+ * Every rule of an app in evaluation order, or the first `limit`. The service's
+ * List request has no paging parameters (service-notes.md §4), so `page_size`
+ * is sent only when the caller gives `pageSize` (the embedded server honours
+ * it); `limit` is applied here, whatever size the pages come in.
+ */
+export function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: number; limit?: number } = {}): Promise<EntitlementConfigurationRule[]> {
+  return listAll((req) => listRulesPage(api, appId, req), { ...opts, what: 'rules' });
 }
 
 /** DELETE answers `{}`; an empty body is taken as that. */
