@@ -1,12 +1,9 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
-import { ApiError, CliError, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../api/errors.js';
+import { ApiError, CliError, Code, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../api/errors.js';
 import { escapeControls } from './escape.js';
 
-const CODE_NAMES: Record<number, string> = {
-  1: 'Cancelled', 2: 'Unknown', 3: 'InvalidArgument', 4: 'DeadlineExceeded', 5: 'NotFound', 6: 'AlreadyExists',
-  7: 'PermissionDenied', 8: 'ResourceExhausted', 9: 'FailedPrecondition', 10: 'Aborted', 11: 'OutOfRange',
-  12: 'Unimplemented', 13: 'Internal', 14: 'Unavailable', 15: 'DataLoss', 16: 'Unauthenticated',
-};
+/** gRPC code names by number, for error lines. */
+const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Code).map(([name, n]) => [n, name]));
 
 export interface RenderedError {
   exitCode: ExitCode | 130;

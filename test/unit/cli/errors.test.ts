@@ -55,6 +55,12 @@ describe('renderError', () => {
     expect(renderError(new ApiError(503, Code.Unavailable, 'down')).exitCode).toBe(9);
   });
 
+  it('names every gRPC code in the line; a string code that names none is shown as sent, and kept in JSON', () => {
+    for (const [name, n] of Object.entries(Code)) expect(renderError(new ApiError(500, n, 'm')).line).toBe(`m (HTTP 500, ${name})`);
+    const r = renderError(new ApiError(409, 'version_mismatch', 'stale'));
+    expect([r.exitCode, r.line, r.json.error.code]).toEqual([6, 'stale (HTTP 409, version_mismatch)', 'version_mismatch']);
+  });
+
   it('renders a UsageError as exit 2 with its hint', () => {
     const r = renderError(new UsageError('missing client ID: pass --client-id or set AGCTL_CLIENT_ID', 'try this'));
     expect(r).toEqual({
