@@ -36,10 +36,19 @@ export interface Settings {
   debug: boolean;
 }
 
-/** `name@host/suffix` client IDs name their tenant: the base URL is https://host. */
+/**
+ * `name@host/suffix` client IDs name their tenant: the base URL is https://host
+ * (service-notes.md §1), normalised (lowercase host, no default port). The host
+ * may carry a port, and may be an IPv6 literal in brackets.
+ */
 export function baseUrlFromClientId(clientId: string): string | undefined {
-  const m = /^[^@/\s]+@([A-Za-z0-9.-]+(?::\d+)?)\/\S+$/.exec(clientId);
-  return m ? `https://${m[1]}` : undefined;
+  const m = /^[^@/\s]+@((?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?)\/\S+$/.exec(clientId);
+  if (!m) return undefined;
+  try {
+    return new URL(`https://${m[1]}`).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Validates and normalises a base URL (no trailing slash). */

@@ -128,6 +128,11 @@ describe('base URL from a name@host/suffix client ID', () => {
   it('derives https://host', () => {
     expect(baseUrlFromClientId('bot@acme.example.com/agctl')).toBe('https://acme.example.com');
     expect(baseUrlFromClientId('bot@localhost:8443/x')).toBe('https://localhost:8443');
+    expect(baseUrlFromClientId('bot@ACME.example.com:443/x')).toBe('https://acme.example.com');
+    expect(baseUrlFromClientId('bot@[::1]:8443/x')).toBe('https://[::1]:8443');
+    expect(baseUrlFromClientId('bot@[0:0:0:0:0:0:0:1]/x')).toBe('https://[::1]');
+    expect(baseUrlFromClientId('bot@[not-v6]/x')).toBeUndefined();
+    expect(baseUrlFromClientId('bot@[::g]/x')).toBeUndefined();
     for (const no of ['bot', 'bot@acme.example.com', '@acme.example.com/x', 'bot@/x', 'a b@h/x', 'bot@ho_st/x']) expect(baseUrlFromClientId(no)).toBeUndefined();
   });
 
