@@ -87,7 +87,7 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
   if (!/^[\x21-\x7e]+$/.test(accessToken)) throw unexpectedResponse(tokenUrl, '"access_token" holds spaces, control or non-ASCII characters');
   const type = body.token_type;
   if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer')) {
-    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" (or none)`);
+    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" or none`);
   }
   const expiresIn = body.expires_in;
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {

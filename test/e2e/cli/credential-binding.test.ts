@@ -97,7 +97,7 @@ describe('credentials bound to the base URL they were saved for', () => {
       cli(['rules', 'list', app, '--limit', '1', '-o', 'json'], { env: { AGCTL_PROFILE: 'key', AGCTL_BASE_URL: s.baseUrl } }),
     ]);
     for (const r of own) expect([r.code, r.stderr]).toEqual([0, '']);
-  });
+  }, 120_000);
 
   it('sends what the invocation itself gives (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN) where it says, never the stored one', async () => {
     capture.seen.length = 0;
