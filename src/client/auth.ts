@@ -1,8 +1,9 @@
-// OAuth2 client-credentials token flow (service-api.md §5.1, DESIGN.md §5):
-// POST {base}/auth/v1/token, form-encoded, credentials in the body; a plain
-// secret goes as client_secret, a key secret signs an EdDSA client_assertion.
+// OAuth2 client-credentials token flow (service-api.md §5.1, DESIGN.md §5,
+// service-notes.md §1): POST {base}/auth/v1/token, form-encoded, credentials in
+// the body; a plain secret goes as client_secret, a key secret signs an EdDSA
+// client_assertion built as the service's own clients build it.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { CliError, Exit, exitCodeForStatus } from '../api/errors.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
@@ -11,8 +12,20 @@ import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedRe
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
-/** Lifetime of a client assertion (at most 5 minutes). */
-const ASSERTION_LIFETIME_S = 120;
+/** How far a client assertion's `nbf` lies before and its `exp` after `iat` (service-notes.md §1). */
+const ASSERTION_WINDOW_S = 120;
+/** Random bytes of the assertion's `nonce` header (service-notes.md §1). */
+const NONCE_BYTES = 16;
+
+/**
+ * The `aud` of a client assertion: the tenant's host name without any port, as
+ * the service's own clients send it (service-notes.md §1). An IPv6 literal is
+ * given without its brackets (`::1`), the host name proper; the embedded
+ * server accepts it with or without them.
+ */
+export function assertionAudience(baseUrl: string): string {
+  return new URL(baseUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+}
 
 export interface TokenCache {
   load(tokenUrl: string, clientId: string): CachedToken | undefined;
@@ -55,17 +68,26 @@ export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/
 
 /**
  * The token and its lifetime from a token endpoint's 200 answer (RFC 6749 §5.1):
- * a non-empty `access_token` usable in a header, `token_type` Bearer, `expires_in`
- * a number of seconds when present (3600 when absent).
+ * a non-empty `access_token` usable in a header, `expires_in` a number of
+ * seconds when present (3600 when absent).
+ *
+ * As with the service's own clients (service-notes.md §1): a missing
+ * `token_type` is accepted (none of them requires it), and a leading "bearer "
+ * (or "bearer:") on the token is stripped, as sdk-ts does. A `token_type` that
+ * is present but not Bearer (DPoP, MAC, ...) is refused: agctl can only send
+ * the token as a bearer token, and a server naming another type would refuse
+ * it on every call with a less helpful error.
  */
 export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { accessToken: string; expiresIn: number } {
-  const accessToken = body.access_token;
+  const raw = body.access_token;
+  const accessToken = typeof raw === 'string' ? raw.replace(/^\s*bearer(?:\s*:+\s*|\s+)/i, '') : raw;
   if (typeof accessToken !== 'string' || accessToken === '') {
     throw unexpectedResponse(tokenUrl, `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`);
   }
   if (!/^[\x21-\x7e]+$/.test(accessToken)) throw unexpectedResponse(tokenUrl, '"access_token" holds spaces, control or non-ASCII characters');
-  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
-    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof body.token_type === 'string' ? JSON.stringify(body.token_type) : body.token_type === undefined ? 'missing' : jsonKind(body.token_type)}, expected "Bearer"`);
+  const type = body.token_type;
+  if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer')) {
+    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" or none`);
   }
   const expiresIn = body.expires_in;
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
@@ -182,16 +204,17 @@ export class ClientCredentialsFlow implements TokenProvider {
       // jose's message never holds key material, but a fixed one says more to the user.
       throw new CliError('the client secret is unusable: its key is not a valid Ed25519 private key', Exit.Unauthenticated);
     }
+    // Exactly as the service's own clients build it (service-notes.md §1):
+    // a random nonce in the protected header for replay protection, no jti.
     const now = Math.floor(this.clock.now() / 1000);
     return new SignJWT({})
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'EdDSA', nonce: randomBytes(NONCE_BYTES).toString('base64url') })
       .setIssuer(this.creds.clientId)
       .setSubject(this.creds.clientId)
-      .setAudience(new URL(this.tokenUrl).host)
+      .setAudience(assertionAudience(this.tokenUrl))
       .setIssuedAt(now)
-      .setNotBefore(now - 5)
-      .setExpirationTime(now + ASSERTION_LIFETIME_S)
-      .setJti(randomUUID())
+      .setNotBefore(now - ASSERTION_WINDOW_S)
+      .setExpirationTime(now + ASSERTION_WINDOW_S)
       .sign(signingKey);
   }
 }

@@ -1,5 +1,5 @@
 // Settings resolution: flag > env > profile > default (DESIGN.md §4).
-import { UsageError } from '../api/errors.js';
+import { CliError, Exit, UsageError } from '../api/errors.js';
 import { DEFAULT_PROFILE, ProfileStore, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
@@ -36,10 +36,19 @@ export interface Settings {
   debug: boolean;
 }
 
-/** `name@host/suffix` client IDs name their tenant: the base URL is https://host. */
+/**
+ * `name@host/suffix` client IDs name their tenant: the base URL is https://host
+ * (service-notes.md §1), normalised (lowercase host, no default port). The host
+ * may carry a port, and may be an IPv6 literal in brackets.
+ */
 export function baseUrlFromClientId(clientId: string): string | undefined {
-  const m = /^[^@/\s]+@([A-Za-z0-9.-]+(?::\d+)?)\/\S+$/.exec(clientId);
-  return m ? `https://${m[1]}` : undefined;
+  const m = /^[^@/\s]+@((?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?)\/\S+$/.exec(clientId);
+  if (!m) return undefined;
+  try {
+    return new URL(`https://${m[1]}`).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Validates and normalises a base URL (no trailing slash). */
@@ -130,12 +139,84 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
 }
 
 /**
+ * Whether two base URLs name the same tenant: the same scheme, host and port
+ * once normalised (the URL parser lowercases the host, drops a default port
+ * and spells IPv6 addresses one way; the path and a trailing slash do not count).
+ */
+export function sameTenant(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The base URL a profile's stored secret and cached tokens belong to: the one
+ * it was logged in with (for a hand-written profile without one, the tenant its
+ * client ID names).
+ */
+export function profileTenant(p: Profile | undefined): string | undefined {
+  return p?.baseUrl ?? (p?.clientId ? baseUrlFromClientId(p.clientId) : undefined);
+}
+
+/**
+ * A profile's stored credentials asked for with a base URL they were not saved
+ * for (DESIGN.md §5: a stored secret and its tokens are never sent to another).
+ * Exit 3 like any missing credentials: for that base URL the invocation has
+ * none, and scripts that handle "not authenticated" handle this too.
+ */
+export class CredentialBindingError extends CliError {
+  constructor(
+    readonly profile: string,
+    readonly boundTo: string | undefined,
+    readonly requested: string | undefined,
+    from: string,
+    otherProfiles: string[],
+  ) {
+    const target = requested ?? '<url>';
+    const message = boundTo
+      ? `profile "${profile}" is logged in to ${boundTo}, not to ${target} (from ${from}): its stored secret and tokens are not sent there`
+      : `profile "${profile}" has a stored secret but no base URL it belongs to: it is not sent anywhere`;
+    const ways = [
+      ...(otherProfiles.length ? [`use ${otherProfiles.map((n) => `--profile ${n}`).join(' or ')} (logged in to ${target})`] : []),
+      `run \`agctl login --base-url ${target} --profile <name>\` to save credentials for it`,
+      'set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call',
+      ...(boundTo && from !== 'the client ID' ? [`to use profile "${profile}" with ${boundTo}, ${from === 'AGCTL_BASE_URL' ? 'unset AGCTL_BASE_URL' : 'drop --base-url'}`] : []),
+    ];
+    super(message, Exit.Unauthenticated, { hint: ways.join('; or ') });
+    this.name = 'CredentialBindingError';
+  }
+}
+
+/** Where a resolved base URL came from, in the words of an error message. */
+function baseUrlFrom(s: Settings): string {
+  if (s.baseUrlSource === 'env') return 'AGCTL_BASE_URL';
+  if (s.baseUrlSource === 'client-id') return 'the client ID';
+  if (s.baseUrlSource === 'profile') return `profile "${s.profile}"`;
+  return '--base-url';
+}
+
+/**
  * Loads the stored secret of the profile when it belongs to the resolved client
- * ID. Throws (exit 3) when it is stored but cannot be unsealed: the wrong
- * AGCTL_CONFIG_KEY, a damaged or missing key file, a damaged credential file.
+ * ID and the resolved base URL is the one the profile was logged in to. A secret
+ * or token given for this invocation (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN)
+ * wins and goes where the invocation says; the stored one is then not touched.
+ * Throws (exit 3) a CredentialBindingError when the stored secret belongs to
+ * another base URL (checked before anything is unsealed), and a CliError when
+ * it is stored but cannot be unsealed: the wrong AGCTL_CONFIG_KEY, a damaged or
+ * missing key file, a damaged credential file.
  */
 export function attachStoredSecret(s: Settings, config: ConfigContext): Settings {
-  if (s.clientSecret || !s.clientId) return s;
+  if (s.clientSecret || s.accessToken || !s.clientId) return s;
+  if (config.vault.storedClientId(s.profile) === s.clientId) {
+    const boundTo = profileTenant(config.profiles.get(s.profile));
+    if (!boundTo || !s.baseUrl || !sameTenant(boundTo, s.baseUrl)) {
+      const all = config.profiles.read().profiles ?? {};
+      const others = s.baseUrl ? Object.keys(all).filter((n) => n !== s.profile && sameTenant(profileTenant(all[n]) ?? '', s.baseUrl!)) : [];
+      throw new CredentialBindingError(s.profile, boundTo, s.baseUrl, baseUrlFrom(s), others);
+    }
+  }
   const cred = config.vault.loadCredential(s.profile, s.clientId);
   if (cred) [s.clientSecret, s.clientSecretSource] = [cred.clientSecret, 'stored'];
   return s;

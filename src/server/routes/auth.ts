@@ -9,6 +9,7 @@ import { encodeKeySecret, CLIENT_ASSERTION_TYPE } from '../../lib/client-secret.
 import type { ServerModule } from '../module.js';
 import type { AuthInfo, RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
+import { isLoopbackHost } from '../../lib/net.js';
 
 export const DEMO_USERS = {
   admin: { id: 'user-ada', displayName: 'Ada Admin', email: 'ada@example.com' },
@@ -22,6 +23,8 @@ export const KEY_SECRET_ISSUER = 'agctl-embedded';
 /** Maximum lifetime accepted for a client assertion. */
 const MAX_ASSERTION_LIFETIME_S = 300;
 const CLOCK_SKEW_S = 30;
+/** Longest nonce or jti kept for replay protection. */
+const MAX_REPLAY_MARK = 256;
 
 const oauthError = (status: number, error: string, description: string) => new ApiError(status, error, description);
 
@@ -174,26 +177,75 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   const client = findClient(ctx.store, iss);
   if (!client || client.form !== 'key' || !client.public_jwk) return fail('unknown client');
   const key = await importJWK(JSON.parse(client.public_jwk) as JWK, 'EdDSA');
-  const host = ctx.req.headers.host ?? '';
   const now = nowSeconds(ctx.clock);
   let payload;
+  let nonce: unknown;
   try {
-    ({ payload } = await jwtVerify(assertion, key, {
+    let protectedHeader;
+    ({ payload, protectedHeader } = await jwtVerify(assertion, key, {
       algorithms: ['EdDSA'],
       issuer: client.client_id,
       subject: client.client_id,
-      audience: [host, `http://${host}`, `http://${host}/auth/v1/token`],
+      audience: ownAudiences(ctx),
       currentDate: new Date(ctx.clock.now()),
       clockTolerance: CLOCK_SKEW_S,
-      requiredClaims: ['exp', 'jti'],
+      requiredClaims: ['exp'],
     }));
+    nonce = protectedHeader.nonce;
   } catch (err) {
     return fail((err as Error).message);
   }
   if (typeof payload.exp !== 'number' || payload.exp - now > MAX_ASSERTION_LIFETIME_S + CLOCK_SKEW_S) fail(`exp is more than ${MAX_ASSERTION_LIFETIME_S} seconds ahead`);
-  const jti = String(payload.jti);
-  ctx.store.db.prepare('DELETE FROM used_assertions WHERE expires_at < ?').run(now - CLOCK_SKEW_S);
-  const used = ctx.store.db.prepare('INSERT OR IGNORE INTO used_assertions (jti, expires_at) VALUES (?, ?)').run(`${client.client_id}\u0000${jti}`, payload.exp!);
-  if (used.changes === 0) fail('jti was already used');
+  // Replay protection keys on what the assertion carries: the service's own
+  // clients send a `nonce` header and no `jti` (service-notes.md §1); others
+  // send a `jti`. Stricter than the service as far as its clients show: an
+  // assertion with neither could be replayed until it expires, so it is refused.
+  const marks: [string, unknown][] = [['nonce', nonce], ['jti', payload.jti]];
+  const present = marks.filter(([, v]) => v !== undefined);
+  if (present.length === 0) fail('it carries neither a nonce header nor a jti claim (one is needed against replays)');
+  for (const [name, v] of present) {
+    if (typeof v !== 'string' || v === '' || v.length > MAX_REPLAY_MARK) fail(`${name} must be a non-empty string of at most ${MAX_REPLAY_MARK} characters`);
+  }
+  ctx.store.db.transaction(() => {
+    ctx.store.db.prepare('DELETE FROM used_assertions WHERE expires_at < ?').run(now - CLOCK_SKEW_S);
+    const mark = ctx.store.db.prepare('INSERT OR IGNORE INTO used_assertions (jti, expires_at) VALUES (?, ?)');
+    // A jti keeps its key of earlier versions (client, jti); a nonce is told apart from it.
+    for (const [name, v] of present) {
+      const used = mark.run(name === 'jti' ? `${client.client_id}\u0000${v as string}` : `${client.client_id}\u0000nonce\u0000${v as string}`, payload.exp!);
+      if (used.changes === 0) fail(`${name} was already used`);
+    }
+  })();
   return client;
+}
+
+/**
+ * The audiences an assertion may name: this server's own address, never the
+ * request's Host header (which the caller chooses). That is the configured
+ * public base URL when there is one and the address the request arrived on,
+ * each as host name alone (what the service's clients send: service-notes.md
+ * §1), as host:port, and as the base or token URL. On a loopback address the
+ * loopback names (localhost, 127.0.0.1, ::1) name this server too. An IPv6
+ * address is accepted with or without its brackets.
+ */
+export function ownAudiences(ctx: Pick<RequestContext, 'baseUrl' | 'req'>): string[] {
+  const bases = [ctx.baseUrl];
+  const local = ctx.req.socket.localAddress?.replace(/^::ffff:/, '');
+  if (local) bases.push(`http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`);
+  const out = new Set<string>();
+  for (const base of bases) {
+    let u: URL;
+    try {
+      u = new URL(base);
+    } catch {
+      continue;
+    }
+    const path = u.pathname.replace(/\/+$/, '');
+    out.add(`${u.origin}${path}`).add(`${u.origin}${path}${TOKEN_PATH}`);
+    const names = isLoopbackHost(u.hostname) ? [u.hostname, 'localhost', '127.0.0.1', '[::1]'] : [u.hostname];
+    const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+    for (const name of names) {
+      out.add(name).add(name.replace(/^\[(.*)\]$/, '$1')).add(`${name}:${port}`);
+    }
+  }
+  return [...out];
 }

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError, CliError, Exit } from '../../../src/api/errors.js';
 import { ApiClient, errorFromResponse } from '../../../src/client/api.js';
-import { ClientCredentialsFlow, EXPIRY_SKEW_S, MemoryTokenCache, StaticToken, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
+import { ClientCredentialsFlow, EXPIRY_SKEW_S, MemoryTokenCache, StaticToken, assertionAudience, tokenAnswer as parseTokenAnswer, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
 import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
@@ -69,7 +69,7 @@ describe('token request', () => {
     expect(tokenUrlFor('https://a.example.com/')).toBe('https://a.example.com/auth/v1/token');
   });
 
-  it('signs an EdDSA client assertion with a key secret (iss = sub = client ID, aud = token host, exp <= 5 min, fresh jti)', async () => {
+  it("signs the client assertion as the service's own clients do: EdDSA, random nonce header, aud = host name without port, nbf/exp = iat -/+ 120 s, no jti", async () => {
     const { privateJwk, publicJwk } = generateJwkPair({ type: 'ed25519' });
     const secret = encodeKeySecret('tenant-issuer', privateJwk);
     const clientId = 'admin@acme.example.com/agctl';
@@ -80,20 +80,31 @@ describe('token request', () => {
     const forms = tokenRequests().map((r) => Object.fromEntries(new URLSearchParams(r.body)));
     expect(forms).toHaveLength(2);
     const key = await importJWK(publicJwk, 'EdDSA');
-    const jtis: string[] = [];
+    const now = Math.floor(clock.now() / 1000);
+    const nonces: string[] = [];
     for (const form of forms) {
       expect(Object.keys(form).sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id', 'grant_type']);
       expect(form.client_assertion_type).toBe(CLIENT_ASSERTION_TYPE);
       expect(form.client_id).toBe(clientId);
       expect(JSON.stringify(form)).not.toContain(secret.split(':v1:')[1]!.slice(0, 20));
-      expect(decodeProtectedHeader(form.client_assertion!).alg).toBe('EdDSA');
-      const { payload } = await jwtVerify(form.client_assertion!, key, { issuer: clientId, subject: clientId, audience: srv.host, currentDate: new Date(clock.now()) });
-      expect(payload.exp! - Math.floor(clock.now() / 1000)).toBeLessThanOrEqual(300);
-      expect(payload.exp! - Math.floor(clock.now() / 1000)).toBeGreaterThan(0);
-      jtis.push(String(payload.jti));
+      const header = decodeProtectedHeader(form.client_assertion!);
+      expect(Object.keys(header).sort()).toEqual(['alg', 'nonce']);
+      expect(header.alg).toBe('EdDSA');
+      expect(Buffer.from(String(header.nonce), 'base64url')).toHaveLength(16);
+      expect(header.nonce).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      nonces.push(String(header.nonce));
+      const { payload } = await jwtVerify(form.client_assertion!, key, { currentDate: new Date(clock.now()) });
+      // the tiny server listens on 127.0.0.1:<port>: the audience is the host name alone
+      expect(payload).toEqual({ iss: clientId, sub: clientId, aud: '127.0.0.1', iat: now, nbf: now - 120, exp: now + 120 });
     }
-    expect(new Set(jtis).size).toBe(2);
-    expect(decodeJwt(forms[0]!.client_assertion!).jti).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(nonces).size).toBe(2);
+  });
+
+  it('names the host without port, scheme or brackets as the audience', () => {
+    expect(assertionAudience('https://Acme.Example.com:8443/auth/v1/token')).toBe('acme.example.com');
+    expect(assertionAudience('https://acme.example.com')).toBe('acme.example.com');
+    expect(assertionAudience('http://[::1]:8080/auth/v1/token')).toBe('::1');
+    expect(assertionAudience('http://[2001:DB8::1]/x')).toBe('2001:db8::1');
   });
 
   it('refuses an unusable key secret with exit 3, without echoing it', async () => {
@@ -129,6 +140,21 @@ describe('token request', () => {
     const err3 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
     expect(err3.exitCode).toBe(Exit.Server);
     expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+  });
+
+  it('accepts an answer without token_type, strips a leading "bearer " from the token, and refuses another token type', async () => {
+    const url = 'https://t.example.com/auth/v1/token';
+    expect(parseTokenAnswer({ access_token: 'abc', expires_in: 60 }, url)).toEqual({ accessToken: 'abc', expiresIn: 60 });
+    expect(parseTokenAnswer({ access_token: 'abc', token_type: 'bearer' }, url)).toEqual({ accessToken: 'abc', expiresIn: 3600 });
+    for (const raw of ['Bearer abc', 'bearer   abc', 'BEARER:abc', ' bearer: abc']) expect([raw, parseTokenAnswer({ access_token: raw }, url).accessToken]).toEqual([raw, 'abc']);
+    // only a separated "bearer" prefix is a prefix: a token that merely starts with the word is kept
+    expect(parseTokenAnswer({ access_token: 'bearerish-token' }, url).accessToken).toBe('bearerish-token');
+    expect(() => parseTokenAnswer({ access_token: 'bearer ' }, url)).toThrow(/"access_token" is empty/);
+    expect(() => parseTokenAnswer({ access_token: 'abc', token_type: 'DPoP' }, url)).toThrow(/"token_type" is "DPoP", expected "Bearer" or none$/);
+    expect(() => parseTokenAnswer({ access_token: 'abc', token_type: 7 }, url)).toThrow(/"token_type" is a number/);
+    // through the flow: a service-style answer without token_type and with the prefix gives a usable token
+    tokenAnswer = (res) => (sendJson(res, 200, { access_token: 'Bearer tok-x', expires_in: 600 }), true);
+    expect(await flow().token()).toBe('tok-x');
   });
 
   it('says what failed once: the HTTP status, then the server\'s description and code when given', async () => {

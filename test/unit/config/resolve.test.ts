@@ -2,10 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/api/errors.js';
+import { Exit, UsageError } from '../../../src/api/errors.js';
 import {
   ConfigContext,
+  CredentialBindingError,
   attachStoredSecret,
+  sameTenant,
   baseUrlFromClientId,
   normalizeBaseUrl,
   parseOutput,
@@ -126,6 +128,11 @@ describe('base URL from a name@host/suffix client ID', () => {
   it('derives https://host', () => {
     expect(baseUrlFromClientId('bot@acme.example.com/agctl')).toBe('https://acme.example.com');
     expect(baseUrlFromClientId('bot@localhost:8443/x')).toBe('https://localhost:8443');
+    expect(baseUrlFromClientId('bot@ACME.example.com:443/x')).toBe('https://acme.example.com');
+    expect(baseUrlFromClientId('bot@[::1]:8443/x')).toBe('https://[::1]:8443');
+    expect(baseUrlFromClientId('bot@[0:0:0:0:0:0:0:1]/x')).toBe('https://[::1]');
+    expect(baseUrlFromClientId('bot@[not-v6]/x')).toBeUndefined();
+    expect(baseUrlFromClientId('bot@[::g]/x')).toBeUndefined();
     for (const no of ['bot', 'bot@acme.example.com', '@acme.example.com/x', 'bot@/x', 'a b@h/x', 'bot@ho_st/x']) expect(baseUrlFromClientId(no)).toBeUndefined();
   });
 
@@ -175,5 +182,81 @@ describe('attachStoredSecret', () => {
     expect(other.clientSecret).toBeUndefined();
     const fromEnv = attachStoredSecret(resolveSettings({}, { ...env, AGCTL_CLIENT_SECRET: 'env-secret' }, config), config);
     expect(fromEnv).toMatchObject({ clientSecret: 'env-secret', clientSecretSource: 'env' });
+  });
+});
+
+describe('stored credentials are bound to the base URL of their profile', () => {
+  /** The "work" profile logged in (secret stored), plus whatever the test passes. */
+  function loggedIn(env: Record<string, string> = {}, file: ConfigFile = PROFILES) {
+    const { env: e, config } = setup(file, env);
+    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    return { attach: (flags: GlobalFlags = {}) => attachStoredSecret(resolveSettings(flags, e, config), config) };
+  }
+
+  it('compares scheme, host and port after normalisation', () => {
+    for (const [a, b] of [
+      ['https://work.example.com', 'HTTPS://WORK.example.com:443/'],
+      ['https://work.example.com', 'https://work.example.com/some/path'],
+      ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/'],
+      ['http://[::1]:80', 'http://[0:0:0:0:0:0:0:1]'],
+    ]) expect([a, b, sameTenant(a, b)]).toEqual([a, b, true]);
+    for (const [a, b] of [
+      ['https://work.example.com', 'http://work.example.com'],
+      ['https://work.example.com', 'https://work.example.com:8443'],
+      ['https://work.example.com', 'https://work.example.com.evil.example'],
+      ['http://127.0.0.1:8080', 'http://localhost:8080'],
+      ['https://work.example.com', 'not a url'],
+    ]) expect([a, b, sameTenant(a, b)]).toEqual([a, b, false]);
+  });
+
+  it("uses the stored secret with the profile's own base URL, however it is spelled", () => {
+    const { attach } = loggedIn();
+    expect(attach()).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
+    expect(attach({ baseUrl: 'HTTPS://Work.Example.com:443/' })).toMatchObject({ clientSecret: 'stored-secret' });
+    expect(loggedIn({ AGCTL_BASE_URL: 'https://work.example.com/' }).attach()).toMatchObject({ clientSecret: 'stored-secret' });
+  });
+
+  it('refuses it (exit 3, nothing unsealed) for another base URL from --base-url or AGCTL_BASE_URL, naming both URLs and the ways on', () => {
+    const viaFlag = (() => {
+      try {
+        loggedIn().attach({ baseUrl: 'https://home.example.com' });
+      } catch (err) {
+        return err as CredentialBindingError;
+      }
+    })();
+    expect(viaFlag).toBeInstanceOf(CredentialBindingError);
+    expect(viaFlag!.exitCode).toBe(Exit.Unauthenticated);
+    expect(viaFlag!.message).toBe('profile "work" is logged in to https://work.example.com, not to https://home.example.com (from --base-url): its stored secret and tokens are not sent there');
+    // the profile saved for that URL is named, then a new login, the one-off secret, and how to use this profile
+    expect(viaFlag!.hint).toBe(
+      'use --profile home (logged in to https://home.example.com); or run `agctl login --base-url https://home.example.com --profile <name>` to save credentials for it; or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call; or to use profile "work" with https://work.example.com, drop --base-url',
+    );
+    expect(() => loggedIn({ AGCTL_BASE_URL: 'http://work.example.com' }).attach()).toThrow(/not to http:\/\/work\.example\.com \(from AGCTL_BASE_URL\)/);
+    expect(() => loggedIn({ AGCTL_BASE_URL: 'https://work.example.com:8443' }).attach()).toThrow(CredentialBindingError);
+    // checked before unsealing: under another key the same call would fail to unseal, and does not get that far
+    const { env: e, config } = setup(PROFILES);
+    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    const otherKey = { ...e, AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
+    const attachOtherKey = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, otherKey, new ConfigContext(otherKey)), new ConfigContext(otherKey));
+    expect(() => attachOtherKey({})).toThrow(/cannot be unsealed/);
+    expect(() => attachOtherKey({ baseUrl: 'https://evil.example' })).toThrow(CredentialBindingError);
+  });
+
+  it('lets a secret or token given for this invocation go where the invocation says', () => {
+    expect(loggedIn({ AGCTL_CLIENT_SECRET: 'one-off' }).attach({ baseUrl: 'https://other.example.com' })).toMatchObject({ baseUrl: 'https://other.example.com', clientSecret: 'one-off', clientSecretSource: 'env' });
+    const token = loggedIn({ AGCTL_ACCESS_TOKEN: 'tok' }).attach({ baseUrl: 'https://other.example.com' });
+    expect(token).toMatchObject({ accessToken: 'tok' });
+    expect(token.clientSecret).toBeUndefined();
+  });
+
+  it('binds a profile without a base URL to the tenant its client ID names', () => {
+    const file: ConfigFile = { currentProfile: 'work', profiles: { work: { clientId: 'work-bot@work.example.com/x' } } };
+    const { env: e, config } = setup(file);
+    config.vault.saveCredential('work', { clientId: 'work-bot@work.example.com/x', clientSecret: 'stored-secret' });
+    const attach = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, e, config), config);
+    expect(attach({})).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'client-id', clientSecret: 'stored-secret' });
+    expect(() => attach({ baseUrl: 'https://evil.example' })).toThrow(/logged in to https:\/\/work\.example\.com, not to https:\/\/evil\.example/);
+    // a client ID naming another tenant has no stored secret here at all
+    expect(attach({ clientId: 'work-bot@evil.example/x' }).clientSecret).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // The embedded server's token endpoint (RFC 6749 §4.4, client authentication in
 // the body, plain and key forms) and the bearer check of the management routes.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { SignJWT, UnsecuredJWT, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ASSERTION_TYPE, parseKeySecret } from '../../../src/lib/client-secret.js';
@@ -11,8 +12,23 @@ import { startTestServer } from '../../helpers/server.js';
 const s = await startTestServer({ tokenTtlSeconds: 600 });
 const app = s.demo.rules.appId as string;
 const host = new URL(s.baseUrl).host;
+const hostname = new URL(s.baseUrl).hostname;
 const keyJwk = parseKeySecret(s.keyClient.clientSecret).jwk;
 const keyClientId = s.keyClient.clientId;
+
+/** A token request through node:http, which (unlike fetch) lets the test choose the Host header. */
+function tokenWithHost(form: Record<string, string>, hostHeader: string): Promise<{ status: number; body: Record<string, any> }> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { host: hostHeader, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, any> }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function token(form: Record<string, string> | string, headers: Record<string, string> = {}) {
   const res = await fetch(`${s.baseUrl}/auth/v1/token`, {
@@ -25,16 +41,23 @@ async function token(form: Record<string, string> | string, headers: Record<stri
 
 const nowS = () => Math.floor(s.clock.now() / 1000);
 
-/** A client assertion for the key client, with overridable claims and key. */
-async function assertion(o: { iss?: string; sub?: string; aud?: string; exp?: number; iat?: number; jti?: string; jwk?: JWK; alg?: string } = {}) {
+/**
+ * A client assertion for the key client built as the service's own clients
+ * build it (service-notes.md §1: a random nonce header, aud = host name without
+ * port, nbf = iat - 120, exp = iat + 120, no jti), with overridable parts.
+ */
+async function assertion(o: { iss?: string; sub?: string; aud?: string; exp?: number; iat?: number; jti?: string; nonce?: string | null; jwk?: JWK; alg?: string } = {}) {
+  const nonce = o.nonce === undefined ? randomBytes(16).toString('base64url') : o.nonce;
+  const now = o.iat ?? nowS();
   const jwt = new SignJWT({})
-    .setProtectedHeader({ alg: o.alg ?? 'EdDSA' })
+    .setProtectedHeader({ alg: o.alg ?? 'EdDSA', ...(nonce === null ? {} : { nonce }) })
     .setIssuer(o.iss ?? keyClientId)
     .setSubject(o.sub ?? keyClientId)
-    .setAudience(o.aud ?? host)
-    .setIssuedAt(o.iat ?? nowS())
-    .setExpirationTime(o.exp ?? nowS() + 120)
-    .setJti(o.jti ?? randomUUID());
+    .setAudience(o.aud ?? hostname)
+    .setIssuedAt(now)
+    .setNotBefore(now - 120)
+    .setExpirationTime(o.exp ?? now + 120);
+  if (o.jti !== undefined) jwt.setJti(o.jti);
   return jwt.sign(await importJWK(o.jwk ?? keyJwk, o.alg ?? 'EdDSA'));
 }
 
@@ -60,15 +83,30 @@ describe('token endpoint: success', () => {
     expect(use.status).toBe(200);
   });
 
-  it('issues a bearer token for a key client assertion (client_id optional)', async () => {
-    const r = await token(keyForm(await assertion()));
-    expect(r.status).toBe(200);
+  it("issues a bearer token for an assertion built as the service's clients build it (nonce, aud without port, no jti)", async () => {
+    const a = await assertion();
+    const payload = JSON.parse(Buffer.from(a.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(payload.jti).toBeUndefined();
+    expect(payload.aud).toBe('127.0.0.1');
+    const r = await token(keyForm(a));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.token_type).toBe('Bearer');
     const { client_id: _omit, ...withoutId } = keyForm(await assertion());
     expect((await token(withoutId)).status).toBe(200);
-    // the audience may also be the full token URL
-    expect((await token(keyForm(await assertion({ aud: `${s.baseUrl}/auth/v1/token` })))).status).toBe(200);
   });
+
+  it("accepts as audience the server's own address: host name, host:port, base or token URL, and loopback names", async () => {
+    const port = new URL(s.baseUrl).port;
+    for (const aud of [hostname, host, s.baseUrl, `${s.baseUrl}/auth/v1/token`, 'localhost', `localhost:${port}`]) {
+      const r = await token(keyForm(await assertion({ aud })));
+      expect([aud, r.status]).toEqual([aud, 200]);
+    }
+  });
+
+  it('accepts an assertion that carries a jti instead of a nonce', async () => {
+    expect((await token(keyForm(await assertion({ nonce: null, jti: randomUUID() })))).status).toBe(200);
+  });
+
 });
 
 describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
@@ -122,6 +160,24 @@ describe('token endpoint: bad client assertions', () => {
 
   it('refuses a wrong audience', async () => {
     expectOAuthError(await token(keyForm(await assertion({ aud: 'evil.example.com' }))), 401, 'invalid_client', /aud/);
+    expectOAuthError(await token(keyForm(await assertion({ aud: `${hostname}:1` }))), 401, 'invalid_client', /aud/);
+  });
+
+  it("takes the expected audience from its own address, never from the request's Host header", async () => {
+    const evil = await tokenWithHost(keyForm(await assertion({ aud: 'evil.example' })), 'evil.example');
+    expectOAuthError(evil, 401, 'invalid_client', /aud/);
+    // the same request naming the server's own host passes: only the audience differs
+    expect((await tokenWithHost(keyForm(await assertion()), 'evil.example')).status).toBe(200);
+  });
+
+  it('takes a configured public base URL as its own address too', async () => {
+    const pub = await startTestServer({ extra: { publicBaseUrl: 'https://agctl.example.org:8443/' } });
+    const pubKey = parseKeySecret(pub.keyClient.clientSecret).jwk;
+    for (const [aud, status] of [['agctl.example.org', 200], ['agctl.example.org:8443', 200], ['other.example.org', 401]] as const) {
+      const a = await assertion({ aud, jwk: pubKey });
+      const r = await fetch(`${pub.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(keyForm(a)) });
+      expect([aud, r.status]).toEqual([aud, status]);
+    }
   });
 
   it('refuses an expiry more than 5 minutes ahead, or in the past', async () => {
@@ -129,13 +185,27 @@ describe('token endpoint: bad client assertions', () => {
     expectOAuthError(await token(keyForm(await assertion({ exp: nowS() - 120, iat: nowS() - 200 }))), 401, 'invalid_client', /exp/);
   });
 
-  it('refuses a reused jti', async () => {
+  it('refuses a replayed nonce, even in a newly signed assertion', async () => {
     const a = await assertion();
     expect((await token(keyForm(a))).status).toBe(200);
-    expectOAuthError(await token(keyForm(a)), 401, 'invalid_client', /jti was already used/);
+    expectOAuthError(await token(keyForm(a)), 401, 'invalid_client', /nonce was already used/);
+    const nonce = randomBytes(16).toString('base64url');
+    expect((await token(keyForm(await assertion({ nonce })))).status).toBe(200);
+    expectOAuthError(await token(keyForm(await assertion({ nonce, iat: nowS() + 1 }))), 401, 'invalid_client', /nonce was already used/);
+  });
+
+  it('refuses a reused jti', async () => {
     const jti = randomUUID();
-    expect((await token(keyForm(await assertion({ jti })))).status).toBe(200);
+    expect((await token(keyForm(await assertion({ nonce: null, jti })))).status).toBe(200);
+    expectOAuthError(await token(keyForm(await assertion({ nonce: null, jti }))), 401, 'invalid_client', /jti was already used/);
+    // a fresh nonce does not make a used jti good again
     expectOAuthError(await token(keyForm(await assertion({ jti }))), 401, 'invalid_client', /jti was already used/);
+  });
+
+  it('refuses an assertion with neither nonce nor jti, or with an unusable nonce', async () => {
+    expectOAuthError(await token(keyForm(await assertion({ nonce: null }))), 401, 'invalid_client', /neither a nonce header nor a jti claim/);
+    expectOAuthError(await token(keyForm(await assertion({ nonce: '' }))), 401, 'invalid_client', /nonce must be a non-empty string/);
+    expectOAuthError(await token(keyForm(await assertion({ nonce: 'x'.repeat(257) }))), 401, 'invalid_client', /nonce must be/);
   });
 
   it('refuses an unknown client, a foreign key, a mismatched client_id and a wrong subject', async () => {

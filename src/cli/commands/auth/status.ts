@@ -1,7 +1,7 @@
 import { CliError, Exit } from '../../../api/errors.js';
 import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
 import { isKeySecret } from '../../../lib/client-secret.js';
-import { attachStoredSecret } from '../../../config/resolve.js';
+import { CredentialBindingError, attachStoredSecret } from '../../../config/resolve.js';
 import type { CommandContext } from '../../context.js';
 
 function humanDuration(seconds: number): string {
@@ -19,7 +19,8 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
     return 0;
   }
   let s = ctx.settings;
-  // A stored secret that cannot be unsealed is shown as such (not as "none"), with what to do.
+  // A stored secret that cannot be unsealed, or that belongs to another base
+  // URL, is shown as such (not as "none"), with what to do.
   let unsealError: CliError | undefined;
   try {
     s = attachStoredSecret(s, ctx.config);
@@ -27,9 +28,11 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
     if (!(err instanceof CliError)) throw err;
     unsealError = err;
   }
+  const otherTenant = unsealError instanceof CredentialBindingError ? unsealError : undefined;
   const now = Math.floor(ctx.clock.now() / 1000);
   let credentials: string;
   if (s.accessToken) credentials = 'access token from AGCTL_ACCESS_TOKEN';
+  else if (otherTenant) credentials = otherTenant.boundTo ? `stored (sealed) for ${otherTenant.boundTo}, not used with ${s.baseUrl}` : 'stored (sealed), but for no base URL: not used';
   else if (unsealError) credentials = `stored (sealed), but ${unsealError.message.replace(/^the stored client secret of profile "[^"]*" /, '')}`;
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
@@ -37,7 +40,8 @@ export async function run(_opts: unknown, ctx: CommandContext): Promise<number> 
   let token: { state: 'valid' | 'expiring' | 'expired' | 'none' | 'unknown'; expiresAt?: string; expiresIn?: number; source?: string } = { state: 'none' };
   // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
-  else if (s.baseUrl && s.clientId) {
+  // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
+  else if (s.baseUrl && s.clientId && !otherTenant) {
     const t = ctx.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
     if (t) {
       const left = t.expiresAt - now;
