@@ -1,5 +1,7 @@
 // MCP server credentials: rotate, replace, preview, partial updates, the
 // locked URL, client-side validation, legacy OAuth2 modes and unknown enums.
+// Every request carries a mask relative to the config (derived from the flags
+// when none is given); a hosted server's catalog ID is read from the server.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,12 +18,14 @@ export default async function ({ agctl, ready, work }) {
 
   agctl(['mcp', 'get', app, m.external]);
   // Rotate only the bearer token: the mask keeps the URL and everything else.
-  agctl(['mcp', 'set-credentials', app, m.external, '--external', '--update-mask', 'bearerToken.token', '--bearer-token-stdin'], { input: 'demo-rotated-token\n' });
-  // Replace the whole config: a custom header whose value comes from a file.
+  // A path written under the config's name is sent relative to it, with a note.
+  agctl(['mcp', 'set-credentials', app, m.external, '--update-mask', 'externalConfig.bearerToken.token', '--bearer-token-stdin'], { input: 'demo-rotated-token\n' });
+  // Switch to a custom header whose value comes from a file: the mask names url, transportType, requireToolApproval, customHeader.
   agctl(['mcp', 'set-credentials', app, m.external, '--url', 'https://wiki-mcp.example.com/mcp', '--transport', 'streamable-http',
     '--header-name', 'X-Api-Key', '--header-value-file', file('wiki-header.txt', 'demo-header-value\n'), '--require-tool-approval', 'true']);
 
   // A hosted server: preview first (every secret redacted, nothing sent), then send.
+  // No --catalog-id: agctl reads the server's and sends it outside the mask.
   const hosted = ['mcp', 'set-credentials', app, m.hosted, '--hosted', '--update-mask', 'awsSigv4,configFields.apiKey',
     '--config-file', `apiKey=${file('datadog-api-key.txt', 'demo-datadog-api-key')}`, '--aws-access-key-id', 'AKIADEMOEXAMPLE', '--aws-secret-access-key-stdin'];
   agctl([...hosted, '--dry-run'], { input: 'demo-aws-secret-key' });

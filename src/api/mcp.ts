@@ -589,12 +589,16 @@ function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown, onUnlisted?: 
 //  - `configFields` replaces the whole map, `configFields.<name>` one entry
 //    (removed when the request's map lacks it). A new catalog entry starts
 //    from no config fields.
-//  - An unknown or read-only path is InvalidArgument.
+//  - An unknown or read-only path is InvalidArgument, and so is a path under
+//    the config's own name (`externalConfig.url`): paths are relative to the
+//    config (service-notes.md §3).
+//  - A hosted request always carries mcpServerCatalogId; outside the mask it
+//    only identifies the entry and changes nothing.
 
 /**
- * Parses an updateMask: comma-separated camelCase field paths under the config
- * that is set, with or without its root (`url` or `externalConfig.url`).
- * Valid paths: the config's own fields (`url`, `transportType`, `tokenSharing`,
+ * Parses an updateMask: comma-separated camelCase field paths relative to the
+ * config that is set (`url`, not `externalConfig.url`), as the service keys them
+ * (service-notes.md §3). Valid paths: the config's own fields (`url`, `transportType`, `tokenSharing`,
  * `requireToolApproval`; hosted: `mcpServerCatalogId`, `sourceAppId`,
  * `configFields` or `configFields.<name>`), an auth object (`bearerToken`,
  * `oauth2`, ...: replaces it whole) or one of its fields (`oauth2.clientSecret`).
@@ -606,11 +610,14 @@ export function parseUpdateMask(mask: string | null | undefined, kind: ConfigKin
   const other = rootOf(kind === 'external' ? 'hosted' : 'external');
   const out: string[] = [];
   for (const part of mask.split(',')) {
-    let p = part.trim();
+    const p = part.trim();
     if (p === '') throw invalidArgument('updateMask: empty path (paths are separated by single commas)');
     if (p === root) throw invalidArgument(`updateMask: ${p}: name fields under ${root}; send no updateMask to replace the whole config`);
     if (p.startsWith(`${other}.`) || p === other) throw invalidArgument(`updateMask: ${p}: the request sets ${root}, not ${other}`);
-    if (p.startsWith(`${root}.`)) p = p.slice(root.length + 1);
+    // Stricter than the service, which silently ignores a path under the
+    // config's own name: it matches nothing there, so the update would answer
+    // 200 having changed nothing (service-notes.md §3). Here it is a 400 naming the path to use.
+    if (p.startsWith(`${root}.`)) throw invalidArgument(`updateMask: ${p}: paths are relative to ${root}; use ${p.slice(root.length + 1)}`);
     const [head, ...restParts] = p.split('.');
     const rest = restParts.join('.');
     const bad = (why: string) => invalidArgument(`updateMask: ${part.trim()}: ${why}`);
@@ -630,6 +637,37 @@ export function parseUpdateMask(mask: string | null | undefined, kind: ConfigKin
     if (!out.includes(p)) out.push(p);
   }
   return out;
+}
+
+const ROOT_PREFIX = /^(?:externalConfig|hostedConfig)\./;
+
+/**
+ * A mask with every path made relative to the config (`externalConfig.bearerToken`
+ * -> `bearerToken`), for a client: the service keys paths relative to the config
+ * and silently ignores root-prefixed ones (service-notes.md §3). Returns the
+ * mask to send and the paths it rewrote.
+ */
+export function relativeUpdateMask(mask: string): { mask: string; rewritten: string[] } {
+  const rewritten: string[] = [];
+  const paths = mask.split(',').map((part) => {
+    const p = part.trim();
+    if (!ROOT_PREFIX.test(p)) return p;
+    rewritten.push(p);
+    return p.replace(ROOT_PREFIX, '');
+  });
+  return { mask: rewritten.length ? paths.join(',') : mask, rewritten };
+}
+
+/**
+ * The mask a client derives from a config it sends: the config's own members
+ * that are set (`url`, `tokenSharing`, `configFields`, the auth object by its
+ * name), as the service's agent CLI does (service-notes.md §3). Empty when the
+ * config sets nothing.
+ */
+export function deriveUpdateMask(config: Record<string, unknown>): string {
+  return Object.keys(config)
+    .filter((k) => config[k] !== null && config[k] !== undefined)
+    .join(',');
 }
 
 // ---------------------------------------------------------------------------
@@ -687,9 +725,29 @@ export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedE
     for (const k of Object.keys(parsed.configFields)) if (k.trim() !== k || k.includes('.')) throw invalidArgument(`${root}.configFields: ${quote(k)} is not a valid config field name`);
   }
 
+  // Every hosted request carries its catalog entry, even when the mask leaves it out (service-notes.md §3).
+  if (kind === 'hosted' && !catalogId) {
+    throw invalidArgument(`${root}.mcpServerCatalogId: required on every hosted request, even when the mask leaves it out (a 27-character KSUID from the MCP catalog)`);
+  }
+
   parsed.mask = parseUpdateMask(maskRaw as string | null, kind);
   if (parsed.mask === null) checkEffective(effectiveFromRequest(parsed), root);
+  else checkMaskedRequest(parsed);
   return parsed;
+}
+
+/**
+ * With a mask, the rules the request alone decides (a subset of what stage 2
+ * checks on the result): a masked URL must be set, and an auth object the mask
+ * names whole becomes the stored one as sent; its token sharing is known only
+ * when the mask names it too.
+ */
+function checkMaskedRequest(req: ParsedCredentialsRequest): void {
+  const mask = req.mask!;
+  if (req.kind === 'external' && mask.includes('url') && !req.settings.url) throw urlRequired(req.root);
+  if (!req.auth || !mask.includes(req.auth.kind)) return;
+  const sharing = mask.includes('tokenSharing') ? req.settings.tokenSharing ?? TokenSharing.UNSPECIFIED : undefined;
+  checkAuthRules(authFromRequest(req.auth), req.root, sharing);
 }
 
 /** The config a request without a mask results in (it replaces the stored one). */
@@ -730,15 +788,20 @@ export function reportedTokenSharing(stored: string, authKind: string, oauth2Mod
   return stored;
 }
 
+const urlRequired = (root: ConfigRoot) => invalidArgument(`${root}.url: required; must be an absolute https URL`);
+
 /** The rules on a resulting config (required fields and combinations). */
 export function checkEffective(eff: EffectiveConfig, root: ConfigRoot): void {
+  if (eff.kind === 'external' && !eff.settings.url) throw urlRequired(root);
+  checkAuthRules(eff.auth, root, eff.settings.tokenSharing);
+}
+
+/**
+ * The rules on an auth config and the token sharing it is used with;
+ * `sharing` undefined (not known) skips the rules that depend on it.
+ */
+function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sharing: string | undefined): void {
   const p = (f: string) => `${root}.${f}`;
-  if (eff.kind === 'external' && !eff.settings.url) throw invalidArgument(`${p('url')}: required; must be an absolute https URL`);
-  if (eff.kind === 'hosted' && !eff.settings.mcpServerCatalogId) {
-    throw invalidArgument(`${p('mcpServerCatalogId')}: required for a hosted server (a 27-character KSUID from the MCP catalog)`);
-  }
-  const auth = eff.auth;
-  const sharing = eff.settings.tokenSharing;
   const perUser = sharing === TokenSharing.PER_USER;
   // UNSPECIFIED means SHARED at runtime; a value this version does not list (CLI only) is left to the service.
   const shared = sharing === TokenSharing.SHARED || sharing === TokenSharing.UNSPECIFIED;

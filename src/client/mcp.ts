@@ -1,4 +1,4 @@
-// MCP server endpoints (service-api.md §4.1).
+// MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
 import { pathSegment } from './paths.js';
@@ -31,9 +31,9 @@ export function setMcpCredentials(api: ApiClient, appId: string, connectorId: st
 }
 
 /**
- * GET .../mcp_servers/{connector_id}. The service API in scope defines no read
- * of a single server; the embedded server offers this one, mirroring the
- * service's get, so the view can be shown without changing it.
+ * GET .../mcp_servers/{connector_id} -> `{mcpServer}`: the service's Get, a
+ * route service-api.md does not list (sdk-go `docs/sdks/mcpserver/README.md`,
+ * service-notes.md §3).
  */
 export function getMcpServer(api: ApiClient, appId: string, connectorId: string): Promise<{ mcpServer: McpServerView | null }> {
   return api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), { check: checkServerAnswer(true) });

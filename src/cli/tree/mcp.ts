@@ -18,7 +18,7 @@ export function register(mcp: Command): void {
     .option('--transport <type>', 'external: streamable-http, sse or unspecified')
     .option('--token-sharing <mode>', 'shared or per-user (per-user: OAuth2 authorization code, bearer, custom header, basic)')
     .option('--require-tool-approval <value>', 'true, false or unspecified (the tenant default)')
-    .option('--catalog-id <ksuid>', 'hosted: MCP catalog entry ID (27-character KSUID)')
+    .option('--catalog-id <ksuid>', 'hosted: MCP catalog entry ID (27-character KSUID; default: read from the server)')
     .option('--source-app-id <id>', 'hosted: source app ID')
     .option('--config <key=value>', 'hosted: a non-secret config field (repeatable; secret fields: --config-file, --config-stdin, --config-secret)', collect)
     .option('--config-file <key=path>', 'hosted: a config field read from a file, for secret fields (repeatable)', collect)
@@ -68,7 +68,7 @@ export function register(mcp: Command): void {
 
   set.optionsGroup('Request:');
   set
-    .option('--update-mask <paths>', 'change only these comma-separated fields (e.g. bearerToken.token,tokenSharing); the rest keep their stored values')
+    .option('--update-mask <paths>', 'the comma-separated fields to change, relative to the config (e.g. bearerToken.token,tokenSharing; default: the fields given)')
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
     .option('--dry-run', 'print the request with every secret redacted, and send nothing')
     .option('-i, --interactive', 'walk through the choices with prompts (terminal only)');
@@ -77,16 +77,26 @@ export function register(mcp: Command): void {
     .addHelpText(
       'after',
       `
-Without --update-mask the request replaces the server's whole config (kind,
-URL, token sharing, auth). With it, only the named fields change. Secrets are
-never taken from a plain flag value (--config is for non-secret catalog fields;
-it warns when a name looks secret); on a terminal a missing secret is asked
-for with a hidden prompt. The request is checked with the server's own rules
-before it is sent (exit 2 on a mistake).
+Only the fields given change; every other field keeps its stored value. The
+request always carries an update mask naming them, relative to the config, as
+the service keys it: --url masks url, an auth method masks its whole object
+(bearerToken, oauth2, ...: replaced, a rotation), any --config masks
+configFields (the whole set of config fields is replaced). --update-mask names
+the fields instead (e.g. bearerToken.token to change only the token); a path
+given as externalConfig.X or hostedConfig.X is sent as X, with a note. A hosted
+request always carries the catalog ID: without --catalog-id it is read from
+the server (GET .../mcp_servers/ID) and sent outside the mask. After the update,
+a warning names any asked-for change the returned view does not show.
+
+Secrets are never taken from a plain flag value (--config is for non-secret
+catalog fields; it warns when a name looks secret); on a terminal a missing
+secret is asked for with a hidden prompt. The request is checked with the
+server's own rules before it is sent (exit 2 on a mistake).
 
 Examples:
   $ echo "$TOKEN" | agctl mcp set-credentials ai-tools wiki-mcp --url https://wiki-mcp.example.com/mcp --bearer-token-stdin
   $ agctl mcp set-credentials ai-tools wiki-mcp --external --update-mask bearerToken.token --bearer-token-file token.txt
+  $ agctl mcp set-credentials ai-tools datadog-mcp --hosted --aws-access-key-id AKIA... --aws-secret-access-key-file aws.key
   $ agctl mcp set-credentials ai-tools tickets-mcp --external --username svc --password-file pw.txt --update-mask basicAuth
   $ agctl mcp set-credentials ai-tools datadog-mcp --hosted --update-mask configFields.apiKey --config-file apiKey=dd.key
   $ agctl mcp set-credentials ai-tools crm-mcp --url https://crm-mcp.example.com/mcp --oauth2-mode client-credentials \\
@@ -104,7 +114,7 @@ Examples:
 
   mcp
     .command('get')
-    .description('Show an MCP server (a read offered by the embedded server)')
+    .description('Show an MCP server (secrets only as configured or not)')
     .argument('<app-id>', 'app ID')
     .argument('<connector-id>', 'MCP server (connector) ID')
     .addHelpText('after', '\nExamples:\n  $ agctl mcp get ai-tools wiki-mcp\n  $ agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod')

@@ -287,7 +287,13 @@ async function setCredentials(ctx: RequestContext) {
   return { body: { mcpServer: view } };
 }
 
-/** Not part of the service API: a read that mirrors the service's get, for the CLI and tests. */
+/**
+ * GET /api/v1/apps/{app_id}/mcp_servers/{connector_id} -> `{mcpServer}`: a
+ * service route that service-api.md does not list (Get in sdk-go
+ * `docs/sdks/mcpserver/README.md`; `MCPServerServiceGetResponse` holds the same
+ * MCPServerView as the credentials update, secrets never included). agctl reads
+ * a hosted server's catalog ID with it (service-notes.md §3).
+ */
 function getServer(ctx: RequestContext) {
   const app = requireApp(ctx.store, ctx.params.app_id!);
   const row = loadServer(ctx.store, app.id, ctx.params.connector_id!);

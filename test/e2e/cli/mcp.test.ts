@@ -3,8 +3,10 @@
 // test checks that none of them appears in any output the CLI produced.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
@@ -129,10 +131,40 @@ describe('agctl mcp set-credentials', async () => {
     expect(g.stdout).toMatch(/^Secrets:\s+service account key: configured$/m);
   });
 
-  it('sets no authentication with --auth none', async () => {
+  it('sets no authentication with --auth none, keeping what it does not name', async () => {
     const r = await cli(set(d.unknownEnums, '--url', 'https://future.example.com/mcp', '--auth', 'none', '-o', 'json'));
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toMatchObject({ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', transportType: 'MCP_SERVER_TRANSPORT_TYPE_UNSPECIFIED' });
+    // The mask is url,none: the stored transport (a value this version does not know) stays.
+    expect(r.json()).toMatchObject({ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET' });
+  });
+
+  it('reads a hosted server\'s catalog ID when none is given, and sends it outside the mask', async () => {
+    const before = row(d.hosted);
+    const dry = await cli(set(d.hosted, '--hosted', '--auth', 'none', '--dry-run'));
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: before.catalog_id, none: {} }, updateMask: 'none' });
+    const token = secret('hosted-bearer');
+    secrets.push(token);
+    const r = await cli(['--debug', ...set(d.hosted, '--hosted', '--bearer-token-stdin')], { input: token });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`[debug] > GET ${s.baseUrl}/api/v1/apps/${d.appId}/mcp_servers/${d.hosted}`);
+    expect(r.stderr).toContain(`"hostedConfig":{"mcpServerCatalogId":"${before.catalog_id}","bearerToken":{"token":"<redacted>"}},"updateMask":"bearerToken"`);
+    expect(r.stderr).not.toMatch(/does not show/);
+    expect(opened(d.hosted, 'auth.token')).toBe(token);
+    expect(row(d.hosted).config_fields_json).toBe(before.config_fields_json);
+    // A server without a catalog ID: said before anything is sent.
+    const ext = await cli(set(d.external, '--hosted', '--auth', 'none'));
+    expect(ext.code).toBe(2);
+    expect(ext.stderr).toMatch(/^agctl: MCP server wiki-mcp in app ai-tools has no catalog ID \(it is an external server\), and a hosted request must carry one\nhint: pass --catalog-id/m);
+  });
+
+  it('sends a mask path given under the config name relative to it, with a one-line note', async () => {
+    const token = secret('prefixed-mask');
+    secrets.push(token);
+    const r = await cli(set(d.external, '--update-mask', 'externalConfig.bearerToken.token', '--bearer-token-stdin'), { input: token });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => /update mask/.test(l))).toEqual(['note: update mask paths are relative to the config; sending bearerToken.token instead of externalConfig.bearerToken.token']);
+    expect(opened(d.external, 'auth.token')).toBe(token);
   });
 
   it('changes only the masked fields with --update-mask', async () => {
@@ -219,19 +251,21 @@ describe('agctl mcp set-credentials', async () => {
     expect(mixed.stderr).toContain('cannot be combined with --url');
   });
 
-  it('--from-file: skips a byte order mark, and warns when a whole config names no auth method', async () => {
+  it('--from-file: skips a byte order mark; without a mask changes only the fields the file sets', async () => {
+    const before = row(d.external);
     const noAuth = { externalConfig: { url: 'https://wiki4.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE' } };
     const r = await cli(set(d.external, '--from-file', file('bom.json', '\uFEFF' + JSON.stringify(noAuth))));
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/names no auth method and has no updateMask: the stored authentication and its secrets will be removed/);
     expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki4\.example\.com\/mcp$/m);
-    // Saying so (none) or masking fields: no warning.
-    const none = await cli(set(d.external, '--from-file', file('none.json', JSON.stringify({ externalConfig: { ...noAuth.externalConfig, none: {} } }))));
-    expect(none.code, none.stderr).toBe(0);
-    expect(none.stderr).not.toMatch(/names no auth method/);
-    const masked = await cli(set(d.external, '--from-file', file('mask.json', JSON.stringify({ externalConfig: { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'transportType' }))));
-    expect(masked.code, masked.stderr).toBe(0);
-    expect(masked.stderr).not.toMatch(/names no auth method/);
+    // The derived mask is url,transportType: the stored authentication and its secrets stay.
+    expect(row(d.external)).toMatchObject({ auth_kind: before.auth_kind, secrets_json: before.secrets_json, transport_type: 'MCP_SERVER_TRANSPORT_TYPE_SSE' });
+    const prefixed = await cli(set(d.external, '--from-file', file('prefixed.json', JSON.stringify({ externalConfig: { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'externalConfig.transportType' }))));
+    expect(prefixed.code, prefixed.stderr).toBe(0);
+    expect(prefixed.stderr).toContain('note: update mask paths are relative to the config; sending transportType instead of externalConfig.transportType');
+    expect(row(d.external).transport_type).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
+    const empty = await cli(set(d.external, '--from-file', file('empty.json', JSON.stringify({ externalConfig: {} }))));
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('agctl: --from-file: externalConfig sets no field, so there is nothing to change');
   });
 
   it('prints the request with secrets redacted on --dry-run and sends nothing', async () => {
@@ -252,6 +286,7 @@ describe('agctl mcp set-credentials', async () => {
     expect(site.stderr).not.toMatch(/shell history/);
     expect(r.json()).toEqual({
       hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>' }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
+      updateMask: 'mcpServerCatalogId,configFields,awsSigv4',
     });
     const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run'));
     expect(f.code, f.stderr).toBe(0);
@@ -274,14 +309,15 @@ describe('agctl mcp set-credentials', async () => {
       [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'service', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-issuer-url', 'https://idp.example.com/realm'), /^agctl: externalConfig\.oauth2\.issuerUrl: must be an issuer URL without a path/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'authorization-code', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-pkce', 'plain'), /^agctl: externalConfig\.oauth2\.pkce: must be discover/m],
       [set(d.hosted, '--catalog-id', 'not-a-ksuid', '--auth', 'none'), /^agctl: hostedConfig\.mcpServerCatalogId: must be a 27-character KSUID/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--username', '', '--password-file', file('pw.txt', 'x')), /^agctl: externalConfig\.basicAuth\.username: must not be empty for SHARED/m],
+      [set(d.external, '--url', 'https://a.example.com/mcp', '--token-sharing', 'shared', '--username', '', '--password-file', file('pw.txt', 'x')), /^agctl: externalConfig\.basicAuth\.username: must not be empty for SHARED/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'jwt-bearer', '--oauth2-token-url', 'https://idp.example.com/t', '--jwt-private-key-file', file('not-a-key.pem', 'hello')), /^agctl: externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/m],
       [set(d.external, '--external', '--update-mask', 'endpoint', '--auth', 'none'), /^agctl: updateMask: endpoint: unknown path for externalConfig/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'websocket', '--auth', 'none'), /^agctl: --transport: unknown value "websocket"/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token', 'plain-value'), /unknown option '--bearer-token'/],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--username', 'u', '--bearer-token-file', file('t.txt', 'x')), /^agctl: flags for more than one authentication method/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--auth', 'bearer'), /^agctl: missing bearer token: provide it with --bearer-token-stdin, --bearer-token-file, AGCTL_MCP_BEARER_TOKEN/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp'), /^agctl: choose an authentication method with --auth/m],
+      [set(d.external, '--external'), /^agctl: nothing to change: name what to set/m],
+      [set(d.external, '--update-mask', 'externalConfig.url,hostedConfig.configFields', '--url', 'https://a.example.com/mcp'), /^agctl: updateMask: configFields: unknown path for externalConfig/m],
       [set(d.external, '--update-mask', 'bearerToken.token', '--bearer-token-file', file('t2.txt', 'x')), /^agctl: cannot tell whether the server is external or hosted: pass --external or --hosted/m],
       [set(d.external, '--external', '--aws-access-key-id', 'AKIA'), /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'), /^agctl: only one input can come from stdin/m],
@@ -341,5 +377,62 @@ describe('agctl mcp set-credentials', async () => {
         expect(r.stderr).not.toContain(x);
       }
     }
+  });
+});
+
+/**
+ * A stand-in for a tenant that answers 200 without applying anything (as the
+ * service does for a mask path that matches nothing), and that refuses a hosted
+ * request without a catalog ID, as the service does.
+ */
+describe('agctl mcp set-credentials against a server that answers 200 without applying the change', async () => {
+  const CATALOG = '2ZbP3dJ9mQ1kT8vX5cR7wY0aBfQ';
+  const views: Record<string, Record<string, unknown>> = {
+    'ext-mcp': { appId: 'ai-tools', connectorId: 'ext-mcp', serverType: 'MCP_SERVER_TYPE_EXTERNAL', mcpServerCatalogId: '', endpointUrl: 'https://ext.example.com/mcp', authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerTokenConfigured: false, configFieldValues: {} },
+    'hosted-mcp': { appId: 'ai-tools', connectorId: 'hosted-mcp', serverType: 'MCP_SERVER_TYPE_HOSTED', mcpServerCatalogId: CATALOG, endpointUrl: '', authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerTokenConfigured: false, configFieldValues: {} },
+  };
+  const received: { method: string; url: string; body: any }[] = [];
+  const read = async (req: IncomingMessage) => {
+    let text = '';
+    for await (const chunk of req) text += chunk;
+    return text ? JSON.parse(text) : undefined;
+  };
+  const stub = createServer(async (req, res) => {
+    const body = await read(req);
+    received.push({ method: req.method!, url: req.url!, body });
+    const m = /^\/api\/v1\/apps\/ai-tools\/mcp_servers\/([^/]+)(\/credentials)?$/.exec(req.url ?? '');
+    const view = m ? views[m[1]!] : undefined;
+    const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    if (!view) return answer(404, { code: 5, message: 'not found' });
+    if (req.method === 'POST' && body.hostedConfig && !body.hostedConfig.mcpServerCatalogId) return answer(400, { code: 3, message: 'invalid MCPServerHostedConfig.McpServerCatalogId: value length must be at least 1 runes' });
+    // Whatever was asked, nothing changes.
+    return answer(200, { mcpServer: view });
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  afterAll(() => new Promise<void>((resolve) => stub.close(() => resolve())));
+  const dir = tempDir();
+  const cli = cliFor(dir, { AGCTL_BASE_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}`, AGCTL_ACCESS_TOKEN: 'stub-token' });
+  const token = secret('stub-bearer');
+
+  it('warns in one line and exits 0 when the view does not show the change', async () => {
+    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'ext-mcp', '--external', '--update-mask', 'externalConfig.bearerToken', '--bearer-token-stdin'], { input: token });
+    expect(r.code, r.stderr).toBe(0);
+    const post = received.filter((x) => x.method === 'POST').at(-1)!;
+    expect(post.body.updateMask).toBe('bearerToken');
+    const warnings = r.stderr.split('\n').filter((l) => /does not show/.test(l));
+    expect(warnings).toEqual([
+      '! the server answered success, but its view of ext-mcp does not show authMethod=MCP_SERVER_AUTH_METHOD_BEARER_TOKEN, bearerTokenConfigured=true: that change may not have been made',
+    ]);
+    expect(r.stderr).not.toContain(token);
+    expect(r.stdout).not.toContain(token);
+  });
+
+  it('reads the catalog ID of a hosted server first, and sends it outside the mask', async () => {
+    received.length = 0;
+    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--require-tool-approval', 'true', '--auth', 'none', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(received.map((x) => `${x.method} ${x.url}`)).toEqual(['GET /api/v1/apps/ai-tools/mcp_servers/hosted-mcp', 'POST /api/v1/apps/ai-tools/mcp_servers/hosted-mcp/credentials']);
+    expect(received[1]!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, requireToolApproval: 'OPTIONAL_BOOL_TRUE', none: {} }, updateMask: 'requireToolApproval,none' });
+    expect(r.stderr).toMatch(/does not show requireToolApproval=OPTIONAL_BOOL_TRUE: that change/);
   });
 });

@@ -84,6 +84,10 @@ describe('MCP credentials API: validation (each rule refuses and stores nothing)
     ['hosted-only auth on external', 'external', ext({ awsSigv4: { accessKeyId: 'a', secretAccessKey: 'b' } }), 400, 3, /^externalConfig.awsSigv4: not available for external servers/],
     ['updateMask unknown path', 'external', { externalConfig: { url }, updateMask: 'url,endpointUrl' }, 400, 3, /^updateMask: endpointUrl: unknown path/],
     ['updateMask for the other config', 'external', { externalConfig: { url }, updateMask: 'hostedConfig.mcpServerCatalogId' }, 400, 3, /^updateMask: hostedConfig.mcpServerCatalogId: the request sets externalConfig/],
+    // Stricter than the service, which answers 200 having changed nothing (service-notes.md §3).
+    ['updateMask path under the config name', 'external', { externalConfig: { bearerToken: { token: 't' } }, updateMask: 'externalConfig.bearerToken' }, 400, 3, /^updateMask: externalConfig.bearerToken: paths are relative to externalConfig; use bearerToken$/],
+    ['hosted request without a catalog ID', 'hosted', { hostedConfig: { none: {} }, updateMask: 'none' }, 400, 3, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
+    ['hosted request with an empty catalog ID', 'hosted', { hostedConfig: { mcpServerCatalogId: '', configFields: { site: 'us' } }, updateMask: 'configFields.site' }, 400, 3, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
     ['updateMask names an unset auth object', 'external', { externalConfig: { url }, updateMask: 'bearerToken.token' }, 400, 3, /^updateMask: bearerToken is in the mask but externalConfig.bearerToken is not set/],
     ['body not an object', 'external', [1, 2], 400, 3, /^request body: must be a JSON object/],
     ['locked URL changed', 'locked', { externalConfig: { url: 'https://tickets2.example.com/mcp', basicAuth: { username: 'u', password: 'p' } } }, 400, 9, /^externalConfig.url: the endpoint URL of tickets-mcp is locked/],
@@ -151,6 +155,18 @@ describe('MCP credentials API: updates and the derived view', async () => {
     expect(locked.lastCalledAt).toMatch(/^\d{4}-/);
   });
 
+  it('answers GET .../mcp_servers/{connector_id} with {mcpServer}, the view an update returns', async () => {
+    const updated = await post(s, d.hosted, { hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, bearerToken: { token: 'get-route-token' } }, updateMask: 'bearerToken' });
+    expect(updated.status).toBe(200);
+    const got = await s.api(serverPath(s, d.hosted));
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body)).toEqual(['mcpServer']);
+    expect(got.body.mcpServer).toEqual(updated.body.mcpServer);
+    expect(got.body.mcpServer).toMatchObject({ mcpServerCatalogId: d.catalogIds.datadog, bearerTokenConfigured: true });
+    expect(JSON.stringify(got.body)).not.toContain('get-route-token');
+    expect((await s.api(serverPath(s, d.hosted), { auth: false })).status).toBe(401);
+  });
+
   it('reports the legacy OAuth2 modes as SHARED and PER_USER', async () => {
     const svc = await view(s, d.legacyService);
     expect(svc).toMatchObject({
@@ -211,7 +227,7 @@ describe('MCP credentials API: updates and the derived view', async () => {
 
   it('changes only the masked fields', async () => {
     const before = row(s, d.locked);
-    const res = await post(s, d.locked, { externalConfig: { url: 'https://ignored.example.com', requireToolApproval: 'OPTIONAL_BOOL_FALSE', basicAuth: { username: 'ignored', password: 'new-locked-password' } }, updateMask: 'requireToolApproval, externalConfig.basicAuth.password' });
+    const res = await post(s, d.locked, { externalConfig: { url: 'https://ignored.example.com', requireToolApproval: 'OPTIONAL_BOOL_FALSE', basicAuth: { username: 'ignored', password: 'new-locked-password' } }, updateMask: 'requireToolApproval, basicAuth.password' });
     expect(res.status).toBe(200);
     const after = row(s, d.locked);
     expect(res.body.mcpServer).toMatchObject({ requireToolApproval: 'OPTIONAL_BOOL_FALSE', basicAuthUsername: 'svc-tickets', basicAuthPasswordConfigured: true, endpointUrl: before.endpoint_url });
@@ -239,7 +255,7 @@ describe('MCP credentials API: updates and the derived view', async () => {
 
   it('updates hosted config fields by key, sealing the secret ones and never returning them', async () => {
     const before = JSON.parse(row(s, d.hosted).secrets_json);
-    const res = await post(s, d.hosted, { hostedConfig: { configFields: { site: 'us5.datadoghq.com', apiKey: 'new-api-key-value' } }, updateMask: 'configFields.site,configFields.apiKey' });
+    const res = await post(s, d.hosted, { hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com', apiKey: 'new-api-key-value' } }, updateMask: 'configFields.site,configFields.apiKey' });
     expect(res.status).toBe(200);
     expect(res.body.mcpServer.configFieldValues).toEqual({ site: 'us5.datadoghq.com' });
     const after = JSON.parse(row(s, d.hosted).secrets_json);

@@ -7,8 +7,10 @@ import {
   TokenSharing,
   isPemRsaPrivateKey,
   parseGoogleCredentials,
+  deriveUpdateMask,
   parseUpdateMask,
   planCredentialsUpdate,
+  relativeUpdateMask,
   reportedTokenSharing,
   sameEndpointUrl,
   shortEnum,
@@ -186,7 +188,12 @@ describe('validateCredentialsRequest: rejected requests name the field', () => {
     ['url of the wrong type', ext({ url: 5 }), /^externalConfig.url: must be a string/],
     ['catalog id too short', { hostedConfig: { mcpServerCatalogId: 'abc' } }, /^hostedConfig.mcpServerCatalogId: must be a 27-character KSUID/],
     ['catalog id bad characters', { hostedConfig: { mcpServerCatalogId: '2ZbP3dJ9mQ1kT8vX5cR7wY0aB-f' } }, /^hostedConfig.mcpServerCatalogId: must be a 27-character KSUID/],
-    ['catalog id missing', { hostedConfig: { none: {} } }, /^hostedConfig.mcpServerCatalogId: required/],
+    ['catalog id missing', { hostedConfig: { none: {} } }, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
+    ['catalog id missing from a masked request', { hostedConfig: { bearerToken: { token: 't' } }, updateMask: 'bearerToken' }, /^hostedConfig.mcpServerCatalogId: required on every hosted request, even when the mask leaves it out/],
+    ['catalog id empty', { hostedConfig: { mcpServerCatalogId: '', configFields: { site: 'eu' } }, updateMask: 'configFields' }, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
+    ['masked auth object replaced whole, missing what it needs', { externalConfig: { oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS', clientId: 'c', clientSecret: 's' } }, updateMask: 'oauth2' }, /^externalConfig.oauth2.tokenUrl: required for mode CLIENT_CREDENTIALS/],
+    ['masked auth object with masked token sharing', { externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', none: {} }, updateMask: 'tokenSharing,none' }, /^externalConfig.tokenSharing: PER_USER is supported only with .* not with none/],
+    ['masked url left empty', { externalConfig: { url: '' }, updateMask: 'url' }, /^externalConfig.url: required/],
     ['scopesSupported too long', oauth({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS', scopesSupported: Array(257).fill('s') }), /^externalConfig.oauth2.scopesSupported: at most 256 entries/],
     ['codeChallengeMethodsSupported too long', oauth({ codeChallengeMethodsSupported: Array(9).fill('S256') }), /^externalConfig.oauth2.codeChallengeMethodsSupported: at most 8 entries/],
     ['scopes not strings', oauth({ scopes: [1] }), /^externalConfig.oauth2.scopes: must be an array of strings/],
@@ -243,6 +250,7 @@ describe('validateCredentialsRequest: rejected requests name the field', () => {
     ['updateMask inherited name as a path', { ...ext({ bearerToken: { token: 'a' } }), updateMask: 'bearerToken.constructor' }, /^updateMask: bearerToken.constructor: unknown path/],
     ['updateMask read-only', { ...ext({ none: {} }), updateMask: 'oauth2.tokenEndpointAuthMethod' }, /^updateMask: oauth2.tokenEndpointAuthMethod: read-only field/],
     ['updateMask other root', { ...ext({ none: {} }), updateMask: 'hostedConfig.configFields' }, /^updateMask: hostedConfig.configFields: the request sets externalConfig/],
+    ['updateMask path under the config name', { ...ext({ bearerToken: { token: 'a' } }), updateMask: 'externalConfig.bearerToken' }, /^updateMask: externalConfig.bearerToken: paths are relative to externalConfig; use bearerToken$/],
     ['updateMask empty path', { ...ext({ none: {} }), updateMask: 'url,,transportType' }, /^updateMask: empty path/],
     ['updateMask hosted-only path on external', { ...ext({ none: {} }), updateMask: 'awsSigv4' }, /^updateMask: awsSigv4: unknown path for externalConfig/],
   ];
@@ -263,12 +271,23 @@ describe('validateCredentialsRequest: rejected requests name the field', () => {
 });
 
 describe('updateMask parsing', () => {
-  it('accepts paths with or without the root, trims and de-duplicates', () => {
-    expect(parseUpdateMask(' url , externalConfig.bearerToken.token,url', 'external')).toEqual(['url', 'bearerToken.token']);
-    expect(parseUpdateMask('hostedConfig.configFields.site,awsSigv4,tokenSharing', 'hosted')).toEqual(['configFields.site', 'awsSigv4', 'tokenSharing']);
+  it('accepts paths relative to the config, trims and de-duplicates', () => {
+    expect(parseUpdateMask(' url , bearerToken.token,url', 'external')).toEqual(['url', 'bearerToken.token']);
+    expect(parseUpdateMask('configFields.site,awsSigv4,tokenSharing', 'hosted')).toEqual(['configFields.site', 'awsSigv4', 'tokenSharing']);
     expect(parseUpdateMask('', 'external')).toBeNull();
     expect(parseUpdateMask('  ', 'hosted')).toBeNull();
     expect(parseUpdateMask(null, 'hosted')).toBeNull();
+  });
+
+  it('refuses a path under the config name, naming the relative path (the service would ignore it)', () => {
+    expect(apiError(() => parseUpdateMask('tokenSharing,hostedConfig.configFields.site', 'hosted')).message).toBe('updateMask: hostedConfig.configFields.site: paths are relative to hostedConfig; use configFields.site');
+  });
+
+  it('makes a client mask relative and derives one from a config', () => {
+    expect(relativeUpdateMask('externalConfig.bearerToken, tokenSharing,hostedConfig.configFields')).toEqual({ mask: 'bearerToken,tokenSharing,configFields', rewritten: ['externalConfig.bearerToken', 'hostedConfig.configFields'] });
+    expect(relativeUpdateMask(' url ,bearerToken.token')).toEqual({ mask: ' url ,bearerToken.token', rewritten: [] });
+    expect(deriveUpdateMask({ url: 'https://a', transportType: null, configFields: {}, bearerToken: { token: 't' } })).toBe('url,configFields,bearerToken');
+    expect(deriveUpdateMask({})).toBe('');
   });
 
   it('rejects the whole root and config fields on external servers', () => {
@@ -348,17 +367,17 @@ describe('planCredentialsUpdate', () => {
   it('checks the catalog entry and its config fields, and merges config fields by key', () => {
     const h = storedHosted();
     expect(apiError(() => plan({ hostedConfig: { mcpServerCatalogId: ksuid(), none: {} } }, h)).message).toMatch(/^hostedConfig.mcpServerCatalogId: no MCP catalog entry has ID/);
-    expect(apiError(() => plan({ hostedConfig: { configFields: { region: 'x' } }, updateMask: 'configFields.region' }, h)).message).toMatch(
+    expect(apiError(() => plan({ hostedConfig: { mcpServerCatalogId: CATALOG_ID, configFields: { region: 'x' } }, updateMask: 'configFields.region' }, h)).message).toMatch(
       /^hostedConfig.configFields.region: not a config field of catalog entry .* \(known: site, apiKey\)/,
     );
-    const one = plan({ hostedConfig: { configFields: { site: 'us' } }, updateMask: 'configFields.site' }, h);
+    const one = plan({ hostedConfig: { mcpServerCatalogId: CATALOG_ID, configFields: { site: 'us' } }, updateMask: 'configFields.site' }, h);
     expect(one.config.configFields).toEqual({ site: { value: 'us' }, apiKey: KEPT });
     expect(one.catalogEntry).toBe(CATALOG);
-    const gone = plan({ hostedConfig: { configFields: {} }, updateMask: 'configFields.site' }, h);
+    const gone = plan({ hostedConfig: { mcpServerCatalogId: CATALOG_ID, configFields: {} }, updateMask: 'configFields.site' }, h);
     expect(gone.config.configFields).toEqual({ apiKey: KEPT });
-    const all = plan({ hostedConfig: { configFields: { site: 'ap' } }, updateMask: 'configFields' }, h);
+    const all = plan({ hostedConfig: { mcpServerCatalogId: CATALOG_ID, configFields: { site: 'ap' } }, updateMask: 'configFields' }, h);
     expect(all.config.configFields).toEqual({ site: { value: 'ap' } });
-    const auth = plan({ hostedConfig: { awsSigv4: { accessKeyId: 'AKIA', secretAccessKey: 'k' } }, updateMask: 'awsSigv4' }, h);
+    const auth = plan({ hostedConfig: { mcpServerCatalogId: CATALOG_ID, awsSigv4: { accessKeyId: 'AKIA', secretAccessKey: 'k' } }, updateMask: 'awsSigv4' }, h);
     expect(auth.config.configFields).toEqual(h.config.configFields);
     expect(auth.config.auth?.kind).toBe('awsSigv4');
   });

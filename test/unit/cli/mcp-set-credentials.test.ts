@@ -13,7 +13,8 @@ import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
-import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, type AuthKind } from '../../../src/api/mcp.js';
+import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, validateCredentialsRequest, type AuthKind, type McpServerView } from '../../../src/api/mcp.js';
+import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';
 import { ksuid } from '../../../src/lib/ids.js';
 
@@ -167,14 +168,33 @@ describe('redaction of MCP requests (dry runs and --debug logs)', () => {
 describe('on a terminal', () => {
   it('asks only for the missing secret, with a hidden prompt', async () => {
     const r = await dryRun({ url: 'https://a.example.com/mcp', auth: 'bearer' }, [['Bearer token', 'typed-token']]);
-    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' } } });
+    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' } }, updateMask: 'url,bearerToken' });
     expect(r.asked).toEqual(['Bearer token']);
     expect(r.err).not.toContain('typed-token');
   });
 
-  it('asks for the auth method when none is given and there is no mask', async () => {
-    const r = await dryRun({ url: 'https://a.example.com/mcp' }, [['Authentication method', 'none']]);
-    expect(r.body.externalConfig.none).toEqual({});
+  it('sends only the fields given, masked, and asks for nothing else (the stored auth is kept)', async () => {
+    const r = await dryRun({ url: 'https://a.example.com/mcp', tokenSharing: 'shared' }, []);
+    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' }, updateMask: 'url,tokenSharing' });
+    expect(r.asked).toEqual([]);
+  });
+
+  it('sends a mask path given under the config name relative to it, with a one-line note', async () => {
+    const tokenFile = join(root, 'token.txt');
+    writeFileSync(tokenFile, 'file-token');
+    const r = await dryRun({ updateMask: 'externalConfig.bearerToken.token,tokenSharing', bearerTokenFile: tokenFile }, []);
+    expect(r.body).toEqual({ externalConfig: { bearerToken: { token: '<redacted>' } }, updateMask: 'bearerToken.token,tokenSharing' });
+    expect(r.err.split('\n').filter((l) => l.includes('note:'))).toEqual([
+      'note: update mask paths are relative to the config; sending bearerToken.token,tokenSharing instead of externalConfig.bearerToken.token,tokenSharing',
+    ]);
+    // A mask already relative is sent as given, without a note.
+    const plain = await dryRun({ external: true, updateMask: 'bearerToken.token', bearerTokenFile: tokenFile }, []);
+    expect(plain.body.updateMask).toBe('bearerToken.token');
+    expect(plain.err).not.toContain('note:');
+  });
+
+  it('refuses a request that changes nothing', async () => {
+    await expect(run(opts({ external: true }), context(scripted([]).p).ctx)).rejects.toThrow(/^nothing to change/);
   });
 
   it('takes a secret from its env var before prompting', async () => {
@@ -217,6 +237,7 @@ describe('--interactive', () => {
           pkce: 's256',
         },
       },
+      updateMask: 'url,transportType,tokenSharing,requireToolApproval,oauth2',
     });
   });
 
@@ -229,7 +250,7 @@ describe('--interactive', () => {
       ['Token sharing', 'MCP_SERVER_TOKEN_SHARING_SHARED'],
       ['Bearer token', 'tok-SECRET-1'],
       ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
-      ['Replace the config of MCP server srv in app ai-tools with this?', false],
+      ['Send this update to MCP server srv in app ai-tools?', false],
     ]);
     // No server and no credentials: a declined walk-through never needs them.
     const c = context(s.p);
@@ -260,6 +281,7 @@ describe('--interactive', () => {
         requireToolApproval: 'OPTIONAL_BOOL_UNSPECIFIED',
         awsSigv4: { accessKeyId: 'AKIAFLAG', secretAccessKey: '<redacted>', sessionToken: '<redacted>' },
       },
+      updateMask: 'mcpServerCatalogId,requireToolApproval,configFields,awsSigv4',
     });
     expect(r.asked.join('\n')).not.toMatch(/Token sharing|Authentication method|Endpoint URL/);
   });
@@ -301,5 +323,50 @@ describe('--interactive', () => {
   it('refuses --interactive with --update-mask, and without a terminal', async () => {
     await expect(run(opts({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(/cannot be combined with --update-mask/);
     await expect(run(opts({ interactive: true }), context(scripted([], false).p).ctx)).rejects.toThrow(/--interactive needs a terminal/);
+  });
+});
+
+describe('after an update: asked-for changes the returned view does not show', () => {
+  const view = (over: Record<string, unknown>) =>
+    ({
+      endpointUrl: 'https://a.example.com/mcp',
+      transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
+      tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+      authMethod: 'MCP_SERVER_AUTH_METHOD_BEARER_TOKEN',
+      oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED',
+      bearerTokenConfigured: true,
+      basicAuthUsername: '',
+      configFieldValues: {},
+      ...over,
+    }) as unknown as McpServerView;
+  const unseen = (body: unknown, over: Record<string, unknown> = {}) => unappliedChanges(validateCredentialsRequest(body), view(over));
+
+  it('finds nothing when the view shows every masked change', () => {
+    const body = { externalConfig: { url: 'https://A.example.com:443/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', bearerToken: { token: 't' } }, updateMask: 'url,transportType,bearerToken' };
+    expect(unseen(body)).toEqual([]);
+  });
+
+  it('names a secret not set, an auth method, a setting and a non-secret auth field not applied', () => {
+    expect(unseen({ externalConfig: { bearerToken: { token: 't' } }, updateMask: 'bearerToken.token' }, { bearerTokenConfigured: false })).toEqual(['bearerTokenConfigured=true']);
+    expect(unseen({ externalConfig: { basicAuth: { username: 'svc', password: 'p' } }, updateMask: 'basicAuth' })).toEqual([
+      'authMethod=MCP_SERVER_AUTH_METHOD_BASIC_AUTH',
+      'basicAuthUsername=svc',
+      'basicAuthPasswordConfigured=true',
+    ]);
+    expect(unseen({ externalConfig: { url: 'https://b.example.com/mcp' }, updateMask: 'url' })).toEqual(['endpointUrl=https://b.example.com/mcp']);
+  });
+
+  it('judges only what the mask names, and never a secret config field the view omits', () => {
+    // Outside the mask: the server ignores it, so its absence is no warning.
+    expect(unseen({ externalConfig: { url: 'https://b.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'transportType' }, { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' })).toEqual([]);
+    const hosted = { hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { site: 'us', apiKey: 'k' } }, updateMask: 'configFields' };
+    expect(unseen(hosted, { configFieldValues: { site: 'us' } })).toEqual([]);
+    expect(unseen(hosted, { configFieldValues: { site: 'eu' } })).toEqual(['configFieldValues.site']);
+  });
+
+  it('expects legacy OAuth2 modes to report token sharing as their mode implies', () => {
+    const legacy = { authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2', oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' };
+    expect(unseen({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED' }, updateMask: 'tokenSharing' }, legacy)).toEqual([]);
+    expect(unseen({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' }, updateMask: 'tokenSharing' }, { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' })).toEqual(['tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER']);
   });
 });

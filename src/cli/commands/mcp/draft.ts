@@ -14,6 +14,7 @@ import {
   TokenSharing,
   isUnlistedEnumValue,
   parseUpdateMask,
+  relativeUpdateMask,
   rootOf,
   shortEnum,
   type AuthKind,
@@ -298,14 +299,18 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
     throw new UsageError('--scopes applies to --auth oauth2 and --auth google-service-account');
   }
 
-  // The mask: sent as given; parsed here to decide which secrets are needed.
+  // The mask: put in the request as given (paths under the config's name are
+  // made relative before it is sent); parsed here to decide which secrets are needed.
   if (opts.updateMask !== undefined) {
     d.mask = opts.updateMask;
     if (!d.kind) d.kind = kindFromMask(opts.updateMask);
-    if (d.kind) d.maskPaths = asUsage(() => parseUpdateMask(opts.updateMask, d.kind!));
+    if (d.kind) d.maskPaths = maskPaths(opts.updateMask, d.kind);
   }
   return d;
 }
+
+/** The relative paths of a user's mask (null when empty); a mistake is a usage error. */
+export const maskPaths = (mask: string, kind: ConfigKind) => asUsage(() => parseUpdateMask(relativeUpdateMask(mask).mask, kind));
 
 /** The kind an updateMask implies, if any (`url` -> external, `configFields` -> hosted, ...). */
 function kindFromMask(mask: string): ConfigKind | undefined {

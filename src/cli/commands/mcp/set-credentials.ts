@@ -2,23 +2,24 @@
 // and/or config fields of an MCP server (service-api.md §4.1).
 import { UsageError } from '../../../api/errors.js';
 import {
-  AUTH_KINDS,
   OAuth2Mode,
-  isAuthKind,
+  ServerType,
+  deriveUpdateMask,
+  relativeUpdateMask,
+  rootOf,
   shortEnum,
-  parseUpdateMask,
   validateCredentialsRequest,
-  type AuthKind,
   type ConfigKind,
   type UpdateCredentialsRequest,
 } from '../../../api/mcp.js';
-import { mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
+import { isJsonObject } from '../../../client/api.js';
+import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
 import { checkPathId } from '../../../client/paths.js';
 import { redactJson } from '../../../client/redact.js';
 import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdin } from '../../io.js';
+import { unappliedChanges } from './applied.js';
 import {
-  AUTH_FLAG_VALUE,
   BUILDER_KEYS,
   SECRET_INPUTS,
   asUsage,
@@ -28,6 +29,7 @@ import {
   flagName,
   inMask,
   isGiven,
+  maskPaths,
   neededSecrets,
   obtainSecret,
   readConfigInputs,
@@ -45,12 +47,14 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
   checkPathId(opts.connectorId, 'connector ID');
   const fromFile = opts.fromFile !== undefined;
   const body = fromFile ? await readRequestFile(opts, ctx) : await buildRequest(opts, ctx);
+  settleUpdateMask(body, fromFile, ctx);
+  await addStoredCatalogId(body, opts, ctx);
 
   // The same validation as the server's, before anything is sent. Enum values
   // this version does not list are sent as they are: a newer service may know them (§9).
-  asUsage(
+  const req = asUsage(
     () => validateCredentialsRequest(body, (path, value) => ctx.out.warn(`${path}: ${value} is not a value this version of agctl knows; sending it as is (the service decides)`)),
-    (message) => validationHint(message, body, fromFile),
+    (message) => validationHint(message, fromFile),
   );
 
   if (opts.dryRun) {
@@ -65,6 +69,10 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
 
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
+  const unseen = mcpServer ? unappliedChanges(req, mcpServer) : [];
+  if (unseen.length) {
+    ctx.out.warn(`the server answered success, but its view of ${opts.connectorId} does not show ${unseen.join(', ')}: that change may not have been made`);
+  }
   if (ctx.out.json) {
     ctx.out.printJson(mcpServer);
     return 0;
@@ -76,12 +84,70 @@ export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Pro
 
 /**
  * The walk-through ends with the request it built (secrets redacted) and a
- * question: without an update mask it replaces the server's whole config,
- * stored authentication included, so nothing is sent on a mere Enter.
+ * question: it replaces every field it names, stored authentication included,
+ * so nothing is sent on a mere Enter.
  */
 async function confirmInteractive(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext): Promise<boolean> {
   ctx.io.stderr.write(`${JSON.stringify(redactJson(body), null, 2)}\n`);
-  return ctx.prompt.confirm(`Replace the config of MCP server ${opts.connectorId} in app ${opts.appId} with this?`, { default: false });
+  return ctx.prompt.confirm(`Send this update to MCP server ${opts.connectorId} in app ${opts.appId}?`, { default: false });
+}
+
+/** The one config a request body sets, or undefined when it is malformed (validation then says how). */
+function configOf(body: UpdateCredentialsRequest): { kind: ConfigKind; config: Record<string, unknown> } | undefined {
+  if (!isJsonObject(body)) return undefined;
+  const ext = body.externalConfig ?? null;
+  const hosted = body.hostedConfig ?? null;
+  if ((ext === null) === (hosted === null)) return undefined;
+  const config: unknown = ext ?? hosted;
+  return isJsonObject(config) ? { kind: ext !== null ? 'external' : 'hosted', config } : undefined;
+}
+
+/**
+ * Every request carries a mask with paths relative to the config, as the
+ * service keys them (service-notes.md §3): a path under the config's name is
+ * rewritten (the service would silently ignore it), and without a mask one is
+ * derived from the fields that are set, so nothing is replaced by omission.
+ */
+function settleUpdateMask(body: UpdateCredentialsRequest, fromFile: boolean, ctx: CommandContext): void {
+  if (!isJsonObject(body)) return;
+  const given = body.updateMask;
+  if (typeof given === 'string' && given.trim() !== '') {
+    const { mask, rewritten } = relativeUpdateMask(given);
+    if (rewritten.length) {
+      ctx.out.info(`note: update mask paths are relative to the config; sending ${mask} instead of ${given}`);
+      body.updateMask = mask;
+    }
+    return;
+  }
+  const c = configOf(body);
+  if ((given !== undefined && given !== null && typeof given !== 'string') || !c) return;
+  body.updateMask = deriveUpdateMask(c.config);
+  if (!body.updateMask) {
+    throw new UsageError(
+      fromFile ? `--from-file: ${rootOf(c.kind)} sets no field, so there is nothing to change` : 'nothing to change: name what to set (--url, --auth and its inputs, --config, --token-sharing, ...)',
+      fromFile ? undefined : 'or walk through the choices with --interactive',
+    );
+  }
+}
+
+/**
+ * A hosted request always carries the server's catalog entry ID, even when
+ * only its auth changes (service-notes.md §3). Without one from the user, it
+ * is read from the server and sent outside the mask: it identifies, it does not change.
+ */
+async function addStoredCatalogId(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext): Promise<void> {
+  const c = configOf(body);
+  if (!c || c.kind !== 'hosted' || (c.config.mcpServerCatalogId !== undefined && c.config.mcpServerCatalogId !== null && c.config.mcpServerCatalogId !== '')) return;
+  const { mcpServer } = await getMcpServer(await ctx.api(), opts.appId, opts.connectorId);
+  const id = mcpServer?.mcpServerCatalogId;
+  if (!id) {
+    const external = mcpServer?.serverType === ServerType.EXTERNAL ? ' (it is an external server)' : '';
+    throw new UsageError(
+      `MCP server ${opts.connectorId} in app ${opts.appId} has no catalog ID${external}, and a hosted request must carry one`,
+      opts.fromFile !== undefined ? 'set hostedConfig.mcpServerCatalogId in the request' : 'pass --catalog-id',
+    );
+  }
+  body.hostedConfig = { mcpServerCatalogId: id, ...c.config };
 }
 
 /** --from-file FILE|-: the whole request body as JSON. */
@@ -106,20 +172,7 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
     // Never quote the content: it holds secrets.
     throw new UsageError(`--from-file: ${src === '-' ? 'stdin' : src} is not valid JSON`);
   }
-  warnIfAuthDropped(body, ctx);
   return body;
-}
-
-/**
- * A whole-config request (no updateMask) that names no auth method replaces
- * the stored authentication with none, secrets included: legal, so only a
- * warning, but rarely meant when a file simply left it out.
- */
-function warnIfAuthDropped(body: UpdateCredentialsRequest, ctx: CommandContext): void {
-  if (!body || typeof body !== 'object' || body.updateMask) return;
-  const config = body.externalConfig ?? body.hostedConfig;
-  if (!config || typeof config !== 'object' || Object.keys(config).some(isAuthKind)) return;
-  ctx.out.warn('the request names no auth method and has no updateMask: the stored authentication and its secrets will be removed (add "none": {} to say so, or an updateMask to change only some fields)');
 }
 
 /** Names that usually hold a secret. */
@@ -186,17 +239,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
       { value: 'hosted', name: 'Hosted' },
     ]);
   }
-  if (d.maskPaths === null && d.mask !== undefined) d.maskPaths = asUsage(() => parseUpdateMask(d.mask, d.kind!));
-  if (!d.auth && d.maskPaths === null) {
-    // Without a mask the request replaces the stored auth config: never drop it by omission.
-    if (!ctx.canPrompt) {
-      throw new UsageError(
-        `choose an authentication method with --auth (${AUTH_KINDS[d.kind].map((k) => AUTH_FLAG_VALUE[k]).join(', ')})`,
-        'or name the fields to change with --update-mask to keep the stored auth config',
-      );
-    }
-    d.auth = await ctx.prompt.select<AuthKind>('Authentication method', AUTH_KINDS[d.kind].map((k) => ({ value: k, name: AUTH_FLAG_VALUE[k] })));
-  }
+  if (d.maskPaths === null && d.mask !== undefined) d.maskPaths = maskPaths(d.mask, d.kind);
 
   // Secrets the method needs and no flag gave: env var, else a prompt, else a usage error naming the inputs.
   for (const s of neededSecrets(d)) await obtainSecret(d, s, ctx, { required: true });
@@ -207,13 +250,8 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
   return toBody(d);
 }
 
-function validationHint(message: string, body: UpdateCredentialsRequest, fromFile: boolean): string | undefined {
+function validationHint(message: string, fromFile: boolean): string | undefined {
   const path = message.split(':')[0] ?? '';
-  if (/^externalConfig\.url: required/.test(message) && !body.updateMask) {
-    return fromFile
-      ? 'without an updateMask the request replaces the whole config, so it needs the url'
-      : 'without --update-mask the request replaces the whole config: pass --url, or name the fields to change with --update-mask';
-  }
   if (fromFile) return undefined;
   const flag = flagForPath(path);
   return flag ? `set it with ${flag}` : undefined;
