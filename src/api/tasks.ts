@@ -779,3 +779,22 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
     pageToken: text('pageToken'),
   };
 }
+
+/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
+export function normalizeStepUpTransaction(raw: unknown): StepUpTransaction {
+  const t = obj(raw);
+  const tx: StepUpTransaction = {
+    id: str(t.id),
+    state: enumValue(t.state, STEP_UP_STATES.unspecified),
+    providerId: str(t.providerId),
+    userId: str(t.userId),
+    claims: objOrNull(t.claims),
+    errorMessage: str(t.errorMessage),
+    createdAt: dateOrNull(t.createdAt),
+    updatedAt: dateOrNull(t.updatedAt),
+    expiresAt: dateOrNull(t.expiresAt),
+  };
+  if (isPlainObject(t.approveTask)) tx.approveTask = { taskId: str(t.approveTask.taskId), policyStepId: str(t.approveTask.policyStepId) };
+  if (isPlainObject(t.test)) tx.test = {};
+  return tx;
+}
