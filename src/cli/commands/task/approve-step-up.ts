@@ -82,6 +82,8 @@ interface Approval {
   expand: string[];
   /** --expand as given (for the resume command). */
   rawExpand?: string;
+  /** "#numericId displayName" when the server's answer named the task. */
+  label?: string;
 }
 
 /** The transaction waited for: its ID when known, else what the search filters on. */
@@ -124,6 +126,8 @@ export async function run(opts: ApproveStepUpOptions, ctx: CommandContext, deps:
     return 0;
   }
   const url = checkUrl(res.redirectUrl);
+  const t = normalizeTaskView(res.taskView).task;
+  if (t.numericId || t.displayName) a.label = clean(`#${t.numericId} ${t.displayName}`);
   const userId = await whoAmI(ctx, api);
   const issued = await findTransaction(ctx, api, { taskId, stepId: a.stepId, userId, txId: '', since });
   const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
@@ -436,7 +440,7 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
     ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: resume });
   } else {
     const rows: [string, string][] = [
-      ['Task', a.taskId],
+      ['Task', a.label ?? a.taskId],
       ['Step', a.stepId],
       ['Transaction', target.txId || '(unknown)'],
     ];
