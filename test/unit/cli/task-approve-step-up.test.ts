@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/api/errors.js';
 import type { StepUpTransaction } from '../../../src/api/tasks.js';
 import type { ApiClient } from '../../../src/client/api.js';
+import { approveWithStepUp } from '../../../src/client/tasks.js';
 import {
   CLOCK_SKEW_MS,
   clean,
@@ -120,6 +121,37 @@ describe('finding the transaction the server issued', () => {
     const looping = searchApi(Array.from({ length: 30 }, () => ({ list: [tx()], nextPageToken: 'same' })));
     expect((await findTransaction({ debug }, looping.api, target))?.id).toBe('tx1');
     expect(looping.bodies).toHaveLength(2);
+  });
+});
+
+describe('the approve call', () => {
+  function approveApi(answer: Record<string, unknown>) {
+    const bodies: any[] = [];
+    const api = {
+      async call(_method: string, _path: string, opts: { body: any; check: (b: Record<string, unknown>) => string | undefined }) {
+        bodies.push(opts.body);
+        expect(opts.check(answer)).toBeUndefined();
+        return answer;
+      },
+    } as unknown as ApiClient;
+    return { api, bodies };
+  }
+  const view = { taskView: { task: {} } };
+  const req = { policyStepId: 's1', comment: '', expandMask: { paths: ['app'] } };
+
+  it('leaves the transaction ID out of the first call, and sends it when there is one', async () => {
+    const { api, bodies } = approveApi({ ...view, redirectUrl: 'https://t.example/su' });
+    await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: '' });
+    await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: 'tx-1' });
+    expect(bodies[0]).toEqual(req);
+    expect(bodies[1]).toEqual({ ...req, stepUpTransactionId: 'tx-1' });
+  });
+
+  it('reads the approve action from ticketActionId, or taskActionId from older servers', async () => {
+    expect((await approveWithStepUp(approveApi({ ...view, ticketActionId: 'a1' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a1');
+    expect((await approveWithStepUp(approveApi({ ...view, taskActionId: 'a2' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a2');
+    const none = await approveWithStepUp(approveApi(view).api, 't1', { ...req, stepUpTransactionId: 'x' });
+    expect(none).toMatchObject({ ticketActionId: '', redirectUrl: '' });
   });
 });
 
