@@ -3,6 +3,8 @@ import { CliError } from '../../../src/api/errors.js';
 import type { StepUpTransaction } from '../../../src/api/tasks.js';
 import type { ApiClient } from '../../../src/client/api.js';
 import { approveWithStepUp } from '../../../src/client/tasks.js';
+import { run } from '../../../src/cli/commands/task/approve-step-up.js';
+import { sendJson, tinyServer } from '../client/tiny-server.js';
 import {
   CLOCK_SKEW_MS,
   clean,
@@ -196,5 +198,55 @@ describe('waiting for the step-up, and Ctrl-C', () => {
     expect(t.interruptListeners()).toBe(0);
     expect(await waitFor(t.ctx, t.deps, async () => undefined, 50)).toBe('timeout');
     expect(t.interruptListeners()).toBe(0);
+  });
+});
+
+describe('a tenant that does not say who the caller is, nor list the new transaction at once', async () => {
+  // A stand-in tenant: no introspect route; a transaction search that ignores
+  // every filter and lists the issued transaction only once it is verified,
+  // among transactions of other steps and users.
+  const t = await tinyServer();
+  const other = [tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' }, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })];
+  let verifiedAfter = Infinity;
+  t.reset((req, res) => {
+    const body = req.body ? JSON.parse(req.body) : {};
+    if (req.path === '/api/v1/auth/introspect') return sendJson(res, 404, { code: 5, message: 'no such route' });
+    if (req.path === '/api/v1/search/step-up/transactions') {
+      const searches = t.seen.filter((r) => r.path === req.path).length;
+      const mine = searches > verifiedAfter ? [tx({ id: 'srv-issued-7', userId: 'u1', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })] : [];
+      return sendJson(res, 200, { list: [...other, ...mine] });
+    }
+    if (req.path === '/api/v1/tasks/t1/action/approve-with-step-up') {
+      if (!body.stepUpTransactionId) return sendJson(res, 200, { taskView: { task: { id: 't1' } }, redirectUrl: 'https://tenant.example/su/opaque' });
+      return sendJson(res, 200, { taskView: { task: { id: 't1', numericId: '9' } }, ticketActionId: `act-for-${body.stepUpTransactionId}` });
+    }
+    sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
+  });
+  const opts = { taskId: 't1', step: 's1', open: false, wait: true, waitTimeoutSeconds: 5 };
+  const start = () => {
+    const f = fakeIO();
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {} });
+    const deps: Deps = { ...defaultDeps, sleep: (_ms, signal) => defaultDeps.sleep(5, signal) };
+    return { f, ctx, deps };
+  };
+
+  it('waits for a verified transaction for this task and step, then approves with it', async () => {
+    verifiedAfter = 3;
+    t.seen.length = 0;
+    const { f, ctx, deps } = start();
+    expect(await run(opts, ctx, deps), f.err()).toBe(0);
+    const approves = t.seen.filter((r) => r.path.endsWith('/approve-with-step-up')).map((r) => JSON.parse(r.body));
+    expect(approves.map((b) => b.stepUpTransactionId)).toEqual([undefined, 'srv-issued-7']);
+    expect(f.err()).toMatch(/did not list the step-up transaction/);
+    expect(f.out()).toMatch(/^Approve action: +act-for-srv-issued-7$/m);
+  });
+
+  it('--no-wait exits 10 without a resume command it cannot give', async () => {
+    verifiedAfter = Infinity;
+    const { f, ctx, deps } = start();
+    expect(await run({ ...opts, wait: false }, ctx, deps)).toBe(10);
+    expect(f.out()).toMatch(/^Confirm at: +https:\/\/tenant\.example\/su\/opaque$/m);
+    expect(f.out()).not.toMatch(/Resume with/);
+    expect(f.err()).toMatch(/cannot resume it; run the command again/);
   });
 });
