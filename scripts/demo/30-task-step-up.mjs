@@ -1,13 +1,21 @@
-// Approve tasks with step-up authentication: --no-wait and resume, the step-up
-// page (completed by a POST, as the browser's button does), waiting while the
-// page is confirmed, expansion of related objects, and the refusals.
+// Approve tasks with step-up authentication as the service defines it: the
+// server issues the transaction, agctl finds it through the transaction
+// search; --no-wait and the printed resume command, the step-up page
+// (completed by a POST, as the browser's button does), waiting while the page
+// is confirmed, expansion of related objects, and the refusals.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const title = 'Approve a task with step-up authentication';
 
 const bin = fileURLToPath(new URL('../../bin/agctl.js', import.meta.url));
-const URL_RE = /(https?:\/\/\S+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
+/** The step-up URL agctl shows while it waits. */
+const URL_RE = /Confirm it at:\n\s+(\S+)/;
+
+/** Splits a command line agctl printed (words, or single-quoted with '\'' inside) into its arguments. */
+function shellWords(line) {
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]));
+}
 
 /** The step-up page, reduced to its text. */
 async function showPage(url, bold) {
@@ -73,33 +81,38 @@ export default async function ({ agctl: run, ready, env, bold }) {
   const agctl = (args, opts = {}) => run(args, { ...opts, extraEnv: { ...asAda, ...opts.extraEnv } });
   const t = ready.demo.tasks;
 
-  // 1. Start the approval without waiting: exit 10, with the transaction and the resume command.
+  // 1. Start the approval without waiting: the server issues a transaction; agctl
+  //    finds its ID through the transaction search and exits 10 with the URL and
+  //    the command that resumes it.
   const first = agctl(['task', 'approve-step-up', t.stepUp, '--comment', 'Approved for the quarterly clean-up', '--no-wait'], { expect: 10 });
   const field = (name) => new RegExp(`^${name}: +(.+)$`, 'm').exec(first.stdout)?.[1];
   const url = field('Confirm at');
-  const tx = field('Transaction');
-  const step = field('Step');
-  if (!url || !tx || !step) throw new Error('approve-step-up --no-wait did not print the transaction');
+  const resume = field('Resume with');
+  if (!url || !resume) throw new Error('approve-step-up --no-wait did not print the URL and the resume command');
+  const resumeArgs = shellWords(resume).slice(1);
+  const step = resumeArgs[resumeArgs.indexOf('--step') + 1];
 
   // 2. The step-up page, then its confirmation by a POST.
   await showPage(url, bold);
   await confirmPage(url, bold);
 
-  // 3. Resume: the approval goes through; the same transaction cannot be used again.
-  const resume = ['task', 'approve-step-up', t.stepUp, '--step', step, '--transaction-id', tx, '--comment', 'Approved for the quarterly clean-up'];
-  agctl(resume);
-  agctl(resume, { expect: 7 });
+  // 3. The printed resume command: the transaction is verified, the approval goes
+  //    through; the same transaction cannot be used again, nor one the server never issued.
+  agctl(resumeArgs);
+  agctl(resumeArgs, { expect: 7 });
+  agctl(['task', 'approve-step-up', t.stepUp2, '--transaction-id', 'invented-by-the-client'], { expect: 5 });
 
-  // 4. Waiting: agctl repeats the call until the page is confirmed; every related object expanded.
+  // 4. Waiting: agctl follows the transaction until the page is confirmed, then
+  //    approves with it; every related object expanded.
   const out = await runWhileConfirming(['task', 'approve-step-up', t.stepUp2, '--expand', '*', '-o', 'json'], { ...env, ...asAda }, bold);
   const res = JSON.parse(out);
   const { resolveTaskViewPaths } = await import('../../dist/api/tasks.js');
   const resolved = resolveTaskViewPaths(res.taskView, res.expanded);
-  console.log(`taskActionId: ${res.taskActionId}   redirectUrl: "${res.redirectUrl}"   expanded: ${res.expanded.length} objects`);
+  console.log(`ticketActionId: ${res.ticketActionId}   redirectUrl: "${res.redirectUrl}"   expanded: ${res.expanded.length} objects`);
   for (const [field, objs] of Object.entries(resolved)) {
     console.log(`  ${field.padEnd(20)} ${res.taskView[field].padEnd(16)} -> ${objs.map((o) => `${o['@type'].split('.').pop()} ${o.id}`).join(', ')}`);
   }
-  if (res.redirectUrl !== '' || !res.taskActionId) throw new Error('the waiting approval did not go through');
+  if (res.redirectUrl !== '' || !res.ticketActionId) throw new Error('the waiting approval did not go through');
 
   // 5. A step that needs no step-up is approved at once; only its approvers may approve it.
   agctl(['task', 'approve-step-up', t.noStepUp], { expect: 4, extraEnv: asCi });
@@ -110,4 +123,6 @@ export default async function ({ agctl: run, ready, env, bold }) {
   agctl(['task', 'approve-step-up', t.closed], { expect: 7 });
   agctl(['task', 'approve-step-up', t.stepUp, '--step', step], { expect: 7 });
   agctl(['task', 'approve-step-up', 'no-such-task'], { expect: 5 });
+  // --embedded: its server (and step-up page) stops with agctl, so --no-wait is refused.
+  agctl(['--embedded', 'task', 'approve-step-up', t.stepUp, '--no-wait'], { expect: 2 });
 }

@@ -9,7 +9,6 @@
 //   - `normalizeTaskView`, which gives any task view the full shape of §2.4
 //     (every member present, enum values as strings, unknown values kept).
 import { invalidArgument } from './errors.js';
-import { isUuidV4 } from '../lib/ids.js';
 
 // ---------------------------------------------------------------------------
 // Path fields and the expand mask
@@ -404,21 +403,82 @@ export interface ExpandMask {
 
 export interface ApproveWithStepUpRequest {
   policyStepId: string;
+  /** The verified transaction; empty on the first call, which answers `redirectUrl` (service-notes.md §2). */
   stepUpTransactionId: string;
   comment: string;
   expandMask: ExpandMask | null;
 }
 
 /**
- * Response of approve-with-step-up. `taskActionId` is the member this product
- * uses for the ID of the task approve action the request created (the spec
- * leaves the name open); it is '' when nothing was approved (redirect).
+ * Response of approve-with-step-up (service-notes.md §2). `ticketActionId` is
+ * the ID of the approve action the request created; '' when nothing was
+ * approved (redirect). `taskActionId` is read only from servers that predate
+ * the service's name for it.
  */
 export interface ApproveWithStepUpResponse {
   expanded: ExpandedObject[];
   redirectUrl: string;
   taskView: TaskView;
-  taskActionId: string;
+  ticketActionId: string;
+  taskActionId?: string;
+}
+
+// ---------------------------------------------------------------------------
+// Step-up transactions (service-notes.md §2: c1.api.stepup.v1.*), issued by the server.
+
+export const STEP_UP_STATES = {
+  unspecified: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED',
+  pending: 'STEP_UP_TRANSACTION_STATE_PENDING',
+  verified: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+  error: 'STEP_UP_TRANSACTION_STATE_ERROR',
+} as const;
+
+export const STEP_UP_TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
+export type StepUpTargetType = (typeof STEP_UP_TARGET_TYPES)[number];
+
+export interface StepUpTransaction {
+  id: string;
+  state: string;
+  /** Set for a transaction that approves a task step (the other target is `test`). */
+  approveTask?: { taskId: string; policyStepId: string };
+  test?: Record<string, never>;
+  providerId: string;
+  userId: string;
+  claims: Record<string, unknown> | null;
+  errorMessage: string;
+  createdAt: string | null;
+  updatedAt: string | null;
+  expiresAt: string | null;
+}
+
+export interface SearchStepUpTransactionsRequest {
+  taskId?: string;
+  state?: string;
+  userId?: string;
+  providerId?: string;
+  targetType?: StepUpTargetType;
+  createdAfter?: string;
+  createdBefore?: string;
+  pageSize?: number;
+  pageToken?: string;
+}
+
+export interface SearchStepUpTransactionsResponse {
+  list: StepUpTransaction[];
+  nextPageToken: string;
+}
+
+export interface GetStepUpTransactionResponse {
+  transaction: StepUpTransaction;
+}
+
+/** GET /api/v1/auth/introspect (service route; cone's `whoami` reads `userId` from it). */
+export interface IntrospectResponse {
+  principleId: string;
+  userId: string;
+  roles: string[];
+  permissions: string[];
+  features: string[];
 }
 
 export interface GetTaskResponse {
@@ -426,7 +486,7 @@ export interface GetTaskResponse {
   expanded: ExpandedObject[];
 }
 
-/** Step-up transactions expire this long after the server first sees them. */
+/** Step-up transactions expire this long after the server issued them. */
 export const STEP_UP_TRANSACTION_TTL_MS = 10 * 60 * 1000;
 export const COMMENT_MAX_LENGTH = 4096;
 export const ID_MAX_LENGTH = 200;
@@ -437,7 +497,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null &
 /**
  * Validates an approve-with-step-up body. Throws ApiError InvalidArgument with
  * a message naming the member. `policyStepId` is required (approving must name
- * the step the caller saw); `stepUpTransactionId`, when set, must be a UUID v4.
+ * the step the caller saw); `stepUpTransactionId` is opaque (issued by the server).
  */
 export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest {
   if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
@@ -451,7 +511,6 @@ export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest 
   const policyStepId = str('policyStepId', ID_MAX_LENGTH).trim();
   if (!policyStepId) throw invalidArgument('policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)');
   const stepUpTransactionId = str('stepUpTransactionId', ID_MAX_LENGTH).trim();
-  if (stepUpTransactionId && !isUuidV4(stepUpTransactionId)) throw invalidArgument('stepUpTransactionId must be a UUID v4');
   const comment = str('comment', COMMENT_MAX_LENGTH);
   let expandMask: ExpandMask | null = null;
   const em = body.expandMask;
@@ -677,4 +736,65 @@ export function stepKind(step: PolicyStepInstance | PolicyStep | null | undefine
   if (!step) return '';
   for (const k of POLICY_STEP_KINDS) if ((step as Record<string, unknown>)[k] !== undefined) return k;
   return '';
+}
+
+export const STEP_UP_SEARCH_PAGE_SIZE_DEFAULT = 50;
+export const STEP_UP_SEARCH_PAGE_SIZE_MAX = 100;
+
+/** Validates a step-up transaction search body (every member optional). Throws ApiError InvalidArgument naming the member. */
+export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpTransactionsRequest, 'createdAfter' | 'createdBefore'>> & {
+  createdAfter: number | null;
+  createdBefore: number | null;
+} {
+  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
+  const text = (name: string): string => {
+    const v = body[name];
+    if (v === undefined || v === null) return '';
+    if (typeof v !== 'string') throw invalidArgument(`${name} must be a string`);
+    if (v.length > ID_MAX_LENGTH * 4) throw invalidArgument(`${name} is too long`);
+    return v;
+  };
+  const time = (name: string): number | null => {
+    const v = text(name);
+    if (!v) return null;
+    const ms = /^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : NaN;
+    if (Number.isNaN(ms)) throw invalidArgument(`${name} must be an RFC 3339 date-time`);
+    return ms;
+  };
+  const state = text('state') || STEP_UP_STATES.unspecified;
+  if (!Object.values(STEP_UP_STATES).includes(state as never)) throw invalidArgument(`state must be one of ${Object.values(STEP_UP_STATES).join(', ')}`);
+  const targetType = (text('targetType') || 'TARGET_TYPE_UNSPECIFIED') as StepUpTargetType;
+  if (!STEP_UP_TARGET_TYPES.includes(targetType)) throw invalidArgument(`targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}`);
+  const size = body.pageSize ?? 0;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalidArgument('pageSize must be a non-negative integer');
+  return {
+    taskId: text('taskId'),
+    state,
+    userId: text('userId'),
+    providerId: text('providerId'),
+    targetType,
+    createdAfter: time('createdAfter'),
+    createdBefore: time('createdBefore'),
+    pageSize: Math.min(size || STEP_UP_SEARCH_PAGE_SIZE_DEFAULT, STEP_UP_SEARCH_PAGE_SIZE_MAX),
+    pageToken: text('pageToken'),
+  };
+}
+
+/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
+export function normalizeStepUpTransaction(raw: unknown): StepUpTransaction {
+  const t = obj(raw);
+  const tx: StepUpTransaction = {
+    id: str(t.id),
+    state: enumValue(t.state, STEP_UP_STATES.unspecified),
+    providerId: str(t.providerId),
+    userId: str(t.userId),
+    claims: objOrNull(t.claims),
+    errorMessage: str(t.errorMessage),
+    createdAt: dateOrNull(t.createdAt),
+    updatedAt: dateOrNull(t.updatedAt),
+    expiresAt: dateOrNull(t.expiresAt),
+  };
+  if (isPlainObject(t.approveTask)) tx.approveTask = { taskId: str(t.approveTask.taskId), policyStepId: str(t.approveTask.policyStepId) };
+  if (isPlainObject(t.test)) tx.test = {};
+  return tx;
 }

@@ -14,7 +14,7 @@ function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
 }
 
 function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
-  for (const k of ['redirectUrl', 'taskActionId']) {
+  for (const k of ['redirectUrl', 'ticketActionId', 'taskActionId']) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
   }
   return checkTaskAnswer(b);
@@ -25,7 +25,15 @@ export function getTask(api: ApiClient, taskId: string, expand: readonly string[
   return api.call<GetTaskResponse>('GET', taskPath(taskId), { query: { expand: expand.length ? expand.join(',') : undefined }, check: checkTaskAnswer });
 }
 
-/** POST /api/v1/tasks/{task_id}/action/approve-with-step-up. */
-export function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
-  return api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body: req, check: checkApproveAnswer });
+/**
+ * POST /api/v1/tasks/{task_id}/action/approve-with-step-up. Without a
+ * transaction ID the member is left out: the server then issues a transaction
+ * and answers `redirectUrl`. The approve action's ID is read from
+ * `ticketActionId`, or `taskActionId` from servers that predate that name.
+ */
+export async function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
+  const { stepUpTransactionId, ...rest } = req;
+  const body = stepUpTransactionId ? req : rest;
+  const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
+  return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }

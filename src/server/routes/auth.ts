@@ -78,6 +78,10 @@ export const authModule: ServerModule = {
   },
   routes(router) {
     router.post(TOKEN_PATH, tokenEndpoint, { auth: false, maxBody: 64 * 1024 });
+    // The caller's own identity (a service route: sdk-ts OpenAPI c1.api.auth.v1.Auth.Introspect; cone's whoami).
+    router.get('/api/v1/auth/introspect', (ctx) => ({
+      body: { principleId: ctx.auth!.clientId, userId: ctx.auth!.userId, roles: [], permissions: [], features: [] },
+    }));
   },
 };
 

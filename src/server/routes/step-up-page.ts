@@ -2,18 +2,14 @@
 // in for an identity provider's step-up prompt: a GET shows the task and step
 // being approved with a confirm button; the confirmation is a POST to the
 // same URL, which marks the transaction verified. The URL carries the
-// transaction ID (a UUID v4 chosen by the client) and a random per-transaction
-// token; without the right token the page answers 404.
+// transaction ID (issued by the server) and a random per-transaction token;
+// without the right token the page answers 404.
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { normalizePolicy, stepKind } from '../../api/tasks.js';
 import type { RequestContext, Router } from '../router.js';
 import type { Store } from '../store/db.js';
-import type { TxRow } from './tasks.js';
-
-export function stepUpPageUrl(baseUrl: string, transactionId: string, token: string): string {
-  return `${baseUrl}/step-up/${encodeURIComponent(transactionId)}?token=${encodeURIComponent(token)}`;
-}
+import { loadTx, type TxRow } from './step-up-transactions.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -57,10 +53,6 @@ interface PageData {
   numericId: string;
   stepLabel: string;
   userName: string;
-}
-
-export function loadTx(store: Store, id: string): TxRow | undefined {
-  return store.db.prepare('SELECT * FROM step_up_transactions WHERE id = ?').get(id) as TxRow | undefined;
 }
 
 /** Finds the transaction named by the URL when the token matches; undefined otherwise. */

@@ -1,17 +1,15 @@
 // Tasks: the task view with its related objects (`expanded` + path fields)
 // and approval with step-up authentication (service-api.md §2.4, §4.4).
 //
-// A step-up transaction is named by the client (a fresh UUID v4). The first
-// approve call that carries it binds it to (task, step, user), gives it a
-// 10-minute lifetime and a random page token, and answers with the step-up
-// page URL; the task is unchanged. Confirming the page (POST) verifies the
-// transaction. The next approve call with the same transaction approves the
-// step and uses the transaction up.
-import { randomBytes } from 'node:crypto';
+// The server issues step-up transactions (service-notes.md §2): an approve
+// call without a transaction ID, on a step that needs step-up, issues one
+// bound to (task, step, user) and answers with the step-up page URL; the task
+// is unchanged. Confirming the page verifies the transaction. An approve call
+// with a verified transaction approves the step and uses the transaction up
+// (step-up-transactions.ts).
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../api/errors.js';
 import {
   EXPANDED_TYPES,
-  STEP_UP_TRANSACTION_TTL_MS,
   assembleExpanded,
   normalizePolicy,
   normalizeTaskView,
@@ -35,7 +33,8 @@ import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { DEMO_APPS } from './apps.js';
 import { DEMO_USERS } from './auth.js';
-import { loadTx, registerStepUpPage, stepUpPageUrl } from './step-up-page.js';
+import { registerStepUpPage } from './step-up-page.js';
+import { issueTransaction, migrateStepUpTransactions, refuseUsed, registerStepUpTransactionRoutes, useTransaction } from './step-up-transactions.js';
 
 // State names the embedded server writes. The spec knows only the
 // *_UNSPECIFIED values; clients must treat every value as an opaque string.
@@ -71,20 +70,6 @@ interface TaskRow {
   related: string;
   created_at: string;
   updated_at: string;
-}
-
-export interface TxRow {
-  id: string;
-  task_id: string;
-  step_id: string;
-  user_id: string;
-  provider_id: string;
-  token_sealed: string;
-  state: 'pending' | 'verified' | 'used';
-  created_at: number;
-  expires_at: number;
-  verified_at: number | null;
-  used_at: number | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -236,11 +221,10 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
   const { store } = ctx;
   const now = ctx.clock.now();
 
-  const outcome = store.db.transaction((): { redirectUrl: string; taskActionId: string } => {
+  const outcome = store.db.transaction((): { redirectUrl: string; ticketActionId: string } => {
     const row = requireTask(store, taskId);
     const txId = req.stepUpTransactionId;
-    const existing = txId ? loadTx(store, txId) : undefined;
-    if (existing?.state === 'used') throw failedPrecondition(`step-up transaction ${txId} was already used; start a new transaction`);
+    if (txId) refuseUsed(store, txId);
     const policy = normalizePolicy(JSON.parse(row.policy));
     const current = policy.current;
     if (row.state === 'closed' || !current) throw failedPrecondition(`task ${taskId} is closed`);
@@ -258,31 +242,12 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
       throw invalidArgument('comment is required: this approval step requires an approval reason');
     }
 
-    let usedTx = '';
+    // A transaction ID, when sent, must name a verified transaction issued here for this task, step and user.
     const providerId = approval.approval.requiresStepUpProviderId;
-    if (providerId) {
-      if (!txId) throw invalidArgument('stepUpTransactionId is required: this step requires step-up authentication; send a fresh UUID v4');
-      if (!existing) {
-        const token = randomBytes(32).toString('base64url');
-        store.db
-          .prepare(
-            `INSERT INTO step_up_transactions (id, task_id, step_id, user_id, provider_id, token_sealed, state, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-          )
-          .run(txId, taskId, current.id, userId, providerId, store.seal(token, 'step_up_transactions', txId, 'token'), now, now + STEP_UP_TRANSACTION_TTL_MS);
-        return { redirectUrl: stepUpPageUrl(ctx.baseUrl, txId, token), taskActionId: '' };
-      }
-      if (existing.task_id !== taskId || existing.step_id !== current.id || existing.user_id !== userId) {
-        throw failedPrecondition(`step-up transaction ${txId} is bound to another task, step or user; start a new transaction`);
-      }
-      if (now >= existing.expires_at) throw failedPrecondition(`step-up transaction ${txId} expired; start a new transaction`);
-      if (existing.state === 'pending') {
-        const token = store.open(existing.token_sealed, 'step_up_transactions', txId, 'token');
-        return { redirectUrl: stepUpPageUrl(ctx.baseUrl, txId, token), taskActionId: '' };
-      }
-      store.db.prepare(`UPDATE step_up_transactions SET state = 'used', used_at = ? WHERE id = ? AND state = 'verified'`).run(now, txId);
-      usedTx = txId;
+    if (providerId && !txId) {
+      return { redirectUrl: issueTransaction(store, ctx.baseUrl, { taskId, stepId: current.id, userId, providerId, now }).redirectUrl, ticketActionId: '' };
     }
+    if (txId) useTransaction(store, txId, { taskId, stepId: current.id, userId, now });
 
     // Approve: outcome on the current instance, into history, next step becomes current.
     const stored = JSON.parse(row.task) as Record<string, unknown>;
@@ -291,7 +256,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     approval.approved = {
       approvedAt: isoAt(now),
       entitlements: (related.objects.entitlements ?? []).map((id) => ({ appId: related.appId, appEntitlementId: id })),
-      stepUpTransactionId: usedTx,
+      stepUpTransactionId: txId,
       userId,
     };
     policy.history.push(current);
@@ -307,16 +272,16 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
         `INSERT INTO task_approve_actions (id, task_id, step_id, user_id, step_up_transaction_id, comment, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(actionId, taskId, current.id, userId, usedTx, comment, isoAt(now));
+      .run(actionId, taskId, current.id, userId, txId, comment, isoAt(now));
     const res = store.db
       .prepare('UPDATE tasks SET task = ?, policy = ?, state = ?, updated_at = ? WHERE id = ? AND updated_at = ?')
       .run(JSON.stringify(stored), JSON.stringify(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
     if (res.changes !== 1) throw failedPrecondition(`task ${taskId} changed while approving; read it again`);
-    return { redirectUrl: '', taskActionId: actionId };
+    return { redirectUrl: '', ticketActionId: actionId };
   })();
 
   const { taskView, expanded } = buildView(store, requireTask(store, taskId), userId, keys);
-  return { body: { expanded, redirectUrl: outcome.redirectUrl, taskView, taskActionId: outcome.taskActionId } };
+  return { body: { expanded, redirectUrl: outcome.redirectUrl, taskView, ticketActionId: outcome.ticketActionId } };
 }
 
 // --- tables and demo data --------------------------------------------------
@@ -339,19 +304,6 @@ function migrate(store: Store): void {
       type TEXT NOT NULL,
       body TEXT NOT NULL
     );
-    CREATE TABLE IF NOT EXISTS step_up_transactions (
-      id TEXT PRIMARY KEY,
-      task_id TEXT NOT NULL REFERENCES tasks(id),
-      step_id TEXT NOT NULL,
-      user_id TEXT NOT NULL,
-      provider_id TEXT NOT NULL,
-      token_sealed TEXT NOT NULL,
-      state TEXT NOT NULL CHECK (state IN ('pending', 'verified', 'used')),
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      verified_at INTEGER,
-      used_at INTEGER
-    );
     CREATE TABLE IF NOT EXISTS task_approve_actions (
       id TEXT PRIMARY KEY,
       task_id TEXT NOT NULL REFERENCES tasks(id),
@@ -362,6 +314,7 @@ function migrate(store: Store): void {
       created_at TEXT NOT NULL
     );
   `);
+  migrateStepUpTransactions(store);
 }
 
 /** The demo requester: the user asking for access in the seeded tasks. */
@@ -664,6 +617,7 @@ export const tasksModule: ServerModule = {
   routes(router) {
     router.get('/api/v1/tasks/:task_id', getTask);
     router.post('/api/v1/tasks/:task_id/action/approve-with-step-up', approveWithStepUp, { maxBody: 64 * 1024 });
+    registerStepUpTransactionRoutes(router);
     registerStepUpPage(router);
   },
 };

@@ -10,8 +10,11 @@ import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
 import { BIN, ROOT, baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
-const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/[0-9a-f-]{36}\?token=[A-Za-z0-9_-]+)/;
-const TX_RE = /Started step-up transaction ([0-9a-f-]{36})/;
+const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/\S+)/;
+const TX_RE = /Step-up transaction: (\S+)/;
+/** Transaction IDs are the server's: the embedded server issues KSUIDs (not UUIDs), which agctl treats as opaque. */
+const SERVER_TX = /^[0-9A-Za-z]{27}$/;
+const count = (text: string, part: string) => text.split(part).length - 1;
 
 const confirm = async (url: string) => {
   const res = await fetch(url, { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -30,19 +33,26 @@ describe('agctl task approve-step-up', async () => {
     return JSON.parse(row.policy).current;
   };
 
-  it('runs the full flow: new transaction, redirect, confirmation while waiting, approval', async () => {
+  it('runs the full flow: issued transaction, redirect, confirmation while waiting, approval', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly clean-up'], spawnEnv);
-    const [, tx] = await run.waitForStderr(TX_RE);
     const [, url] = await run.waitForStderr(URL_RE);
-    expect(url).toContain(`/step-up/${tx}?`);
+    const [, tx] = await run.waitForStderr(TX_RE);
+    expect(tx).toMatch(SERVER_TX);
+    expect(s.server.store.db.prepare('SELECT task_id, step_id, user_id, state FROM step_up_transactions WHERE id = ?').get(tx)).toEqual({
+      task_id: taskId,
+      step_id: stepId,
+      user_id: 'user-ci',
+      state: 'pending',
+    });
     await run.waitForStderr(/Waiting up to 5m00s/);
     // Still pending: the task has not moved.
     expect(currentStep(taskId).id).toBe(stepId);
     expect(await confirm(url!)).toBe(200);
     const r = await run.done;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`To resume later: agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx} --comment 'quarterly clean-up'`);
+    expect(count(r.stderr + r.stdout, url!)).toBe(1);
+    expect(r.stderr).not.toMatch(/resume/i);
     expect(r.stderr).toContain(`Approved step ${stepId}`);
     // Resolved through the path fields of the default expand mask.
     expect(r.stdout).toMatch(/^Task: +#\d+ CRM Administrator for Grace Hopper$/m);
@@ -51,38 +61,69 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stdout).toMatch(/^Requester: +Grace Hopper <grace@example\.com>$/m);
     expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\) at \\d{4}-.*\\(step-up ${tx}\\)$`, 'm'));
     expect(r.stdout).toMatch(/^Next step: +provision [0-9A-Za-z]{27}, then 1 more$/m);
-    expect(r.stdout).toMatch(/^Approve action: +[0-9A-Za-z]{27}$/m);
     const cur = currentStep(taskId);
     expect(cur.provision).toBeDefined();
     const action = s.server.store.db.prepare('SELECT * FROM task_approve_actions WHERE task_id = ?').get(taskId) as any;
     expect(action).toMatchObject({ step_id: stepId, user_id: 'user-ci', step_up_transaction_id: tx, comment: 'quarterly clean-up' });
+    // The approve action's ID, as the server answered it in ticketActionId.
+    expect(r.stdout).toMatch(new RegExp(`^Approve action: +${action.id}$`, 'm'));
   });
 
-  it('--no-wait exits 10 with the transaction and the resume command; the resume approves', async () => {
+  it('--no-wait exits 10 with the URL and a resume command, each printed once; the resume approves', async () => {
     const { taskId, stepId } = fresh();
     const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json']);
     expect(first.code, first.stderr).toBe(10);
     const p = first.json();
-    expect(p).toMatchObject({ status: 'pending', taskId, policyStepId: stepId, stepUpTransactionId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(p).toMatchObject({ status: 'pending', taskId, policyStepId: stepId, stepUpTransactionId: expect.stringMatching(SERVER_TX) });
     expect(p.redirectUrl).toMatch(URL_RE);
     expect(p.resumeCommand).toBe(`agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${p.stepUpTransactionId}`);
     expect(first.stderr).toMatch(/pending/);
+    expect(first.stderr).not.toContain(p.redirectUrl);
     expect(currentStep(taskId).id).toBe(stepId);
 
     // Resuming before the confirmation is still pending.
     const resumeArgs = p.resumeCommand.split(' ').slice(1);
     const early = await cli([...resumeArgs, '--no-wait']);
-    expect(early.code).toBe(10);
-    expect(early.stderr).toContain(`Resuming step-up transaction ${p.stepUpTransactionId}`);
-    expect(early.stdout).toMatch(/^Transaction: +[0-9a-f-]{36}$/m);
+    expect(early.code, early.stderr).toBe(10);
+    expect(early.stdout).toMatch(new RegExp(`^Transaction: +${p.stepUpTransactionId}$`, 'm'));
+    expect(count(early.stdout + early.stderr, p.resumeCommand)).toBe(1);
     expect(early.stdout).toMatch(/^Resume with: +agctl task approve-step-up /m);
-    expect(early.stdout).toContain(p.resumeCommand);
 
     expect(await confirm(p.redirectUrl)).toBe(200);
     const done = await cli(resumeArgs);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^Approved step: +approval .* by CI Robot \(user-ci\)/m);
     expect(currentStep(taskId).id).not.toBe(stepId);
+  });
+
+  it('--no-wait in a table prints the URL and the resume command once each; the printed command resumes while waiting', async () => {
+    const { taskId, stepId } = fresh();
+    const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '--comment', "it's fine"]);
+    expect(first.code, first.stderr).toBe(10);
+    const url = /^Confirm at: +(\S+)$/m.exec(first.stdout)![1]!;
+    const resume = /^Resume with: +(.+)$/m.exec(first.stdout)![1]!;
+    const all = first.stdout + first.stderr;
+    expect(count(all, url)).toBe(1);
+    expect(count(all, resume)).toBe(1);
+    expect(resume).toMatch(new RegExp(`^agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id [0-9A-Za-z]{27} --comment 'it'\\\\''s fine'$`));
+    // The printed command, run as a shell would: waits, and the page is confirmed meanwhile.
+    const run = spawn('/bin/sh', ['-c', resume.replace(/^agctl /, `"${process.execPath}" "${BIN}" `)], { env: spawnEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    run.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    run.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+      if (/Waiting up to/.test(stderr) && !stderr.includes('[confirmed]')) {
+        stderr += '[confirmed]';
+        void confirm(url);
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/Resuming step-up transaction [0-9A-Za-z]{27}/);
+    expect(stdout).toMatch(/^Approve action: +[0-9A-Za-z]{27}$/m);
+    const action = s.server.store.db.prepare('SELECT comment FROM task_approve_actions WHERE task_id = ?').get(taskId) as any;
+    expect(action.comment).toBe("it's fine");
   });
 
   it('--no-wait still exits 10 when the reader of its output has gone (`| head -1`, `| grep -q`)', async () => {
@@ -100,8 +141,8 @@ describe('agctl task approve-step-up', async () => {
   it('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
-    const [, tx] = await run.waitForStderr(TX_RE);
     const [, url] = await run.waitForStderr(URL_RE);
+    const [, tx] = await run.waitForStderr(TX_RE);
     await run.waitForStderr(/Waiting up to 5m00s/);
     const resume = `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`;
     run.kill('SIGINT');
@@ -137,14 +178,18 @@ describe('agctl task approve-step-up', async () => {
     });
   });
 
-  it('gives up with exit 10 when the wait times out', async () => {
+  it('gives up with exit 10 when the wait times out, with the URL and the resume command once each', async () => {
     const { taskId } = fresh();
     const started = Date.now();
     const r = await cli(['task', 'approve-step-up', taskId, '--wait-timeout', '1']);
     expect(r.code).toBe(10);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.stderr).toMatch(/step-up not completed within 1s/);
-    expect(r.stdout).toMatch(/^Resume with: +agctl task approve-step-up /m);
+    const url = URL_RE.exec(r.stderr)![1]!;
+    const resume = /^Resume with: +(.+)$/m.exec(r.stdout)![1]!;
+    expect(resume).toMatch(/ --transaction-id [0-9A-Za-z]{27}$/);
+    expect(count(r.stdout + r.stderr, url)).toBe(1);
+    expect(count(r.stdout + r.stderr, resume)).toBe(1);
   });
 
   it('refuses a step that is not the current one (exit 7)', async () => {
@@ -170,22 +215,39 @@ describe('agctl task approve-step-up', async () => {
     expect(notApprover.stderr).toMatch(/not an approver/);
   });
 
-  it('refuses to reuse a transaction (exit 7), with a hint to start a new one', async () => {
+  /** Starts a step-up with --no-wait and confirms its page: a verified transaction for (task, step, user-ci). */
+  const verifiedTx = async (taskId: string, extra: string[] = []) => {
+    const p = (await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json', ...extra])).json();
+    expect(await confirm(p.redirectUrl)).toBe(200);
+    return p.stepUpTransactionId as string;
+  };
+
+  it('refuses invented, foreign and used transaction IDs', async () => {
     const { taskId, stepId } = fresh();
-    const tx = randomUUID();
-    const pendingRun = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json']);
-    expect(pendingRun.code).toBe(10);
-    await confirm(pendingRun.json().redirectUrl);
-    const ok = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', tx]);
+    // Invented: any opaque form is accepted as a flag, and the service does not know it.
+    for (const invented of [randomUUID(), 'not-a-uuid-at-all']) {
+      const r = await cli(['task', 'approve-step-up', taskId, '--transaction-id', invented]);
+      expect(r.code, invented).toBe(5);
+      expect(r.stderr).toContain(`step-up transaction ${invented} not found`);
+    }
+    const tx = await verifiedTx(taskId);
+    // Another task's, or another user's: refused, nothing approved.
+    const other = fresh();
+    const elsewhere = await cli(['task', 'approve-step-up', other.taskId, '--transaction-id', tx]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`step-up transaction ${tx} is for task ${taskId}, not ${other.taskId}`);
+    const asAda = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx], { env: { AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret } });
+    expect(asAda.code).toBe(7);
+    expect(asAda.stderr).toMatch(/bound to another task, step or user/);
+    expect(currentStep(other.taskId).id).toBe(other.stepId);
+    expect(currentStep(taskId).id).toBe(stepId);
+    // Used once, then refused.
+    const ok = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx]);
     expect(ok.code, ok.stderr).toBe(0);
     const again = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', tx]);
     expect(again.code).toBe(7);
     expect(again.stderr).toMatch(/already used/);
     expect(again.stderr).toMatch(/hint: .*without --transaction-id/);
-    const other = fresh();
-    const elsewhere = await cli(['task', 'approve-step-up', other.taskId, '--transaction-id', tx]);
-    expect(elsewhere.code).toBe(7);
-    expect(currentStep(other.taskId).id).toBe(other.stepId);
   });
 
   it('refuses an expired transaction (server clock moved past 10 minutes)', async () => {
@@ -216,15 +278,13 @@ describe('agctl task approve-step-up', async () => {
 
   it('expands every related object with * and every path field resolves into expanded (JSON output)', async () => {
     const { taskId } = fresh();
-    const tx = randomUUID();
-    const p = (await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json'])).json();
-    await confirm(p.redirectUrl);
+    const tx = await verifiedTx(taskId);
     const r = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', '*', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const res = r.json();
-    expect(Object.keys(res).sort()).toEqual(['expanded', 'redirectUrl', 'taskActionId', 'taskView']);
+    expect(Object.keys(res).sort()).toEqual(['expanded', 'redirectUrl', 'taskView', 'ticketActionId']);
     expect(res.redirectUrl).toBe('');
-    expect(res.taskActionId).toMatch(/^[0-9A-Za-z]{27}$/);
+    expect(res.ticketActionId).toMatch(/^[0-9A-Za-z]{27}$/);
     for (const f of TASK_PATH_FIELDS) expect(typeof res.taskView[f]).toBe('string');
     const resolved = resolveTaskViewPaths(res.taskView, res.expanded) as Record<string, any[]>;
     const nonEmpty = TASK_PATH_FIELDS.filter((f) => res.taskView[f] !== '');
@@ -248,10 +308,7 @@ describe('agctl task approve-step-up', async () => {
 
   it('expands one path only', async () => {
     const { taskId } = fresh();
-    const r = await cli(['task', 'approve-step-up', taskId, '--expand', 'app', '--no-wait', '-o', 'json']);
-    expect(r.code).toBe(10);
-    const tx = r.json().stepUpTransactionId;
-    await confirm(r.json().redirectUrl);
+    const tx = await verifiedTx(taskId, ['--expand', 'app']);
     const done = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', 'app', '-o', 'json']);
     expect(done.code, done.stderr).toBe(0);
     const res = done.json();
@@ -262,8 +319,7 @@ describe('agctl task approve-step-up', async () => {
 
   it('prints what it has when the table output lacks expanded objects', async () => {
     const { taskId } = fresh();
-    const tx = randomUUID();
-    await confirm((await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--no-wait', '-o', 'json'])).json().redirectUrl);
+    const tx = await verifiedTx(taskId);
     const r = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', 'entitlements']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^App: +-$/m);
@@ -274,7 +330,8 @@ describe('agctl task approve-step-up', async () => {
   it('rejects bad flags before sending anything (exit 2)', async () => {
     const { taskId, stepId } = fresh();
     for (const args of [
-      ['--transaction-id', 'nope'],
+      ['--transaction-id', ' '],
+      ['--no-wait', '--embedded'],
       ['--expand', 'app,bogus'],
       ['--wait-timeout', '0'],
       ['--wait-timeout', 'soon'],
@@ -288,6 +345,7 @@ describe('agctl task approve-step-up', async () => {
       expect(r.stderr).toMatch(/^agctl: /m);
       // whole seconds from 1, as the help says
       if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be an integer from 1 to 86400');
+      if (args[1] === '--embedded') expect(r.stderr).toMatch(/--no-wait cannot be used with --embedded[^]*hint: run `agctl serve`/);
     }
     expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(/--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/);
     const n = s.server.store.db.prepare('SELECT COUNT(*) AS n FROM step_up_transactions WHERE task_id = ?').get(taskId) as { n: number };

@@ -35,6 +35,17 @@ async function page(url: string, method: 'GET' | 'POST' = 'GET') {
 }
 
 const getTask = (s: TestServer, id: string, query = '') => s.api(`/api/v1/tasks/${encodeURIComponent(id)}${query}`);
+const getTx = (s: TestServer, id: string) => s.api(`/api/v1/step-up/transactions/${encodeURIComponent(id)}`);
+const searchTx = (s: TestServer, body: Record<string, unknown>) => s.api('/api/v1/search/step-up/transactions', { method: 'POST', json: body });
+
+/** First approve call (no transaction ID): the step-up URL, and the transaction the server issued, found by search. */
+async function startStepUp(s: TestServer, taskId: string, stepId: string, token?: string): Promise<{ url: string; tx: string }> {
+  const first = await approve(s, taskId, { policyStepId: stepId }, token);
+  expect(first.status, JSON.stringify(first.body)).toBe(200);
+  const found = await searchTx(s, { taskId, targetType: 'TARGET_TYPE_TICKET', pageSize: 1 });
+  expect(found.body.list[0].approveTask).toEqual({ taskId, policyStepId: stepId });
+  return { url: first.body.redirectUrl, tx: found.body.list[0].id };
+}
 
 describe('tasks API (embedded server over HTTP)', async () => {
   const s = await startTestServer();
@@ -134,7 +145,7 @@ describe('tasks API (embedded server over HTTP)', async () => {
   it('builds the step-up link from its own address, not from the Host header the client sent', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
     const token = await s.token();
-    const body = JSON.stringify({ policyStepId: stepId, stepUpTransactionId: randomUUID() });
+    const body = JSON.stringify({ policyStepId: stepId });
     const url = new URL(`${s.baseUrl}/api/v1/tasks/${taskId}/action/approve-with-step-up`);
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = request(
@@ -152,23 +163,45 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(answer.body.redirectUrl).not.toContain('evil.example.com');
   });
 
-  it('runs the full step-up flow: redirect, page, confirmation, approval', async () => {
+  it('runs the full step-up flow: issued transaction, redirect, page, confirmation, approval', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
     const before = await getTask(s, taskId);
-    const tx = randomUUID();
-    const body = { policyStepId: stepId, stepUpTransactionId: tx, comment: 'Looks right <ok>', expandMask: { paths: ['app', 'stepApprovers'] } };
+    const body = { policyStepId: stepId, comment: 'Looks right <ok>', expandMask: { paths: ['app', 'stepApprovers'] } };
 
     const first = await approve(s, taskId, body);
     expect(first.status).toBe(200);
-    expect(first.body.redirectUrl).toMatch(new RegExp(`^${s.baseUrl}/step-up/${tx}\\?token=[A-Za-z0-9_-]{43}$`));
-    expect(first.body.taskActionId).toBe('');
+    // The server issues the transaction: an opaque ID (not a UUID), found through the search.
+    expect(first.body.redirectUrl).toMatch(new RegExp(`^${s.baseUrl}/step-up/[0-9A-Za-z]{27}\\?token=[A-Za-z0-9_-]{43}$`));
+    expect(first.body.ticketActionId).toBe('');
+    expect(first.body).not.toHaveProperty('taskActionId');
     expect(first.body.expanded).toHaveLength(3);
     expect(first.body.taskView.appPath).toBe('expanded[0]');
     expect({ ...first.body.taskView, appPath: '', stepApproversPath: '' }).toEqual(before.body.taskView);
+    const found = await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_PENDING', userId: 'user-ci', targetType: 'TARGET_TYPE_TICKET' });
+    expect(found.status).toBe(200);
+    expect(found.body.list).toHaveLength(1);
+    expect(found.body.nextPageToken).toBe('');
+    const tx = found.body.list[0];
+    expect(tx).toEqual({
+      id: expect.stringMatching(KSUID),
+      state: 'STEP_UP_TRANSACTION_STATE_PENDING',
+      approveTask: { taskId, policyStepId: stepId },
+      providerId: 'stepup-embedded',
+      userId: 'user-ci',
+      claims: null,
+      errorMessage: '',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updatedAt: tx.createdAt,
+      expiresAt: new Date(Date.parse(tx.createdAt) + 10 * 60_000).toISOString(),
+    });
+    expect(first.body.redirectUrl).toContain(`/step-up/${tx.id}?`);
+    expect((await getTx(s, tx.id)).body).toEqual({ transaction: tx });
 
-    // Not confirmed yet: the same redirect, the task still unchanged.
-    const again = await approve(s, taskId, body);
-    expect(again.body.redirectUrl).toBe(first.body.redirectUrl);
+    // Not verified yet: refused, and the task is unchanged.
+    const early = await approve(s, taskId, { ...body, stepUpTransactionId: tx.id });
+    expect(early.status).toBe(400);
+    expect(early.body.code).toBe(9);
+    expect(early.body.message).toMatch(/not verified yet/);
     expect((await getTask(s, taskId)).body).toEqual(before.body);
 
     const shown = await page(first.body.redirectUrl);
@@ -183,11 +216,15 @@ describe('tasks API (embedded server over HTTP)', async () => {
     const confirmed = await page(first.body.redirectUrl, 'POST');
     expect(confirmed.status).toBe(200);
     expect(confirmed.html).toContain('Step-up confirmed');
+    const verified = (await getTx(s, tx.id)).body.transaction;
+    expect(verified.state).toBe('STEP_UP_TRANSACTION_STATE_VERIFIED');
+    expect(Date.parse(verified.updatedAt)).toBeGreaterThanOrEqual(Date.parse(tx.createdAt));
 
-    const done = await approve(s, taskId, body);
+    const done = await approve(s, taskId, { ...body, stepUpTransactionId: tx.id });
     expect(done.status).toBe(200);
     expect(done.body.redirectUrl).toBe('');
-    expect(done.body.taskActionId).toMatch(KSUID);
+    expect(done.body.ticketActionId).toMatch(KSUID);
+    expect(done.body).not.toHaveProperty('taskActionId');
     const t = done.body.taskView.task;
     const approved = t.policy.history.at(-1);
     expect(approved.id).toBe(stepId);
@@ -196,7 +233,7 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(approved.approval.approved).toEqual({
       approvedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       entitlements: [{ appId: 'crm-app', appEntitlementId: 'ent-crm-admin' }],
-      stepUpTransactionId: tx,
+      stepUpTransactionId: tx.id,
       userId: 'user-ci',
     });
     expect(Date.now() - Date.parse(approved.approval.approved.approvedAt)).toBeLessThan(60_000);
@@ -206,11 +243,13 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(t.commentCount).toBe(1);
     expect(done.body.taskView.stepApproversPath).toBe('');
     expect(t.approverIds).toEqual(['user-ci']);
-    const action = s.server.store.db.prepare('SELECT * FROM task_approve_actions WHERE id = ?').get(done.body.taskActionId) as any;
-    expect(action).toMatchObject({ task_id: taskId, step_id: stepId, user_id: 'user-ci', step_up_transaction_id: tx, comment: 'Looks right <ok>' });
+    const action = s.server.store.db.prepare('SELECT * FROM task_approve_actions WHERE id = ?').get(done.body.ticketActionId) as any;
+    expect(action).toMatchObject({ task_id: taskId, step_id: stepId, user_id: 'user-ci', step_up_transaction_id: tx.id, comment: 'Looks right <ok>' });
+    // A used transaction still reads as verified (the service has no "used" state).
+    expect((await getTx(s, tx.id)).body.transaction.state).toBe('STEP_UP_TRANSACTION_STATE_VERIFIED');
 
     // Single use: replaying the request, or the page, is refused.
-    const replay = await approve(s, taskId, body);
+    const replay = await approve(s, taskId, { ...body, stepUpTransactionId: tx.id });
     expect(replay.status).toBe(400);
     expect(replay.body.code).toBe(9);
     expect(replay.body.message).toMatch(/already used/);
@@ -218,12 +257,25 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect((await page(first.body.redirectUrl, 'POST')).status).toBe(410);
   });
 
-  it('refuses a transaction used on another task, or for another user', async () => {
+  it('issues a new transaction on every call without one', async () => {
+    const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
+    const a = await startStepUp(s, taskId, stepId);
+    const b = await startStepUp(s, taskId, stepId);
+    expect(b.tx).not.toBe(a.tx);
+    expect(b.url).not.toBe(a.url);
+    expect((await searchTx(s, { taskId })).body.list.map((t: any) => t.id)).toEqual([b.tx, a.tx]);
+  });
+
+  it('refuses transaction IDs it never issued, for another task, step or user, not verified or used (400 code 9)', async () => {
     const a = insertStepUpTask(s.server.store, s.clock);
     const b = insertStepUpTask(s.server.store, s.clock);
-    const tx = randomUUID();
-    const first = await approve(s, a.taskId, { policyStepId: a.stepId, stepUpTransactionId: tx });
-    expect(first.body.redirectUrl).not.toBe('');
+    for (const invented of [randomUUID(), 'abc', 'x'.repeat(200)]) {
+      const r = await approve(s, a.taskId, { policyStepId: a.stepId, stepUpTransactionId: invented });
+      expect(r.status, invented).toBe(400);
+      expect(r.body.code).toBe(9);
+      expect(r.body.message).toMatch(/not issued by this server/);
+    }
+    const { url, tx } = await startStepUp(s, a.taskId, a.stepId);
     const other = await approve(s, b.taskId, { policyStepId: b.stepId, stepUpTransactionId: tx });
     expect(other.status).toBe(400);
     expect(other.body.code).toBe(9);
@@ -233,8 +285,9 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(otherUser.status).toBe(400);
     expect(otherUser.body.code).toBe(9);
     // After confirming, the binding still holds.
-    await page(first.body.redirectUrl, 'POST');
+    await page(url, 'POST');
     expect((await approve(s, b.taskId, { policyStepId: b.stepId, stepUpTransactionId: tx })).status).toBe(400);
+    expect((await approve(s, a.taskId, { policyStepId: a.stepId, stepUpTransactionId: tx }, ada)).status).toBe(400);
     expect((await getTask(s, b.taskId)).body.taskView.task.policy.current.id).toBe(b.stepId);
     // A used transaction cannot be reused on another task either.
     expect((await approve(s, a.taskId, { policyStepId: a.stepId, stepUpTransactionId: tx })).status).toBe(200);
@@ -243,48 +296,99 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(reuse.body.message).toMatch(/already used/);
   });
 
+  it('searches transactions by task, user, state, target type and creation time, page by page', async () => {
+    const a = insertStepUpTask(s.server.store, s.clock);
+    const b = insertStepUpTask(s.server.store, s.clock);
+    const ada = tokenFor(s, 'user-ada');
+    const since = new Date(s.clock.now()).toISOString();
+    const mine = [];
+    for (let i = 0; i < 3; i++) mine.push((await startStepUp(s, a.taskId, a.stepId)).tx);
+    const adas = (await startStepUp(s, a.taskId, a.stepId, ada)).tx;
+    const onB = await startStepUp(s, b.taskId, b.stepId);
+    await page(onB.url, 'POST');
+    const ids = async (body: Record<string, unknown>) => {
+      const r = await searchTx(s, body);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body.list.map((t: any) => t.id).sort();
+    };
+    expect(await ids({ taskId: a.taskId })).toEqual([...mine, adas].sort());
+    expect(await ids({ taskId: a.taskId, userId: 'user-ada' })).toEqual([adas]);
+    expect(await ids({ createdAfter: since, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })).toEqual([onB.tx]);
+    expect(await ids({ taskId: a.taskId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })).toEqual([]);
+    expect(await ids({ taskId: a.taskId, targetType: 'TARGET_TYPE_TEST' })).toEqual([]);
+    expect(await ids({ taskId: a.taskId, providerId: 'stepup-embedded', targetType: 'TARGET_TYPE_UNSPECIFIED' })).toHaveLength(4);
+    expect(await ids({ taskId: a.taskId, createdBefore: since })).toEqual([]);
+    expect(await ids({ taskId: a.taskId, createdAfter: new Date(s.clock.now() + 60_000).toISOString() })).toEqual([]);
+    // Paging: newest first, every transaction once.
+    const seen: string[] = [];
+    let pageToken = '';
+    let pages = 0;
+    do {
+      const r = await searchTx(s, { createdAfter: since, pageSize: 2, pageToken });
+      expect(r.body.list.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.list.map((t: any) => t.id));
+      pageToken = r.body.nextPageToken;
+      pages++;
+    } while (pageToken);
+    expect(pages).toBe(3);
+    expect(seen.sort()).toEqual([...mine, adas, onB.tx].sort());
+    // Bad input: 400 code 3; an unknown ID: 404.
+    for (const body of [{ state: 'DONE' }, { targetType: 'TICKET' }, { pageSize: -1 }, { pageToken: 'bogus' }, { createdAfter: 'yesterday' }, { taskId: 7 }]) {
+      const r = await searchTx(s, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.code).toBe(3);
+    }
+    const unknown = await getTx(s, 'no-such-transaction');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe(5);
+    expect((await s.api('/api/v1/search/step-up/transactions', { method: 'POST', json: {}, auth: false })).status).toBe(401);
+  });
+
+  it('tells the caller who it is (GET /api/v1/auth/introspect)', async () => {
+    const res = await s.api('/api/v1/auth/introspect');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ userId: 'user-ci', principleId: s.plainClient.clientId });
+    expect((await s.api('/api/v1/auth/introspect', { auth: false })).status).toBe(401);
+  });
+
   it('refuses a step that is not the current one, not an approval, or a closed task (400 code 9)', async () => {
-    const tx = randomUUID();
-    const wrong = await approve(s, demo.stepUp, { policyStepId: 'not-the-step', stepUpTransactionId: tx });
+    const wrong = await approve(s, demo.stepUp, { policyStepId: 'not-the-step' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe(9);
     expect(wrong.body.message).toContain(demo.stepUpStepId);
-    const waiting = await approve(s, demo.waiting, { policyStepId: demo.waitingStepId, stepUpTransactionId: tx });
+    const waiting = await approve(s, demo.waiting, { policyStepId: demo.waitingStepId });
     expect(waiting.status).toBe(400);
     expect(waiting.body.code).toBe(9);
     expect(waiting.body.message).toMatch(/wait step, not an approval/);
     const closedView = (await getTask(s, demo.closed)).body.taskView.task;
     expect(closedView.policy.current.accept).toEqual({ acceptMessage: 'Access granted' });
-    const closed = await approve(s, demo.closed, { policyStepId: closedView.policy.current.id, stepUpTransactionId: tx });
+    const closed = await approve(s, demo.closed, { policyStepId: closedView.policy.current.id });
     expect(closed.status).toBe(400);
     expect(closed.body.code).toBe(9);
     expect(closed.body.message).toMatch(/closed/);
-    // None of these created the transaction.
-    expect(s.server.store.db.prepare('SELECT COUNT(*) AS n FROM step_up_transactions WHERE id = ?').get(tx)).toEqual({ n: 0 });
+    // None of these issued a transaction.
+    for (const taskId of [demo.stepUp, demo.waiting, demo.closed]) expect((await searchTx(s, { taskId })).body.list).toEqual([]);
   });
 
   it('answers 404 for an unknown task and 400 code 3 for bad input', async () => {
-    const res = await approve(s, 'no-such-task', { policyStepId: 'x', stepUpTransactionId: randomUUID() });
+    const res = await approve(s, 'no-such-task', { policyStepId: 'x' });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe(5);
-    for (const body of [{}, { policyStepId: demo.stepUpStepId, stepUpTransactionId: 'abc' }, { policyStepId: demo.stepUpStepId, expandMask: { paths: ['x'] } }]) {
+    for (const body of [{}, { policyStepId: demo.stepUpStepId, stepUpTransactionId: 7 }, { policyStepId: demo.stepUpStepId, expandMask: { paths: ['x'] } }]) {
       const bad = await approve(s, demo.stepUp, body);
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe(3);
     }
-    const noTx = await approve(s, demo.stepUp, { policyStepId: demo.stepUpStepId });
-    expect(noTx.status).toBe(400);
-    expect(noTx.body.message).toMatch(/stepUpTransactionId is required/);
     const anon = await s.api(`/api/v1/tasks/${demo.stepUp}/action/approve-with-step-up`, { method: 'POST', json: {}, auth: false });
     expect(anon.status).toBe(401);
   });
 
   it('refuses callers who are not approvers of the step (403 code 7)', async () => {
     const grace = tokenFor(s, 'user-grace');
-    const self = await approve(s, demo.stepUp, { policyStepId: demo.stepUpStepId, stepUpTransactionId: randomUUID() }, grace);
+    const self = await approve(s, demo.stepUp, { policyStepId: demo.stepUpStepId }, grace);
     expect(self.status).toBe(403);
     expect(self.body.code).toBe(7);
-    const ci = await approve(s, demo.noStepUp, { policyStepId: demo.noStepUpStepId, stepUpTransactionId: randomUUID() });
+    const ci = await approve(s, demo.noStepUp, { policyStepId: demo.noStepUpStepId });
     expect(ci.status).toBe(403);
     expect(ci.body.code).toBe(7);
     const view = await s.api(`/api/v1/tasks/${demo.noStepUp}`);
@@ -293,10 +397,14 @@ describe('tasks API (embedded server over HTTP)', async () => {
 
   it('approves a step that needs no step-up at once, then the task is closed', async () => {
     const ada = tokenFor(s, 'user-ada');
-    const res = await approve(s, demo.noStepUp, { policyStepId: demo.noStepUpStepId, stepUpTransactionId: randomUUID(), expandMask: { paths: ['*'] } }, ada);
+    // A transaction ID, when sent, must still be one it issued.
+    const invented = await approve(s, demo.noStepUp, { policyStepId: demo.noStepUpStepId, stepUpTransactionId: randomUUID() }, ada);
+    expect(invented.status).toBe(400);
+    expect(invented.body.code).toBe(9);
+    const res = await approve(s, demo.noStepUp, { policyStepId: demo.noStepUpStepId, expandMask: { paths: ['*'] } }, ada);
     expect(res.status).toBe(200);
     expect(res.body.redirectUrl).toBe('');
-    expect(res.body.taskActionId).toMatch(KSUID);
+    expect(res.body.ticketActionId).toMatch(KSUID);
     const p = res.body.taskView.task.policy;
     expect(p.history.at(-1).approval.approved).toMatchObject({ userId: 'user-ada', stepUpTransactionId: '' });
     expect(p.current.accept.acceptMessage).toBe('Access granted');
@@ -307,17 +415,17 @@ describe('tasks API (embedded server over HTTP)', async () => {
 
   it('requires a comment when the step asks for an approval reason', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock, { requireApprovalReason: true });
-    const res = await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: randomUUID(), comment: '  ' });
+    const res = await approve(s, taskId, { policyStepId: stepId, comment: '  ' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(3);
-    expect((await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: randomUUID(), comment: 'needed for Q3' })).body.redirectUrl).not.toBe('');
+    expect((await approve(s, taskId, { policyStepId: stepId, comment: 'needed for Q3' })).body.redirectUrl).not.toBe('');
   });
 
   it('approves once when the same verified transaction races', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
-    const tx = randomUUID();
+    const { url, tx } = await startStepUp(s, taskId, stepId);
     const body = { policyStepId: stepId, stepUpTransactionId: tx };
-    await page((await approve(s, taskId, body)).body.redirectUrl, 'POST');
+    await page(url, 'POST');
     const results = await Promise.all(Array.from({ length: 6 }, () => approve(s, taskId, body)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400 && r.body.code === 9)).toHaveLength(5);
@@ -327,8 +435,7 @@ describe('tasks API (embedded server over HTTP)', async () => {
 
   it('shows 404 for a wrong or missing page token and escapes what it shows', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock, { displayName: '<script>alert("x")</script> & co' });
-    const tx = randomUUID();
-    const url = (await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: tx })).body.redirectUrl as string;
+    const { url, tx } = await startStepUp(s, taskId, stepId);
     const shown = await page(url);
     expect(shown.html).not.toContain('<script>');
     expect(shown.html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;&#47;script&#62; &#38; co');
@@ -338,7 +445,7 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect((await page(`${u.origin}${u.pathname}?token=${'A'.repeat(43)}`, 'POST')).status).toBe(404);
     expect((await page(`${u.origin}/step-up/${randomUUID()}?${u.searchParams}`)).status).toBe(404);
     // The wrong-token POST did not verify it.
-    expect((await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: tx })).body.redirectUrl).toBe(url);
+    expect((await getTx(s, tx)).body.transaction.state).toBe('STEP_UP_TRANSACTION_STATE_PENDING');
     // The page token is sealed at rest.
     const row = s.server.store.db.prepare('SELECT token_sealed FROM step_up_transactions WHERE id = ?').get(tx) as { token_sealed: string };
     expect(row.token_sealed).not.toContain(u.searchParams.get('token'));
@@ -367,34 +474,35 @@ describe('tasks API (embedded server over HTTP)', async () => {
 describe('step-up transaction expiry (moved clock)', async () => {
   const s = await startTestServer();
 
-  it('expires a pending transaction after 10 minutes', async () => {
+  it('expires a pending transaction after 10 minutes: it reads as ERROR and cannot be used', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
-    const tx = randomUUID();
-    const body = { policyStepId: stepId, stepUpTransactionId: tx };
-    const url = (await approve(s, taskId, body)).body.redirectUrl as string;
+    const { url, tx } = await startStepUp(s, taskId, stepId);
     s.clock.advance(9 * 60_000);
-    expect((await approve(s, taskId, body)).body.redirectUrl).toBe(url);
+    expect((await getTx(s, tx)).body.transaction.state).toBe('STEP_UP_TRANSACTION_STATE_PENDING');
     s.clock.advance(60_000 + 1);
+    const expired = (await getTx(s, tx)).body.transaction;
+    expect(expired).toMatchObject({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: expect.stringMatching(/expired .* before it was verified/) });
+    expect(expired.updatedAt).toBe(expired.expiresAt);
+    expect((await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_ERROR' })).body.list.map((t: any) => t.id)).toEqual([tx]);
+    expect((await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_PENDING' })).body.list).toEqual([]);
     const shown = await page(url);
     expect(shown.status).toBe(410);
     expect(shown.html).toMatch(/expired/);
     expect((await page(url, 'POST')).status).toBe(410);
-    const res = await approve(s, taskId, body);
+    const res = await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: tx });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(9);
     expect(res.body.message).toMatch(/expired/);
-    // A fresh transaction works again.
-    expect((await approve(s, taskId, { ...body, stepUpTransactionId: randomUUID() })).body.redirectUrl).toMatch(/step-up/);
+    // A new transaction works again.
+    expect((await approve(s, taskId, { policyStepId: stepId })).body.redirectUrl).toMatch(/step-up/);
   });
 
   it('refuses a verified transaction used after its expiry and leaves the task unchanged', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
-    const tx = randomUUID();
-    const body = { policyStepId: stepId, stepUpTransactionId: tx };
-    const url = (await approve(s, taskId, body)).body.redirectUrl as string;
+    const { url, tx } = await startStepUp(s, taskId, stepId);
     expect((await page(url, 'POST')).status).toBe(200);
     s.clock.advance(10 * 60_000 + 1000);
-    const res = await approve(s, taskId, body);
+    const res = await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: tx });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/expired/);
     expect((await getTask(s, taskId)).body.taskView.task.policy.current.id).toBe(stepId);
@@ -402,7 +510,7 @@ describe('step-up transaction expiry (moved clock)', async () => {
 
   it('expands every key in the redirect answer too', async () => {
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
-    const res = await approve(s, taskId, { policyStepId: stepId, stepUpTransactionId: randomUUID(), expandMask: { paths: ['*'] } });
+    const res = await approve(s, taskId, { policyStepId: stepId, expandMask: { paths: ['*'] } });
     const resolved = resolveTaskViewPaths(res.body.taskView, res.body.expanded);
     expect(Object.keys(resolved).length).toBeGreaterThanOrEqual(8);
     expect(EXPAND_KEYS.length).toBe(14);

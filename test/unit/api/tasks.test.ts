@@ -13,6 +13,7 @@ import {
   resolveTaskViewPaths,
   stepKind,
   validateApproveRequest,
+  validateStepUpSearch,
   type ExpandedObject,
 } from '../../../src/api/tasks.js';
 
@@ -123,6 +124,8 @@ describe('approve request validation', () => {
       expandMask: { paths: ['*'] },
     });
     expect(validateApproveRequest({ policyStepId: 's1' })).toEqual({ policyStepId: 's1', stepUpTransactionId: '', comment: '', expandMask: null });
+    // Transaction IDs are opaque: the server issues them, in any form.
+    expect(validateApproveRequest({ policyStepId: 's1', stepUpTransactionId: ' 2hAcB9xQ ' }).stepUpTransactionId).toBe('2hAcB9xQ');
   });
 
   it.each([
@@ -130,8 +133,8 @@ describe('approve request validation', () => {
     [null, /JSON object/],
     [{}, /policyStepId is required/],
     [{ policyStepId: 5 }, /policyStepId must be a string/],
-    [{ policyStepId: 's', stepUpTransactionId: 'not-a-uuid' }, /UUID v4/],
-    [{ policyStepId: 's', stepUpTransactionId: '0f8fad5b-d9cb-169f-a165-70867728950e' }, /UUID v4/],
+    [{ policyStepId: 's', stepUpTransactionId: 7 }, /stepUpTransactionId must be a string/],
+    [{ policyStepId: 's', stepUpTransactionId: 'x'.repeat(201) }, /stepUpTransactionId is longer/],
     [{ policyStepId: 's', comment: 'x'.repeat(4097) }, /comment is longer/],
     [{ policyStepId: 's', expandMask: [] }, /expandMask must be an object/],
     [{ policyStepId: 's', expandMask: { paths: 'app' } }, /array of strings/],
@@ -147,6 +150,30 @@ describe('approve request validation', () => {
     expect((err as ApiError).status).toBe(400);
     expect((err as ApiError).code).toBe(3);
     expect((err as ApiError).message).toMatch(msg);
+  });
+});
+
+describe('step-up transaction search validation', () => {
+  it('fills defaults and caps the page size', () => {
+    expect(validateStepUpSearch({})).toEqual({
+      taskId: '', state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED', userId: '', providerId: '', targetType: 'TARGET_TYPE_UNSPECIFIED',
+      createdAfter: null, createdBefore: null, pageSize: 50, pageToken: '',
+    });
+    const q = validateStepUpSearch({ taskId: 't', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', targetType: 'TARGET_TYPE_TICKET', createdAfter: '2026-01-02T03:04:05.678Z', pageSize: 1000 });
+    expect(q).toMatchObject({ taskId: 't', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', targetType: 'TARGET_TYPE_TICKET', createdAfter: Date.UTC(2026, 0, 2, 3, 4, 5, 678), pageSize: 100 });
+  });
+
+  it.each([
+    [[], /JSON object/],
+    [{ state: 'VERIFIED' }, /state must be one of/],
+    [{ targetType: 'TICKET' }, /targetType must be one of/],
+    [{ pageSize: 1.5 }, /pageSize/],
+    [{ pageSize: '10' }, /pageSize/],
+    [{ createdAfter: '1700000000' }, /createdAfter must be an RFC 3339 date-time/],
+    [{ createdBefore: '2026-13-45T00:00:00Z' }, /createdBefore/],
+    [{ userId: 42 }, /userId must be a string/],
+  ])('rejects %j', (body, msg) => {
+    expect(() => validateStepUpSearch(body)).toThrow(msg);
   });
 });
 

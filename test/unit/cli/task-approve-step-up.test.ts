@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { ApproveWithStepUpResponse } from '../../../src/api/tasks.js';
+import { CliError } from '../../../src/api/errors.js';
+import type { StepUpTransaction } from '../../../src/api/tasks.js';
+import type { ApiClient } from '../../../src/client/api.js';
+import { approveWithStepUp } from '../../../src/client/tasks.js';
+import { run } from '../../../src/cli/commands/task/approve-step-up.js';
+import { sendJson, tinyServer } from '../client/tiny-server.js';
 import {
-  INTERRUPT_GRACE_MS,
+  CLOCK_SKEW_MS,
   clean,
   defaultDeps,
+  findTransaction,
   formatDuration,
   resumeCommand,
   shellQuote,
-  waitForApproval,
+  verified,
+  waitFor,
   type Deps,
+  type Target,
 } from '../../../src/cli/commands/task/approve-step-up.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -22,10 +30,10 @@ describe('approve-step-up helpers', () => {
   });
 
   it('builds a resume command carrying the global flags that were given', () => {
-    const args = { taskId: 't1', stepId: 's1', txId: '0f8fad5b-d9cb-469f-a165-70867728950e', comment: '', expand: undefined };
-    expect(resumeCommand({ flags: {} }, args)).toBe('agctl task approve-step-up t1 --step s1 --transaction-id 0f8fad5b-d9cb-469f-a165-70867728950e');
-    expect(resumeCommand({ flags: { profile: 'ci', embedded: true } }, { ...args, comment: 'ok for Q3', expand: 'app,approvers' })).toBe(
-      "agctl --profile ci --embedded task approve-step-up t1 --step s1 --transaction-id 0f8fad5b-d9cb-469f-a165-70867728950e --comment 'ok for Q3' --expand app,approvers",
+    const args = { taskId: 't1', stepId: 's1', txId: '2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', comment: '', expand: undefined };
+    expect(resumeCommand({ flags: {} }, args)).toBe('agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW');
+    expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toBe(
+      "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
     );
   });
 
@@ -37,10 +45,119 @@ describe('approve-step-up helpers', () => {
   });
 });
 
-describe('waiting for the step-up, and Ctrl-C', () => {
-  const approvedAnswer = { taskView: { task: {} } } as ApproveWithStepUpResponse;
-  const stillPending = { ...approvedAnswer, redirectUrl: 'http://127.0.0.1/step-up/x' } as ApproveWithStepUpResponse;
+const NOW = Date.parse('2026-05-01T12:00:00Z');
+const clock = { now: () => NOW };
+const tx = (over: Partial<StepUpTransaction> = {}): StepUpTransaction => ({
+  id: 'tx1',
+  state: 'STEP_UP_TRANSACTION_STATE_PENDING',
+  approveTask: { taskId: 't1', policyStepId: 's1' },
+  providerId: 'p',
+  userId: 'u1',
+  claims: null,
+  errorMessage: '',
+  createdAt: new Date(NOW - 1000).toISOString(),
+  updatedAt: null,
+  expiresAt: new Date(NOW + 600_000).toISOString(),
+  ...over,
+});
 
+describe('reading a transaction\'s state', () => {
+  it('is verified, pending, or a clear error', () => {
+    expect(verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' }))).toBe(true);
+    expect(verified({ clock }, tx())).toBe(false);
+    // Pending and past its expiry by more than the clock skew allowed: expired, without waiting for the server to say so.
+    expect(verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS + 1000).toISOString() }))).toBe(false);
+    expect(() => verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS - 1000).toISOString() }))).toThrow(/expired at .* before it was verified/);
+    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: 'MFA denied\x1b[2J' }))).toThrow('step-up transaction tx1 failed: MFA denied?[2J');
+    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR' }))).toThrow(/gives no reason/);
+    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED' }))).toThrow(/state agctl does not know/);
+    try {
+      verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR' }));
+    } catch (err) {
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as CliError).exitCode).toBe(7);
+      expect((err as CliError).hint).toMatch(/without --transaction-id/);
+    }
+  });
+});
+
+describe('finding the transaction the server issued', () => {
+  /** A fake search route: pages of `pages`, recording each request body. */
+  function searchApi(pages: { list: unknown[]; nextPageToken?: string }[]) {
+    const bodies: any[] = [];
+    const api = {
+      async call(method: string, path: string, opts: { body: any; check?: (b: Record<string, unknown>) => string | undefined }) {
+        expect(`${method} ${path}`).toBe('POST /api/v1/search/step-up/transactions');
+        bodies.push(opts.body);
+        const page = pages[bodies.length - 1] ?? { list: [] };
+        expect(opts.check?.(page as Record<string, unknown>)).toBeUndefined();
+        return page;
+      },
+    } as unknown as ApiClient;
+    return { api, bodies };
+  }
+  const debug = () => {};
+  const target: Target = { taskId: 't1', stepId: 's1', userId: 'u1', txId: '', since: NOW - CLOCK_SKEW_MS };
+
+  it('asks for the task, user and creation time, and takes the newest one for the step across pages', async () => {
+    const { api, bodies } = searchApi([
+      { list: [tx({ id: 'older', createdAt: new Date(NOW - 5000).toISOString() }), tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' } })], nextPageToken: 'p2' },
+      { list: [tx({ id: 'newest' }), tx({ id: 'other-user', userId: 'u2', createdAt: new Date(NOW).toISOString() })] },
+    ]);
+    expect((await findTransaction({ debug }, api, target))?.id).toBe('newest');
+    expect(bodies).toEqual([
+      { taskId: 't1', userId: 'u1', targetType: 'TARGET_TYPE_TICKET', createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(), pageSize: 50 },
+      { taskId: 't1', userId: 'u1', targetType: 'TARGET_TYPE_TICKET', createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(), pageSize: 50, pageToken: 'p2' },
+    ]);
+  });
+
+  it('filters on the state when asked, and without a known user asks for none', async () => {
+    const { api, bodies } = searchApi([{ list: [tx({ id: 'a' }), tx({ id: 'b', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })] }]);
+    expect((await findTransaction({ debug }, api, { ...target, userId: '' }, 'STEP_UP_TRANSACTION_STATE_VERIFIED'))?.id).toBe('b');
+    expect(bodies[0]).toEqual(expect.objectContaining({ state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' }));
+    expect(bodies[0]).not.toHaveProperty('userId');
+  });
+
+  it('finds nothing in an empty answer, and stops on a repeated page token', async () => {
+    expect(await findTransaction({ debug }, searchApi([{ list: [] }]).api, target)).toBeUndefined();
+    const looping = searchApi(Array.from({ length: 30 }, () => ({ list: [tx()], nextPageToken: 'same' })));
+    expect((await findTransaction({ debug }, looping.api, target))?.id).toBe('tx1');
+    expect(looping.bodies).toHaveLength(2);
+  });
+});
+
+describe('the approve call', () => {
+  function approveApi(answer: Record<string, unknown>) {
+    const bodies: any[] = [];
+    const api = {
+      async call(_method: string, _path: string, opts: { body: any; check: (b: Record<string, unknown>) => string | undefined }) {
+        bodies.push(opts.body);
+        expect(opts.check(answer)).toBeUndefined();
+        return answer;
+      },
+    } as unknown as ApiClient;
+    return { api, bodies };
+  }
+  const view = { taskView: { task: {} } };
+  const req = { policyStepId: 's1', comment: '', expandMask: { paths: ['app'] } };
+
+  it('leaves the transaction ID out of the first call, and sends it when there is one', async () => {
+    const { api, bodies } = approveApi({ ...view, redirectUrl: 'https://t.example/su' });
+    await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: '' });
+    await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: 'tx-1' });
+    expect(bodies[0]).toEqual(req);
+    expect(bodies[1]).toEqual({ ...req, stepUpTransactionId: 'tx-1' });
+  });
+
+  it('reads the approve action from ticketActionId, or taskActionId from older servers', async () => {
+    expect((await approveWithStepUp(approveApi({ ...view, ticketActionId: 'a1' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a1');
+    expect((await approveWithStepUp(approveApi({ ...view, taskActionId: 'a2' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a2');
+    const none = await approveWithStepUp(approveApi(view).api, 't1', { ...req, stepUpTransactionId: 'x' });
+    expect(none).toMatchObject({ ticketActionId: '', redirectUrl: '' });
+  });
+});
+
+describe('waiting for the step-up, and Ctrl-C', () => {
   function setup(tty = true) {
     const f = fakeIO({ tty });
     const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent' }, flags: {} });
@@ -49,10 +166,10 @@ describe('waiting for the step-up, and Ctrl-C', () => {
     return { ...f, ctx, deps, sleeps };
   }
 
-  it('Ctrl-C during the pause between calls stops at once, clears the spinner line and unsubscribes', async () => {
+  it('Ctrl-C during the pause between polls stops at once, clears the spinner line and unsubscribes', async () => {
     const t = setup();
     let calls = 0;
-    const wait = waitForApproval(t.ctx, { ...t.deps, sleep: (ms, signal) => defaultDeps.sleep(ms * 100, signal) }, async () => (calls++, stillPending), 60_000);
+    const wait = waitFor(t.ctx, { ...t.deps, sleep: (ms, signal) => defaultDeps.sleep(ms * 100, signal) }, async () => (calls++, undefined), 60_000);
     expect(t.interruptListeners()).toBe(1);
     t.interrupt();
     expect(await wait).toBe('interrupted');
@@ -61,36 +178,75 @@ describe('waiting for the step-up, and Ctrl-C', () => {
     expect(t.err().endsWith('\r\x1b[K')).toBe(true);
   });
 
-  it('a call in flight at Ctrl-C may still bring the approval; one that does not answer is given up', async () => {
+  it('Ctrl-C during a poll that does not answer stops at once', async () => {
     const t = setup(false);
-    let release!: (r: ApproveWithStepUpResponse) => void;
-    const inFlight = new Promise<ApproveWithStepUpResponse>((r) => (release = r));
     let calls = 0;
-    const wait = waitForApproval(t.ctx, t.deps, () => (calls++ === 0 ? Promise.resolve(stillPending) : inFlight), 60_000);
-    while (calls < 2) await new Promise((r) => setTimeout(r, 5));
-    t.interrupt();
-    setTimeout(() => release(approvedAnswer), 50);
-    expect(await wait).toEqual({ approved: approvedAnswer });
-    expect(t.interruptListeners()).toBe(0);
-
-    const t2 = setup(false);
-    let calls2 = 0;
-    const never = new Promise<ApproveWithStepUpResponse>(() => {});
     const started = Date.now();
-    const wait2 = waitForApproval(t2.ctx, t2.deps, () => (calls2++, never), 60_000);
-    while (calls2 < 1) await new Promise((r) => setTimeout(r, 5));
-    t2.interrupt();
-    t2.interrupt(); // a second Ctrl-C does not wait out the grace period
-    expect(await wait2).toBe('interrupted');
-    expect(Date.now() - started).toBeLessThan(INTERRUPT_GRACE_MS);
-    expect(t2.interruptListeners()).toBe(0);
+    const wait = waitFor(t.ctx, t.deps, () => (calls++, new Promise<string | undefined>(() => {})), 60_000);
+    while (calls < 1) await new Promise((r) => setTimeout(r, 5));
+    t.interrupt();
+    expect(await wait).toBe('interrupted');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(t.interruptListeners()).toBe(0);
   });
 
-  it('unsubscribes from Ctrl-C after an approval and after a timeout', async () => {
+  it('polls until a value comes, with growing pauses, and unsubscribes after it and after a timeout', async () => {
     const t = setup(false);
-    expect(await waitForApproval(t.ctx, t.deps, async () => approvedAnswer, 60_000)).toEqual({ approved: approvedAnswer });
+    let calls = 0;
+    expect(await waitFor(t.ctx, t.deps, async () => (++calls === 3 ? 'tx9' : undefined), 60_000)).toEqual({ value: 'tx9' });
+    expect(t.sleeps).toEqual([500, 1000, 1500]);
     expect(t.interruptListeners()).toBe(0);
-    expect(await waitForApproval(t.ctx, t.deps, async () => stillPending, 50)).toBe('timeout');
+    expect(await waitFor(t.ctx, t.deps, async () => undefined, 50)).toBe('timeout');
     expect(t.interruptListeners()).toBe(0);
+  });
+});
+
+describe('a tenant that does not say who the caller is, nor list the new transaction at once', async () => {
+  // A stand-in tenant: no introspect route; a transaction search that ignores
+  // every filter and lists the issued transaction only once it is verified,
+  // among transactions of other steps and users.
+  const t = await tinyServer();
+  const other = [tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' }, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })];
+  let verifiedAfter = Infinity;
+  t.reset((req, res) => {
+    const body = req.body ? JSON.parse(req.body) : {};
+    if (req.path === '/api/v1/auth/introspect') return sendJson(res, 404, { code: 5, message: 'no such route' });
+    if (req.path === '/api/v1/search/step-up/transactions') {
+      const searches = t.seen.filter((r) => r.path === req.path).length;
+      const mine = searches > verifiedAfter ? [tx({ id: 'srv-issued-7', userId: 'u1', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })] : [];
+      return sendJson(res, 200, { list: [...other, ...mine] });
+    }
+    if (req.path === '/api/v1/tasks/t1/action/approve-with-step-up') {
+      if (!body.stepUpTransactionId) return sendJson(res, 200, { taskView: { task: { id: 't1' } }, redirectUrl: 'https://tenant.example/su/opaque' });
+      return sendJson(res, 200, { taskView: { task: { id: 't1', numericId: '9' } }, ticketActionId: `act-for-${body.stepUpTransactionId}` });
+    }
+    sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
+  });
+  const opts = { taskId: 't1', step: 's1', open: false, wait: true, waitTimeoutSeconds: 5 };
+  const start = () => {
+    const f = fakeIO();
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {} });
+    const deps: Deps = { ...defaultDeps, sleep: (_ms, signal) => defaultDeps.sleep(5, signal) };
+    return { f, ctx, deps };
+  };
+
+  it('waits for a verified transaction for this task and step, then approves with it', async () => {
+    verifiedAfter = 3;
+    t.seen.length = 0;
+    const { f, ctx, deps } = start();
+    expect(await run(opts, ctx, deps), f.err()).toBe(0);
+    const approves = t.seen.filter((r) => r.path.endsWith('/approve-with-step-up')).map((r) => JSON.parse(r.body));
+    expect(approves.map((b) => b.stepUpTransactionId)).toEqual([undefined, 'srv-issued-7']);
+    expect(f.err()).toMatch(/did not list the step-up transaction/);
+    expect(f.out()).toMatch(/^Approve action: +act-for-srv-issued-7$/m);
+  });
+
+  it('--no-wait exits 10 without a resume command it cannot give', async () => {
+    verifiedAfter = Infinity;
+    const { f, ctx, deps } = start();
+    expect(await run({ ...opts, wait: false }, ctx, deps)).toBe(10);
+    expect(f.out()).toMatch(/^Confirm at: +https:\/\/tenant\.example\/su\/opaque$/m);
+    expect(f.out()).not.toMatch(/Resume with/);
+    expect(f.err()).toMatch(/cannot resume it; run the command again/);
   });
 });

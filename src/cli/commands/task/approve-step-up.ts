@@ -1,12 +1,14 @@
 // agctl task approve-step-up: approve a task's policy step with step-up
-// authentication. Reads the current step when --step is absent, starts a new
-// transaction (a fresh UUID v4) unless --transaction-id resumes one, and
-// repeats the approval with the same transaction while the server answers
-// with a step-up URL, until the step-up is confirmed or the wait times out.
-import { randomUUID } from 'node:crypto';
+// authentication, the way the service defines it (service-notes.md §2). The
+// first approve call carries no transaction ID: the server issues a
+// transaction and answers with the step-up URL. agctl shows (or opens) the
+// URL, learns the transaction's ID through the transaction search, waits
+// until the transaction is verified, then approves with it. --transaction-id
+// resumes with a transaction the server issued earlier.
 import { ApiError, CliError, Code, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
 import {
   COMMENT_MAX_LENGTH,
+  STEP_UP_STATES,
   normalizeTaskView,
   parseExpandPaths,
   resolveExpandedPath,
@@ -15,11 +17,13 @@ import {
   type ApproveWithStepUpResponse,
   type ExpandedObject,
   type PolicyStepInstance,
+  type StepUpTransaction,
   type TaskPathField,
   type TaskView,
 } from '../../../api/tasks.js';
-import { isUuidV4 } from '../../../lib/ids.js';
 import { CONTROL_CHARS } from '../../../lib/controls.js';
+import type { ApiClient } from '../../../client/api.js';
+import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../client/step-up.js';
 import { approveWithStepUp, getTask } from '../../../client/tasks.js';
 import type { CommandContext } from '../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
@@ -43,7 +47,6 @@ export interface Deps {
   /** Resolves after `ms`, or at once when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   openUrl(url: string, env: NodeJS.ProcessEnv): Promise<boolean>;
-  newTransactionId(): string;
 }
 
 /** Related objects requested when --expand is absent: what the success output shows. */
@@ -51,8 +54,10 @@ export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprove
 export const DEFAULT_WAIT_SECONDS = 300;
 const FIRST_POLL_MS = 500;
 const MAX_POLL_MS = 3000;
-/** After Ctrl-C, how long an approve call already sent may still answer (its answer may be the approval). */
-export const INTERRUPT_GRACE_MS = 2000;
+/** How far the server's clock may be behind or ahead of ours (transaction creation and expiry times). */
+export const CLOCK_SKEW_MS = 2 * 60_000;
+/** Pages read at most in one transaction search (a server that repeats its page token stops earlier). */
+const MAX_SEARCH_PAGES = 20;
 
 export const defaultDeps: Deps = {
   sleep: (ms, signal) =>
@@ -67,52 +72,195 @@ export const defaultDeps: Deps = {
       signal?.addEventListener('abort', done, { once: true });
     }),
   openUrl,
-  newTransactionId: randomUUID,
 };
+
+/** What identifies the approval being waited for. */
+interface Approval {
+  taskId: string;
+  stepId: string;
+  comment: string;
+  expand: string[];
+  /** --expand as given (for the resume command). */
+  rawExpand?: string;
+  /** "#numericId displayName" when the server's answer named the task. */
+  label?: string;
+}
+
+/** The transaction waited for: its ID when known, else what the search filters on. */
+export interface Target {
+  taskId: string;
+  stepId: string;
+  /** The caller's user ID, when known. */
+  userId: string;
+  txId: string;
+  /** Transactions created before this (our clock minus the skew allowance) are not ours. */
+  since: number;
+}
 
 export async function run(opts: ApproveStepUpOptions, ctx: CommandContext, deps: Deps = defaultDeps): Promise<number> {
   const taskId = opts.taskId.trim();
   if (!taskId) throw new UsageError('a task ID is required');
   if (opts.step !== undefined && !opts.step.trim()) throw new UsageError('--step must not be empty');
-  if (opts.transactionId !== undefined && !isUuidV4(opts.transactionId.trim())) {
-    throw new UsageError('--transaction-id must be a UUID v4', 'use the transaction ID agctl printed, or leave the flag out to start a new transaction');
-  }
+  const txId = opts.transactionId?.trim();
+  if (opts.transactionId !== undefined && !txId) throw new UsageError('--transaction-id must not be empty', 'use the transaction ID agctl printed, or leave the flag out to start a new step-up');
   const comment = opts.comment ?? '';
   if (comment.length > COMMENT_MAX_LENGTH) throw new UsageError(`--comment is longer than ${COMMENT_MAX_LENGTH} characters`);
-  const expand = expandPaths(opts.expand);
+  if (!opts.wait && ctx.flags.embedded) {
+    throw new UsageError(
+      '--no-wait cannot be used with --embedded: the embedded server, and its step-up page, stop when agctl exits',
+      'run `agctl serve` in another terminal and point agctl at it (--base-url or AGCTL_BASE_URL), or leave out --no-wait',
+    );
+  }
+  const a: Approval = { taskId, stepId: opts.step?.trim() ?? '', comment, expand: expandPaths(opts.expand), rawExpand: opts.expand };
   const waitMs = (opts.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS) * 1000;
-
   const api = await ctx.api();
-  let stepId = opts.step?.trim();
-  if (!stepId) {
-    const { taskView } = await getTask(api, taskId);
-    const current = normalizeTaskView(taskView).task.policy.current;
-    if (!current?.id) throw new CliError(`task ${taskId} has no current step: it is closed`, Exit.Invalid);
-    stepId = current.id;
-    ctx.debug(`current step of task ${taskId}: ${stepId} (${stepKind(current) || 'unknown kind'})`);
-  }
 
-  const resumed = opts.transactionId !== undefined;
-  const txId = opts.transactionId?.trim() || deps.newTransactionId();
-  ctx.debug(`${resumed ? 'resuming' : 'new'} step-up transaction ${txId}`);
-  const req: ApproveWithStepUpRequest = { policyStepId: stepId, stepUpTransactionId: txId, comment, expandMask: { paths: expand } };
-  const resume = resumeCommand(ctx, { taskId, stepId, txId, comment, expand: opts.expand });
-  const call = () => approve(api, taskId, req, resumed);
+  if (txId) return resume(ctx, deps, api, a, txId, opts.wait, waitMs);
 
-  let res = await call();
-  if (res.redirectUrl) {
-    ctx.out.info(resumed ? `Resuming step-up transaction ${txId}` : `Started step-up transaction ${txId}`);
-    const url = checkUrl(res.redirectUrl);
-    if (opts.open && !(await deps.openUrl(url, ctx.env))) ctx.out.warn('could not open a browser; open the step-up URL yourself');
-    if (!opts.wait) return pending(ctx, res, { taskId, stepId, txId, url, resume }, 'not waiting (--no-wait)');
-    ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
-    ctx.out.info(`To resume later: ${resume}`);
-    const outcome = await waitForApproval(ctx, deps, call, waitMs);
-    if (outcome === 'timeout') return pending(ctx, res, { taskId, stepId, txId, url, resume }, `step-up not completed within ${formatDuration(waitMs)}`);
-    if (outcome === 'interrupted') return cancelled(ctx, { taskId, stepId, txId, url, resume });
-    res = outcome.approved;
+  if (!a.stepId) a.stepId = await currentStep(ctx, api, taskId);
+  // Allow for the server's clock being behind ours when finding the transaction it is about to issue.
+  const since = ctx.clock.now() - CLOCK_SKEW_MS;
+  const res = await approve(api, a, '');
+  if (!res.redirectUrl) {
+    await printApproved(ctx, res, a.stepId);
+    return 0;
   }
-  await printApproved(ctx, res, stepId);
+  const url = checkUrl(res.redirectUrl);
+  const t = normalizeTaskView(res.taskView).task;
+  if (t.numericId || t.displayName) a.label = clean(`#${t.numericId} ${t.displayName}`);
+  const userId = await whoAmI(ctx, api);
+  const issued = await findTransaction(ctx, api, { taskId, stepId: a.stepId, userId, txId: '', since });
+  const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
+  if (issued) ctx.debug(`the server issued step-up transaction ${issued.id} (${issued.state})`);
+  else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
+  if (opts.open && !(await deps.openUrl(url, ctx.env))) ctx.out.warn('could not open a browser; open the step-up URL yourself');
+  if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
+  ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
+  if (target.txId) ctx.out.info(`Step-up transaction: ${target.txId}`);
+  return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
+}
+
+async function currentStep(ctx: CommandContext, api: ApiClient, taskId: string): Promise<string> {
+  const { taskView } = await getTask(api, taskId);
+  const current = normalizeTaskView(taskView).task.policy.current;
+  if (!current?.id) throw new CliError(`task ${taskId} has no current step: it is closed`, Exit.Invalid);
+  ctx.debug(`current step of task ${taskId}: ${current.id} (${stepKind(current) || 'unknown kind'})`);
+  return current.id;
+}
+
+/** The caller's user ID from the service's introspect route; '' when the server does not offer it. */
+async function whoAmI(ctx: CommandContext, api: ApiClient): Promise<string> {
+  try {
+    return await callerUserId(api);
+  } catch (err) {
+    if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
+    ctx.debug(`caller's user ID unknown: ${err.message}`);
+    return '';
+  }
+}
+
+/** --transaction-id: read the transaction, then approve (verified), wait (pending) or stop. */
+async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approval, txId: string, wait: boolean, waitMs: number): Promise<number> {
+  let tx: StepUpTransaction;
+  try {
+    tx = await getStepUpTransaction(api, txId);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      throw new CliError(`step-up transaction ${txId} not found`, Exit.NotFound, { hint: 'use the transaction ID agctl printed, or leave out --transaction-id to start a new step-up', status: 404, code: err.code });
+    }
+    throw err;
+  }
+  const bound = tx.approveTask;
+  if (bound?.taskId && bound.taskId !== a.taskId) {
+    throw new UsageError(`step-up transaction ${txId} is for task ${clean(bound.taskId)}, not ${a.taskId}`, 'leave out --transaction-id to start a new step-up for this task');
+  }
+  if (a.stepId && bound?.policyStepId && bound.policyStepId !== a.stepId) {
+    throw new UsageError(`step-up transaction ${txId} is for step ${clean(bound.policyStepId)}, not ${a.stepId}`, 'leave out --step to use the transaction\'s step');
+  }
+  a.stepId ||= bound?.policyStepId || (await currentStep(ctx, api, a.taskId));
+  const target: Target = { taskId: a.taskId, stepId: a.stepId, userId: tx.userId, txId, since: 0 };
+  if (verified(ctx, tx)) return approveWith(ctx, api, a, txId);
+  if (!wait) return pending(ctx, a, target, { url: '', urlShown: true }, 'not waiting (--no-wait)');
+  ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started`);
+  return waitAndApprove(ctx, deps, api, a, target, '', waitMs);
+}
+
+/**
+ * True for a verified transaction, false for a pending one; throws for one
+ * that failed, expired, or is in a state agctl does not know.
+ */
+export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransaction): boolean {
+  const again = 'run the command again without --transaction-id to start a new step-up';
+  switch (tx.state) {
+    case STEP_UP_STATES.verified:
+      return true;
+    case STEP_UP_STATES.pending: {
+      const expires = tx.expiresAt ? Date.parse(tx.expiresAt) : NaN;
+      if (expires + CLOCK_SKEW_MS < ctx.clock.now()) {
+        throw new CliError(`step-up transaction ${tx.id} expired at ${clean(tx.expiresAt!)} before it was verified`, Exit.Invalid, { hint: again });
+      }
+      return false;
+    }
+    case STEP_UP_STATES.error:
+      throw new CliError(`step-up transaction ${tx.id} failed: ${clean(tx.errorMessage) || 'the service gives no reason'}`, Exit.Invalid, { hint: again });
+    default:
+      throw new CliError(`step-up transaction ${tx.id} is in a state agctl does not know: ${clean(tx.state)}`, Exit.Invalid, { hint: again });
+  }
+}
+
+/**
+ * The newest transaction for the target's task and step (and user, when
+ * known) created since `target.since`, optionally in one state; undefined
+ * when there is none.
+ */
+export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: ApiClient, target: Target, state?: string): Promise<StepUpTransaction | undefined> {
+  let best: StepUpTransaction | undefined;
+  let pageToken = '';
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+    const res = await searchStepUpTransactions(api, {
+      taskId: target.taskId,
+      ...(state ? { state } : {}),
+      ...(target.userId ? { userId: target.userId } : {}),
+      targetType: 'TARGET_TYPE_TICKET',
+      createdAfter: new Date(target.since).toISOString(),
+      pageSize: 50,
+      ...(pageToken ? { pageToken } : {}),
+    });
+    for (const tx of res.list) {
+      // Filters the server may not have applied are applied here too.
+      if (tx.approveTask?.taskId !== target.taskId || tx.approveTask.policyStepId !== target.stepId) continue;
+      if ((target.userId && tx.userId !== target.userId) || (state && tx.state !== state)) continue;
+      if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
+    }
+    if (!res.nextPageToken) break;
+    if (seen.has(res.nextPageToken)) {
+      ctx.debug('the transaction search repeated a page token; stopping there');
+      break;
+    }
+    seen.add(res.nextPageToken);
+    pageToken = res.nextPageToken;
+  }
+  return best;
+}
+
+/** Waits for the target transaction to be verified, then approves with it. */
+async function waitAndApprove(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approval, target: Target, url: string, waitMs: number): Promise<number> {
+  const poll = async (): Promise<StepUpTransaction | undefined> => {
+    if (!target.txId) return findTransaction(ctx, api, target, STEP_UP_STATES.verified);
+    const tx = await getStepUpTransaction(api, target.txId);
+    return verified(ctx, tx) ? tx : undefined;
+  };
+  const outcome = await waitFor(ctx, deps, poll, waitMs);
+  if (outcome === 'timeout') return pending(ctx, a, target, { url, urlShown: true }, `step-up not completed within ${formatDuration(waitMs)}`);
+  if (outcome === 'interrupted') return cancelled(ctx, a, target, url);
+  return approveWith(ctx, api, a, outcome.value.id);
+}
+
+async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txId: string): Promise<number> {
+  const res = await approve(api, a, txId);
+  if (res.redirectUrl) throw new CliError(`the server answered with another step-up URL for verified transaction ${txId}`, Exit.Server);
+  await printApproved(ctx, res, a.stepId);
   return 0;
 }
 
@@ -128,14 +276,15 @@ function expandPaths(raw: string | undefined): string[] {
   return paths;
 }
 
-/** One approve call; a FailedPrecondition about a supplied transaction gets a hint to start over. */
-async function approve(api: Awaited<ReturnType<CommandContext['api']>>, taskId: string, req: ApproveWithStepUpRequest, resumed: boolean): Promise<ApproveWithStepUpResponse> {
+/** One approve call; a FailedPrecondition gets a hint on what to do next. */
+async function approve(api: ApiClient, a: Approval, txId: string): Promise<ApproveWithStepUpResponse> {
+  const req: ApproveWithStepUpRequest = { policyStepId: a.stepId, stepUpTransactionId: txId, comment: a.comment, expandMask: { paths: a.expand } };
   try {
-    return await approveWithStepUp(api, taskId, req);
+    return await approveWithStepUp(api, a.taskId, req);
   } catch (err) {
     if (err instanceof ApiError && err.code === Code.FailedPrecondition) {
-      const hint = resumed
-        ? 'if the transaction expired or was used, run the command again without --transaction-id to start a new one'
+      const hint = txId
+        ? 'if the transaction expired or was used, run the command again without --transaction-id to start a new step-up'
         : 'read the task again: the step may have moved on, or the task may be closed';
       throw new CliError(`${err.message} (HTTP ${err.status}, FailedPrecondition)`, exitCodeForStatus(err.status), { hint, status: err.status, code: err.code });
     }
@@ -143,28 +292,20 @@ async function approve(api: Awaited<ReturnType<CommandContext['api']>>, taskId: 
   }
 }
 
-export type WaitOutcome = { approved: ApproveWithStepUpResponse } | 'timeout' | 'interrupted';
+export type WaitOutcome<T> = { value: T } | 'timeout' | 'interrupted';
 
 /**
- * Repeats the call until the approval goes through, the wait times out, or
- * Ctrl-C. Ctrl-C clears the spinner at once and stops the polling; a call
- * already sent gets INTERRUPT_GRACE_MS to answer (a second Ctrl-C cuts that
- * short), since its answer may be the approval, and is aborted after that.
- * Ctrl-C ends the process as usual again once the wait is over.
+ * Polls until `poll` gives a value, the wait times out, or Ctrl-C. The polls
+ * only read, so Ctrl-C stops at once: it clears the spinner, and a request in
+ * flight is abandoned. Ctrl-C ends the process as usual again once the wait
+ * is over.
  */
-export async function waitForApproval(
-  ctx: CommandContext,
-  deps: Deps,
-  call: () => Promise<ApproveWithStepUpResponse>,
-  waitMs: number,
-): Promise<WaitOutcome> {
+export async function waitFor<T>(ctx: CommandContext, deps: Deps, poll: () => Promise<T | undefined>, waitMs: number): Promise<WaitOutcome<T>> {
   const deadline = ctx.clock.now() + waitMs;
   const stop = new AbortController();
-  const hurry = new AbortController();
   const interrupted = new Promise<'interrupted'>((resolve) => stop.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }));
   // Subscribed before the spinner (or the "Waiting" line) shows: from then on Ctrl-C is handled here.
   const unsubscribe = ctx.io.onInterrupt(() => {
-    if (stop.signal.aborted) return hurry.abort();
     spinner.stop();
     stop.abort();
   });
@@ -177,36 +318,18 @@ export async function waitForApproval(
       await deps.sleep(Math.min(delay, left), stop.signal);
       if (stop.signal.aborted) return 'interrupted';
       delay = Math.min(delay + 500, MAX_POLL_MS);
-      const sent = call();
+      const sent = poll();
       const res = await Promise.race([sent, interrupted]);
-      if (res !== 'interrupted') {
-        if (!res.redirectUrl) return { approved: res };
-        if (stop.signal.aborted) return 'interrupted';
-        continue;
+      if (res === 'interrupted') {
+        sent.catch(() => {});
+        await ctx.http.destroy().catch(() => {});
+        return 'interrupted';
       }
-      const late = await settledWithin(sent, INTERRUPT_GRACE_MS, hurry.signal);
-      if (late === 'pending') await ctx.http.destroy().catch(() => {});
-      return late !== 'pending' && late !== 'failed' && !late.redirectUrl ? { approved: late } : 'interrupted';
+      if (res !== undefined) return { value: res };
     }
   } finally {
     unsubscribe();
     spinner.stop();
-  }
-}
-
-/** The promise's value if it settles within `ms` (and before `signal` aborts); 'failed' if it rejects, 'pending' otherwise. */
-async function settledWithin<T>(p: Promise<T>, ms: number, signal: AbortSignal): Promise<T | 'failed' | 'pending'> {
-  const settled = p.catch(() => 'failed' as const);
-  let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise<'pending'>((resolve) => {
-    if (signal.aborted) return resolve('pending');
-    timer = setTimeout(() => resolve('pending'), ms);
-    signal.addEventListener('abort', () => resolve('pending'), { once: true });
-  });
-  try {
-    return await Promise.race([settled, giveUp]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -285,41 +408,58 @@ export function resumeCommand(
   if (f.profile) parts.push('--profile', f.profile);
   if (f.baseUrl) parts.push('--base-url', f.baseUrl);
   if (f.clientId) parts.push('--client-id', f.clientId);
-  if (f.embedded) parts.push('--embedded');
   parts.push('task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId);
   if (a.comment) parts.push('--comment', a.comment);
   if (a.expand !== undefined) parts.push('--expand', a.expand);
   return parts.map(shellQuote).join(' ');
 }
 
-function pending(
-  ctx: CommandContext,
-  res: ApproveWithStepUpResponse,
-  p: { taskId: string; stepId: string; txId: string; url: string; resume: string },
-  why: string,
-): number {
+/**
+ * The command that resumes this approval, or '' when there is none that
+ * would work: the transaction's ID is unknown, or the server (--embedded)
+ * stops with this process.
+ */
+function resumeFor(ctx: CommandContext, a: Approval, target: Target): string {
+  if (!target.txId || ctx.flags.embedded) return '';
+  return resumeCommand(ctx, { taskId: a.taskId, stepId: a.stepId, txId: target.txId, comment: a.comment, expand: a.rawExpand });
+}
+
+function noResume(ctx: CommandContext): string {
+  return ctx.flags.embedded
+    ? 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command'
+    : 'the service did not list the transaction, so agctl cannot resume it; run the command again to start a new step-up';
+}
+
+/**
+ * Exit 10: the step-up is not verified yet. The URL and the resume command
+ * are printed once: the URL here only when it was not shown already.
+ */
+function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: string; urlShown: boolean }, why: string): number {
+  const resume = resumeFor(ctx, a, target);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'pending', taskId: p.taskId, policyStepId: p.stepId, stepUpTransactionId: p.txId, redirectUrl: p.url, resumeCommand: p.resume });
+    ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: resume });
   } else {
-    const t = normalizeTaskView(res.taskView).task;
-    ctx.out.fields([
-      ['Task', t.numericId || t.displayName ? clean(`#${t.numericId} ${t.displayName}`) : p.taskId],
-      ['Step', p.stepId],
-      ['Transaction', p.txId],
-      ['Confirm at', p.url],
-      ['Resume with', p.resume],
-    ]);
+    const rows: [string, string][] = [
+      ['Task', a.label ?? a.taskId],
+      ['Step', a.stepId],
+      ['Transaction', target.txId || '(unknown)'],
+    ];
+    if (u.url && !u.urlShown) rows.push(['Confirm at', u.url]);
+    if (resume) rows.push(['Resume with', resume]);
+    ctx.out.fields(rows);
   }
-  ctx.out.warn(`step-up authentication pending: ${why}; confirm it at the URL, then run the resume command (exit code 10)`);
+  const next = resume ? 'once it is confirmed, run the resume command' : noResume(ctx);
+  ctx.out.warn(`step-up authentication pending: ${why}; ${next} (exit code 10)`);
   return Exit.Pending;
 }
 
 /** Ctrl-C during the wait: one line with the resume command (and the pending object, as "cancelled", with -o json); exit 130. */
-function cancelled(ctx: CommandContext, p: { taskId: string; stepId: string; txId: string; url: string; resume: string }): number {
+function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string): number {
+  const resume = resumeFor(ctx, a, target);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'cancelled', taskId: p.taskId, policyStepId: p.stepId, stepUpTransactionId: p.txId, redirectUrl: p.url, resumeCommand: p.resume });
+    ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: resume });
   }
-  ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; to resume: ${p.resume}`);
+  ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; ${resume ? `to resume: ${resume}` : noResume(ctx)}`);
   return EXIT_INTERRUPTED;
 }
 
@@ -377,7 +517,7 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
     ['Requester', person(resolve('createdByUserPath')[0], text(t.createdByUserId))],
     ['Approved step', approvedText],
     ['Next step', describeStep(t.policy.current, resolve('stepApproversPath'), t.policy.next.length)],
-    ['Approve action', text(res.taskActionId)],
+    ['Approve action', text(res.ticketActionId)],
   ]);
 }
 
