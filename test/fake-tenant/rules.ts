@@ -45,12 +45,12 @@ export class RuleStore {
 
   constructor(private readonly clock: FakeClock) {}
 
-  add(appId: string, r: { id: string; priority: number; displayName?: string; condition?: string; enabled?: boolean }): Rule {
+  add(appId: string, r: { id: string; priority: number; displayName: string; condition?: string; enabled?: boolean }): Rule {
     const now = iso(this.clock.now());
     const rule: Rule = {
       id: r.id,
       appId,
-      displayName: r.displayName ?? `Rule ${r.id}`,
+      displayName: r.displayName,
       description: '',
       condition: r.condition ?? 'subject.department == "Engineering"',
       enabled: r.enabled ?? true,

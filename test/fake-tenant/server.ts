@@ -156,13 +156,13 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
   const rulesApp = 'crm-app';
   // Inserted out of order; evaluation order is (priority, id).
   const defs = [
-    { id: 'rule-g', priority: 50 },
-    { id: 'rule-b', priority: 10 },
-    { id: 'rule-a', priority: 10 },
-    { id: 'rule-e', priority: 30 },
-    { id: 'rule-c', priority: 20 },
-    { id: 'rule-f', priority: 40 },
-    { id: 'rule-d', priority: 30, enabled: false },
+    { id: 'rule-g', priority: 50, displayName: 'Everyone else' },
+    { id: 'rule-b', priority: 10, displayName: 'Sales read-only' },
+    { id: 'rule-a', priority: 10, displayName: 'Engineering admins' },
+    { id: 'rule-e', priority: 30, displayName: 'Contractors' },
+    { id: 'rule-c', priority: 20, displayName: 'Support agents' },
+    { id: 'rule-f', priority: 40, displayName: 'Finance approvers' },
+    { id: 'rule-d', priority: 30, displayName: 'Break-glass', enabled: false },
   ];
   for (const d of defs) rules.add(rulesApp, d);
   const ruleIds = rules.active(rulesApp).map((r) => r.id);
