@@ -15,7 +15,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError, Router, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
-import { FakeClock, ksuidLike } from './ids.js';
+import { FakeClock, ksuid } from './ids.js';
 import { McpStore, registerMcp, type McpServer } from './mcp.js';
 import { RuleStore, registerRules, type RulesOptions } from './rules.js';
 import { TaskStore, registerTasks } from './tasks.js';
@@ -56,8 +56,8 @@ const HOST = '127.0.0.1';
 
 export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<FakeTenant> {
   const clock = new FakeClock();
-  const client = await newKeyClient(`agctl-e2e-${ksuidLike().slice(0, 8)}`, 'fake-tenant', 'user-admin');
-  const otherClient = await newKeyClient(`agctl-other-${ksuidLike().slice(0, 8)}`, 'fake-tenant', 'user-other');
+  const client = await newKeyClient(`agctl-e2e-${ksuid().slice(0, 8)}`, 'fake-tenant', 'user-admin');
+  const otherClient = await newKeyClient(`agctl-other-${ksuid().slice(0, 8)}`, 'fake-tenant', 'user-other');
   const tokens = new TokenIssuer([client, otherClient], HOST, clock);
   const rules = new RuleStore(clock);
   const mcp = new McpStore();
@@ -167,7 +167,7 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
   for (const d of defs) rules.add(rulesApp, d);
   const ruleIds = rules.active(rulesApp).map((r) => r.id);
 
-  const catalogId = ksuidLike();
+  const catalogId = ksuid();
   mcp.catalog.push({ id: catalogId, displayName: 'Datadog', configFields: [{ name: 'site', secret: false }, { name: 'apiKey', secret: true }] });
   const now = new Date(clock.now()).toISOString();
   const mcpApp = 'ai-tools';

@@ -10,7 +10,7 @@
 // 400 failed_precondition.
 import { randomBytes } from 'node:crypto';
 import { failedPrecondition, invalidArgument, isObject, jsonObject, notFound, pageToken, str, timestamp, type Router } from './http.js';
-import { iso, ksuidLike, type FakeClock } from './ids.js';
+import { iso, ksuid, type FakeClock } from './ids.js';
 
 export const TX_TTL_MS = 10 * 60 * 1000;
 export const STATES = ['STEP_UP_TRANSACTION_STATE_UNSPECIFIED', 'STEP_UP_TRANSACTION_STATE_PENDING', 'STEP_UP_TRANSACTION_STATE_VERIFIED', 'STEP_UP_TRANSACTION_STATE_ERROR'] as const;
@@ -77,16 +77,16 @@ export class TaskStore {
 
   /** A task whose current step is an approval that requires step-up. */
   addStepUpTask(opts: { displayName?: string; approverIds?: string[] } = {}): { taskId: string; stepId: string } {
-    const generation = ksuidLike();
+    const generation = ksuid();
     const task: FakeTask = {
-      id: ksuidLike(),
+      id: ksuid(),
       numericId: String(1000 + this.tasks.length),
       displayName: opts.displayName ?? 'CRM Administrator for Grace Hopper',
       createdByUserId: 'user-grace',
       createdAt: iso(this.clock.now()),
-      policyId: ksuidLike(),
+      policyId: ksuid(),
       current: {
-        id: ksuidLike(),
+        id: ksuid(),
         policyGenerationId: generation,
         state: 'POLICY_STEP_STATE_ACTIVE',
         approval: { approval: { requiresStepUpProviderId: this.providerId, users: { userIds: opts.approverIds ?? [] } } },
@@ -102,7 +102,7 @@ export class TaskStore {
   addTransaction(t: { taskId: string; policyStepId: string; userId: string; state?: TxState; createdAt?: number }): StepUpTransaction {
     const now = t.createdAt ?? this.clock.now();
     const tx: StepUpTransaction = {
-      id: ksuidLike(),
+      id: ksuid(),
       state: t.state ?? 'STEP_UP_TRANSACTION_STATE_PENDING',
       approveTask: { taskId: t.taskId, policyStepId: t.policyStepId },
       providerId: this.providerId,
@@ -216,8 +216,8 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     step.approval = { ...step.approval, approved: { approvedAt: now, userId, stepUpTransactionId: tx.id } };
     t.history.push(step);
     const following = t.next.shift();
-    t.current = following ? { id: ksuidLike(), policyGenerationId: step.policyGenerationId, state: 'POLICY_STEP_STATE_ACTIVE', ...following } : null;
-    const action: ApproveAction = { ticketActionId: ksuidLike(), taskId: t.id, policyStepId: stepId, userId, stepUpTransactionId: tx.id, comment };
+    t.current = following ? { id: ksuid(), policyGenerationId: step.policyGenerationId, state: 'POLICY_STEP_STATE_ACTIVE', ...following } : null;
+    const action: ApproveAction = { ticketActionId: ksuid(), taskId: t.id, policyStepId: stepId, userId, stepUpTransactionId: tx.id, comment };
     store.actions.push(action);
     return { ...store.view(t), ticketActionId: action.ticketActionId };
   });
