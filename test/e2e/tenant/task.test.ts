@@ -57,7 +57,6 @@ describe('task approve-step-up against the fake tenant', async () => {
     expect(lines, out).toHaveLength(1);
     const words = shellWords(lines[0]!.slice(lines[0]!.indexOf('agctl ')));
     expect(words[words.indexOf('--transaction-id') + 1]).toBe(tx!.id);
-    expect(words).not.toContain('--no-wait');
     expect(currentStep(taskId)).toBe(stepId);
 
     expect(await t.completeStepUp(url!)).toBe(200);
