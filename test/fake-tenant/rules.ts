@@ -6,25 +6,24 @@
 import { invalidArgument, notFound, pageToken, type Router } from './http.js';
 import { iso, type FakeClock } from './ids.js';
 
-export interface Rule {
-  id: string;
-  appId: string;
-  displayName: string;
-  description: string;
-  condition: string;
-  enabled: boolean;
-  priority: number;
-  settings: {
-    requestPolicyId: string;
-    requestSchemaId: string;
-    emergencyGrantEnabled: boolean;
-    emergencyGrantPolicyId: string;
-    maxGrantDuration: string;
+/** A rule with the fields of service-api.md §2.3 (deletedAt set once deleted). */
+function newRule(appId: string, r: { id: string; priority: number; displayName: string; enabled?: boolean }, now: string) {
+  return {
+    id: r.id,
+    appId,
+    displayName: r.displayName,
+    description: '',
+    condition: 'subject.department == "Engineering"',
+    enabled: r.enabled ?? true,
+    priority: r.priority,
+    settings: { requestPolicyId: 'pol-standard', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '86400s' },
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: undefined as string | undefined,
   };
-  createdAt: string;
-  updatedAt: string;
-  deletedAt?: string;
 }
+
+export type Rule = ReturnType<typeof newRule>;
 
 export interface RulesOptions {
   /** Rules per page, whatever the client asks for; 'all' answers everything in one page. Default 2. */
@@ -45,20 +44,8 @@ export class RuleStore {
 
   constructor(private readonly clock: FakeClock) {}
 
-  add(appId: string, r: { id: string; priority: number; displayName: string; condition?: string; enabled?: boolean }): Rule {
-    const now = iso(this.clock.now());
-    const rule: Rule = {
-      id: r.id,
-      appId,
-      displayName: r.displayName,
-      description: '',
-      condition: r.condition ?? 'subject.department == "Engineering"',
-      enabled: r.enabled ?? true,
-      priority: r.priority,
-      settings: { requestPolicyId: 'pol-standard', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '86400s' },
-      createdAt: now,
-      updatedAt: now,
-    };
+  add(appId: string, r: Parameters<typeof newRule>[1]): Rule {
+    const rule = newRule(appId, r, iso(this.clock.now()));
     this.rules.push(rule);
     return rule;
   }

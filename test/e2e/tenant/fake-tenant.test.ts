@@ -237,4 +237,19 @@ describe('fake tenant: step-up transactions', () => {
     expect((await search({ state: 'VERIFIED' })).status).toBe(400);
     expect((await search({ createdAfter: 'yesterday' })).status).toBe(400);
   });
+
+  it('refuses an expired transaction, and the page of an expired one no longer verifies it', async () => {
+    const { taskId, stepId } = t.tasks.addStepUpTask();
+    const verified = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' });
+    const first = await approve(taskId, { policyStepId: stepId });
+    t.clock.advance(11 * 60 * 1000);
+    try {
+      const r = await approve(taskId, { policyStepId: stepId, stepUpTransactionId: verified.id });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/expired/);
+      expect(await t.completeStepUp(first.body.redirectUrl)).toBe(409);
+    } finally {
+      t.clock.advance(-11 * 60 * 1000);
+    }
+  });
 });
