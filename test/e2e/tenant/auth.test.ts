@@ -40,6 +40,20 @@ describe('login and auth token against the fake tenant', async () => {
     expect(t.tokens.userOf(token.stdout.trim())).toBe(t.userId);
   });
 
+  it('a token the tenant no longer accepts is replaced through a new assertion with a fresh nonce', async () => {
+    const cli = cliFor(tempDir());
+    const before = t.tokens.log.length;
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } });
+    expect(login.code, login.stderr).toBe(0);
+    t.tokens.revokeAll();
+    const rules = await cli(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(rules.json()).toHaveLength(t.seed.ruleIds.length);
+    const nonces = t.tokens.log.slice(before).filter((r) => r.ok).map((r) => r.header?.nonce);
+    expect(nonces).toHaveLength(2);
+    expect(new Set(nonces).size).toBe(2);
+  });
+
   it('a key the tenant does not know for this client: exit 3 and nothing saved', async () => {
     const cli = cliFor(tempDir());
     const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.otherClient.clientSecret } });
