@@ -1,0 +1,66 @@
+// agctl login and auth token against a tenant that takes key-form client
+// assertions only, built as the service's own clients build them
+// (service-notes.md §1), and answers without token_type.
+import { describe, expect, it } from 'vitest';
+import { cliFor, tempDir } from '../../helpers/cli.js';
+import { tenant } from './helpers.js';
+
+describe('login and auth token against the fake tenant', async () => {
+  const t = await tenant();
+
+  it('login with the key secret from the environment, then auth token and a command on the saved profile', async () => {
+    const cli = cliFor(tempDir());
+    const before = t.tokens.log.length;
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } });
+    expect(login.code, login.stderr).toBe(0);
+    const accepted = t.tokens.log.slice(before).filter((r) => r.ok);
+    expect(accepted.length, JSON.stringify(t.tokens.log.slice(before))).toBeGreaterThan(0);
+    // What the tenant accepted: a nonce in the protected header, aud = host name without port.
+    expect(accepted[0]!.header).toMatchObject({ alg: 'EdDSA', nonce: expect.any(String) });
+    expect(accepted[0]!.claims).toMatchObject({ iss: t.clientId, sub: t.clientId, aud: '127.0.0.1' });
+    expect(accepted[0]!.form).not.toHaveProperty('client_secret');
+
+    const token = await cli(['auth', 'token']);
+    expect(token.code, token.stderr).toBe(0);
+    expect(t.tokens.userOf(token.stdout.trim())).toBe(t.userId);
+
+    const rules = await cli(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(rules.json().map((r: { id: string }) => r.id)).toEqual(t.seed.ruleIds);
+    // The secret never reaches the output.
+    for (const r of [login, token, rules]) expect(r.stdout + r.stderr).not.toContain(t.clientSecret.split(':')[3]);
+  });
+
+  it('login with the key secret on stdin', async () => {
+    const cli = cliFor(tempDir());
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--client-secret-stdin'], { input: `${t.clientSecret}\n` });
+    expect(login.code, login.stderr).toBe(0);
+    const token = await cli(['auth', 'token']);
+    expect(token.code, token.stderr).toBe(0);
+    expect(t.tokens.userOf(token.stdout.trim())).toBe(t.userId);
+  });
+
+  it('a token the tenant no longer accepts is replaced through a new assertion with a fresh nonce', async () => {
+    const cli = cliFor(tempDir());
+    const before = t.tokens.log.length;
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } });
+    expect(login.code, login.stderr).toBe(0);
+    t.tokens.revokeAll();
+    const rules = await cli(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(rules.json()).toHaveLength(t.seed.ruleIds.length);
+    const nonces = t.tokens.log.slice(before).filter((r) => r.ok).map((r) => r.header?.nonce);
+    expect(nonces).toHaveLength(2);
+    expect(new Set(nonces).size).toBe(2);
+  });
+
+  it('a key the tenant does not know for this client: exit 3 and nothing saved', async () => {
+    const cli = cliFor(tempDir());
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.otherClient.clientSecret } });
+    expect(login.code, login.stderr).toBe(3);
+    expect(login.stderr).toMatch(/invalid_client|authentication failed/);
+    const token = await cli(['auth', 'token']);
+    expect(token.code).not.toBe(0);
+    expect(token.stdout).toBe('');
+  });
+});

@@ -1,0 +1,84 @@
+// agctl mcp set-credentials / get against a tenant that requires a catalog ID
+// on every hosted request, keys update masks relative to the config and
+// silently ignores a mask naming the wrapper (service-notes.md §3).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/cli.js';
+import { tenant, tenantCli } from './helpers.js';
+
+describe('mcp against the fake tenant', async () => {
+  const t = await tenant();
+  const { cli } = tenantCli(t);
+  const app = t.seed.mcpApp;
+  const ext = t.seed.externalServer;
+  const hosted = t.seed.hostedServer;
+  const stored = (connector: string) => t.mcpServer(app, connector);
+  const lastRequest = () => t.mcp.requests.at(-1)?.body as Record<string, any> | undefined;
+
+  it('external server: a whole config with a bearer token is stored, and no secret is printed', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--url', 'https://wiki-mcp.example.com/mcp', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-one\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-one' } });
+    expect(r.stdout + r.stderr).not.toContain('token-one');
+  });
+
+  it('external server: a new bearer token under a mask is stored', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--update-mask', 'bearerToken', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-two\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-two' } });
+    expect(stored(ext).settings.url).toBe('https://wiki-mcp.example.com/mcp');
+  });
+
+  it('external server: a mask given as externalConfig.bearerToken still changes the token (sent relative to the config)', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--update-mask', 'externalConfig.bearerToken', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-three\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-three' } });
+    expect(lastRequest()?.updateMask).not.toMatch(/(^|,)\s*(externalConfig|hostedConfig)\./);
+    expect(t.mcp.ignoredMaskPaths).toEqual([]);
+  });
+
+  it('hosted server without --catalog-id: agctl sends the server\'s catalog ID and the config field is stored', async () => {
+    const file = join(tempDir(), 'dd.key');
+    writeFileSync(file, 'dd-key-new\n');
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--update-mask', 'configFields.apiKey', '--config-file', `apiKey=${file}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
+    expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-new' });
+    expect(r.stdout + r.stderr).not.toContain('dd-key-new');
+  });
+
+  it('hosted server without --catalog-id: a bearer token is stored and the other config fields stay', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'hosted-token\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stored(hosted).auth).toEqual({ kind: 'bearerToken', values: { token: 'hosted-token' } });
+    expect(stored(hosted).settings.mcpServerCatalogId).toBe(t.seed.catalogId);
+    expect(stored(hosted).configFields.site).toBe('datadoghq.eu');
+  });
+
+  it('hosted server with --catalog-id: sent as given', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--catalog-id', t.seed.catalogId, '--update-mask', 'requireToolApproval', '--require-tool-approval', 'true']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
+    expect(stored(hosted).settings.requireToolApproval).toBe('OPTIONAL_BOOL_TRUE');
+  });
+
+  it('mcp get shows the view (no secrets); an unknown server is exit 5 with the tenant\'s message', async () => {
+    const r = await cli(['mcp', 'get', app, hosted, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ appId: app, connectorId: hosted, serverType: 'MCP_SERVER_TYPE_HOSTED', mcpServerCatalogId: t.seed.catalogId, configFieldValues: { site: 'datadoghq.eu' } });
+    expect(r.stdout).not.toContain(String(stored(hosted).configFields.apiKey));
+    const table = await cli(['mcp', 'get', app, ext]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain('https://wiki-mcp.example.com/mcp');
+    const missing = await cli(['mcp', 'get', app, 'nope-mcp']);
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain('MCP server nope-mcp not found');
+  });
+
+  it('an error with a string code keeps that code in the JSON error', async () => {
+    const r = await cli(['mcp', 'get', app, 'nope-mcp', '-o', 'json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ status: 404, code: 'not_found', message: expect.stringContaining('nope-mcp') });
+  });
+});

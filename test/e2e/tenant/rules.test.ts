@@ -1,0 +1,69 @@
+// agctl rules list / delete against a tenant whose rules list has no paging
+// parameters (service-notes.md §4): it pages by its own size whatever
+// page_size says, may answer everything in one page, or repeat a token.
+import { describe, expect, it } from 'vitest';
+import { tenant, tenantCli } from './helpers.js';
+
+const ids = (rules: { id: string }[]) => rules.map((r) => r.id);
+
+describe('rules against the fake tenant', async () => {
+  const t = await tenant();
+  const { cli } = tenantCli(t);
+  const app = t.seed.rulesApp;
+
+  it('rules list shows every rule of every page once, in evaluation order', async () => {
+    const r = await cli(['rules', 'list', app, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(r.json())).toEqual(t.seed.ruleIds);
+    expect(t.seed.ruleIds).toHaveLength(7);
+  });
+
+  it('rules list does not rely on page_size: --page-size and --limit give the same rules', async () => {
+    const sized = await cli(['rules', 'list', app, '--page-size', '5', '-o', 'json']);
+    expect(sized.code, sized.stderr).toBe(0);
+    expect(ids(sized.json())).toEqual(t.seed.ruleIds);
+    const limited = await cli(['rules', 'list', app, '--limit', '3', '-o', 'json']);
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(ids(limited.json())).toEqual(t.seed.ruleIds.slice(0, 3));
+  });
+
+  it('rules list as a table names each rule once', async () => {
+    const r = await cli(['rules', 'list', app]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const id of t.seed.ruleIds) expect(r.stdout.split(id).length - 1, id).toBe(1);
+  });
+
+  it('rules delete --yes deletes on the tenant; the list no longer shows them', async () => {
+    const r = await cli(['rules', 'delete', app, 'rule-b', 'rule-f', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(t.rules.active(app))).toEqual(['rule-a', 'rule-c', 'rule-d', 'rule-e', 'rule-g']);
+    const list = await cli(['rules', 'list', app, '-o', 'json']);
+    expect(ids(list.json())).toEqual(['rule-a', 'rule-c', 'rule-d', 'rule-e', 'rule-g']);
+  });
+
+  it('rules delete of a rule that does not exist: exit 5, and the message-less error body is shown', async () => {
+    const r = await cli(['rules', 'delete', app, 'rule-nope', '--yes']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('not_found');
+    expect(ids(t.rules.active(app))).toHaveLength(5);
+  });
+});
+
+describe('rules list against tenants that page differently', () => {
+  it('a tenant that answers everything in one page', async () => {
+    const t = await tenant({ rules: { pageSize: 'all' } });
+    const r = await tenantCli(t).cli(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(r.json())).toEqual(t.seed.ruleIds);
+  });
+
+  it('a tenant that repeats a page token: a clear error, nothing printed as a result', async () => {
+    const t = await tenant({ rules: { repeatToken: true } });
+    for (const args of [['-o', 'json'], []]) {
+      const r = await tenantCli(t).cli(['rules', 'list', t.seed.rulesApp, ...args]);
+      expect(r.code, r.stdout).not.toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/token/i);
+    }
+  });
+});

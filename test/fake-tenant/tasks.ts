@@ -1,0 +1,259 @@
+// Tasks and step-up approval (service-api.md §2.4, §4.4; service-notes.md §2).
+// The tenant issues the step-up transactions: an approve call without a
+// `stepUpTransactionId` creates one (PENDING, an opaque ID of the tenant's) and
+// answers {redirectUrl} to a page on this tenant that does not name the
+// transaction; completing that page makes it VERIFIED. A client finds it
+// through GET /api/v1/step-up/transactions/{id} and
+// POST /api/v1/search/step-up/transactions. An approve with a verified,
+// matching (task, step, user), unexpired and unused transaction approves the
+// step and answers {taskView, expanded, ticketActionId}; any other ID is a
+// 400 failed_precondition.
+import { randomBytes } from 'node:crypto';
+import { failedPrecondition, invalidArgument, isObject, jsonObject, notFound, pageToken, str, timestamp, type Router } from './http.js';
+import { iso, ksuid, type FakeClock } from './ids.js';
+
+export const TX_TTL_MS = 10 * 60 * 1000;
+export const STATES = ['STEP_UP_TRANSACTION_STATE_UNSPECIFIED', 'STEP_UP_TRANSACTION_STATE_PENDING', 'STEP_UP_TRANSACTION_STATE_VERIFIED', 'STEP_UP_TRANSACTION_STATE_ERROR'] as const;
+export type TxState = (typeof STATES)[number];
+const TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
+const SEARCH_PAGE_DEFAULT = 10;
+const SEARCH_PAGE_MAX = 100;
+
+export interface StepUpTransaction {
+  id: string;
+  state: TxState;
+  approveTask?: { taskId: string; policyStepId: string };
+  test?: Record<string, never>;
+  providerId: string;
+  userId: string;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  /** Not part of the resource: whether an approval used it, and the page that completes it. */
+  used: boolean;
+  pageToken: string;
+}
+
+export interface StepInstance {
+  id: string;
+  policyGenerationId: string;
+  state: string;
+  approval?: Record<string, unknown>;
+  provision?: Record<string, unknown>;
+}
+
+export interface FakeTask {
+  id: string;
+  numericId: string;
+  displayName: string;
+  createdByUserId: string;
+  createdAt: string;
+  policyId: string;
+  current: StepInstance | null;
+  history: StepInstance[];
+  next: Record<string, unknown>[];
+}
+
+export interface ApproveAction {
+  ticketActionId: string;
+  taskId: string;
+  policyStepId: string;
+  userId: string;
+  stepUpTransactionId: string;
+  comment: string;
+}
+
+export class TaskStore {
+  readonly tasks: FakeTask[] = [];
+  readonly transactions: StepUpTransaction[] = [];
+  readonly actions: ApproveAction[] = [];
+  /** Every approve request body, in order. */
+  readonly approveRequests: { taskId: string; body: Record<string, unknown> }[] = [];
+
+  constructor(
+    private readonly clock: FakeClock,
+    readonly providerId: string,
+  ) {}
+
+  /** A task whose current step is an approval that requires step-up. */
+  addStepUpTask(opts: { displayName?: string; approverIds?: string[] } = {}): { taskId: string; stepId: string } {
+    const generation = ksuid();
+    const task: FakeTask = {
+      id: ksuid(),
+      numericId: String(1000 + this.tasks.length),
+      displayName: opts.displayName ?? 'CRM Administrator for Grace Hopper',
+      createdByUserId: 'user-grace',
+      createdAt: iso(this.clock.now()),
+      policyId: ksuid(),
+      current: {
+        id: ksuid(),
+        policyGenerationId: generation,
+        state: 'POLICY_STEP_STATE_ACTIVE',
+        approval: { approval: { requiresStepUpProviderId: this.providerId, users: { userIds: opts.approverIds ?? [] } } },
+      },
+      history: [],
+      next: [{ provision: { provisionPolicy: { manual: {} } } }],
+    };
+    this.tasks.push(task);
+    return { taskId: task.id, stepId: task.current!.id };
+  }
+
+  /** A transaction as some user's approve call would create it (a decoy, or a transaction for another step). */
+  addTransaction(t: { taskId: string; policyStepId: string; userId: string; state?: TxState; createdAt?: number }): StepUpTransaction {
+    const now = t.createdAt ?? this.clock.now();
+    const tx: StepUpTransaction = {
+      id: ksuid(),
+      state: t.state ?? 'STEP_UP_TRANSACTION_STATE_PENDING',
+      approveTask: { taskId: t.taskId, policyStepId: t.policyStepId },
+      providerId: this.providerId,
+      userId: t.userId,
+      createdAt: iso(now),
+      updatedAt: iso(now),
+      expiresAt: iso(now + TX_TTL_MS),
+      used: false,
+      pageToken: randomBytes(24).toString('base64url'),
+    };
+    this.transactions.push(tx);
+    return tx;
+  }
+
+  /** What a person completing the step-up page does: the transaction becomes VERIFIED. */
+  verify(tx: StepUpTransaction): void {
+    if (tx.state !== 'STEP_UP_TRANSACTION_STATE_PENDING') throw failedPrecondition('the step-up transaction is not pending');
+    if (Date.parse(tx.expiresAt) <= this.clock.now()) throw failedPrecondition('the step-up transaction has expired');
+    tx.state = 'STEP_UP_TRANSACTION_STATE_VERIFIED';
+    tx.updatedAt = iso(this.clock.now());
+  }
+
+  find(id: string): FakeTask | undefined {
+    return this.tasks.find((t) => t.id === id);
+  }
+
+  view(t: FakeTask): Record<string, unknown> {
+    return {
+      taskView: {
+        task: {
+          id: t.id,
+          numericId: t.numericId,
+          displayName: t.displayName,
+          description: '',
+          createdByUserId: t.createdByUserId,
+          createdAt: t.createdAt,
+          commentCount: 0,
+          emergencyAccess: false,
+          approverIds: [],
+          insightIds: [],
+          annotations: [],
+          actions: [],
+          policy: { id: t.policyId, policyGenerationId: t.current?.policyGenerationId ?? '', current: t.current, history: t.history, next: t.next },
+        },
+        objectPermissions: { read: true, edit: true, delete: false, extra: {} },
+      },
+      expanded: [],
+    };
+  }
+}
+
+/** The transaction as the API shows it (without the tenant's own bookkeeping). */
+export function txResource(tx: StepUpTransaction): Record<string, unknown> {
+  const { used: _used, pageToken: _page, ...rest } = tx;
+  return rest;
+}
+
+function stateFilter(v: unknown): TxState | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number' && STATES[v]) return STATES[v];
+  if (typeof v === 'string' && (STATES as readonly string[]).includes(v)) return v as TxState;
+  throw invalidArgument(`state: invalid value ${JSON.stringify(v)}`);
+}
+
+function targetFilter(v: unknown): (typeof TARGET_TYPES)[number] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number' && TARGET_TYPES[v]) return TARGET_TYPES[v];
+  if (typeof v === 'string' && (TARGET_TYPES as readonly string[]).includes(v)) return v as (typeof TARGET_TYPES)[number];
+  throw invalidArgument(`targetType: invalid value ${JSON.stringify(v)}`);
+}
+
+export function registerTasks(router: Router, store: TaskStore, clock: FakeClock, baseUrl: () => string): void {
+  router.add('GET', '/api/v1/tasks/{id}', (_req, [id]) => {
+    const t = store.find(id!);
+    if (!t) throw notFound(`task ${id} not found`);
+    return store.view(t);
+  });
+
+  router.add('POST', '/api/v1/tasks/{id}/action/approve-with-step-up', (req, [id]) => {
+    const body = jsonObject(req);
+    store.approveRequests.push({ taskId: id!, body });
+    const t = store.find(id!);
+    if (!t) throw notFound(`task ${id} not found`);
+    const stepId = str(body, 'policyStepId');
+    const txId = str(body, 'stepUpTransactionId');
+    const comment = str(body, 'comment');
+    if (body.expandMask !== undefined && body.expandMask !== null && !isObject(body.expandMask)) throw invalidArgument('expandMask: expected an object');
+    if (stepId === '') throw invalidArgument('policyStepId is required');
+    if (!t.current || t.current.id !== stepId) throw failedPrecondition(`policy step ${stepId} is not the current step of task ${t.id}`);
+    if (!t.current.approval) throw failedPrecondition(`policy step ${stepId} is not an approval step`);
+    const userId = req.userId!;
+
+    if (txId === '') {
+      const tx = store.addTransaction({ taskId: t.id, policyStepId: stepId, userId });
+      return { redirectUrl: `${baseUrl()}/step-up/complete/${tx.pageToken}` };
+    }
+
+    const tx = store.transactions.find((x) => x.id === txId);
+    if (!tx) throw failedPrecondition('unknown step-up transaction');
+    if (tx.approveTask?.taskId !== t.id || tx.approveTask.policyStepId !== stepId || tx.userId !== userId) {
+      throw failedPrecondition('the step-up transaction belongs to another task, step or user');
+    }
+    if (tx.used) throw failedPrecondition('the step-up transaction was already used');
+    if (Date.parse(tx.expiresAt) <= clock.now()) throw failedPrecondition('the step-up transaction has expired');
+    if (tx.state !== 'STEP_UP_TRANSACTION_STATE_VERIFIED') throw failedPrecondition('the step-up transaction is not verified');
+
+    tx.used = true;
+    const now = iso(clock.now());
+    const step = t.current;
+    step.state = 'POLICY_STEP_STATE_DONE';
+    step.approval = { ...step.approval, approved: { approvedAt: now, userId, stepUpTransactionId: tx.id } };
+    t.history.push(step);
+    const following = t.next.shift();
+    t.current = following ? { id: ksuid(), policyGenerationId: step.policyGenerationId, state: 'POLICY_STEP_STATE_ACTIVE', ...following } : null;
+    const action: ApproveAction = { ticketActionId: ksuid(), taskId: t.id, policyStepId: stepId, userId, stepUpTransactionId: tx.id, comment };
+    store.actions.push(action);
+    return { ...store.view(t), ticketActionId: action.ticketActionId };
+  });
+
+  router.add('GET', '/api/v1/step-up/transactions/{id}', (_req, [id]) => {
+    const tx = store.transactions.find((x) => x.id === id);
+    if (!tx) throw notFound(`step-up transaction ${id} not found`);
+    return { transaction: txResource(tx) };
+  });
+
+  router.add('POST', '/api/v1/search/step-up/transactions', (req) => {
+    const b = jsonObject(req);
+    const taskId = str(b, 'taskId');
+    const userId = str(b, 'userId');
+    const providerId = str(b, 'providerId');
+    const state = stateFilter(b.state);
+    const target = targetFilter(b.targetType);
+    const after = timestamp(b, 'createdAfter');
+    const before = timestamp(b, 'createdBefore');
+    if (b.pageSize !== undefined && b.pageSize !== null && !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0)) throw invalidArgument('pageSize: expected a non-negative integer');
+    const size = Math.min((b.pageSize as number | undefined) || SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX);
+    const token = str(b, 'pageToken');
+    const offset = token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0;
+    const all = store.transactions.filter((tx) => {
+      const created = Date.parse(tx.createdAt);
+      return (
+        (!taskId || tx.approveTask?.taskId === taskId) &&
+        (!userId || tx.userId === userId) &&
+        (!providerId || tx.providerId === providerId) &&
+        (!state || state === 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED' || tx.state === state) &&
+        (!target || target === 'TARGET_TYPE_UNSPECIFIED' || (target === 'TARGET_TYPE_TICKET' ? !!tx.approveTask : !!tx.test)) &&
+        (after === undefined || created > after) &&
+        (before === undefined || created < before)
+      );
+    });
+    const page = all.slice(offset, offset + size);
+    return { list: page.map(txResource), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '' };
+  });
+}
