@@ -122,10 +122,10 @@ async function tokenEndpoint(ctx: RequestContext) {
   const now = nowSeconds(ctx.clock);
   const ttl = ctx.server.tokenTtlSeconds;
   const token = `agt_${randomBytes(32).toString('base64url')}`;
-  ctx.store.db.transaction(() => {
+  ctx.store.write(() => {
     ctx.store.db.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now - 3600);
     ctx.store.db.prepare('INSERT INTO access_tokens (token_hash, client_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), client.client_id, client.user_id, now + ttl);
-  })();
+  });
   return { body: { access_token: token, token_type: 'Bearer', expires_in: ttl }, headers: noStore };
 }
 
