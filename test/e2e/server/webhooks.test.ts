@@ -192,6 +192,17 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
   });
 
+  it('refuses a body with a Content-Encoding other than identity (400), even when its bytes are plain JSON', async () => {
+    const body = '{"encoded":false}';
+    for (const coding of ['gzip', 'br', 'identity, gzip']) {
+      const r = await sendHmac(hmacUrl, w.hmac.secret, now(), { body, headers: { 'content-encoding': coding } });
+      expect(r).toMatchObject({ status: 400, body: { status: 400, eventId: r.id, reason: `Content-Encoding "${coding}" is not accepted: the body must be sent as is, not encoded` } });
+      // Nothing was recorded: the same event without the header is new.
+      expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body, id: r.id })).status).toBe(200);
+    }
+    expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body, headers: { 'content-encoding': 'Identity' } })).status).toBe(200);
+  });
+
   it('lists a run whose body nests too deep to be sent back as JSON: as its text, not a 500', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     // Valid JSON within 64 KiB, accepted at step 2, but deeper than JSON.stringify can recurse.
