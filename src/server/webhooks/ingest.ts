@@ -114,7 +114,7 @@ class Ingest {
 
   /** The key of a listener's next run (inside the write transaction, which keeps other writers out). */
   #nextRun(num: number): number {
-    let next = this.#nextRuns.get(num) ?? lastRunKey(this.#store.db, num) + 1;
+    const next = this.#nextRuns.get(num) ?? lastRunKey(this.#store.db, num) + 1;
     if (next >= (num + 1) * RUNS_PER_LISTENER) throw new Error(`webhook listener number ${num} has used up its run numbers`);
     this.#nextRuns.set(num, next + 1);
     return next;
