@@ -70,16 +70,21 @@ export class EmbeddedServer {
     const modules = opts.modules ?? MODULES;
     const seedCtx = { store: this.store, clock: this.clock, options: this.options };
     try {
-      for (const m of modules) {
-        m.migrate(this.store);
-        const key = `seed:${m.name}`;
-        const saved = this.store.getMeta(key);
-        let part: Record<string, unknown> = {};
-        if (saved !== undefined) part = JSON.parse(saved) as Record<string, unknown>;
-        else if (m.seed) {
-          part = this.store.db.transaction(() => m.seed!(seedCtx))();
-          this.store.setMeta(key, JSON.stringify(part));
-        }
+      // One write transaction: servers starting together on one data directory create and seed it once.
+      const parts = this.store.write(() => {
+        this.store.adoptSchema();
+        return modules.map((m) => {
+          m.migrate(this.store);
+          const key = `seed:${m.name}`;
+          const saved = this.store.getMeta(key);
+          if (saved !== undefined) return JSON.parse(saved) as Record<string, unknown>;
+          const part = m.seed?.(seedCtx) ?? {};
+          if (m.seed) this.store.setMeta(key, JSON.stringify(part));
+          return part;
+        });
+      });
+      for (const [i, m] of modules.entries()) {
+        let part = parts[i]!;
         if (m.reveal) part = m.reveal(part, seedCtx);
         Object.assign(this.demo, part);
         m.routes(this.router);

@@ -11,7 +11,12 @@ export interface SeedContext {
 
 export interface ServerModule {
   name: string;
-  /** Creates or upgrades the module's tables; must be idempotent (CREATE TABLE IF NOT EXISTS ...). */
+  /**
+   * Creates the module's tables; must be idempotent (CREATE TABLE IF NOT EXISTS ...).
+   * Runs in the start-up write transaction, once the database is known to have
+   * this version's storage layout (SCHEMA_VERSION in store/db.ts): changing
+   * a table that already exists needs a new SCHEMA_VERSION.
+   */
   migrate(store: Store): void;
   /**
    * Seeds demo data once per data directory and returns the module's part of

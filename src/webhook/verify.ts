@@ -5,7 +5,7 @@
 // steps run in the spec's order and the first failing step decides the answer:
 //   1. 403  source IP outside the listener's allowed CIDRs (when set)
 //   2. 413  body over 64 KiB; 400  Webhook-Timestamp, Webhook-Event-Id,
-//           Content-Type, JSON body
+//           Content-Type, Content-Encoding (identity only), JSON body
 //   3. 401  HMAC signature or JWT
 //   4. 409  event ID already accepted for this listener (needs `accept`)
 //   5. 200  accepted; the automation runs when published and triggered
@@ -182,6 +182,9 @@ function checkRequest(input: VerifyInput): VerifyResult | { text: string; eventI
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     return badRequest(`Content-Type charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: JSON bodies must be UTF-8`, id);
   }
+  // 400, not 415: §7 answers every invalid request with 400 and lists no 415, so a sender written to the spec knows it.
+  const coding = headerValue(h, 'content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') return badRequest(`Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not accepted: the body must be sent as is, not encoded`, id);
   const b = input.body;
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
     return badRequest('body starts with a UTF-8 byte order mark, which JSON text must not have (RFC 8259 §8.1)', id);

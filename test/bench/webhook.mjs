@@ -1,9 +1,10 @@
 // Benchmark part 2: webhook ingest.
 //  1. The embedded listener (`agctl serve`, HMAC, durable idempotency on disk)
-//     against a bare node:http server that reads the body and answers 200, both
-//     driven by the same load generator in the same run: throughput and p99
-//     latency as ratios, and the server's peak RSS. For context (no target), a
-//     reference: the bare server plus one plain SQLite insert per request.
+//     against two servers driven by the same load generator in the same run:
+//     a bare node:http server that reads the body and answers 200, and a
+//     reference durable receiver (the bare server plus one SQLite insert per
+//     request, each its own transaction). Throughput as a ratio of each (targets
+//     >= 0.45 of bare, >= 1.5x the reference), p99 latency, server CPU, peak RSS.
 //  2. The sender: `agctl webhook send --count N` against the embedded server.
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
@@ -178,8 +179,7 @@ s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
 
-// For context, not for the target: the same bare server recording each event
-// durably the plain way (one SQLite insert per request on a unique event ID,
+// The reference: the same bare server recording each event durably the plain way (one SQLite insert per request on a unique event ID,
 // each its own WAL commit, same pragmas as the listener's store), as a
 // straightforward durable webhook receiver in Node would.
 const DURABLE_SERVER = `
@@ -291,6 +291,8 @@ export async function run() {
     const ratio = paired((x) => x.throughput);
     const p99Ratio = paired((x) => x.p99);
     const cpuRatio = cpu ? paired((x) => x.cpuUs) : null;
+    // The reference runs in rounds of its own (see above): the ratio of the medians.
+    const refRatio = tput.embedded / tput.durable;
     console.log(
       `\nWebhook ingest: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
         `${canPin ? ', servers pinned to CPU 1 and load to CPU 0' : ''} (median of rounds; listener/bare ratios: median of each round's ratio)\n`,
@@ -307,15 +309,15 @@ export async function run() {
     printTable(
       ['measure', 'value', 'target', ''],
       [
-        ['throughput ratio (listener / bare)', ratio.toFixed(2), '>= 0.50', ratio >= 0.5 ? 'met' : 'MISSED'],
+        ['throughput ratio (listener / bare)', ratio.toFixed(2), '>= 0.45', ratio >= 0.45 ? 'met' : 'MISSED'],
+        ['throughput ratio (listener / one-insert reference)', refRatio.toFixed(2), '>= 1.50', refRatio >= 1.5 ? 'met' : 'MISSED'],
         ['p99 latency ratio (listener / bare)', p99Ratio.toFixed(2), '-', '-'],
         ['server CPU per request ratio (listener / bare)', cpuRatio ? cpuRatio.toFixed(2) : '-', '-', '-'],
-        ['throughput ratio (listener / durable reference)', (tput.embedded / tput.durable).toFixed(2), '-', '-'],
         ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
         [`agctl webhook send --count ${REQUESTS}`, `${sender.throughput.toFixed(0)} events/s`, '-', `p99 ${sender.latencyMs.p99} ms`],
       ],
     );
-    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
+    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, refRatio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
   } finally {
     await embedded.stop();
     await durable.stop();

@@ -129,10 +129,10 @@ async function tokenEndpoint(ctx: RequestContext) {
   const now = nowSeconds(ctx.clock);
   const ttl = ctx.server.tokenTtlSeconds;
   const token = `agt_${randomBytes(32).toString('base64url')}`;
-  ctx.store.db.transaction(() => {
+  ctx.store.write(() => {
     ctx.store.db.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now - 3600);
     ctx.store.db.prepare('INSERT INTO access_tokens (token_hash, client_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), client.client_id, client.user_id, now + ttl);
-  })();
+  });
   return { body: { access_token: token, token_type: 'Bearer', expires_in: ttl }, headers: noStore };
 }
 
@@ -210,7 +210,7 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   for (const [name, v] of present) {
     if (typeof v !== 'string' || v === '' || v.length > MAX_REPLAY_MARK) fail(`${name} must be a non-empty string of at most ${MAX_REPLAY_MARK} characters`);
   }
-  ctx.store.db.transaction(() => {
+  ctx.store.write(() => {
     ctx.store.db.prepare('DELETE FROM used_assertions WHERE expires_at < ?').run(now - CLOCK_SKEW_S);
     const mark = ctx.store.db.prepare('INSERT OR IGNORE INTO used_assertions (jti, expires_at) VALUES (?, ?)');
     // A jti keeps its key of earlier versions (client, jti); a nonce is told apart from it.
@@ -218,7 +218,7 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
       const used = mark.run(name === 'jti' ? `${client.client_id}\u0000${v as string}` : `${client.client_id}\u0000nonce\u0000${v as string}`, payload.exp!);
       if (used.changes === 0) fail(`${name} was already used`);
     }
-  })();
+  });
   return client;
 }
 

@@ -277,13 +277,13 @@ async function setCredentials(ctx: RequestContext) {
   const body = await ctx.json();
   const app = requireApp(ctx.store, ctx.params.app_id!);
   const connectorId = ctx.params.connector_id!;
-  const view = ctx.store.db.transaction(() => {
+  const view = ctx.store.write(() => {
     const row = loadServer(ctx.store, app.id, connectorId);
     const req = validateCredentialsRequest(body);
     const plan = planCredentialsUpdate(req, storedServerOf(row), (id) => catalogEntry(ctx.store, id));
     storeUpdate(ctx.store, row, plan, ctx.clock.now());
     return toView(ctx.store, loadServer(ctx.store, app.id, connectorId), ctx.server.frontendUrl);
-  })();
+  });
   return { body: { mcpServer: view } };
 }
 

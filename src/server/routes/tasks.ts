@@ -221,7 +221,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
   const { store } = ctx;
   const now = ctx.clock.now();
 
-  const outcome = store.db.transaction((): { redirectUrl: string; ticketActionId: string } => {
+  const outcome = store.write((): { redirectUrl: string; ticketActionId: string } => {
     const row = requireTask(store, taskId);
     const txId = req.stepUpTransactionId;
     if (txId) refuseUsed(store, txId);
@@ -278,7 +278,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
       .run(JSON.stringify(stored), JSON.stringify(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
     if (res.changes !== 1) throw failedPrecondition(`task ${taskId} changed while approving; read it again`);
     return { redirectUrl: '', ticketActionId: actionId };
-  })();
+  });
 
   const { taskView, expanded } = buildView(store, requireTask(store, taskId), userId, keys);
   return { body: { expanded, redirectUrl: outcome.redirectUrl, taskView, ticketActionId: outcome.ticketActionId } };

@@ -25,6 +25,13 @@ export type SealKeySource = 'option' | 'env' | 'file' | 'random';
 const SEAL_CHECK = 'seal_check';
 const SEAL_CHECK_PLACE = 'meta\u0000seal_check';
 
+/**
+ * The layout of the tables this version reads and writes, kept in the
+ * database's `PRAGMA user_version`. A data directory written with another
+ * layout is refused at start-up, never converted.
+ */
+export const SCHEMA_VERSION = 1;
+
 export class Store {
   readonly db: DB;
   readonly sealer: Sealer;
@@ -164,6 +171,36 @@ export class Store {
 
   setMeta(key: string, value: string): void {
     this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  /**
+   * Runs `fn` in a write transaction that takes the database's write lock at
+   * its start (BEGIN IMMEDIATE). Another server on the same data directory
+   * then waits for the lock (the busy timeout) instead of failing: a
+   * transaction that read first and wrote later would meet a newer database
+   * than it read, which SQLite answers with "database is locked" at once.
+   */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Refuses a database written with another table layout than
+   * SCHEMA_VERSION, and marks a new one with it. Called in the start-up
+   * write transaction, before the modules create their tables.
+   */
+  adoptSchema(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version === SCHEMA_VERSION) return;
+    const file = this.dataDir ? join(this.dataDir, 'agctl.db') : ':memory:';
+    const away = `move the data directory away to start with fresh demo data, or ${anotherDataDir(this.#naming)}`;
+    if (version !== 0) {
+      throw new StartupError(`the database ${file} has storage layout ${version}, which this version of agctl does not read (it reads layout ${SCHEMA_VERSION})`, `use the version of agctl that wrote it, or ${away}`);
+    }
+    if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> 'meta'").get() !== undefined) {
+      throw new StartupError(`the database ${file} was written by an earlier version of agctl, whose storage layout this version does not read`, away);
+    }
+    this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
   /** Seals a secret for a given place (the additional data names the row and field). */

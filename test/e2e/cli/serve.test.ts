@@ -159,3 +159,54 @@ describe('agctl serve', () => {
     expect(readdirSync(dataDir).filter((f) => f.endsWith('-wal') && statSync(join(dataDir, f)).size > 0)).toEqual([]);
   });
 });
+
+describe('two `agctl serve` processes on one data directory', () => {
+  const shared = tempDir('agctl-serve-shared-');
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+
+  /** Starts a server on the shared data directory; resolves with its ready file. */
+  function start(n: number): Promise<Ready> {
+    const file = join(shared, `ready-${n}.json`);
+    const c = spawn(process.execPath, [BIN, 'serve', '--quiet', '--data-dir', join(shared, 'data'), '--ready-file', file], {
+      env: baseEnv(join(shared, `cfg-${n}`)),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(c);
+    let log = '';
+    c.stderr!.setEncoding('utf8').on('data', (d) => (log += d));
+    return waitFor(`server ${n}'s ready file`, () => {
+      if (c.exitCode !== null) throw new Error(`agctl serve ${n} exited with ${c.exitCode}:\n${log}`);
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as Ready;
+      } catch {
+        return undefined; // not there yet, or being written
+      }
+    });
+  }
+
+  it('start together and take 16 concurrent credential updates, alternating between them, without a 5xx', async () => {
+    const servers = await Promise.all([start(1), start(2)]);
+    expect(servers[1]!.clients).toEqual(servers[0]!.clients);
+    const client = servers[0]!.clients.find((c) => c.form === 'plain')!;
+    const tokenRes = await fetch(`${servers[0]!.baseUrl}/auth/v1/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    });
+    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+    const mcp = servers[0]!.demo.mcp;
+    const results = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const res = await fetch(`${servers[i % 2]!.baseUrl}/api/v1/apps/${mcp.appId}/mcp_servers/${mcp.external}/credentials`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ externalConfig: { url: `https://wiki.example.com/mcp/${i}` }, updateMask: 'url' }),
+        });
+        return `${res.status} ${res.status === 200 ? '' : await res.text()}`;
+      }),
+    );
+    expect(results).toEqual(results.map(() => '200 '));
+  });
+});

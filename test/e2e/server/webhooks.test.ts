@@ -7,13 +7,12 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedServer } from '../../../src/server/app.js';
-import { pruneWebhookEvents, webhookEventKeys } from '../../../src/server/routes/webhooks.js';
+import { pruneWebhookEvents } from '../../../src/server/webhooks/ingest.js';
 import { createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
 import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
-import { plainClientToken, startTestServer } from '../../helpers/server.js';
+import { startTestServer } from '../../helpers/server.js';
 
 interface Sent {
   status: number;
@@ -193,6 +192,17 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(runs.body.runs.find((x: any) => x.eventId === legacyEvent).context).toEqual({ trigger: { bom: 1 } });
   });
 
+  it('refuses a body with a Content-Encoding other than identity (400), even when its bytes are plain JSON', async () => {
+    const body = '{"encoded":false}';
+    for (const coding of ['gzip', 'br', 'identity, gzip']) {
+      const r = await sendHmac(hmacUrl, w.hmac.secret, now(), { body, headers: { 'content-encoding': coding } });
+      expect(r).toMatchObject({ status: 400, body: { status: 400, eventId: r.id, reason: `Content-Encoding "${coding}" is not accepted: the body must be sent as is, not encoded` } });
+      // Nothing was recorded: the same event without the header is new.
+      expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body, id: r.id })).status).toBe(200);
+    }
+    expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body, headers: { 'content-encoding': 'Identity' } })).status).toBe(200);
+  });
+
   it('lists a run whose body nests too deep to be sent back as JSON: as its text, not a 500', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     // Valid JSON within 64 KiB, accepted at step 2, but deeper than JSON.stringify can recurse.
@@ -332,10 +342,10 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const failed = await withRunInsertsFailing(() => sendHmac(l.url, l.secret, now()));
     expect(failed.status).toBe(500);
-    // The in-memory key rolled back with the log: the same event is new, once.
+    // The event record rolled back with the run: the same event is new, once.
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(200);
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(409);
-    const logged = s.server.store.db.prepare('SELECT COUNT(*) FROM webhook_event_log WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
+    const logged = s.server.store.db.prepare('SELECT COUNT(*) FROM webhook_events WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
     expect(logged).toBe(1);
   });
 
@@ -372,20 +382,15 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const count = () =>
       (
         s.server.store.db
-          .prepare('SELECT COUNT(*) AS n FROM webhook_event_log WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)')
+          .prepare('SELECT COUNT(*) AS n FROM webhook_events WHERE listener = (SELECT num FROM webhook_listeners WHERE id = ?)')
           .get(l.id) as { n: number }
       ).n;
     s.clock.advance(7 * 86400_000 - 60_000);
     expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(409);
     expect(pruneWebhookEvents(s.server.store, now())).toBe(0);
     s.clock.advance(61_000);
-    // Another event, now the newest in the log (the newest entry is always kept).
-    expect((await sendHmac(hmacUrl, w.hmac.secret, now())).status).toBe(200);
     expect(pruneWebhookEvents(s.server.store, now())).toBeGreaterThanOrEqual(1);
     expect(count()).toBe(0);
-    // The in-memory key of the duplicate check is pruned with the log.
-    const num = s.server.store.db.prepare('SELECT num FROM webhook_listeners WHERE id = ?').pluck().get(l.id);
-    expect([...webhookEventKeys(s.server.store)].filter((k) => k.listener === num)).toEqual([]);
     // After retention the same event ID is a new event.
     expect((await sendHmac(l.url, l.secret, now(), { id: first.id })).status).toBe(200);
     expect(count()).toBe(1);
@@ -463,102 +468,6 @@ describe('durability of accepted events', () => {
     } finally {
       await b.close();
       await a.close();
-    }
-  });
-
-  // The earlier runs table (insertion order, an index on the listener ID), built from the current one.
-  const EARLIER_RUNS = `
-    CREATE TABLE runs_before (id TEXT NOT NULL, listener_id TEXT NOT NULL, automation_id TEXT NOT NULL, event_id TEXT NOT NULL, context BLOB NOT NULL, created_at INTEGER NOT NULL);
-    INSERT INTO runs_before SELECT id, listener_id, automation_id, event_id, context, created_at FROM webhook_runs ORDER BY created_at, seq;
-    DROP TABLE webhook_runs;
-    ALTER TABLE runs_before RENAME TO webhook_runs;
-    CREATE INDEX webhook_runs_listener ON webhook_runs (listener_id);
-  `;
-  // The two earlier layouts of the event records, each built from the current log.
-  const earlierLayouts = {
-    'a unique key of text columns': {
-      table: 'webhook_events',
-      sql: `
-        CREATE TABLE webhook_events (listener_id TEXT NOT NULL, event_id TEXT NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener_id, event_id)) WITHOUT ROWID;
-        CREATE INDEX webhook_events_age ON webhook_events (received_at);
-        INSERT INTO webhook_events SELECT l.id, lower(substr(hex(k.event), 1, 8) || '-' || substr(hex(k.event), 9, 4) || '-' || substr(hex(k.event), 13, 4) || '-' || substr(hex(k.event), 17, 4) || '-' || substr(hex(k.event), 21)), k.received_at
-          FROM webhook_event_log k JOIN webhook_listeners l ON l.num = k.listener;
-        DROP TABLE webhook_event_log;
-        DROP INDEX webhook_listeners_num;
-        ALTER TABLE webhook_listeners DROP COLUMN num;
-      `,
-    },
-    'a compact unique key on disk': {
-      table: 'webhook_event_keys',
-      sql: `
-        CREATE TABLE webhook_event_keys (listener INTEGER NOT NULL, event BLOB NOT NULL, received_at INTEGER NOT NULL, PRIMARY KEY (listener, event)) WITHOUT ROWID;
-        CREATE INDEX webhook_event_keys_age ON webhook_event_keys (received_at);
-        INSERT INTO webhook_event_keys SELECT listener, event, received_at FROM webhook_event_log;
-        DROP TABLE webhook_event_log;
-      `,
-    },
-  };
-
-  it.each(Object.entries(earlierLayouts))('converts a data directory with %s: replays are still 409, listeners keep working', async (_name, layout) => {
-    const dir = tempDir('agctl-wh-upgrade-');
-    const a = new EmbeddedServer({ dataDir: dir });
-    const baseA = await a.listen();
-    const w = (a.demo as any).webhooks;
-    const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await sendHmac(baseA + w.hmac.path, w.hmac.secret, Date.now());
-      expect(r.status).toBe(200);
-      ids.push(r.id);
-    }
-    const res = await fetch(`${baseA}/_embedded/v1/webhook_listeners`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${await plainClientToken(a, baseA)}`, 'content-type': 'application/json' },
-      body: '{"authMethod":"HMAC"}',
-    });
-    expect(res.status).toBe(200);
-    const created = (await res.json()) as any;
-    const other = await sendHmac(baseA + new URL(created.listener.url).pathname, created.listener.secret, Date.now());
-    expect(other.status).toBe(200);
-    await a.close();
-    // Rewrite the event records into the earlier layout.
-    const db = new Database(join(dir, 'agctl.db'));
-    db.exec(layout.sql);
-    db.exec(EARLIER_RUNS);
-    expect((db.prepare(`SELECT COUNT(*) AS n FROM ${layout.table}`).get() as { n: number }).n).toBe(4);
-    db.close();
-    const b = new EmbeddedServer({ dataDir: dir });
-    try {
-      const baseB = await b.listen();
-      const url = baseB + w.hmac.path;
-      for (const id of ids) expect((await sendHmac(url, w.hmac.secret, Date.now(), { id })).status).toBe(409);
-      const otherUrl = baseB + new URL(created.listener.url).pathname;
-      expect((await sendHmac(otherUrl, created.listener.secret, Date.now(), { id: other.id })).status).toBe(409);
-      // The same event ID at another listener is a different event.
-      expect((await sendHmac(otherUrl, created.listener.secret, Date.now(), { id: ids[0] })).status).toBe(200);
-      expect((await sendHmac(url, w.hmac.secret, Date.now())).status).toBe(200);
-      const tables = b.store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'webhook_event%'").pluck().all();
-      expect(tables).toEqual(['webhook_event_log']);
-      // The four converted records and the two new events.
-      expect(b.store.db.prepare('SELECT COUNT(*) FROM webhook_event_log').pluck().get()).toBe(6);
-      // A listener created after the upgrade gets a fresh number.
-      const nums = b.store.db.prepare('SELECT num FROM webhook_listeners').pluck().all() as number[];
-      expect(new Set(nums).size).toBe(nums.length);
-      expect(nums.every((n) => Number.isInteger(n) && n > 0)).toBe(true);
-      // The runs from before, numbered in the order they were stored, then the new one.
-      const token = await plainClientToken(b, baseB);
-      const runs = async (id: string) => (await (await fetch(`${baseB}/_embedded/v1/webhook_listeners/${id}/runs`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
-      const demoRuns = await runs(w.hmac.listenerId);
-      expect(demoRuns.total).toBe(4);
-      expect(demoRuns.runs.map((r: any) => r.number)).toEqual([4, 3, 2, 1]);
-      expect(demoRuns.runs.slice(1).map((r: any) => r.eventId)).toEqual([...ids].reverse());
-      const otherRuns = await runs(created.listener.id);
-      expect(otherRuns.runs.map((r: any) => [r.number, r.eventId])).toEqual([
-        [2, ids[0]],
-        [1, other.id],
-      ]);
-      expect(b.store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'webhook_runs_listener'").pluck().get()).toBe(0);
-    } finally {
-      await b.close();
     }
   });
 

@@ -78,6 +78,33 @@ describe('the data directory', () => {
     expect((err as Error).message).toBe(`the database ${join(dir, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`);
   });
 
+  it('refuses a database of another storage layout (an earlier version, or an unknown one) and leaves it as it was', async () => {
+    const dir = join(root, 'layouts');
+    const server = new EmbeddedServer({ dataDir: dir });
+    await server.close();
+    const file = join(dir, 'agctl.db');
+    const setVersion = (v: number) => {
+      const db = new Database(file);
+      db.pragma(`user_version = ${v}`);
+      db.close();
+    };
+    setVersion(0);
+    const earlier = await startupError(startEmbeddedServer({ dataDir: dir, dataDirFlag: '--data-dir' }));
+    expect(earlier.message).toBe(`the database ${file} was written by an earlier version of agctl, whose storage layout this version does not read`);
+    expect(earlier.hint).toBe('move the data directory away to start with fresh demo data, or choose another data directory with --data-dir');
+    setVersion(99);
+    const unknown = await startupError(startEmbeddedServer({ dataDir: dir }));
+    expect(unknown.message).toBe(`the database ${file} has storage layout 99, which this version of agctl does not read (it reads layout 1)`);
+    const db = new Database(file, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(99);
+    db.close();
+    // Back at this version's layout, the data directory starts again, with its data.
+    setVersion(1);
+    const again = new EmbeddedServer({ dataDir: dir });
+    expect(again.demo).toEqual(server.demo);
+    await again.close();
+  });
+
   it('names a damaged seal key file', () => {
     const dir = join(root, 'short-key');
     mkdirSync(dir);
