@@ -9,7 +9,7 @@ import { safeJson } from './escape.js';
 import { bindInvocation, type Invocation } from './invocation.js';
 import type { IO } from './io.js';
 
-export { processIO } from './io.js';
+export { processIO } from './process-io.js';
 
 export interface MainDeps {
   io: IO;
