@@ -98,7 +98,7 @@ export class CommandContext {
     }
     this.#embedded ??= (async () => {
       const { startEmbedded } = await import('./embedded.js');
-      const handle = await startEmbedded(dataDir(this.env), (l) => this.debug(l));
+      const handle = await startEmbedded(dataDir(this.env), this.env, (l) => this.debug(l));
       this.onClose(() => handle.close());
       return handle;
     })();

@@ -5,11 +5,11 @@ import { resolve } from 'node:path';
 import { UsageError } from '../api/errors.js';
 import type { EmbeddedHandle } from './context.js';
 
-export async function startEmbedded(dir: string, log: (line: string) => void): Promise<EmbeddedHandle> {
+export async function startEmbedded(dir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<EmbeddedHandle> {
   const { startEmbeddedServer, StartupError } = await import('../server/app.js');
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
   try {
-    server = await startEmbeddedServer({ dataDir: resolve(dir), dataDirFlag: 'AGCTL_DATA_DIR', port: 0, host: '127.0.0.1', log });
+    server = await startEmbeddedServer({ dataDir: resolve(dir), dataDirFlag: 'AGCTL_DATA_DIR', env, port: 0, host: '127.0.0.1', log });
   } catch (err) {
     // The data directory or seal key of the user, not a bug: one line and exit 2.
     if (err instanceof StartupError) throw new UsageError(`--embedded: ${err.message}`, err.hint);

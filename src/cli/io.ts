@@ -23,24 +23,6 @@ export interface IO {
   onInterrupt(listener: () => void): () => void;
 }
 
-export function processIO(): IO {
-  return {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    isStdoutTTY: Boolean(process.stdout.isTTY),
-    isStdinTTY: Boolean(process.stdin.isTTY),
-    isStderrTTY: Boolean(process.stderr.isTTY),
-    onInterrupt(listener) {
-      const handler = () => listener();
-      process.on('SIGINT', handler);
-      return () => {
-        process.off('SIGINT', handler);
-      };
-    },
-  };
-}
-
 /** Colour is on for terminals unless NO_COLOR, --no-color, or TERM=dumb; FORCE_COLOR forces it. */
 export function colorEnabled(io: IO, env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
   if (flag === false) return false;

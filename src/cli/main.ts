@@ -1,24 +1,29 @@
 // Entry point: fast paths first (`agctl --version` loads one small module), then the
 // commander program tree, whose actions import their command modules lazily.
+// Everything a run reads or writes comes in `deps`: bin/agctl.js passes the
+// real process, tests an in-memory one.
 import { setFlagsFromString } from 'node:v8';
+import type { Clock } from '../lib/clock.js';
 import { version } from '../version.js';
 import { safeJson } from './escape.js';
+import { bindInvocation, type Invocation } from './invocation.js';
+import type { IO } from './io.js';
 
-export async function main(argv: string[]): Promise<void> {
-  // A reader that stops early (`agctl ... | head`, `| grep -q`) is not an
-  // error: what is left to print goes nowhere, and the command still runs to
-  // its end, so the exit code is its outcome (a step-up still pending is 10,
-  // not 0) and nothing is left half done.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') return;
-      throw err;
-    });
-  }
+export { processIO } from './process-io.js';
+
+export interface MainDeps {
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  clock?: Clock;
+}
+
+/** Runs one command line (`argv` as process.argv: node, script, arguments...) and returns its exit code. */
+export async function main(argv: string[], deps: MainDeps): Promise<number> {
+  const { io, env } = deps;
   const args = argv.slice(2);
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-    process.stdout.write(version() + '\n');
-    return;
+    io.stdout.write(version() + '\n');
+    return 0;
   }
   // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises that
   // module on background threads and process exit waits for them: ~45 ms of
@@ -26,12 +31,23 @@ export async function main(argv: string[]): Promise<void> {
   setFlagsFromString('--liftoff-only');
   const { buildProgram, walk } = await import('./program.js');
   const program = await buildProgram(args);
-  const json = wantsJson(args, process.env);
-  if (json) {
-    // Parse errors follow -o json too: one JSON object on stderr, like every other error.
-    const outputError = (str: string, write: (s: string) => void) =>
-      write(safeJson({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
-    for (const cmd of walk(program)) cmd.configureOutput({ outputError });
+  const invocation: Invocation = { io, env, clock: deps.clock };
+  bindInvocation(program, invocation);
+  const json = wantsJson(args, env);
+  // Parse errors follow -o json too: one JSON object on stderr, like every other error.
+  const jsonError = (str: string, write: (s: string) => void) =>
+    write(safeJson({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
+  for (const cmd of walk(program)) {
+    cmd.configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      getOutHelpWidth: () => helpWidth(io.isStdoutTTY, io.stdout),
+      getErrHelpWidth: () => helpWidth(io.isStderrTTY, io.stderr),
+      // The help text carries no colour of its own.
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+      ...(json ? { outputError: jsonError } : {}),
+    });
   }
   try {
     await program.parseAsync(argv);
@@ -39,13 +55,16 @@ export async function main(argv: string[]): Promise<void> {
     // commander's own outcomes (help shown, bad flags) need nothing more loaded.
     const code = (err as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && code.startsWith('commander.')) {
-      process.exitCode = code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help' ? 0 : 2;
-      return;
+      return code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help' ? 0 : 2;
     }
     const { handleTopLevelError } = await import('./run.js');
-    handleTopLevelError(err, args, json);
+    return handleTopLevelError(err, args, json, io);
   }
+  return invocation.exitCode ?? 0;
 }
+
+/** Help is wrapped to the terminal's width, or to 80 columns (commander's default) elsewhere. */
+const helpWidth = (tty: boolean, stream: { columns?: number }): number => (tty && stream.columns ? stream.columns : 80);
 
 /** Whether -o json (or AGCTL_OUTPUT=json) is asked for, read before commander parses anything. */
 export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {

@@ -24,6 +24,8 @@ export interface EmbeddedServerOptions {
   /** How the user names the data directory (`--data-dir`, `AGCTL_DATA_DIR`), for hints in start-up errors. */
   dataDirFlag?: string;
   sealKey?: Buffer;
+  /** Where AGCTL_SEAL_KEY is read (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
   clock?: Clock;
   tokenTtlSeconds?: number;
   frontendUrl?: string;
@@ -66,7 +68,7 @@ export class EmbeddedServer {
       allowInsecureJwks: opts.allowInsecureJwks ?? false,
     };
     const dataDir = opts.dataDir && opts.dataDir !== ':memory:' ? opts.dataDir : undefined;
-    this.store = new Store({ dataDir, sealKey: opts.sealKey, dataDirFlag: opts.dataDirFlag });
+    this.store = new Store({ dataDir, sealKey: opts.sealKey, env: opts.env, dataDirFlag: opts.dataDirFlag });
     const modules = opts.modules ?? MODULES;
     const seedCtx = { store: this.store, clock: this.clock, options: this.options };
     try {

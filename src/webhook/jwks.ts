@@ -66,29 +66,29 @@ const remoteCache = new Map<string, KeyResolver>();
 const REMOTE_CACHE_LIMIT = 500;
 
 /**
- * A cached remote resolver for `url` (one per URL and options per process, so
- * the keys are fetched once and shared by every listener using them).
- * Throws JwksError when the URL is not allowed.
+ * A cached remote resolver for `url` (one per URL and options in `cache`, by
+ * default the process's, so the keys are fetched once and shared by every
+ * listener using them). Throws JwksError when the URL is not allowed.
  */
-export function remoteJwks(url: string, opts: RemoteJwksOptions): KeyResolver {
+export function remoteJwks(url: string, opts: RemoteJwksOptions, cache = remoteCache): KeyResolver {
   const problem = jwksUrlProblem(url, opts.allowInsecure);
   if (problem) throw new JwksError(problem);
   const timeoutDuration = opts.timeoutMs ?? JWKS_TIMEOUT_MS;
   const cacheMaxAge = opts.cacheMaxAgeMs ?? JWKS_CACHE_MAX_AGE_MS;
   const cooldownDuration = opts.cooldownMs ?? JWKS_COOLDOWN_MS;
   const key = `${timeoutDuration}|${cacheMaxAge}|${cooldownDuration}|${url}`;
-  let resolver = remoteCache.get(key);
+  let resolver = cache.get(key);
   if (!resolver) {
-    if (remoteCache.size >= REMOTE_CACHE_LIMIT) remoteCache.delete(remoteCache.keys().next().value!);
+    if (cache.size >= REMOTE_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     resolver = createRemoteJWKSet(new URL(url), { timeoutDuration, cacheMaxAge, cooldownDuration }) as KeyResolver;
-    remoteCache.set(key, resolver);
+    cache.set(key, resolver);
   }
   return resolver;
 }
 
-/** A JWKS from a URL (http/https, per the rules above) or a JSON file. */
+/** A JWKS from a URL (http/https, per the rules above; fetched afresh, not from the process's cache) or a JSON file. */
 export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise<KeyResolver> {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return remoteJwks(source, opts);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return remoteJwks(source, opts, new Map());
   let text: string;
   try {
     text = readFileLimited(source, JWKS_FILE_MAX_BYTES).toString('utf8');

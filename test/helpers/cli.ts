@@ -1,10 +1,17 @@
-// Runs the real bin/agctl.js in a child process, with an isolated config dir.
+// Runs the CLI for tests. runCli/cliFor/startCli run main() in this process
+// (fast: no node start-up, no build needed) with in-memory streams and an
+// environment of their own; spawnCliProcess/spawnCli run the real
+// bin/agctl.js in a child process, for what only a process shows (the
+// launcher, signals, a closed pipe, several processes at once, preloads).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { IO } from '../../src/cli/io.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'agctl.js');
@@ -21,6 +28,7 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string | Buffer;
   timeoutMs?: number;
+  /** Working directory (spawnCliProcess only: an in-process run shares this process's). */
   cwd?: string;
 }
 
@@ -31,18 +39,106 @@ export function tempDir(prefix = 'agctl-test-'): string {
   return dir;
 }
 
-/** The environment every spawned CLI starts from: no inherited AGCTL_* settings, no colour, CI set. */
+/** The environment every CLI run starts from: no inherited AGCTL_* settings, no colour, CI set. */
 export function baseEnv(configDir: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('AGCTL_') && k !== 'FORCE_COLOR') env[k] = v;
   return { ...env, AGCTL_CONFIG_DIR: configDir, NO_COLOR: '1', CI: '1' };
 }
 
-export function runCli(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
+function runEnv(opts: CliOptions & { configDir: string }): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...baseEnv(opts.configDir), ...opts.env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env as Record<string, string>;
+}
+
+function result(code: number | null, stdout: string, stderr: string): CliResult {
+  return {
+    code,
+    stdout,
+    stderr,
+    json: () => {
+      try {
+        return JSON.parse(stdout);
+      } catch {
+        throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+      }
+    },
+  };
+}
+
+/**
+ * A run of main() in this process, on in-memory streams (none a terminal) and
+ * the given environment; `interrupt()` is Ctrl-C as io.onInterrupt sees it.
+ */
+function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | Buffer = '') {
+  if (env.NODE_OPTIONS) throw new Error('NODE_OPTIONS takes effect only in a new process: use spawnCliProcess');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  const stderrListeners = new Set<() => void>();
+  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+    for (const l of stderrListeners) l();
+  });
+  const interruptListeners = new Set<() => void>();
+  const io: IO = {
+    stdin: Readable.from(input.length ? [Buffer.from(input)] : []),
+    stdout,
+    stderr,
+    isStdinTTY: false,
+    isStdoutTTY: false,
+    isStderrTTY: false,
+    onInterrupt(listener) {
+      const l = () => listener();
+      interruptListeners.add(l);
+      return () => void interruptListeners.delete(l);
+    },
+  };
+  const done = main(['node', BIN, ...args], { io, env }).then(async (code) => {
+    // Let what was written reach the collectors.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return result(code, out, err);
+  });
+  return {
+    done,
+    stderr: () => err,
+    onStderr: (l: () => void) => stderrListeners.add(l),
+    interrupt: () => {
+      for (const l of [...interruptListeners]) l();
+    },
+  };
+}
+
+/** Runs the CLI in this process with an isolated config dir (and env from baseEnv + opts.env). */
+export async function runCli(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
+  if (opts.cwd !== undefined) throw new Error('runCli runs in this process and cannot change directory: use spawnCliProcess');
+  const run = startInProcess(args, runEnv(opts), opts.input);
+  const timeoutMs = opts.timeoutMs ?? 20_000;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`agctl ${args.join(' ')} did not finish in ${timeoutMs} ms; stderr so far:\n${run.stderr()}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([run.done, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Runner = (args: string[], opts: CliOptions & { configDir: string }) => Promise<CliResult>;
+
+/** A CLI runner bound to one config dir (and default env), e.g. logged in to a test server. */
+export function cliFor(configDir: string, defaults: Record<string, string | undefined> = {}, runner: Runner = runCli) {
+  return (args: string[], opts: CliOptions = {}) => runner(args, { ...opts, configDir, env: { ...defaults, ...opts.env } });
+}
+
+/** Runs the real bin/agctl.js in a child process, with an isolated config dir (and env from baseEnv + opts.env). */
+export function spawnCliProcess(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env = { ...baseEnv(opts.configDir), ...opts.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: runEnv(opts), cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -51,63 +147,66 @@ export function runCli(args: string[], opts: CliOptions & { configDir: string })
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({
-        code,
-        stdout,
-        stderr,
-        json: () => {
-          try {
-            return JSON.parse(stdout);
-          } catch {
-            throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
-          }
-        },
-      });
+      resolve(result(code, stdout, stderr));
     });
     child.stdin.end(opts.input ?? '');
   });
 }
 
-/** A CLI runner bound to one config dir (and default env), e.g. logged in to a test server. */
-export function cliFor(configDir: string, defaults: Record<string, string | undefined> = {}) {
-  return (args: string[], opts: CliOptions = {}) => runCli(args, { ...opts, configDir, env: { ...defaults, ...opts.env } });
+/** Resolves when `stderr()` matches `re`, checked now and on each `onStderr`; rejects if `done` comes first. */
+function stderrWaiter(stderr: () => string, onStderr: (l: () => void) => void, done: Promise<CliResult>) {
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  onStderr(() => {
+    for (const w of waiters.splice(0)) {
+      const m = stderr().match(w.re);
+      if (m) w.resolve(m);
+      else waiters.push(w);
+    }
+  });
+  return (re: RegExp): Promise<RegExpMatchArray> => {
+    const m = stderr().match(re);
+    if (m) return Promise.resolve(m);
+    return new Promise((resolve, reject) => {
+      waiters.push({ re, resolve });
+      void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
+    });
+  };
 }
 
 /**
- * Spawns the CLI (env as given, see baseEnv) and lets the test react to its
- * stderr while it runs: confirm a step-up page mid-wait, send a signal.
+ * Starts the CLI in this process (env as given, see baseEnv) and lets the test
+ * react to its stderr while it runs: confirm a step-up page mid-wait.
+ * `interrupt()` is Ctrl-C as the command sees it (for a real SIGINT, use spawnCli).
+ */
+export function startCli(args: string[], env: Record<string, string>) {
+  const run = startInProcess(args, env);
+  return { done: run.done, interrupt: run.interrupt, waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done) };
+}
+
+/**
+ * Spawns the real CLI (env as given, see baseEnv) and lets the test react to
+ * its stderr while it runs: confirm a step-up page mid-wait, send a signal.
  */
 export function spawnCli(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const listeners = new Set<() => void>();
   child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d) => {
     stderr += d;
-    for (const w of waiters.splice(0)) {
-      const m = stderr.match(w.re);
-      if (m) w.resolve(m);
-      else waiters.push(w);
-    }
+    for (const l of listeners) l();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
+      resolve(result(code, stdout, stderr));
     }),
   );
   return {
     done,
     kill: (signal: NodeJS.Signals) => child.kill(signal),
-    waitForStderr(re: RegExp): Promise<RegExpMatchArray> {
-      const m = stderr.match(re);
-      if (m) return Promise.resolve(m);
-      return new Promise((resolve, reject) => {
-        waiters.push({ re, resolve });
-        void done.then((r) => reject(new Error(`the CLI exited (${r.code}) before printing ${re}:\n${r.stderr}`)));
-      });
-    },
+    waitForStderr: stderrWaiter(() => stderr, (l) => listeners.add(l), done),
   };
 }

@@ -8,13 +8,17 @@
 #   source: the script is sourced (as with `source <(agctl completion zsh)`)
 #   fpath:  the script is installed as _agctl in a directory on $fpath and
 #           autoloaded by compinit (as the README installs it)
+# With AGCTL_TEST_ZCOMPDUMP set, compinit keeps its dump there (one per mode),
+# as it does in ~/.zcompdump for a user: the runs after the first skip reading
+# every completion function on $fpath (most of a run's time).
 zmodload zsh/zpty || { print -u2 'zsh-complete: zsh/zpty is missing'; exit 3 }
 mode=$1 file=$2 cmdline=$3
 tmp=$(mktemp -d)
+export __dump=${AGCTL_TEST_ZCOMPDUMP:+$AGCTL_TEST_ZCOMPDUMP.$mode}
 cat > $tmp/init.zsh <<'INIT'
 PROMPT= RPROMPT= PS2=
 unsetopt zle_bracketed_paste 2>/dev/null
-autoload -Uz compinit && compinit -u -D
+autoload -Uz compinit && if [[ -n $__dump ]]; then compinit -u -d $__dump; else compinit -u -D; fi
 bindkey '^M' undefined-key; bindkey '^J' undefined-key
 bindkey '^I' complete-word
 zstyle ':completion:*' insert-tab false

@@ -72,7 +72,12 @@ function bashComplete(line: string): string[] {
 
 /** zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function. */
 function zshComplete(line: string, mode: 'source' | 'fpath' = 'source'): { matches: string[]; paths: string[] } {
-  const r = spawnSync('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], { cwd: work, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], {
+    cwd: work,
+    env: { ...process.env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   const lines = r.stdout.split('\n');

@@ -28,6 +28,7 @@ export async function run(opts: ServeOptions, ctx: CommandContext): Promise<numb
     server = await startEmbeddedServer({
       dataDir: dir,
       dataDirFlag: opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir',
+      env: ctx.env,
       host: opts.host,
       port: opts.port,
       tokenTtlSeconds: opts.tokenTtl,

@@ -16,6 +16,8 @@ export interface StoreOptions extends DataDirNaming {
   dataDir?: string;
   /** 32-byte seal key (otherwise AGCTL_SEAL_KEY, else a key file in dataDir, else random for :memory:). */
   sealKey?: Buffer;
+  /** Where AGCTL_SEAL_KEY is read (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Where the seal key came from (for messages about a key that does not fit). */
@@ -44,10 +46,11 @@ export class Store {
     this.#naming = { dataDirFlag: opts.dataDirFlag };
     let key = opts.sealKey;
     let source: SealKeySource = 'option';
-    if (!key && process.env.AGCTL_SEAL_KEY) {
+    const envKey = (opts.env ?? process.env).AGCTL_SEAL_KEY;
+    if (!key && envKey) {
       source = 'env';
       try {
-        key = parseKey(process.env.AGCTL_SEAL_KEY);
+        key = parseKey(envKey);
       } catch (err) {
         if (err instanceof SealKeyError) throw new StartupError(`AGCTL_SEAL_KEY is not a valid seal key: it must be ${SEAL_KEY_FORMAT}`, 'set it to the key the data directory was sealed with, or unset it to use the key file in the data directory');
         throw err;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
-import { cliFor, tempDir } from '../../helpers/cli.js';
+import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const s = await startTestServer();
@@ -15,7 +15,7 @@ const PROCESSES = 20;
 
 describe('concurrent CLI processes', () => {
   it('all succeed on an empty cache and leave valid cache files', { timeout: 60_000 }, async () => {
-    const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl });
+    const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl }, spawnCliProcess);
     const clients = [s.plainClient, s.keyClient];
     const started = Date.now();
     const runs = await Promise.all(

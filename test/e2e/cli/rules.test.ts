@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_CODE_TABLE } from '../../../src/api/errors.js';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
-import { ROOT, cliFor, runCli, tempDir, type CliResult } from '../../helpers/cli.js';
+import { ROOT, cliFor, runCli, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 // A read-only server for listing, a second one for deletes and clock moves.
@@ -271,8 +271,8 @@ describe('exit codes and errors', () => {
     mkdirSync(broken);
     writeFileSync(join(broken, 'config.json'), '{ not json');
     const [quiet, debug, badConfig, fileInTheWay] = await Promise.all([
-      runCli(['auth', 'status'], { configDir: join(work, 'cfg-fault'), env: fault }),
-      runCli(['auth', 'status', '--debug'], { configDir: join(work, 'cfg-fault'), env: fault }),
+      spawnCliProcess(['auth', 'status'], { configDir: join(work, 'cfg-fault'), env: fault }),
+      spawnCliProcess(['auth', 'status', '--debug'], { configDir: join(work, 'cfg-fault'), env: fault }),
       runCli(['auth', 'status', '--debug'], { configDir: broken }),
       runCli(['auth', 'status', '--debug'], { configDir: join(notADir, 'cfg') }),
     ]);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
-import { BIN, ROOT, baseEnv, cliFor, spawnCli, tempDir } from '../../helpers/cli.js';
+import { BIN, ROOT, baseEnv, cliFor, spawnCli, startCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/\S+)/;
@@ -35,7 +35,7 @@ describe('agctl task approve-step-up', async () => {
 
   it('runs the full flow: issued transaction, redirect, confirmation while waiting, approval', async () => {
     const { taskId, stepId } = fresh();
-    const run = spawnCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly clean-up'], spawnEnv);
+    const run = startCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly clean-up'], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
     const [, tx] = await run.waitForStderr(TX_RE);
     expect(tx).toMatch(SERVER_TX);
@@ -266,7 +266,7 @@ describe('agctl task approve-step-up', async () => {
 
   it('stops waiting when the transaction expires during the wait', async () => {
     const { taskId, stepId } = fresh();
-    const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
+    const run = startCli(['task', 'approve-step-up', taskId], spawnEnv);
     await run.waitForStderr(URL_RE);
     await run.waitForStderr(/Waiting up to/);
     s.clock.advance(11 * 60_000);

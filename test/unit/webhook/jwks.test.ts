@@ -94,6 +94,17 @@ describe('remote JWKS over loopback', () => {
     expect(hits['/jwks.json']).toBe(1);
   });
 
+  it('loadJwks fetches a URL afresh, sharing no cached keys with the process (commands may run in-process)', async () => {
+    const url = `${base}/jwks.json`;
+    const shared = remoteJwks(url, { allowInsecure: true });
+    const [a, b] = await Promise.all([loadJwks(url, { allowInsecure: true }), loadJwks(url, { allowInsecure: true })]);
+    expect(a).not.toBe(shared);
+    expect(b).not.toBe(a);
+    const before = hits['/jwks.json'] ?? 0;
+    expect((await check(a)).status).toBe(200);
+    expect(hits['/jwks.json']).toBe(before + 1);
+  });
+
   it('an unknown kid is 401 (refetch limited by the cooldown)', async () => {
     const jwks = remoteJwks(`${base}/jwks.json`, { allowInsecure: true });
     const r = await check(jwks, 'nobody');

@@ -1,0 +1,72 @@
+// What only a real process shows: the launcher, the exit code it sets, and
+// what the fast paths load (bin/agctl.js on the built dist/).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BIN, ROOT, spawnCliProcess, tempDir } from '../../helpers/cli.js';
+
+const work = tempDir('agctl-process-');
+const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+/** Runs the launcher and returns its result with the modules it imported (paths under the repository, or package names). */
+async function traced(args: string[], name: string) {
+  const trace = join(work, `${name}.trace`);
+  const r = await spawnCliProcess(args, {
+    configDir: join(work, 'config'),
+    env: { NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
+  });
+  const modules = readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((u) => u.startsWith('file:'))
+    .map((u) => u.replace(/^.*\/node_modules\//, '').replace(pathToFileURL(ROOT).href, ''));
+  return { ...r, modules };
+}
+
+describe('the launcher', () => {
+  it('--version and -V print the version and load nothing but the entry point and the version', async () => {
+    for (const flag of ['--version', '-V']) {
+      const r = await traced([flag], `version${flag}`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.stderr).toBe('');
+      expect(r.modules.filter((m) => !m.startsWith('bin/') && !m.startsWith('dist/'))).toEqual([]);
+      expect(r.modules).not.toContain('dist/cli/program.js');
+    }
+  });
+
+  it('--help loads no command module, HTTP client, JWT, config store, prompt or database library', async () => {
+    const r = await traced(['--help'], 'help');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: agctl /);
+    expect(r.modules).toContain('dist/cli/program.js');
+    const heavy = r.modules.filter((m) => /^(dist\/cli\/commands\/|dist\/client\/|dist\/server\/|undici\/|jose\/|conf\/|@inquirer\/|better-sqlite3\/|chalk\/)/.test(m));
+    expect(heavy).toEqual([]);
+  });
+
+  it("sets the process's exit code to the command's", async () => {
+    const cfg = join(work, 'exit-config');
+    const [noUrl, badFlag, help] = await Promise.all([
+      spawnCliProcess(['rules', 'list', 'crm-app'], { configDir: cfg }),
+      spawnCliProcess(['rules', 'list', '--no-such-flag'], { configDir: cfg }),
+      spawnCliProcess(['help', 'exit-codes'], { configDir: cfg }),
+    ]);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/^agctl: no base URL configured$/m);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/^agctl: unknown option '--no-such-flag'/m);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^Exit codes:/);
+  });
+
+  it('says how to build when dist/ is missing', () => {
+    const bin = join(work, 'unbuilt', 'bin');
+    mkdirSync(bin, { recursive: true });
+    copyFileSync(BIN, join(bin, 'agctl.js'));
+    const r = spawnSync(process.execPath, [join(bin, 'agctl.js'), '--version'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+  });
+});
