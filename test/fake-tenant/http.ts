@@ -56,9 +56,17 @@ export class Router {
   match(method: string, path: string): { handler: Handler; params: string[] } | undefined {
     for (const r of this.#routes) {
       const m = r.re.exec(path);
-      if (m && r.method === method) return { handler: r.handler, params: m.slice(1).map((p) => decodeURIComponent(p)) };
+      if (m && r.method === method) return { handler: r.handler, params: m.slice(1).map(decodeSegment) };
     }
     return undefined;
+  }
+}
+
+function decodeSegment(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    throw invalidArgument('malformed percent-encoding in the path');
   }
 }
 

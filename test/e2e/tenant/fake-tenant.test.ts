@@ -140,6 +140,7 @@ describe('fake tenant: API routes', () => {
   it('gets a rule as {routingRule}; a missing rule is a 404 with a code and no message', async () => {
     const r = await api(`${rulesPath()}/rule-c`);
     expect(r.body.routingRule).toMatchObject({ id: 'rule-c', appId: t.seed.rulesApp, priority: 20, settings: { requestPolicyId: 'pol-standard' } });
+    expect((await api(`${rulesPath()}/%E0%A4%A`)).status).toBe(400);
     const missing = await api(`${rulesPath()}/nope`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ code: 'not_found' });
