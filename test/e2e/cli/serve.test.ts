@@ -177,17 +177,23 @@ describe('two `agctl serve` processes on one data directory', () => {
     children.push(c);
     let log = '';
     c.stderr!.setEncoding('utf8').on('data', (d) => (log += d));
-    return waitFor(`server ${n}'s ready file`, () => {
-      if (c.exitCode !== null) throw new Error(`agctl serve ${n} exited with ${c.exitCode}:\n${log}`);
-      try {
-        return JSON.parse(readFileSync(file, 'utf8')) as Ready;
-      } catch {
-        return undefined; // not there yet, or being written
-      }
-    });
+    // Generous: a busy machine starts two servers slowly.
+    const until = Date.now() + 40_000;
+    return waitFor(
+      `server ${n}'s ready file`,
+      () => {
+        if (c.exitCode !== null || Date.now() > until) throw new Error(`agctl serve ${n} ${c.exitCode === null ? 'did not start' : `exited with ${c.exitCode}`}:\n${log}`);
+        try {
+          return JSON.parse(readFileSync(file, 'utf8')) as Ready;
+        } catch {
+          return undefined; // not there yet, or being written
+        }
+      },
+      45_000,
+    );
   }
 
-  it('start together and take 16 concurrent credential updates, alternating between them, without a 5xx', async () => {
+  it('start together and take 16 concurrent credential updates, alternating between them, without a 5xx', { timeout: 90_000 }, async () => {
     const servers = await Promise.all([start(1), start(2)]);
     expect(servers[1]!.clients).toEqual(servers[0]!.clients);
     const client = servers[0]!.clients.find((c) => c.form === 'plain')!;
