@@ -418,7 +418,8 @@ export interface ApproveWithStepUpRequest {
 export interface ApproveWithStepUpResponse {
   expanded: ExpandedObject[];
   redirectUrl: string;
-  taskView: TaskView;
+  /** Left out by the service on a redirect (proto3 JSON omits unset members). */
+  taskView?: TaskView;
   ticketActionId: string;
   taskActionId?: string;
 }

@@ -17,6 +17,8 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
   for (const k of ['redirectUrl', 'ticketActionId', 'taskActionId']) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
   }
+  // A redirect approves nothing: the service may leave the (unchanged) task view out, as proto3 JSON omits unset members.
+  if (b.redirectUrl && b.taskView === undefined) return undefined;
   return checkTaskAnswer(b);
 }
 

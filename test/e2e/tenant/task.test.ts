@@ -78,10 +78,10 @@ describe('task approve-step-up against the fake tenant', async () => {
     expect(decoy.used).toBe(false);
   });
 
-  it('a transaction ID the tenant never issued is refused (exit 7) and nothing is approved', async () => {
+  it('a transaction ID the tenant never issued is not found (exit 5) and nothing is approved', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
     const r = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', randomUUID()]);
-    expect(r.code).toBe(7);
+    expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/transaction/);
     expect(currentStep(taskId)).toBe(stepId);
     expect(actionFor(taskId)).toBeUndefined();
