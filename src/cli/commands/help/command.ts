@@ -1,0 +1,18 @@
+// agctl help: the declaration (its run is in ./run.ts, loaded when it runs).
+import { Command } from '@commander-js/extra-typings';
+import { lazyRun, type Input } from '../../declare.js';
+
+/** `agctl help <topic>`: the topics that are not commands, with what they print (also offered by completions). */
+export const HELP_TOPICS: readonly (readonly [name: string, description: string])[] = [
+  ['exit-codes', 'the exit codes and what they mean'],
+  ['environment', 'the environment variables agctl reads'],
+];
+
+const declare = () =>
+  new Command('help')
+    .description(`Show help for a command, or a topic: ${HELP_TOPICS.map(([t]) => t).join(', ')}`)
+    .argument('[topic...]', 'command path or topic');
+
+export type HelpInput = Input<ReturnType<typeof declare>>;
+
+export const help = () => lazyRun(declare(), () => import('./run.js'));
