@@ -1,14 +1,24 @@
-// How a command is declared: with @commander-js/extra-typings, so the type of
-// its options and arguments is inferred from its flags (a renamed flag still
-// read somewhere does not compile), and with its run imported only when it
-// runs. This module and the declarations import nothing but commander.
-import type { Argument, Command as TypedCommand, CommandUnknownOpts, Option } from '@commander-js/extra-typings';
-import type { Command } from 'commander';
+// How a command is declared: with commander's classes as typed by
+// @commander-js/extra-typings, so the type of its options and arguments is
+// inferred from its flags (a renamed flag still read somewhere does not
+// compile), and with its run imported only when it runs. This module and the
+// declarations import nothing but commander.
+import type * as typed from '@commander-js/extra-typings';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import * as commander from 'commander';
+import type { Command as PlainCommand } from 'commander';
 import type { CommandContext } from './context.js';
 import type { CommandResult } from './run.js';
 
+// The package's own runtime only re-exports these classes (through one more
+// CommonJS module at every start-up): its types are all that is used.
+export const Command = commander.Command as unknown as typeof typed.Command;
+export const Option = commander.Option as unknown as typeof typed.Option;
+export const Argument = commander.Argument as unknown as typeof typed.Argument;
+export const InvalidArgumentError = commander.InvalidArgumentError;
+
 /** What a command's `run` receives: its positional arguments and its own options, as its declaration types them. */
-export type Input<C> = C extends TypedCommand<infer A, infer O, infer _G> ? { args: A; opts: O } : never;
+export type Input<C> = C extends typed.Command<infer A, infer O, infer _G> ? { args: A; opts: O } : never;
 
 /** A command's `run`: `cmd` is the parsed commander command (help and completion read the tree from it). */
 export type Run<C> = (input: Input<C>, ctx: CommandContext, cmd: CommandUnknownOpts) => Promise<CommandResult>;
@@ -21,14 +31,14 @@ export function lazyRun<C extends CommandUnknownOpts>(cmd: C, load: () => Promis
   cmd.action(async () => {
     const input = { args: cmd.processedArgs, opts: cmd.opts() } as Input<C>;
     const [{ execute }, mod] = await Promise.all([import('./run.js'), load()]);
-    await execute(cmd as unknown as Command, (ctx) => mod.run(input, ctx, cmd));
+    await execute(cmd as unknown as PlainCommand, (ctx) => mod.run(input, ctx, cmd));
   });
   return cmd;
 }
 
 /** Adds declared commands to a group (or the program). */
-export function addCommands(group: Command, ...commands: CommandUnknownOpts[]): void {
-  for (const c of commands) group.addCommand(c as unknown as Command);
+export function addCommands(group: PlainCommand, ...commands: CommandUnknownOpts[]): void {
+  for (const c of commands) group.addCommand(c as unknown as PlainCommand);
 }
 
 /** The help text after the flags: prose, then examples (each line shown after `$ `). */
@@ -45,7 +55,7 @@ export type ValueSpec =
   | { kind: 'dir' }
   | { kind: 'none'; name: string };
 
-type Completable = Option | Argument | import('commander').Option | import('commander').Argument;
+type Completable = typed.Option | typed.Argument | commander.Option | commander.Argument;
 const completions = new WeakMap<object, ValueSpec>();
 
 /**
@@ -78,9 +88,9 @@ export function readsEnv<C extends CommandUnknownOpts>(cmd: C, ...vars: EnvVar[]
 }
 
 /** The environment variables declared by `cmd` and its subcommands, each once, in tree order. */
-export function declaredEnv(cmd: Command | CommandUnknownOpts): EnvVar[] {
+export function declaredEnv(cmd: PlainCommand | CommandUnknownOpts): EnvVar[] {
   const seen = new Map<string, EnvVar>();
-  const visit = (c: Command | CommandUnknownOpts) => {
+  const visit = (c: PlainCommand | CommandUnknownOpts) => {
     for (const v of envVars.get(c) ?? []) if (!seen.has(v.name)) seen.set(v.name, v);
     for (const s of c.commands) visit(s);
   };

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { Argument, Command, Option } from '../../../src/cli/declare.js';
 import { Command as PlainCommand } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
 import type { SendInput } from '../../../src/cli/commands/webhook/send/command.js';

@@ -1,6 +1,5 @@
 // agctl completion: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Argument, Command } from '@commander-js/extra-typings';
-import { completeWith, helpText, lazyRun, type Input } from '../../declare.js';
+import { Argument, Command, completeWith, helpText, lazyRun, type Input } from '../../declare.js';
 
 /** The shells `agctl completion` writes a script for. */
 export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;

@@ -1,6 +1,5 @@
 // agctl help: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command } from '@commander-js/extra-typings';
-import { lazyRun, type Input } from '../../declare.js';
+import { Command, lazyRun, type Input } from '../../declare.js';
 
 /** `agctl help <topic>`: the topics that are not commands, with what they print (also offered by completions). */
 export const HELP_TOPICS: readonly (readonly [name: string, description: string])[] = [

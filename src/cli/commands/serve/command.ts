@@ -1,6 +1,5 @@
 // agctl serve: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
-import { helpText, lazyRun, type Input } from '../../declare.js';
+import { Command, helpText, InvalidArgumentError, lazyRun, Option, type Input } from '../../declare.js';
 import { positiveInt } from '../../tree/util.js';
 
 const port = (v: string): number => {

@@ -1,6 +1,5 @@
 // What the webhook commands' declarations share (cheap to import: commander only).
-import { InvalidArgumentError } from '@commander-js/extra-typings';
-import type { EnvVar } from '../../declare.js';
+import { InvalidArgumentError, type EnvVar } from '../../declare.js';
 
 /** Parses a Unix time in seconds. */
 export const unixSeconds = (name: string) => (v: string): number => {

@@ -1,6 +1,5 @@
 // agctl webhook keygen: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, Option } from '@commander-js/extra-typings';
-import { completeWith, helpText, lazyRun, type Input } from '../../../declare.js';
+import { Command, completeWith, helpText, lazyRun, Option, type Input } from '../../../declare.js';
 import { JWT_ALGS } from '../flags.js';
 
 const declare = () =>

@@ -1,6 +1,5 @@
 // agctl webhook send: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, Option } from '@commander-js/extra-typings';
-import { helpText, lazyRun, readsEnv, type Input } from '../../../declare.js';
+import { Command, helpText, lazyRun, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
 import { JWT_ALGS, WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
 

@@ -1,6 +1,5 @@
 // agctl webhook verify: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command } from '@commander-js/extra-typings';
-import { helpText, lazyRun, readsEnv, type Input } from '../../../declare.js';
+import { Command, helpText, lazyRun, readsEnv, type Input } from '../../../declare.js';
 import { collect } from '../../../tree/util.js';
 import { WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
 
