@@ -113,12 +113,25 @@ describe('group loading', () => {
     expect([...groupsFor(['login', '--client-id', 'x'])]).toEqual([]);
     expect([...groupsFor(['completion', 'bash'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
     expect([...groupsFor(['--', 'rules'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    // Commands declare the variables they read: `help environment` needs them all.
+    expect([...groupsFor(['help', 'environment'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['help', 'exit-codes'])]).toEqual([]);
   });
 
   it('shows every group in the root help whether or not it is loaded', async () => {
     const lean = (await buildProgram(['--help'])).helpInformation();
     const full = (await buildProgram()).helpInformation();
     expect(lean).toBe(full);
+  });
+});
+
+describe('environment variables', () => {
+  it('are listed from the declarations of the loaded commands, once each', async () => {
+    const { environment } = await import('../../../src/cli/environment.js');
+    const names = environment(await buildProgram(['help', 'environment'])).map((v) => v.name);
+    expect(names.filter((n) => n === 'AGCTL_WEBHOOK_SECRET')).toHaveLength(1);
+    expect(names.indexOf('AGCTL_WEBHOOK_SECRET')).toBe(names.indexOf('AGCTL_SEAL_KEY') + 1);
+    expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
   });
 });
 
