@@ -1,9 +1,14 @@
-// help topics and shell completion.
+// help topics and shell completion: each declaration, with the run it is
+// checked against and imports when it runs.
 import type { Command } from 'commander';
-import { addCommands } from '../declare.js';
+import { addCommands, lazyRun } from '../declare.js';
 import { completion } from '../commands/completion/command.js';
 import { help } from '../commands/help/command.js';
 
 export function register(program: Command): void {
-  addCommands(program, help(), completion());
+  addCommands(
+    program,
+    lazyRun(help(), () => import('../commands/help/run.js')),
+    lazyRun(completion(), () => import('../commands/completion/run.js')),
+  );
 }

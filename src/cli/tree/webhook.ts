@@ -1,10 +1,16 @@
-// The subcommands of `agctl webhook` (the group itself is declared in program.ts).
+// The subcommands of `agctl webhook` (the group itself is declared in program.ts):
+// each declaration, with the run it is checked against and imports when it runs.
 import type { Command } from 'commander';
-import { addCommands } from '../declare.js';
+import { addCommands, lazyRun } from '../declare.js';
 import { keygen } from '../commands/webhook/keygen/command.js';
 import { send } from '../commands/webhook/send/command.js';
 import { verify } from '../commands/webhook/verify/command.js';
 
 export function register(webhook: Command): void {
-  addCommands(webhook, send(), verify(), keygen());
+  addCommands(
+    webhook,
+    lazyRun(send(), () => import('../commands/webhook/send/run.js')),
+    lazyRun(verify(), () => import('../commands/webhook/verify/run.js')),
+    lazyRun(keygen(), () => import('../commands/webhook/keygen/run.js')),
+  );
 }

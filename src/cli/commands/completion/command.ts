@@ -1,11 +1,12 @@
-// agctl completion: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Argument, Command, completeWith, helpText, lazyRun, type Input } from '../../declare.js';
+// agctl completion: the declaration.
+import { Argument, Command, completeWith, helpText, type Input } from '../../declare.js';
 
 /** The shells `agctl completion` writes a script for. */
 export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
 export type ShellName = (typeof SHELL_NAMES)[number];
 
-const declare = () =>
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const completion = () =>
   new Command('completion')
     .description('Print a shell completion script')
     .addArgument(completeWith(new Argument('<shell>', 'bash, zsh or fish'), SHELL_NAMES))
@@ -18,6 +19,4 @@ const declare = () =>
       ]),
     );
 
-export type CompletionInput = Input<ReturnType<typeof declare>>;
-
-export const completion = () => lazyRun(declare(), () => import('./run.js'));
+export type CompletionInput = Input<ReturnType<typeof completion>>;

@@ -1,5 +1,5 @@
-// agctl help: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, lazyRun, type Input } from '../../declare.js';
+// agctl help: the declaration.
+import { Command, type Input } from '../../declare.js';
 
 /** `agctl help <topic>`: the topics that are not commands, with what they print (also offered by completions). */
 export const HELP_TOPICS: readonly (readonly [name: string, description: string])[] = [
@@ -7,11 +7,10 @@ export const HELP_TOPICS: readonly (readonly [name: string, description: string]
   ['environment', 'the environment variables agctl reads'],
 ];
 
-const declare = () =>
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const help = () =>
   new Command('help')
     .description(`Show help for a command, or a topic: ${HELP_TOPICS.map(([t]) => t).join(', ')}`)
     .argument('[topic...]', 'command path or topic');
 
-export type HelpInput = Input<ReturnType<typeof declare>>;
-
-export const help = () => lazyRun(declare(), () => import('./run.js'));
+export type HelpInput = Input<ReturnType<typeof help>>;

@@ -1,5 +1,5 @@
-// agctl serve: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, helpText, InvalidArgumentError, lazyRun, Option, type Input } from '../../declare.js';
+// agctl serve: the declaration.
+import { Command, helpText, InvalidArgumentError, Option, type Input } from '../../declare.js';
 import { positiveInt } from '../../tree/util.js';
 
 const port = (v: string): number => {
@@ -7,7 +7,8 @@ const port = (v: string): number => {
   return Number(v);
 };
 
-const declare = () =>
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const serve = () =>
   new Command('serve')
     .description('Run the embedded server: the same API on this machine, with demo data')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -21,6 +22,4 @@ const declare = () =>
     .option('--quiet', 'do not log requests')
     .addHelpText('after', helpText('', ['agctl serve --port 8080', 'agctl serve --data-dir ./data --ready-file ready.json']));
 
-export type ServeInput = Input<ReturnType<typeof declare>>;
-
-export const serve = () => lazyRun(declare(), () => import('./run.js'));
+export type ServeInput = Input<ReturnType<typeof serve>>;

@@ -1,8 +1,9 @@
-// agctl webhook keygen: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, completeWith, helpText, lazyRun, Option, type Input } from '../../../declare.js';
+// agctl webhook keygen: the declaration.
+import { Command, completeWith, helpText, Option, type Input } from '../../../declare.js';
 import { JWT_ALGS } from '../flags.js';
 
-const declare = () =>
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const keygen = () =>
   new Command('keygen')
     .description('Generate a signing key for a JWT listener: a private JWK (0600) and a public JWKS')
     .addOption(new Option('--alg <alg>', 'algorithm').choices(JWT_ALGS).default('ES256' as const))
@@ -21,6 +22,4 @@ the private JWK secret and sign with it: agctl webhook send ... --jwt-key FILE.`
       ),
     );
 
-export type KeygenInput = Input<ReturnType<typeof declare>>;
-
-export const keygen = () => lazyRun(declare(), () => import('./run.js'));
+export type KeygenInput = Input<ReturnType<typeof keygen>>;

@@ -1,10 +1,11 @@
-// agctl webhook send: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, helpText, lazyRun, Option, readsEnv, type Input } from '../../../declare.js';
+// agctl webhook send: the declaration.
+import { Command, helpText, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
 import { JWT_ALGS, WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
 
-const declare = () =>
-  new Command('send')
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const send = () =>
+  readsEnv(new Command('send'), WEBHOOK_SECRET_ENV)
     .description("Send a signed event to a webhook listener and print the listener's answer")
     .argument('<listener>', 'listener URL, or a listener ID on the configured base URL')
     .option('-d, --data <json>', 'the request body')
@@ -48,6 +49,4 @@ frequent failure.`,
       ),
     );
 
-export type SendInput = Input<ReturnType<typeof declare>>;
-
-export const send = () => readsEnv(lazyRun(declare(), () => import('./run.js')), WEBHOOK_SECRET_ENV);
+export type SendInput = Input<ReturnType<typeof send>>;

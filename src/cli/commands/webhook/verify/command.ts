@@ -1,10 +1,11 @@
-// agctl webhook verify: the declaration (its run is in ./run.ts, loaded when it runs).
-import { Command, helpText, lazyRun, readsEnv, type Input } from '../../../declare.js';
+// agctl webhook verify: the declaration.
+import { Command, helpText, readsEnv, type Input } from '../../../declare.js';
 import { collect } from '../../../tree/util.js';
 import { WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
 
-const declare = () =>
-  new Command('verify')
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const verify = () =>
+  readsEnv(new Command('verify'), WEBHOOK_SECRET_ENV)
     .description('Check a captured webhook request offline with the listener pipeline, and say why it would fail')
     .option('--request <path>', 'a raw HTTP request as captured (request line, headers, blank line, body; "-" for stdin)')
     .option('-H, --header <header>', "a request header 'Name: value' (repeatable; instead of --request)", collect, [] as string[])
@@ -38,6 +39,4 @@ exit code follows that status (0 when it would be accepted).`,
       ),
     );
 
-export type VerifyInput = Input<ReturnType<typeof declare>>;
-
-export const verify = () => readsEnv(lazyRun(declare(), () => import('./run.js')), WEBHOOK_SECRET_ENV);
+export type VerifyInput = Input<ReturnType<typeof verify>>;
