@@ -1,20 +1,19 @@
 // Shell completion scripts generated from the commander program tree, so a new
 // command or flag appears in completions without hand edits.
 //
-// What a flag's value completes to comes from its definition: commander's
-// `.choices()` give the values; an argument named <path>, <file>, <dir> (also
-// in <url|path> or <key=path>) completes file or directory names; other values
-// complete nothing. Positional arguments complete their `.choices()`, the
-// shells of `completion`, and for `help` the help topics and command names.
+// What a flag's value completes to comes from its declaration: commander's
+// `.choices()` give the values, `completeWith()` (src/cli/declare.ts) values or
+// file names the flag's name does not tell; otherwise an argument named <path>,
+// <file>, <dir> (also in <url|path> or <key=path>) completes file or directory
+// names, and other values complete nothing. Positional arguments complete their
+// `.choices()` or `completeWith()` values, and for `help` the help topics and
+// command names.
 import type { Argument, Command, Option } from 'commander';
-import { HELP_TOPICS } from './tree/meta.js';
+import { HELP_TOPICS } from './commands/help/command.js';
+import type { ShellName } from './commands/completion/command.js';
+import { declaredCompletion, type ValueSpec } from './declare.js';
 
-/** How the value of a flag or positional argument completes. */
-export type ValueSpec =
-  | { kind: 'choices'; choices: string[] }
-  | { kind: 'file'; keyed: boolean } // keyed: the value is key=path, the path after the last '='
-  | { kind: 'dir' }
-  | { kind: 'none'; name: string };
+export type { ValueSpec };
 
 export interface OptionInfo {
   flags: string[];
@@ -34,9 +33,11 @@ export interface Node {
 }
 
 /**
- * Values offered for flags that parse their own spellings (enum names,
- * kebab-case and aliases are all accepted, so commander's `.choices()` would
- * refuse some): the short forms their help text lists.
+ * Values offered for flags of commands still declared in src/cli/tree/ that
+ * parse their own spellings (enum names, kebab-case and aliases are all
+ * accepted, so commander's `.choices()` would refuse some): the short forms
+ * their help text lists. Each moves into its command's declaration
+ * (`completeWith`) when the command is converted.
  */
 export const SUGGESTED_VALUES: Record<string, readonly string[]> = {
   '--transport': ['streamable-http', 'sse', 'unspecified'],
@@ -48,20 +49,15 @@ export const SUGGESTED_VALUES: Record<string, readonly string[]> = {
   '--oauth2-pkce': ['discover', 's256', 'disabled'],
 };
 
-/** Flags whose value is a file name although their argument is not named <path>/<file>. */
-const FILE_OPTIONS: Record<string, ValueSpec> = {
-  '--out': { kind: 'file', keyed: false }, // webhook keygen --out <prefix>: a file name prefix
-};
-
 /** The argument name of an option's flags ("--data-file <path>" -> "path"). */
 const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
 
 export function valueSpec(o: Option): ValueSpec {
   if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
+  const declared = declaredCompletion(o);
+  if (declared) return declared;
   const suggested = o.long ? SUGGESTED_VALUES[o.long] : undefined;
   if (suggested) return { kind: 'choices', choices: [...suggested] };
-  const explicit = o.long ? FILE_OPTIONS[o.long] : undefined;
-  if (explicit) return explicit;
   const name = argName(o);
   for (const alt of name.split('|')) {
     const keyed = alt.includes('=');
@@ -84,13 +80,12 @@ function optionInfo(o: Option): OptionInfo {
   };
 }
 
-/** Shell names, for `agctl completion <shell>`. */
-export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
-
-function argValues(cmd: Command, path: string[]): Node['args'] {
-  const key = path.join(' ');
-  if (key === 'completion') return [{ values: [...SHELL_NAMES], rest: false }];
-  return cmd.registeredArguments.map((a: Argument) => ({ values: a.argChoices ? [...a.argChoices] : [], rest: a.variadic }));
+function argValues(cmd: Command): Node['args'] {
+  return cmd.registeredArguments.map((a: Argument) => {
+    const declared = declaredCompletion(a);
+    const values = a.argChoices ? [...a.argChoices] : declared?.kind === 'choices' ? declared.choices : [];
+    return { values, rest: a.variadic };
+  });
 }
 
 export function collectTree(program: Command): Node[] {
@@ -102,7 +97,7 @@ export function collectTree(program: Command): Node[] {
       path,
       subcommands: cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals, { flags: ['--help', '-h'], description: 'show help', takesValue: false }],
-      args: argValues(cmd, path),
+      args: argValues(cmd),
     });
     for (const c of cmd.commands) visit(c, [...path, c.name()]);
   };
@@ -436,5 +431,4 @@ export function fishScript(program: Command): string {
   return lines.join('\n') + '\n';
 }
 
-export const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
-export type Shell = keyof typeof SHELLS;
+export const SHELLS: Record<ShellName, (program: Command) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript };

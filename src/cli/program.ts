@@ -4,6 +4,7 @@
 // names them (every group is loaded for completion scripts and tests).
 import { Command, Option } from 'commander';
 import { version } from '../version.js';
+import { environmentSummary } from './environment.js';
 import { escapeControls } from './escape.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerServe } from './tree/serve.js';
@@ -28,7 +29,8 @@ const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--client-id', '-o', '
 
 /**
  * The groups a command line needs: the one it names (also after `help`), all
- * of them for `completion` or when the line cannot be read with certainty.
+ * of them for `completion`, `help environment` (commands declare the variables
+ * they read) or when the line cannot be read with certainty.
  */
 export function groupsFor(args: readonly string[]): Set<string> {
   const all = new Set(GROUPS.map((g) => g.name));
@@ -41,7 +43,7 @@ export function groupsFor(args: readonly string[]): Set<string> {
   }
   const [first, second] = words;
   if (first === undefined) return new Set();
-  if (first === 'completion') return all;
+  if (first === 'completion' || (first === 'help' && second === 'environment')) return all;
   const named = first === 'help' ? second : first;
   if (named === undefined) return new Set();
   return all.has(named) ? new Set([named]) : new Set();
@@ -79,12 +81,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     })
     .addHelpText(
       'after',
-      `
-Environment: AGCTL_PROFILE, AGCTL_BASE_URL, AGCTL_CLIENT_ID, AGCTL_CLIENT_SECRET,
-AGCTL_ACCESS_TOKEN, AGCTL_OUTPUT, AGCTL_TIMEOUT, AGCTL_CONFIG_DIR, AGCTL_CONFIG_KEY,
-AGCTL_DATA_DIR, AGCTL_SEAL_KEY, AGCTL_WEBHOOK_SECRET, AGCTL_MCP_*, BROWSER,
-NO_COLOR, FORCE_COLOR, CI. See \`agctl help environment\`.
-Exit codes: see \`agctl help exit-codes\`.`,
+      `\n${environmentSummary()}\nExit codes: see \`agctl help exit-codes\`.`,
     );
   program.helpCommand(false);
 

@@ -11,9 +11,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SHELLS, SHELL_NAMES, collectTree, valueFlags, type Shell } from '../../src/cli/completion.js';
+import { SHELLS, collectTree, valueFlags } from '../../src/cli/completion.js';
+import { SHELL_NAMES, type ShellName as Shell } from '../../src/cli/commands/completion/command.js';
 import { buildProgram, walk } from '../../src/cli/program.js';
-import { HELP_TOPICS } from '../../src/cli/tree/meta.js';
+import { HELP_TOPICS } from '../../src/cli/commands/help/command.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));

@@ -1,34 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { lazyAction, positiveInt } from './util.js';
+// agctl serve: its declaration, with the run it is checked against and imports when it runs.
+import type { Command } from 'commander';
+import { addCommands, lazyRun } from '../declare.js';
+import { serve } from '../commands/serve/command.js';
 
 export function register(program: Command): void {
-  program
-    .command('serve')
-    .description('Run the embedded server: the same API on this machine, with demo data')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default(0).argParser((v) => {
-      if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be an integer from 0 to 65535');
-      return Number(v);
-    }))
-    .option('--data-dir <dir>', 'data directory (default: the user data directory, or AGCTL_DATA_DIR)')
-    .option('--ready-file <file>', 'write {baseUrl, clients, demo} as JSON (mode 0600) once listening')
-    .option('--token-ttl <seconds>', 'lifetime of issued access tokens', positiveInt('--token-ttl', 86400 * 30), 3600)
-    .option('--frontend-url <url>', 'admin UI URL used for deep links (credentialsSetupUrl)')
-    .option('--trust-proxy', 'take the client address from X-Forwarded-For (webhook allowlists)')
-    .option('--allow-insecure-jwks', 'allow webhook JWKS URLs over plain http on loopback addresses')
-    .option('--quiet', 'do not log requests')
-    .addHelpText('after', '\nExamples:\n  $ agctl serve --port 8080\n  $ agctl serve --data-dir ./data --ready-file ready.json')
-    .action(
-      lazyAction(() => import('../commands/serve.js'), (_a, o) => ({
-        host: o.host as string,
-        port: o.port as number,
-        dataDir: o.dataDir as string | undefined,
-        readyFile: o.readyFile as string | undefined,
-        tokenTtl: o.tokenTtl as number,
-        frontendUrl: o.frontendUrl as string | undefined,
-        trustProxy: Boolean(o.trustProxy),
-        allowInsecureJwks: Boolean(o.allowInsecureJwks),
-        quiet: Boolean(o.quiet),
-      })),
-    );
+  addCommands(program, lazyRun(serve(), () => import('../commands/serve/run.js')));
 }

@@ -1,5 +1,7 @@
-// Helpers for declaring commands: the tree modules import only commander and
-// this file; each action loads its command module on first use.
+// Helpers for declaring commands. Flag parsers (positiveInt, collect) serve
+// every declaration; lazyAction is the earlier way of wiring a command, still
+// used by the groups declared in src/cli/tree/<group>.ts (a command declared in
+// its own folder uses lazyRun from ../declare.js instead: see ../README.md).
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import type { CommandResult } from '../run.js';

@@ -8,13 +8,13 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 const h = vi.hoisted(() => {
   const state = {
     loaded: [] as string[],
-    calls: [] as { name: string; opts: any; ctx: unknown }[],
+    calls: [] as { name: string; opts: any; ctx: unknown; cmd?: Command }[],
     globals: undefined as Record<string, unknown> | undefined,
     module(name: string) {
       state.loaded.push(name);
       return {
-        run: async (opts: unknown, ctx: unknown) => {
-          state.calls.push({ name, opts, ctx });
+        run: async (opts: unknown, ctx: unknown, cmd?: Command) => {
+          state.calls.push({ name, opts, ctx, cmd });
           return 0;
         },
       };
@@ -35,9 +35,12 @@ vi.mock('../../../src/cli/commands/auth/status.js', () => h.module('auth status'
 vi.mock('../../../src/cli/commands/auth/token.js', () => h.module('auth token'));
 vi.mock('../../../src/cli/commands/rules/list.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete.js', () => h.module('rules delete'));
-vi.mock('../../../src/cli/commands/serve.js', () => h.module('serve'));
-vi.mock('../../../src/cli/commands/help.js', () => h.module('help'));
-vi.mock('../../../src/cli/commands/completion.js', () => h.module('completion'));
+vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
+vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
+vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
+vi.mock('../../../src/cli/commands/webhook/send/run.js', () => h.module('webhook send'));
+vi.mock('../../../src/cli/commands/webhook/verify/run.js', () => h.module('webhook verify'));
+vi.mock('../../../src/cli/commands/webhook/keygen/run.js', () => h.module('webhook keygen'));
 
 const { buildProgram, groupsFor, walk } = await import('../../../src/cli/program.js');
 const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
@@ -46,6 +49,7 @@ interface Call {
   name: string;
   opts: any;
   ctx: unknown;
+  cmd?: Command;
   globals: Record<string, unknown>;
   output: string;
 }
@@ -109,12 +113,25 @@ describe('group loading', () => {
     expect([...groupsFor(['login', '--client-id', 'x'])]).toEqual([]);
     expect([...groupsFor(['completion', 'bash'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
     expect([...groupsFor(['--', 'rules'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    // Commands declare the variables they read: `help environment` needs them all.
+    expect([...groupsFor(['help', 'environment'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['help', 'exit-codes'])]).toEqual([]);
   });
 
   it('shows every group in the root help whether or not it is loaded', async () => {
     const lean = (await buildProgram(['--help'])).helpInformation();
     const full = (await buildProgram()).helpInformation();
     expect(lean).toBe(full);
+  });
+});
+
+describe('environment variables', () => {
+  it('are listed from the declarations of the loaded commands, once each', async () => {
+    const { environment } = await import('../../../src/cli/environment.js');
+    const names = environment(await buildProgram(['help', 'environment'])).map((v) => v.name);
+    expect(names.filter((n) => n === 'AGCTL_WEBHOOK_SECRET')).toHaveLength(1);
+    expect(names.indexOf('AGCTL_WEBHOOK_SECRET')).toBe(names.indexOf('AGCTL_SEAL_KEY') + 1);
+    expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
   });
 });
 
@@ -144,25 +161,38 @@ describe('command options', () => {
   });
 
   it('serve, with its defaults', async () => {
-    expect((await parse('serve')).opts).toEqual({
-      host: '127.0.0.1', port: 0, dataDir: undefined, readyFile: undefined, tokenTtl: 3600,
-      frontendUrl: undefined, trustProxy: false, allowInsecureJwks: false, quiet: false,
-    });
+    expect((await parse('serve')).opts).toEqual({ args: [], opts: { host: '127.0.0.1', port: 0, tokenTtl: 3600 } });
     const r = await parse('serve', '--host', '0.0.0.0', '--port', '8080', '--data-dir', 'd', '--ready-file', 'r.json', '--token-ttl', '5', '--frontend-url', 'https://ui.example.com', '--trust-proxy', '--allow-insecure-jwks', '--quiet');
     expect(r.opts).toEqual({
-      host: '0.0.0.0', port: 8080, dataDir: 'd', readyFile: 'r.json', tokenTtl: 5,
-      frontendUrl: 'https://ui.example.com', trustProxy: true, allowInsecureJwks: true, quiet: true,
+      args: [],
+      opts: {
+        host: '0.0.0.0', port: 8080, dataDir: 'd', readyFile: 'r.json', tokenTtl: 5,
+        frontendUrl: 'https://ui.example.com', trustProxy: true, allowInsecureJwks: true, quiet: true,
+      },
     });
+  });
+
+  it('webhook send, verify and keygen', async () => {
+    expect(await parse('webhook', 'send', 'L1')).toMatchObject({ name: 'webhook send', opts: { args: ['L1'], opts: { jwtTtl: 300, header: [] } } });
+    const send = await parse('webhook', 'send', 'L1', '-d', '{}', '-H', 'A: 1', '--header', 'B: 2', '--alg', 'EdDSA', '--jwt-key', 'k', '--timestamp', '1700000000', '--count', '3', '--dry-run', '--secret-stdin');
+    expect(send.opts).toEqual({
+      args: ['L1'],
+      opts: { data: '{}', header: ['A: 1', 'B: 2'], alg: 'EdDSA', jwtKey: 'k', timestamp: 1700000000, count: 3, dryRun: true, secretStdin: true, jwtTtl: 300 },
+    });
+    const verify = await parse('webhook', 'verify', '--request', 'r.http', '--allowed-cidr', '10.0.0.0/8', '--allowed-cidr', '::1/128', '--now', '5', '--trust-proxy');
+    expect(verify.opts).toEqual({ args: [], opts: { request: 'r.http', header: [], allowedCidr: ['10.0.0.0/8', '::1/128'], now: 5, trustProxy: true } });
+    expect((await parse('webhook', 'keygen')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
+    expect((await parse('webhook', 'keygen', '--alg', 'RS256', '--out', 'k/p', '--force')).opts).toEqual({ args: [], opts: { alg: 'RS256', out: 'k/p', force: true } });
   });
 
   it('help and completion receive the program', async () => {
     const help = await parse('help', 'rules', 'list');
-    expect(help.opts.topic).toEqual(['rules', 'list']);
-    expect((help.opts.program as Command).name()).toBe('agctl');
-    expect((await parse('help')).opts.topic).toEqual([]);
+    expect(help.opts.args).toEqual([['rules', 'list']]);
+    expect(help.cmd!.parent!.name()).toBe('agctl');
+    expect((await parse('help')).opts.args).toEqual([[]]);
     const comp = await parse('completion', 'zsh');
-    expect(comp.opts.shell).toBe('zsh');
-    expect((comp.opts.program as Command).name()).toBe('agctl');
+    expect(comp.opts.args).toEqual(['zsh']);
+    expect(comp.cmd!.parent!.name()).toBe('agctl');
   });
 });
 
@@ -189,6 +219,8 @@ describe('usage errors', () => {
       [['rules', 'list', 'x', '--page-size', '251'], /--page-size must be an integer from 1 to 250/],
       [['serve', '--port', '70000'], /--port must be an integer from 0 to 65535/],
       [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
+      [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
+      [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],
       [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
     ];
     for (const [argv, re] of cases) {

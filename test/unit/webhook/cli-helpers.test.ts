@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseHeaderFlags, parseSendHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
 import { loadExitCode, percentile, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
 import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';
-import { curlCommand } from '../../../src/cli/commands/webhook/send.js';
+import { curlCommand } from '../../../src/cli/commands/webhook/send/run.js';
 
 describe('parseCapturedRequest', () => {
   it('reads the request line, headers (joined when repeated) and the exact body, CRLF or LF', () => {

@@ -4,6 +4,7 @@ import { HTTP_TOKEN } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdinBytes as readAllStdin } from '../../io.js';
 import { readSecret, missingSecret, type SecretSource } from '../../secrets.js';
+import { WEBHOOK_SECRET_ENV } from './flags.js';
 
 /**
  * Bodies and captured requests larger than this are refused while they are
@@ -75,12 +76,12 @@ export function parseSendHeaderFlags(values: string[], flag = '--header'): [stri
 export const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
   name: 'webhook signing secret',
   flag: '--secret',
-  env: 'AGCTL_WEBHOOK_SECRET',
+  env: WEBHOOK_SECRET_ENV.name,
   prompt: 'Webhook signing secret',
 };
 
 /** The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error when none. */
-export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin: boolean; secretFile?: string }): Promise<string> {
+export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string }): Promise<string> {
   const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
   const secret = await readSecret(ctx, src);
   if (secret === undefined) throw missingSecret(src);

@@ -1,32 +1,15 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../api/errors.js';
-import { pathSegment } from '../../../client/paths.js';
-import { isUuidV4 } from '../../../lib/ids.js';
-import { KeyError, checkSigningKey, loadSigningKey } from '../../../webhook/keys.js';
-import { createWebhookJwt, hmacSignature, newEventId } from '../../../webhook/sign.js';
-import type { CommandContext } from '../../context.js';
-import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from './common.js';
-import { hideUserinfo } from '../../../client/redact.js';
+import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { pathSegment } from '../../../../client/paths.js';
+import { isUuidV4 } from '../../../../lib/ids.js';
+import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/keys.js';
+import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook/sign.js';
+import type { CommandContext } from '../../../context.js';
+import type { SendInput } from './command.js';
+import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
+import { hideUserinfo } from '../../../../client/redact.js';
 
-export interface SendOptions {
-  target: string;
-  data?: string;
-  dataFile?: string;
-  secretFile?: string;
-  secretStdin: boolean;
-  jwtKey?: string;
-  kid?: string;
-  alg?: string;
-  tenant?: string;
-  jwtTtl: number;
-  eventId?: string;
-  timestamp?: number;
-  headers: string[];
-  dryRun: boolean;
-  count?: number;
-  concurrency?: number;
-  rate?: number;
-}
+type SendOptions = SendInput['opts'];
 
 /** Produces the authentication headers of one request. */
 export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promise<Record<string, string>>;
@@ -104,12 +87,12 @@ function checkOptions(opts: SendOptions): void {
   if (opts.tenant !== undefined && opts.jwtKey === undefined) throw new UsageError('--tenant applies to JWT sends: add --jwt-key');
 }
 
-export async function run(opts: SendOptions, ctx: CommandContext): Promise<number> {
+export async function run({ args: [target], opts }: SendInput, ctx: CommandContext): Promise<number> {
   checkOptions(opts);
-  const extra = parseSendHeaderFlags(opts.headers);
-  const url = await listenerUrl(opts.target, ctx);
+  const extra = parseSendHeaderFlags(opts.header);
+  const url = await listenerUrl(target, ctx);
   // The body first: a missing body is reported before any secret prompt.
-  const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin });
+  const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
   const { signer, detail } = await makeSigner(opts, ctx, url);
   try {
     JSON.parse(body.bytes.toString('utf8'));
@@ -119,7 +102,7 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<numbe
   if (body.bytes.length > 64 * 1024) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than 65536 (413)`);
 
   if (opts.count !== undefined) {
-    const { runLoad, printSummary, loadExitCode } = await import('./load.js');
+    const { runLoad, printSummary, loadExitCode } = await import('../load.js');
     const summary = await runLoad({
       url,
       count: opts.count,
@@ -150,7 +133,7 @@ export async function run(opts: SendOptions, ctx: CommandContext): Promise<numbe
   }
 
   ctx.debug(`webhook ${detail}`);
-  const urlSource = isFullUrl(opts.target) ? 'the listener URL' : undefined;
+  const urlSource = isFullUrl(target) ? 'the listener URL' : undefined;
   const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false, urlSource });
   const answer = res.json<Record<string, unknown>>();
   if (ctx.out.json) {

@@ -1,20 +1,15 @@
 // agctl webhook keygen: a signing key for a JWT listener.
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../../../api/errors.js';
-import { writePrivateFile } from '../../../config/secure-file.js';
-import { isFsError, pathProblem } from '../../../lib/fs-errors.js';
-import { KeyError, generateListenerKey } from '../../../webhook/keys.js';
-import type { CommandContext } from '../../context.js';
+import { UsageError } from '../../../../api/errors.js';
+import { writePrivateFile } from '../../../../config/secure-file.js';
+import { isFsError, pathProblem } from '../../../../lib/fs-errors.js';
+import { KeyError, generateListenerKey } from '../../../../webhook/keys.js';
+import type { CommandContext } from '../../../context.js';
+import type { KeygenInput } from './command.js';
 
-export interface KeygenOptions {
-  alg: string;
-  kid?: string;
-  out?: string;
-  force: boolean;
-}
 
-export async function run(opts: KeygenOptions, ctx: CommandContext): Promise<number> {
+export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<number> {
   const prefix = opts.out ?? `webhook-${opts.alg.toLowerCase()}`;
   const privateFile = resolve(`${prefix}.private.jwk.json`);
   const jwksFile = resolve(`${prefix}.jwks.json`);

@@ -1,29 +1,16 @@
 // agctl webhook verify: the listener pipeline, offline, on a captured request.
-import { UsageError, exitCodeForStatus } from '../../../api/errors.js';
-import { AllowList, CidrError, normalizeIp } from '../../../webhook/cidr.js';
-import { JwksError, loadJwks } from '../../../webhook/jwks.js';
-import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../webhook/verify.js';
+import { UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { AllowList, CidrError, normalizeIp } from '../../../../webhook/cidr.js';
+import { JwksError, loadJwks } from '../../../../webhook/jwks.js';
+import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../../webhook/verify.js';
 import { isIP } from 'node:net';
-import type { CommandContext } from '../../context.js';
-import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from './common.js';
-import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from './request-file.js';
-import { hideUserinfo } from '../../../client/redact.js';
+import type { CommandContext } from '../../../context.js';
+import type { VerifyInput } from './command.js';
+import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
+import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from '../request-file.js';
+import { hideUserinfo } from '../../../../client/redact.js';
 
-export interface VerifyOptions {
-  request?: string;
-  headers: string[];
-  bodyFile?: string;
-  secretFile?: string;
-  secretStdin: boolean;
-  jwks?: string;
-  url?: string;
-  tenant?: string;
-  now?: number;
-  sourceIp?: string;
-  allowedCidrs: string[];
-  trustProxy: boolean;
-  allowInsecureJwks: boolean;
-}
+type VerifyOptions = VerifyInput['opts'];
 
 const STEP_NAMES = ['HTTP framing, before the webhook checks', 'source address', 'request headers and body', 'authentication', 'idempotency', 'accepted'];
 
@@ -31,7 +18,7 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
   const stdinUses = [opts.request === '-', opts.bodyFile === '-', opts.secretStdin].filter(Boolean).length;
   if (stdinUses > 1) throw new UsageError('only one input can come from standard input');
   if (opts.request !== undefined) {
-    if (opts.headers.length || opts.bodyFile !== undefined) throw new UsageError('use either --request or --header/--body-file, not both');
+    if (opts.header.length || opts.bodyFile !== undefined) throw new UsageError('use either --request or --header/--body-file, not both');
     const raw = opts.request === '-' ? await readStdinBytes(ctx, 'captured request') : readInputFile(opts.request, '--request');
     try {
       return parseCapturedRequest(raw);
@@ -40,10 +27,10 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
       throw err;
     }
   }
-  if (!opts.headers.length) throw new UsageError('nothing to verify: pass --request FILE, or --header ... with --body-file');
+  if (!opts.header.length) throw new UsageError('nothing to verify: pass --request FILE, or --header ... with --body-file');
   if (opts.bodyFile === undefined) throw new UsageError('--header needs --body-file (the exact body bytes)');
   const headers: Record<string, string> = {};
-  for (const [k, v] of parseHeaderFlags(opts.headers)) addHeader(headers, k, v);
+  for (const [k, v] of parseHeaderFlags(opts.header)) addHeader(headers, k, v);
   const body = opts.bodyFile === '-' ? await readStdinBytes(ctx, 'body') : readInputFile(opts.bodyFile, '--body-file');
   return { headers, body, notes: [] };
 }
@@ -58,12 +45,12 @@ function parseUrl(v: string, flag: string): URL {
   throw new UsageError(`${flag}: "${hideUserinfo(v)}" is not an http(s) URL`);
 }
 
-export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<number> {
+export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<number> {
   const req = await readCapture(opts, ctx);
-  if (opts.allowedCidrs.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
+  if (opts.allowedCidr.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
   if (opts.sourceIp && isIP(normalizeIp(opts.sourceIp)) === 0) throw new UsageError(`--source-ip: "${opts.sourceIp}" is not an IP address`);
   // Like the listener's allowedCidrs: several ranges, given as repeated flags or comma-separated.
-  const ranges = opts.allowedCidrs.flatMap((v) => v.split(',')).map((r) => r.trim());
+  const ranges = opts.allowedCidr.flatMap((v) => v.split(',')).map((r) => r.trim());
   if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
   let allowList: AllowList | null = null;
   try {
@@ -84,7 +71,7 @@ export async function run(opts: VerifyOptions, ctx: CommandContext): Promise<num
     if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwks, not both');
     if (!url) throw new UsageError('a JWT check needs the endpoint URL (the aud claim): pass --url, or --tenant with a --request that has a request line');
     try {
-      listener = { authMethod: 'JWT', jwks: await loadJwks(opts.jwks, { allowInsecure: opts.allowInsecureJwks }), endpointUrl: url, tenantBaseUrl: tenant };
+      listener = { authMethod: 'JWT', jwks: await loadJwks(opts.jwks, { allowInsecure: opts.allowInsecureJwks === true }), endpointUrl: url, tenantBaseUrl: tenant };
     } catch (err) {
       if (err instanceof JwksError) throw new UsageError(`--jwks: ${err.message}`);
       throw err;

@@ -1,26 +1,16 @@
 // agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
-import { UsageError } from '../../api/errors.js';
-import { dataDir as defaultDataDir } from '../../config/paths.js';
-import { writePrivateFile } from '../../config/secure-file.js';
-import { pathProblem } from '../../lib/fs-errors.js';
-import type { CommandContext } from '../context.js';
-import { shellQuote } from '../output.js';
+import { UsageError } from '../../../api/errors.js';
+import { dataDir as defaultDataDir } from '../../../config/paths.js';
+import { writePrivateFile } from '../../../config/secure-file.js';
+import { pathProblem } from '../../../lib/fs-errors.js';
+import type { CommandContext } from '../../context.js';
+import type { ServeInput } from './command.js';
+import { shellQuote } from '../../output.js';
 
-export interface ServeOptions {
-  host: string;
-  port: number;
-  dataDir?: string;
-  readyFile?: string;
-  tokenTtl: number;
-  frontendUrl?: string;
-  trustProxy: boolean;
-  allowInsecureJwks: boolean;
-  quiet: boolean;
-}
 
-export async function run(opts: ServeOptions, ctx: CommandContext): Promise<number> {
-  const { startEmbeddedServer, StartupError } = await import('../../server/app.js');
+export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
+  const { startEmbeddedServer, StartupError } = await import('../../../server/app.js');
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;

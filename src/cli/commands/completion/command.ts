@@ -1,0 +1,22 @@
+// agctl completion: the declaration.
+import { Argument, Command, completeWith, helpText, type Input } from '../../declare.js';
+
+/** The shells `agctl completion` writes a script for. */
+export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
+export type ShellName = (typeof SHELL_NAMES)[number];
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const completion = () =>
+  new Command('completion')
+    .description('Print a shell completion script')
+    .addArgument(completeWith(new Argument('<shell>', 'bash, zsh or fish'), SHELL_NAMES))
+    .addHelpText(
+      'after',
+      helpText('', [
+        'agctl completion bash > /etc/bash_completion.d/agctl',
+        'agctl completion zsh > "${fpath[1]}/_agctl"',
+        'agctl completion fish > ~/.config/fish/completions/agctl.fish',
+      ]),
+    );
+
+export type CompletionInput = Input<ReturnType<typeof completion>>;

@@ -1,0 +1,25 @@
+// agctl serve: the declaration.
+import { Command, helpText, InvalidArgumentError, Option, type Input } from '../../declare.js';
+import { positiveInt } from '../../tree/util.js';
+
+const port = (v: string): number => {
+  if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError('--port must be an integer from 0 to 65535');
+  return Number(v);
+};
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const serve = () =>
+  new Command('serve')
+    .description('Run the embedded server: the same API on this machine, with demo data')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default(0).argParser(port))
+    .option('--data-dir <dir>', 'data directory (default: the user data directory, or AGCTL_DATA_DIR)')
+    .option('--ready-file <file>', 'write {baseUrl, clients, demo} as JSON (mode 0600) once listening')
+    .option('--token-ttl <seconds>', 'lifetime of issued access tokens', positiveInt('--token-ttl', 86400 * 30), 3600)
+    .option('--frontend-url <url>', 'admin UI URL used for deep links (credentialsSetupUrl)')
+    .option('--trust-proxy', 'take the client address from X-Forwarded-For (webhook allowlists)')
+    .option('--allow-insecure-jwks', 'allow webhook JWKS URLs over plain http on loopback addresses')
+    .option('--quiet', 'do not log requests')
+    .addHelpText('after', helpText('', ['agctl serve --port 8080', 'agctl serve --data-dir ./data --ready-file ready.json']));
+
+export type ServeInput = Input<ReturnType<typeof serve>>;
