@@ -11,9 +11,9 @@ import { CommandContext } from '../../../src/cli/context.js';
 import { colorEnabled, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
-import { run as login, plainHttpWarning } from '../../../src/cli/commands/auth/login.js';
-import { run as rulesDelete } from '../../../src/cli/commands/rules/delete.js';
-import { run as rulesList } from '../../../src/cli/commands/rules/list.js';
+import { run as login, plainHttpWarning } from '../../../src/cli/commands/auth/login/run.js';
+import { run as rulesDelete } from '../../../src/cli/commands/rules/delete/run.js';
+import { run as rulesList } from '../../../src/cli/commands/rules/list/run.js';
 import type { GlobalFlags } from '../../../src/config/resolve.js';
 import { startTestServer } from '../../helpers/server.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -124,7 +124,7 @@ describe('login (in-process)', () => {
   it('asks for what is missing on a terminal, proves the credentials, then saves the profile', async () => {
     const { p, asked } = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': s.plainClient.clientSecret });
     const { ctx, err, env } = makeCtx({ tty: true, prompter: p });
-    expect(await login({ secretStdin: false }, ctx)).toBe(0);
+    expect(await login({ args: [], opts: {} }, ctx)).toBe(0);
     await ctx.close();
     expect(asked).toEqual(['Client ID', 'Base URL', 'Client secret']);
     expect(err()).toContain(`Logged in to ${s.baseUrl} as ${s.plainClient.clientId} (profile "default")`);
@@ -141,13 +141,13 @@ describe('login (in-process)', () => {
     await new Promise((r) => closed.close(r));
     const unreachable = scripted({ 'Client ID': 'bot', 'Base URL': `http://127.0.0.1:${port}`, 'Client secret': 'x' });
     const a = makeCtx({ tty: true, prompter: unreachable.p });
-    const e1 = await login({ secretStdin: false }, a.ctx).catch((e: unknown) => e);
+    const e1 = await login({ args: [], opts: {} }, a.ctx).catch((e: unknown) => e);
     await a.ctx.close();
     expect(e1).toBeInstanceOf(CliError);
     expect((e1 as CliError).hint).toBe('is the server running? check the base URL you entered');
     const wrong = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': 'wrong-secret' });
     const b = makeCtx({ tty: true, prompter: wrong.p });
-    const e2 = await login({ secretStdin: false }, b.ctx).catch((e: unknown) => e);
+    const e2 = await login({ args: [], opts: {} }, b.ctx).catch((e: unknown) => e);
     await b.ctx.close();
     expect((e2 as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect((e2 as CliError).hint).toBe('check the client ID and secret');
@@ -167,22 +167,22 @@ describe('login (in-process)', () => {
       throw new Error('stop here');
     };
     const { ctx } = makeCtx({ tty: true, prompter: p, flags: { clientId: 'bot@acme.example.com/agctl' } });
-    await expect(login({ secretStdin: false }, ctx)).rejects.toThrow('stop here');
+    await expect(login({ args: [], opts: {} }, ctx)).rejects.toThrow('stop here');
     expect(suggested).toBe('https://acme.example.com');
   });
 
   it('without a terminal, names the flag and the env var of what is missing', async () => {
     const none = makeCtx({ prompter: scripted({}, false).p });
-    await expect(login({ secretStdin: false }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
+    await expect(login({ args: [], opts: {} }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
     const noUrl = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot' } });
-    await expect(login({ secretStdin: false }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
+    await expect(login({ args: [], opts: {} }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
     const noSecret = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot', baseUrl: s.baseUrl } });
-    await expect(login({ secretStdin: false }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
+    await expect(login({ args: [], opts: {} }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
   });
 
   it('saves nothing when the token request fails', async () => {
     const { ctx, env } = makeCtx({ prompter: scripted({}, false).p, env: { ...plainEnv, AGCTL_CLIENT_SECRET: 'wrong' } });
-    const err = await login({ secretStdin: false }, ctx).catch((e: unknown) => e);
+    const err = await login({ args: [], opts: {} }, ctx).catch((e: unknown) => e);
     await ctx.close();
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
@@ -195,20 +195,20 @@ describe('rules commands (in-process)', () => {
   it('delete asks on a terminal and deletes nothing when the answer is no', async () => {
     const { p, asked } = scripted({ Delete: false });
     const { ctx, err } = makeCtx({ tty: true, prompter: p }); // no credentials: any API call would fail
-    expect(await rulesDelete({ appId: app, ruleIds: ['ecr-001', 'ecr-002', 'ecr-001'], yes: false }, ctx)).toBe(0);
+    expect(await rulesDelete({ args: [app, ['ecr-001', 'ecr-002', 'ecr-001']], opts: {} }, ctx)).toBe(0);
     expect(asked).toEqual([`Delete 2 rules (ecr-001, ecr-002) from app ${app}?`]);
     expect(err()).toContain('Nothing deleted');
   });
 
   it('delete needs --yes without a terminal', async () => {
     const { ctx } = makeCtx({ prompter: scripted({}, false).p, env: plainEnv });
-    await expect(rulesDelete({ appId: app, ruleIds: ['ecr-001'], yes: false }, ctx)).rejects.toThrow('refusing to delete without confirmation: pass --yes');
+    await expect(rulesDelete({ args: [app, ['ecr-001']], opts: {} }, ctx)).rejects.toThrow('refusing to delete without confirmation: pass --yes');
   });
 
   it('delete reports each rule and returns the worst exit code', async () => {
     const { p } = scripted({ Delete: true });
     const { ctx, err } = makeCtx({ tty: true, prompter: p, env: plainEnv });
-    expect(await rulesDelete({ appId: app, ruleIds: ['ecr-020', 'ecr-nope'], yes: false }, ctx)).toBe(Exit.NotFound);
+    expect(await rulesDelete({ args: [app, ['ecr-020', 'ecr-nope']], opts: {} }, ctx)).toBe(Exit.NotFound);
     await ctx.close();
     expect(err()).toContain('Deleted rule ecr-020');
     expect(err()).toMatch(/rule ecr-nope: entitlement configuration rule ecr-nope not found in app crm-app \(HTTP 404, NotFound\)/);
@@ -216,14 +216,14 @@ describe('rules commands (in-process)', () => {
 
   it('list prints a table in evaluation order, or JSON', async () => {
     const table = makeCtx({ env: plainEnv });
-    expect(await rulesList({ appId: app, limit: 4, pageSize: 3 }, table.ctx)).toBe(0);
+    expect(await rulesList({ args: [app], opts: { limit: 4, pageSize: 3 } }, table.ctx)).toBe(0);
     await table.ctx.close();
     const lines = table.out().trimEnd().split('\n');
     expect(lines[0]).toMatch(/^PRIORITY\s+ID\s+NAME\s+ENABLED\s+CONDITION\s+REQUEST POLICY$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/)[1])).toEqual(['ecr-001', 'ecr-002', 'ecr-003', 'ecr-004']);
 
     const json = makeCtx({ env: plainEnv, flags: { output: 'json' } });
-    expect(await rulesList({ appId: 'empty-app' }, json.ctx)).toBe(0);
+    expect(await rulesList({ args: ['empty-app'], opts: {} }, json.ctx)).toBe(0);
     await json.ctx.close();
     expect(JSON.parse(json.out())).toEqual([]);
   });

@@ -29,12 +29,12 @@ vi.mock('../../../src/cli/run.js', () => ({
     await fn({ fake: 'ctx' });
   },
 }));
-vi.mock('../../../src/cli/commands/auth/login.js', () => h.module('login'));
-vi.mock('../../../src/cli/commands/auth/logout.js', () => h.module('logout'));
-vi.mock('../../../src/cli/commands/auth/status.js', () => h.module('auth status'));
-vi.mock('../../../src/cli/commands/auth/token.js', () => h.module('auth token'));
-vi.mock('../../../src/cli/commands/rules/list.js', () => h.module('rules list'));
-vi.mock('../../../src/cli/commands/rules/delete.js', () => h.module('rules delete'));
+vi.mock('../../../src/cli/commands/auth/login/run.js', () => h.module('login'));
+vi.mock('../../../src/cli/commands/auth/logout/run.js', () => h.module('logout'));
+vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth status'));
+vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
+vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
+vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
 vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
 vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
 vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
@@ -137,27 +137,27 @@ describe('environment variables', () => {
 
 describe('command options', () => {
   it('rules list', async () => {
-    expect(await parse('rules', 'list', 'crm-app')).toMatchObject({ name: 'rules list', opts: { appId: 'crm-app', limit: undefined, pageSize: undefined }, ctx: { fake: 'ctx' } });
-    expect((await parse('rules', 'list', 'crm-app', '--limit', '5', '--page-size', '7')).opts).toEqual({ appId: 'crm-app', limit: 5, pageSize: 7 });
-    expect((await parse('rules', 'list', '--page-size=250', 'x')).opts).toEqual({ appId: 'x', limit: undefined, pageSize: 250 });
+    expect(await parse('rules', 'list', 'crm-app')).toMatchObject({ name: 'rules list', opts: { args: ['crm-app'], opts: {} }, ctx: { fake: 'ctx' } });
+    expect((await parse('rules', 'list', 'crm-app', '--limit', '5', '--page-size', '7')).opts).toEqual({ args: ['crm-app'], opts: { limit: 5, pageSize: 7 } });
+    expect((await parse('rules', 'list', '--page-size=250', 'x')).opts).toEqual({ args: ['x'], opts: { pageSize: 250 } });
   });
 
   it('rules delete', async () => {
-    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1')).opts).toEqual({ appId: 'crm-app', ruleIds: ['ecr-1'], yes: false });
-    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({ appId: 'crm-app', ruleIds: ['ecr-1', 'ecr-2'], yes: true });
-    expect((await parse('rules', 'delete', '--yes', 'a', 'b')).opts).toEqual({ appId: 'a', ruleIds: ['b'], yes: true });
+    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1')).opts).toEqual({ args: ['crm-app', ['ecr-1']], opts: {} });
+    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({ args: ['crm-app', ['ecr-1', 'ecr-2']], opts: { yes: true } });
+    expect((await parse('rules', 'delete', '--yes', 'a', 'b')).opts).toEqual({ args: ['a', ['b']], opts: { yes: true } });
   });
 
   it('login', async () => {
-    expect((await parse('login')).opts).toEqual({ secretStdin: false, secretFile: undefined });
-    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ secretStdin: true, secretFile: undefined });
-    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ secretStdin: false, secretFile: '/tmp/s' });
+    expect((await parse('login')).opts).toEqual({ args: [], opts: {} });
+    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true } });
+    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s' } });
   });
 
   it('logout, auth status, auth token', async () => {
-    expect(await parse('logout')).toMatchObject({ name: 'logout', opts: {} });
-    expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: {} });
-    expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: {} });
+    expect(await parse('logout')).toMatchObject({ name: 'logout', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: { args: [], opts: {} } });
   });
 
   it('serve, with its defaults', async () => {
@@ -202,7 +202,7 @@ describe('global flags', () => {
     expect(before.globals).toMatchObject({ profile: 'ci', baseUrl: 'https://a.example.com', clientId: 'bot', output: 'json', input: false, color: false, debug: true, timeout: '3', embedded: true });
     const after = await parse('rules', 'list', 'x', '--output', 'table', '--profile', 'p2', '--debug');
     expect(after.globals).toMatchObject({ output: 'table', profile: 'p2', debug: true, input: true, color: true });
-    expect(after.opts).toEqual({ appId: 'x', limit: undefined, pageSize: undefined });
+    expect(after.opts).toEqual({ args: ['x'], opts: {} });
   });
 
   it('default to prompting and colour allowed, nothing else set', async () => {

@@ -1,14 +1,9 @@
-import { ApiError, CliError, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
-import { checkPathId } from '../../../client/paths.js';
-import { deleteRule } from '../../../client/rules.js';
-import type { CommandContext } from '../../context.js';
-import { renderError } from '../../errors.js';
-
-export interface DeleteOptions {
-  appId: string;
-  ruleIds: string[];
-  yes: boolean;
-}
+import { ApiError, CliError, Exit, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { checkPathId } from '../../../../client/paths.js';
+import { deleteRule } from '../../../../client/rules.js';
+import type { CommandContext } from '../../../context.js';
+import { renderError } from '../../../errors.js';
+import type { DeleteInput } from './command.js';
 
 interface Result {
   id: string;
@@ -16,15 +11,15 @@ interface Result {
   error?: { status: number | null; code: number | string | null; message: string };
 }
 
-export async function run(opts: DeleteOptions, ctx: CommandContext): Promise<number> {
-  const ids = [...new Set(opts.ruleIds)];
+export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: CommandContext): Promise<number> {
+  const ids = [...new Set(ruleIds)];
   // Every ID is checked before the prompt and before the first delete.
-  checkPathId(opts.appId, 'app ID');
+  checkPathId(appId, 'app ID');
   for (const id of ids) checkPathId(id, 'rule ID');
   if (!opts.yes) {
     if (!ctx.canPrompt) throw new UsageError('refusing to delete without confirmation: pass --yes', 'on a terminal agctl asks instead');
     const what = ids.length === 1 ? `rule ${ids[0]}` : `${ids.length} rules (${ids.join(', ')})`;
-    if (!(await ctx.prompt.confirm(`Delete ${what} from app ${opts.appId}?`, { default: false }))) {
+    if (!(await ctx.prompt.confirm(`Delete ${what} from app ${appId}?`, { default: false }))) {
       ctx.out.info('Nothing deleted');
       return 0;
     }
@@ -34,7 +29,7 @@ export async function run(opts: DeleteOptions, ctx: CommandContext): Promise<num
   let worst = 0;
   for (const id of ids) {
     try {
-      await deleteRule(api, opts.appId, id);
+      await deleteRule(api, appId, id);
       results.push({ id, deleted: true });
       if (!ctx.out.json) ctx.out.success(`Deleted rule ${id}`);
     } catch (err) {

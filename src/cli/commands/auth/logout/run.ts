@@ -1,6 +1,7 @@
-import type { CommandContext } from '../../context.js';
+import type { CommandContext } from '../../../context.js';
+import type { LogoutInput } from './command.js';
 
-export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
+export async function run(_input: LogoutInput, ctx: CommandContext): Promise<number> {
   const s = ctx.settings;
   // Never unseals: a secret that no longer opens (another key) must still be removable.
   const storedClientId = ctx.vault.storedClientId(s.profile);

@@ -1,17 +1,13 @@
-import { CliError, Exit, UsageError } from '../../../api/errors.js';
-import { ClientCredentialsFlow } from '../../../client/auth.js';
-import { isKeySecret } from '../../../lib/client-secret.js';
-import { baseUrlFromClientId, normalizeBaseUrl } from '../../../config/resolve.js';
-import { isLoopbackHost } from '../../../lib/net.js';
-import type { CommandContext } from '../../context.js';
-import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
+import { CliError, Exit, UsageError } from '../../../../api/errors.js';
+import { ClientCredentialsFlow } from '../../../../client/auth.js';
+import { isKeySecret } from '../../../../lib/client-secret.js';
+import { baseUrlFromClientId, normalizeBaseUrl } from '../../../../config/resolve.js';
+import { isLoopbackHost } from '../../../../lib/net.js';
+import type { CommandContext } from '../../../context.js';
+import { missingSecret, readSecret, type SecretSource } from '../../../secrets.js';
+import type { LoginInput } from './command.js';
 
-export interface LoginOptions {
-  secretStdin: boolean;
-  secretFile?: string;
-}
-
-export async function run(opts: LoginOptions, ctx: CommandContext): Promise<number> {
+export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<number> {
   if (ctx.flags.embedded) throw new UsageError('--embedded needs no login: it uses the embedded server\'s own client');
   const s = ctx.settings;
   let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
@@ -51,8 +47,8 @@ export async function run(opts: LoginOptions, ctx: CommandContext): Promise<numb
   const source: SecretSource = {
     name: 'client secret',
     flag: '--client-secret',
-    stdin: opts.secretStdin,
-    file: opts.secretFile,
+    stdin: Boolean(opts.clientSecretStdin),
+    file: opts.clientSecretFile,
     env: 'AGCTL_CLIENT_SECRET',
     prompt: 'Client secret',
   };

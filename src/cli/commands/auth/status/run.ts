@@ -1,8 +1,9 @@
-import { CliError, Exit } from '../../../api/errors.js';
-import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
-import { isKeySecret } from '../../../lib/client-secret.js';
-import { CredentialBindingError, attachStoredSecret } from '../../../config/resolve.js';
-import type { CommandContext } from '../../context.js';
+import { CliError, Exit } from '../../../../api/errors.js';
+import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../../client/auth.js';
+import { isKeySecret } from '../../../../lib/client-secret.js';
+import { CredentialBindingError, attachStoredSecret } from '../../../../config/resolve.js';
+import type { CommandContext } from '../../../context.js';
+import type { StatusInput } from './command.js';
 
 function humanDuration(seconds: number): string {
   if (seconds < 90) return `${seconds}s`;
@@ -10,7 +11,7 @@ function humanDuration(seconds: number): string {
   return `${Math.round(seconds / 3600)}h`;
 }
 
-export async function run(_opts: unknown, ctx: CommandContext): Promise<number> {
+export async function run(_input: StatusInput, ctx: CommandContext): Promise<number> {
   if (ctx.flags.embedded) {
     const e = await ctx.embedded();
     const status = { profile: null, embedded: true, baseUrl: e.baseUrl, clientId: e.clientId, credentials: 'embedded', token: null };

@@ -1,0 +1,13 @@
+// agctl rules delete: the declaration.
+import { Command, helpText, type Input } from '../../../declare.js';
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const del = () =>
+  new Command('delete')
+    .description('Delete one or more rules of an app')
+    .argument('<app-id>', 'app ID')
+    .argument('<rule-id...>', 'rule IDs')
+    .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
+    .addHelpText('after', helpText('', ['agctl rules delete crm-app ecr-004', 'agctl rules delete crm-app ecr-004 ecr-005 --yes']));
+
+export type DeleteInput = Input<ReturnType<typeof del>>;
