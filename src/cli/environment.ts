@@ -33,7 +33,6 @@ const UNCONVERTED: readonly EnvVar[] = [
   v('AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'mcp set-credentials: OAuth2 client secret'),
   v('AGCTL_MCP_JWT_PRIVATE_KEY', 'mcp set-credentials: OAuth2 JWT bearer private key (PEM)'),
   v('AGCTL_MCP_GOOGLE_CREDENTIALS', 'mcp set-credentials: Google service account key (JSON)'),
-  v('BROWSER', 'browser command used by --open (default: the system opener)'),
 ];
 
 /** Conventions of terminals and CI systems. */

@@ -1,47 +1,9 @@
+// The subcommands of `agctl task` (the group itself is declared in program.ts):
+// each declaration, with the run it is checked against and imports when it runs.
 import type { Command } from 'commander';
-import { lazyAction, positiveInt } from './util.js';
+import { addCommands, lazyRun } from '../declare.js';
+import { approveStepUp } from '../commands/task/approve-step-up/command.js';
 
-/** Adds the subcommands of `agctl task` (the group itself is declared in program.ts). */
 export function register(task: Command): void {
-  task
-    .command('approve-step-up')
-    .description('Approve the current (or given) policy step of a task with step-up authentication')
-    .argument('<task-id>', 'task ID')
-    .option('--step <id>', 'policy step ID to approve (default: the task\'s current step)')
-    .option('--transaction-id <id>', 'resume with this step-up transaction, issued by the service (agctl prints its ID); default: start a new step-up')
-    .option('--comment <text>', 'comment recorded with the approval')
-    .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
-    .option('--open', 'open the step-up page in the browser ($BROWSER, else the system opener)')
-    .option('--no-wait', 'do not wait for the step-up: exit 10 with its URL and the command that resumes it (not with --embedded)')
-    .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed, in whole seconds from 1 to 86400 (default 300)', positiveInt('--wait-timeout', 86400))
-    .addHelpText(
-      'after',
-      `
-When the step needs step-up authentication, the service starts a step-up
-transaction and answers with the URL of its step-up page. agctl prints the URL
-(and opens it with --open), finds the transaction through the service's
-transaction search, waits until it is verified, then approves with it and
-prints the approve action's ID. A transaction is issued by the service, bound
-to one task, step and user, expires (after 10 minutes on the embedded server)
-and can be used once. Exit code 10 means the step-up is still pending; the
-resume command agctl prints then carries --transaction-id.
-
-Examples:
-  $ agctl task approve-step-up 2hAc9... --comment "approved for Q3" --open
-  $ agctl task approve-step-up 2hAc9... --no-wait -o json
-  $ agctl task approve-step-up 2hAc9... --step 2hAcB... --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW
-  $ agctl task approve-step-up 2hAc9... --expand '*' -o json | jq '.expanded'`,
-    )
-    .action(
-      lazyAction(() => import('../commands/task/approve-step-up.js'), ([taskId], o) => ({
-        taskId: taskId as string,
-        step: o.step as string | undefined,
-        transactionId: o.transactionId as string | undefined,
-        comment: o.comment as string | undefined,
-        expand: o.expand as string | undefined,
-        open: Boolean(o.open),
-        wait: o.wait !== false,
-        waitTimeoutSeconds: o.waitTimeout as number | undefined,
-      })),
-    );
+  addCommands(task, lazyRun(approveStepUp(), () => import('../commands/task/approve-step-up/run.js')));
 }

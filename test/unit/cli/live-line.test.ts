@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fitLine, lineWidth, redraw, truncate } from '../../../src/cli/live-line.js';
-import { spinnerText, startSpinner } from '../../../src/cli/commands/task/approve-step-up.js';
+import { spinnerText, startSpinner } from '../../../src/cli/commands/task/approve-step-up/run.js';
 import { progressLine, runLoad } from '../../../src/cli/commands/webhook/load.js';
 import { fakeIO } from '../../helpers/io.js';
 import { tinyServer } from '../client/tiny-server.js';

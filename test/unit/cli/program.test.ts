@@ -35,6 +35,7 @@ vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth sta
 vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
 vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
+vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
 vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
 vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
 vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
@@ -130,7 +131,9 @@ describe('environment variables', () => {
     const { environment } = await import('../../../src/cli/environment.js');
     const names = environment(await buildProgram(['help', 'environment'])).map((v) => v.name);
     expect(names.filter((n) => n === 'AGCTL_WEBHOOK_SECRET')).toHaveLength(1);
-    expect(names.indexOf('AGCTL_WEBHOOK_SECRET')).toBe(names.indexOf('AGCTL_SEAL_KEY') + 1);
+    // Between the variables every command reads and the terminal conventions, in the order of the tree.
+    const declared = names.slice(names.indexOf('AGCTL_SEAL_KEY') + 1, names.indexOf('NO_COLOR'));
+    expect(declared.slice(0, 2)).toEqual(['BROWSER', 'AGCTL_WEBHOOK_SECRET']);
     expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
   });
 });
@@ -158,6 +161,12 @@ describe('command options', () => {
     expect(await parse('logout')).toMatchObject({ name: 'logout', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: { args: [], opts: {} } });
+  });
+
+  it('task approve-step-up', async () => {
+    expect(await parse('task', 'approve-step-up', 't1')).toMatchObject({ name: 'task approve-step-up', opts: { args: ['t1'], opts: { wait: true } } });
+    const r = await parse('task', 'approve-step-up', 't1', '--step', 's1', '--transaction-id', 'tx', '--comment', 'ok', '--expand', '*', '--open', '--no-wait', '--wait-timeout', '60');
+    expect(r.opts).toEqual({ args: ['t1'], opts: { step: 's1', transactionId: 'tx', comment: 'ok', expand: '*', open: true, wait: false, waitTimeout: 60 } });
   });
 
   it('serve, with its defaults', async () => {
@@ -218,6 +227,7 @@ describe('usage errors', () => {
       [['rules', 'list', 'x', '--limit', 'ten'], /--limit must be an integer/],
       [['rules', 'list', 'x', '--page-size', '251'], /--page-size must be an integer from 1 to 250/],
       [['serve', '--port', '70000'], /--port must be an integer from 0 to 65535/],
+      [['task', 'approve-step-up', 't1', '--wait-timeout', '86401'], /--wait-timeout must be an integer from 1 to 86400/],
       [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
       [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
       [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],

@@ -3,10 +3,10 @@ import { CliError } from '../../../src/api/errors.js';
 import type { StepUpTransaction } from '../../../src/api/tasks.js';
 import type { ApiClient } from '../../../src/client/api.js';
 import { approveWithStepUp } from '../../../src/client/tasks.js';
-import { run } from '../../../src/cli/commands/task/approve-step-up.js';
 import { sendJson, tinyServer } from '../client/tiny-server.js';
 import {
   CLOCK_SKEW_MS,
+  approveStepUp,
   clean,
   defaultDeps,
   findTransaction,
@@ -17,7 +17,7 @@ import {
   waitFor,
   type Deps,
   type Target,
-} from '../../../src/cli/commands/task/approve-step-up.js';
+} from '../../../src/cli/commands/task/approve-step-up/run.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
 
@@ -222,7 +222,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     }
     sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
   });
-  const opts = { taskId: 't1', step: 's1', open: false, wait: true, waitTimeoutSeconds: 5 };
+  const opts = { step: 's1', wait: true, waitTimeout: 5 };
   const start = () => {
     const f = fakeIO();
     const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {} });
@@ -234,7 +234,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     verifiedAfter = 3;
     t.seen.length = 0;
     const { f, ctx, deps } = start();
-    expect(await run(opts, ctx, deps), f.err()).toBe(0);
+    expect(await approveStepUp({ args: ['t1'], opts }, ctx, deps), f.err()).toBe(0);
     const approves = t.seen.filter((r) => r.path.endsWith('/approve-with-step-up')).map((r) => JSON.parse(r.body));
     expect(approves.map((b) => b.stepUpTransactionId)).toEqual([undefined, 'srv-issued-7']);
     expect(f.err()).toMatch(/did not list the step-up transaction/);
@@ -244,7 +244,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
   it('--no-wait exits 10 without a resume command it cannot give', async () => {
     verifiedAfter = Infinity;
     const { f, ctx, deps } = start();
-    expect(await run({ ...opts, wait: false }, ctx, deps)).toBe(10);
+    expect(await approveStepUp({ args: ['t1'], opts: { ...opts, wait: false } }, ctx, deps)).toBe(10);
     expect(f.out()).toMatch(/^Confirm at: +https:\/\/tenant\.example\/su\/opaque$/m);
     expect(f.out()).not.toMatch(/Resume with/);
     expect(f.err()).toMatch(/cannot resume it; run the command again/);

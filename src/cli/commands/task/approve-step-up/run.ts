@@ -5,7 +5,7 @@
 // URL, learns the transaction's ID through the transaction search, waits
 // until the transaction is verified, then approves with it. --transaction-id
 // resumes with a transaction the server issued earlier.
-import { ApiError, CliError, Code, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../api/errors.js';
+import { ApiError, CliError, Code, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
 import {
   COMMENT_MAX_LENGTH,
   STEP_UP_STATES,
@@ -20,27 +20,17 @@ import {
   type StepUpTransaction,
   type TaskPathField,
   type TaskView,
-} from '../../../api/tasks.js';
-import { CONTROL_CHARS } from '../../../lib/controls.js';
-import type { ApiClient } from '../../../client/api.js';
-import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../client/step-up.js';
-import { approveWithStepUp, getTask } from '../../../client/tasks.js';
-import type { CommandContext } from '../../context.js';
-import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
-import { shellQuote } from '../../output.js';
+} from '../../../../api/tasks.js';
+import { CONTROL_CHARS } from '../../../../lib/controls.js';
+import type { ApiClient } from '../../../../client/api.js';
+import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
+import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
+import type { CommandContext } from '../../../context.js';
+import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
+import { shellQuote } from '../../../output.js';
+import type { ApproveStepUpInput } from './command.js';
 
 export { shellQuote };
-
-export interface ApproveStepUpOptions {
-  taskId: string;
-  step?: string;
-  transactionId?: string;
-  comment?: string;
-  expand?: string;
-  open: boolean;
-  wait: boolean;
-  waitTimeoutSeconds?: number;
-}
 
 /** Side effects the tests may replace. */
 export interface Deps {
@@ -97,8 +87,11 @@ export interface Target {
   since: number;
 }
 
-export async function run(opts: ApproveStepUpOptions, ctx: CommandContext, deps: Deps = defaultDeps): Promise<number> {
-  const taskId = opts.taskId.trim();
+/** The command's run, with the real sleep and browser opener. */
+export const run = (input: ApproveStepUpInput, ctx: CommandContext): Promise<number> => approveStepUp(input, ctx);
+
+export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: CommandContext, deps: Deps = defaultDeps): Promise<number> {
+  const taskId = taskIdArg.trim();
   if (!taskId) throw new UsageError('a task ID is required');
   if (opts.step !== undefined && !opts.step.trim()) throw new UsageError('--step must not be empty');
   const txId = opts.transactionId?.trim();
@@ -112,7 +105,7 @@ export async function run(opts: ApproveStepUpOptions, ctx: CommandContext, deps:
     );
   }
   const a: Approval = { taskId, stepId: opts.step?.trim() ?? '', comment, expand: expandPaths(opts.expand), rawExpand: opts.expand };
-  const waitMs = (opts.waitTimeoutSeconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+  const waitMs = (opts.waitTimeout ?? DEFAULT_WAIT_SECONDS) * 1000;
   const api = await ctx.api();
 
   if (txId) return resume(ctx, deps, api, a, txId, opts.wait, waitMs);
