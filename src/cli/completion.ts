@@ -32,23 +32,6 @@ export interface Node {
   args: { values: string[]; rest: boolean }[];
 }
 
-/**
- * Values offered for flags of commands still declared in src/cli/tree/ that
- * parse their own spellings (enum names, kebab-case and aliases are all
- * accepted, so commander's `.choices()` would refuse some): the short forms
- * their help text lists. Each moves into its command's declaration
- * (`completeWith`) when the command is converted.
- */
-export const SUGGESTED_VALUES: Record<string, readonly string[]> = {
-  '--transport': ['streamable-http', 'sse', 'unspecified'],
-  '--token-sharing': ['shared', 'per-user'],
-  '--require-tool-approval': ['true', 'false', 'unspecified'],
-  '--auth': ['none', 'bearer', 'custom-header', 'basic', 'oauth2', 'aws-sigv4', 'google-service-account'],
-  '--oauth2-mode': ['authorization-code', 'client-credentials', 'jwt-bearer', 'service', 'passthrough'],
-  '--oauth2-client-id-mode': ['manual', 'dcr', 'cimd'],
-  '--oauth2-pkce': ['discover', 's256', 'disabled'],
-};
-
 /** The argument name of an option's flags ("--data-file <path>" -> "path"). */
 const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
 
@@ -56,8 +39,6 @@ export function valueSpec(o: Option): ValueSpec {
   if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
   const declared = declaredCompletion(o);
   if (declared) return declared;
-  const suggested = o.long ? SUGGESTED_VALUES[o.long] : undefined;
-  if (suggested) return { kind: 'choices', choices: [...suggested] };
   const name = argName(o);
   for (const alt of name.split('|')) {
     const keyed = alt.includes('=');

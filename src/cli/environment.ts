@@ -20,21 +20,6 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (default: a 0600 key file in its data dir)'),
 ];
 
-/**
- * Read by commands still declared in src/cli/tree/ (lazyAction): each moves
- * into its command's declaration (`readsEnv`) when the command is converted.
- */
-const UNCONVERTED: readonly EnvVar[] = [
-  v('AGCTL_MCP_BEARER_TOKEN', 'mcp set-credentials: bearer token (like --bearer-token-stdin)'),
-  v('AGCTL_MCP_HEADER_VALUE', 'mcp set-credentials: custom header value'),
-  v('AGCTL_MCP_PASSWORD', 'mcp set-credentials: basic auth password'),
-  v('AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'mcp set-credentials: AWS secret access key'),
-  v('AGCTL_MCP_AWS_SESSION_TOKEN', 'mcp set-credentials: AWS session token'),
-  v('AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'mcp set-credentials: OAuth2 client secret'),
-  v('AGCTL_MCP_JWT_PRIVATE_KEY', 'mcp set-credentials: OAuth2 JWT bearer private key (PEM)'),
-  v('AGCTL_MCP_GOOGLE_CREDENTIALS', 'mcp set-credentials: Google service account key (JSON)'),
-];
-
 /** Conventions of terminals and CI systems. */
 const TERMINAL: readonly EnvVar[] = [
   v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)'),
@@ -44,7 +29,7 @@ const TERMINAL: readonly EnvVar[] = [
 
 /** Every variable, for `agctl help environment`: `program` must hold every command group. */
 export function environment(program: Command): EnvVar[] {
-  return [...GLOBAL, ...declaredEnv(program), ...UNCONVERTED, ...TERMINAL];
+  return [...GLOBAL, ...declaredEnv(program), ...TERMINAL];
 }
 
 /** The paragraph of the root help naming the variables (the commands' own are in `agctl help environment`). */

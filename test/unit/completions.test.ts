@@ -267,7 +267,10 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
 
 describe('suggested flag values', () => {
   it('offers for mcp set-credentials only values the command accepts', async () => {
-    const { SUGGESTED_VALUES } = await import('../../src/cli/completion.js');
+    const { buildProgram } = await import('../../src/cli/program.js');
+    const node = collectTree(await buildProgram(['mcp'])).find((n) => n.path.join(' ') === 'mcp set-credentials')!;
+    // The values completed without commander's choices: the command parses their spellings itself.
+    const suggested = Object.fromEntries(node.options.flatMap((o) => (o.value?.kind === 'choices' && !o.choices ? [[o.flags[0]!, o.value.choices]] : [])));
     const { draftFromFlags } = await import('../../src/cli/commands/mcp/draft.js');
     const base = { appId: 'a', connectorId: 'c' };
     const flagsFor: Record<string, (v: string) => Record<string, unknown>> = {
@@ -279,8 +282,8 @@ describe('suggested flag values', () => {
       '--oauth2-client-id-mode': (v) => ({ auth: 'oauth2', oauth2ClientIdMode: v }),
       '--oauth2-pkce': (v) => ({ auth: 'oauth2', oauth2Pkce: v }),
     };
-    expect(Object.keys(SUGGESTED_VALUES).sort()).toEqual(Object.keys(flagsFor).sort());
-    for (const [flag, values] of Object.entries(SUGGESTED_VALUES)) {
+    expect(Object.keys(suggested).sort()).toEqual(Object.keys(flagsFor).sort());
+    for (const [flag, values] of Object.entries(suggested)) {
       for (const v of values) expect(() => draftFromFlags({ ...base, ...flagsFor[flag]!(v) } as never), `${flag} ${v}`).not.toThrow();
     }
     // And the scripts offer them: bash lists the values after the flag.

@@ -11,7 +11,7 @@ import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
-import { run } from '../../../src/cli/commands/mcp/set-credentials.js';
+import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
 import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, validateCredentialsRequest, type AuthKind, type McpServerView } from '../../../src/api/mcp.js';
 import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
@@ -63,11 +63,16 @@ function context(prompter: Prompter, env: Record<string, string> = {}) {
 }
 
 const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'srv', dryRun: true, ...o });
+/** What the command's run receives for these options. */
+const input = (o: Partial<SetCredentialsOptions>) => {
+  const { appId, connectorId, ...flags } = opts(o);
+  return { args: [appId, connectorId] as [string, string], opts: flags };
+};
 
 async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer][], env: Record<string, string> = {}) {
   const s = scripted(script);
   const c = context(s.p, env);
-  const code = await run(opts(o), c.ctx);
+  const code = await run(input(o), c.ctx);
   expect(code).toBe(0);
   expect(s.left()).toBe(0);
   return { body: JSON.parse(c.out()), asked: s.asked, err: c.err() };
@@ -194,7 +199,7 @@ describe('on a terminal', () => {
   });
 
   it('refuses a request that changes nothing', async () => {
-    await expect(run(opts({ external: true }), context(scripted([]).p).ctx)).rejects.toThrow(/^nothing to change/);
+    await expect(run(input({ external: true }), context(scripted([]).p).ctx)).rejects.toThrow(/^nothing to change/);
   });
 
   it('takes a secret from its env var before prompting', async () => {
@@ -254,7 +259,7 @@ describe('--interactive', () => {
     ]);
     // No server and no credentials: a declined walk-through never needs them.
     const c = context(s.p);
-    expect(await run(opts({ interactive: true, dryRun: false }), c.ctx)).toBe(0);
+    expect(await run(input({ interactive: true, dryRun: undefined }), c.ctx)).toBe(0);
     expect(s.left()).toBe(0);
     expect(c.err()).toContain('"token": "<redacted>"');
     expect(c.err()).not.toContain('tok-SECRET-1');
@@ -315,14 +320,14 @@ describe('--interactive', () => {
       ['JWT audience', ''],
       ['Scopes', ''],
     ]);
-    await expect(run(opts({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p).ctx)).rejects.toThrow(
+    await expect(run(input({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p).ctx)).rejects.toThrow(
       /^externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/,
     );
   });
 
   it('refuses --interactive with --update-mask, and without a terminal', async () => {
-    await expect(run(opts({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(/cannot be combined with --update-mask/);
-    await expect(run(opts({ interactive: true }), context(scripted([], false).p).ctx)).rejects.toThrow(/--interactive needs a terminal/);
+    await expect(run(input({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(/cannot be combined with --update-mask/);
+    await expect(run(input({ interactive: true }), context(scripted([], false).p).ctx)).rejects.toThrow(/--interactive needs a terminal/);
   });
 });
 

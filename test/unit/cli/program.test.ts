@@ -35,6 +35,8 @@ vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth sta
 vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
 vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
+vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('mcp set-credentials'));
+vi.mock('../../../src/cli/commands/mcp/get/run.js', () => h.module('mcp get'));
 vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
 vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
 vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
@@ -133,8 +135,18 @@ describe('environment variables', () => {
     expect(names.filter((n) => n === 'AGCTL_WEBHOOK_SECRET')).toHaveLength(1);
     // Between the variables every command reads and the terminal conventions, in the order of the tree.
     const declared = names.slice(names.indexOf('AGCTL_SEAL_KEY') + 1, names.indexOf('NO_COLOR'));
-    expect(declared.slice(0, 2)).toEqual(['BROWSER', 'AGCTL_WEBHOOK_SECRET']);
+    expect(declared).toEqual([
+      'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_PASSWORD', 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN',
+      'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_GOOGLE_CREDENTIALS', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',
+    ]);
     expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
+  });
+
+  it('declared by mcp set-credentials are the ones its secret inputs read', async () => {
+    const { SECRET_INPUTS } = await import('../../../src/cli/commands/mcp/draft.js');
+    const { setCredentials } = await import('../../../src/cli/commands/mcp/set-credentials/command.js');
+    const { declaredEnv } = await import('../../../src/cli/declare.js');
+    expect(declaredEnv(setCredentials()).map((v) => v.name)).toEqual(SECRET_INPUTS.map((i) => i.env));
   });
 });
 
@@ -161,6 +173,15 @@ describe('command options', () => {
     expect(await parse('logout')).toMatchObject({ name: 'logout', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: { args: [], opts: {} } });
+  });
+
+  it('mcp set-credentials and get', async () => {
+    expect(await parse('mcp', 'get', 'ai-tools', 'wiki-mcp')).toMatchObject({ name: 'mcp get', opts: { args: ['ai-tools', 'wiki-mcp'], opts: {} } });
+    const r = await parse('mcp', 'set-credentials', 'a', 'c', '--external', '--transport', 'sse', '--config', 'k=v', '--config', 'k2=v2', '--auth', 'bearer', '--bearer-token-stdin', '--oauth2-authorize-param', 'x=1', '--update-mask', 'url', '-i', '--dry-run');
+    expect(r.opts).toEqual({
+      args: ['a', 'c'],
+      opts: { external: true, transport: 'sse', config: ['k=v', 'k2=v2'], auth: 'bearer', bearerTokenStdin: true, oauth2AuthorizeParam: ['x=1'], updateMask: 'url', interactive: true, dryRun: true },
+    });
   });
 
   it('task approve-step-up', async () => {

@@ -23,62 +23,10 @@ import {
 } from '../../../api/mcp.js';
 import type { CommandContext } from '../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
+import type { SetCredentialsInput } from './set-credentials/command.js';
 
-export interface SetCredentialsOptions {
-  appId: string;
-  connectorId: string;
-  external?: boolean;
-  hosted?: boolean;
-  url?: string;
-  transport?: string;
-  tokenSharing?: string;
-  requireToolApproval?: string;
-  catalogId?: string;
-  sourceAppId?: string;
-  config?: string[];
-  configFile?: string[];
-  configStdin?: string;
-  configSecret?: string[];
-  auth?: string;
-  headerName?: string;
-  username?: string;
-  awsAccessKeyId?: string;
-  scopes?: string;
-  oauth2Mode?: string;
-  oauth2ClientId?: string;
-  oauth2ClientIdMode?: string;
-  oauth2AuthorizeUrl?: string;
-  oauth2TokenUrl?: string;
-  oauth2IssuerUrl?: string;
-  oauth2ScopesSupported?: string;
-  oauth2CodeChallengeMethods?: string;
-  oauth2Pkce?: string;
-  oauth2AuthorizeParam?: string[];
-  oauth2TokenParam?: string[];
-  jwtIssuer?: string;
-  jwtSubject?: string;
-  jwtAudience?: string;
-  bearerTokenStdin?: boolean;
-  bearerTokenFile?: string;
-  headerValueStdin?: boolean;
-  headerValueFile?: string;
-  passwordStdin?: boolean;
-  passwordFile?: string;
-  awsSecretAccessKeyStdin?: boolean;
-  awsSecretAccessKeyFile?: string;
-  awsSessionTokenStdin?: boolean;
-  awsSessionTokenFile?: string;
-  oauth2ClientSecretStdin?: boolean;
-  oauth2ClientSecretFile?: string;
-  jwtPrivateKeyStdin?: boolean;
-  jwtPrivateKeyFile?: string;
-  googleCredentialsStdin?: boolean;
-  googleCredentialsFile?: string;
-  updateMask?: string;
-  fromFile?: string;
-  dryRun?: boolean;
-  interactive?: boolean;
-}
+/** The flags of `mcp set-credentials`, typed by its declaration, and its two arguments. */
+export type SetCredentialsOptions = SetCredentialsInput['opts'] & { appId: string; connectorId: string };
 
 /** A secret the command can take: from `<flag>-stdin`, `<flag>-file`, an env var, or a prompt. */
 export interface SecretInput {

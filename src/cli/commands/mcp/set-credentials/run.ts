@@ -1,6 +1,6 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
-import { UsageError } from '../../../api/errors.js';
+import { UsageError } from '../../../../api/errors.js';
 import {
   OAuth2Mode,
   ServerType,
@@ -11,14 +11,14 @@ import {
   validateCredentialsRequest,
   type ConfigKind,
   type UpdateCredentialsRequest,
-} from '../../../api/mcp.js';
-import { isJsonObject } from '../../../client/api.js';
-import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../client/mcp.js';
-import { checkPathId } from '../../../client/paths.js';
-import { redactJson } from '../../../client/redact.js';
-import type { CommandContext } from '../../context.js';
-import { readFileBytes, readStdin } from '../../io.js';
-import { unappliedChanges } from './applied.js';
+} from '../../../../api/mcp.js';
+import { isJsonObject } from '../../../../client/api.js';
+import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../../client/mcp.js';
+import { checkPathId } from '../../../../client/paths.js';
+import { redactJson } from '../../../../client/redact.js';
+import type { CommandContext } from '../../../context.js';
+import { readFileBytes, readStdin } from '../../../io.js';
+import { unappliedChanges } from '../applied.js';
 import {
   BUILDER_KEYS,
   SECRET_INPUTS,
@@ -36,12 +36,14 @@ import {
   readFlagSecrets,
   toBody,
   type SetCredentialsOptions,
-} from './draft.js';
-import { printServerSummary } from './summary.js';
+} from '../draft.js';
+import { printServerSummary } from '../summary.js';
+import type { SetCredentialsInput } from './command.js';
 
-export type { SetCredentialsOptions } from './draft.js';
+export type { SetCredentialsOptions } from '../draft.js';
 
-export async function run(opts: SetCredentialsOptions, ctx: CommandContext): Promise<number> {
+export async function run({ args: [appId, connectorId], opts: flags }: SetCredentialsInput, ctx: CommandContext): Promise<number> {
+  const opts: SetCredentialsOptions = { ...flags, appId, connectorId };
   // Before any secret is read or prompted for.
   checkPathId(opts.appId, 'app ID');
   checkPathId(opts.connectorId, 'connector ID');
@@ -228,7 +230,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
   if (opts.interactive) {
     if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input');
     if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
-    const { walkThrough } = await import('./prompts.js');
+    const { walkThrough } = await import('../prompts.js');
     await walkThrough(d, ctx);
   }
 

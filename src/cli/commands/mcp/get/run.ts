@@ -1,0 +1,15 @@
+// agctl mcp get <app-id> <connector-id>: shows an MCP server's view.
+import { CliError, Exit } from '../../../../api/errors.js';
+import { getMcpServer } from '../../../../client/mcp.js';
+import type { CommandContext } from '../../../context.js';
+import { printServerSummary } from '../summary.js';
+import type { GetInput } from './command.js';
+
+export async function run({ args: [appId, connectorId] }: GetInput, ctx: CommandContext): Promise<number> {
+  const api = await ctx.api();
+  const { mcpServer } = await getMcpServer(api, appId, connectorId);
+  if (!mcpServer) throw new CliError(`the server returned no view of MCP server ${connectorId}`, Exit.Server);
+  if (ctx.out.json) ctx.out.printJson(mcpServer);
+  else printServerSummary(ctx, mcpServer);
+  return 0;
+}
