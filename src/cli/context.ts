@@ -12,13 +12,7 @@ import { Output } from './output.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import type { Vault } from '../config/vault.js';
 import { userAgent } from '../version.js';
-
-export interface EmbeddedHandle {
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  close(): Promise<void>;
-}
+import type { EmbeddedHandle } from './embedded.js';
 
 export class CommandContext {
   readonly io: IO;

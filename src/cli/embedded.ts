@@ -3,7 +3,14 @@
 // to it over HTTP, through the same client and token flow as a real tenant.
 import { resolve } from 'node:path';
 import { UsageError } from '../api/errors.js';
-import type { EmbeddedHandle } from './context.js';
+
+/** The embedded server of this process, as a command sees it (ctx.embedded()). */
+export interface EmbeddedHandle {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  close(): Promise<void>;
+}
 
 export async function startEmbedded(dir: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<EmbeddedHandle> {
   const { startEmbeddedServer, StartupError } = await import('../server/app.js');
