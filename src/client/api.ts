@@ -2,7 +2,14 @@
 // turned into ApiError, a 401 answered by dropping the token and retrying once.
 import { ApiError, CliError, Exit, codeForHttpStatus, parseCode } from '../api/errors.js';
 import type { HttpClient, HttpResponse } from './http.js';
-import type { TokenProvider } from './auth.js';
+
+/** Where the API client gets its bearer token (implemented in auth.ts). */
+export interface TokenProvider {
+  /** A valid access token (cached or fresh). */
+  token(): Promise<string>;
+  /** Forgets a token the server refused, so the next call fetches a new one. Returns false when nothing can be refreshed. */
+  invalidate(token: string): boolean;
+}
 
 export interface CallOptions {
   query?: Record<string, string | number | undefined>;

@@ -8,7 +8,7 @@ import { CliError, Exit, exitCodeForStatus } from '../api/errors.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';
-import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedResponse } from './api.js';
+import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedResponse, type TokenProvider } from './api.js';
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
@@ -44,13 +44,6 @@ export class MemoryTokenCache implements TokenCache {
   remove(u: string, c: string) {
     this.#m.delete(`${u}\n${c}`);
   }
-}
-
-export interface TokenProvider {
-  /** A valid access token (cached or fresh). */
-  token(): Promise<string>;
-  /** Forgets a token the server refused, so the next call fetches a new one. Returns false when nothing can be refreshed. */
-  invalidate(token: string): boolean;
 }
 
 /** A fixed bearer token (AGCTL_ACCESS_TOKEN): no token flow, nothing to refresh. */
