@@ -3,7 +3,7 @@
 // start of the line then only rewinds its last row: every frame would add a
 // row. So each frame is fitted to the stream's current width and clears what
 // is left of the previous one.
-import { visible } from './output.js';
+import { truncate, visible } from './output.js';
 
 /** The width assumed when the stream does not say (not a terminal, or an unknown one). */
 export const DEFAULT_COLUMNS = 80;
@@ -23,13 +23,6 @@ export function lineWidth(stream: { columns?: number }): number {
   const c = stream.columns;
   const columns = typeof c === 'number' && Number.isFinite(c) && c >= 1 ? Math.floor(c) : DEFAULT_COLUMNS;
   return Math.max(0, columns - 1 - ECHO_ROOM);
-}
-
-/** The text cut to at most `max` columns, ending in "…" when cut (no space before it). */
-export function truncate(text: string, max: number): string {
-  if (max <= 0) return '';
-  if (visible(text) <= max) return text;
-  return [...text].slice(0, max - 1).join('').trimEnd() + '…';
 }
 
 /** The first candidate (plain text, most complete first) that fits in `max` columns, else the last one cut with "…". */

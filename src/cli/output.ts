@@ -1,4 +1,5 @@
 // Output: data on stdout (table or JSON), everything else on stderr.
+import stringWidth from 'string-width';
 import type { IO } from './io.js';
 import type { OutputFormat } from '../config/resolve.js';
 
@@ -109,21 +110,22 @@ export class Output {
   }
 }
 
-const ANSI = /\u001b\[[0-9;]*m/g;
-
-/** Code points that take two columns (East Asian wide and fullwidth forms, most emoji). */
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-/** Code points that take none (controls, combining marks, zero-width joiners and variation selectors). */
-const ZERO = /[\u0000-\u001f\u007f-\u009f\u0300-\u036f\u200b-\u200f\ufe00-\ufe0f]/u;
-
 /** Columns a string takes on a terminal: colour codes none, wide characters two. */
 export function visible(s: string): number {
-  const plain = s.replace(ANSI, '');
   // Plain ASCII (nearly every cell) needs no look at each character.
-  if (/^[\x20-\x7e]*$/.test(plain)) return plain.length;
-  let width = 0;
-  for (const ch of plain) width += ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
-  return width;
+  return /^[\x20-\x7e]*$/.test(s) ? s.length : stringWidth(s);
+}
+
+/** The text cut to at most `max` columns, ending in "…" when cut (no space before it). */
+export function truncate(text: string, max: number): string {
+  if (max <= 0) return '';
+  if (visible(text) <= max) return text;
+  let kept = '';
+  for (const ch of text) {
+    if (visible(kept + ch) > max - 1) break;
+    kept += ch;
+  }
+  return kept.trimEnd() + '…';
 }
 
 /**
@@ -173,10 +175,6 @@ export function fitColumns(head: string[], rows: string[][], columns: number | u
     widths[widest]!--;
   }
   return widths;
-}
-
-export function truncate(s: string, max: number): string {
-  return s.length <= max ? s : s.slice(0, Math.max(0, max - 1)) + '…';
 }
 
 /** Quotes a value for a POSIX shell (commands printed for the user to copy). */

@@ -3,7 +3,8 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandContext } from '../../../src/cli/context.js';
-import { fitLine, lineWidth, redraw, truncate } from '../../../src/cli/live-line.js';
+import { fitLine, lineWidth, redraw } from '../../../src/cli/live-line.js';
+import { truncate } from '../../../src/cli/output.js';
 import { spinnerText, startSpinner } from '../../../src/cli/commands/task/approve-step-up/run.js';
 import { progressLine, runLoad } from '../../../src/cli/commands/webhook/load.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -32,6 +33,9 @@ describe('fitting a line to the terminal', () => {
     expect(truncate('abc', 1)).toBe('…');
     expect(truncate('⠋ wait', 4)).toBe('⠋ w…');
     expect(truncate('⠋ wait', 3)).toBe('⠋…');
+    // Cut by columns, not characters: a wide character takes two.
+    expect(truncate('漢字漢字', 5)).toBe('漢字…');
+    expect(truncate('漢字漢字', 4)).toBe('漢…');
     expect(redraw('x')).toBe('\rx\x1b[K');
   });
 });
