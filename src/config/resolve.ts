@@ -44,21 +44,14 @@ export interface Settings {
 export function baseUrlFromClientId(clientId: string): string | undefined {
   const m = /^[^@/\s]+@((?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d+)?)\/\S+$/.exec(clientId);
   if (!m) return undefined;
-  try {
-    return new URL(`https://${m[1]}`).origin;
-  } catch {
-    return undefined;
-  }
+  const url = `https://${m[1]}`;
+  return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
 /** Validates and normalises a base URL (no trailing slash). */
 export function normalizeBaseUrl(raw: string, from: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
-  }
+  if (!URL.canParse(raw)) throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
+  const url = new URL(raw);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
   if (url.username || url.password) throw new UsageError(`${from}: the base URL must not carry credentials`);
   if (url.search || url.hash) throw new UsageError(`${from}: the base URL must not have a query or fragment`);
@@ -144,11 +137,7 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
  * and spells IPv6 addresses one way; the path and a trailing slash do not count).
  */
 export function sameTenant(a: string, b: string): boolean {
-  try {
-    return new URL(a).origin === new URL(b).origin;
-  } catch {
-    return false;
-  }
+  return URL.canParse(a) && URL.canParse(b) && new URL(a).origin === new URL(b).origin;
 }
 
 /**

@@ -27,12 +27,8 @@ export { isLoopbackHost };
 
 /** Why a JWKS URL may not be used, or null when it may. */
 export function jwksUrlProblem(url: string, allowInsecure: boolean): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return `JWKS URL "${hideUserinfo(url)}" is not a valid URL`;
-  }
+  if (!URL.canParse(url)) return `JWKS URL "${hideUserinfo(url)}" is not a valid URL`;
+  const u = new URL(url);
   if (u.username || u.password) return 'JWKS URL must not carry credentials';
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:') {

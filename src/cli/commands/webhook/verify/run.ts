@@ -36,12 +36,8 @@ async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<Ca
 }
 
 function parseUrl(v: string, flag: string): URL {
-  try {
-    const u = new URL(v);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return u;
-  } catch {
-    // fall through
-  }
+  const u = URL.canParse(v) ? new URL(v) : undefined;
+  if (u?.protocol === 'http:' || u?.protocol === 'https:') return u;
   throw new UsageError(`${flag}: "${hideUserinfo(v)}" is not an http(s) URL`);
 }
 
