@@ -3,7 +3,7 @@ import { CliError, Exit, UsageError } from '../api/errors.js';
 import { DEFAULT_PROFILE, ProfileStore, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
-import { hideUserinfo } from '../client/redact.js';
+import { hideUserinfo } from '../lib/url.js';
 
 export interface GlobalFlags {
   profile?: string;

@@ -5,7 +5,7 @@
 // Local sets come from a JWKS object or file.
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
 import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
-import { hideUserinfo } from '../client/redact.js';
+import { hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;

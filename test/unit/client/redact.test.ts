@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, hideUserinfo, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
+import { REDACTED, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
+import { hideUserinfo } from '../../../src/lib/url.js';
 import { normalizeBaseUrl } from '../../../src/config/resolve.js';
 
 describe('redactHeaders', () => {

@@ -8,7 +8,7 @@ import type { CommandContext } from '../../../context.js';
 import type { VerifyInput } from './command.js';
 import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from '../request-file.js';
-import { hideUserinfo } from '../../../../client/redact.js';
+import { hideUserinfo } from '../../../../lib/url.js';
 
 type VerifyOptions = VerifyInput['opts'];
 

@@ -1,0 +1,9 @@
+// URLs in messages: what a user typed may carry a password and may not parse.
+
+/** What stands in for a hidden secret in anything shown or logged. */
+export const REDACTED = '<redacted>';
+
+/** A URL-like string for an error message, with any user:password@ part hidden (the string may not parse as a URL). */
+export function hideUserinfo(s: string): string {
+  return s.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, `$1${REDACTED}@`);
+}
