@@ -77,6 +77,8 @@ export function declaredCompletion(item: Completable): ValueSpec | undefined {
 export interface EnvVar {
   name: string;
   meaning: string;
+  /** The flag that sets the same thing (and wins over the variable), if any. */
+  flag?: string;
 }
 
 const envVars = new WeakMap<object, readonly EnvVar[]>();

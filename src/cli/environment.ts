@@ -3,28 +3,28 @@
 import type { Command } from 'commander';
 import { declaredEnv, type EnvVar } from './declare.js';
 
-const v = (name: string, meaning: string): EnvVar => ({ name, meaning });
+const v = (name: string, meaning: string, flag?: string): EnvVar => ({ name, meaning, ...(flag && { flag }) });
 
 /** Read by every command, through the context (settings, config, embedded server). */
 const GLOBAL: readonly EnvVar[] = [
-  v('AGCTL_PROFILE', 'profile to use (like --profile)'),
-  v('AGCTL_BASE_URL', 'service base URL (like --base-url)'),
-  v('AGCTL_CLIENT_ID', 'OAuth2 client ID (like --client-id)'),
-  v('AGCTL_CLIENT_SECRET', 'OAuth2 client secret, plain or secret-token:... key form'),
-  v('AGCTL_ACCESS_TOKEN', 'a bearer token to use as is (skips the token flow)'),
-  v('AGCTL_OUTPUT', 'table or json (like -o)'),
-  v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (like --timeout)'),
-  v('AGCTL_CONFIG_DIR', 'where profiles, sealed secrets and cached tokens live'),
-  v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens (default: a 0600 key file in the config dir)'),
-  v('AGCTL_DATA_DIR', 'data directory of the embedded server (serve, --embedded)'),
-  v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (default: a 0600 key file in its data dir)'),
+  v('AGCTL_PROFILE', 'profile to use (default: the current profile, else `default`)', '--profile NAME'),
+  v('AGCTL_BASE_URL', 'tenant base URL; a client ID `name@host/suffix` implies `https://host`', '--base-url URL'),
+  v('AGCTL_CLIENT_ID', 'OAuth2 client ID', '--client-id ID'),
+  v('AGCTL_CLIENT_SECRET', 'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag)'),
+  v('AGCTL_ACCESS_TOKEN', 'a bearer token used as is (skips the token flow; never a flag)'),
+  v('AGCTL_OUTPUT', 'output format: table or json', '-o table|json'),
+  v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (default 30)', '--timeout SECONDS'),
+  v('AGCTL_CONFIG_DIR', 'profiles, sealed secrets and cached tokens (default `~/.config/agctl`)'),
+  v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens (64 hex digits or 43 base64url characters; default a 0600 key file in the config dir)'),
+  v('AGCTL_DATA_DIR', 'data directory of `serve` and `--embedded` (default `~/.local/share/agctl/server`)'),
+  v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (same format; default a 0600 `seal.key` in its data dir)'),
 ];
 
 /** Conventions of terminals and CI systems. */
 const TERMINAL: readonly EnvVar[] = [
-  v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)'),
+  v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)', '--no-color'),
   v('FORCE_COLOR', 'colour even when stdout is not a terminal'),
-  v('CI', 'never prompt, when set to anything but empty, 0 or false'),
+  v('CI', 'never prompt, when set to anything but empty, 0 or false', '--no-input'),
 ];
 
 /** Every variable, for `agctl help environment`: `program` must hold every command group. */
@@ -42,4 +42,27 @@ export function environmentSummary(): string {
     else lines[last] = lines[last] ? `${lines[last]} ${w}` : w;
   }
   return lines.join('\n');
+}
+
+/** One line of `agctl help environment`: the meaning, then the flag that does the same. */
+export function environmentLine({ meaning, flag }: EnvVar): string {
+  return flag ? `${meaning} (like ${flag})` : meaning;
+}
+
+/** The README's table of environment variables (between its env markers). */
+export function environmentMarkdown(vars: readonly EnvVar[]): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = vars.map((e) => `| ${e.flag ? `\`${cell(e.flag)}\`` : ''} | \`${e.name}\` | ${cell(e.meaning)} |`);
+  return ['| flag | environment | meaning |', '|---|---|---|', ...rows].join('\n') + '\n';
+}
+
+export const ENV_START = '<!-- env:start -->';
+export const ENV_END = '<!-- env:end -->';
+
+/** `readme` with the text between the env markers replaced by `table` (markers kept). */
+export function withEnvironmentTable(readme: string, table: string): string {
+  const start = readme.indexOf(ENV_START);
+  const end = readme.indexOf(ENV_END);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${ENV_START} ... ${ENV_END} section`);
+  return `${readme.slice(0, start + ENV_START.length)}\n${table}${readme.slice(end)}`;
 }

@@ -2,7 +2,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Command } from 'commander';
 import { EXIT_CODE_TABLE, UsageError } from '../../../api/errors.js';
 import type { CommandContext } from '../../context.js';
-import { environment } from '../../environment.js';
+import { environment, environmentLine } from '../../environment.js';
 import { HELP_TOPICS, type HelpInput } from './command.js';
 
 export async function run({ args: [topic = []] }: HelpInput, ctx: CommandContext, cmd: CommandUnknownOpts): Promise<number> {
@@ -17,7 +17,7 @@ export async function run({ args: [topic = []] }: HelpInput, ctx: CommandContext
     ctx.out.print('Environment variables (precedence: flag > env > profile > default):');
     const vars = environment(program as unknown as Command);
     const width = Math.max(...vars.map((v) => v.name.length)) + 2;
-    for (const { name, meaning } of vars) ctx.out.print(`  ${name.padEnd(width)}${meaning}`);
+    for (const e of vars) ctx.out.print(`  ${e.name.padEnd(width)}${environmentLine(e)}`);
     return 0;
   }
   let shown = program;
