@@ -15,7 +15,7 @@ import { declaredCompletion, type ValueSpec } from './declare.js';
 
 export type { ValueSpec };
 
-export interface OptionInfo {
+interface OptionInfo {
   flags: string[];
   description: string;
   takesValue: boolean;
@@ -35,7 +35,7 @@ export interface Node {
 /** The argument name of an option's flags ("--data-file <path>" -> "path"). */
 const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
 
-export function valueSpec(o: Option): ValueSpec {
+function valueSpec(o: Option): ValueSpec {
   if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
   const declared = declaredCompletion(o);
   if (declared) return declared;
@@ -120,7 +120,7 @@ function argTests(n: Node, assign: (values: string[]) => string): string | undef
 
 const HELP_WORDS = HELP_TOPICS.map(([t]) => t);
 
-export function bashScript(program: Command): string {
+function bashScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
   const values = valueFlags(nodes);
@@ -223,7 +223,7 @@ complete -o default -F _${name} ${name}
 `;
 }
 
-export function zshScript(program: Command): string {
+function zshScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
   const values = valueFlags(nodes);
@@ -341,7 +341,7 @@ fi
 `;
 }
 
-export function fishScript(program: Command): string {
+function fishScript(program: Command): string {
   const name = program.name();
   const nodes = collectTree(program);
   const values = valueFlags(nodes);

@@ -148,7 +148,7 @@ export class CommandContext {
 }
 
 /** Where the base URL came from, as a hint names it ("check --base-url"). */
-export function baseUrlSourceName(s: Settings): string {
+function baseUrlSourceName(s: Settings): string {
   switch (s.baseUrlSource) {
     case 'env':
       return 'AGCTL_BASE_URL';

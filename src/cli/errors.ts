@@ -5,7 +5,7 @@ import { escapeControls } from './escape.js';
 /** gRPC code names by number, for error lines. */
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Code).map(([name, n]) => [n, name]));
 
-export interface RenderedError {
+interface RenderedError {
   exitCode: ExitCode | 130;
   line: string;
   hint?: string;

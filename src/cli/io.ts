@@ -4,7 +4,7 @@ import { UsageError } from '../api/errors.js';
 import { FileReadError, describeLimit, readFileLimited } from '../lib/read-file.js';
 
 /** The most a secret, a key or a JSON configuration given on stdin or in a file may hold. */
-export const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
+const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
 
 export interface IO {
   stdin: Readable & { isTTY?: boolean };

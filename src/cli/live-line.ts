@@ -6,14 +6,14 @@
 import { truncate, visible } from './output.js';
 
 /** The width assumed when the stream does not say (not a terminal, or an unknown one). */
-export const DEFAULT_COLUMNS = 80;
+const DEFAULT_COLUMNS = 80;
 
 /**
  * Columns kept free after the line for the `^C` a terminal echoes where the
  * cursor is when Ctrl-C is pressed: were it to wrap, the line would sit one
  * row up, out of reach of the clear that follows.
  */
-export const ECHO_ROOM = 2;
+const ECHO_ROOM = 2;
 
 /**
  * The most columns a redrawn line may take: the stream's current width minus

@@ -11,7 +11,7 @@ import type { IO } from './io.js';
 
 export { processIO } from './process-io.js';
 
-export interface MainDeps {
+interface MainDeps {
   io: IO;
   env: NodeJS.ProcessEnv;
   clock?: Clock;

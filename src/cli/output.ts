@@ -4,7 +4,7 @@ import type { IO } from './io.js';
 import type { OutputFormat } from '../config/resolve.js';
 
 type Style = (s: string) => string;
-export interface Styles {
+interface Styles {
   bold: Style;
   dim: Style;
   green: Style;

@@ -11,7 +11,7 @@ export interface TokenProvider {
   invalidate(token: string): boolean;
 }
 
-export interface CallOptions {
+interface CallOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   idempotent?: boolean;

@@ -93,7 +93,7 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
  * The error for a token endpoint's error answer (RFC 6749 §5.2): one line with
  * the HTTP status, then the server's description and error code when it sent them.
  */
-export function tokenError(res: HttpResponse): CliError {
+function tokenError(res: HttpResponse): CliError {
   const parsed = res.json<unknown>();
   const body = isJsonObject(parsed) ? parsed : {};
   const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -113,7 +113,7 @@ export function tokenError(res: HttpResponse): CliError {
   });
 }
 
-export interface ClientCredentials {
+interface ClientCredentials {
   clientId: string;
   clientSecret: string;
 }

@@ -6,7 +6,7 @@ import { CliError, Exit } from '../api/errors.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { undici } from './undici.js';
 
-export interface HttpRequest {
+interface HttpRequest {
   method: string;
   url: string;
   headers?: Record<string, string>;
@@ -28,7 +28,7 @@ export interface HttpResponse {
   json<T = unknown>(): T | undefined;
 }
 
-export interface HttpOptions {
+interface HttpOptions {
   timeoutMs?: number;
   maxRetries?: number;
   retryBaseMs?: number;

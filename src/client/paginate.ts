@@ -17,7 +17,7 @@ export interface PageRequest {
   pageSize?: number;
 }
 
-export interface ListAllOptions {
+interface ListAllOptions {
   /** Stop after this many items. */
   limit?: number;
   /** Items to ask for per request (capped at what `limit` still needs); undefined asks for none, the server decides. */

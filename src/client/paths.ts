@@ -6,7 +6,7 @@ import { UsageError } from '../api/errors.js';
 import { CONTROL_CHAR } from '../lib/controls.js';
 
 /** Why `value` cannot be a path ID, or undefined when it can. */
-export function pathIdProblem(value: string): string | undefined {
+function pathIdProblem(value: string): string | undefined {
   if (value.trim() === '') return 'it is empty';
   if (value === '.' || value === '..') return 'it would address another route';
   if (CONTROL_CHAR.test(value)) return 'it contains a control character';

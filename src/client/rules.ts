@@ -28,7 +28,7 @@ function ruleProblem(r: unknown): string | undefined {
 }
 
 /** What is wrong with a page of rules, if anything. Empty fields may be left out (proto3 JSON). */
-export function checkRulesPage(b: Record<string, unknown>): string | undefined {
+function checkRulesPage(b: Record<string, unknown>): string | undefined {
   if (b.list !== undefined && b.list !== null) {
     if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of rules`;
     for (const [i, r] of b.list.entries()) {
@@ -40,7 +40,7 @@ export function checkRulesPage(b: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-export function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
+function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
   return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkRulesPage });
 }
 

@@ -6,8 +6,8 @@ import type { Agent as AgentType, Dispatcher } from 'undici';
 
 const require = createRequire(import.meta.url);
 
-export type RequestFn = (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-export interface UndiciParts {
+type RequestFn = (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+interface UndiciParts {
   Agent: typeof AgentType;
   request: RequestFn;
 }

@@ -145,7 +145,7 @@ export function sameTenant(a: string, b: string): boolean {
  * it was logged in with (for a hand-written profile without one, the tenant its
  * client ID names).
  */
-export function profileTenant(p: Profile | undefined): string | undefined {
+function profileTenant(p: Profile | undefined): string | undefined {
   return p?.baseUrl ?? (p?.clientId ? baseUrlFromClientId(p.clientId) : undefined);
 }
 

@@ -12,7 +12,7 @@ import { isFsError, pathProblem } from '../lib/fs-errors.js';
  * AGCTL_CONFIG_DIR when that chose it): a regular file where the directory
  * should be, no permission, a read-only disk. Other errors are returned as they are.
  */
-export function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unknown {
+function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unknown {
   if (!isFsError(err) || err instanceof UsageError) return err;
   const fromEnv = Boolean(env.AGCTL_CONFIG_DIR);
   const problem = pathProblem(dir, err, { isDir: true });

@@ -10,7 +10,7 @@ import { describeFsCode } from '../lib/fs-errors.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
-export interface StoredCredential {
+interface StoredCredential {
   clientId: string;
   clientSecret: string;
 }

@@ -7,7 +7,7 @@ import type { JWK } from 'jose';
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const PREFIX = 'secret-token:';
 
-export interface KeySecret {
+interface KeySecret {
   issuer: string;
   jwk: JWK;
 }

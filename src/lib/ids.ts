@@ -18,11 +18,11 @@ export function ksuid(nowMs: number = Date.now()): string {
   return out.padStart(27, '0');
 }
 
-export const KSUID_RE = /^[0-9A-Za-z]{27}$/;
+const KSUID_RE = /^[0-9A-Za-z]{27}$/;
 export const isKsuid = (s: string): boolean => KSUID_RE.test(s) && s <= 'aWgEPTl1tmebfsQzFP4bxwgy80V';
 
 /** UUID version 4 with the RFC 4122 variant. */
-export const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 export const isUuidV4 = (s: string): boolean => UUID_V4_RE.test(s);
 
 /** The 16 bytes of a UUID written with hyphens (any case); the caller has checked its form. */

@@ -46,7 +46,7 @@ export interface JsonResult {
 }
 export type Handler = (ctx: RequestContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
 
-export interface RouteOptions {
+interface RouteOptions {
   /** Require a valid bearer token (default true). */
   auth?: boolean;
   /** Maximum request body size in bytes (default 1 MiB). */
@@ -72,7 +72,7 @@ export interface ServerOptionsResolved {
   [key: string]: unknown;
 }
 
-export const DEFAULT_MAX_BODY = 1024 * 1024;
+const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class Router {
   readonly routes: Route[] = [];

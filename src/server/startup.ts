@@ -29,7 +29,7 @@ export function dataDirError(dir: string, err: unknown, n: DataDirNaming): Start
 }
 
 /** Formats host and port as an address (IPv6 in brackets). */
-export const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The StartupError for a failed listen (port taken, address not on this machine, unknown host name). */
 export function listenError(host: string, port: number, err: unknown): StartupError {

@@ -11,7 +11,7 @@ export class CidrError extends Error {
   }
 }
 
-export interface Cidr {
+interface Cidr {
   address: string;
   prefix: number;
   family: 'ipv4' | 'ipv6';

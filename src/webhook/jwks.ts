@@ -17,11 +17,11 @@ export class JwksError extends Error {
   }
 }
 
-export const JWKS_TIMEOUT_MS = 3000;
+const JWKS_TIMEOUT_MS = 3000;
 /** A JWKS file larger than this is refused while it is read. */
-export const JWKS_FILE_MAX_BYTES = 1024 * 1024;
-export const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
-export const JWKS_COOLDOWN_MS = 30_000;
+const JWKS_FILE_MAX_BYTES = 1024 * 1024;
+const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
+const JWKS_COOLDOWN_MS = 30_000;
 
 export { isLoopbackHost };
 
@@ -51,7 +51,7 @@ export function localJwks(jwks: unknown, where = 'the key set'): KeyResolver {
   return createLocalJWKSet(checkJwks(jwks, where)) as KeyResolver;
 }
 
-export interface RemoteJwksOptions {
+interface RemoteJwksOptions {
   allowInsecure: boolean;
   timeoutMs?: number;
   cacheMaxAgeMs?: number;

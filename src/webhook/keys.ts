@@ -7,7 +7,7 @@ import { generateJwkPair, type KeyPairSpec } from '../lib/keypair.js';
 import { JWT_ALGORITHMS, createWebhookJwt, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
 
 /** The smallest RSA key jose (and RFC 7518 §3.3) accepts for RS256. */
-export const MIN_RSA_BITS = 2048;
+const MIN_RSA_BITS = 2048;
 
 export class KeyError extends Error {
   constructor(message: string) {
@@ -16,7 +16,7 @@ export class KeyError extends Error {
   }
 }
 
-export interface GeneratedKey {
+interface GeneratedKey {
   alg: JwtAlgorithm;
   kid: string;
   /** Private JWK with kid, alg and use. Keep it secret (write it 0600). */
@@ -45,7 +45,7 @@ export function jwkThumbprint(jwk: JWK): string {
 }
 
 /** The JWS algorithm a key is used with: ES256 (P-256), RS256 (RSA), EdDSA (Ed25519). */
-export function algorithmForKey(key: KeyObject): JwtAlgorithm {
+function algorithmForKey(key: KeyObject): JwtAlgorithm {
   const type = key.asymmetricKeyType;
   if (type === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ES256';
   if (type === 'rsa') return 'RS256';
@@ -75,7 +75,7 @@ export function generateListenerKey(alg: string, kid?: string): GeneratedKey {
   };
 }
 
-export interface SigningKey {
+interface SigningKey {
   key: KeyObject;
   alg: JwtAlgorithm;
   kid: string;

@@ -36,7 +36,7 @@ export function hmacSignature(secret: string, timestamp: string | number, eventI
 /** base64url (no padding) SHA-256 of the raw body: the JWT's `htb_s256` claim. */
 export const bodyHash = (body: Uint8Array): string => createHash('sha256').update(body).digest('base64url');
 
-export interface WebhookJwtOptions {
+interface WebhookJwtOptions {
   /** The private key (a KeyObject or a private JWK). */
   key: KeyObject | JWK;
   alg: JwtAlgorithm;

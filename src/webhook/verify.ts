@@ -20,12 +20,12 @@ import type { KeyResolver } from './jwks.js';
 import { HEADER_EVENT_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, JWT_ALGORITHMS, bodyHash, hmacSignature, isJwtAlgorithm } from './sign.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
-export const MAX_SKEW_SECONDS = 300;
-export const MAX_JWT_LIFETIME_SECONDS = 600;
+const MAX_SKEW_SECONDS = 300;
+const MAX_JWT_LIFETIME_SECONDS = 600;
 export const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 
 export type AuthMethod = 'HMAC' | 'JWT';
-export type HeaderMap = Record<string, string | string[] | undefined>;
+type HeaderMap = Record<string, string | string[] | undefined>;
 
 export interface ListenerConfig {
   authMethod: AuthMethod;
@@ -71,7 +71,7 @@ export interface VerifyInput {
 }
 
 /** The statuses of the pipeline; 431 only offline, for a capture whose headers node:http would refuse. */
-export type WebhookStatus = 200 | 400 | 401 | 403 | 409 | 413 | 431;
+type WebhookStatus = 200 | 400 | 401 | 403 | 409 | 413 | 431;
 
 export interface VerifyResult {
   status: WebhookStatus;
@@ -102,7 +102,7 @@ export function headerValue(headers: HeaderMap, name: string): string | undefine
  * the last X-Forwarded-For entry (the address the proxy itself appended;
  * entries before it are whatever the client sent and cannot be trusted).
  */
-export function sourceAddress(remote: string, headers: HeaderMap, trustProxy: boolean): string {
+function sourceAddress(remote: string, headers: HeaderMap, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = headerValue(headers, 'x-forwarded-for');
     if (xff) {

@@ -25,7 +25,7 @@ export const appsModule: ServerModule = {
   routes() {},
 };
 
-export interface AppRow {
+interface AppRow {
   id: string;
   display_name: string;
   description: string;

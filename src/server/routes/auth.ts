@@ -16,10 +16,10 @@ export const DEMO_USERS = {
   ci: { id: 'user-ci', displayName: 'CI Robot', email: 'ci@example.com' },
 } as const;
 
-export const KEY_CLIENT_ID = 'demo-admin@localhost/agctl-embedded';
-export const PLAIN_CLIENT_ID = 'demo-ci';
+const KEY_CLIENT_ID = 'demo-admin@localhost/agctl-embedded';
+const PLAIN_CLIENT_ID = 'demo-ci';
 /** Issuer named inside key secrets issued by the embedded server. */
-export const KEY_SECRET_ISSUER = 'agctl-embedded';
+const KEY_SECRET_ISSUER = 'agctl-embedded';
 /** Maximum lifetime accepted for a client assertion. */
 const MAX_ASSERTION_LIFETIME_S = 300;
 const CLOCK_SKEW_S = 30;
@@ -231,7 +231,7 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
  * loopback names (localhost, 127.0.0.1, ::1) name this server too. An IPv6
  * address is accepted with or without its brackets.
  */
-export function ownAudiences(ctx: Pick<RequestContext, 'baseUrl' | 'req'>): string[] {
+function ownAudiences(ctx: Pick<RequestContext, 'baseUrl' | 'req'>): string[] {
   const bases = [ctx.baseUrl];
   const local = ctx.req.socket.localAddress?.replace(/^::ffff:/, '');
   if (local) bases.push(`http://${local.includes(':') ? `[${local}]` : local}:${ctx.req.socket.localPort}`);

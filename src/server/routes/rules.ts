@@ -35,11 +35,11 @@ const toRule = (r: RuleRow): EntitlementConfigurationRule => ({
 });
 
 /** Page tokens are opaque to clients: base64url of the last row's sort key. */
-export function encodePageToken(priority: number, id: string): string {
+function encodePageToken(priority: number, id: string): string {
   return Buffer.from(JSON.stringify({ p: priority, i: id })).toString('base64url');
 }
 
-export function decodePageToken(token: string): { p: number; i: string } {
+function decodePageToken(token: string): { p: number; i: string } {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { p: unknown; i: unknown };
     if (Number.isSafeInteger(v.p) && typeof v.i === 'string' && v.i) return { p: v.p as number, i: v.i };
@@ -49,7 +49,7 @@ export function decodePageToken(token: string): { p: number; i: string } {
   throw invalidArgument('page_token is not a valid page token');
 }
 
-export function parsePageSize(raw: string | null): number {
+function parsePageSize(raw: string | null): number {
   if (raw === null || raw === '') return RULES_PAGE_SIZE_DEFAULT;
   if (!/^\d+$/.test(raw)) throw invalidArgument('page_size must be a non-negative integer');
   const n = Number(raw);

@@ -11,7 +11,7 @@ import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from '
 
 export type DB = Database.Database;
 
-export interface StoreOptions extends DataDirNaming {
+interface StoreOptions extends DataDirNaming {
   /** Data directory; omitted for an in-memory store. */
   dataDir?: string;
   /** 32-byte seal key (otherwise AGCTL_SEAL_KEY, else a key file in dataDir, else random for :memory:). */
@@ -21,7 +21,7 @@ export interface StoreOptions extends DataDirNaming {
 }
 
 /** Where the seal key came from (for messages about a key that does not fit). */
-export type SealKeySource = 'option' | 'env' | 'file' | 'random';
+type SealKeySource = 'option' | 'env' | 'file' | 'random';
 
 /** The meta row holding a value sealed with the data directory's key: a wrong key is named at start-up. */
 const SEAL_CHECK = 'seal_check';

@@ -9,7 +9,7 @@ import { listenerPath, secretPlace } from './schema.js';
 /** The key set of the demo JWT key, served by the embedded server itself. */
 export const DEMO_JWKS_PATH = '/_embedded/v1/demo/jwks.json';
 /** Demo allowlist that excludes loopback (TEST-NET-3 and the IPv6 documentation range). */
-export const DEMO_RESTRICTED_CIDRS = ['203.0.113.0/24', '2001:db8::/32'];
+const DEMO_RESTRICTED_CIDRS = ['203.0.113.0/24', '2001:db8::/32'];
 
 const keyPlace = (kid: string) => ['webhook_demo_keys', kid, 'private_jwk'] as const;
 

@@ -12,7 +12,7 @@ import { MAX_LISTENER_NUM, listenerPath, secretPlace, type AutomationRow, type L
 
 const MAX_CIDRS = 100;
 
-export interface CreateListenerInput {
+interface CreateListenerInput {
   authMethod: AuthMethod;
   jwksUrl?: string | null;
   allowedCidrs?: string[] | null;

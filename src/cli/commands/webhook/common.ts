@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_ENV } from './flags.js';
  * read (listeners take 64 KiB; more is allowed so an oversized body can still
  * be sent or judged, and the answer is 413).
  */
-export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /** Reads all of stdin as bytes (a body must keep its exact bytes). */
 export async function readStdinBytes(ctx: CommandContext, what: string): Promise<Buffer> {
@@ -57,7 +57,7 @@ export function parseHeaderFlags(values: string[], flag = '--header'): [string, 
 }
 
 /** Headers that frame the message or manage the connection: the HTTP client sets them, a -H flag may not. */
-export const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'expect']);
+const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'expect']);
 
 /** parseHeaderFlags for a request agctl sends: framing and hop-by-hop headers are refused. */
 export function parseSendHeaderFlags(values: string[], flag = '--header'): [string, string][] {
@@ -73,7 +73,7 @@ export function parseSendHeaderFlags(values: string[], flag = '--header'): [stri
   return headers;
 }
 
-export const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
+const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
   name: 'webhook signing secret',
   flag: '--secret',
   env: WEBHOOK_SECRET_ENV.name,

@@ -24,7 +24,7 @@ export class CaptureError extends Error {}
 
 const REQUEST_LINE = /^([A-Z]+) (\S+) HTTP\/\d(?:\.\d)?$/;
 /** node:http's default limit on the request line and headers together (its `maxHeaderSize`). */
-export const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /**
  * Headers whose repeats node:http drops, keeping the first value (its
