@@ -74,6 +74,7 @@ export function parseUpdateMask(mask: string | null | undefined, kind: ConfigKin
       if (rest) throw bad('unknown path');
     } else if (head === 'configFields' && kind === 'hosted') {
       if (restParts.length > 0 && rest === '') throw bad('empty config field name');
+      if (rest === '__proto__') throw bad('not accepted as a config field name (it names the object prototype)');
     } else if (isAuthKind(head!) && AUTH_KINDS[kind].includes(head)) {
       if (rest) {
         const fields: Record<string, z.ZodType> = AUTH_FIELDS[head];
