@@ -245,13 +245,7 @@ const FormFieldSchema = z.object({
   sharedConfig: member(z.object({ defaultValueCel: str, inputTransformationCel: str, lockDefaultValues: bool })),
   userConfig: member(z.object({ inputTransformationCel: str })),
   /** Exactly one typed sub-object (defaults, placeholders, validation `rules`). */
-  boolField: opaque,
-  int64Field: opaque,
-  stringField: opaque,
-  stringMapField: opaque,
-  stringSliceField: opaque,
-  fileField: opaque,
-  oauth2Field: opaque,
+  ...(Object.fromEntries(FORM_FIELD_KINDS.map((k) => [k, opaque])) as Record<FormFieldKind, typeof opaque>),
 });
 export type FormField = z.infer<typeof FormFieldSchema>;
 
