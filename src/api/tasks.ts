@@ -407,18 +407,6 @@ export function stepKind(step: PolicyStepInstance | PolicyStep | null | undefine
 // ---------------------------------------------------------------------------
 // Requests and responses
 
-export interface ExpandMask {
-  paths: string[];
-}
-
-export interface ApproveWithStepUpRequest {
-  policyStepId: string;
-  /** The verified transaction; empty on the first call, which answers `redirectUrl` (service-notes.md §2). */
-  stepUpTransactionId: string;
-  comment: string;
-  expandMask: ExpandMask | null;
-}
-
 /**
  * Response of approve-with-step-up (service-notes.md §2). `ticketActionId` is
  * the ID of the approve action the request created; '' when nothing was
@@ -489,35 +477,53 @@ export const ID_MAX_LENGTH = 200;
 export const EXPAND_PATHS_MAX = 64;
 
 
+/** An optional string member: absent or null reads as ''. */
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .max(max, { error: `${name} is longer than ${max} characters` })
+    .nullish()
+    .transform((v) => v ?? '');
+
 /**
- * Validates an approve-with-step-up body. Throws ApiError InvalidArgument with
- * a message naming the member. `policyStepId` is required (approving must name
- * the step the caller saw); `stepUpTransactionId` is opaque (issued by the server).
+ * Body of approve-with-step-up. `policyStepId` is required (approving must
+ * name the step the caller saw); `stepUpTransactionId` is opaque (issued by
+ * the server): empty on the first call, which answers `redirectUrl`
+ * (service-notes.md §2).
  */
+const ApproveWithStepUpRequestSchema = z.object(
+  {
+    policyStepId: text('policyStepId', ID_MAX_LENGTH)
+      .transform((v) => v.trim())
+      .refine((v) => v !== '', { error: 'policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)' }),
+    stepUpTransactionId: text('stepUpTransactionId', ID_MAX_LENGTH).transform((v) => v.trim()),
+    comment: text('comment', COMMENT_MAX_LENGTH),
+    expandMask: z
+      .object(
+        {
+          paths: z
+            .array(z.string(), { error: 'expandMask.paths must be an array of strings' })
+            .max(EXPAND_PATHS_MAX, { error: `expandMask.paths has more than ${EXPAND_PATHS_MAX} entries` })
+            .nullish()
+            .transform((paths) => paths ?? [])
+            // Throws InvalidArgument naming an unknown path.
+            .refine((paths) => parseExpandPaths(paths).length >= 0),
+        },
+        { error: 'expandMask must be an object with paths: [string]' },
+      )
+      .nullish()
+      .transform((v) => v ?? null),
+  },
+  { error: 'request body must be a JSON object' },
+);
+export type ApproveWithStepUpRequest = z.infer<typeof ApproveWithStepUpRequestSchema>;
+export type ExpandMask = NonNullable<ApproveWithStepUpRequest['expandMask']>;
+
+/** Validates an approve-with-step-up body. Throws ApiError InvalidArgument with a message naming the member. */
 export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest {
-  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
-  const str = (name: string, max: number): string => {
-    const v = body[name];
-    if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw invalidArgument(`${name} must be a string`);
-    if (v.length > max) throw invalidArgument(`${name} is longer than ${max} characters`);
-    return v;
-  };
-  const policyStepId = str('policyStepId', ID_MAX_LENGTH).trim();
-  if (!policyStepId) throw invalidArgument('policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)');
-  const stepUpTransactionId = str('stepUpTransactionId', ID_MAX_LENGTH).trim();
-  const comment = str('comment', COMMENT_MAX_LENGTH);
-  let expandMask: ExpandMask | null = null;
-  const em = body.expandMask;
-  if (em !== undefined && em !== null) {
-    if (!isPlainObject(em)) throw invalidArgument('expandMask must be an object with paths: [string]');
-    const paths = em.paths ?? [];
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw invalidArgument('expandMask.paths must be an array of strings');
-    if (paths.length > EXPAND_PATHS_MAX) throw invalidArgument(`expandMask.paths has more than ${EXPAND_PATHS_MAX} entries`);
-    parseExpandPaths(paths as string[]);
-    expandMask = { paths: paths as string[] };
-  }
-  return { policyStepId, stepUpTransactionId, comment, expandMask };
+  const r = ApproveWithStepUpRequestSchema.safeParse(body);
+  if (!r.success) throw invalidArgument(r.error.issues[0]!.message);
+  return r.data;
 }
 
 export const STEP_UP_SEARCH_PAGE_SIZE_DEFAULT = 50;
