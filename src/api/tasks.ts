@@ -8,6 +8,7 @@
 //     into the `expanded` array (`expanded[0]`, `expanded[1,2]`, ...);
 //   - `normalizeTaskView`, which gives any task view the full shape of §2.4
 //     (every member present, enum values as strings, unknown values kept).
+import { z } from 'zod';
 import { invalidArgument } from './errors.js';
 
 // ---------------------------------------------------------------------------
@@ -192,222 +193,219 @@ export function resolveTaskViewPaths<T = unknown>(view: Partial<PathFields>, exp
 }
 
 // ---------------------------------------------------------------------------
-// Task view types (§2.4). One-of members (the kind of a step, the outcome of
-// an instance, the typed sub-object of a form field) appear only when set;
-// every other member is always present.
+// The task view (§2.4) as schemas that read stored data or a tenant's answer
+// tolerantly and give it the full shape: every member present with its
+// default (proto3 JSON leaves empty members out), enum values as strings
+// (unknown names kept, 0 read as UNSPECIFIED). One-of members (the kind of a
+// step, the outcome of an instance, the typed sub-object of a form field)
+// appear only when set.
 
-export interface ObjectPermissions {
-  delete: boolean;
-  edit: boolean;
-  read: boolean;
-  extra: Record<string, unknown>;
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Enum values travel as strings; unknown names pass through unchanged. */
+export function enumValue(v: unknown, unspecified: string): string {
+  if (typeof v === 'string' && v) return v;
+  if (v === 0 || v === undefined || v === null || v === '') return unspecified;
+  return String(v);
 }
 
-export interface ExternalRef {
-  externalRefSource: string;
-  name: string;
-  url: string;
-}
+const str = z.transform((v): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v)));
+const bool = z.transform((v) => v === true);
+const int = z.transform((v): number => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.trunc(n) : 0;
+});
+const timestamp = z.transform((v): string | null => (typeof v === 'string' && v ? v : null));
+const strings = z.transform((v): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+const anyObject = z.transform((v): Record<string, unknown> => (isPlainObject(v) ? v : {}));
+const objectOrNull = z.transform((v): Record<string, unknown> | null => (isPlainObject(v) ? v : null));
+const enumOf = (unspecified: string) => z.transform((v) => enumValue(v, unspecified));
+/** An object member: anything but an object reads as an empty one. */
+const member = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isPlainObject(v) ? v : {}), s);
+/** A one-of member: present only when it is an object. */
+const oneOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isPlainObject(v) ? v : undefined), s.optional());
+/** A list of objects: other entries are left out. */
+const listOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (Array.isArray(v) ? v.filter(isPlainObject) : []), z.array(s));
+/** A one-of member kept as sent. */
+const opaque = oneOf(z.record(z.string(), z.unknown()));
 
-export interface Annotation {
-  '@type': string;
-  [key: string]: unknown;
-}
+const ExternalRefSchema = z.object({ externalRefSource: enumOf('EXTERNAL_REF_SOURCE_UNSPECIFIED'), name: str, url: str });
+const AnnotationSchema = z.looseObject({ '@type': str });
 
-export interface FormFieldGroup {
-  default: boolean;
-  displayName: string;
-  fields: string[];
-  helpText: string;
-  name: string;
-}
-
-export interface FormFieldRelationship {
-  fieldNames: string[];
-  atLeastOne?: Record<string, unknown>;
-  dependentOn?: { dependencyFieldNames: string[] };
-  mutuallyExclusive?: Record<string, unknown>;
-  requiredTogether?: Record<string, unknown>;
-}
-
-export const FORM_FIELD_KINDS = [
-  'boolField',
-  'int64Field',
-  'stringField',
-  'stringMapField',
-  'stringSliceField',
-  'fileField',
-  'oauth2Field',
-] as const;
+export const FORM_FIELD_KINDS = ['boolField', 'int64Field', 'stringField', 'stringMapField', 'stringSliceField', 'fileField', 'oauth2Field'] as const;
 export type FormFieldKind = (typeof FORM_FIELD_KINDS)[number];
 
-export interface FormField {
-  name: string;
-  displayName: string;
-  description: string;
-  readOnly: boolean;
-  required: boolean;
-  adminConfig: { defaultValueCel: string; showToUser: boolean };
-  sharedConfig: { defaultValueCel: string; inputTransformationCel: string; lockDefaultValues: boolean };
-  userConfig: { inputTransformationCel: string };
+const FormFieldSchema = z.object({
+  name: str,
+  displayName: str,
+  description: str,
+  readOnly: bool,
+  required: bool,
+  adminConfig: member(z.object({ defaultValueCel: str, showToUser: bool })),
+  sharedConfig: member(z.object({ defaultValueCel: str, inputTransformationCel: str, lockDefaultValues: bool })),
+  userConfig: member(z.object({ inputTransformationCel: str })),
   /** Exactly one typed sub-object (defaults, placeholders, validation `rules`). */
-  boolField?: Record<string, unknown>;
-  int64Field?: Record<string, unknown>;
-  stringField?: Record<string, unknown>;
-  stringMapField?: Record<string, unknown>;
-  stringSliceField?: Record<string, unknown>;
-  fileField?: Record<string, unknown>;
-  oauth2Field?: Record<string, unknown>;
-}
+  ...(Object.fromEntries(FORM_FIELD_KINDS.map((k) => [k, opaque])) as Record<FormFieldKind, typeof opaque>),
+});
+export type FormField = z.infer<typeof FormFieldSchema>;
 
-export interface FormDefinition {
-  id: string;
-  displayName: string;
-  description: string;
-  fieldGroups: FormFieldGroup[];
-  fieldRelationships: FormFieldRelationship[];
-  fields: FormField[];
-}
+const FormDefinitionSchema = z.object({
+  id: str,
+  displayName: str,
+  description: str,
+  fieldGroups: listOf(z.object({ default: bool, displayName: str, fields: strings, helpText: str, name: str })),
+  fieldRelationships: listOf(
+    z.object({
+      fieldNames: strings,
+      atLeastOne: opaque,
+      dependentOn: oneOf(z.object({ dependencyFieldNames: strings })),
+      mutuallyExclusive: opaque,
+      requiredTogether: opaque,
+    }),
+  ),
+  fields: listOf(FormFieldSchema),
+});
+export type FormDefinition = z.infer<typeof FormDefinitionSchema>;
+/** A form, or null when there is none. */
+const form = z.preprocess((v) => (isPlainObject(v) ? v : null), FormDefinitionSchema.nullable());
 
-export const APPROVAL_ASSIGNEE_KINDS = [
-  'agent',
-  'appOwners',
-  'entitlementOwners',
-  'expression',
-  'group',
-  'manager',
-  'resourceOwners',
-  'self',
-  'users',
-  'webhook',
-] as const;
+export const APPROVAL_ASSIGNEE_KINDS = ['agent', 'appOwners', 'entitlementOwners', 'expression', 'group', 'manager', 'resourceOwners', 'self', 'users', 'webhook'] as const;
 export type ApprovalAssigneeKind = (typeof APPROVAL_ASSIGNEE_KINDS)[number];
 
-export interface ApprovalDefinition {
-  allowDelegation: boolean;
-  allowReassignment: boolean;
-  requireApprovalReason: boolean;
-  requireDenialReason: boolean;
-  requireReassignmentReason: boolean;
-  allowedReassignees: string[];
+const ApprovalDefinitionSchema = z.object({
+  allowDelegation: bool,
+  allowReassignment: bool,
+  requireApprovalReason: bool,
+  requireDenialReason: bool,
+  requireReassignmentReason: bool,
+  allowedReassignees: strings,
   /** Set when approving needs a step-up authentication with this provider. */
-  requiresStepUpProviderId: string;
-  escalationEnabled: boolean;
-  escalation: Record<string, unknown> | null;
-  agent?: Record<string, unknown>;
-  appOwners?: Record<string, unknown>;
-  entitlementOwners?: Record<string, unknown>;
-  expression?: Record<string, unknown>;
-  group?: Record<string, unknown>;
-  manager?: Record<string, unknown>;
-  resourceOwners?: Record<string, unknown>;
-  self?: Record<string, unknown>;
-  users?: { userIds: string[]; allowSelfApproval?: boolean; [key: string]: unknown };
-  webhook?: Record<string, unknown>;
-}
+  requiresStepUpProviderId: str,
+  escalationEnabled: bool,
+  escalation: objectOrNull,
+  agent: opaque,
+  appOwners: opaque,
+  entitlementOwners: opaque,
+  expression: opaque,
+  group: opaque,
+  manager: opaque,
+  resourceOwners: opaque,
+  self: opaque,
+  users: oneOf(z.looseObject({ userIds: strings, allowSelfApproval: bool })) as z.ZodType<{ userIds: string[]; allowSelfApproval?: boolean; [key: string]: unknown } | undefined>,
+  webhook: opaque,
+});
+export type ApprovalDefinition = z.infer<typeof ApprovalDefinitionSchema>;
 
-export interface AppEntitlementRef {
-  appId: string;
-  appEntitlementId: string;
-}
-
-export interface ApprovedOutcome {
-  approvedAt: string;
-  entitlements: AppEntitlementRef[];
-  stepUpTransactionId: string;
-  userId: string;
-}
-
-export interface ApprovalInstance {
-  approval: ApprovalDefinition;
-  state: string;
-  assignedAt: string | null;
-  approved?: ApprovedOutcome;
-  denied?: Record<string, unknown>;
-  reassigned?: Record<string, unknown>;
-  reassignedByError?: Record<string, unknown>;
-  restarted?: Record<string, unknown>;
-  skipped?: Record<string, unknown>;
-  escalationInstance?: Record<string, unknown>;
-}
+const ApprovalInstanceSchema = z.object({
+  approval: member(ApprovalDefinitionSchema),
+  state: enumOf('APPROVAL_INSTANCE_STATE_UNSPECIFIED'),
+  assignedAt: timestamp,
+  approved: oneOf(
+    z.object({
+      approvedAt: str,
+      entitlements: listOf(z.object({ appId: str, appEntitlementId: str })),
+      stepUpTransactionId: str,
+      userId: str,
+    }),
+  ),
+  denied: opaque,
+  reassigned: opaque,
+  reassignedByError: opaque,
+  restarted: opaque,
+  skipped: opaque,
+  escalationInstance: opaque,
+});
+export type ApprovalInstance = z.infer<typeof ApprovalInstanceSchema>;
 
 /** Kind-specific objects of non-approval steps: kept as stored, with their `state` filled in. */
+const stepObject = (unspecified: string) => oneOf(z.looseObject({ state: enumOf(unspecified) }));
 export type StepObject = Record<string, unknown>;
 
 export const POLICY_STEP_KINDS = ['accept', 'reject', 'action', 'approval', 'form', 'provision', 'wait'] as const;
 export type PolicyStepKind = (typeof POLICY_STEP_KINDS)[number];
 
-export interface PolicyStepInstance {
-  id: string;
-  state: string;
-  accept?: { acceptMessage: string };
-  reject?: { rejectMessage: string };
-  action?: StepObject;
-  approval?: ApprovalInstance;
-  form?: StepObject;
-  provision?: StepObject;
-  wait?: StepObject;
-}
+const accept = oneOf(z.object({ acceptMessage: str }));
+const reject = oneOf(z.object({ rejectMessage: str }));
 
-export interface PolicyStep {
-  accept?: { acceptMessage: string };
-  reject?: { rejectMessage: string };
-  action?: StepObject;
-  approval?: ApprovalDefinition;
-  form?: StepObject;
-  provision?: StepObject;
-  wait?: StepObject;
-}
+const PolicyStepInstanceSchema = z.object({
+  id: str,
+  state: enumOf('POLICY_STEP_STATE_UNSPECIFIED'),
+  accept,
+  reject,
+  action: stepObject('ACTION_INSTANCE_STATE_UNSPECIFIED'),
+  approval: oneOf(ApprovalInstanceSchema),
+  // Typed as the other step objects: stored forms are data, read through `form` only here.
+  form: oneOf(z.looseObject({ state: enumOf('FORM_INSTANCE_STATE_UNSPECIFIED'), form, data: anyObject })) as unknown as ReturnType<typeof stepObject>,
+  provision: stepObject('PROVISION_INSTANCE_STATE_UNSPECIFIED'),
+  wait: stepObject('WAIT_INSTANCE_STATE_UNSPECIFIED'),
+});
+export type PolicyStepInstance = z.infer<typeof PolicyStepInstanceSchema>;
 
-export interface TaskPolicy {
-  id: string;
-  policyGenerationId: string;
-  current: PolicyStepInstance | null;
-  history: PolicyStepInstance[];
-  next: PolicyStep[];
-}
+const PolicyStepSchema = z.object({
+  accept,
+  reject,
+  action: opaque,
+  approval: oneOf(ApprovalDefinitionSchema),
+  form: opaque,
+  provision: opaque,
+  wait: opaque,
+});
+export type PolicyStep = z.infer<typeof PolicyStepSchema>;
 
-export interface Task {
-  id: string;
-  numericId: string;
-  displayName: string;
-  description: string;
-  createdByUserId: string;
-  analysisId: string;
-  createdAt: string | null;
-  deletedAt: string | null;
-  commentCount: number;
-  emergencyAccess: boolean;
-  approverIds: string[];
-  insightIds: string[];
-  annotations: Annotation[];
-  data: Record<string, unknown>;
-  actions: string[];
-  origin: string;
-  externalRefs: ExternalRef[];
-  form: FormDefinition | null;
-  policy: TaskPolicy;
-}
+const TaskPolicySchema = z.object({
+  id: str,
+  policyGenerationId: str,
+  current: z.preprocess((v) => (isPlainObject(v) ? v : null), PolicyStepInstanceSchema.nullable()),
+  history: listOf(PolicyStepInstanceSchema),
+  next: listOf(PolicyStepSchema),
+});
+export type TaskPolicy = z.infer<typeof TaskPolicySchema>;
 
-export interface TaskView extends PathFields {
-  objectPermissions: ObjectPermissions;
-  task: Task;
+const TaskSchema = z.object({
+  id: str,
+  numericId: str,
+  displayName: str,
+  description: str,
+  createdByUserId: str,
+  analysisId: str,
+  createdAt: timestamp,
+  deletedAt: timestamp,
+  commentCount: int,
+  emergencyAccess: bool,
+  approverIds: strings,
+  insightIds: strings,
+  annotations: listOf(AnnotationSchema),
+  data: anyObject,
+  actions: z.transform((v) => (Array.isArray(v) ? v.map((a) => enumValue(a, 'TASK_ACTION_TYPE_UNSPECIFIED')) : [])),
+  origin: enumOf('TASK_ORIGIN_UNSPECIFIED'),
+  externalRefs: listOf(ExternalRefSchema),
+  form,
+  policy: member(TaskPolicySchema),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+const TaskViewSchema = member(
+  z.object({
+    ...(Object.fromEntries(TASK_PATH_FIELDS.map((f) => [f, str])) as Record<TaskPathField, typeof str>),
+    objectPermissions: member(z.object({ delete: bool, edit: bool, read: bool, extra: anyObject })),
+    task: member(TaskSchema),
+  }),
+);
+export type TaskView = z.infer<typeof TaskViewSchema>;
+
+/** Gives a task view (stored, or received from a tenant) the full shape of §2.4. */
+export const normalizeTaskView = (raw: unknown): TaskView => TaskViewSchema.parse(raw);
+export const normalizePolicy = (raw: unknown): TaskPolicy => member(TaskPolicySchema).parse(raw);
+
+/** The kind of a step instance or definition (`approval`, `provision`, ...), or '' when none is set. */
+export function stepKind(step: PolicyStepInstance | PolicyStep | null | undefined): PolicyStepKind | '' {
+  if (!step) return '';
+  for (const k of POLICY_STEP_KINDS) if ((step as Record<string, unknown>)[k] !== undefined) return k;
+  return '';
 }
 
 // ---------------------------------------------------------------------------
 // Requests and responses
-
-export interface ExpandMask {
-  paths: string[];
-}
-
-export interface ApproveWithStepUpRequest {
-  policyStepId: string;
-  /** The verified transaction; empty on the first call, which answers `redirectUrl` (service-notes.md §2). */
-  stepUpTransactionId: string;
-  comment: string;
-  expandMask: ExpandMask | null;
-}
 
 /**
  * Response of approve-with-step-up (service-notes.md §2). `ticketActionId` is
@@ -436,21 +434,6 @@ export const STEP_UP_STATES = {
 
 export const STEP_UP_TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 export type StepUpTargetType = (typeof STEP_UP_TARGET_TYPES)[number];
-
-export interface StepUpTransaction {
-  id: string;
-  state: string;
-  /** Set for a transaction that approves a task step (the other target is `test`). */
-  approveTask?: { taskId: string; policyStepId: string };
-  test?: Record<string, never>;
-  providerId: string;
-  userId: string;
-  claims: Record<string, unknown> | null;
-  errorMessage: string;
-  createdAt: string | null;
-  updatedAt: string | null;
-  expiresAt: string | null;
-}
 
 export interface SearchStepUpTransactionsRequest {
   taskId?: string;
@@ -493,250 +476,54 @@ export const COMMENT_MAX_LENGTH = 4096;
 export const ID_MAX_LENGTH = 200;
 export const EXPAND_PATHS_MAX = 64;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** An optional string member: absent or null reads as ''. */
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .max(max, { error: `${name} is longer than ${max} characters` })
+    .nullish()
+    .transform((v) => v ?? '');
 
 /**
- * Validates an approve-with-step-up body. Throws ApiError InvalidArgument with
- * a message naming the member. `policyStepId` is required (approving must name
- * the step the caller saw); `stepUpTransactionId` is opaque (issued by the server).
+ * Body of approve-with-step-up. `policyStepId` is required (approving must
+ * name the step the caller saw); `stepUpTransactionId` is opaque (issued by
+ * the server): empty on the first call, which answers `redirectUrl`
+ * (service-notes.md §2).
  */
+const ApproveWithStepUpRequestSchema = z.object(
+  {
+    policyStepId: text('policyStepId', ID_MAX_LENGTH)
+      .transform((v) => v.trim())
+      .refine((v) => v !== '', { error: 'policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)' }),
+    stepUpTransactionId: text('stepUpTransactionId', ID_MAX_LENGTH).transform((v) => v.trim()),
+    comment: text('comment', COMMENT_MAX_LENGTH),
+    expandMask: z
+      .object(
+        {
+          paths: z
+            .array(z.string(), { error: 'expandMask.paths must be an array of strings' })
+            .max(EXPAND_PATHS_MAX, { error: `expandMask.paths has more than ${EXPAND_PATHS_MAX} entries` })
+            .nullish()
+            .transform((paths) => paths ?? [])
+            // Throws InvalidArgument naming an unknown path.
+            .refine((paths) => parseExpandPaths(paths).length >= 0),
+        },
+        { error: 'expandMask must be an object with paths: [string]' },
+      )
+      .nullish()
+      .transform((v) => v ?? null),
+  },
+  { error: 'request body must be a JSON object' },
+);
+export type ApproveWithStepUpRequest = z.infer<typeof ApproveWithStepUpRequestSchema>;
+export type ExpandMask = NonNullable<ApproveWithStepUpRequest['expandMask']>;
+
+/** Validates an approve-with-step-up body. Throws ApiError InvalidArgument with a message naming the member. */
 export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest {
-  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
-  const str = (name: string, max: number): string => {
-    const v = body[name];
-    if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw invalidArgument(`${name} must be a string`);
-    if (v.length > max) throw invalidArgument(`${name} is longer than ${max} characters`);
-    return v;
-  };
-  const policyStepId = str('policyStepId', ID_MAX_LENGTH).trim();
-  if (!policyStepId) throw invalidArgument('policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)');
-  const stepUpTransactionId = str('stepUpTransactionId', ID_MAX_LENGTH).trim();
-  const comment = str('comment', COMMENT_MAX_LENGTH);
-  let expandMask: ExpandMask | null = null;
-  const em = body.expandMask;
-  if (em !== undefined && em !== null) {
-    if (!isPlainObject(em)) throw invalidArgument('expandMask must be an object with paths: [string]');
-    const paths = em.paths ?? [];
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string')) throw invalidArgument('expandMask.paths must be an array of strings');
-    if (paths.length > EXPAND_PATHS_MAX) throw invalidArgument(`expandMask.paths has more than ${EXPAND_PATHS_MAX} entries`);
-    parseExpandPaths(paths as string[]);
-    expandMask = { paths: paths as string[] };
-  }
-  return { policyStepId, stepUpTransactionId, comment, expandMask };
-}
-
-// ---------------------------------------------------------------------------
-// Normalization: the full shape of §2.4 from stored or received data.
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
-const bool = (v: unknown): boolean => v === true;
-const int = (v: unknown): number => {
-  const n = typeof v === 'string' ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) ? Math.trunc(n) : 0;
-};
-const obj = (v: unknown): Record<string, unknown> => (isPlainObject(v) ? v : {});
-const strArr = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
-const objArr = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
-const dateOrNull = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
-/** Enum values travel as strings; unknown names pass through unchanged. */
-export function enumValue(v: unknown, unspecified: string): string {
-  if (typeof v === 'string' && v) return v;
-  if (v === 0 || v === undefined || v === null || v === '') return unspecified;
-  return String(v);
-}
-const objOrNull = (v: unknown): Record<string, unknown> | null => (isPlainObject(v) ? v : null);
-
-function pickOneOf<K extends string>(src: Record<string, unknown>, kinds: readonly K[]): Partial<Record<K, Record<string, unknown>>> {
-  const out: Partial<Record<K, Record<string, unknown>>> = {};
-  for (const k of kinds) if (isPlainObject(src[k])) out[k] = src[k] as Record<string, unknown>;
-  return out;
-}
-
-export function normalizeFormField(raw: unknown): FormField {
-  const f = obj(raw);
-  const admin = obj(f.adminConfig);
-  const shared = obj(f.sharedConfig);
-  const user = obj(f.userConfig);
-  return {
-    name: str(f.name),
-    displayName: str(f.displayName),
-    description: str(f.description),
-    readOnly: bool(f.readOnly),
-    required: bool(f.required),
-    adminConfig: { defaultValueCel: str(admin.defaultValueCel), showToUser: bool(admin.showToUser) },
-    sharedConfig: {
-      defaultValueCel: str(shared.defaultValueCel),
-      inputTransformationCel: str(shared.inputTransformationCel),
-      lockDefaultValues: bool(shared.lockDefaultValues),
-    },
-    userConfig: { inputTransformationCel: str(user.inputTransformationCel) },
-    ...pickOneOf(f, FORM_FIELD_KINDS),
-  };
-}
-
-export function normalizeForm(raw: unknown): FormDefinition | null {
-  if (!isPlainObject(raw)) return null;
-  return {
-    id: str(raw.id),
-    displayName: str(raw.displayName),
-    description: str(raw.description),
-    fieldGroups: objArr(raw.fieldGroups).map((g) => ({
-      default: bool(g.default),
-      displayName: str(g.displayName),
-      fields: strArr(g.fields),
-      helpText: str(g.helpText),
-      name: str(g.name),
-    })),
-    fieldRelationships: objArr(raw.fieldRelationships).map((r) => {
-      const rel: FormFieldRelationship = { fieldNames: strArr(r.fieldNames) };
-      if (isPlainObject(r.atLeastOne)) rel.atLeastOne = r.atLeastOne;
-      if (isPlainObject(r.dependentOn)) rel.dependentOn = { dependencyFieldNames: strArr(r.dependentOn.dependencyFieldNames) };
-      if (isPlainObject(r.mutuallyExclusive)) rel.mutuallyExclusive = r.mutuallyExclusive;
-      if (isPlainObject(r.requiredTogether)) rel.requiredTogether = r.requiredTogether;
-      return rel;
-    }),
-    fields: objArr(raw.fields).map(normalizeFormField),
-  };
-}
-
-export function normalizeApprovalDefinition(raw: unknown): ApprovalDefinition {
-  const a = obj(raw);
-  const def: ApprovalDefinition = {
-    allowDelegation: bool(a.allowDelegation),
-    allowReassignment: bool(a.allowReassignment),
-    requireApprovalReason: bool(a.requireApprovalReason),
-    requireDenialReason: bool(a.requireDenialReason),
-    requireReassignmentReason: bool(a.requireReassignmentReason),
-    allowedReassignees: strArr(a.allowedReassignees),
-    requiresStepUpProviderId: str(a.requiresStepUpProviderId),
-    escalationEnabled: bool(a.escalationEnabled),
-    escalation: objOrNull(a.escalation),
-  };
-  const kinds = pickOneOf(a, APPROVAL_ASSIGNEE_KINDS);
-  const { users, ...others } = kinds;
-  Object.assign(def, others);
-  if (users) def.users = { ...users, userIds: strArr(users.userIds), allowSelfApproval: bool(users.allowSelfApproval) };
-  return def;
-}
-
-const APPROVAL_OUTCOMES = ['denied', 'reassigned', 'reassignedByError', 'restarted', 'skipped', 'escalationInstance'] as const;
-
-function normalizeApprovalInstance(raw: unknown): ApprovalInstance {
-  const a = obj(raw);
-  const inst: ApprovalInstance = {
-    approval: normalizeApprovalDefinition(a.approval),
-    state: enumValue(a.state, 'APPROVAL_INSTANCE_STATE_UNSPECIFIED'),
-    assignedAt: dateOrNull(a.assignedAt),
-  };
-  if (isPlainObject(a.approved)) {
-    const o = a.approved;
-    inst.approved = {
-      approvedAt: str(o.approvedAt),
-      entitlements: objArr(o.entitlements).map((e) => ({ appId: str(e.appId), appEntitlementId: str(e.appEntitlementId) })),
-      stepUpTransactionId: str(o.stepUpTransactionId),
-      userId: str(o.userId),
-    };
-  }
-  Object.assign(inst, pickOneOf(a, APPROVAL_OUTCOMES));
-  return inst;
-}
-
-const INSTANCE_STATE_ENUM: Record<string, string> = {
-  action: 'ACTION_INSTANCE_STATE_UNSPECIFIED',
-  form: 'FORM_INSTANCE_STATE_UNSPECIFIED',
-  provision: 'PROVISION_INSTANCE_STATE_UNSPECIFIED',
-  wait: 'WAIT_INSTANCE_STATE_UNSPECIFIED',
-};
-
-export function normalizeStepInstance(raw: unknown): PolicyStepInstance {
-  const s = obj(raw);
-  const inst: PolicyStepInstance = { id: str(s.id), state: enumValue(s.state, 'POLICY_STEP_STATE_UNSPECIFIED') };
-  if (isPlainObject(s.accept)) inst.accept = { acceptMessage: str(s.accept.acceptMessage) };
-  if (isPlainObject(s.reject)) inst.reject = { rejectMessage: str(s.reject.rejectMessage) };
-  if (isPlainObject(s.approval)) inst.approval = normalizeApprovalInstance(s.approval);
-  for (const k of ['action', 'form', 'provision', 'wait'] as const) {
-    const v = s[k];
-    if (isPlainObject(v)) {
-      const o: StepObject = { ...v, state: enumValue(v.state, INSTANCE_STATE_ENUM[k]!) };
-      if (k === 'form') {
-        o.form = normalizeForm(v.form);
-        o.data = obj(v.data);
-      }
-      inst[k] = o;
-    }
-  }
-  return inst;
-}
-
-export function normalizeStepDefinition(raw: unknown): PolicyStep {
-  const s = obj(raw);
-  const step: PolicyStep = {};
-  if (isPlainObject(s.accept)) step.accept = { acceptMessage: str(s.accept.acceptMessage) };
-  if (isPlainObject(s.reject)) step.reject = { rejectMessage: str(s.reject.rejectMessage) };
-  if (isPlainObject(s.approval)) step.approval = normalizeApprovalDefinition(s.approval);
-  for (const k of ['action', 'form', 'provision', 'wait'] as const) if (isPlainObject(s[k])) step[k] = { ...(s[k] as StepObject) };
-  return step;
-}
-
-export function normalizePolicy(raw: unknown): TaskPolicy {
-  const p = obj(raw);
-  return {
-    id: str(p.id),
-    policyGenerationId: str(p.policyGenerationId),
-    current: isPlainObject(p.current) ? normalizeStepInstance(p.current) : null,
-    history: objArr(p.history).map(normalizeStepInstance),
-    next: objArr(p.next).map(normalizeStepDefinition),
-  };
-}
-
-export function normalizeTask(raw: unknown): Task {
-  const t = obj(raw);
-  return {
-    id: str(t.id),
-    numericId: str(t.numericId),
-    displayName: str(t.displayName),
-    description: str(t.description),
-    createdByUserId: str(t.createdByUserId),
-    analysisId: str(t.analysisId),
-    createdAt: dateOrNull(t.createdAt),
-    deletedAt: dateOrNull(t.deletedAt),
-    commentCount: int(t.commentCount),
-    emergencyAccess: bool(t.emergencyAccess),
-    approverIds: strArr(t.approverIds),
-    insightIds: strArr(t.insightIds),
-    annotations: objArr(t.annotations).map((a) => ({ ...a, '@type': str(a['@type']) })),
-    data: obj(t.data),
-    actions: Array.isArray(t.actions) ? t.actions.map((a) => enumValue(a, 'TASK_ACTION_TYPE_UNSPECIFIED')) : [],
-    origin: enumValue(t.origin, 'TASK_ORIGIN_UNSPECIFIED'),
-    externalRefs: objArr(t.externalRefs).map((r) => ({
-      externalRefSource: enumValue(r.externalRefSource, 'EXTERNAL_REF_SOURCE_UNSPECIFIED'),
-      name: str(r.name),
-      url: str(r.url),
-    })),
-    form: normalizeForm(t.form),
-    policy: normalizePolicy(t.policy),
-  };
-}
-
-/** Gives a task view (stored, or received from a tenant) the full shape of §2.4. */
-export function normalizeTaskView(raw: unknown): TaskView {
-  const v = obj(raw);
-  const p = obj(v.objectPermissions);
-  const paths = emptyPathFields();
-  for (const f of TASK_PATH_FIELDS) paths[f] = str(v[f]);
-  return {
-    ...paths,
-    objectPermissions: { delete: bool(p.delete), edit: bool(p.edit), read: bool(p.read), extra: obj(p.extra) },
-    task: normalizeTask(v.task),
-  };
-}
-
-/** The kind of a step instance or definition (`approval`, `provision`, ...), or '' when none is set. */
-export function stepKind(step: PolicyStepInstance | PolicyStep | null | undefined): PolicyStepKind | '' {
-  if (!step) return '';
-  for (const k of POLICY_STEP_KINDS) if ((step as Record<string, unknown>)[k] !== undefined) return k;
-  return '';
+  const r = ApproveWithStepUpRequestSchema.safeParse(body);
+  if (!r.success) throw invalidArgument(r.error.issues[0]!.message);
+  return r.data;
 }
 
 export const STEP_UP_SEARCH_PAGE_SIZE_DEFAULT = 50;
@@ -781,21 +568,23 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
   };
 }
 
+const StepUpTransactionSchema = member(
+  z.object({
+    id: str,
+    state: enumOf(STEP_UP_STATES.unspecified),
+    /** Set for a transaction that approves a task step (the other target is `test`). */
+    approveTask: oneOf(z.object({ taskId: str, policyStepId: str })),
+    test: oneOf(z.object({})),
+    providerId: str,
+    userId: str,
+    claims: objectOrNull,
+    errorMessage: str,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    expiresAt: timestamp,
+  }),
+);
+export type StepUpTransaction = z.infer<typeof StepUpTransactionSchema>;
+
 /** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
-export function normalizeStepUpTransaction(raw: unknown): StepUpTransaction {
-  const t = obj(raw);
-  const tx: StepUpTransaction = {
-    id: str(t.id),
-    state: enumValue(t.state, STEP_UP_STATES.unspecified),
-    providerId: str(t.providerId),
-    userId: str(t.userId),
-    claims: objOrNull(t.claims),
-    errorMessage: str(t.errorMessage),
-    createdAt: dateOrNull(t.createdAt),
-    updatedAt: dateOrNull(t.updatedAt),
-    expiresAt: dateOrNull(t.expiresAt),
-  };
-  if (isPlainObject(t.approveTask)) tx.approveTask = { taskId: str(t.approveTask.taskId), policyStepId: str(t.approveTask.policyStepId) };
-  if (isPlainObject(t.test)) tx.test = {};
-  return tx;
-}
+export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => StepUpTransactionSchema.parse(raw);

@@ -1,4 +1,5 @@
 // Redaction for --debug logs and --dry-run output: secrets never reach a terminal or a log.
+import { schemaSecretFields, schemaSecretMaps } from '../api/secret-fields.js';
 
 export const REDACTED = '<redacted>';
 
@@ -9,32 +10,29 @@ export const REDACTED = '<redacted>';
  */
 const SECRET_HEADER_NAME = /auth|token|secret|api-?key|signature|session|cookie|passw|credential/i;
 
-/** Field names (form or JSON, any depth) whose values are secrets. */
-export const SECRET_FIELDS = new Set([
+/**
+ * Field names (form or JSON, any depth) whose values are secrets and that no
+ * wire schema marks: the token flow's own fields, stored access tokens,
+ * webhook signing keys and private JWK members. The secret fields of the API
+ * requests are marked in their schemas (src/api/mcp-schema.ts), which register
+ * them when they are loaded (src/api/secret-fields.ts).
+ */
+const OTHER_SECRET_FIELDS = new Set([
   'client_secret',
   'client_assertion',
   'access_token',
   'refresh_token',
   'id_token',
   'assertion',
-  'password',
-  'token',
+  'accessToken',
   'secret',
-  'clientSecret',
-  'headerValue',
-  'secretAccessKey',
-  'sessionToken',
-  'jwtPrivateKey',
-  'credentialsJson',
+  'hmacSecret',
   'privateKey',
   'private_key',
-  'accessToken',
-  'hmacSecret',
   'd',
 ]);
 
-/** Objects whose every string value is treated as secret (config fields may be secret per catalog schema). */
-const SECRET_MAPS = new Set(['configFields']);
+export const isSecretField = (name: string): boolean => OTHER_SECRET_FIELDS.has(name) || schemaSecretFields.has(name);
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
@@ -49,7 +47,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 }
 
 export function redactForm(body: string): string {
-  return [...new URLSearchParams(body)].map(([k, v]) => `${k}=${SECRET_FIELDS.has(k) ? REDACTED : encodeURIComponent(v)}`).join('&');
+  return [...new URLSearchParams(body)].map(([k, v]) => `${k}=${isSecretField(k) ? REDACTED : encodeURIComponent(v)}`).join('&');
 }
 
 /** Deep copy of a JSON value with secret fields replaced. */
@@ -59,8 +57,8 @@ export function redactJson(value: unknown, inSecretMap = false): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (inSecretMap && typeof v === 'string') out[k] = REDACTED;
-      else if (SECRET_FIELDS.has(k) && (typeof v === 'string' || (v && typeof v === 'object'))) out[k] = REDACTED;
-      else out[k] = redactJson(v, SECRET_MAPS.has(k));
+      else if (isSecretField(k) && (typeof v === 'string' || (v && typeof v === 'object'))) out[k] = REDACTED;
+      else out[k] = redactJson(v, schemaSecretMaps.has(k));
     }
     return out;
   }

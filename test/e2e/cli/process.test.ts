@@ -6,16 +6,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, spawnCliProcess, tempDir } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
 
 const work = tempDir('agctl-process-');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /** Runs the launcher and returns its result with the modules it imported (paths under the repository, or package names). */
-async function traced(args: string[], name: string) {
+async function traced(args: string[], name: string, env: Record<string, string> = {}) {
   const trace = join(work, `${name}.trace`);
   const r = await spawnCliProcess(args, {
     configDir: join(work, 'config'),
-    env: { NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
+    env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
   });
   const modules = readFileSync(trace, 'utf8')
     .split('\n')
@@ -36,16 +37,29 @@ describe('the launcher', () => {
     }
   });
 
-  it('--help loads no command module, HTTP client, JWT, config store, prompt or database library', async () => {
+  it('--help loads no command module, HTTP client, JWT, config store, prompt, schema or database library', async () => {
     const r = await traced(['--help'], 'help');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Usage: agctl /);
     expect(r.modules).toContain('dist/cli/program.js');
     // A command's declaration (commands/<group>/<verb>/command.js) is what --help shows; anything else under commands/ is a runtime.
     const heavy = r.modules.filter(
-      (m) => /^(dist\/cli\/commands\/|dist\/client\/|dist\/server\/|undici\/|jose\/|conf\/|@inquirer\/|better-sqlite3\/|chalk\/)/.test(m) && !/^dist\/cli\/commands\/.*\/command\.js$/.test(m),
+      (m) => /^(dist\/cli\/commands\/|dist\/client\/|dist\/server\/|undici\/|jose\/|conf\/|@inquirer\/|better-sqlite3\/|chalk\/|zod\/)/.test(m) && !/^dist\/cli\/commands\/.*\/command\.js$/.test(m),
     );
     expect(heavy).toEqual([]);
+  });
+
+  it('loads the schema library only for the commands that need it: rules list does not, mcp get does', async () => {
+    const s = await startTestServer();
+    const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() };
+    const zod = (modules: string[]) => modules.filter((m) => m.startsWith('zod/') || m.startsWith('dist/api/mcp'));
+    const rules = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list', env);
+    expect(rules.code, rules.stderr).toBe(0);
+    expect(zod(rules.modules)).toEqual([]);
+    const mcp = await traced(['mcp', 'get', s.demo.mcp.appId as string, s.demo.mcp.external as string], 'mcp-get', env);
+    expect(mcp.code, mcp.stderr).toBe(0);
+    expect(zod(mcp.modules)).toContain('dist/api/mcp-schema.js');
+    expect(zod(mcp.modules).some((m) => m.startsWith('zod/'))).toBe(true);
   });
 
   it("sets the process's exit code to the command's", async () => {

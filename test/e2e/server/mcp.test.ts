@@ -90,6 +90,10 @@ describe('MCP credentials API: validation (each rule refuses and stores nothing)
     ['hosted request with an empty catalog ID', 'hosted', { hostedConfig: { mcpServerCatalogId: '', configFields: { site: 'us' } }, updateMask: 'configFields.site' }, 400, 3, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
     ['updateMask names an unset auth object', 'external', { externalConfig: { url }, updateMask: 'bearerToken.token' }, 400, 3, /^updateMask: bearerToken is in the mask but externalConfig.bearerToken is not set/],
     ['body not an object', 'external', [1, 2], 400, 3, /^request body: must be a JSON object/],
+    // Map keys are data: `__proto__` cannot be a key of a plain object, so it is refused by name rather than dropped.
+    ['extra token parameter named __proto__', 'external', oauth({ mode: CC, clientId: 'c', clientSecret: 's', extraTokenParams: JSON.parse('{"audience":"a","__proto__":"x"}') }), 400, 3, /^externalConfig.oauth2.extraTokenParams.__proto__: not accepted as a key/],
+    ['config field named __proto__', 'hosted', hosted({ configFields: JSON.parse('{"site":"eu","__proto__":"x"}'), none: {} }), 400, 3, /^hostedConfig.configFields.__proto__: not accepted as a key/],
+    ['config field named __proto__ in the mask', 'hosted', { hostedConfig: { mcpServerCatalogId: cat, configFields: {} }, updateMask: 'configFields.__proto__' }, 400, 3, /^updateMask: configFields.__proto__: not accepted as a config field name/],
     ['locked URL changed', 'locked', { externalConfig: { url: 'https://tickets2.example.com/mcp', basicAuth: { username: 'u', password: 'p' } } }, 400, 9, /^externalConfig.url: the endpoint URL of tickets-mcp is locked/],
     ['locked URL changed through the mask', 'locked', { externalConfig: { url: 'https://tickets.example.com/other' }, updateMask: 'url' }, 400, 9, /^externalConfig.url: the endpoint URL of tickets-mcp is locked/],
   ];

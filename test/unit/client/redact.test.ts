@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+// The schema whose secret fields are redacted (it registers them when loaded).
+import { SECRET_FIELDS } from '../../../src/api/mcp-schema.js';
 import { REDACTED, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
 import { hideUserinfo } from '../../../src/lib/url.js';
 import { normalizeBaseUrl } from '../../../src/config/resolve.js';
@@ -83,6 +85,13 @@ describe('redactJson', () => {
     for (const s of ['agt_1', 'bt-secret', 'pw-secret', 'aws-secret', 'sess-secret', 'oauth-secret', 'BEGIN', 'private_key', 'hv-secret', 'list-secret', 'priv']) expect(text).not.toContain(s);
     // the input is not modified
     expect(input.hostedConfig.basicAuth.password).toBe('pw-secret');
+  });
+
+  it('hides every field the request schemas mark secret, and only those of theirs', () => {
+    const marked = Object.values(SECRET_FIELDS).flat();
+    expect(marked).toEqual(expect.arrayContaining(['token', 'password', 'headerValue', 'clientSecret', 'jwtPrivateKey', 'credentialsJson']));
+    for (const name of marked) expect(redactJson({ [name]: 'x' }), name).toEqual({ [name]: REDACTED });
+    for (const name of ['username', 'headerName', 'accessKeyId', 'clientId', 'tokenUrl']) expect(redactJson({ [name]: 'x' }), name).toEqual({ [name]: 'x' });
   });
 
   it('hides every string value of configFields (secret per catalog schema), at any depth', () => {
