@@ -1,11 +1,14 @@
-// The package version, read once from package.json (a tiny module: the
-// `--version` fast path imports it before anything else).
+// The package version: written into the build, else read once from
+// package.json (a tiny module: the `--version` fast path imports it first).
 import { readFileSync } from 'node:fs';
+
+/** Set by the bundler (scripts/build.mjs); undefined when the sources run as they are (tests, `npm run dev`). */
+declare const AGCTL_BUILD_VERSION: string | undefined;
 
 let cached: string | undefined;
 
 export function version(): string {
-  cached ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cached ??= typeof AGCTL_BUILD_VERSION === 'string' ? AGCTL_BUILD_VERSION : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   return cached;
 }
 

@@ -2,7 +2,6 @@
 // commander program tree, whose actions import their command modules lazily.
 // Everything a run reads or writes comes in `deps`: bin/agctl.js passes the
 // real process, tests an in-memory one.
-import { setFlagsFromString } from 'node:v8';
 import type { Clock } from '../lib/clock.js';
 import { version } from '../version.js';
 import { safeJson } from './escape.js';
@@ -25,10 +24,6 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     io.stdout.write(version() + '\n');
     return 0;
   }
-  // undici parses HTTP with a WebAssembly build of llhttp. V8 optimises that
-  // module on background threads and process exit waits for them: ~45 ms of
-  // every short command. The baseline compiler alone is plenty for a CLI.
-  setFlagsFromString('--liftoff-only');
   const { buildProgram, walk } = await import('./program.js');
   const program = await buildProgram(args);
   const invocation: Invocation = { io, env, clock: deps.clock };

@@ -1,7 +1,8 @@
 // Redaction for --debug logs and --dry-run output: secrets never reach a terminal or a log.
 import { schemaSecretFields, schemaSecretMaps } from '../api/secret-fields.js';
+import { REDACTED } from '../lib/url.js';
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 /**
  * Header names whose values are secrets: Authorization, Proxy-Authorization,
@@ -80,9 +81,4 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
     }
   }
   return `(${Buffer.byteLength(text)} bytes of ${type || 'unknown type'})`;
-}
-
-/** A URL-like string for an error message, with any user:password@ part hidden (the string may not parse as a URL). */
-export function hideUserinfo(s: string): string {
-  return s.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, `$1${REDACTED}@`);
 }

@@ -5,7 +5,10 @@
 //     reference durable receiver (the bare server plus one SQLite insert per
 //     request, each its own transaction). Throughput as a ratio of each (targets
 //     >= 0.45 of bare, >= 1.5x the reference), p99 latency, server CPU, peak RSS.
-//  2. The sender: `agctl webhook send --count N` against the embedded server.
+//  2. The sender: `agctl webhook send --count N` (which signs every request)
+//     against autocannon (which signs none) on the same bare server, same
+//     body and concurrency, taking turns; events/s as a ratio of autocannon's
+//     requests/s (target >= 1.0).
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
 // scheduler cannot put both on one core (applied the same way to both servers;
@@ -34,6 +37,8 @@ function setting(name, fallback, max) {
 const REQUESTS = setting('BENCH_WEBHOOK_REQUESTS', 20_000, 200_000);
 const CONCURRENCY = setting('BENCH_WEBHOOK_CONCURRENCY', 32, 256);
 const ROUNDS = setting('BENCH_WEBHOOK_ROUNDS', 5, 20);
+const SENDER_COUNT = setting('BENCH_SENDER_COUNT', 100_000, 1_000_000);
+const SENDER_ROUNDS = setting('BENCH_SENDER_ROUNDS', 5, 20);
 const WARMUP = 2_000;
 const BODY_BYTES = 1024;
 const PHASE_TIMEOUT_MS = 120_000;
@@ -83,6 +88,29 @@ async function generate({ url, secret, requests, concurrency, warmup }) {
   const result = await drive(make(requests));
   await pool.close();
   return result;
+}
+
+/** autocannon's requests/s for `requests` POSTs of the body, `concurrency` connections, no pipelining. */
+async function autocannon({ url, requests, concurrency }) {
+  const { default: run } = await import('autocannon');
+  const result = await run({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: bodyOf(BODY_BYTES),
+    connections: concurrency,
+    pipelining: 1,
+    amount: requests,
+    // The result is taken at the first sample after the last answer: sample
+    // often, so the idle wait adds at most 20 ms to the duration.
+    sampleInt: 20,
+  });
+  return { throughput: result.requests.total / result.duration, statuses: { 200: result['2xx'], other: result.non2xx }, errors: result.errors };
+}
+
+if (process.argv[2] === '--autocannon') {
+  process.stdout.write(JSON.stringify(await autocannon(JSON.parse(process.env.AGCTL_BENCH_LOAD ?? '{}'))) + '\n');
+  process.exit(0);
 }
 
 if (process.argv[2] === '--generate') {
@@ -204,7 +232,7 @@ s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));
 process.on('SIGTERM', () => { db.close(); process.exit(0); });
 `;
 
-function startBare(code = BARE_SERVER, env = process.env) {
+export function startBare(code = BARE_SERVER, env = process.env) {
   const [cmd, args] = pinned(1, process.execPath, ['-e', code]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   return new Promise((resolve, reject) => {
@@ -244,6 +272,57 @@ async function startEmbedded(dir) {
   }
 }
 
+/**
+ * agctl's load mode and autocannon, taking turns on the bare server (each in
+ * its own process, pinned like the load generator): SENDER_ROUNDS rounds of
+ * SENDER_COUNT events each. The bare server answers 200 without checking the
+ * signature; agctl computes it all the same.
+ */
+export async function senderRounds(dir, url) {
+  const bodyFile = join(dir, 'body.json');
+  writeFileSync(bodyFile, bodyOf(BODY_BYTES));
+  const env = { ...process.env, AGCTL_WEBHOOK_SECRET: 'bench-secret-not-checked-by-the-bare-server', AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+  const agctlArgs = [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(SENDER_COUNT), '--concurrency', String(CONCURRENCY), '-o', 'json'];
+  const cannonEnv = { ...process.env, AGCTL_BENCH_LOAD: JSON.stringify({ url, requests: SENDER_COUNT, concurrency: CONCURRENCY }) };
+  const rounds = [];
+  for (let r = 0; r < SENDER_ROUNDS; r++) {
+    settle();
+    const agctl = JSON.parse((await runChild(...pinned(0, process.execPath, agctlArgs), { env })).out);
+    if (agctl.statuses['200'] !== SENDER_COUNT) throw new Error(`webhook send: not every event was answered 200: ${JSON.stringify(agctl.statuses)} ${JSON.stringify(agctl.errors)}`);
+    settle();
+    const cannon = JSON.parse((await runChild(...pinned(0, process.execPath, [SELF, '--autocannon']), { env: cannonEnv })).out);
+    if (cannon.statuses['200'] !== SENDER_COUNT) throw new Error(`autocannon: not every request was answered 200: ${JSON.stringify(cannon)}`);
+    rounds.push({ agctl: agctl.throughput, autocannon: cannon.throughput, p99: agctl.latencyMs.p99 });
+  }
+  const ratios = rounds.map((x) => x.agctl / x.autocannon);
+  return {
+    agctl: median(rounds.map((x) => x.agctl)),
+    autocannon: median(rounds.map((x) => x.autocannon)),
+    p99: median(rounds.map((x) => x.p99)),
+    ratio: median(ratios),
+    ratios,
+  };
+}
+
+export function printSender(s) {
+  console.log(
+    `\nWebhook sender: ${SENDER_COUNT} POSTs x ${SENDER_ROUNDS} rounds each, ${BODY_BYTES}-byte body, ${CONCURRENCY} connections, to the bare node:http server` +
+      `${canPin ? ' (pinned to CPU 1; senders to CPU 0)' : ''}, taking turns (ratio: median of each round's ratio)\n`,
+  );
+  printTable(
+    ['sender', 'req/s', ''],
+    [
+      ['autocannon (baseline; unsigned)', s.autocannon.toFixed(0), '-'],
+      [`agctl webhook send --count ${SENDER_COUNT} (HMAC-signed)`, s.agctl.toFixed(0), `p99 ${s.p99} ms`],
+    ],
+  );
+  console.log('');
+  printTable(
+    ['measure', 'value', 'rounds', 'target', ''],
+    [['throughput ratio (agctl / autocannon)', s.ratio.toFixed(2), s.ratios.map((x) => x.toFixed(2)).join(' '), '>= 1.00', s.ratio >= 1 ? 'met' : 'MISSED']],
+  );
+}
+
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-webhook-'));
   const bare = await startBare();
@@ -269,13 +348,7 @@ export async function run() {
     }
     const rss = { bare: peakRssMiB(bare.child.pid), durable: peakRssMiB(durable.child.pid), embedded: peakRssMiB(embedded.child.pid) };
 
-    // The sender: agctl's own load mode against the embedded server.
-    const bodyFile = join(dir, 'body.json');
-    writeFileSync(bodyFile, bodyOf(BODY_BYTES));
-    const [cmd, args] = pinned(0, process.execPath, [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(REQUESTS), '--concurrency', String(CONCURRENCY), '-o', 'json']);
-    const env = { ...process.env, AGCTL_WEBHOOK_SECRET: w.hmac.secret, AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-    const sender = JSON.parse((await runChild(cmd, args, { env })).out);
-    if (sender.statuses['200'] !== REQUESTS) throw new Error(`webhook send: not every event was accepted: ${JSON.stringify(sender.statuses)}`);
+    const sender = await senderRounds(dir, bare.url);
 
     const m = (k, f) => median(rounds[k].map(f));
     const all = (f) => ({ bare: m('bare', f), durable: m('durable', f), embedded: m('embedded', f) });
@@ -314,10 +387,10 @@ export async function run() {
         ['p99 latency ratio (listener / bare)', p99Ratio.toFixed(2), '-', '-'],
         ['server CPU per request ratio (listener / bare)', cpuRatio ? cpuRatio.toFixed(2) : '-', '-', '-'],
         ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
-        [`agctl webhook send --count ${REQUESTS}`, `${sender.throughput.toFixed(0)} events/s`, '-', `p99 ${sender.latencyMs.p99} ms`],
       ],
     );
-    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, refRatio, rss, sender: { throughput: sender.throughput, latencyMs: sender.latencyMs } };
+    printSender(sender);
+    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, refRatio, rss, sender };
   } finally {
     await embedded.stop();
     await durable.stop();

@@ -1,5 +1,6 @@
 // What only a real process shows: the launcher, the exit code it sets, and
-// what the fast paths load (bin/agctl.js on the built dist/).
+// what the fast paths load (bin/agctl.js on the built dist/, whose
+// dist/contents.json names the sources each output file holds).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,40 +12,54 @@ import { startTestServer } from '../../helpers/server.js';
 const work = tempDir('agctl-process-');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
-/** Runs the launcher and returns its result with the modules it imported (paths under the repository, or package names). */
+/**
+ * Runs the launcher and returns its result with the files it imported (paths
+ * under the repository, or package paths under node_modules) and the sources
+ * those files hold (a built file stands for the sources bundled into it).
+ */
 async function traced(args: string[], name: string, env: Record<string, string> = {}) {
   const trace = join(work, `${name}.trace`);
   const r = await spawnCliProcess(args, {
     configDir: join(work, 'config'),
     env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
   });
-  const modules = readFileSync(trace, 'utf8')
-    .split('\n')
-    .filter((u) => u.startsWith('file:'))
-    .map((u) => u.replace(/^.*\/node_modules\//, '').replace(pathToFileURL(ROOT).href, ''));
-  return { ...r, modules };
+  const files = [
+    ...new Set(
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((u) => u.startsWith('file:'))
+        .map((u) => u.replace(/^.*\/node_modules\//, 'node_modules/').replace(pathToFileURL(ROOT).href.replace(/\/?$/, '/'), '')),
+    ),
+  ];
+  const contents = JSON.parse(readFileSync(join(ROOT, 'dist', 'contents.json'), 'utf8')) as Record<string, string[]>;
+  const sources = files.flatMap((f) => {
+    if (!f.startsWith('dist/')) return [f];
+    expect(contents[f], `${f} is not listed in dist/contents.json`).toBeDefined();
+    return contents[f]!;
+  });
+  return { ...r, files, sources };
 }
 
 describe('the launcher', () => {
-  it('--version and -V print the version and load nothing but the entry point and the version', async () => {
+  it('--version and -V print the version and load nothing but the launcher', async () => {
     for (const flag of ['--version', '-V']) {
       const r = await traced([flag], `version${flag}`);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(`${version}\n`);
       expect(r.stderr).toBe('');
-      expect(r.modules.filter((m) => !m.startsWith('bin/') && !m.startsWith('dist/'))).toEqual([]);
-      expect(r.modules).not.toContain('dist/cli/program.js');
+      expect(r.files).toEqual(['bin/agctl.js']);
     }
   });
 
-  it('--help loads no command module, HTTP client, JWT, config store, prompt, schema or database library', async () => {
+  it('--help loads no command runtime, HTTP client, JWT, config store, prompt, schema or database library', async () => {
     const r = await traced(['--help'], 'help');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Usage: agctl /);
-    expect(r.modules).toContain('dist/cli/program.js');
-    // A command's declaration (commands/<group>/<verb>/command.js) is what --help shows; anything else under commands/ is a runtime.
-    const heavy = r.modules.filter(
-      (m) => /^(dist\/cli\/commands\/|dist\/client\/|dist\/server\/|undici\/|jose\/|conf\/|@inquirer\/|better-sqlite3\/|chalk\/|zod\/)/.test(m) && !/^dist\/cli\/commands\/.*\/command\.js$/.test(m),
+    expect(r.sources).toContain('src/cli/main.ts');
+    expect(r.sources).toContain('src/cli/program.ts');
+    // A command's folder holds its declaration (command.ts, part of the help) and its runtime (the rest).
+    const heavy = r.sources.filter((m) =>
+      /^(src\/cli\/commands\/.*(?<!\/command\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod)\/)/.test(m),
     );
     expect(heavy).toEqual([]);
   });
@@ -52,14 +67,21 @@ describe('the launcher', () => {
   it('loads the schema library only for the commands that need it: rules list does not, mcp get does', async () => {
     const s = await startTestServer();
     const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() };
-    const zod = (modules: string[]) => modules.filter((m) => m.startsWith('zod/') || m.startsWith('dist/api/mcp'));
-    const rules = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list', env);
+    const zod = (sources: string[]) => sources.filter((m) => m.startsWith('node_modules/zod/') || m.startsWith('src/api/mcp'));
+    const rules = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-zod', env);
     expect(rules.code, rules.stderr).toBe(0);
-    expect(zod(rules.modules)).toEqual([]);
+    expect(zod(rules.sources)).toEqual([]);
     const mcp = await traced(['mcp', 'get', s.demo.mcp.appId as string, s.demo.mcp.external as string], 'mcp-get', env);
     expect(mcp.code, mcp.stderr).toBe(0);
-    expect(zod(mcp.modules)).toContain('dist/api/mcp-schema.js');
-    expect(zod(mcp.modules).some((m) => m.startsWith('zod/'))).toBe(true);
+    expect(zod(mcp.sources)).toContain('src/api/mcp-schema.ts');
+    expect(zod(mcp.sources).some((m) => m.startsWith('node_modules/zod/'))).toBe(true);
+  });
+
+  it('a command loads its own runtime, and only then the HTTP client', async () => {
+    const r = await traced(['rules', 'list', 'crm-app'], 'rules-list');
+    expect(r.code).toBe(2); // no base URL configured
+    expect(r.sources).toContain('src/cli/commands/rules/list/run.ts');
+    expect(r.sources.filter((m) => /^src\/cli\/commands\/(mcp|task|webhook)\//.test(m))).toEqual([]);
   });
 
   it("sets the process's exit code to the command's", async () => {
@@ -81,7 +103,7 @@ describe('the launcher', () => {
     const bin = join(work, 'unbuilt', 'bin');
     mkdirSync(bin, { recursive: true });
     copyFileSync(BIN, join(bin, 'agctl.js'));
-    const r = spawnSync(process.execPath, [join(bin, 'agctl.js'), '--version'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(bin, 'agctl.js'), '--help'], { encoding: 'utf8' });
     expect(r.stderr).toBe('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');

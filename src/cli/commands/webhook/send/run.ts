@@ -7,7 +7,7 @@ import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
-import { hideUserinfo } from '../../../../client/redact.js';
+import { hideUserinfo } from '../../../../lib/url.js';
 
 type SendOptions = SendInput['opts'];
 

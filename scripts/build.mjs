@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// Builds dist/ from src/ with esbuild: ESM, code splitting, one file per entry
+// point and per lazily imported module (each `import()` target keeps its path,
+// e.g. dist/cli/commands/rules/list.js), shared code in dist/chunk-*.js.
+// Packages stay in node_modules (imported at run time), except the ones in
+// BUNDLED: commander, which every command line loads, reads as one file.
+// dist/contents.json lists the sources in each output file.
+// Type-checking is not done here: `npm run typecheck` (tsc --noEmit).
+//
+//   node scripts/build.mjs                 build (dist/ is emptied first)
+//   node scripts/build.mjs --if-stale      build only when an input is newer than the last build
+//   node scripts/build.mjs --sourcemap     also write source maps (run with node --enable-source-maps)
+import { build } from 'esbuild';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+const stamp = join(dist, '.build-stamp');
+
+/**
+ * Modules other code imports from dist/ by path: the CLI entry (bin/agctl.js),
+ * the program tree and completion scripts (scripts/gen-completions.mjs), the
+ * task-view paths (the tour) and the key loader (a unit test of the built file).
+ */
+const ENTRIES = ['cli/main.ts', 'cli/program.ts', 'cli/completion.ts', 'api/tasks.ts', 'webhook/keys.ts'];
+
+/** Packages compiled into dist/; every other package is imported from node_modules at run time. */
+const BUNDLED = new Set(['commander']);
+
+/** Leaves a package import (not a relative path) to run time unless the package is in BUNDLED. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (a) => {
+      const name = a.path.startsWith('@') ? a.path.split('/').slice(0, 2).join('/') : a.path.split('/')[0];
+      return BUNDLED.has(name) || a.path.startsWith('node:') ? undefined : { path: a.path, external: true };
+    });
+  },
+};
+
+/**
+ * commander requires node:child_process at load time for executable
+ * subcommands, which agctl has none of; loading it (with net and dgram) is a
+ * few per cent of `agctl --help`. Bundled commander gets a stand-in that loads
+ * it on first use.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) => (a.importer.includes('/node_modules/commander/') ? { path: 'child_process', namespace: 'lazy' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: "exports.spawn = (...a) => require('node:child_process').spawn(...a);", loader: 'js' }));
+  },
+};
+
+/** Every file whose change calls for a rebuild. */
+function inputs() {
+  const files = [join(root, 'package.json'), join(root, 'tsconfig.json'), fileURLToPath(import.meta.url)];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else files.push(p);
+    }
+  };
+  walk(join(root, 'src'));
+  return files;
+}
+
+/** Whether dist/ is older than an input, or was built with other options. */
+function stale(options) {
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== options) return true;
+  const built = statSync(stamp).mtimeMs;
+  return inputs().some((f) => statSync(f).mtimeMs > built);
+}
+
+const args = process.argv.slice(2);
+const sourcemap = args.includes('--sourcemap');
+const options = JSON.stringify({ sourcemap });
+if (args.includes('--if-stale') && !stale(options)) process.exit(0);
+
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const started = new Date();
+rmSync(dist, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: ENTRIES.map((e) => `src/${e}`),
+  outbase: 'src',
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  plugins: [lazyChildProcess, externalPackages],
+  sourcemap: sourcemap ? 'linked' : false,
+  // The version is written into the build: `agctl --version` reads no file.
+  define: { AGCTL_BUILD_VERSION: JSON.stringify(version) },
+  // A bundled CommonJS package requires Node's built-in modules: give the ESM chunks a `require`.
+  banner: { js: "import { createRequire as __agctlRequire } from 'node:module'; const require = __agctlRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+});
+// Which sources each output file holds (dist/ path -> source paths): the
+// start-up tests read it to tell what a command line loaded.
+const contents = Object.fromEntries(Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js')).map(([f, o]) => [f, Object.keys(o.inputs)]));
+writeFileSync(join(dist, 'contents.json'), JSON.stringify(contents, null, 1) + '\n');
+writeFileSync(stamp, options);
+// Dated from the start: a source saved during the build makes the next check rebuild.
+utimesSync(stamp, started, started);
