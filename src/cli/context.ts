@@ -1,6 +1,6 @@
 // The dependencies a command runs with. Commands receive `ctx` and never reach
 // for process.*, so tests can build a context directly.
-import { CliError, Exit, UsageError } from '../api/errors.js';
+import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ConfigContext, attachStoredSecret, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
 import { dataDir } from '../config/paths.js';

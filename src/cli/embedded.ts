@@ -2,7 +2,7 @@
 // ephemeral port over the persistent data directory. The command still talks
 // to it over HTTP, through the same client and token flow as a real tenant.
 import { resolve } from 'node:path';
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 
 /** The embedded server of this process, as a command sees it (ctx.embedded()). */
 export interface EmbeddedHandle {

@@ -1,5 +1,6 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
-import { ApiError, CliError, Code, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../api/errors.js';
+import { ApiError, Code } from '../api/errors.js';
+import { CliError, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../lib/exit.js';
 import { escapeControls } from './escape.js';
 
 /** gRPC code names by number, for error lines. */

@@ -1,6 +1,6 @@
 // Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
 import type { Readable, Writable } from 'node:stream';
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 import { FileReadError, describeLimit, readFileLimited } from '../lib/read-file.js';
 
 /** The most a secret, a key or a JSON configuration given on stdin or in a file may hold. */

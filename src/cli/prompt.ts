@@ -1,5 +1,5 @@
 // Prompts (@inquirer/prompts, loaded on first use), written to stderr so stdout stays data.
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 import type { IO } from './io.js';
 
 export interface Prompter {

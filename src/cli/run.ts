@@ -1,6 +1,6 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
-import { Exit } from '../api/errors.js';
+import { Exit } from '../lib/exit.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError } from './errors.js';

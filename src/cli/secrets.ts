@@ -1,6 +1,6 @@
 // Secret input: never a plain flag value. Sources, in order: --<name>-stdin,
 // --<name>-file, an environment variable, a hidden prompt on a terminal.
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 import type { CommandContext } from './context.js';
 import { readFileBytes, readStdin } from './io.js';
 

@@ -1,6 +1,7 @@
 // The API client: one call per request, bearer token attached, error bodies
 // turned into ApiError, a 401 answered by dropping the token and retrying once.
-import { ApiError, CliError, Exit, codeForHttpStatus, parseCode } from '../api/errors.js';
+import { ApiError, codeForHttpStatus, parseCode } from '../api/errors.js';
+import { CliError, Exit } from '../lib/exit.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
 /** Where the API client gets its bearer token (implemented in auth.ts). */

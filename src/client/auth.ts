@@ -4,7 +4,7 @@
 // client_assertion built as the service's own clients build it.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
 import { randomBytes } from 'node:crypto';
-import { CliError, Exit, exitCodeForStatus } from '../api/errors.js';
+import { CliError, Exit, exitCodeForStatus } from '../lib/exit.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';

@@ -2,7 +2,7 @@
 // retries with exponential backoff and jitter (honouring Retry-After), no
 // redirects, and --debug request logs with secrets redacted.
 import type { Agent, Dispatcher } from 'undici';
-import { CliError, Exit } from '../api/errors.js';
+import { CliError, Exit } from '../lib/exit.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { undici } from './undici.js';
 

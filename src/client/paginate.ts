@@ -4,7 +4,7 @@
 // each ID once, stops at `limit`, and stops with an error when the server's
 // paging loops, before the looping page is kept: the caller prints only what
 // this returns, so nothing is listed twice and nothing is listed at all then.
-import { CliError, Exit } from '../api/errors.js';
+import { CliError, Exit } from '../lib/exit.js';
 
 export interface Page<T> {
   list?: T[] | null;

@@ -2,7 +2,7 @@
 // one segment: values a URL parser would collapse into another route (".",
 // "..", "") or that no ID holds (control characters) are refused before any
 // request; everything else is percent-encoded.
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 import { CONTROL_CHAR } from '../lib/controls.js';
 
 /** Why `value` cannot be a path ID, or undefined when it can. */

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { readTextIfExists, ensurePrivateDir, inConfigDir } from './secure-file.js';
 import { chmodSync } from 'node:fs';
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 
 export interface Profile {
   baseUrl?: string;

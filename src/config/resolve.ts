@@ -1,5 +1,5 @@
 // Settings resolution: flag > env > profile > default (DESIGN.md §4).
-import { CliError, Exit, UsageError } from '../api/errors.js';
+import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { DEFAULT_PROFILE, ProfileStore, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';

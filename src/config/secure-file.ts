@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, basename } from 'node:path';
-import { UsageError } from '../api/errors.js';
+import { UsageError } from '../lib/exit.js';
 import { isFsError, pathProblem } from '../lib/fs-errors.js';
 
 /**

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, Exit, UsageError } from '../api/errors.js';
+import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { describeFsCode } from '../lib/fs-errors.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';

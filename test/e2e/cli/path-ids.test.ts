@@ -3,7 +3,7 @@
 // them with a usage error before any request, the token request included.
 import { describe, expect, it } from 'vitest';
 import { checkPathId, pathSegment } from '../../../src/client/paths.js';
-import { UsageError } from '../../../src/api/errors.js';
+import { UsageError } from '../../../src/lib/exit.js';
 import { cliFor, tempDir } from '../../helpers/cli.js';
 import { tinyServer } from '../../unit/client/tiny-server.js';
 

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODE_TABLE } from '../../../src/api/errors.js';
+import { EXIT_CODE_TABLE } from '../../../src/lib/exit.js';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
 import { ROOT, cliFor, runCli, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
+import { CliError, Exit, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { colorEnabled, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';

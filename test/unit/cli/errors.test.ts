@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, CliError, Code, EXIT_CODE_TABLE, Exit, UsageError, codeForHttpStatus, exitCodeForStatus, httpStatusForCode } from '../../../src/api/errors.js';
+import { ApiError, Code, codeForHttpStatus, httpStatusForCode } from '../../../src/api/errors.js';
+import { CliError, EXIT_CODE_TABLE, Exit, UsageError, exitCodeForStatus } from '../../../src/lib/exit.js';
 import { renderError } from '../../../src/cli/errors.js';
 import { escapeControls, safeJson } from '../../../src/cli/escape.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/api/errors.js';
+import { UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../../src/api/errors.js';
+import { CliError } from '../../../src/lib/exit.js';
 import type { StepUpTransaction } from '../../../src/api/tasks.js';
 import type { ApiClient } from '../../../src/client/api.js';
 import { approveWithStepUp } from '../../../src/client/tasks.js';

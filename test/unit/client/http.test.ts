@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CliError, Exit } from '../../../src/api/errors.js';
+import { CliError, Exit } from '../../../src/lib/exit.js';
 import { ApiClient } from '../../../src/client/api.js';
 import { StaticToken } from '../../../src/client/auth.js';
 import { HttpClient, retryAfterMs } from '../../../src/client/http.js';

@@ -2,7 +2,7 @@
 // honouring the page size, ignoring it, answering all in one page, repeating
 // items across pages, or looping on a token.
 import { describe, expect, it } from 'vitest';
-import { CliError, Exit } from '../../../src/api/errors.js';
+import { CliError, Exit } from '../../../src/lib/exit.js';
 import { PAGING_LOOP, listAll, type Page, type PageRequest } from '../../../src/client/paginate.js';
 
 type Item = { id: string };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Exit, UsageError } from '../../../src/api/errors.js';
+import { Exit, UsageError } from '../../../src/lib/exit.js';
 import {
   ConfigContext,
   CredentialBindingError,

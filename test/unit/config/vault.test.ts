@@ -6,7 +6,7 @@ import { ProfileStore } from '../../../src/config/profiles.js';
 import { ensurePrivateDir, writePrivateFile } from '../../../src/config/secure-file.js';
 import { Vault } from '../../../src/config/vault.js';
 import { loadOrCreateKeyFile } from '../../../src/lib/seal.js';
-import { CliError, Exit, UsageError } from '../../../src/api/errors.js';
+import { CliError, Exit, UsageError } from '../../../src/lib/exit.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-vault-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/api/errors.js';
+import { UsageError } from '../../../src/lib/exit.js';
 import { readFileBytes } from '../../../src/cli/io.js';
 import { FileReadError, readFileLimited } from '../../../src/lib/read-file.js';
 

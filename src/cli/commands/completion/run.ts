@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../../api/errors.js';
+import { UsageError } from '../../../lib/exit.js';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { SHELLS } from '../../completion.js';
 import type { CommandContext } from '../../context.js';

@@ -1,6 +1,6 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Command } from 'commander';
-import { EXIT_CODE_TABLE, UsageError } from '../../../api/errors.js';
+import { EXIT_CODE_TABLE, UsageError } from '../../../lib/exit.js';
 import type { CommandContext } from '../../context.js';
 import { environment, environmentLine } from '../../environment.js';
 import { HELP_TOPICS, type HelpInput } from './command.js';

@@ -2,7 +2,8 @@
 // the options object, the secret inputs, the draft the flags (and prompts) fill,
 // and the request body it becomes. Secrets never come from a plain flag value.
 import { accessSync, constants } from 'node:fs';
-import { ApiError, UsageError } from '../../../api/errors.js';
+import { ApiError } from '../../../api/errors.js';
+import { UsageError } from '../../../lib/exit.js';
 import {
   AUTH_KINDS,
   OAUTH2_CLIENT_ID_MODES,

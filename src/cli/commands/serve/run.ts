@@ -1,6 +1,6 @@
 // agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
-import { UsageError } from '../../../api/errors.js';
+import { UsageError } from '../../../lib/exit.js';
 import { dataDir as defaultDataDir } from '../../../config/paths.js';
 import { writePrivateFile } from '../../../config/secure-file.js';
 import { pathProblem } from '../../../lib/fs-errors.js';

@@ -1,5 +1,5 @@
 // Input helpers shared by the webhook commands: bodies, headers, secrets.
-import { UsageError } from '../../../api/errors.js';
+import { UsageError } from '../../../lib/exit.js';
 import { HTTP_TOKEN } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { readFileBytes, readStdinBytes as readAllStdin } from '../../io.js';

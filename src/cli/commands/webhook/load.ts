@@ -5,7 +5,7 @@
 // finish (aborting them after INTERRUPT_GRACE_MS or a second Ctrl-C) and
 // summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
-import { Exit, exitCodeForStatus, type ExitCode } from '../../../api/errors.js';
+import { Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';

@@ -1,4 +1,4 @@
-import { CliError, Exit, UsageError } from '../../../../api/errors.js';
+import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { baseUrlFromClientId, normalizeBaseUrl } from '../../../../config/resolve.js';

@@ -1,4 +1,4 @@
-import { CliError, Exit } from '../../../../api/errors.js';
+import { CliError, Exit } from '../../../../lib/exit.js';
 import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { CredentialBindingError, attachStoredSecret } from '../../../../config/resolve.js';

@@ -1,5 +1,5 @@
 // agctl mcp get <app-id> <connector-id>: shows an MCP server's view.
-import { CliError, Exit } from '../../../../api/errors.js';
+import { CliError, Exit } from '../../../../lib/exit.js';
 import { getMcpServer } from '../../../../client/mcp.js';
 import type { CommandContext } from '../../../context.js';
 import { printServerSummary } from '../summary.js';

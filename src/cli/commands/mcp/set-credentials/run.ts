@@ -1,6 +1,6 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
-import { UsageError } from '../../../../api/errors.js';
+import { UsageError } from '../../../../lib/exit.js';
 import {
   OAuth2Mode,
   ServerType,

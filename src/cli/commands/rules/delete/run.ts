@@ -1,4 +1,5 @@
-import { ApiError, CliError, Exit, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { ApiError } from '../../../../api/errors.js';
+import { CliError, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { checkPathId } from '../../../../client/paths.js';
 import { deleteRule } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';

@@ -5,7 +5,8 @@
 // URL, learns the transaction's ID through the transaction search, waits
 // until the transaction is verified, then approves with it. --transaction-id
 // resumes with a transaction the server issued earlier.
-import { ApiError, CliError, Code, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { ApiError, Code } from '../../../../api/errors.js';
+import { CliError, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import {
   COMMENT_MAX_LENGTH,
   STEP_UP_STATES,

@@ -1,7 +1,7 @@
 // agctl webhook keygen: a signing key for a JWT listener.
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../../../../api/errors.js';
+import { UsageError } from '../../../../lib/exit.js';
 import { writePrivateFile } from '../../../../config/secure-file.js';
 import { isFsError, pathProblem } from '../../../../lib/fs-errors.js';
 import { KeyError, generateListenerKey } from '../../../../webhook/keys.js';

@@ -1,5 +1,5 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { pathSegment } from '../../../../client/paths.js';
 import { isUuidV4 } from '../../../../lib/ids.js';
 import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/keys.js';

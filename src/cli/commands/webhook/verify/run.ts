@@ -1,5 +1,5 @@
 // agctl webhook verify: the listener pipeline, offline, on a captured request.
-import { UsageError, exitCodeForStatus } from '../../../../api/errors.js';
+import { UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { AllowList, CidrError, normalizeIp } from '../../../../webhook/cidr.js';
 import { JwksError, loadJwks } from '../../../../webhook/jwks.js';
 import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../../webhook/verify.js';

@@ -1,0 +1,87 @@
+// CLI exit codes and the errors that carry them, thrown by the CLI, the client
+// and the config layer. The embedded server speaks only src/api/errors.ts.
+
+/** CLI exit codes (README "Exit codes", `agctl help exit-codes`). */
+export const Exit = {
+  OK: 0,
+  Bug: 1,
+  Usage: 2,
+  Unauthenticated: 3,
+  PermissionDenied: 4,
+  NotFound: 5,
+  Conflict: 6,
+  Invalid: 7,
+  RateLimited: 8,
+  Server: 9,
+  Pending: 10,
+} as const;
+export type ExitCode = (typeof Exit)[keyof typeof Exit];
+
+/** Stopped with Ctrl-C, as shells report it (128 + SIGINT): a cancelled prompt, wait or load run. */
+export const EXIT_INTERRUPTED = 130;
+
+export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED, string]> = [
+  [0, 'success'],
+  [1, 'unexpected error (a bug): please report it'],
+  [2, 'usage error: bad flags, missing input, client-side validation'],
+  [3, 'not authenticated (401, invalid_client, no credentials)'],
+  [4, 'permission denied (403, webhook source IP refused)'],
+  [5, 'not found (404)'],
+  [6, 'conflict (409, e.g. duplicate webhook event)'],
+  [7, 'request rejected by the server as invalid (400, 413, 431)'],
+  [8, 'rate limited after retries (429)'],
+  [9, 'server or network failure (5xx, timeout, refused connection, redirect, unexpected response)'],
+  [10, 'pending: step-up authentication not completed yet'],
+  [EXIT_INTERRUPTED, 'cancelled with Ctrl-C (a prompt, the step-up wait, a webhook load run)'],
+];
+
+/** Maps an HTTP status from the service to the CLI exit code. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status >= 200 && status < 300) return Exit.OK;
+  switch (status) {
+    case 400:
+    case 405:
+    case 413:
+    case 422:
+    case 431:
+      return Exit.Invalid;
+    case 401:
+      return Exit.Unauthenticated;
+    case 403:
+      return Exit.PermissionDenied;
+    case 404:
+      return Exit.NotFound;
+    case 409:
+      return Exit.Conflict;
+    case 429:
+      return Exit.RateLimited;
+    default:
+      return status >= 500 || status === 0 ? Exit.Server : Exit.Invalid;
+  }
+}
+
+/** A usage error raised by the CLI before any request is sent. */
+export class UsageError extends Error {
+  readonly hint?: string;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.hint = hint;
+  }
+}
+
+/** An error carrying an explicit exit code and optional hint (network failures, pending step-up, ...). */
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint?: string;
+  readonly status?: number;
+  readonly code?: number | string;
+  constructor(message: string, exitCode: ExitCode, opts: { hint?: string; status?: number; code?: number | string } = {}) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+    this.hint = opts.hint;
+    this.status = opts.status;
+    this.code = opts.code;
+  }
+}
