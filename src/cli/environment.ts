@@ -1,5 +1,6 @@
 // The environment variables agctl reads. Those of one command are declared
 // with it (`readsEnv` in its declaration); these are the others.
+import { EXIT_CODE_TABLE } from '../lib/exit.js';
 import type { Command } from 'commander';
 import { declaredEnv, type EnvVar } from './declare.js';
 
@@ -49,9 +50,11 @@ export function environmentLine({ meaning, flag }: EnvVar): string {
   return flag ? `${meaning} (like ${flag})` : meaning;
 }
 
+/** A Markdown table cell's text. */
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
 /** The README's table of environment variables (between its env markers). */
 export function environmentMarkdown(vars: readonly EnvVar[]): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|');
   const rows = vars.map((e) => `| ${e.flag ? `\`${cell(e.flag)}\`` : ''} | \`${e.name}\` | ${cell(e.meaning)} |`);
   return ['| flag | environment | meaning |', '|---|---|---|', ...rows].join('\n') + '\n';
 }
@@ -59,10 +62,19 @@ export function environmentMarkdown(vars: readonly EnvVar[]): string {
 export const ENV_START = '<!-- env:start -->';
 export const ENV_END = '<!-- env:end -->';
 
-/** `readme` with the text between the env markers replaced by `table` (markers kept). */
-export function withEnvironmentTable(readme: string, table: string): string {
-  const start = readme.indexOf(ENV_START);
-  const end = readme.indexOf(ENV_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${ENV_START} ... ${ENV_END} section`);
-  return `${readme.slice(0, start + ENV_START.length)}\n${table}${readme.slice(end)}`;
+/** `readme` with the text between `<!-- NAME:start -->` and `<!-- NAME:end -->` replaced by `table` (markers kept). */
+export function withGeneratedTable(readme: string, name: string, table: string): string {
+  const [open, close] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
+  const start = readme.indexOf(open);
+  const end = readme.indexOf(close);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${open} ... ${close} section`);
+  return `${readme.slice(0, start + open.length)}\n${table}${readme.slice(end)}`;
+}
+
+/** `readme` with the environment table replaced by `table`. */
+export const withEnvironmentTable = (readme: string, table: string): string => withGeneratedTable(readme, 'env', table);
+
+/** The exit codes as a Markdown table (README.md), from the table `agctl help exit-codes` prints. */
+export function exitCodesMarkdown(): string {
+  return ['| code | meaning |', '|---|---|', ...EXIT_CODE_TABLE.map(([code, meaning]) => `| ${code} | ${cell(meaning)} |`)].join('\n') + '\n';
 }

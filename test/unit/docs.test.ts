@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV_END, ENV_START, environment, environmentMarkdown, withEnvironmentTable } from '../../src/cli/environment.js';
+import { ENV_END, ENV_START, environment, environmentMarkdown, exitCodesMarkdown, withEnvironmentTable, withGeneratedTable } from '../../src/cli/environment.js';
+import { EXIT_CODE_TABLE } from '../../src/lib/exit.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -16,6 +17,12 @@ describe('README environment table', () => {
     // every declared variable is in it, with its flag when it has one
     for (const v of vars) expect(readme).toContain(`| \`${v.name}\` |`);
     expect(readme).toContain('| `--timeout SECONDS` | `AGCTL_TIMEOUT` |');
+  });
+
+  it('README exit-code table is the one `agctl help exit-codes` prints', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(withGeneratedTable(readme, 'exit-codes', exitCodesMarkdown())).toBe(readme);
+    for (const [code] of EXIT_CODE_TABLE) expect(readme).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
   });
 
   it('replaces only what is between the markers', () => {
