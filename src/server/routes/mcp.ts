@@ -8,14 +8,12 @@
 // data binding app ID, connector ID and field name, and kept in secrets_json
 // as a map name -> sealed value. Secrets are never opened by this module: an
 // update either seals a new value or copies the stored sealed value.
-import { randomBytes } from 'node:crypto';
 import { notFound } from '../../api/errors.js';
 import {
   AUTH_METHOD_FOR_KIND,
   AuthMethod,
   OAuth2Mode,
   ServerType,
-  TokenSharing,
   KEPT,
   isAuthKind,
   planCredentialsUpdate,
@@ -29,15 +27,12 @@ import {
   type McpServerView,
   type StoredServer,
 } from '../../api/mcp.js';
-import { isoAt } from '../../lib/clock.js';
-import { ksuid } from '../../lib/ids.js';
+import { seedMcp } from '../fixtures/mcp.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { requireApp } from './apps.js';
-import { DEMO_USERS } from './auth.js';
-
-export const DEMO_MCP_APP = { id: 'ai-tools', displayName: 'AI Tools', description: 'A demo app with MCP servers' } as const;
+import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 
 interface McpRow {
   app_id: string;
@@ -66,23 +61,6 @@ interface McpRow {
   last_called_at: string | null;
 }
 
-/** Runtime OAuth2 state (set by authorization and dynamic client registration, not by credential updates). */
-interface OAuth2State {
-  tokenEndpointAuthMethod?: string;
-  clientSecretExpiresAt?: string;
-  serviceAuthorized?: boolean;
-  serviceAuthorizedAsEmail?: string;
-  serviceAuthorizedAsName?: string;
-  serviceAuthorizedBy?: string;
-  serviceAuthorizedAt?: string;
-}
-
-interface TunnelInfo {
-  bridgeId?: string;
-  applianceId?: string;
-  serviceName?: string;
-}
-
 interface CatalogRow {
   id: string;
   display_name: string;
@@ -90,9 +68,6 @@ interface CatalogRow {
   description: string;
   config_fields: string;
 }
-
-const SEAL_TABLE = 'mcp_servers';
-const place = (row: Pick<McpRow, 'app_id' | 'connector_id'>, field: string) => [SEAL_TABLE, row.app_id, row.connector_id, field];
 
 function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
   if (!id) return undefined;
@@ -300,35 +275,6 @@ function getServer(ctx: RequestContext) {
   return { body: { mcpServer: toView(ctx.store, row, ctx.server.frontendUrl) } };
 }
 
-// ---------------------------------------------------------------------------
-// Demo data.
-
-interface DemoServer {
-  connectorId: string;
-  displayName: string;
-  description: string;
-  serverType: string;
-  catalogId?: string;
-  toolPrefix?: string;
-  dataSensitivity: string;
-  endpointUrl?: string;
-  locked?: boolean;
-  transportType: string;
-  tokenSharing: string;
-  requireToolApproval?: string;
-  authMethod: string;
-  authKind: string;
-  authValues?: Record<string, unknown>;
-  /** Plaintext demo secrets, sealed by the seed (random values). */
-  secrets?: Record<string, string>;
-  configFields?: Record<string, string>;
-  state?: OAuth2State;
-  tunnel?: TunnelInfo;
-  lastCalledAt?: string | null;
-}
-
-const demoSecret = () => `demo-${randomBytes(18).toString('base64url')}`;
-
 export const mcpModule: ServerModule = {
   name: 'mcp',
   migrate(store) {
@@ -370,194 +316,7 @@ export const mcpModule: ServerModule = {
       );
     `);
   },
-  seed({ store, clock }) {
-    const now = clock.now();
-    const iso = (ms: number) => new Date(ms).toISOString();
-    store.db
-      .prepare('INSERT OR IGNORE INTO apps (id, display_name, description, created_at) VALUES (?, ?, ?, ?)')
-      .run(DEMO_MCP_APP.id, DEMO_MCP_APP.displayName, DEMO_MCP_APP.description, isoAt(now));
-
-    const catalog = {
-      datadog: {
-        id: ksuid(now),
-        displayName: 'Datadog',
-        serviceName: 'datadog',
-        description: 'Metrics, logs and monitors',
-        configFields: [
-          { name: 'site', displayName: 'Datadog site', secret: false },
-          { name: 'apiKey', displayName: 'API key', secret: true },
-          { name: 'appKey', displayName: 'Application key', secret: true },
-        ],
-      },
-      github: {
-        id: ksuid(now),
-        displayName: 'GitHub',
-        serviceName: 'github',
-        description: 'Repositories, issues and pull requests',
-        configFields: [
-          { name: 'organization', displayName: 'Organization', secret: false },
-          { name: 'enterpriseUrl', displayName: 'Enterprise server URL', secret: false },
-        ],
-      },
-      googleDrive: { id: ksuid(now), displayName: 'Google Drive', serviceName: 'google_drive', description: 'Files and folders', configFields: [] },
-      awsBedrock: {
-        id: ksuid(now),
-        displayName: 'Amazon Bedrock Knowledge Bases',
-        serviceName: 'aws_bedrock_kb',
-        description: 'Retrieval over knowledge bases',
-        configFields: [
-          { name: 'region', displayName: 'AWS region', secret: false },
-          { name: 'knowledgeBaseId', displayName: 'Knowledge base ID', secret: false },
-        ],
-      },
-    };
-    const insCatalog = store.db.prepare(
-      'INSERT INTO mcp_catalog (id, display_name, service_name, description, config_fields, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    for (const c of Object.values(catalog)) insCatalog.run(c.id, c.displayName, c.serviceName, c.description, JSON.stringify(c.configFields), isoAt(now));
-
-    const servers: Record<string, DemoServer> = {
-      external: {
-        connectorId: 'wiki-mcp',
-        displayName: 'Team Wiki',
-        description: 'External MCP server for the team wiki',
-        serverType: ServerType.EXTERNAL,
-        toolPrefix: 'wiki',
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_INTERNAL',
-        endpointUrl: 'https://wiki-mcp.example.com/mcp',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
-        tokenSharing: TokenSharing.SHARED,
-        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
-        authMethod: AuthMethod.BEARER_TOKEN,
-        authKind: 'bearerToken',
-        secrets: { token: demoSecret() },
-      },
-      hosted: {
-        connectorId: 'datadog-mcp',
-        displayName: 'Datadog',
-        description: 'Hosted MCP server from the Datadog catalog entry',
-        serverType: ServerType.HOSTED,
-        catalogId: catalog.datadog.id,
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_CONFIDENTIAL',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
-        tokenSharing: TokenSharing.SHARED,
-        authMethod: AuthMethod.NONE,
-        authKind: 'none',
-        configFields: { site: 'datadoghq.eu', apiKey: demoSecret(), appKey: demoSecret() },
-      },
-      locked: {
-        connectorId: 'tickets-mcp',
-        displayName: 'Ticketing',
-        description: 'External MCP server that has synced (its URL is locked), reached through a bridge',
-        serverType: ServerType.EXTERNAL,
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_RESTRICTED',
-        endpointUrl: 'https://tickets.internal.example.com/mcp/sse',
-        locked: true,
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
-        tokenSharing: TokenSharing.SHARED,
-        authMethod: AuthMethod.BASIC_AUTH,
-        authKind: 'basicAuth',
-        authValues: { username: 'svc-tickets' },
-        secrets: { password: demoSecret() },
-        tunnel: { bridgeId: ksuid(now), applianceId: 'appliance-tickets-1', serviceName: 'tickets' },
-        lastCalledAt: isoAt(now - 3600_000),
-      },
-      legacyService: {
-        connectorId: 'analytics-mcp',
-        displayName: 'Analytics (legacy OAuth2 service mode)',
-        description: 'Stored under the legacy OAuth2 SERVICE mode; reported as SHARED',
-        serverType: ServerType.EXTERNAL,
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_INTERNAL',
-        endpointUrl: 'https://analytics.example.com/mcp',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
-        tokenSharing: TokenSharing.UNSPECIFIED,
-        authMethod: AuthMethod.OAUTH2,
-        authKind: 'oauth2',
-        authValues: {
-          mode: OAuth2Mode.SERVICE,
-          clientId: 'analytics-agctl',
-          issuerUrl: 'https://login.example.com',
-          authorizeUrl: 'https://login.example.com/oauth2/authorize',
-          tokenUrl: 'https://login.example.com/oauth2/token',
-          scopes: ['analytics.read'],
-        },
-        secrets: { clientSecret: demoSecret() },
-        state: {
-          serviceAuthorized: true,
-          serviceAuthorizedAsEmail: DEMO_USERS.admin.email,
-          serviceAuthorizedAsName: DEMO_USERS.admin.displayName,
-          serviceAuthorizedBy: DEMO_USERS.admin.id,
-          serviceAuthorizedAt: isoAt(now - 10 * 86400_000),
-        },
-      },
-      legacyPassthrough: {
-        connectorId: 'crm-mcp',
-        displayName: 'CRM (legacy OAuth2 passthrough mode)',
-        description: 'Stored under the legacy OAuth2 PASSTHROUGH mode; reported as PER_USER',
-        serverType: ServerType.EXTERNAL,
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_CONFIDENTIAL',
-        endpointUrl: 'https://crm-mcp.example.com/mcp',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
-        tokenSharing: TokenSharing.UNSPECIFIED,
-        authMethod: AuthMethod.OAUTH2,
-        authKind: 'oauth2',
-        authValues: {
-          mode: OAuth2Mode.PASSTHROUGH,
-          clientId: 'crm-mcp',
-          issuerUrl: 'https://idp.example.org',
-          authorizeUrl: 'https://idp.example.org/authorize',
-          tokenUrl: 'https://idp.example.org/token',
-          scopes: ['openid', 'crm.read'],
-        },
-      },
-      unknownEnums: {
-        connectorId: 'future-mcp',
-        displayName: 'Future server',
-        description: 'Stored by a newer service version: its enum values are not known to this version',
-        serverType: ServerType.EXTERNAL,
-        dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_TOP_SECRET',
-        endpointUrl: 'https://future.example.com/mcp',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET',
-        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_TEAM',
-        authMethod: 'MCP_SERVER_AUTH_METHOD_MUTUAL_TLS',
-        authKind: 'mutualTls',
-        authValues: { certificateSubject: 'CN=agctl' },
-      },
-    };
-    const ins = store.db.prepare(
-      `INSERT INTO mcp_servers (app_id, connector_id, display_name, description, server_type, catalog_id, source_app_id, tool_prefix,
-         data_sensitivity, endpoint_url, endpoint_url_locked, transport_type, token_sharing, require_tool_approval, auth_method,
-         auth_kind, auth_json, secrets_json, config_fields_json, oauth2_state_json, tunnel_json, created_at, updated_at, last_called_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const created = isoAt(now - 30 * 86400_000);
-    for (const s of Object.values(servers)) {
-      const key = { app_id: DEMO_MCP_APP.id, connector_id: s.connectorId };
-      const sealed: Record<string, string> = {};
-      for (const [f, v] of Object.entries(s.secrets ?? {})) sealed[`auth.${f}`] = store.seal(v, ...place(key, `auth.${f}`));
-      const entry = Object.values(catalog).find((c) => c.id === s.catalogId);
-      const plainFields: Record<string, string> = {};
-      for (const [k, v] of Object.entries(s.configFields ?? {})) {
-        if (entry?.configFields.find((f) => f.name === k)?.secret) sealed[`configFields.${k}`] = store.seal(v, ...place(key, `configFields.${k}`));
-        else plainFields[k] = v;
-      }
-      ins.run(
-        DEMO_MCP_APP.id, s.connectorId, s.displayName, s.description, s.serverType, s.catalogId ?? '', '', s.toolPrefix ?? '',
-        s.dataSensitivity, s.endpointUrl ?? '', s.locked ? 1 : 0, s.transportType, s.tokenSharing,
-        s.requireToolApproval ?? 'OPTIONAL_BOOL_UNSPECIFIED', s.authMethod, s.authKind, JSON.stringify(s.authValues ?? {}),
-        JSON.stringify(sealed), JSON.stringify(plainFields), JSON.stringify(s.state ?? {}), JSON.stringify(s.tunnel ?? {}),
-        created, created, s.lastCalledAt ?? null,
-      );
-    }
-    const ids = Object.fromEntries(Object.entries(servers).map(([k, s]) => [k, s.connectorId]));
-    return {
-      mcp: {
-        appId: DEMO_MCP_APP.id,
-        ...ids,
-        catalogIds: Object.fromEntries(Object.entries(catalog).map(([k, c]) => [k, c.id])),
-      },
-    };
-  },
+  seed: seedMcp,
   routes(router) {
     router.get('/api/v1/apps/:app_id/mcp_servers/:connector_id', getServer);
     router.post('/api/v1/apps/:app_id/mcp_servers/:connector_id/credentials', setCredentials, { maxBody: 256 * 1024 });

@@ -6,7 +6,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
-import { insertStepUpTask } from '../../../src/server/routes/tasks.js';
+import { insertStepUpTask } from '../../../src/server/fixtures/tasks.js';
 import { BIN, ROOT, baseEnv, cliFor, spawnCli, startCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 

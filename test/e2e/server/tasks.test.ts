@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { EXPAND_KEYS, TASK_PATH_FIELDS, resolveTaskViewPaths } from '../../../src/api/tasks.js';
 import { hashToken } from '../../../src/server/routes/auth.js';
-import { insertStepUpTask, insertTask, approvalInstance } from '../../../src/server/routes/tasks.js';
+import { insertStepUpTask, insertTask, approvalInstance } from '../../../src/server/fixtures/tasks.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const KSUID = /^[0-9A-Za-z]{27}$/;
