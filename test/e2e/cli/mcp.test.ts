@@ -187,6 +187,16 @@ describe('agctl mcp set-credentials', async () => {
     expect(row(d.locked).transport_type).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
   });
 
+  it('refuses flags outside a given --update-mask (they would be sent and not applied), and sends nothing', async () => {
+    const before = row(d.external);
+    const token = secret('outside-mask');
+    secrets.push(token);
+    const r = await cli(set(d.external, '--url', 'https://moved.example.com/mcp', '--auth', 'bearer', '--bearer-token-stdin', '--update-mask', 'url'), { input: token });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('agctl: bearerToken is set but not in the update mask (url)');
+    expect(row(d.external)).toEqual(before);
+  });
+
   it('refuses to change a locked URL (exit 7, FailedPrecondition)', async () => {
     const before = row(d.locked);
     const pw = secret('unused-password');

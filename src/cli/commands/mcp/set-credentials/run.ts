@@ -119,6 +119,7 @@ function settleUpdateMask(body: UpdateCredentialsRequest, fromFile: boolean, ctx
       ctx.out.info(`note: update mask paths are relative to the config; sending ${mask} instead of ${given}`);
       body.updateMask = mask;
     }
+    refuseUnmasked(body, mask, fromFile, ctx);
     return;
   }
   const c = configOf(body);
@@ -130,6 +131,26 @@ function settleUpdateMask(body: UpdateCredentialsRequest, fromFile: boolean, ctx
       fromFile ? undefined : 'or walk through the choices with --interactive',
     );
   }
+}
+
+/**
+ * What is set but outside a given mask is sent and not applied (the service
+ * answers 200 having changed nothing of it): from flags a usage error, in a
+ * --from-file request (proto semantics allow it) a warning. The catalog ID
+ * identifies the entry and is always carried, in the mask or not.
+ */
+function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: boolean, ctx: CommandContext): void {
+  const c = configOf(body);
+  if (!c) return;
+  const masked = mask.split(',').map((p) => p.trim()).filter(Boolean);
+  const covered = (path: string) => masked.some((m) => m === path || m.startsWith(`${path}.`) || path.startsWith(`${m}.`));
+  const outside = deriveUpdateMask(c.config)
+    .split(',')
+    .filter((p) => p && p !== 'mcpServerCatalogId' && !covered(p));
+  if (!outside.length) return;
+  const what = `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} set but not in the update mask (${mask}), so the service would not change ${outside.length === 1 ? 'it' : 'them'}`;
+  if (fromFile) ctx.out.warn(`--from-file: ${what}`);
+  else throw new UsageError(what, `add ${outside.join(',')} to --update-mask, or leave --update-mask out to send a mask of everything you set`);
 }
 
 /**
