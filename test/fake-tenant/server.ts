@@ -69,6 +69,8 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
   registerRules(router, rules, clock, opts.rules ?? {});
   registerMcp(router, mcp, clock, base);
   registerTasks(router, tasks, clock, base);
+  // The caller's identity: sdk-ts OpenAPI c1.api.auth.v1.Auth.Introspect (cone's whoami reads userId from it).
+  router.add('GET', '/api/v1/auth/introspect', (req) => ({ userId: req.userId }));
 
   const seed = seedData(rules, mcp, clock);
 

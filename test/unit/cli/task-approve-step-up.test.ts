@@ -118,6 +118,13 @@ describe('finding the transaction the server issued', () => {
     expect(bodies[0]).not.toHaveProperty('userId');
   });
 
+  it('without a known user, takes none when transactions of several users match (it cannot tell whose is the caller\'s)', async () => {
+    const twoUsers = searchApi([{ list: [tx({ id: 'mine' }), tx({ id: 'theirs', userId: 'u2', createdAt: new Date(NOW).toISOString() })] }]);
+    expect(await findTransaction({ debug }, twoUsers.api, { ...target, userId: '' })).toBeUndefined();
+    const oneUser = searchApi([{ list: [tx({ id: 'mine' })] }]);
+    expect((await findTransaction({ debug }, oneUser.api, { ...target, userId: '' }))?.id).toBe('mine');
+  });
+
   it('finds nothing in an empty answer, and stops on a repeated page token', async () => {
     expect(await findTransaction({ debug }, searchApi([{ list: [] }]).api, target)).toBeUndefined();
     const looping = searchApi(Array.from({ length: 30 }, () => ({ list: [tx()], nextPageToken: 'same' })));

@@ -165,8 +165,12 @@ async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approv
     throw err;
   }
   const bound = tx.approveTask;
-  if (bound?.taskId && bound.taskId !== a.taskId) {
-    throw new UsageError(`step-up transaction ${txId} is for task ${clean(bound.taskId)}, not ${a.taskId}`, 'leave out --transaction-id to start a new step-up for this task');
+  if (!bound?.taskId || bound.taskId !== a.taskId) {
+    throw new UsageError(`step-up transaction ${txId} is ${bound?.taskId ? `for task ${clean(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`, 'leave out --transaction-id to start a new step-up for this task');
+  }
+  const me = await whoAmI(ctx, api);
+  if (me && tx.userId && tx.userId !== me) {
+    throw new UsageError(`step-up transaction ${txId} belongs to user ${clean(tx.userId)}, not to ${clean(me)}`, 'leave out --transaction-id to start a new step-up of your own');
   }
   if (a.stepId && bound?.policyStepId && bound.policyStepId !== a.stepId) {
     throw new UsageError(`step-up transaction ${txId} is for step ${clean(bound.policyStepId)}, not ${a.stepId}`, 'leave out --step to use the transaction\'s step');
@@ -211,6 +215,8 @@ export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: A
   let best: StepUpTransaction | undefined;
   let pageToken = '';
   const seen = new Set<string>();
+  // With the caller's user unknown, transactions of several users for this step cannot be told apart: take none.
+  const users = new Set<string>();
   for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
     const res = await searchStepUpTransactions(api, {
       taskId: target.taskId,
@@ -225,6 +231,7 @@ export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: A
       // Filters the server may not have applied are applied here too.
       if (tx.approveTask?.taskId !== target.taskId || tx.approveTask.policyStepId !== target.stepId) continue;
       if ((target.userId && tx.userId !== target.userId) || (state && tx.state !== state)) continue;
+      users.add(tx.userId ?? '');
       if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
     }
     if (!res.nextPageToken) break;
@@ -234,6 +241,10 @@ export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: A
     }
     seen.add(res.nextPageToken);
     pageToken = res.nextPageToken;
+  }
+  if (!target.userId && users.size > 1) {
+    ctx.debug(`step-up transactions of ${users.size} users match this task and step, and the caller's user is unknown: using none`);
+    return undefined;
   }
   return best;
 }
