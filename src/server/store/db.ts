@@ -87,12 +87,14 @@ export class Store {
       try {
         // SQLite creates the log and shared-memory files with the database file's
         // mode: a new database starts 0600, an existing one (and its files) is set so.
-        if (!existsSync(dbFile)) writeFileSync(dbFile, '', { mode: 0o600, flag: 'wx' });
+        // Two servers started together on one directory may both try: the second finds it made.
+        if (!existsSync(dbFile)) createExclusive(dbFile);
         for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) keepPrivate(f);
         db = new Database(dbFile);
+        // Before anything that locks: a server starting beside another waits its turn.
+        db.pragma('busy_timeout = 5000');
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
-        db.pragma('busy_timeout = 5000');
         // A small page cache (1 MiB; the OS caches the file anyway). At every
         // commit SQLite drops cached pages past the end of the database, and when
         // a B-tree split has renumbered a page during the transaction (as the
@@ -217,6 +219,15 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** Creates an empty 0600 file; one that already exists (made by another server meanwhile) is left as it is. */
+function createExclusive(file: string): void {
+  try {
+    writeFileSync(file, '', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
 
