@@ -2,7 +2,7 @@
 _agctl_subs() { # the subcommands of command path $1
   case "$1" in
     '') subs='login logout auth rules mcp task webhook serve help completion' ;;
-    'auth') subs='status token' ;;
+    'auth') subs='status token list switch' ;;
     'rules') subs='list delete' ;;
     'mcp') subs='set-credentials get' ;;
     'task') subs='approve-step-up' ;;
@@ -13,11 +13,13 @@ _agctl_subs() { # the subcommands of command path $1
 _agctl_flags() { # the flags of command path $1
   case "$1" in
     '') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
-    'login') flags='--client-secret-stdin --client-secret-file --version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'login') flags='--client-secret-stdin --client-secret-file --no-switch --version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'logout') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'auth') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
-    'auth status') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'auth status') flags='--offline --version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'auth token') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'auth list') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'auth switch') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules') flags='--version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules list') flags='--limit --page-size --version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules delete') flags='--yes -y --version -V --profile --base-url --client-id --output -o --no-input --no-color --debug --timeout --embedded --help -h' ;;

@@ -124,11 +124,11 @@ export function listProfileNames(env: NodeJS.ProcessEnv = process.env): string[]
 export class UnknownProfileError extends UsageError {
   constructor(
     readonly profile: string,
-    from: string,
+    from: string | undefined,
     readonly existing: string[],
   ) {
     super(
-      `unknown profile "${profile}" (from ${from}): ${existing.length ? `the profiles are ${existing.join(', ')}` : 'no profile is saved yet'}`,
+      `unknown profile "${profile}"${from ? ` (from ${from})` : ''}: ${existing.length ? `the profiles are ${existing.join(', ')}` : 'no profile is saved yet'}`,
       `run \`agctl login --profile ${profile}\` to create it${existing.length ? ', or `agctl auth list` to see the profiles' : ''}`,
     );
     this.name = 'UnknownProfileError';

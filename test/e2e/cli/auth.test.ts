@@ -45,7 +45,7 @@ describe('login', () => {
       expectNoSecrets(r);
     }
     expect(viaStdin.stderr).toContain(`Logged in to ${s.baseUrl} as ${plain.clientId} (profile "default")`);
-    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), currentProfile: 'admin' });
 
     for (const [dir, profile, client] of [[dirs.stdin, 'default', plain], [dirs.file, 'admin', key], [dirs.env, 'ci', plain]] as const) {
       const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -222,7 +222,7 @@ describe('auth status with AGCTL_ACCESS_TOKEN', () => {
     const cli = cliFor(dir);
     const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(login.code, login.stderr).toBe(0);
-    const env = { AGCTL_ACCESS_TOKEN: 'agt_given-by-env' };
+    const env = { AGCTL_ACCESS_TOKEN: await s.token() };
     const [json, table] = await Promise.all([cli(['auth', 'status', '-o', 'json'], { env }), cli(['auth', 'status'], { env })]);
     expect(json.code, json.stderr).toBe(0);
     expect(json.json()).toMatchObject({ loggedIn: true, credentials: 'access token from AGCTL_ACCESS_TOKEN', token: { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' } });

@@ -33,6 +33,8 @@ vi.mock('../../../src/cli/commands/auth/login/run.js', () => h.module('login'));
 vi.mock('../../../src/cli/commands/auth/logout/run.js', () => h.module('logout'));
 vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth status'));
 vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
+vi.mock('../../../src/cli/commands/auth/list/run.js', () => h.module('auth list'));
+vi.mock('../../../src/cli/commands/auth/switch/run.js', () => h.module('auth switch'));
 vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
 vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('mcp set-credentials'));
@@ -164,15 +166,19 @@ describe('command options', () => {
   });
 
   it('login', async () => {
-    expect((await parse('login')).opts).toEqual({ args: [], opts: {} });
-    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true } });
-    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s' } });
+    expect((await parse('login')).opts).toEqual({ args: [], opts: { switch: true } });
+    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true, switch: true } });
+    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s', switch: true } });
+    expect((await parse('login', '--no-switch')).opts).toEqual({ args: [], opts: { switch: false } });
   });
 
-  it('logout, auth status, auth token', async () => {
+  it('logout, auth status, auth token, auth list, auth switch', async () => {
     expect(await parse('logout')).toMatchObject({ name: 'logout', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'status', '--offline')).toMatchObject({ name: 'auth status', opts: { args: [], opts: { offline: true } } });
     expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'list')).toMatchObject({ name: 'auth list', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'switch', 'ci')).toMatchObject({ name: 'auth switch', opts: { args: ['ci'], opts: {} } });
   });
 
   it('mcp set-credentials and get', async () => {
