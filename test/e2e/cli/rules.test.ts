@@ -147,7 +147,7 @@ describe('tokens', () => {
     const url = tokenUrlFor(m.baseUrl);
     // The same token, now said to expire in 30 s (still valid on the server).
     vault.saveToken(url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 });
-    const status = await c(['auth', 'status', '-o', 'json']);
+    const status = await c(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json().token.state).toBe('expiring');
     const tokenPosts = requests(mlogs, 'POST /auth/v1/token').length;
     const r = await c(['rules', 'list', app, '--limit', '1', '-o', 'json']);
