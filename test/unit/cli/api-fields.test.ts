@@ -1,10 +1,10 @@
 // The -f / -F fields of agctl api: keys (gh's a[b], a[], a[][k]), typed values,
 // and their query-string form.
 import { describe, expect, it } from 'vitest';
-import { buildFields, parseKey, queryPairs, typedValue } from '../../../src/cli/commands/api/fields.js';
+import { buildFields, parseKey, queryPairs, typedValue, type ReadSource } from '../../../src/cli/commands/api/fields.js';
 import { UsageError } from '../../../src/lib/exit.js';
 
-const noFiles = async (source: string) => {
+const noFiles: ReadSource = async (source) => {
   throw new Error(`unexpected read of ${source}`);
 };
 const fields = (raw: string[], typed: string[] = [], read = noFiles) => buildFields(raw, typed, read);
