@@ -204,6 +204,26 @@ describe('agctl api: what goes on the wire', async () => {
     expect(t.seen).toHaveLength(0);
   });
 
+  it('refuses input it cannot take, before sending anything', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const cases: [string[], RegExp, string?][] = [
+      [['--input', '/dev/zero'], /--input \/dev\/zero: larger than 1048576 bytes/],
+      [['--input', '/no/such/file'], /--input \/no\/such\/file: /],
+      [['--input', '-', '-F', 'a=@-'], /both read standard input/, '{}'],
+      [['-F', 'a=@-', '-F', 'b=@-'], /both read standard input/, 'x'],
+      [['-f', 'a=1', '-f', 'a[b]=2'], /"a" is already a string/],
+      [['-X', 'GE T'], /not an HTTP method/],
+      [['-X', 'DELETE', '--paginate'], /--paginate follows the pages of a GET list or a POST search/],
+      [['--input', '-', '--paginate'], /needs a JSON object as the body/, '[1]'],
+    ];
+    for (const [args, message, input] of cases) {
+      const r = await cli(['api', '/api/v1/things', ...args], { input });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    expect(t.seen).toHaveLength(0);
+  });
+
   it('a body that is not JSON is printed as is', async () => {
     t.reset((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
