@@ -156,7 +156,7 @@ describe('agctl api against the embedded server', async () => {
   });
 
   it('works with --embedded', async () => {
-    const r = await cliFor(tempDir())(['--embedded', 'api', RULES, '--paginate']);
+    const r = await cliFor(tempDir(), { AGCTL_DATA_DIR: tempDir() })(['--embedded', 'api', RULES, '--paginate']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().list).toHaveLength(26);
   });
@@ -201,6 +201,8 @@ describe('agctl api: what goes on the wire', async () => {
       expect(r.code, h).toBe(2);
       expect(r.stderr, h).toMatch(/^agctl: -H /);
     }
+    expect((await cli(['api', '/api/v1/things', '-H', 'Authorization: x'])).stderr).toContain("agctl sends the profile's bearer token itself");
+    expect((await cli(['api', '/api/v1/things', '-H', 'HOST: x'])).stderr).toContain('the request goes to the configured server');
     expect(t.seen).toHaveLength(0);
   });
 

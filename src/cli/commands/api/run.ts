@@ -16,7 +16,8 @@ import { buildFields, queryPairs } from './fields.js';
 
 /** Request headers a -H flag may not set: the client's credential binding owns them. */
 const OWNED_HEADERS: Record<string, string> = {
-  authorization: 'agctl sends the profile\'s bearer token itself (use AGCTL_ACCESS_TOKEN or --profile for another one)',
+  authorization: "agctl sends the profile's bearer token itself (use AGCTL_ACCESS_TOKEN or --profile for another one)",
+  host: 'the request goes to the configured server, whose host it names (use --base-url or --profile for another one)',
 };
 
 export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandContext): Promise<number> {
@@ -62,6 +63,7 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   const items: unknown[] = [];
   const followed = new Set<string>();
   const dropped = new Set<string>();
+  const seenIds = new Set<unknown>();
   let first: Record<string, unknown> | undefined;
   for (let n = 1; ; n++) {
     const res = await send(search ? JSON.stringify(search) : body);
@@ -72,12 +74,18 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
     }
     const page = jsonObjectBody(res, url.toString());
     if (page.list !== undefined && page.list !== null && !Array.isArray(page.list)) throw unexpectedResponse(url.toString(), `page ${n} has a list that is not an array`);
-    items.push(...((page.list as unknown[] | null | undefined) ?? []));
+    const list = (page.list as unknown[] | null | undefined) ?? [];
+    const next = typeof page.nextPageToken === 'string' ? page.nextPageToken : '';
+    // A server that ignores the token but names a new one each time would send the same items forever.
+    if (next !== '' && list.length > 0 && list.every((item) => seenIds.has(idOf(item)))) throw pagingLoop('the list', n, 'holds only items already listed', LOOP_HINT);
+    for (const item of list) {
+      items.push(item);
+      seenIds.add(idOf(item));
+    }
     if (first === undefined) first = page;
     else for (const [k, v] of Object.entries(page)) if (k !== 'list' && Array.isArray(v) && v.length > 0) dropped.add(k);
-    const next = typeof page.nextPageToken === 'string' ? page.nextPageToken : '';
     if (next === '') break;
-    if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', 'page by hand with page_token (GET) or pageToken (POST)');
+    if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', LOOP_HINT);
     followed.add(next);
     if (search) search.pageToken = next;
     else url.searchParams.set('page_token', next);
@@ -89,6 +97,11 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   }
   return 0;
 }
+
+const LOOP_HINT = 'page by hand with page_token (GET) or pageToken (POST)';
+
+/** An item's `id` when it has a string one (items without are never taken for repeats). */
+const idOf = (item: unknown): unknown => (isJsonObject(item) && typeof item.id === 'string' ? item.id : Symbol('no id'));
 
 /** The path as given, with a leading "/"; never a URL (the token goes only to the profile's server). */
 export function checkPath(path: string): string {
@@ -119,12 +132,11 @@ function requestMethod(given: string | undefined, hasBody: boolean): string {
 }
 
 function requestHeaders(values: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of parseSendHeaderFlags(values, '-H')) {
+  for (const v of values) {
+    const name = v.slice(0, Math.max(0, v.indexOf(':'))).trim().toLowerCase();
     if (Object.hasOwn(OWNED_HEADERS, name)) throw new UsageError(`-H ${name}: ${OWNED_HEADERS[name]}`);
-    headers[name] = value;
   }
-  return headers;
+  return Object.fromEntries(parseSendHeaderFlags(values, '-H'));
 }
 
 /** The JSON object a POST search sends, to which each page's pageToken is added. */
