@@ -44,35 +44,47 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   const url = resolveUrl(api, path, opts.allowAnyPath === true);
   if (fieldsInQuery) for (const [k, v] of queryPairs(fields)) url.searchParams.append(k, v);
   const body = input ?? (hasFields && !fieldsInQuery ? JSON.stringify(fields) : undefined);
-  const send = (b: string | Buffer | undefined) =>
-    api.request(method, url.toString(), { headers: { ...(b !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, body: b });
-  const include = (res: HttpResponse) => {
+  /** One request; -i prints its head; an error answer is printed, then thrown. */
+  const exchange = async (b: string | Buffer | undefined): Promise<HttpResponse> => {
+    const res = await api.request(method, url.toString(), { headers: { ...(b !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, body: b });
     if (opts.include) printHead(ctx, res);
+    if (res.status < 200 || res.status >= 300) {
+      printBody(ctx, res);
+      throw errorFromResponse(res);
+    }
+    return res;
   };
 
   if (!opts.paginate) {
-    const res = await send(body);
-    include(res);
-    printBody(ctx, res);
-    if (res.status < 200 || res.status >= 300) throw errorFromResponse(res);
+    printBody(ctx, await exchange(body));
     return 0;
   }
+  const { document, dropped } = await allPages(exchange, url, method === 'POST' ? searchBody(body) : undefined, body);
+  ctx.out.printJson(document);
+  if (dropped.length > 0) ctx.out.warn(`--paginate merged only list; ${dropped.join(', ')} of the pages after the first were left out (page by hand to keep them)`);
+  return 0;
+}
 
-  // Every page: GET carries the token as page_token (service-notes.md §3, §4), a POST search as pageToken in its body (§2).
-  const search = method === 'POST' ? searchBody(body) : undefined;
+/**
+ * Follows nextPageToken: a GET carries it as the page_token query parameter
+ * (service-notes.md §3, §4), a POST search as pageToken in its JSON body (§2).
+ * Returns the first page with every page's list, and the names of the other
+ * array members later pages had (left out). Stops with an error, before
+ * anything is printed, when the paging loops.
+ */
+async function allPages(
+  exchange: (body: string | Buffer | undefined) => Promise<HttpResponse>,
+  url: URL,
+  search: Record<string, unknown> | undefined,
+  body: string | Buffer | undefined,
+): Promise<{ document: Record<string, unknown>; dropped: string[] }> {
   const items: unknown[] = [];
   const followed = new Set<string>();
   const dropped = new Set<string>();
   const seenIds = new Set<unknown>();
   let first: Record<string, unknown> | undefined;
   for (let n = 1; ; n++) {
-    const res = await send(search ? JSON.stringify(search) : body);
-    include(res);
-    if (res.status < 200 || res.status >= 300) {
-      printBody(ctx, res);
-      throw errorFromResponse(res);
-    }
-    const page = jsonObjectBody(res, url.toString());
+    const page = jsonObjectBody(await exchange(search ? JSON.stringify(search) : body), url.toString());
     if (page.list !== undefined && page.list !== null && !Array.isArray(page.list)) throw unexpectedResponse(url.toString(), `page ${n} has a list that is not an array`);
     const list = (page.list as unknown[] | null | undefined) ?? [];
     const next = typeof page.nextPageToken === 'string' ? page.nextPageToken : '';
@@ -84,18 +96,12 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
     }
     if (first === undefined) first = page;
     else for (const [k, v] of Object.entries(page)) if (k !== 'list' && Array.isArray(v) && v.length > 0) dropped.add(k);
-    if (next === '') break;
+    if (next === '') return { document: { ...first, list: items, nextPageToken: '' }, dropped: [...dropped] };
     if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', LOOP_HINT);
     followed.add(next);
     if (search) search.pageToken = next;
     else url.searchParams.set('page_token', next);
   }
-  ctx.out.printJson({ ...first, list: items, nextPageToken: '' });
-  if (dropped.size > 0) {
-    const names = [...dropped].join(', ');
-    ctx.out.warn(`--paginate merged only list; ${names} of the pages after the first were left out (page by hand to keep them)`);
-  }
-  return 0;
 }
 
 const LOOP_HINT = 'page by hand with page_token (GET) or pageToken (POST)';
