@@ -29,7 +29,9 @@ null, numbers; @file sends the file's content, @- standard input). Nested keys
 use gh's syntax: -f 'a[b]=c' gives {"a":{"b":"c"}}, -f 'a[]=x' appends to an
 array, -f 'a[][k]=v' fills objects of an array. The -f fields are applied before
 the -F fields. With GET (and with --input) the fields become query parameters:
-nested keys as a.b (the service's form), array items repeating the key.
+nested keys as a.b (the service's form), array items repeating the key. A body
+(fields or --input, read as is, at most 1 MiB) is sent as application/json
+unless -H 'Content-Type: ...' says otherwise.
 
 --paginate follows nextPageToken: as the page_token query parameter of a GET,
 as pageToken in the JSON body of a POST search, and prints one document whose
