@@ -2,7 +2,7 @@
 function __agctl_subs --description 'the subcommands of a command path'
     switch "$argv[1]"
         case ''
-            printf '%s\n' 'login' 'logout' 'auth' 'rules' 'mcp' 'task' 'webhook' 'serve' 'help' 'completion'
+            printf '%s\n' 'login' 'logout' 'auth' 'rules' 'mcp' 'task' 'webhook' 'api' 'serve' 'help' 'completion'
         case 'auth'
             printf '%s\n' 'status' 'token' 'list' 'switch'
         case 'rules'
@@ -26,7 +26,7 @@ function __agctl_path
     for t in $tokens[2..-1]
         if test $skip = 1; set skip 0; continue; end
         if string match -q -- '-*' $t
-            if not string match -q -- '*=*' $t; and contains -- $t '--profile' '--base-url' '--client-id' '--output' '-o' '--timeout' '--client-secret-file' '--limit' '--page-size' '--url' '--transport' '--token-sharing' '--require-tool-approval' '--catalog-id' '--source-app-id' '--config' '--config-file' '--config-stdin' '--config-secret' '--auth' '--bearer-token-file' '--header-name' '--header-value-file' '--username' '--password-file' '--aws-access-key-id' '--aws-secret-access-key-file' '--aws-session-token-file' '--google-credentials-file' '--scopes' '--oauth2-mode' '--oauth2-client-id' '--oauth2-client-secret-file' '--oauth2-client-id-mode' '--oauth2-authorize-url' '--oauth2-token-url' '--oauth2-issuer-url' '--oauth2-scopes-supported' '--oauth2-code-challenge-methods' '--oauth2-pkce' '--oauth2-authorize-param' '--oauth2-token-param' '--jwt-private-key-file' '--jwt-issuer' '--jwt-subject' '--jwt-audience' '--update-mask' '--from-file' '--step' '--transaction-id' '--comment' '--expand' '--wait-timeout' '--data' '-d' '--data-file' '--secret-file' '--jwt-key' '--kid' '--alg' '--tenant' '--jwt-ttl' '--event-id' '--timestamp' '--header' '-H' '--count' '--concurrency' '--rate' '--request' '--body-file' '--jwks' '--now' '--source-ip' '--allowed-cidr' '--out' '--host' '--port' '--data-dir' '--ready-file' '--token-ttl' '--frontend-url'; set skip 1; end
+            if not string match -q -- '*=*' $t; and contains -- $t '--profile' '--base-url' '--client-id' '--output' '-o' '--timeout' '--client-secret-file' '--limit' '--page-size' '--url' '--transport' '--token-sharing' '--require-tool-approval' '--catalog-id' '--source-app-id' '--config' '--config-file' '--config-stdin' '--config-secret' '--auth' '--bearer-token-file' '--header-name' '--header-value-file' '--username' '--password-file' '--aws-access-key-id' '--aws-secret-access-key-file' '--aws-session-token-file' '--google-credentials-file' '--scopes' '--oauth2-mode' '--oauth2-client-id' '--oauth2-client-secret-file' '--oauth2-client-id-mode' '--oauth2-authorize-url' '--oauth2-token-url' '--oauth2-issuer-url' '--oauth2-scopes-supported' '--oauth2-code-challenge-methods' '--oauth2-pkce' '--oauth2-authorize-param' '--oauth2-token-param' '--jwt-private-key-file' '--jwt-issuer' '--jwt-subject' '--jwt-audience' '--update-mask' '--from-file' '--step' '--transaction-id' '--comment' '--expand' '--wait-timeout' '--data' '-d' '--data-file' '--secret-file' '--jwt-key' '--kid' '--alg' '--tenant' '--jwt-ttl' '--event-id' '--timestamp' '--header' '-H' '--count' '--concurrency' '--rate' '--request' '--body-file' '--jwks' '--now' '--source-ip' '--allowed-cidr' '--out' '--method' '-X' '--raw-field' '-f' '--field' '-F' '--input' '--host' '--port' '--data-dir' '--ready-file' '--token-ttl' '--frontend-url'; set skip 1; end
             continue
         end
         if test "$path" = help
@@ -51,6 +51,7 @@ complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'rules' -d 'Manage an a
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'task' -d 'Act on access request tasks'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'webhook' -d 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT)'
+complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'api' -d 'Send an authenticated request to any route of the service and print the answer'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'serve' -d 'Run the embedded server: the same API on this machine, with demo data'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'help' -d 'Show help for a command, or a topic: exit-codes, environment'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'completion' -d 'Print a shell completion script'
@@ -384,6 +385,25 @@ complete -c agctl -n 'test (__agctl_path) = '\''webhook keygen'\''' -l debug -d 
 complete -c agctl -n 'test (__agctl_path) = '\''webhook keygen'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
 complete -c agctl -n 'test (__agctl_path) = '\''webhook keygen'\''' -l embedded -d 'run against an embedded server started in this process (no tenant needed)'
 complete -c agctl -n 'test (__agctl_path) = '\''webhook keygen'\''' -l help -s h -d 'show help'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l method -s X -x -d 'the HTTP method (default: GET, or POST when fields or --input are given)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l raw-field -s f -x -d 'a string field (repeatable)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l field -s F -x -d 'a typed field: true, false, null, a number, @file or @- for stdin, else a string (repeatable)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l input -r -F -d 'the request body as is, from a file ("-" for stdin); fields then go to the query string'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l header -s H -x -d 'a request header '\''Name: value'\'' (repeatable; not Authorization or Host)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l include -s i -d 'print the status line and response headers before the body'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l paginate -d 'follow nextPageToken until the last page and print one document with every page'\''s list'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l allow-any-path -d 'allow a path outside /api/ (on the same server)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l version -s V -d 'print the version'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l profile -x -d 'configuration profile (env AGCTL_PROFILE)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l base-url -x -d 'service base URL (env AGCTL_BASE_URL)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l client-id -x -d 'OAuth2 client ID (env AGCTL_CLIENT_ID)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l output -s o -x -a 'table json' -d 'output format (env AGCTL_OUTPUT)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l no-input -d 'never prompt; fail on missing input instead'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l no-color -d 'disable colour (also NO_COLOR)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l debug -d 'log HTTP requests and responses to stderr, secrets redacted'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l timeout -x -d 'per-request timeout in seconds (default 30)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l embedded -d 'run against an embedded server started in this process (no tenant needed)'
+complete -c agctl -n 'test (__agctl_path) = '\''api'\''' -l help -s h -d 'show help'
 complete -c agctl -n 'test (__agctl_path) = '\''serve'\''' -l host -x -d 'address to listen on'
 complete -c agctl -n 'test (__agctl_path) = '\''serve'\''' -l port -x -d 'port to listen on (0 picks a free one)'
 complete -c agctl -n 'test (__agctl_path) = '\''serve'\''' -l data-dir -x -a '(__fish_complete_directories)' -d 'data directory (default: the user data directory, or AGCTL_DATA_DIR)'
@@ -436,6 +456,7 @@ complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'rules' -d 
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'task' -d 'Act on access request tasks'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'webhook' -d 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT)'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'api' -d 'Send an authenticated request to any route of the service and print the answer'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'serve' -d 'Run the embedded server: the same API on this machine, with demo data'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'help' -d 'Show help for a command, or a topic: exit-codes, environment'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'completion' -d 'Print a shell completion script'

@@ -8,6 +8,7 @@ import { environmentSummary } from './environment.js';
 import { escapeControls } from './escape.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerServe } from './tree/serve.js';
+import { register as registerApi } from './tree/api.js';
 import { register as registerMeta } from './tree/meta.js';
 
 interface Group {
@@ -90,6 +91,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     const group = program.command(g.name).description(g.description);
     loaded[i]?.register(group);
   });
+  registerApi(program);
   registerServe(program);
   registerMeta(program);
 

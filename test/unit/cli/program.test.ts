@@ -41,6 +41,7 @@ vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('
 vi.mock('../../../src/cli/commands/mcp/get/run.js', () => h.module('mcp get'));
 vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
 vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
+vi.mock('../../../src/cli/commands/api/run.js', () => h.module('api'));
 vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
 vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
 vi.mock('../../../src/cli/commands/webhook/send/run.js', () => h.module('webhook send'));
@@ -194,6 +195,16 @@ describe('command options', () => {
     expect(await parse('task', 'approve-step-up', 't1')).toMatchObject({ name: 'task approve-step-up', opts: { args: ['t1'], opts: { wait: true } } });
     const r = await parse('task', 'approve-step-up', 't1', '--step', 's1', '--transaction-id', 'tx', '--comment', 'ok', '--expand', '*', '--open', '--no-wait', '--wait-timeout', '60');
     expect(r.opts).toEqual({ args: ['t1'], opts: { step: 's1', transactionId: 'tx', comment: 'ok', expand: '*', open: true, wait: false, waitTimeout: 60 } });
+  });
+
+  it('api, its repeatable flags collected in order', async () => {
+    expect((await parse('api', '/api/v1/x')).opts).toEqual({ args: ['/api/v1/x'], opts: { rawField: [], field: [], header: [] } });
+    const r = await parse('api', '/api/v1/x', '-X', 'POST', '-f', 'a=1', '-f', 'b[]=2', '-F', 'n=3', '--input', 'body.json', '-H', 'X-A: 1', '-H', 'X-B: 2', '-i', '--paginate', '--allow-any-path');
+    expect(r).toMatchObject({ name: 'api' });
+    expect(r.opts).toEqual({
+      args: ['/api/v1/x'],
+      opts: { method: 'POST', rawField: ['a=1', 'b[]=2'], field: ['n=3'], input: 'body.json', header: ['X-A: 1', 'X-B: 2'], include: true, paginate: true, allowAnyPath: true },
+    });
   });
 
   it('serve, with its defaults', async () => {
