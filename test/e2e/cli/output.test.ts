@@ -77,6 +77,15 @@ describe('--jq', () => {
 });
 
 describe('output format', () => {
+  it('a missing argument: the usage line after the error; with -o json or --jq, the one JSON error shape instead', async () => {
+    const [text, json, jq] = await Promise.all([cli(['rules', 'list']), cli(['-o', 'json', 'rules', 'list']), cli(['rules', 'list', '--jq', '.'])]);
+    expect([text.code, text.stderr]).toEqual([2, "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n"]);
+    for (const r of [json, jq]) {
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'usage', message: "missing required argument 'app-id'", hint: null, exitCode: 2, status: null, details: [] } });
+    }
+  });
+
   it('-o and AGCTL_OUTPUT take any case', async () => {
     const [upper, env] = await Promise.all([cli(['-o', 'JSON', 'rules', 'list', app]), cli(['rules', 'list', app], { env: { AGCTL_OUTPUT: 'Json' } })]);
     expect(upper.json()).toEqual(rules);
