@@ -72,7 +72,8 @@ export function normalizeBaseUrl(raw: string, from: string): string {
 
 export function parseOutput(raw: string | undefined, from: string): OutputFormat | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (raw === 'table' || raw === 'json') return raw;
+  const format = raw.toLowerCase();
+  if (format === 'table' || format === 'json') return format;
   throw new UsageError(`${from}: unknown output format "${raw}"`, 'use table or json');
 }
 

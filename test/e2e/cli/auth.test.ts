@@ -83,7 +83,9 @@ describe('login', () => {
     }
     expect(plainWrong.stderr).toMatch(/^agctl: authentication failed: client authentication failed \(invalid_client\)\nhint: check the client ID and secret\n$/);
     expect(keyWrong.stderr).toMatch(/^agctl: (authentication failed|the client secret is unusable)/);
-    expect(JSON.parse(jsonWrong.stderr)).toEqual({ error: { status: 401, code: 'invalid_client', message: 'authentication failed: client authentication failed (invalid_client)', details: [] } });
+    expect(JSON.parse(jsonWrong.stderr)).toEqual({
+      error: { code: 'invalid_client', message: 'authentication failed: client authentication failed (invalid_client)', hint: 'check the client ID and secret', exitCode: 3, status: 401, details: [] },
+    });
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
     expect(existsSync(join(dir, 'credentials'))).toBe(false);
     expect(existsSync(join(dir, 'tokens')) ? readdirSync(join(dir, 'tokens')) : []).toEqual([]);

@@ -287,7 +287,8 @@ describe('usage errors', () => {
     expect(typo.error.code).toBe('commander.unknownCommand');
     expect(typo.output).toMatch(/Did you mean rules\?/);
     expect((await parseError('rules', 'delete', 'crm-app')).error.code).toBe('commander.missingArgument');
-    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\n");
+    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
+    expect((await parseError('rules', 'list', 'a', 'b')).output).toMatch(/^agctl: too many arguments for 'list'\. Expected 1 argument but got 2\.\nUsage: agctl rules list \[options\] <app-id>\n/);
     expect((await parseError('login', '--client-secret', 'x')).error.code).toBe('commander.unknownOption');
   });
 
