@@ -493,5 +493,12 @@ describe('webhook verify', () => {
     expect(wrongAud.stdout).toMatch(new RegExp(`^Reason: +JWT aud is "${capUrl}${w.hmac.path}", not the endpoint URL "${capUrl}/api/v1/webhooks/incoming/other"$`, 'm'));
     const missing = await cli()(['webhook', 'verify', '--request', file]);
     expect(missing.code).toBe(2);
+    // Sent without --tenant, the JWT sub is the capture server's origin; verify takes the same default from --url, whatever the profile's host.
+    const plain = await capture('jwt-origin.http', ['-d', '{"jwt":1}', '--jwt-key', `${keyPrefix}.private.jwk.json`], {});
+    const plainHeaders = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map((h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(readFileSync(plain, 'utf8'))![1]}`);
+    const byOrigin = await cli({ AGCTL_BASE_URL: 'https://tenant.example.com' })([
+      'webhook', 'verify', ...plainHeaders.flatMap((h) => ['-H', h]), '--body-file', join(work, 'jwt-body.json'), '--jwks', `${keyPrefix}.jwks.json`, '--url', `${capUrl}${w.hmac.path}`,
+    ]);
+    expect(byOrigin.code, byOrigin.stdout + byOrigin.stderr).toBe(0);
   });
 });
