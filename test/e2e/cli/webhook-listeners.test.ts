@@ -120,9 +120,9 @@ describe('webhook listeners create', () => {
     expect(sent.code, sent.stdout).toBe(0);
   });
 
-  it('creates a JWT listener (--auth in any case) that takes events signed with the matching key', async () => {
+  it('creates a JWT listener (--auth-method in any case) that takes events signed with the matching key', async () => {
     const jwksUrl = `${s.baseUrl}/_embedded/v1/demo/jwks.json`;
-    const r = await cli()(['webhook', 'listeners', 'create', '--auth', 'jwt', '--jwks-url', jwksUrl, '--allowed-cidr', '127.0.0.0/8, ::1', '--name', 'Partner']);
+    const r = await cli()(['webhook', 'listeners', 'create', '--auth-method', 'jwt', '--jwks-url', jwksUrl, '--allowed-cidr', '127.0.0.0/8, ::1', '--name', 'Partner']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Auth: +JWT$/m);
     expect(r.stdout).toMatch(new RegExp(`^JWKS URL: +${jwksUrl}$`, 'm'));
@@ -138,15 +138,15 @@ describe('webhook listeners create', () => {
   it('refuses what cannot work before creating anything: exit 2 for usage, 7 for what the server refuses', async () => {
     const before = listenerCount();
     const cases: [string[], Record<string, string>, number, RegExp][] = [
-      [['--auth', 'JWT'], {}, 2, /a JWT listener needs --jwks-url/],
-      [['--auth', 'jwt', '--jwks-url', 'https://k.example.com/j.json', '--secret-out', join(work, 'x.secret')], {}, 2, /--secret-out applies to HMAC listeners/],
-      [['--jwks-url', 'https://k.example.com/j.json'], {}, 2, /--jwks-url applies to JWT listeners: add --auth jwt/],
+      [['--auth-method', 'JWT'], {}, 2, /a JWT listener needs --jwks-url/],
+      [['--auth-method', 'jwt', '--jwks-url', 'https://k.example.com/j.json', '--secret-out', join(work, 'x.secret')], {}, 2, /--secret-out applies to HMAC listeners/],
+      [['--jwks-url', 'https://k.example.com/j.json'], {}, 2, /--jwks-url applies to JWT listeners: add --auth-method jwt/],
       [[], {}, 2, /missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET[^]*--secret-out FILE/],
       [['--secret-out', join(work, 'y.secret'), '--secret-file', join(work, 'z')], {}, 2, /use either --secret-out .* or --secret-file/],
       [['--allowed-cidr', '10.0.0.0/8,'], { AGCTL_WEBHOOK_SECRET: A_SECRET }, 2, /--allowed-cidr: an empty range/],
       [[], { AGCTL_WEBHOOK_SECRET: 'short-secret' }, 7, /secret must be 32 to 512 printable ASCII characters/],
       [['--allowed-cidr', '10.0.0.0/33'], { AGCTL_WEBHOOK_SECRET: A_SECRET }, 7, /10\.0\.0\.0\/33/],
-      [['--auth', 'jwt', '--jwks-url', 'http://jwks.example.com/j.json'], {}, 7, /https/],
+      [['--auth-method', 'jwt', '--jwks-url', 'http://jwks.example.com/j.json'], {}, 7, /https/],
       [['--secret-out', join(work, 'refused.secret'), '--allowed-cidr', '10.0.0.0/33'], {}, 7, /10\.0\.0\.0\/33/],
     ];
     for (const [args, env, code, re] of cases) {

@@ -224,10 +224,10 @@ describe('command options', () => {
 
   it('webhook listeners list|create and webhook runs', async () => {
     expect(await parse('webhook', 'listeners', 'list', '--limit', '5')).toMatchObject({ name: 'webhook listeners list', opts: { args: [], opts: { limit: 5 } } });
-    const create = await parse('webhook', 'listeners', 'create', '--auth', 'jwt', '--name', 'Partner', '--jwks-url', 'https://k.example.com/jwks.json', '--allowed-cidr', '10.0.0.0/8,::1', '--allowed-cidr', '192.168.0.0/16');
+    const create = await parse('webhook', 'listeners', 'create', '--auth-method', 'jwt', '--name', 'Partner', '--jwks-url', 'https://k.example.com/jwks.json', '--allowed-cidr', '10.0.0.0/8,::1', '--allowed-cidr', '192.168.0.0/16');
     expect(create).toMatchObject({ name: 'webhook listeners create' });
-    expect(create.opts).toEqual({ args: [], opts: { auth: 'JWT', name: 'Partner', jwksUrl: 'https://k.example.com/jwks.json', allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'] } });
-    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({ args: [], opts: { auth: 'HMAC', allowedCidr: [], secretOut: 's.txt' } });
+    expect(create.opts).toEqual({ args: [], opts: { authMethod: 'JWT', name: 'Partner', jwksUrl: 'https://k.example.com/jwks.json', allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'] } });
+    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({ args: [], opts: { authMethod: 'HMAC', allowedCidr: [], secretOut: 's.txt' } });
     expect((await parse('webhook', 'runs', 'L1', '--limit', '3', '--event-id', 'e1')).opts).toEqual({ args: ['L1'], opts: { limit: 3, eventId: 'e1' } });
   });
 
@@ -268,7 +268,7 @@ describe('usage errors', () => {
       [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
       [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
       [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],
-      [['webhook', 'listeners', 'create', '--auth', 'basic'], /argument 'basic' is invalid\. Allowed choices are HMAC, JWT/],
+      [['webhook', 'listeners', 'create', '--auth-method', 'basic'], /argument 'basic' is invalid\. Allowed choices are HMAC, JWT/],
       [['webhook', 'runs', 'L1', '--limit', '1001'], /--limit must be an integer from 1 to 1000/],
       [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
     ];

@@ -17,7 +17,7 @@ export const JWT_ALGS = ['ES256', 'RS256', 'EdDSA'] as const satisfies readonly 
 const everyAlgorithm: Exclude<JwtAlgorithm, (typeof JWT_ALGS)[number]> extends never ? true : false = true;
 void everyAlgorithm;
 
-export const WEBHOOK_SECRET_ENV: EnvVar = { name: 'AGCTL_WEBHOOK_SECRET', meaning: 'HMAC signing secret for webhook send/verify' };
+export const WEBHOOK_SECRET_ENV: EnvVar = { name: 'AGCTL_WEBHOOK_SECRET', meaning: 'HMAC signing secret for webhook send and verify, and for webhook listeners create' };
 
 /**
  * Parses a flag whose values are `choices` in any case (es256, ES256), giving

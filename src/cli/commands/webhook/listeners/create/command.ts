@@ -8,7 +8,7 @@ export const create = () =>
   readsEnv(new Command('create'), WEBHOOK_SECRET_ENV)
     .description('Create a webhook listener and its automation (embedded server)')
     .addOption(
-      completeWith(new Option('--auth <method>', `authentication: ${LISTENER_AUTH.join(' or ')} (any case)`).argParser(anyCase(LISTENER_AUTH)).default('HMAC' as const), LISTENER_AUTH),
+      completeWith(new Option('--auth-method <method>', `authentication: ${LISTENER_AUTH.join(' or ')} (any case)`).argParser(anyCase(LISTENER_AUTH)).default('HMAC' as const), LISTENER_AUTH),
     )
     .option('--name <name>', 'name of the automation the listener triggers')
     .option('--jwks-url <url>', 'JWT: the HTTPS URL of the key set that verifies senders (http on loopback with serve --allow-insecure-jwks)')
@@ -29,7 +29,7 @@ file of mode 0600 that must not exist yet; otherwise the secret comes from
         [
           'agctl webhook listeners create --name "Ticket sync" --secret-out ticket-sync.secret',
           'agctl webhook send LISTENER -d \'{"ticket":"INC-1"}\' --secret-file ticket-sync.secret',
-          'agctl webhook listeners create --auth jwt --jwks-url https://keys.example.com/jwks.json --allowed-cidr 203.0.113.0/24',
+          'agctl webhook listeners create --auth-method jwt --jwks-url https://keys.example.com/jwks.json --allowed-cidr 203.0.113.0/24',
         ],
       ),
     );

@@ -29,18 +29,18 @@ function writeNewSecretFile(path: string, secret: string): string {
 
 /** The request, and where a generated secret goes. */
 async function buildRequest(opts: CreateOptions, ctx: CommandContext): Promise<{ req: CreateListenerRequest; secretOut?: string }> {
-  const req: CreateListenerRequest = { authMethod: opts.auth };
+  const req: CreateListenerRequest = { authMethod: opts.authMethod };
   if (opts.name !== undefined) req.name = opts.name;
   const ranges = allowedRanges(opts.allowedCidr);
   if (ranges.length) req.allowedCidrs = ranges;
   const secretFlags = [opts.secretOut !== undefined && '--secret-out', opts.secretFile !== undefined && '--secret-file', opts.secretStdin && '--secret-stdin'].filter(Boolean);
-  if (opts.auth === 'JWT') {
+  if (opts.authMethod === 'JWT') {
     if (secretFlags.length) throw new UsageError(`${secretFlags[0]} applies to HMAC listeners: a JWT listener has no secret`);
     if (!opts.jwksUrl) throw new UsageError('a JWT listener needs --jwks-url (the key set that verifies senders)', 'make a key pair with: agctl webhook keygen');
     req.jwksUrl = opts.jwksUrl;
     return { req };
   }
-  if (opts.jwksUrl !== undefined) throw new UsageError('--jwks-url applies to JWT listeners: add --auth jwt');
+  if (opts.jwksUrl !== undefined) throw new UsageError('--jwks-url applies to JWT listeners: add --auth-method jwt');
   if (opts.secretOut !== undefined) {
     if (secretFlags.length > 1) throw new UsageError(`use either --secret-out (a new secret) or ${secretFlags[1]} (a secret of yours), not both`);
     return { req, secretOut: opts.secretOut };
