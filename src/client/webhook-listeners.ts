@@ -46,14 +46,11 @@ function listenerProblem(l: unknown): string | undefined {
 }
 
 function checkListenersPage(b: Record<string, unknown>): string | undefined {
-  if (b.list !== undefined && b.list !== null) {
-    if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of listeners`;
-    for (const [i, l] of b.list.entries()) {
-      const problem = listenerProblem(l);
-      if (problem) return `"list[${i}]" ${problem}`;
-    }
-  }
-  return undefined;
+  if (b.list === undefined || b.list === null) return undefined;
+  if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of listeners`;
+  const problems = b.list.map(listenerProblem);
+  const i = problems.findIndex((p) => p !== undefined);
+  return i < 0 ? undefined : `"list[${i}]" ${problems[i]}`;
 }
 
 function checkRuns(b: Record<string, unknown>): string | undefined {
