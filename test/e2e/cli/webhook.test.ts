@@ -211,6 +211,8 @@ describe('webhook send (load mode): delivery', () => {
     expect(r.code).toBe(9);
     expect(r.stdout).toMatch(/^0 of 100 delivered: sent 100 events \(2-byte body\) to http:\/\/127\.0\.0\.1:1\//m);
     expect(r.stdout).toMatch(/^error ECONNREFUSED +100$/m);
+    // The rate is of requests completed, not of events delivered.
+    expect(r.stdout).toMatch(/^in [\d.]+ s: [\d.]+ requests\/s, concurrency 16$/m);
     expect(r.stderr).toMatch(/^✗ 0 of 100 delivered; 100 no answer \(ECONNREFUSED\)$/m);
     const json = await withSecret()(['webhook', 'send', url, '-d', '{}', '--count', '10', '-o', 'json']);
     expect(json.code).toBe(9);

@@ -241,7 +241,7 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
       ? `Interrupted (Ctrl-C) after sending ${s.sent} of ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
       : `${s.delivered} of ${s.count} delivered: sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`,
   );
-  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} events/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
+  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
   const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
   for (const [code, n] of Object.entries(s.errors)) rows.push([`error ${code}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
