@@ -110,7 +110,9 @@ describe('webhook listeners create', () => {
     const file = join(work, `given-${n}.secret`);
     writeFileSync(file, A_SECRET + '\n', { mode: 0o600 });
     const args = flags.map((f) => (f === 'FILE' ? file : f));
-    const r = await cli(env)(['webhook', 'listeners', 'create', ...args, '-o', 'json'], { input });
+    // --debug logs the request: the secret it carries is redacted.
+    const r = await cli(env)(['webhook', 'listeners', 'create', ...args, '-o', 'json', '--debug'], { input });
+    expect(r.stderr).toMatch(/"secret": ?"<redacted>"/);
     expect(r.code, r.stderr).toBe(0);
     const l = r.json();
     expect(l).toMatchObject({ authMethod: 'HMAC', url: `${s.baseUrl}/api/v1/webhooks/incoming/${l.id}`, runCount: 0 });
