@@ -49,6 +49,7 @@ const FILE_FLAGS = [
   ['mcp set-credentials a b', '--jwt-private-key-file'],
   ['serve', '--ready-file'],
   ['webhook keygen', '--out'],
+  ['webhook listeners create', '--secret-out'],
   ['login', '--client-secret-file'],
   ['api /api/v1/x', '--input'],
 ] as const;
@@ -186,6 +187,9 @@ describe('bash completion (run)', () => {
     expect(bashComplete('agctl --output=j')).toEqual(['json']);
     expect(sorted(bashComplete('agctl --output='))).toEqual(['json', 'table']);
     expect(sorted(bashComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
+    expect(sorted(bashComplete('agctl webhook listeners create --auth-method '))).toEqual(['HMAC', 'JWT']);
+    expect(bashComplete('agctl webhook listeners l')).toEqual(['list']);
+    expect(bashComplete('agctl webhook r')).toEqual(['runs']);
   });
 
   it('completes file names for file flags, directories for --data-dir, nothing for other values', () => {

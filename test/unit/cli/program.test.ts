@@ -47,6 +47,9 @@ vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completio
 vi.mock('../../../src/cli/commands/webhook/send/run.js', () => h.module('webhook send'));
 vi.mock('../../../src/cli/commands/webhook/verify/run.js', () => h.module('webhook verify'));
 vi.mock('../../../src/cli/commands/webhook/keygen/run.js', () => h.module('webhook keygen'));
+vi.mock('../../../src/cli/commands/webhook/listeners/list/run.js', () => h.module('webhook listeners list'));
+vi.mock('../../../src/cli/commands/webhook/listeners/create/run.js', () => h.module('webhook listeners create'));
+vi.mock('../../../src/cli/commands/webhook/runs/run.js', () => h.module('webhook runs'));
 
 const { buildProgram, groupsFor, walk } = await import('../../../src/cli/program.js');
 const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
@@ -230,6 +233,19 @@ describe('command options', () => {
     expect(verify.opts).toEqual({ args: [], opts: { request: 'r.http', header: [], allowedCidr: ['10.0.0.0/8', '::1/128'], now: 5, trustProxy: true } });
     expect((await parse('webhook', 'keygen')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
     expect((await parse('webhook', 'keygen', '--alg', 'RS256', '--out', 'k/p', '--force')).opts).toEqual({ args: [], opts: { alg: 'RS256', out: 'k/p', force: true } });
+    // Algorithm names in any case, given to run in their canonical spelling.
+    expect((await parse('webhook', 'keygen', '--alg', 'es256')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
+    expect((await parse('webhook', 'keygen', '--alg', 'eddsa')).opts).toEqual({ args: [], opts: { alg: 'EdDSA' } });
+    expect((await parse('webhook', 'send', 'L1', '--alg', 'rs256')).opts.opts).toMatchObject({ alg: 'RS256' });
+  });
+
+  it('webhook listeners list|create and webhook runs', async () => {
+    expect(await parse('webhook', 'listeners', 'list', '--limit', '5')).toMatchObject({ name: 'webhook listeners list', opts: { args: [], opts: { limit: 5 } } });
+    const create = await parse('webhook', 'listeners', 'create', '--auth-method', 'jwt', '--name', 'Partner', '--jwks-url', 'https://k.example.com/jwks.json', '--allowed-cidr', '10.0.0.0/8,::1', '--allowed-cidr', '192.168.0.0/16');
+    expect(create).toMatchObject({ name: 'webhook listeners create' });
+    expect(create.opts).toEqual({ args: [], opts: { authMethod: 'JWT', name: 'Partner', jwksUrl: 'https://k.example.com/jwks.json', allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'] } });
+    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({ args: [], opts: { authMethod: 'HMAC', allowedCidr: [], secretOut: 's.txt' } });
+    expect((await parse('webhook', 'runs', 'L1', '--limit', '3', '--event-id', 'e1')).opts).toEqual({ args: ['L1'], opts: { limit: 3, eventId: 'e1' } });
   });
 
   it('help and completion receive the program', async () => {
@@ -269,6 +285,8 @@ describe('usage errors', () => {
       [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
       [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
       [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],
+      [['webhook', 'listeners', 'create', '--auth-method', 'basic'], /argument 'basic' is invalid\. Allowed choices are HMAC, JWT/],
+      [['webhook', 'runs', 'L1', '--limit', '1001'], /--limit must be an integer from 1 to 1000/],
       [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
     ];
     for (const [argv, re] of cases) {
