@@ -14,14 +14,13 @@ import {
   TRANSPORT_TYPES,
   TokenSharing,
   isUnlistedEnumValue,
-  parseUpdateMask,
-  relativeUpdateMask,
-  rootOf,
   shortEnum,
   type AuthKind,
   type ConfigKind,
   type UpdateCredentialsRequest,
-} from '../../../api/mcp.js';
+} from '../../../api/mcp-schema.js';
+import { rootOf } from '../../../api/mcp-config.js';
+import { parseUpdateMask, relativeUpdateMask } from '../../../api/mcp-mask.js';
 import type { CommandContext } from '../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
 import type { SetCredentialsInput } from './set-credentials/command.js';
