@@ -36,6 +36,7 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+const LAUNCH_MS = 20_000;
 const STEP_MS = 10_000;
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/\S+)/;
 
@@ -46,30 +47,33 @@ describe.skipIf(!!missing)(`the step-up page in headless Chromium${missing ? ` (
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
     const txState = (id: string) => (s.server.store.db.prepare('SELECT state FROM step_up_transactions WHERE id = ?').get(id) as { state: string }).state;
 
-    // Bounded: a confirm that does nothing ends the command with exit 10 after 20 s, not the default 5 minutes.
-    const run = startCli(['task', 'approve-step-up', taskId, '--wait-timeout', '20'], {
-      ...baseEnv(dir),
-      AGCTL_BASE_URL: s.baseUrl,
-      AGCTL_CLIENT_ID: s.plainClient.clientId,
-      AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
-    });
-    const [, url] = await run.waitForStderr(URL_RE);
-    const [, tx] = await run.waitForStderr(/Step-up transaction: (\S+)/);
-    await run.waitForStderr(/Waiting up to 20s/);
-
     const profile = mkdtempSync(join(tmpdir(), 'agctl-chromium-'));
     let browser: Browser | undefined;
+    let run: ReturnType<typeof startCli> | undefined;
+    let tx: string | undefined;
     try {
       browser = await puppeteer.launch({
         executablePath: CHROMIUM,
         headless: true,
         args: FLAGS,
         userDataDir: profile,
-        timeout: STEP_MS,
+        timeout: LAUNCH_MS,
         protocolTimeout: STEP_MS,
       });
       const page = await browser.newPage();
       page.setDefaultTimeout(STEP_MS);
+
+      // Bounded: a confirm that does nothing ends the command with exit 10 after 20 s, not the default 5 minutes.
+      run = startCli(['task', 'approve-step-up', taskId, '--wait-timeout', '20'], {
+        ...baseEnv(dir),
+        AGCTL_BASE_URL: s.baseUrl,
+        AGCTL_CLIENT_ID: s.plainClient.clientId,
+        AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+      });
+      const [, url] = await run.waitForStderr(URL_RE);
+      [, tx] = await run.waitForStderr(/Step-up transaction: (\S+)/);
+      await run.waitForStderr(/Waiting up to 20s/);
+
       const shown = await page.goto(url!, { waitUntil: 'load' });
       expect(shown?.status()).toBe(200);
       expect(await page.title()).toBe('Confirm approval');
@@ -82,15 +86,15 @@ describe.skipIf(!!missing)(`the step-up page in headless Chromium${missing ? ` (
       expect(answer?.status()).toBe(200);
       expect(await page.$eval('h1', (el) => el.textContent)).toBe('Step-up confirmed');
     } catch (err) {
-      run.interrupt(); // the command stops waiting at once
-      await run.done;
+      run?.interrupt(); // the command stops waiting at once
+      await run?.done;
       throw err;
     } finally {
       await browser?.close().catch(() => browser?.process()?.kill('SIGKILL'));
       rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
     }
 
-    const r = await run.done;
+    const r = await run!.done;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Approved step ${stepId}`);
     expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\) at .*\\(step-up ${tx}\\)$`, 'm'));
