@@ -21,7 +21,7 @@ export const Code = {
   DataLoss: 15,
   Unauthenticated: 16,
 } as const;
-export type CodeValue = (typeof Code)[keyof typeof Code];
+type CodeValue = (typeof Code)[keyof typeof Code];
 
 const HTTP_FOR_CODE: Record<number, number> = {
   0: 200,
@@ -92,7 +92,7 @@ export function parseCode(code: unknown): number | string | undefined {
 }
 
 /** The wire error body of every management route: `{code, message, details}`. */
-export interface ErrorBody {
+interface ErrorBody {
   code: number;
   message: string;
   details: unknown[];
@@ -127,5 +127,3 @@ export const invalidArgument = (message: string, details: unknown[] = []) => Api
 export const notFound = (message: string) => ApiError.of(Code.NotFound, message);
 export const failedPrecondition = (message: string) => ApiError.of(Code.FailedPrecondition, message);
 export const permissionDenied = (message: string) => ApiError.of(Code.PermissionDenied, message);
-export const unauthenticated = (message: string) => ApiError.of(Code.Unauthenticated, message);
-export const alreadyExists = (message: string) => ApiError.of(Code.AlreadyExists, message);

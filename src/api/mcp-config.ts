@@ -178,7 +178,7 @@ export function isPemRsaPrivateKey(pem: string): boolean {
 }
 
 /** Fields extracted from a Google service account key file. */
-export interface GoogleServiceAccountInfo {
+interface GoogleServiceAccountInfo {
   clientEmail: string;
   tokenUri: string;
 }

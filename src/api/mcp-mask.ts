@@ -141,7 +141,7 @@ function cloneConfig(c: EffectiveConfig): EffectiveConfig {
 }
 
 /** Applies an updateMask to the stored config: only the named fields change. */
-export function applyUpdateMask(req: ParsedCredentialsRequest, stored: EffectiveConfig): { config: EffectiveConfig; authReplaced: boolean } {
+function applyUpdateMask(req: ParsedCredentialsRequest, stored: EffectiveConfig): { config: EffectiveConfig; authReplaced: boolean } {
   const mask = req.mask ?? [];
   const eff = cloneConfig(stored);
   const settings = eff.settings as unknown as Record<string, string>;

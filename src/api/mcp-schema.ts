@@ -25,15 +25,15 @@ export const TokenSharing = {
   SHARED: 'MCP_SERVER_TOKEN_SHARING_SHARED',
   PER_USER: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
 } as const;
-export const OptionalBool = { UNSPECIFIED: 'OPTIONAL_BOOL_UNSPECIFIED', TRUE: 'OPTIONAL_BOOL_TRUE', FALSE: 'OPTIONAL_BOOL_FALSE' } as const;
-export const DataSensitivity = {
+const OptionalBool = { UNSPECIFIED: 'OPTIONAL_BOOL_UNSPECIFIED', TRUE: 'OPTIONAL_BOOL_TRUE', FALSE: 'OPTIONAL_BOOL_FALSE' } as const;
+const DataSensitivity = {
   UNSPECIFIED: 'MCP_SERVER_DATA_SENSITIVITY_UNSPECIFIED',
   PUBLIC: 'MCP_SERVER_DATA_SENSITIVITY_PUBLIC',
   INTERNAL: 'MCP_SERVER_DATA_SENSITIVITY_INTERNAL',
   CONFIDENTIAL: 'MCP_SERVER_DATA_SENSITIVITY_CONFIDENTIAL',
   RESTRICTED: 'MCP_SERVER_DATA_SENSITIVITY_RESTRICTED',
 } as const;
-export const TransportType = {
+const TransportType = {
   UNSPECIFIED: 'MCP_SERVER_TRANSPORT_TYPE_UNSPECIFIED',
   STREAMABLE_HTTP: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
   SSE: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
@@ -69,7 +69,7 @@ export const OAUTH2_MODES = valuesOf(OAuth2Mode);
 export const OAUTH2_CLIENT_ID_MODES = valuesOf(OAuth2ClientIdMode);
 
 /** A known enum value, or any other string a newer service may send. */
-export type Open<T extends readonly string[]> = T[number] | (string & {});
+type Open<T extends readonly string[]> = T[number] | (string & {});
 
 /** `MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE` -> `SERVICE`: the short form used in messages and by the CLI. */
 export function shortEnum(value: string): string {
@@ -115,8 +115,8 @@ const stringMap = z.preprocess(
 );
 
 /** List limits (service-api.md §8). */
-export const MAX_SCOPES_SUPPORTED = 256;
-export const MAX_CODE_CHALLENGE_METHODS = 8;
+const MAX_SCOPES_SUPPORTED = 256;
+const MAX_CODE_CHALLENGE_METHODS = 8;
 
 export type ConfigKind = 'external' | 'hosted';
 export type ConfigRoot = 'externalConfig' | 'hostedConfig';
@@ -188,26 +188,23 @@ function requestObject<S extends Record<string, z.ZodType>>(shape: S) {
 const authObjects = <K extends AuthKind>(kinds: readonly K[]) =>
   Object.fromEntries(kinds.map((k) => [k, requestObject(AUTH_FIELDS[k])])) as { [P in K]: ReturnType<typeof requestObject<(typeof AUTH_FIELDS)[P]>> };
 
-export const ExternalConfigSchema = requestObject({
+const ExternalConfigSchema = requestObject({
   ...SETTINGS.external,
   ...authObjects(['none', 'bearerToken', 'oauth2', 'customHeader', 'basicAuth']),
 });
-export const HostedConfigSchema = requestObject({
+const HostedConfigSchema = requestObject({
   ...SETTINGS.hosted,
   configFields: CONFIG_FIELDS,
   ...authObjects(['none', 'bearerToken', 'oauth2', 'customHeader', 'googleServiceAccount', 'awsSigv4', 'basicAuth']),
 });
 /** Body of POST /api/v1/apps/{app_id}/mcp_servers/{connector_id}/credentials. */
-export const UpdateCredentialsRequestSchema = requestObject({
+const UpdateCredentialsRequestSchema = requestObject({
   externalConfig: ExternalConfigSchema,
   hostedConfig: HostedConfigSchema,
   /** Comma-separated camelCase field paths under the config that is set; see parseUpdateMask. */
   updateMask: z.string(),
 });
 
-export type OAuth2Config = z.infer<ReturnType<typeof requestObject<typeof AUTH_FIELDS.oauth2>>>;
-export type ExternalConfig = z.infer<typeof ExternalConfigSchema>;
-export type HostedConfig = z.infer<typeof HostedConfigSchema>;
 export type UpdateCredentialsRequest = z.infer<typeof UpdateCredentialsRequestSchema>;
 
 /** Names of the secret fields of each auth object (sealed at rest, redacted in logs). */
@@ -225,7 +222,7 @@ const openEnum = <E extends EnumObject>(_e: E) => z.string() as unknown as z.Zod
 const nullableStrings = z.array(z.string()).nullable();
 const timestamp = z.string().nullable();
 
-export const McpServerViewSchema = z.object({
+const McpServerViewSchema = z.object({
   appId: z.string(),
   connectorId: z.string(),
   displayName: z.string(),

@@ -50,16 +50,12 @@ import {
 } from './mcp-schema.js';
 import type { z } from 'zod';
 
-export * from './mcp-schema.js';
-export * from './mcp-config.js';
-export * from './mcp-mask.js';
-
 /**
  * Called for each enum value of a request that this version does not list.
  * Without it (the server) such a value is InvalidArgument; with it (the CLI)
  * a full-form value is accepted and reported, for the service to judge.
  */
-export type UnlistedEnumHandler = (path: string, value: string) => void;
+type UnlistedEnumHandler = (path: string, value: string) => void;
 
 /** What a field must be, for the message of a value of the wrong type. */
 const EXPECTED: Record<string, string> = {

@@ -1,5 +1,5 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
-import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp.js';
+import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
 // Loaded for its marks: the secret fields it registers are redacted in --debug logs.
 import '../api/mcp-schema.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';

@@ -9,24 +9,21 @@
 // as a map name -> sealed value. Secrets are never opened by this module: an
 // update either seals a new value or copies the stored sealed value.
 import { notFound } from '../../api/errors.js';
+import { AuthMethod, OAuth2Mode, ServerType, type McpServerView } from '../../api/mcp-schema.js';
 import {
   AUTH_METHOD_FOR_KIND,
-  AuthMethod,
-  OAuth2Mode,
-  ServerType,
   KEPT,
   isAuthKind,
-  planCredentialsUpdate,
   reportedTokenSharing,
-  validateCredentialsRequest,
   type CatalogConfigField,
   type CatalogEntryInfo,
   type CredentialsPlan,
   type EffectiveConfig,
   type FieldValue,
-  type McpServerView,
   type StoredServer,
-} from '../../api/mcp.js';
+} from '../../api/mcp-config.js';
+import { planCredentialsUpdate } from '../../api/mcp-mask.js';
+import { validateCredentialsRequest } from '../../api/mcp.js';
 import { seedMcp } from '../fixtures/mcp.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';

@@ -1,23 +1,18 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError, Code } from '../../../src/api/errors.js';
+import { OAuth2Mode, TokenSharing, shortEnum } from '../../../src/api/mcp-schema.js';
 import {
   KEPT,
-  OAuth2Mode,
-  TokenSharing,
   isPemRsaPrivateKey,
   parseGoogleCredentials,
-  deriveUpdateMask,
-  parseUpdateMask,
-  planCredentialsUpdate,
-  relativeUpdateMask,
   reportedTokenSharing,
   sameEndpointUrl,
-  shortEnum,
-  validateCredentialsRequest,
   type CatalogEntryInfo,
   type StoredServer,
-} from '../../../src/api/mcp.js';
+} from '../../../src/api/mcp-config.js';
+import { deriveUpdateMask, parseUpdateMask, planCredentialsUpdate, relativeUpdateMask } from '../../../src/api/mcp-mask.js';
+import { validateCredentialsRequest } from '../../../src/api/mcp.js';
 import { ksuid } from '../../../src/lib/ids.js';
 
 const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;

@@ -2,15 +2,8 @@
 // returned view does not show. The service answers 200 for a mask path that
 // matches nothing, having changed nothing (service-notes.md §3), so success
 // alone does not prove the change was made.
-import {
-  AUTH_METHOD_FOR_KIND,
-  AuthMethod,
-  OAuth2Mode,
-  reportedTokenSharing,
-  sameEndpointUrl,
-  type McpServerView,
-  type ParsedCredentialsRequest,
-} from '../../../api/mcp.js';
+import { AuthMethod, OAuth2Mode, type McpServerView } from '../../../api/mcp-schema.js';
+import { AUTH_METHOD_FOR_KIND, reportedTokenSharing, sameEndpointUrl, type ParsedCredentialsRequest } from '../../../api/mcp-config.js';
 
 type ViewKey = keyof McpServerView;
 

@@ -14,17 +14,16 @@ import {
   TRANSPORT_TYPES,
   TokenSharing,
   isUnlistedEnumValue,
-  parseUpdateMask,
-  relativeUpdateMask,
-  rootOf,
   shortEnum,
   type AuthKind,
   type ConfigKind,
   type UpdateCredentialsRequest,
-} from '../../../api/mcp.js';
+} from '../../../api/mcp-schema.js';
+import { rootOf } from '../../../api/mcp-config.js';
+import { parseUpdateMask, relativeUpdateMask } from '../../../api/mcp-mask.js';
 import type { CommandContext } from '../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
-import type { SetCredentialsInput } from './set-credentials/command.js';
+import { SECRET_ENV, type SetCredentialsInput } from './set-credentials/command.js';
 
 /** The flags of `mcp set-credentials`, typed by its declaration, and its two arguments. */
 export type SetCredentialsOptions = SetCredentialsInput['opts'] & { appId: string; connectorId: string };
@@ -42,14 +41,14 @@ export interface SecretInput {
 }
 
 export const SECRET_INPUTS: readonly SecretInput[] = [
-  { key: 'bearerToken', kind: 'bearerToken', field: 'token', name: 'bearer token', flag: '--bearer-token', env: 'AGCTL_MCP_BEARER_TOKEN' },
-  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: 'AGCTL_MCP_HEADER_VALUE' },
-  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: 'AGCTL_MCP_PASSWORD' },
-  { key: 'awsSecretAccessKey', kind: 'awsSigv4', field: 'secretAccessKey', name: 'AWS secret access key', flag: '--aws-secret-access-key', env: 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY' },
-  { key: 'awsSessionToken', kind: 'awsSigv4', field: 'sessionToken', name: 'AWS session token', flag: '--aws-session-token', env: 'AGCTL_MCP_AWS_SESSION_TOKEN' },
-  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: 'AGCTL_MCP_OAUTH2_CLIENT_SECRET' },
-  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: 'AGCTL_MCP_JWT_PRIVATE_KEY', multiline: true },
-  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: 'AGCTL_MCP_GOOGLE_CREDENTIALS', multiline: true },
+  { key: 'bearerToken', kind: 'bearerToken', field: 'token', name: 'bearer token', flag: '--bearer-token', env: SECRET_ENV.bearerToken.name },
+  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: SECRET_ENV.headerValue.name },
+  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: SECRET_ENV.password.name },
+  { key: 'awsSecretAccessKey', kind: 'awsSigv4', field: 'secretAccessKey', name: 'AWS secret access key', flag: '--aws-secret-access-key', env: SECRET_ENV.awsSecretAccessKey.name },
+  { key: 'awsSessionToken', kind: 'awsSigv4', field: 'sessionToken', name: 'AWS session token', flag: '--aws-session-token', env: SECRET_ENV.awsSessionToken.name },
+  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: SECRET_ENV.oauth2ClientSecret.name },
+  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: SECRET_ENV.jwtPrivateKey.name, multiline: true },
+  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: SECRET_ENV.googleCredentials.name, multiline: true },
 ];
 export const secretInput = (kind: string, field: string) => SECRET_INPUTS.find((s) => s.kind === kind && s.field === field);
 

@@ -7,13 +7,11 @@ import {
   OAUTH2_CLIENT_ID_MODES,
   OAuth2ClientIdMode,
   OAuth2Mode,
-  HEADER_NAME_RE,
   TokenSharing,
-  checkHttpsUrl,
-  isBareIssuerUrl,
   type AuthKind,
   type ConfigKind,
-} from '../../../api/mcp.js';
+} from '../../../api/mcp-schema.js';
+import { HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } from '../../../api/mcp-config.js';
 import { ApiError } from '../../../api/errors.js';
 import { isKsuid } from '../../../lib/ids.js';
 import type { CommandContext } from '../../context.js';

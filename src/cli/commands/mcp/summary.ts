@@ -11,7 +11,7 @@ import {
   TRANSPORT_TYPES,
   shortEnum,
   type McpServerView,
-} from '../../../api/mcp.js';
+} from '../../../api/mcp-schema.js';
 import type { CommandContext } from '../../context.js';
 
 /** Short form of a known enum value; an unknown value is returned unchanged. */

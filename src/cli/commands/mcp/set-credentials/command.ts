@@ -11,19 +11,21 @@ const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp se
  */
 const spelled = <F extends string>(flags: F, description: string, values: readonly string[]) => completeWith(new Option(flags, description), values);
 
+/** The env var each secret input reads (SECRET_INPUTS in ../draft.ts), by its option key. */
+export const SECRET_ENV = {
+  bearerToken: env('AGCTL_MCP_BEARER_TOKEN', 'bearer token (like --bearer-token-stdin)'),
+  headerValue: env('AGCTL_MCP_HEADER_VALUE', 'custom header value'),
+  password: env('AGCTL_MCP_PASSWORD', 'basic auth password'),
+  awsSecretAccessKey: env('AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AWS secret access key'),
+  awsSessionToken: env('AGCTL_MCP_AWS_SESSION_TOKEN', 'AWS session token'),
+  oauth2ClientSecret: env('AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'OAuth2 client secret'),
+  jwtPrivateKey: env('AGCTL_MCP_JWT_PRIVATE_KEY', 'OAuth2 JWT bearer private key (PEM)'),
+  googleCredentials: env('AGCTL_MCP_GOOGLE_CREDENTIALS', 'Google service account key (JSON)'),
+};
+
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const setCredentials = () =>
-  readsEnv(
-    new Command('set-credentials'),
-    env('AGCTL_MCP_BEARER_TOKEN', 'bearer token (like --bearer-token-stdin)'),
-    env('AGCTL_MCP_HEADER_VALUE', 'custom header value'),
-    env('AGCTL_MCP_PASSWORD', 'basic auth password'),
-    env('AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AWS secret access key'),
-    env('AGCTL_MCP_AWS_SESSION_TOKEN', 'AWS session token'),
-    env('AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'OAuth2 client secret'),
-    env('AGCTL_MCP_JWT_PRIVATE_KEY', 'OAuth2 JWT bearer private key (PEM)'),
-    env('AGCTL_MCP_GOOGLE_CREDENTIALS', 'Google service account key (JSON)'),
-  )
+  readsEnv(new Command('set-credentials'), ...Object.values(SECRET_ENV))
     .description('Replace the authentication config and/or config fields of an MCP server')
     .argument('<app-id>', 'app ID')
     .argument('<connector-id>', 'MCP server (connector) ID')
@@ -56,21 +58,21 @@ export const setCredentials = () =>
         'google-service-account',
       ]),
     )
-    .option('--bearer-token-stdin', 'bearer token from stdin (env AGCTL_MCP_BEARER_TOKEN)')
+    .option('--bearer-token-stdin', `bearer token from stdin (env ${SECRET_ENV.bearerToken.name})`)
     .option('--bearer-token-file <path>', 'bearer token from a file')
     .option('--header-name <name>', 'custom header name')
-    .option('--header-value-stdin', 'custom header value from stdin (env AGCTL_MCP_HEADER_VALUE)')
+    .option('--header-value-stdin', `custom header value from stdin (env ${SECRET_ENV.headerValue.name})`)
     .option('--header-value-file <path>', 'custom header value from a file')
     .option('--username <name>', 'basic auth username')
-    .option('--password-stdin', 'basic auth password from stdin (env AGCTL_MCP_PASSWORD)')
+    .option('--password-stdin', `basic auth password from stdin (env ${SECRET_ENV.password.name})`)
     .option('--password-file <path>', 'basic auth password from a file')
     .option('--aws-access-key-id <id>', 'AWS SigV4 access key ID')
-    .option('--aws-secret-access-key-stdin', 'AWS secret access key from stdin (env AGCTL_MCP_AWS_SECRET_ACCESS_KEY)')
+    .option('--aws-secret-access-key-stdin', `AWS secret access key from stdin (env ${SECRET_ENV.awsSecretAccessKey.name})`)
     .option('--aws-secret-access-key-file <path>', 'AWS secret access key from a file')
-    .option('--aws-session-token-stdin', 'AWS session token from stdin (env AGCTL_MCP_AWS_SESSION_TOKEN)')
+    .option('--aws-session-token-stdin', `AWS session token from stdin (env ${SECRET_ENV.awsSessionToken.name})`)
     .option('--aws-session-token-file <path>', 'AWS session token from a file')
     .option('--google-credentials-file <path>', 'Google service account key file (JSON)')
-    .option('--google-credentials-stdin', 'Google service account key from stdin (env AGCTL_MCP_GOOGLE_CREDENTIALS)')
+    .option('--google-credentials-stdin', `Google service account key from stdin (env ${SECRET_ENV.googleCredentials.name})`)
     .option('--scopes <list>', 'OAuth2 / Google scopes, comma-separated')
 
     .optionsGroup('OAuth2:')
@@ -84,7 +86,7 @@ export const setCredentials = () =>
       ]),
     )
     .option('--oauth2-client-id <id>', 'client ID')
-    .option('--oauth2-client-secret-stdin', 'client secret from stdin (env AGCTL_MCP_OAUTH2_CLIENT_SECRET)')
+    .option('--oauth2-client-secret-stdin', `client secret from stdin (env ${SECRET_ENV.oauth2ClientSecret.name})`)
     .option('--oauth2-client-secret-file <path>', 'client secret from a file')
     .addOption(spelled('--oauth2-client-id-mode <mode>', 'authorization code: manual, dcr or cimd', ['manual', 'dcr', 'cimd']))
     .option('--oauth2-authorize-url <url>', 'authorization endpoint')
@@ -96,7 +98,7 @@ export const setCredentials = () =>
     .option('--oauth2-authorize-param <key=value>', 'extra authorize URL parameter (repeatable)', collect)
     .option('--oauth2-token-param <key=value>', 'extra token request parameter, client credentials (repeatable)', collect)
     .option('--jwt-private-key-file <path>', 'JWT bearer: PEM RSA private key file')
-    .option('--jwt-private-key-stdin', 'JWT bearer: PEM RSA private key from stdin (env AGCTL_MCP_JWT_PRIVATE_KEY)')
+    .option('--jwt-private-key-stdin', `JWT bearer: PEM RSA private key from stdin (env ${SECRET_ENV.jwtPrivateKey.name})`)
     .option('--jwt-issuer <iss>', 'JWT bearer: issuer claim')
     .option('--jwt-subject <sub>', 'JWT bearer: subject claim')
     .option('--jwt-audience <aud>', 'JWT bearer: audience claim (default: the token URL)')

@@ -1,17 +1,10 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
 import { UsageError } from '../../../../lib/exit.js';
-import {
-  OAuth2Mode,
-  ServerType,
-  deriveUpdateMask,
-  relativeUpdateMask,
-  rootOf,
-  shortEnum,
-  validateCredentialsRequest,
-  type ConfigKind,
-  type UpdateCredentialsRequest,
-} from '../../../../api/mcp.js';
+import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
+import { rootOf } from '../../../../api/mcp-config.js';
+import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
+import { validateCredentialsRequest } from '../../../../api/mcp.js';
 import { isJsonObject } from '../../../../client/api.js';
 import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../../client/mcp.js';
 import { checkPathId } from '../../../../client/paths.js';
