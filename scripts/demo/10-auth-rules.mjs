@@ -21,6 +21,9 @@ export default async function ({ agctl, ready }) {
   agctl(['auth', 'token'], { quiet: true });
   agctl(['rules', 'list', app, '--limit', '8']);
   agctl(['rules', 'list', app, '--page-size', '5', '-o', 'json'], { quiet: true });
+  // jq built in: --jq filters any JSON output (and implies -o json).
+  agctl(['rules', 'list', app, '--jq', '.[] | select(.enabled) | .id']);
+  agctl(['version']);
   const first = ready.demo.rules.ids[0];
   agctl(['rules', 'delete', app, first, 'no-such-rule', '--yes'], { expect: 5 });
   agctl(['rules', 'delete', app, first], { expect: 2 });

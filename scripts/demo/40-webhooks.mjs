@@ -1,6 +1,7 @@
 // Inbound webhooks: an HMAC send, its replay (409), a JWT send, the IP
 // allowlist (403), a dry run as curl, an offline verify of a captured request,
-// a signing key for a JWT listener, and a short load run.
+// a signing key for a JWT listener, a short load run; the listeners and
+// their runs.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,15 @@ export default async function ({ agctl, ready, work }) {
   agctl(['webhook', 'send', hmacUrl, '-d', '{"ticket":"INC-42","priority":"high"}', '--event-id', eventId], { extraEnv: secretEnv });
   // The same event again: idempotency answers 409 and the automation does not run twice.
   agctl(['webhook', 'send', hmacUrl, '-d', '{"ticket":"INC-42","priority":"high"}', '--event-id', eventId], { extraEnv: secretEnv, expect: 6 });
+  // The server's listeners, and what the first event ran.
+  agctl(['webhook', 'listeners', 'list']);
+  agctl(['webhook', 'runs', w.hmac.listenerId]);
+  // A listener of your own, its generated secret written to a 0600 file (never printed).
+  const secretFile = join(work, 'ticket-sync.secret');
+  const created = agctl(['webhook', 'listeners', 'create', '--name', 'Ticket sync', '--secret-out', secretFile, '-o', 'json']);
+  const listener = JSON.parse(created.stdout || '{}');
+  agctl(['webhook', 'send', listener.id, '-d', '{"ticket":"INC-7"}', '--secret-file', secretFile]);
+  agctl(['webhook', 'runs', listener.id, '--jq', '.[] | .eventId']);
   // The IP-restricted listener refuses a loopback source before anything else.
   agctl(['webhook', 'send', ready.baseUrl + w.restricted.path, '-d', '{}'], { extraEnv: secretEnv, expect: 4 });
 
@@ -45,9 +55,15 @@ export default async function ({ agctl, ready, work }) {
   agctl(['webhook', 'verify', '--request', captured, '--now', String(Math.floor(Date.now() / 1000) + 600)], { extraEnv: secretEnv, expect: 7 });
   agctl(['webhook', 'verify', '--request', captured, '--source-ip', '198.51.100.7', '--allowed-cidr', '203.0.113.0/24'], { extraEnv: secretEnv, expect: 4 });
 
-  // A key pair for a JWT listener of your own.
+  // The signed request as JSON instead of curl.
+  agctl(['webhook', 'send', hmacUrl, '-d', '{"order":812}', '--dry-run', '-o', 'json'], { extraEnv: secretEnv });
+
+  // A key pair for a JWT listener of your own (choices in any case).
+  agctl(['webhook', 'keygen', '--alg', 'es256', '--out', join(work, 'partner-es')]);
   agctl(['webhook', 'keygen', '--alg', 'EdDSA', '--kid', 'partner-2025', '--out', join(work, 'partner')]);
 
   // Load mode: fresh event IDs through one keep-alive pool, then a summary.
   agctl(['webhook', 'send', hmacUrl, '-d', '{"load":true}', '--count', '2000', '--concurrency', '16'], { extraEnv: secretEnv });
+  // Nothing listening: "0 of 20 delivered", exit 9.
+  agctl(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/x', '-d', '{}', '--count', '20'], { extraEnv: secretEnv, expect: 9 });
 }

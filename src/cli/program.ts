@@ -22,7 +22,7 @@ export const GROUPS: readonly Group[] = [
   { name: 'rules', description: "Manage an app's entitlement configuration rules", load: () => import('./tree/rules.js') },
   { name: 'mcp', description: 'Manage MCP servers: credentials and config fields', load: () => import('./tree/mcp.js') },
   { name: 'task', description: 'Act on access request tasks', load: () => import('./tree/task.js') },
-  { name: 'webhook', description: 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT)', load: () => import('./tree/webhook.js') },
+  { name: 'webhook', description: 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT); list listeners and their runs', load: () => import('./tree/webhook.js') },
 ];
 
 /** Global options that take a value (so their value is not mistaken for a command name). */
