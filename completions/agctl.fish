@@ -151,6 +151,7 @@ complete -c agctl -n 'test (__agctl_path) = '\''rules list'\''' -l timeout -x -d
 complete -c agctl -n 'test (__agctl_path) = '\''rules list'\''' -l embedded -d 'run against an embedded server started in this process (no tenant needed)'
 complete -c agctl -n 'test (__agctl_path) = '\''rules list'\''' -l help -s h -d 'show help'
 complete -c agctl -n 'test (__agctl_path) = '\''rules delete'\''' -l yes -s y -d 'do not ask for confirmation (required when not on a terminal)'
+complete -c agctl -n 'test (__agctl_path) = '\''rules delete'\''' -l dry-run -d 'show the rules that would be deleted (read from the server) and delete nothing'
 complete -c agctl -n 'test (__agctl_path) = '\''rules delete'\''' -l version -s V -d 'print the version'
 complete -c agctl -n 'test (__agctl_path) = '\''rules delete'\''' -l profile -x -d 'configuration profile (env AGCTL_PROFILE)'
 complete -c agctl -n 'test (__agctl_path) = '\''rules delete'\''' -l base-url -x -d 'service base URL (env AGCTL_BASE_URL)'

@@ -45,6 +45,25 @@ const issuerUrl = (v: string): true | string => {
 };
 const required = (what: string) => (v: string) => (v.trim() ? true : `${what} is required`);
 
+/** Words that make a config field's name look like a secret's. */
+const SECRET_WORDS = new Set(['token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'credential', 'credentials', 'apikey', 'authorization', 'cookie', 'key', 'keys']);
+/** Last words that name something about a secret, not the secret itself: tokenUrl, keyId, secretName. */
+const NOT_SECRET_LAST = new Set(['url', 'uri', 'endpoint', 'host', 'id', 'name', 'type', 'mode', 'count', 'limit', 'ttl', 'expiry', 'header', 'file', 'path', 'size', 'length']);
+
+/**
+ * True when a config field's name looks like a secret's (apiKey, API_KEY,
+ * githubToken, clientSecret, password, private_key, ...): the walk-through
+ * then proposes a hidden value by default.
+ */
+export function looksSecret(name: string): boolean {
+  const words = name
+    .split(/[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+  if (words.length === 0 || NOT_SECRET_LAST.has(words.at(-1)!)) return false;
+  return words.some((w) => SECRET_WORDS.has(w));
+}
+
 /** Fills every missing part of the draft by asking. The caller checks that prompting is possible. */
 export async function walkThrough(d: Draft, ctx: CommandContext): Promise<void> {
   const p = ctx.prompt;
@@ -71,7 +90,7 @@ export async function walkThrough(d: Draft, ctx: CommandContext): Promise<void> 
     if (d.settings.sourceAppId === undefined) d.settings.sourceAppId = await askOptional('Source app ID');
     while (await p.confirm(`Add ${d.configFields && Object.keys(d.configFields).length ? 'another' : 'a'} config field?`, { default: false })) {
       const name = await ask('Config field name (as in the catalog entry)', (v) => (/^[^.\s]+$/.test(v.trim()) ? true : 'a name without spaces or dots'));
-      const secret = await p.confirm(`Is ${name} a secret?`, { default: false });
+      const secret = await p.confirm(`Is ${name} a secret?`, { default: looksSecret(name) });
       const value = secret ? await p.password(`Value of ${name}`) : await ask(`Value of ${name}`);
       d.configFields = { ...(d.configFields ?? {}), [name]: value };
     }

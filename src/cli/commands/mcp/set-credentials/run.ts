@@ -1,6 +1,6 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
-import { UsageError } from '../../../../lib/exit.js';
+import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
 import {
   OAuth2Mode,
   ServerType,
@@ -17,7 +17,7 @@ import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../..
 import { checkPathId } from '../../../../client/paths.js';
 import { redactJson } from '../../../../client/redact.js';
 import type { CommandContext } from '../../../context.js';
-import { readFileBytes, readStdin } from '../../../io.js';
+import { noPromptHint, readFileBytes, readStdin } from '../../../io.js';
 import { unappliedChanges } from '../applied.js';
 import {
   BUILDER_KEYS,
@@ -65,8 +65,9 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return 0;
   }
   if (opts.interactive && !(await confirmInteractive(body, opts, ctx))) {
+    // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
     ctx.out.info('Nothing sent');
-    return 0;
+    return EXIT_INTERRUPTED;
   }
 
   const api = await ctx.api();
@@ -249,7 +250,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
   await readConfigInputs(opts, d, ctx);
 
   if (opts.interactive) {
-    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input');
+    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
     if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
     const { walkThrough } = await import('../prompts.js');
     await walkThrough(d, ctx);
