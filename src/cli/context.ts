@@ -64,6 +64,8 @@ export class CommandContext {
         debug: this.settings.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(this.settings),
+        // On a terminal a slow failure shows its retries as they start; logs and pipes get the final error only.
+        onRetry: this.io.isStderrTTY ? (line) => this.out.info(line) : undefined,
       });
       this.onClose(() => this.#http?.close());
     }

@@ -1,6 +1,7 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
 import { Exit } from '../lib/exit.js';
+import { basePathHint } from '../client/http.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError } from './errors.js';
@@ -21,20 +22,23 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     if (ctx.out.color) await ctx.out.styles();
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
-    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT === 'json')));
+    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settings.baseUrl) : undefined) : undefined;
+    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT === 'json')), hint);
   } finally {
     await ctx?.close();
   }
   invocation.exitCode = code;
 }
 
-function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean): number {
+/** `hintFor`: a hint from the command's settings, for an error that brings none. */
+function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, hintFor?: (exitCode: number) => string | undefined): number {
   const r = renderError(err);
   if (json) {
     io.stderr.write(safeJson(r.json) + '\n');
   } else {
     io.stderr.write(`agctl: ${r.line}\n`);
-    if (r.hint) io.stderr.write(`hint: ${r.hint}\n`);
+    const hint = r.hint ?? hintFor?.(r.exitCode);
+    if (hint) io.stderr.write(`hint: ${hint}\n`);
   }
   if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
   return r.exitCode;
