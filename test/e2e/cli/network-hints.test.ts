@@ -42,6 +42,15 @@ describe('a base URL with a path', () => {
     expect(login.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found/);
   });
 
+  it('login to a base URL with a path fails with the same hint, and saves nothing', async () => {
+    const dir = configDir();
+    const r = await cliFor(dir)(['login', '--base-url', `${s.baseUrl}/api`, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain(`\nhint: the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}\n`);
+    const status = await cliFor(dir)(['auth', 'status']);
+    expect(status.stdout + status.stderr).not.toContain('/api');
+  });
+
   it('no such hint for a 404 with an origin as base URL', async () => {
     const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: s.baseUrl })(['rules', 'list', 'no-such-app']);
     expect(r.code).toBe(5);
