@@ -13,7 +13,7 @@ import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
-import { looksSecret } from '../../../src/cli/commands/mcp/prompts.js';
+import { looksSecret } from '../../../src/cli/commands/mcp/set-credentials/secret-name.js';
 import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, validateCredentialsRequest, type AuthKind, type McpServerView } from '../../../src/api/mcp.js';
 import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';
@@ -318,10 +318,10 @@ describe('--interactive', () => {
   });
 
   it('names that look like secrets', () => {
-    for (const name of ['apiKey', 'API_KEY', 'APIKey', 'apikey', 'githubToken', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'clientSecret', 'password', 'db-passwd', 'private_key', 'privateKeyPem', 'signingKey', 'key', 'credentials', 'Authorization']) {
+    for (const name of ['apiKey', 'API_KEY', 'APIKey', 'apikey', 'githubToken', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'clientSecret', 'client_secret', 'password', 'db-passwd', 'private_key', 'privateKeyPem', 'signingKey', 'key', 'credentials', 'Authorization']) {
       expect(looksSecret(name), name).toBe(true);
     }
-    for (const name of ['region', 'tokenUrl', 'keyId', 'secretName', 'monkey', 'keyboardLayout', 'baseUrl', 'workspace', '']) {
+    for (const name of ['region', 'site', 'audience', 'tokenUrl', 'keyId', 'secretName', 'monkey', 'keyboardLayout', 'baseUrl', 'workspace', '']) {
       expect(looksSecret(name), name).toBe(false);
     }
   });

@@ -18,6 +18,7 @@ import { ApiError } from '../../../api/errors.js';
 import { isKsuid } from '../../../lib/ids.js';
 import type { CommandContext } from '../../context.js';
 import { obtainSecret, secretInput, splitList, type Draft } from './draft.js';
+import { looksSecret } from './set-credentials/secret-name.js';
 
 const AUTH_CHOICE_NAMES: Record<AuthKind, string> = {
   none: 'No authentication',
@@ -44,25 +45,6 @@ const issuerUrl = (v: string): true | string => {
   return isBareIssuerUrl(v.trim()) ? true : 'an issuer URL has no path, query or fragment';
 };
 const required = (what: string) => (v: string) => (v.trim() ? true : `${what} is required`);
-
-/** Words that make a config field's name look like a secret's. */
-const SECRET_WORDS = new Set(['token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'credential', 'credentials', 'apikey', 'authorization', 'cookie', 'key', 'keys']);
-/** Last words that name something about a secret, not the secret itself: tokenUrl, keyId, secretName. */
-const NOT_SECRET_LAST = new Set(['url', 'uri', 'endpoint', 'host', 'id', 'name', 'type', 'mode', 'count', 'limit', 'ttl', 'expiry', 'header', 'file', 'path', 'size', 'length']);
-
-/**
- * True when a config field's name looks like a secret's (apiKey, API_KEY,
- * githubToken, clientSecret, password, private_key, ...): the walk-through
- * then proposes a hidden value by default.
- */
-export function looksSecret(name: string): boolean {
-  const words = name
-    .split(/[-_.\s]+|(?<=[a-z0-9])(?=[A-Z])/)
-    .filter(Boolean)
-    .map((w) => w.toLowerCase());
-  if (words.length === 0 || NOT_SECRET_LAST.has(words.at(-1)!)) return false;
-  return words.some((w) => SECRET_WORDS.has(w));
-}
 
 /** Fills every missing part of the draft by asking. The caller checks that prompting is possible. */
 export async function walkThrough(d: Draft, ctx: CommandContext): Promise<void> {

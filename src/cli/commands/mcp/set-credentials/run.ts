@@ -38,6 +38,7 @@ import {
   type SetCredentialsOptions,
 } from '../draft.js';
 import { printServerSummary } from '../summary.js';
+import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 
 export type { SetCredentialsOptions } from '../draft.js';
@@ -199,9 +200,6 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
   return body;
 }
 
-/** Names that usually hold a secret. */
-const SECRET_LIKE = /secret|passw|token|api[-_]?key|private|credential/i;
-
 /**
  * Plain flag values under names that look secret: the CLI cannot know which
  * catalog config fields are secret (the server seals them by the catalog
@@ -209,12 +207,12 @@ const SECRET_LIKE = /secret|passw|token|api[-_]?key|private|credential/i;
  * rather than refuses, naming the flags that keep a value off the command line.
  */
 function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
-  for (const k of Object.keys(d.configFields ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+  for (const k of Object.keys(d.configFields ?? {}).filter(looksSecret)) {
     ctx.out.warn(`--config ${k}=...: a value on the command line stays in shell history and process lists; for a secret field use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
   }
   const v = d.values as { extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
   for (const [flag, params] of [['--oauth2-authorize-param', v.extraAuthorizeParams], ['--oauth2-token-param', v.extraTokenParams]] as const) {
-    for (const k of Object.keys(params ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+    for (const k of Object.keys(params ?? {}).filter(looksSecret)) {
       ctx.out.warn(`${flag} ${k}=...: extra parameters are stored and shown as they are, not sealed; a client secret belongs in --oauth2-client-secret-file or --oauth2-client-secret-stdin`);
     }
   }
