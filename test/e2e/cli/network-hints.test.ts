@@ -80,6 +80,7 @@ describe('a server that never answers', () => {
     await expect(rulesList({ args: [app], opts: {} }, ctx)).rejects.toThrow(/timed out: 4 attempts of 0\.2 s each/);
     await ctx.close();
     expect(f.out()).toBe('');
-    expect(f.err().trimEnd().split('\n')).toEqual([2, 3, 4].map((i) => `${silentUrl}: timed out after 0.2 s; retrying (${i}/4)…`));
+    // Each from the start of its row, clearing a spinner's line were one there.
+    expect(f.err().trimEnd().split('\n')).toEqual([2, 3, 4].map((i) => `\r\x1b[K${silentUrl}: timed out after 0.2 s; retrying (${i}/4)…`));
   });
 });
