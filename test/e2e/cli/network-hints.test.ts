@@ -51,6 +51,16 @@ describe('a base URL with a path', () => {
     expect(status.stdout + status.stderr).not.toContain('/api');
   });
 
+  it('rules delete stops at the token, once, with the hint (not one failure per rule)', async () => {
+    const c = cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` });
+    for (const args of [['--yes'], ['--dry-run']]) {
+      const r = await c(['rules', 'delete', app, 'ecr-001', 'ecr-002', ...args]);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found[^\n]*\nhint: the base URL \S+\/api has a path \(\/api\)/);
+      expect(r.stderr).not.toContain('rule ecr-00');
+    }
+  });
+
   it('no such hint for a 404 with an origin as base URL', async () => {
     const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: s.baseUrl })(['rules', 'list', 'no-such-app']);
     expect(r.code).toBe(5);

@@ -1,6 +1,7 @@
 import { ApiError } from '../../../../api/errors.js';
 import type { EntitlementConfigurationRule } from '../../../../api/rules.js';
 import { CliError, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import type { ApiClient } from '../../../../client/api.js';
 import { checkPathId } from '../../../../client/paths.js';
 import { deleteRule, getRule } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
@@ -31,7 +32,7 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
       return EXIT_INTERRUPTED;
     }
   }
-  const api = await ctx.api();
+  const api = await client(ctx);
   const results: Result[] = [];
   const worst = await eachRule(ids, ctx, async (id) => {
     await deleteRule(api, appId, id);
@@ -44,7 +45,7 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
 
 /** --dry-run: reads each rule and shows it; deletes nothing. A rule that is not there fails as a delete would. */
 async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promise<number> {
-  const api = await ctx.api();
+  const api = await client(ctx);
   const rules: EntitlementConfigurationRule[] = [];
   const worst = await eachRule(ids, ctx, async (id) => void rules.push(await getRule(api, appId, id)));
   if (ctx.out.json) {
@@ -55,6 +56,17 @@ async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promis
   const what = rules.length === 1 ? 'rule' : 'rules';
   ctx.out.info(`Dry run: would delete ${rules.length} ${what} from app ${appId}; nothing was deleted`);
   return worst;
+}
+
+/**
+ * The API client, with its token: failing to get one (a wrong secret, a base
+ * URL that is not the service's) is the same for every rule, so it is one
+ * error, with its hint, before the first rule.
+ */
+async function client(ctx: CommandContext): Promise<ApiClient> {
+  const api = await ctx.api();
+  await api.tokens.token();
+  return api;
 }
 
 /**
