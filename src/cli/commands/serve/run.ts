@@ -76,8 +76,23 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
-  const s = await ctx.out.styles();
   const out = (l: string) => ctx.io.stderr.write(l + '\n');
+  // Listening for SIGINT/SIGTERM before the start-up lines say the server runs.
+  const stopped = new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (sig: string) => {
+      if (stopping) return;
+      stopping = true;
+      out(`${sig}: finishing in-flight requests and closing the database`);
+      server.close().then(done, (err) => {
+        out(`error while stopping: ${(err as Error).message}`);
+        done();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  const s = await ctx.out.styles();
   out(`${s.green('✓')} agctl embedded server listening on ${s.bold(info.baseUrl)}`);
   if (taken) out(`${s.yellow('!')} port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
   out(`  data: ${dir}`);
@@ -94,19 +109,6 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
   out('  press Ctrl-C to stop');
 
-  await new Promise<void>((done) => {
-    let stopping = false;
-    const stop = (sig: string) => {
-      if (stopping) return;
-      stopping = true;
-      out(`${sig}: finishing in-flight requests and closing the database`);
-      server.close().then(done, (err) => {
-        out(`error while stopping: ${(err as Error).message}`);
-        done();
-      });
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  await stopped;
   return 0;
 }
