@@ -9,9 +9,14 @@ export default async function ({ agctl, ready }) {
   // A key secret (secret-token:...): the CLI signs a client assertion instead of sending it.
   // The first login also makes "default" the current profile.
   agctl(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
-  // A plain secret, into a second profile, from stdin.
-  agctl(['login', '--profile', 'ci', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret + '\n' });
+  // A plain secret, into a second profile, from stdin; --no-switch keeps "default" current.
+  agctl(['login', '--profile', 'ci', '--no-switch', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret + '\n' });
+  agctl(['auth', 'list']);
+  agctl(['auth', 'switch', 'ci']);
   agctl(['auth', 'status']);
+  agctl(['auth', 'switch', 'default']);
+  agctl(['auth', 'switch', 'nosuch'], { expect: 2 });
+  agctl(['rules', 'list', app, '--profile', 'nosuch'], { expect: 2 });
   agctl(['auth', 'status', '--profile', 'ci', '-o', 'json']);
   agctl(['auth', 'token'], { quiet: true });
   agctl(['rules', 'list', app, '--limit', '8']);

@@ -2,7 +2,7 @@
 // for process.*, so tests can build a context directly.
 import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { ConfigContext, attachStoredSecret, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
+import { ConfigContext, attachStoredSecret, requireKnownProfile, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
 import { dataDir } from '../config/paths.js';
 import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
@@ -25,6 +25,7 @@ export class CommandContext {
   readonly prompt: Prompter;
   readonly #closers: (() => Promise<void> | void)[] = [];
   #settings?: Settings;
+  #profileKnown = false;
   #http?: HttpClient;
   #api?: Promise<ApiClient>;
   #embedded?: Promise<EmbeddedHandle>;
@@ -36,12 +37,26 @@ export class CommandContext {
     this.clock = opts.clock ?? systemClock;
     this.config = new ConfigContext(opts.env);
     // Output format errors must surface as usage errors before anything else runs.
-    this.out = new Output(opts.io, this.settings.output, colorEnabled(opts.io, opts.env, opts.flags.color));
+    this.out = new Output(opts.io, this.settingsOfAnyProfile.output, colorEnabled(opts.io, opts.env, opts.flags.color));
     this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, opts.flags.color === false);
   }
 
-  /** Resolved settings (flag > env > profile > default); secrets are not loaded here. */
+  /**
+   * Resolved settings (flag > env > profile > default); secrets are not loaded
+   * here. A profile named by --profile, AGCTL_PROFILE or the config that is
+   * not saved is a usage error naming the saved ones.
+   */
   get settings(): Settings {
+    const s = this.settingsOfAnyProfile;
+    if (!this.#profileKnown) {
+      requireKnownProfile(s, this.config.profiles);
+      this.#profileKnown = true;
+    }
+    return s;
+  }
+
+  /** The settings without the check that the profile exists: for `login`, which creates it. */
+  get settingsOfAnyProfile(): Settings {
     return (this.#settings ??= resolveSettings(this.flags, this.env, this.config));
   }
 
@@ -54,17 +69,18 @@ export class CommandContext {
   }
 
   debug(line: string): void {
-    if (this.settings.debug) this.io.stderr.write(`[debug] ${line}\n`);
+    if (this.settingsOfAnyProfile.debug) this.io.stderr.write(`[debug] ${line}\n`);
   }
 
   /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
   get http(): HttpClient {
     if (!this.#http) {
+      const s = this.settingsOfAnyProfile;
       this.#http = new HttpClient({
-        timeoutMs: this.settings.timeoutMs,
-        debug: this.settings.debug ? (l) => this.debug(l) : undefined,
+        timeoutMs: s.timeoutMs,
+        debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
-        urlSource: baseUrlSourceName(this.settings),
+        urlSource: baseUrlSourceName(s),
         // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
         // spinner's line, which is redrawn below); logs and pipes get the final error only.
         onRetry: this.io.isStderrTTY ? (line) => this.out.info(`${CLEAR_LINE}${line}`) : undefined,

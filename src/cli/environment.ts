@@ -25,6 +25,8 @@ const GLOBAL: readonly EnvVar[] = [
 const TERMINAL: readonly EnvVar[] = [
   v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)', '--no-color'),
   v('FORCE_COLOR', 'colour even when stdout is not a terminal'),
+  v('AGCTL_PAGER', 'pager for tables longer than the terminal, run by the shell (default PAGER; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)'),
+  v('PAGER', 'pager when AGCTL_PAGER is unset (never used on a pipe)'),
   v('CI', 'never prompt, when set to anything but empty, 0 or false', '--no-input'),
 ];
 
@@ -35,14 +37,18 @@ export function environment(program: Command): EnvVar[] {
 
 /** The paragraph of the root help naming the variables (the commands' own are in `agctl help environment`). */
 export function environmentSummary(): string {
-  const words = `Environment: ${[...GLOBAL, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`.split(' ');
-  const lines = [''];
-  for (const w of words) {
+  return wrapWords(`Environment: ${[...GLOBAL, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`, 80).join('\n');
+}
+
+/** `text` in lines of at most `width` columns (a longer word alone on its line), each indented by `indent` spaces. */
+export function wrapWords(text: string, width: number, indent = 0): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
     const last = lines.length - 1;
-    if (lines[last] && lines[last]!.length + 1 + w.length > 80) lines.push(w);
-    else lines[last] = lines[last] ? `${lines[last]} ${w}` : w;
+    if (last >= 0 && lines[last]!.length + 1 + word.length <= width) lines[last] += ` ${word}`;
+    else lines.push(' '.repeat(indent) + word);
   }
-  return lines.join('\n');
+  return lines;
 }
 
 /** One line of `agctl help environment`: the meaning, then the flag that does the same. */

@@ -1,16 +1,16 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
-import { CliError, Exit, UsageError, exitCodeForStatus, type ExitCode } from '../lib/exit.js';
+import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
 import { escapeControls } from './escape.js';
 
 /** gRPC code names by number, for error lines. */
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Code).map(([name, n]) => [n, name]));
 
 interface RenderedError {
-  exitCode: ExitCode | 130;
+  exitCode: ExitCode | typeof EXIT_INTERRUPTED;
   line: string;
   hint?: string;
-  json: { error: { status: number | null; code: number | string | null; message: string; details: unknown[] } };
+  json: JsonError;
 }
 
 /**
@@ -20,30 +20,44 @@ interface RenderedError {
  */
 export function renderError(err: unknown): RenderedError {
   const r = render(err);
-  return { ...r, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}) };
+  const json = jsonError(r.code, r.message ?? r.line, r.exitCode, { hint: r.hint, status: r.status, details: r.details });
+  return { exitCode: r.exitCode, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}), json };
 }
 
-function render(err: unknown): RenderedError {
-  if (err instanceof UsageError) {
-    return { exitCode: Exit.Usage, line: err.message, hint: err.hint, json: { error: { status: null, code: 'usage', message: err.message, details: [] } } };
-  }
+/**
+ * The `code` of an error: the service's (a gRPC code's name in snake_case,
+ * `not_found`, or a string it sent, `invalid_client`), else the name of the
+ * exit code (`usage`, `unauthenticated`, ...).
+ */
+export function errorCode(code: number | string | undefined, exitCode: number): string {
+  if (typeof code === 'string') return code;
+  if (typeof code === 'number') return CODE_NAMES[code] !== undefined ? snakeCase(CODE_NAMES[code]) : String(code);
+  return EXIT_NAMES[exitCode] ?? 'error';
+}
+
+const snakeCase = (name: string) => name.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toLowerCase();
+
+interface Rendering {
+  exitCode: ExitCode | typeof EXIT_INTERRUPTED;
+  line: string;
+  /** The message in JSON, when not the line. */
+  message?: string;
+  hint?: string;
+  code: string;
+  status?: number;
+  details?: unknown[];
+}
+
+function render(err: unknown): Rendering {
+  if (err instanceof UsageError) return { exitCode: Exit.Usage, line: err.message, hint: err.hint, code: errorCode(undefined, Exit.Usage) };
   if (err instanceof ApiError) {
     const name = typeof err.code === 'number' ? CODE_NAMES[err.code] ?? `code ${err.code}` : err.code;
     const hint = err.status === 401 ? 'run `agctl login` or check AGCTL_ACCESS_TOKEN' : err.status === 429 ? 'the server is rate limiting; try again later' : undefined;
-    return {
-      exitCode: exitCodeForStatus(err.status),
-      line: `${err.message} (HTTP ${err.status}, ${name})`,
-      hint,
-      json: { error: { status: err.status, code: err.code, message: err.message, details: err.details } },
-    };
+    const exitCode = exitCodeForStatus(err.status);
+    return { exitCode, line: `${err.message} (HTTP ${err.status}, ${name})`, message: err.message, hint, code: errorCode(err.code, exitCode), status: err.status, details: err.details };
   }
-  if (err instanceof CliError) {
-    return { exitCode: err.exitCode, line: err.message, hint: err.hint, json: { error: { status: err.status ?? null, code: err.code ?? null, message: err.message, details: [] } } };
-  }
+  if (err instanceof CliError) return { exitCode: err.exitCode, line: err.message, hint: err.hint, code: errorCode(err.code, err.exitCode), status: err.status };
   const e = err as { name?: string; message?: string };
-  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') {
-    return { exitCode: 130, line: 'cancelled', json: { error: { status: null, code: 'cancelled', message: 'cancelled', details: [] } } };
-  }
-  const message = `unexpected error: ${e?.message ?? String(err)}`;
-  return { exitCode: Exit.Bug, line: message, hint: 'run again with --debug for details, and please report it', json: { error: { status: null, code: 'internal', message, details: [] } } };
+  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') return { exitCode: EXIT_INTERRUPTED, line: 'cancelled', code: errorCode(undefined, EXIT_INTERRUPTED) };
+  return { exitCode: Exit.Bug, line: `unexpected error: ${e?.message ?? String(err)}`, hint: 'run again with --debug for details, and please report it', code: errorCode(undefined, Exit.Bug) };
 }

@@ -8,7 +8,8 @@ const MAX_SMALL_INPUT_BYTES = 1024 * 1024;
 
 export interface IO {
   stdin: Readable & { isTTY?: boolean };
-  stdout: Writable & { isTTY?: boolean; columns?: number };
+  /** `columns` and `rows`: the terminal's size, when stdout is one (tables fit it; long ones are paged). */
+  stdout: Writable & { isTTY?: boolean; columns?: number; rows?: number };
   /** `columns`: the terminal's current width, when stderr is one (live lines are fitted to it). */
   stderr: Writable & { isTTY?: boolean; columns?: number };
   /** stdout is a terminal. */
@@ -30,6 +31,15 @@ export function colorEnabled(io: IO, env: NodeJS.ProcessEnv, flag: boolean | und
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
   if (env.TERM === 'dumb') return false;
   return io.isStdoutTTY;
+}
+
+/**
+ * The pager for long tables on a terminal: AGCTL_PAGER, else PAGER (as gh's
+ * GH_PAGER and PAGER); none when empty or `cat`.
+ */
+export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
+  const command = (env.AGCTL_PAGER ?? env.PAGER ?? '').trim();
+  return command === '' || command === 'cat' ? undefined : command;
 }
 
 /** Why agctl does not prompt here, in a hint's words; empty when it may. */

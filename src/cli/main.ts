@@ -3,6 +3,7 @@
 // Everything a run reads or writes comes in `deps`: bin/agctl.js passes the
 // real process, tests an in-memory one.
 import type { Clock } from '../lib/clock.js';
+import { EXIT_NAMES, Exit, jsonError } from '../lib/exit.js';
 import { version } from '../version.js';
 import { safeJson } from './escape.js';
 import { bindInvocation, type Invocation } from './invocation.js';
@@ -30,8 +31,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   bindInvocation(program, invocation);
   const json = wantsJson(args, env);
   // Parse errors follow -o json too: one JSON object on stderr, like every other error.
-  const jsonError = (str: string, write: (s: string) => void) =>
-    write(safeJson({ error: { status: null, code: 'usage', message: str.replace(/^error: /, '').trim(), details: [] } }) + '\n');
+  const jsonParseError = (str: string, write: (s: string) => void) =>
+    write(safeJson(jsonError(EXIT_NAMES[Exit.Usage]!, str.replace(/^error: /, '').trim(), Exit.Usage)) + '\n');
   for (const cmd of walk(program)) {
     cmd.configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -41,7 +42,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       // The help text carries no colour of its own.
       getOutHasColors: () => false,
       getErrHasColors: () => false,
-      ...(json ? { outputError: jsonError } : {}),
+      ...(json ? { outputError: jsonParseError } : {}),
     });
   }
   try {
@@ -61,7 +62,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 /** Help is wrapped to the terminal's width, or to 80 columns (commander's default) elsewhere. */
 const helpWidth = (tty: boolean, stream: { columns?: number }): number => (tty && stream.columns ? stream.columns : 80);
 
-/** Whether -o json (or AGCTL_OUTPUT=json) is asked for, read before commander parses anything. */
+/** Whether -o json (or AGCTL_OUTPUT=json, or --jq) is asked for, read before commander parses anything. */
 export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {
   let format = env.AGCTL_OUTPUT;
   for (let i = 0; i < args.length; i++) {
@@ -70,6 +71,7 @@ export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {
     if (a === '-o' || a === '--output') format = args[++i];
     else if (a.startsWith('--output=')) format = a.slice('--output='.length);
     else if (/^-o[^-]/.test(a)) format = a.slice(2);
+    else if (a === '--jq' || a.startsWith('--jq=')) return true;
   }
-  return format === 'json';
+  return format?.toLowerCase() === 'json';
 }

@@ -1,6 +1,9 @@
 // Output: data on stdout (table or JSON), everything else on stderr.
+import type { StdioOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import type { IO } from './io.js';
+import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
 
 type Style = (s: string) => string;
@@ -21,6 +24,8 @@ export class Output {
   readonly color: boolean;
   readonly io: IO;
   #styles?: Styles;
+  #jq?: JqFilter;
+  #pager?: { command: string; env: NodeJS.ProcessEnv };
 
   constructor(io: IO, format: OutputFormat, color: boolean) {
     this.io = io;
@@ -46,9 +51,29 @@ export class Output {
     return this.#styles ?? PLAIN_STYLES;
   }
 
-  /** Prints a JSON document on stdout. */
+  /**
+   * Runs --jq on every JSON document printed from now on (loads jq, and
+   * refuses an expression that does not compile, before the command runs).
+   */
+  async useJq(expression: string): Promise<void> {
+    const { loadJqFilter } = await import('./jq.js');
+    this.#jq = await loadJqFilter(expression);
+  }
+
+  /** Pages long tables on a terminal through this shell command (AGCTL_PAGER or PAGER). */
+  usePager(command: string | undefined, env: NodeJS.ProcessEnv): void {
+    this.#pager = command ? { command, env } : undefined;
+  }
+
+  /** Prints a JSON document on stdout (or what --jq makes of it). */
   printJson(value: unknown): void {
-    this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    if (!this.#jq) {
+      this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+      return;
+    }
+    const { text, error } = this.#jq(value);
+    this.io.stdout.write(text);
+    if (error) throw error;
   }
 
   /** Prints a line of data on stdout. */
@@ -73,34 +98,59 @@ export class Output {
     this.info(`${this.s.red('✗')} ${line}`);
   }
 
-  /** Prints a table on stdout: cli-table3 boxes on a terminal, plain aligned columns on a pipe. */
+  /**
+   * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
+   * terminal), columns apart by two spaces, no borders. On a terminal the
+   * table fits its width (the widest free-text column gives way, its cells
+   * cut with "…"; a terminal too narrow even then gets one record per row)
+   * and goes through the pager when longer than the terminal; on a pipe
+   * nothing is cut.
+   */
   async table(head: string[], rows: (string | number | boolean)[][]): Promise<void> {
     const s = await this.styles();
-    const tty = this.io.isStdoutTTY;
     const cells = rows.map((r) => r.map((c) => String(c)));
-    if (!tty) {
-      // Piped: plain columns, written directly. cli-table3 would draw the same
-      // but measures every cell several times (~0.5 ms per row), which a
-      // script listing hundreds of rules would wait for.
-      this.io.stdout.write(plainColumns(head.map((h) => s.bold(h)), cells));
-      return;
-    }
-    // The table fits the terminal's width: the widest columns give way, their cells cut with "…".
-    const columns = this.io.stdout.columns;
-    const colWidths = fitColumns(head, cells, columns);
-    if (colWidths && tableWidth(colWidths) > columns!) {
-      // Too narrow even for the shortened columns: one record per block, a field a line.
-      this.io.stdout.write(records(head.map((h) => s.bold(h)), head, cells, columns!));
-      return;
-    }
-    const { default: Table } = await import('cli-table3');
-    const table = new Table({
-      ...(colWidths ? { colWidths } : {}),
-      head: head.map((h) => s.bold(h)),
-      style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
+    const shownHead = head.map((h) => s.bold(h));
+    const columns = this.io.isStdoutTTY ? this.io.stdout.columns : undefined;
+    const widths = fitColumns(head, cells, columns);
+    const text = widths ? renderColumns(shownHead, cells, widths) : records(shownHead, head, cells, columns!);
+    const rowsOnScreen = this.io.stdout.rows;
+    if (this.io.isStdoutTTY && rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
+    this.io.stdout.write(text);
+  }
+
+  /**
+   * Writes `text` through the pager, as git and gh run it: a shell command,
+   * `LESS=FRX` unless LESS is set. False when there is no pager or it could
+   * not start (the shell found no such command): the caller prints directly.
+   */
+  async #page(text: string): Promise<boolean> {
+    if (!this.#pager) return false;
+    const { command, env } = this.#pager;
+    const { spawn } = await import('node:child_process');
+    // The pager writes to the terminal itself; a stream without a descriptor (tests) gets its output piped.
+    const target = (stream: Writable) => (typeof (stream as { fd?: unknown }).fd === 'number' ? stream : 'pipe');
+    const stdio: StdioOptions = ['pipe', target(this.io.stdout), target(this.io.stderr)];
+    return new Promise((resolve) => {
+      // Ctrl-C belongs to the pager (less ignores it) while it runs.
+      const stop = this.io.onInterrupt(() => {});
+      const done = (shown: boolean) => {
+        stop();
+        resolve(shown);
+      };
+      try {
+        const child = spawn(command, { shell: true, env: { ...env, LESS: env.LESS ?? 'FRX' }, stdio });
+        child.stdout?.pipe(this.io.stdout, { end: false });
+        child.stderr?.pipe(this.io.stderr, { end: false });
+        // The reader quitting before the end (q in less) is no error.
+        child.stdin!.on('error', () => {});
+        child.on('error', () => done(false));
+        // 126 and 127: the shell could not run the command.
+        child.on('close', (code) => done(code !== 126 && code !== 127));
+        child.stdin!.end(text);
+      } catch {
+        done(false);
+      }
     });
-    for (const r of cells) table.push(r);
-    this.io.stdout.write(table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n');
   }
 
   /** Key/value lines ("Label:  value") on stdout. */
@@ -128,20 +178,39 @@ export function truncate(text: string, max: number): string {
   return kept.trimEnd() + '…';
 }
 
+/** Spaces between two columns. */
+const GAP = 2;
+
+/** Lines of text (ending in a line break). */
+const countLines = (text: string) => text.split('\n').length - 1;
+
 /**
- * Aligned columns for a pipe: each column as wide as its widest cell plus two
- * spaces, trailing spaces trimmed (what the bordered table is without borders).
+ * Aligned columns, each `widths[j]` wide (cells over it cut with "…"),
+ * two spaces apart, trailing spaces trimmed.
  */
-export function plainColumns(head: string[], rows: string[][]): string {
-  const all = [head, ...rows];
-  const widths = head.map((_, j) => Math.max(...all.map((r) => visible(r[j] ?? ''))) + 2);
-  return all.map((r) => widths.map((w, j) => (r[j] ?? '') + ' '.repeat(w - visible(r[j] ?? ''))).join('').trimEnd()).join('\n') + '\n';
+export function renderColumns(head: string[], rows: string[][], widths: number[]): string {
+  const line = (r: string[]) =>
+    widths
+      .map((w, j) => {
+        const c = r[j] ?? '';
+        const shown = visible(c) > w ? truncate(c, w) : c;
+        return shown + ' '.repeat(Math.max(0, w - visible(shown)));
+      })
+      .join(' '.repeat(GAP))
+      .trimEnd();
+  return [head, ...rows].map(line).join('\n') + '\n';
 }
 
-/** Columns a bordered table with these column widths (padding included) takes. */
-function tableWidth(widths: number[]): number {
-  return widths.reduce((a, b) => a + b, 0) + widths.length + 1;
+/** Aligned columns as wide as their widest cell (a piped table: nothing cut). */
+export function plainColumns(head: string[], rows: string[][]): string {
+  return renderColumns(head, rows, naturalWidths(head, rows));
 }
+
+function naturalWidths(head: string[], rows: string[][]): number[] {
+  return head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))));
+}
+
+const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
 
 /**
  * A table as records, for a terminal too narrow for its columns: each row a
@@ -155,23 +224,20 @@ export function records(shownHead: string[], head: string[], rows: string[][], c
 }
 
 /**
- * Column widths (padding included) that fit a bordered table into `columns`,
- * or undefined when it fits as it is (or the width is unknown). The widest
- * column is narrowed first, never below 10 (a shorter column keeps its
- * width); on a terminal too narrow even then, the widths returned are wider
- * than `columns` and the table is shown as records instead.
+ * Column widths that fit the table into `columns` (all of it when the width
+ * is unknown), or undefined when no cutting of free text fits it (the caller
+ * shows records). Only free-text columns (a cell holds a space: names,
+ * conditions, descriptions) give way, the widest first, never below their
+ * header nor below 10; IDs, numbers and flags are never cut.
  */
 export function fitColumns(head: string[], rows: string[][], columns: number | undefined): number[] | undefined {
-  if (!columns || columns <= 0) return undefined;
-  const widths = head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))) + 2);
-  const total = () => tableWidth(widths);
-  if (total() <= columns) return undefined;
-  // Short columns (IDs, flags) keep their width: only long text (and its header) is cut.
-  const floor = widths.map((w) => Math.min(w, 10));
-  while (total() > columns) {
+  const widths = naturalWidths(head, rows);
+  if (!columns || columns <= 0 || tableWidth(widths) <= columns) return widths;
+  const floor = widths.map((w, j) => (rows.some((r) => /\s/.test(r[j] ?? '')) ? Math.max(visible(head[j]!), Math.min(w, 10)) : w));
+  while (tableWidth(widths) > columns) {
     let widest = -1;
     for (let j = 0; j < widths.length; j++) if (widths[j]! > floor[j]! && (widest < 0 || widths[j]! > widths[widest]!)) widest = j;
-    if (widest < 0) break;
+    if (widest < 0) return undefined;
     widths[widest]!--;
   }
   return widths;

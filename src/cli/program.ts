@@ -2,12 +2,13 @@
 // commander and the small always-present trees; each action imports its command
 // module lazily, and the command groups are loaded only when the command line
 // names them (every group is loaded for completion scripts and tests).
-import { Command, Option } from 'commander';
+import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import { version } from '../version.js';
 import { environmentSummary } from './environment.js';
 import { escapeControls } from './escape.js';
 import { register as registerAuth } from './tree/auth.js';
 import { register as registerServe } from './tree/serve.js';
+import { register as registerApi } from './tree/api.js';
 import { register as registerMeta } from './tree/meta.js';
 
 interface Group {
@@ -25,7 +26,7 @@ export const GROUPS: readonly Group[] = [
 ];
 
 /** Global options that take a value (so their value is not mistaken for a command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--client-id', '-o', '--output', '--timeout']);
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--client-id', '-o', '--output', '--jq', '--timeout']);
 
 /**
  * The groups a command line needs: the one it names (also after `help`), all
@@ -52,6 +53,39 @@ export function groupsFor(args: readonly string[]): Set<string> {
 /** commander's parse errors as `agctl: ...`, an argument's control characters shown as escapes (commander's own line breaks stay). */
 const outputError = (str: string, write: (s: string) => void) => write(`agctl: ${escapeControls(str.replace(/^error: /, ''), '\n')}`);
 
+const OUTPUT_FORMATS = ['table', 'json'];
+
+/** -o's value, in any case (`-o JSON`). */
+function outputFormat(value: string): string {
+  const format = value.toLowerCase();
+  if (!OUTPUT_FORMATS.includes(format)) throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
+  return format;
+}
+
+/** A subcommand's help lists the global flags under "Inherited flags" (as gh's), all but --version (the program's alone). */
+const INHERITED_FLAGS: Partial<Help> = {
+  showGlobalOptions: true,
+  visibleGlobalOptions(cmd) {
+    return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
+  },
+  formatItemList(heading, items, helper) {
+    return Help.prototype.formatItemList.call(this, heading === 'Global Options:' ? 'Inherited flags:' : heading, items, helper);
+  },
+};
+
+/** After a missing or extra argument, the command's usage line (as gh prints it). */
+const withUsage =
+  (cmd: Command) =>
+  (str: string, write: (s: string) => void): void => {
+    outputError(str, write);
+    if (/^error: (missing required argument|too many arguments)/.test(str)) {
+      write(`Usage: ${cmd.createHelp().commandUsage(cmd)}\nSee \`${commandPath(cmd)} --help\`.\n`);
+    }
+  };
+
+/** "agctl rules list". */
+const commandPath = (cmd: Command): string => (cmd.parent ? `${commandPath(cmd.parent)} ${cmd.name()}` : cmd.name());
+
 /**
  * Builds the program. With `args`, only the groups that command line needs are
  * loaded (the others appear in help with their description alone); without,
@@ -68,7 +102,8 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .option('--profile <name>', 'configuration profile (env AGCTL_PROFILE)')
     .option('--base-url <url>', 'service base URL (env AGCTL_BASE_URL)')
     .option('--client-id <id>', 'OAuth2 client ID (env AGCTL_CLIENT_ID)')
-    .addOption(new Option('-o, --output <format>', 'output format (env AGCTL_OUTPUT)').choices(['table', 'json']))
+    .addOption(new Option('-o, --output <format>', 'output format (env AGCTL_OUTPUT)').choices(OUTPUT_FORMATS).argParser(outputFormat))
+    .option('--jq <expression>', 'filter JSON output with a jq expression; strings print raw (implies -o json)')
     .option('--no-input', 'never prompt; fail on missing input instead')
     .option('--no-color', 'disable colour (also NO_COLOR)')
     .option('--debug', 'log HTTP requests and responses to stderr, secrets redacted')
@@ -90,14 +125,16 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     const group = program.command(g.name).description(g.description);
     loaded[i]?.register(group);
   });
+  registerApi(program);
   registerServe(program);
   registerMeta(program);
 
-  // Every command inherits the error handling of the root.
+  // Every command inherits the error handling of the root, and shows the global flags in its help.
   for (const cmd of walk(program)) {
     if (cmd === program) continue;
-    cmd.exitOverride().configureOutput({ outputError }).showSuggestionAfterError(true);
+    cmd.exitOverride().configureOutput({ outputError: withUsage(cmd) }).showSuggestionAfterError(true);
     cmd.helpOption('-h, --help', 'show help');
+    cmd.configureHelp(INHERITED_FLAGS);
   }
   return program;
 }

@@ -1,33 +1,42 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
-import { Exit } from '../lib/exit.js';
+import { Exit, UsageError } from '../lib/exit.js';
 import { basePathHint } from '../client/http.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError } from './errors.js';
 import { safeJson } from './escape.js';
 import { invocationOf } from './invocation.js';
-import type { IO } from './io.js';
+import { pagerCommand, type IO } from './io.js';
 
 export type CommandResult = number | void;
 
 export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise<CommandResult>): Promise<void> {
   const invocation = invocationOf(cmd);
   const { io, env, clock } = invocation;
-  const flags = cmd.optsWithGlobals() as GlobalFlags;
+  const flags = cmd.optsWithGlobals() as GlobalFlags & { jq?: string };
   let ctx: CommandContext | undefined;
   let code: number;
   try {
+    if (flags.jq !== undefined) flags.output = jqOutput(flags.output);
     ctx = new CommandContext({ io, env, flags, clock });
     if (ctx.out.color) await ctx.out.styles();
+    if (flags.jq !== undefined) await ctx.out.useJq(flags.jq);
+    ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
-    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settings.baseUrl) : undefined) : undefined;
-    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT === 'json')), hint);
+    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
+    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT?.toLowerCase() === 'json')), hint);
   } finally {
     await ctx?.close();
   }
   invocation.exitCode = code;
+}
+
+/** --jq filters JSON: it implies -o json, and contradicts -o table. */
+function jqOutput(output: string | undefined): 'json' {
+  if (output !== undefined && output !== 'json') throw new UsageError('--jq filters JSON output: it cannot be combined with -o table', 'drop -o table (--jq implies -o json)');
+  return 'json';
 }
 
 /** `hintFor`: a hint from the command's settings, for an error that brings none. */

@@ -36,28 +36,43 @@ export class ApiClient {
   }
 
   async call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
-    const url = this.url(path, opts.query);
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const url = this.url(path, opts.query);
+    const res = await this.request(method, url, { body, idempotent: opts.idempotent, headers: body !== undefined ? { 'content-type': 'application/json' } : {} });
+    if (res.status >= 200 && res.status < 300) {
+      const data = jsonObjectBody(res, url, opts.emptyOk);
+      const problem = opts.check?.(data);
+      if (problem) throw unexpectedResponse(url, problem);
+      return data as T;
+    }
+    throw errorFromResponse(res);
+  }
+
+  /**
+   * Sends one request with the bearer token and returns the answer as it is,
+   * whatever its status (a 401 drops the token and retries once). `url` must
+   * be on the base URL's origin (build it with `url()`): the token goes
+   * nowhere else. `headers` come before the client's own Authorization.
+   */
+  async request(method: string, url: string, opts: { headers?: Record<string, string>; body?: string | Buffer; idempotent?: boolean } = {}): Promise<HttpResponse> {
+    if (new URL(url).origin !== new URL(this.baseUrl).origin) {
+      throw new CliError(`refusing to send the bearer token to ${new URL(url).origin}: it belongs to ${new URL(this.baseUrl).origin}`, Exit.Usage);
+    }
+    const headers = Object.fromEntries(Object.entries(opts.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'authorization'));
     let token = await this.tokens.token();
     for (let attempt = 0; ; attempt++) {
       const res = await this.http.send({
         method,
         url,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body,
+        headers: { accept: 'application/json', ...headers, authorization: `Bearer ${token}` },
+        body: opts.body,
         idempotent: opts.idempotent,
       });
       if (res.status === 401 && attempt === 0 && this.tokens.invalidate(token)) {
         token = await this.tokens.token();
         continue;
       }
-      if (res.status >= 200 && res.status < 300) {
-        const data = jsonObjectBody(res, url, opts.emptyOk);
-        const problem = opts.check?.(data);
-        if (problem) throw unexpectedResponse(url, problem);
-        return data as T;
-      }
-      throw errorFromResponse(res);
+      return res;
     }
   }
 }
@@ -76,15 +91,23 @@ export function jsonKind(v: unknown): string {
 
 export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The media type of an answer, lower case, without parameters ('' when none). */
+export function contentType(res: HttpResponse): string {
+  const raw = res.headers['content-type'];
+  return String(Array.isArray(raw) ? raw[0] : raw ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** application/json or application/<something>+json. */
+export const isJsonType = (type: string): boolean => /^application\/([a-z0-9.+-]+\+)?json$/.test(type);
+
 /** The body of a 2xx answer as a JSON object: JSON content type, valid JSON, an object; otherwise an unexpected-response error. */
 export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false): Record<string, unknown> {
   if (res.body.length === 0) {
     if (emptyOk) return {};
     throw unexpectedResponse(url, `HTTP ${res.status} with an empty body, expected a JSON object`);
   }
-  const raw = res.headers['content-type'];
-  const type = String(Array.isArray(raw) ? raw[0] : raw ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!/^application\/([a-z0-9.+-]+\+)?json$/.test(type)) {
+  const type = contentType(res);
+  if (!isJsonType(type)) {
     throw unexpectedResponse(url, `HTTP ${res.status} with ${type ? `content type ${type}` : 'no content type'}, expected JSON`);
   }
   let data: unknown;

@@ -51,10 +51,11 @@ export async function listAll<T extends { id: string }>(fetchPage: (req: PageReq
   return [...items.values()].slice(0, opts.limit);
 }
 
-function pagingLoop(what: string, page: number, why: string): CliError {
+/** The error for a server whose paging loops (`why`: what page `page` did wrong), nothing printed. */
+export function pagingLoop(what: string, page: number, why: string, hint = 'try again, or ask for fewer with --limit'): CliError {
   return new CliError(`the server's paging loops: page ${page} of ${what} ${why}`, Exit.Server, {
     code: PAGING_LOOP,
-    hint: `nothing was listed, rather than ${what} twice or without end; try again, or ask for fewer with --limit`,
+    hint: `nothing was listed, rather than ${what} twice or without end; ${hint}`,
   });
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { readTextIfExists, ensurePrivateDir, inConfigDir } from './secure-file.js';
 import { chmodSync } from 'node:fs';
 import { UsageError } from '../lib/exit.js';
+import { configDir } from './paths.js';
 
 export interface Profile {
   baseUrl?: string;
@@ -63,6 +64,15 @@ export class ProfileStore {
     return this.read().currentProfile;
   }
 
+  /** The names of the saved profiles, sorted. */
+  names(): string[] {
+    return Object.keys(this.read().profiles ?? {}).sort();
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.read().profiles ?? {}, name);
+  }
+
   async #conf() {
     inConfigDir(this.dir, this.#env, () => ensurePrivateDir(this.dir));
     const { default: Conf } = await import('conf');
@@ -80,5 +90,47 @@ export class ProfileStore {
       chmodSync(this.path, 0o600);
     });
     this.#cache = undefined;
+  }
+
+  /** Makes an existing profile the current one (the caller checks that it exists). */
+  async setCurrent(name: string): Promise<void> {
+    const conf = await this.#conf();
+    inConfigDir(this.dir, this.#env, () => {
+      conf.set('currentProfile', name);
+      chmodSync(this.path, 0o600);
+    });
+    this.#cache = undefined;
+  }
+}
+
+/**
+ * The names of the saved profiles in the config directory `env` points at,
+ * sorted; [] when there are none or the config file cannot be read (for
+ * completion, which must never fail).
+ */
+export function listProfileNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  try {
+    return new ProfileStore(configDir(env), env).names();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A profile named (by --profile, AGCTL_PROFILE or the config's current
+ * profile) that does not exist: a usage error (exit 2) naming it and the
+ * profiles that do exist.
+ */
+export class UnknownProfileError extends UsageError {
+  constructor(
+    readonly profile: string,
+    from: string | undefined,
+    readonly existing: string[],
+  ) {
+    super(
+      `unknown profile "${profile}"${from ? ` (from ${from})` : ''}: ${existing.length ? `the profiles are ${existing.join(', ')}` : 'no profile is saved yet'}`,
+      `run \`agctl login --profile ${profile}\` to create it${existing.length ? ', or `agctl auth list` to see the profiles' : ''}`,
+    );
+    this.name = 'UnknownProfileError';
   }
 }

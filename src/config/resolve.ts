@@ -1,6 +1,6 @@
 // Settings resolution: flag > env > profile > default (DESIGN.md §4).
 import { CliError, Exit, UsageError } from '../lib/exit.js';
-import { DEFAULT_PROFILE, ProfileStore, isValidProfileName, type Profile } from './profiles.js';
+import { DEFAULT_PROFILE, ProfileStore, UnknownProfileError, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
 import { hideUserinfo } from '../lib/url.js';
@@ -25,6 +25,8 @@ export interface Settings {
   profileSource: 'flag' | 'env' | 'config' | 'default';
   baseUrl?: string;
   baseUrlSource?: 'flag' | 'env' | 'profile' | 'client-id';
+  /** The base URL was given without a scheme (`acme.example.com`): https:// was assumed. */
+  baseUrlSchemeAssumed?: boolean;
   clientId?: string;
   clientIdSource?: 'flag' | 'env' | 'profile';
   /** The secret from AGCTL_CLIENT_SECRET or the profile's stored credential (never printed). */
@@ -48,10 +50,20 @@ export function baseUrlFromClientId(clientId: string): string | undefined {
   return URL.canParse(url) ? new URL(url).origin : undefined;
 }
 
-/** Validates and normalises a base URL (no trailing slash). */
+/** Whether a base URL as typed names no scheme (`acme.example.com`, `localhost:8080`). */
+export function lacksScheme(raw: string): boolean {
+  return !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(raw.trim());
+}
+
+/**
+ * Validates and normalises a base URL (no trailing slash). A URL without a
+ * scheme is taken as https (`acme.example.com` -> `https://acme.example.com`);
+ * plain http must be written out.
+ */
 export function normalizeBaseUrl(raw: string, from: string): string {
-  if (!URL.canParse(raw)) throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
-  const url = new URL(raw);
+  const full = raw.trim() && lacksScheme(raw) ? `https://${raw.trim()}` : raw;
+  if (!URL.canParse(full)) throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
+  const url = new URL(full);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
   if (url.username || url.password) throw new UsageError(`${from}: the base URL must not carry credentials`);
   if (url.search || url.hash) throw new UsageError(`${from}: the base URL must not have a query or fragment`);
@@ -60,7 +72,8 @@ export function normalizeBaseUrl(raw: string, from: string): string {
 
 export function parseOutput(raw: string | undefined, from: string): OutputFormat | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (raw === 'table' || raw === 'json') return raw;
+  const format = raw.toLowerCase();
+  if (format === 'table' || format === 'json') return format;
   throw new UsageError(`${from}: unknown output format "${raw}"`, 'use table or json');
 }
 
@@ -116,8 +129,8 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   else if (env.AGCTL_CLIENT_ID) [s.clientId, s.clientIdSource] = [env.AGCTL_CLIENT_ID, 'env'];
   else if (p.clientId) [s.clientId, s.clientIdSource] = [p.clientId, 'profile'];
 
-  if (flags.baseUrl) [s.baseUrl, s.baseUrlSource] = [normalizeBaseUrl(flags.baseUrl, '--base-url'), 'flag'];
-  else if (env.AGCTL_BASE_URL) [s.baseUrl, s.baseUrlSource] = [normalizeBaseUrl(env.AGCTL_BASE_URL, 'AGCTL_BASE_URL'), 'env'];
+  if (flags.baseUrl) [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [normalizeBaseUrl(flags.baseUrl, '--base-url'), 'flag', lacksScheme(flags.baseUrl)];
+  else if (env.AGCTL_BASE_URL) [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [normalizeBaseUrl(env.AGCTL_BASE_URL, 'AGCTL_BASE_URL'), 'env', lacksScheme(env.AGCTL_BASE_URL)];
   else if (p.baseUrl && (!s.clientId || s.clientIdSource === 'profile' || s.clientId === p.clientId)) [s.baseUrl, s.baseUrlSource] = [p.baseUrl, 'profile'];
   else if (s.clientId) {
     const derived = baseUrlFromClientId(s.clientId);
@@ -129,6 +142,18 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   if (env.AGCTL_ACCESS_TOKEN) s.accessToken = env.AGCTL_ACCESS_TOKEN;
   if (env.AGCTL_CLIENT_SECRET) [s.clientSecret, s.clientSecretSource] = [env.AGCTL_CLIENT_SECRET, 'env'];
   return s;
+}
+
+/**
+ * Throws an UnknownProfileError (exit 2) when the profile was named (by
+ * --profile, AGCTL_PROFILE or the config's current profile) but is not saved.
+ * The implicit "default" profile of a fresh config is not checked. `agctl
+ * login`, which creates profiles, does not call this.
+ */
+export function requireKnownProfile(s: Settings, profiles: ProfileStore): void {
+  if (s.profileSource === 'default' || profiles.has(s.profile)) return;
+  const from = s.profileSource === 'flag' ? '--profile' : s.profileSource === 'env' ? 'AGCTL_PROFILE' : `the current profile in ${profiles.path}`;
+  throw new UnknownProfileError(s.profile, from, profiles.names());
 }
 
 /**
@@ -145,7 +170,7 @@ export function sameTenant(a: string, b: string): boolean {
  * it was logged in with (for a hand-written profile without one, the tenant its
  * client ID names).
  */
-function profileTenant(p: Profile | undefined): string | undefined {
+export function profileTenant(p: Profile | undefined): string | undefined {
   return p?.baseUrl ?? (p?.clientId ? baseUrlFromClientId(p.clientId) : undefined);
 }
 

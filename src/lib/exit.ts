@@ -35,6 +35,35 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED,
   [EXIT_INTERRUPTED, 'cancelled: Ctrl-C (a prompt, the step-up wait, a webhook load run), or No at a confirmation (nothing was changed)'],
 ];
 
+/** The `code` of a JSON error (`-o json`) when the service named none: the kind of exit code. */
+export const EXIT_NAMES: Readonly<Record<number, string>> = {
+  1: 'unexpected',
+  2: 'usage',
+  3: 'unauthenticated',
+  4: 'permission_denied',
+  5: 'not_found',
+  6: 'conflict',
+  7: 'invalid',
+  8: 'rate_limited',
+  9: 'unavailable',
+  10: 'pending',
+  [EXIT_INTERRUPTED]: 'cancelled',
+};
+
+/**
+ * An error as `-o json` prints it on stderr, one shape for every error
+ * (`agctl help exit-codes`): `code` is always a string, `exitCode` the
+ * process's exit code, `status` the HTTP status that caused it (or null),
+ * `hint` what to do (or null), `details` the service's error details.
+ */
+export interface JsonError {
+  error: { code: string; message: string; hint: string | null; exitCode: number; status: number | null; details: unknown[] };
+}
+
+export function jsonError(code: string, message: string, exitCode: number, more: { hint?: string; status?: number; details?: unknown[] } = {}): JsonError {
+  return { error: { code, message, hint: more.hint ?? null, exitCode, status: more.status ?? null, details: more.details ?? [] } };
+}
+
 /** Maps an HTTP status from the service to the CLI exit code. */
 export function exitCodeForStatus(status: number): ExitCode {
   if (status >= 200 && status < 300) return Exit.OK;

@@ -226,8 +226,14 @@ function checkHmac(input: VerifyInput, eventId: string): VerifyResult | null {
 
 const stripSlash = (s: string) => (s.endsWith('/') ? s.slice(0, -1) : s);
 
-function joseReason(err: unknown, kid: string): string {
-  const e = err as { code?: string; message?: string; claim?: string; reason?: string; name?: string };
+/** A claim's value for a reason: JSON, cut short (a value comes from the request). */
+const claimText = (v: unknown) => {
+  const t = JSON.stringify(v) ?? 'undefined';
+  return t.length > 200 ? `${t.slice(0, 199)}…` : t;
+};
+
+function joseReason(err: unknown, kid: string, endpointUrl: string): string {
+  const e = err as { code?: string; message?: string; claim?: string; reason?: string; name?: string; payload?: JWTPayload };
   switch (e?.code) {
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return `unknown kid ${JSON.stringify(kid)}: no key in the listener's JWKS matches it`;
@@ -243,7 +249,7 @@ function joseReason(err: unknown, kid: string): string {
       return `JWT expired: ${e.message}`;
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (e.reason === 'missing') return `JWT claim "${e.claim}" is missing`;
-      if (e.claim === 'aud') return 'JWT aud is not the endpoint URL';
+      if (e.claim === 'aud') return `JWT aud is ${claimText(e.payload?.aud)}, not the endpoint URL ${claimText(endpointUrl)}`;
       return `JWT claim "${e.claim}" check failed: ${e.message}`;
     case 'ERR_JWS_INVALID':
     case 'ERR_JWT_INVALID':
@@ -313,7 +319,7 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
   } catch (err) {
     const code = (err as { code?: string }).code;
     const mismatch = code === 'ERR_JWKS_NO_MATCHING_KEY' ? algMismatch(jwks, kid, header.alg!) : null;
-    return unauthorized(mismatch ?? joseReason(err, kid), eventId);
+    return unauthorized(mismatch ?? joseReason(err, kid, input.listener.endpointUrl), eventId);
   }
   if (typeof payload.sub !== 'string' || stripSlash(payload.sub) !== stripSlash(input.listener.tenantBaseUrl)) {
     return unauthorized(`JWT sub is not the tenant base URL ${input.listener.tenantBaseUrl}`, eventId);

@@ -83,6 +83,13 @@ export class TokenIssuer {
     this.#tokens.clear();
   }
 
+  /** Removes a client, as an admin deleting it would: its secret and its tokens no longer work. */
+  revokeClient(clientId: string): void {
+    const i = this.clients.findIndex((c) => c.clientId === clientId);
+    if (i >= 0) this.clients.splice(i, 1);
+    for (const [token, t] of this.#tokens) if (t.clientId === clientId) this.#tokens.delete(token);
+  }
+
   /** Handles a token request; throws TokenError for the RFC 6749 §5.2 answer. */
   async token(contentType: string | undefined, raw: Buffer): Promise<{ access_token: string; expires_in: number }> {
     const rec: TokenRequestRecord = { ok: false, form: {} };

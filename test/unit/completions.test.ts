@@ -33,7 +33,7 @@ const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: '
 const hasZsh = runs('zsh', ['-fc', 'zmodload zsh/zpty']);
 const hasFish = runs('fish', ['--no-config', '-c', 'exit 0']);
 const sorted = (a: string[]) => [...new Set(a)].sort();
-const COMMANDS = ['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'serve', 'help', 'completion'];
+const COMMANDS = ['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'help', 'completion', 'version'];
 /** Flags whose value is a file name (the review's list and a few more), with a command line that reaches them. */
 const FILE_FLAGS = [
   ['webhook send x', '--data-file'],
@@ -49,7 +49,9 @@ const FILE_FLAGS = [
   ['mcp set-credentials a b', '--jwt-private-key-file'],
   ['serve', '--ready-file'],
   ['webhook keygen', '--out'],
+  ['webhook listeners create', '--secret-out'],
   ['login', '--client-secret-file'],
+  ['api /api/v1/x', '--input'],
 ] as const;
 
 /**
@@ -185,6 +187,9 @@ describe('bash completion (run)', () => {
     expect(bashComplete('agctl --output=j')).toEqual(['json']);
     expect(sorted(bashComplete('agctl --output='))).toEqual(['json', 'table']);
     expect(sorted(bashComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
+    expect(sorted(bashComplete('agctl webhook listeners create --auth-method '))).toEqual(['HMAC', 'JWT']);
+    expect(bashComplete('agctl webhook listeners l')).toEqual(['list']);
+    expect(bashComplete('agctl webhook r')).toEqual(['runs']);
   });
 
   it('completes file names for file flags, directories for --data-dir, nothing for other values', () => {

@@ -1,14 +1,16 @@
-// help topics and shell completion: each declaration, with the run it is
+// help topics, shell completion and the version: each declaration, with the run it is
 // checked against and imports when it runs.
 import type { Command } from 'commander';
 import { addCommands, lazyRun } from '../declare.js';
 import { completion } from '../commands/completion/command.js';
 import { help } from '../commands/help/command.js';
+import { versionCommand } from '../commands/version/command.js';
 
 export function register(program: Command): void {
   addCommands(
     program,
     lazyRun(help(), () => import('../commands/help/run.js')),
     lazyRun(completion(), () => import('../commands/completion/run.js')),
+    lazyRun(versionCommand(), () => import('../commands/version/run.js')),
   );
 }

@@ -1,13 +1,13 @@
 // Inbound webhooks (service-api.md §2.5, §3, §4.5, §5.2, §6): the incoming
 // endpoint, and the embedded-only routes under /_embedded/v1/ (not part of the
-// service API) that create listeners and list their runs. The parts live in
+// service API) that create and list listeners and list their runs. The parts live in
 // src/server/webhooks/: schema, ingest, listeners, runs, demo.
 import { MAX_BODY_BYTES } from '../../webhook/verify.js';
 import type { ServerModule } from '../module.js';
 import { startCheckpointer } from '../store/checkpointer.js';
 import { DEMO_JWKS_PATH, demoJwks, revealWebhookSecrets, seedWebhooks } from '../webhooks/demo.js';
 import { incoming, prunePeriodically } from '../webhooks/ingest.js';
-import { createListener } from '../webhooks/listeners.js';
+import { createListener, listListeners } from '../webhooks/listeners.js';
 import { listRuns } from '../webhooks/runs.js';
 import { INCOMING_PREFIX, createWebhookTables } from '../webhooks/schema.js';
 
@@ -20,6 +20,7 @@ export const webhooksModule: ServerModule = {
     router.post(`${INCOMING_PREFIX}:listener_id`, incoming, { auth: false, maxBody: MAX_BODY_BYTES });
     router.get(DEMO_JWKS_PATH, (ctx) => ({ body: demoJwks(ctx.store) }), { auth: false });
     router.post('/_embedded/v1/webhook_listeners', createListener, { maxBody: 64 * 1024 });
+    router.get('/_embedded/v1/webhook_listeners', listListeners);
     router.get('/_embedded/v1/webhook_listeners/:id/runs', listRuns);
   },
   start({ store, clock }) {

@@ -1,5 +1,6 @@
-// Webhook listeners: creating one (with its automation) over the embedded-only
-// route POST /_embedded/v1/webhook_listeners, and how a listener is shown.
+// Webhook listeners over the embedded-only routes (not part of the service API):
+// creating one (with its automation) with POST /_embedded/v1/webhook_listeners,
+// listing them with GET on the same path, and how a listener is shown.
 import { invalidArgument, ApiError, Code } from '../../api/errors.js';
 import { ksuid } from '../../lib/ids.js';
 import { cidrListError } from '../../webhook/cidr.js';
@@ -8,9 +9,14 @@ import { newHmacSecret } from '../../webhook/sign.js';
 import type { AuthMethod } from '../../webhook/verify.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
-import { MAX_LISTENER_NUM, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
+import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
 
 const MAX_CIDRS = 100;
+const MAX_NAME_CHARS = 200;
+/** A secret given on creation: printable ASCII without spaces, long enough to be one (the service generates 43 base64url characters). */
+const GIVEN_SECRET = /^[\x21-\x7e]{32,512}$/;
+const LIST_PAGE_SIZE_DEFAULT = 100;
+const LIST_PAGE_SIZE_MAX = 1000;
 
 interface CreateListenerInput {
   authMethod: AuthMethod;
@@ -18,16 +24,19 @@ interface CreateListenerInput {
   allowedCidrs?: string[] | null;
   published: boolean;
   triggerEnabled: boolean;
+  /** An HMAC secret chosen by the caller; generated when absent. */
+  secret?: string;
 }
 
-/** Inserts an automation and its listener; returns the row and, for HMAC, the new secret. */
-export function insertListener(store: Store, now: number, input: CreateListenerInput, name: string): { row: ListenerRow; automation: AutomationRow; secret?: string } {
+/** Inserts an automation and its listener; returns the row and, for HMAC, the secret it generated (none when one was given). */
+export function insertListener(store: Store, now: number, input: CreateListenerInput, name: string): { row: ListenerRow; automation: AutomationRow & { name: string }; secret?: string } {
   const automation: AutomationRow = { id: ksuid(now), published: input.published ? 1 : 0, trigger_enabled: input.triggerEnabled ? 1 : 0 };
   store.db
     .prepare('INSERT INTO webhook_automations (id, name, published, trigger_enabled, created_at) VALUES (?, ?, ?, ?, ?)')
     .run(automation.id, name, automation.published, automation.trigger_enabled, now);
   const id = ksuid(now);
-  const secret = input.authMethod === 'HMAC' ? newHmacSecret() : undefined;
+  const generated = input.authMethod === 'HMAC' && input.secret === undefined ? newHmacSecret() : undefined;
+  const secret = input.authMethod === 'HMAC' ? (input.secret ?? generated) : undefined;
   const num = store.db.prepare('SELECT IFNULL(MAX(num), 0) + 1 FROM webhook_listeners').pluck().get() as number;
   if (num > MAX_LISTENER_NUM) throw ApiError.of(Code.FailedPrecondition, `the embedded server holds at most ${MAX_LISTENER_NUM} webhook listeners`);
   const row: ListenerRow = {
@@ -43,26 +52,43 @@ export function insertListener(store: Store, now: number, input: CreateListenerI
   store.db
     .prepare('INSERT INTO webhook_listeners (id, num, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     .run(row.id, row.num, row.automation_id, row.auth_method, row.secret_sealed, row.jwks_url, row.allowed_cidrs, row.created_at);
-  return { row, automation, secret };
+  return { row, automation: { ...automation, name }, secret: generated };
 }
 
-function listenerView(base: string, row: ListenerRow, automation: AutomationRow, secret?: string) {
+/**
+ * A listener as the embedded routes show it. The secret appears only in the
+ * answer that created it, and only when the server generated it.
+ */
+function listenerView(base: string, row: ListenerRow, automation: AutomationRow & { name: string }, extra: { secret?: string; runCount?: number } = {}) {
   return {
     id: row.id,
     url: base + listenerPath(row.id),
     authMethod: row.auth_method,
-    ...(secret ? { secret } : {}),
+    ...(extra.secret ? { secret: extra.secret } : {}),
     ...(row.jwks_url ? { jwksUrl: row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url } : {}),
     ...(row.allowed_cidrs ? { allowedCidrs: JSON.parse(row.allowed_cidrs) as string[] } : {}),
-    automation: { id: automation.id, published: automation.published === 1, triggerEnabled: automation.trigger_enabled === 1 },
+    automation: { id: automation.id, name: automation.name, published: automation.published === 1, triggerEnabled: automation.trigger_enabled === 1 },
+    ...(extra.runCount !== undefined ? { runCount: extra.runCount } : {}),
+    createdAt: new Date(row.created_at).toISOString(),
   };
 }
 
-function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput {
+function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput & { name?: string } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('request body must be a JSON object');
   const b = body as Record<string, unknown>;
   if (b.authMethod !== 'HMAC' && b.authMethod !== 'JWT') throw invalidArgument('authMethod must be "HMAC" or "JWT"');
-  const input: CreateListenerInput = { authMethod: b.authMethod, published: true, triggerEnabled: true };
+  const input: CreateListenerInput & { name?: string } = { authMethod: b.authMethod, published: true, triggerEnabled: true };
+  if (b.name !== undefined && b.name !== null) {
+    if (typeof b.name !== 'string' || !b.name.trim()) throw invalidArgument('name must be a non-empty string');
+    if (b.name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(b.name)) throw invalidArgument(`name must be at most ${MAX_NAME_CHARS} characters, without control characters`);
+    input.name = b.name.trim();
+  }
+  if (b.secret !== undefined && b.secret !== null) {
+    if (b.authMethod !== 'HMAC') throw invalidArgument('secret applies to HMAC listeners only');
+    // The value is never quoted back: it is a secret.
+    if (typeof b.secret !== 'string' || !GIVEN_SECRET.test(b.secret)) throw invalidArgument('secret must be 32 to 512 printable ASCII characters without spaces');
+    input.secret = b.secret;
+  }
   if (b.authMethod === 'JWT') {
     if (typeof b.jwksUrl !== 'string' || !b.jwksUrl) throw invalidArgument('jwksUrl is required for a JWT listener');
     const problem = jwksUrlProblem(b.jwksUrl, allowInsecure);
@@ -91,6 +117,34 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
 /** POST /_embedded/v1/webhook_listeners */
 export async function createListener(ctx: RequestContext) {
   const input = parseCreate(await ctx.json(), ctx.server.allowInsecureJwks);
-  const { row, automation, secret } = ctx.store.write(() => insertListener(ctx.store, ctx.clock.now(), input, 'Incoming webhook'));
-  return { body: { listener: listenerView(ctx.baseUrl, row, automation, secret) } };
+  const { row, automation, secret } = ctx.store.write(() => insertListener(ctx.store, ctx.clock.now(), input, input.name ?? 'Incoming webhook'));
+  return { body: { listener: listenerView(ctx.baseUrl, row, automation, { secret, runCount: 0 }) } };
+}
+
+function parsePageSize(raw: string | null): number {
+  if (raw === null || raw === '' || raw === '0') return LIST_PAGE_SIZE_DEFAULT;
+  if (!/^\d+$/.test(raw)) throw invalidArgument('page_size must be a non-negative integer');
+  return Math.min(Number(raw), LIST_PAGE_SIZE_MAX);
+}
+
+/** GET /_embedded/v1/webhook_listeners?page_size=&page_token=: every listener in creation order, with its run count. */
+export function listListeners(ctx: RequestContext) {
+  const size = parsePageSize(ctx.query.get('page_size'));
+  const token = ctx.query.get('page_token') || '0';
+  // The page token is the number of the last listener of the previous page.
+  if (!/^\d{1,16}$/.test(token)) throw invalidArgument('page_token is not a valid page token');
+  const rows = ctx.store.db
+    .prepare(
+      `SELECT l.*, a.name AS a_name, a.published AS a_published, a.trigger_enabled AS a_trigger_enabled
+       FROM webhook_listeners l JOIN webhook_automations a ON a.id = l.automation_id
+       WHERE l.num > ? ORDER BY l.num LIMIT ?`,
+    )
+    .all(Number(token), size + 1) as (ListenerRow & { a_name: string; a_published: number; a_trigger_enabled: number })[];
+  const more = rows.length > size;
+  const page = more ? rows.slice(0, size) : rows;
+  const list = page.map((r) => {
+    const automation = { id: r.automation_id, name: r.a_name, published: r.a_published, trigger_enabled: r.a_trigger_enabled };
+    return listenerView(ctx.baseUrl, r, automation, { runCount: lastRunKey(ctx.store.db, r.num) - r.num * RUNS_PER_LISTENER });
+  });
+  return { body: { list, nextPageToken: more ? String(page[page.length - 1]!.num) : '' } };
 }

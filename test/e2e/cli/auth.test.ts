@@ -45,7 +45,7 @@ describe('login', () => {
       expectNoSecrets(r);
     }
     expect(viaStdin.stderr).toContain(`Logged in to ${s.baseUrl} as ${plain.clientId} (profile "default")`);
-    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), currentProfile: 'admin' });
 
     for (const [dir, profile, client] of [[dirs.stdin, 'default', plain], [dirs.file, 'admin', key], [dirs.env, 'ci', plain]] as const) {
       const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -83,7 +83,9 @@ describe('login', () => {
     }
     expect(plainWrong.stderr).toMatch(/^agctl: authentication failed: client authentication failed \(invalid_client\)\nhint: check the client ID and secret\n$/);
     expect(keyWrong.stderr).toMatch(/^agctl: (authentication failed|the client secret is unusable)/);
-    expect(JSON.parse(jsonWrong.stderr)).toEqual({ error: { status: 401, code: 'invalid_client', message: 'authentication failed: client authentication failed (invalid_client)', details: [] } });
+    expect(JSON.parse(jsonWrong.stderr)).toEqual({
+      error: { code: 'invalid_client', message: 'authentication failed: client authentication failed (invalid_client)', hint: 'check the client ID and secret', exitCode: 3, status: 401, details: [] },
+    });
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
     expect(existsSync(join(dir, 'credentials'))).toBe(false);
     expect(existsSync(join(dir, 'tokens')) ? readdirSync(join(dir, 'tokens')) : []).toEqual([]);
@@ -222,7 +224,7 @@ describe('auth status with AGCTL_ACCESS_TOKEN', () => {
     const cli = cliFor(dir);
     const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(login.code, login.stderr).toBe(0);
-    const env = { AGCTL_ACCESS_TOKEN: 'agt_given-by-env' };
+    const env = { AGCTL_ACCESS_TOKEN: await s.token() };
     const [json, table] = await Promise.all([cli(['auth', 'status', '-o', 'json'], { env }), cli(['auth', 'status'], { env })]);
     expect(json.code, json.stderr).toBe(0);
     expect(json.json()).toMatchObject({ loggedIn: true, credentials: 'access token from AGCTL_ACCESS_TOKEN', token: { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' } });

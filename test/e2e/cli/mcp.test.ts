@@ -206,7 +206,7 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.stderr).toMatch(/^agctl: externalConfig\.url: the endpoint URL of tickets-mcp is locked .*\(HTTP 400, FailedPrecondition\)$/m);
     const j = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--auth', 'none', '-o', 'json'));
     expect(j.code).toBe(7);
-    expect(JSON.parse(j.stderr).error).toMatchObject({ status: 400, code: 9 });
+    expect(JSON.parse(j.stderr).error).toMatchObject({ status: 400, code: 'failed_precondition', exitCode: 7 });
     expect(row(d.locked)).toEqual(before);
   });
 

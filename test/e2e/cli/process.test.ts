@@ -59,7 +59,7 @@ describe('the launcher', () => {
     expect(r.sources).toContain('src/cli/program.ts');
     // A command's folder holds its declaration (command.ts, part of the help) and its runtime (the rest).
     const heavy = r.sources.filter((m) =>
-      /^(src\/cli\/commands\/.*(?<!\/command\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod)\/)/.test(m),
+      /^(src\/cli\/commands\/.*(?<!\/command\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm)\/)/.test(m),
     );
     expect(heavy).toEqual([]);
   });
@@ -82,6 +82,15 @@ describe('the launcher', () => {
     expect(r.code).toBe(2); // no base URL configured
     expect(r.sources).toContain('src/cli/commands/rules/list/run.ts');
     expect(r.sources.filter((m) => /^src\/cli\/commands\/(mcp|task|webhook)\//.test(m))).toEqual([]);
+    expect(r.sources.filter((m) => m.startsWith('node_modules/jq-wasm/') || m === 'src/cli/jq.ts')).toEqual([]);
+  });
+
+  it('loads jq only for --jq', async () => {
+    const r = await traced(['version', '--jq', '.version'], 'version-jq');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.sources).toContain('src/cli/jq.ts');
+    expect(r.sources.some((m) => m.startsWith('node_modules/jq-wasm/'))).toBe(true);
   });
 
   it("sets the process's exit code to the command's", async () => {

@@ -118,7 +118,7 @@ describe('rules delete', () => {
     const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', '-y', '-o', 'json']);
     expect(again.code).toBe(5);
     expect(again.json()).toEqual([
-      { id: 'ecr-010', deleted: false, error: { status: 404, code: 5, message: `entitlement configuration rule ecr-010 not found in app ${app}` } },
+      { id: 'ecr-010', deleted: false, error: { status: 404, code: 'not_found', message: `entitlement configuration rule ecr-010 not found in app ${app}` } },
       { id: 'ecr-012', deleted: true },
     ]);
     const ok = await mcli(['rules', 'delete', app, 'ecr-013', '--yes']);
@@ -147,7 +147,7 @@ describe('tokens', () => {
     const url = tokenUrlFor(m.baseUrl);
     // The same token, now said to expire in 30 s (still valid on the server).
     vault.saveToken(url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 });
-    const status = await c(['auth', 'status', '-o', 'json']);
+    const status = await c(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json().token.state).toBe('expiring');
     const tokenPosts = requests(mlogs, 'POST /auth/v1/token').length;
     const r = await c(['rules', 'list', app, '--limit', '1', '-o', 'json']);
@@ -218,8 +218,13 @@ describe('exit codes and errors', () => {
   it('documents them: agctl help exit-codes', async () => {
     const r = await cli(['help', 'exit-codes']);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trimEnd().split('\n').slice(1).map((l) => /^\s*(\d+)\s+(.*)$/.exec(l)!.slice(1));
-    expect(rows).toEqual(EXIT_CODE_TABLE.map(([c, t]) => [String(c), t]));
+    const lines = r.stdout.split('\n');
+    const rows = lines.slice(1, 1 + EXIT_CODE_TABLE.length);
+    expect(rows.map((l) => /^\s*(\d+)  (.*)$/.exec(l)!.slice(1))).toEqual(EXIT_CODE_TABLE.map(([c, t]) => [String(c), t]));
+    // aligned: every meaning starts in the same column
+    expect(new Set(rows.map((l) => l.search(/(?<=\d  )\S/))).size).toBe(1);
+    expect(lines[1 + EXIT_CODE_TABLE.length]).toBe('');
+    expect(r.stdout).toContain('With -o json (or --jq) an error is one JSON object on stderr');
     const [env, unknown] = await Promise.all([cli(['help', 'environment']), cli(['help', 'nonsense'])]);
     expect(env.stdout).toContain('AGCTL_ACCESS_TOKEN');
     expect(unknown.code).toBe(2);
@@ -250,7 +255,7 @@ describe('exit codes and errors', () => {
     const [limit, bogus, missing, yaml, profile, timeout, ftp, noCreds, noUrl, notFound, refused] = runs;
     expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be an integer from 1/);
     expectOneErrorLine(bogus!, /^agctl: unknown option '--bogus'$/);
-    expectOneErrorLine(missing!, /^agctl: missing required argument 'app-id'$/);
+    expect(missing!.stderr).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
     expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'yaml' is invalid/);
     expectOneErrorLine(profile!, /^agctl: invalid profile name "\.\.\/etc"$/);
     expectOneErrorLine(timeout!, /^agctl: --timeout: "soon" is not a number of seconds/);
@@ -301,8 +306,8 @@ describe('exit codes and errors', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
-    expect(JSON.parse(runs[0]!.stderr)).toEqual({ error: { status: 404, code: 5, message: 'app no-such-app not found', details: [] } });
-    expect(JSON.parse(runs[1]!.stderr)).toEqual({ error: { status: null, code: 'usage', message: 'invalid profile name "a b"', details: [] } });
+    expect(JSON.parse(runs[0]!.stderr)).toEqual({ error: { code: 'not_found', message: 'app no-such-app not found', hint: null, exitCode: 5, status: 404, details: [] } });
+    expect(JSON.parse(runs[1]!.stderr)).toMatchObject({ error: { code: 'usage', message: 'invalid profile name "a b"', exitCode: 2, status: null, details: [] } });
     expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be an integer') });
     expect(JSON.parse(runs[3]!.stderr).error).toMatchObject({ code: 'usage', message: 'refusing to delete without confirmation: pass --yes' });
   });

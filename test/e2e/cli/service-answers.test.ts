@@ -108,7 +108,14 @@ describe('rules list: paging as the server does it', () => {
     expect(json.code).toBe(9);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr)).toEqual({
-      error: { status: null, code: 'paging_loop', message: 'the server\'s paging loops: page 2 of rules names page token "10" again', details: [] },
+      error: {
+        code: 'paging_loop',
+        message: 'the server\'s paging loops: page 2 of rules names page token "10" again',
+        hint: 'nothing was listed, rather than rules twice or without end; try again, or ask for fewer with --limit',
+        exitCode: 9,
+        status: null,
+        details: [],
+      },
     });
     // what the first page holds can still be listed
     expect(limited.code, limited.stderr).toBe(0);
@@ -142,8 +149,8 @@ describe('error answers: string codes, no code, no message', () => {
     expect(lines[3]!.length).toBeLessThan(300);
     expect(lines[3]).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(lines[4]).toBe("agctl: the server's answer is empty (HTTP 500, Internal)\n");
-    // -o json: code holds the gRPC code number, from a string code too
-    expect(json.map((e) => [e.status, e.code])).toEqual([[404, 5], [400, 3], [500, 13], [502, 13], [500, 13]]);
+    // -o json: code names the gRPC code, from a string code too
+    expect(json.map((e) => [e.status, e.code, e.exitCode])).toEqual([[404, 'not_found', 5], [400, 'invalid_argument', 7], [500, 'internal', 9], [502, 'internal', 9], [500, 'internal', 9]]);
     expect(json[1].message).toBe('the server\'s answer has no message: {"code":"invalid_argument"}');
   });
 
@@ -154,6 +161,6 @@ describe('error answers: string codes, no code, no message', () => {
     ]);
     expect([text.code, text.stderr]).toEqual([5, '✗ rule r1: app string-code not found (HTTP 404, NotFound)\n']);
     expect(json.code).toBe(7);
-    expect(json.json()).toEqual([{ id: 'r1', deleted: false, error: { status: 400, code: 3, message: 'the server\'s answer has no message: {"code":"invalid_argument"}' } }]);
+    expect(json.json()).toEqual([{ id: 'r1', deleted: false, error: { status: 400, code: 'invalid_argument', message: 'the server\'s answer has no message: {"code":"invalid_argument"}' } }]);
   });
 });

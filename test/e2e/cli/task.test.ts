@@ -202,7 +202,7 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stderr).toContain('FailedPrecondition');
     const waiting = await cli(['task', 'approve-step-up', s.demo.tasks.waiting, '-o', 'json']);
     expect(waiting.code).toBe(7);
-    expect(JSON.parse(waiting.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ status: 400, code: 9, message: expect.stringMatching(/not an approval/) });
+    expect(JSON.parse(waiting.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ status: 400, code: 'failed_precondition', message: expect.stringMatching(/not an approval/) });
     const closed = await cli(['task', 'approve-step-up', s.demo.tasks.closed]);
     expect(closed.code).toBe(7);
     expect(closed.stderr).toMatch(/closed/);

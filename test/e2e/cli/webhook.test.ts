@@ -114,6 +114,38 @@ describe('webhook send (HMAC)', () => {
     expect(badUrl.code).toBe(2);
   });
 
+  it("to an unknown path shows the server's message, not its JSON body", async () => {
+    const r = await withSecret()(['webhook', 'send', `${s.baseUrl}/api/v1/webhooks/elsewhere/L1`, '-d', '{}']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toMatch(/^Reason: +no route for POST \/api\/v1\/webhooks\/elsewhere\/L1$/m);
+    expect(r.stdout).not.toContain('{');
+  });
+
+  it('--dry-run -o json prints the signed request as JSON (method, url, headers, body) that works when sent', async () => {
+    const before = (await runsOf(w.hmac.listenerId)).total;
+    const body = '{"dry":"json"}';
+    const r = await withSecret()(['webhook', 'send', hmacUrl, '-d', body, '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const req = r.json();
+    expect(req).toMatchObject({ method: 'POST', url: hmacUrl, body, headers: { 'Content-Type': 'application/json' } });
+    const ts = req.headers['Webhook-Timestamp'];
+    const id = req.headers['Webhook-Event-Id'];
+    expect(req.headers['Webhook-Signature']).toBe(createHmac('sha256', secret).update(`${ts}.${id}.${body}`).digest('base64url'));
+    expect((await runsOf(w.hmac.listenerId)).total).toBe(before);
+    expectNoSecret(r);
+    const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+    expect(res.status).toBe(200);
+    expect((await runsOf(w.hmac.listenerId)).runs.find((x) => x.eventId === id)?.context.trigger).toEqual({ dry: 'json' });
+  });
+
+  it('--dry-run -o json gives a body that is not UTF-8 as base64', async () => {
+    const file = join(work, 'latin1.bin');
+    writeFileSync(file, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]));
+    const r = await withSecret()(['webhook', 'send', hmacUrl, '--data-file', file, '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ body: Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]).toString('base64'), bodyEncoding: 'base64' });
+  });
+
   it('--dry-run prints a runnable curl command with the exact signature, and sends nothing', async () => {
     const before = (await runsOf(w.hmac.listenerId)).total;
     const body = `{"it's":"quoted","n":1}`;
@@ -160,7 +192,8 @@ describe('webhook send (load mode)', () => {
   it('paces with --rate, prints a table summary, and exits with the most frequent failure', async () => {
     const paced = await withSecret()(['webhook', 'send', hmacUrl, '-d', '{}', '--count', '20', '--concurrency', '4', '--rate', '100']);
     expect(paced.code, paced.stderr).toBe(0);
-    expect(paced.stdout).toMatch(/^Sent 20 events \(2-byte body\)/m);
+    expect(paced.stdout).toMatch(/^20 of 20 delivered: sent 20 events \(2-byte body\)/m);
+    expect(paced.stderr).not.toMatch(/delivered/);
     expect(paced.stdout).toMatch(/^200 +20$/m);
     expect(paced.stdout).toMatch(/latency ms: p50 [\d.]+ +p95 [\d.]+ +p99 [\d.]+/);
     const secs = Number(/in ([\d.]+) s/.exec(paced.stdout)![1]);
@@ -168,6 +201,43 @@ describe('webhook send (load mode)', () => {
     const bad = await cli({ AGCTL_WEBHOOK_SECRET: 'wrong' })(['webhook', 'send', hmacUrl, '-d', '{}', '--count', '10', '-o', 'json']);
     expect(bad.code).toBe(3);
     expect(bad.json().statuses).toEqual({ '401': 10 });
+  });
+});
+
+describe('webhook send (load mode): delivery', () => {
+  it('all refused: "0 of 100 delivered" and exit 9 (network failure)', async () => {
+    const url = 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1';
+    const r = await withSecret()(['webhook', 'send', url, '-d', '{}', '--count', '100']);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toMatch(/^0 of 100 delivered: sent 100 events \(2-byte body\) to http:\/\/127\.0\.0\.1:1\//m);
+    expect(r.stdout).toMatch(/^error ECONNREFUSED +100$/m);
+    // The rate is of requests completed, not of events delivered.
+    expect(r.stdout).toMatch(/^in [\d.]+ s: [\d.]+ requests\/s, concurrency 16$/m);
+    expect(r.stderr).toMatch(/^✗ 0 of 100 delivered; 100 no answer \(ECONNREFUSED\)$/m);
+    const json = await withSecret()(['webhook', 'send', url, '-d', '{}', '--count', '10', '-o', 'json']);
+    expect(json.code).toBe(9);
+    expect(json.json()).toMatchObject({ count: 10, sent: 10, delivered: 0, errors: { ECONNREFUSED: 10 } });
+  });
+
+  it('partly delivered: "N of M delivered" and the exit code of the failures', async () => {
+    let i = 0;
+    const flaky = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = i++ % 4 === 0 ? 503 : 200;
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`;
+      const r = await withSecret()(['webhook', 'send', url, '-d', '{}', '--count', '20', '--concurrency', '1']);
+      expect(r.code, r.stderr).toBe(9);
+      expect(r.stdout).toMatch(/^15 of 20 delivered: sent 20 events/m);
+      expect(r.stderr).toMatch(/^✗ 15 of 20 delivered; 5 HTTP 503$/m);
+    } finally {
+      await new Promise((r) => flaky.close(r));
+    }
   });
 });
 
@@ -212,7 +282,7 @@ describe('webhook send (load mode), Ctrl-C', () => {
       expect(r.code, r.stderr).toBe(130);
       expect(Date.now() - sigint).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - sigint).toBeLessThan(5000);
-      expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1$/m);
+      expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1: 0 of 2 delivered$/m);
       expect(r.stdout).toMatch(/^error aborted +2$/m);
       expect(received).toBe(2);
     } finally {
@@ -263,6 +333,34 @@ describe('webhook keygen and JWT sends', () => {
     const again = await cli()(['webhook', 'keygen', '--alg', alg, '--out', prefix]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already exists/);
+  });
+
+  it("signs the JWT sub as the origin of a full listener URL, not the profile's other host; --tenant overrides", async () => {
+    const keyFile = join(work, 'demo-sub.private.jwk.json');
+    writeFileSync(keyFile, JSON.stringify(w.jwt.privateJwk), { mode: 0o600 });
+    const otherHost = cli({ AGCTL_BASE_URL: 'https://tenant.example.com' });
+    const ok = await otherHost(['webhook', 'send', s.baseUrl + w.jwt.path, '-d', '{"sub":"origin"}', '--jwt-key', keyFile, '-o', 'json']);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    const dry = await otherHost(['webhook', 'send', s.baseUrl + w.jwt.path, '-d', '{}', '--jwt-key', keyFile, '--dry-run', '-o', 'json']);
+    const claims = (h: string) => JSON.parse(Buffer.from(h.replace(/^Bearer /, '').split('.')[1]!, 'base64url').toString('utf8'));
+    expect(claims(dry.json().headers.Authorization)).toMatchObject({ sub: s.baseUrl, aud: s.baseUrl + w.jwt.path });
+    const overridden = await otherHost(['webhook', 'send', s.baseUrl + w.jwt.path, '-d', '{}', '--jwt-key', keyFile, '--tenant', 'https://tenant.example.com/']);
+    expect(overridden.code).toBe(3);
+    expect(overridden.stdout).toMatch(/sub is not the tenant base URL/);
+  });
+
+  it('keygen and send take the algorithm in any case', async () => {
+    const prefix = join(work, 'any-case');
+    const gen = await cli()(['webhook', 'keygen', '--alg', 'es256', '--out', prefix, '-o', 'json']);
+    expect(gen.code, gen.stderr).toBe(0);
+    expect(gen.json()).toMatchObject({ alg: 'ES256', jwksFile: `${prefix}.jwks.json` });
+    expect(JSON.parse(readFileSync(`${prefix}.private.jwk.json`, 'utf8')).alg).toBe('ES256');
+    const dry = await cli()(['webhook', 'send', hmacUrl, '-d', '{}', '--jwt-key', `${prefix}.private.jwk.json`, '--alg', 'Es256', '--dry-run', '-o', 'json']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(Buffer.from(dry.json().headers.Authorization.split('.')[0].replace(/^Bearer /, ''), 'base64url').toString('utf8'))).toMatchObject({ alg: 'ES256' });
+    const bad = await cli()(['webhook', 'keygen', '--alg', 'hs256', '--out', prefix]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/Allowed choices are ES256, RS256, EdDSA/);
   });
 
   it('signs with the demo key for the seeded JWT listener; a wrong kid exits 3', async () => {
@@ -393,8 +491,16 @@ describe('webhook verify', () => {
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     const wrongAud = await cli()(args(`${capUrl}/api/v1/webhooks/incoming/other`));
     expect(wrongAud.code).toBe(3);
-    expect(wrongAud.stdout).toMatch(/aud is not the endpoint URL/);
+    // Both values, as a signature mismatch shows its byte count.
+    expect(wrongAud.stdout).toMatch(new RegExp(`^Reason: +JWT aud is "${capUrl}${w.hmac.path}", not the endpoint URL "${capUrl}/api/v1/webhooks/incoming/other"$`, 'm'));
     const missing = await cli()(['webhook', 'verify', '--request', file]);
     expect(missing.code).toBe(2);
+    // Sent without --tenant, the JWT sub is the capture server's origin; verify takes the same default from --url, whatever the profile's host.
+    const plain = await capture('jwt-origin.http', ['-d', '{"jwt":1}', '--jwt-key', `${keyPrefix}.private.jwk.json`], {});
+    const plainHeaders = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map((h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(readFileSync(plain, 'utf8'))![1]}`);
+    const byOrigin = await cli({ AGCTL_BASE_URL: 'https://tenant.example.com' })([
+      'webhook', 'verify', ...plainHeaders.flatMap((h) => ['-H', h]), '--body-file', join(work, 'jwt-body.json'), '--jwks', `${keyPrefix}.jwks.json`, '--url', `${capUrl}${w.hmac.path}`,
+    ]);
+    expect(byOrigin.code, byOrigin.stdout + byOrigin.stderr).toBe(0);
   });
 });

@@ -169,7 +169,7 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
       return { status: r.status, body: (await r.json()) as any };
     };
     expect(await send(s.baseUrl + w.jwt.path)).toMatchObject({ status: 200, body: { automationRan: true } });
-    expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe('JWT aud is not the endpoint URL');
+    expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe(`JWT aud is "${s.baseUrl + w.hmac.path}", not the endpoint URL "${s.baseUrl + w.jwt.path}"`);
     expect((await send(s.baseUrl + w.jwt.path, 'https://other.example.com')).body.reason).toMatch(/sub is not the tenant base URL/);
   });
 
@@ -246,6 +246,49 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect((await sendHmac(l.url, l.secret, now())).status).toBe(200);
     expect((await s.api(`/_embedded/v1/webhook_listeners/nope/runs`)).status).toBe(404);
     expect((await s.api(`/_embedded/v1/webhook_listeners/${l.id}/runs`, { auth: false })).status).toBe(401);
+  });
+
+  it('lists listeners page by page in creation order, never with a secret; a given secret is stored, not echoed', async () => {
+    expect((await s.api('/_embedded/v1/webhook_listeners', { auth: false })).status).toBe(401);
+    const given = 'given-secret-0123456789-abcdefghijklmnop';
+    const created = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', name: 'Given', secret: given } });
+    expect(created.status).toBe(200);
+    expect(created.body.listener).toMatchObject({ automation: { name: 'Given' }, runCount: 0 });
+    expect(created.body.listener.secret).toBeUndefined();
+    expect((await sendHmac(created.body.listener.url, given, now())).status).toBe(200);
+    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(created.body.listener.id) as { secret_sealed: string };
+    expect(row.secret_sealed).not.toContain(given);
+
+    const all: any[] = [];
+    let token = '';
+    for (let pages = 0; pages < 100; pages++) {
+      const page = await s.api(`/_embedded/v1/webhook_listeners?page_size=2${token ? `&page_token=${token}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.list.length).toBeLessThanOrEqual(2);
+      all.push(...page.body.list);
+      token = page.body.nextPageToken;
+      if (!token) break;
+    }
+    const count = s.server.store.db.prepare('SELECT COUNT(*) FROM webhook_listeners').pluck().get() as number;
+    expect(all).toHaveLength(count);
+    expect(new Set(all.map((l) => l.id)).size).toBe(count);
+    expect(all[0]).toMatchObject({ id: w.hmac.listenerId, automation: { name: 'Demo: HMAC webhook' } });
+    expect(all.find((l) => l.id === created.body.listener.id)).toMatchObject({ runCount: 1 });
+    expect(JSON.stringify(all)).not.toMatch(/"secret"/);
+    expect(JSON.stringify(all)).not.toContain(w.hmac.secret);
+
+    for (const [body, re] of [
+      [{ authMethod: 'HMAC', secret: 'short' }, /secret must be 32 to 512/],
+      [{ authMethod: 'HMAC', secret: 'has spaces in it but is long enough to pass' }, /secret must be/],
+      [{ authMethod: 'JWT', jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json`, secret: given }, /secret applies to HMAC listeners only/],
+      [{ authMethod: 'HMAC', name: ' ' }, /name must be a non-empty string/],
+    ] as const) {
+      const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: body });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(re);
+      expect(JSON.stringify(r.body)).not.toContain(given);
+    }
+    expect((await s.api('/_embedded/v1/webhook_listeners?page_token=x')).status).toBe(400);
   });
 
   it('numbers each listener\'s runs from 1 and lists them newest first, apart from other listeners\' runs', async () => {

@@ -63,4 +63,47 @@ describe('login and auth token against the fake tenant', async () => {
     expect(token.code).not.toBe(0);
     expect(token.stdout).toBe('');
   });
+
+  it('auth status proves the stored key secret: a new assertion, then introspect names the user', async () => {
+    const cli = cliFor(tempDir());
+    expect((await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--profile', 'tenant'], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } })).code).toBe(0);
+    const before = t.tokens.log.length;
+    const status = await cli(['auth', 'status', '-o', 'json']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json()).toMatchObject({ profile: 'tenant', loggedIn: true, credentials: 'key client secret stored (sealed)', token: { state: 'valid' }, server: { state: 'accepted', userId: t.userId } });
+    expect(t.tokens.log.slice(before).map((r) => r.ok)).toEqual([true]);
+    // --offline sends nothing.
+    const offline = await cli(['auth', 'status', '--offline']);
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toMatch(/^Server:\s+not checked$/m);
+    expect(t.tokens.log.length).toBe(before + 1);
+  });
+
+  it('auth status says when the stored secret no longer works (exit 3), with the profile still shown', async () => {
+    const c = t.otherClient;
+    const cli = cliFor(tempDir());
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', c.clientId, '--profile', 'old', '--client-secret-stdin'], { input: c.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    t.tokens.revokeClient(c.clientId); // the client is deleted on the tenant
+    const [table, json] = await Promise.all([cli(['auth', 'status']), cli(['auth', 'status', '-o', 'json'])]);
+    expect(table.code).toBe(3);
+    expect(table.stdout).toMatch(/^Server:\s+the stored client secret no longer works: authentication failed: unknown client \(invalid_client\)$/m);
+    expect(table.stdout).toMatch(/^Profile:\s+old \(from config\)$/m);
+    expect(table.stdout).toMatch(new RegExp(`^Base URL:\\s+${t.baseUrl}$`, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^Client ID:\\s+${c.clientId}$`, 'm'));
+    expect(table.stderr).toBe('hint: log in again with a valid secret: agctl login --profile old\n');
+    expect(json.code).toBe(3);
+    expect(json.json()).toMatchObject({ profile: 'old', server: { state: 'refused', exitCode: 3 } });
+    for (const r of [table, json]) expect(r.stdout + r.stderr).not.toContain(c.clientSecret.split(':')[3]);
+  });
+
+  it('login --no-input takes the client ID and base URL from the profile; auth list shows it', async () => {
+    const cli = cliFor(tempDir());
+    expect((await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } })).code).toBe(0);
+    const again = await cli(['login', '--no-input', '--client-secret-stdin'], { input: t.clientSecret });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`Logged in to ${t.baseUrl} as ${t.clientId} (profile "default")`);
+    const list = await cli(['auth', 'list', '-o', 'json']);
+    expect(list.json()).toEqual([{ name: 'default', current: true, baseUrl: t.baseUrl, clientId: t.clientId, secretStored: true, token: expect.objectContaining({ state: 'valid' }) }]);
+  });
 });

@@ -79,6 +79,6 @@ describe('mcp against the fake tenant', async () => {
   it('an error with a string code is understood: the JSON error carries the gRPC code it names', async () => {
     const r = await cli(['mcp', 'get', app, 'nope-mcp', '-o', 'json']);
     expect(r.code).toBe(5);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ status: 404, code: 5, message: expect.stringContaining('nope-mcp') });
+    expect(JSON.parse(r.stderr).error).toMatchObject({ status: 404, code: 'not_found', exitCode: 5, message: expect.stringContaining('nope-mcp') });
   });
 });

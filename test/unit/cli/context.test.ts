@@ -132,7 +132,7 @@ describe('login (in-process)', () => {
   it('asks for what is missing on a terminal, proves the credentials, then saves the profile', async () => {
     const { p, asked } = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': s.plainClient.clientSecret });
     const { ctx, err, env } = makeCtx({ tty: true, prompter: p });
-    expect(await login({ args: [], opts: {} }, ctx)).toBe(0);
+    expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(0);
     await ctx.close();
     expect(asked).toEqual(['Client ID', 'Base URL', 'Client secret']);
     expect(err()).toContain(`Logged in to ${s.baseUrl} as ${s.plainClient.clientId} (profile "default")`);
@@ -149,16 +149,29 @@ describe('login (in-process)', () => {
     await new Promise((r) => closed.close(r));
     const unreachable = scripted({ 'Client ID': 'bot', 'Base URL': `http://127.0.0.1:${port}`, 'Client secret': 'x' });
     const a = makeCtx({ tty: true, prompter: unreachable.p });
-    const e1 = await login({ args: [], opts: {} }, a.ctx).catch((e: unknown) => e);
+    const e1 = await login({ args: [], opts: { switch: true } }, a.ctx).catch((e: unknown) => e);
     await a.ctx.close();
     expect(e1).toBeInstanceOf(CliError);
     expect((e1 as CliError).hint).toBe('is the server running? check the base URL you entered');
     const wrong = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': 'wrong-secret' });
     const b = makeCtx({ tty: true, prompter: wrong.p });
-    const e2 = await login({ args: [], opts: {} }, b.ctx).catch((e: unknown) => e);
+    const e2 = await login({ args: [], opts: { switch: true } }, b.ctx).catch((e: unknown) => e);
     await b.ctx.close();
     expect((e2 as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect((e2 as CliError).hint).toBe('check the client ID and secret');
+  });
+
+  it('takes a base URL typed without scheme as https, and shows it', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const { p } = scripted({ 'Client ID': 'bot', 'Base URL': `127.0.0.1:${port}`, 'Client secret': 'x' });
+    const { ctx, err } = makeCtx({ tty: true, prompter: p });
+    const e = await login({ args: [], opts: { switch: true } }, ctx).catch((x: unknown) => x);
+    await ctx.close();
+    expect(err()).toContain(`Base URL: https://127.0.0.1:${port} (https:// assumed)`);
+    expect((e as CliError).message).toContain(`cannot reach https://127.0.0.1:${port}`);
   });
 
   it('warns before credentials go over plain http to another machine (never for loopback or https)', () => {
@@ -175,22 +188,22 @@ describe('login (in-process)', () => {
       throw new Error('stop here');
     };
     const { ctx } = makeCtx({ tty: true, prompter: p, flags: { clientId: 'bot@acme.example.com/agctl' } });
-    await expect(login({ args: [], opts: {} }, ctx)).rejects.toThrow('stop here');
+    await expect(login({ args: [], opts: { switch: true } }, ctx)).rejects.toThrow('stop here');
     expect(suggested).toBe('https://acme.example.com');
   });
 
   it('without a terminal, names the flag and the env var of what is missing', async () => {
     const none = makeCtx({ prompter: scripted({}, false).p });
-    await expect(login({ args: [], opts: {} }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
+    await expect(login({ args: [], opts: { switch: true } }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
     const noUrl = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot' } });
-    await expect(login({ args: [], opts: {} }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
+    await expect(login({ args: [], opts: { switch: true } }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
     const noSecret = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot', baseUrl: s.baseUrl } });
-    await expect(login({ args: [], opts: {} }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
+    await expect(login({ args: [], opts: { switch: true } }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
   });
 
   it('saves nothing when the token request fails', async () => {
     const { ctx, env } = makeCtx({ prompter: scripted({}, false).p, env: { ...plainEnv, AGCTL_CLIENT_SECRET: 'wrong' } });
-    const err = await login({ args: [], opts: {} }, ctx).catch((e: unknown) => e);
+    const err = await login({ args: [], opts: { switch: true } }, ctx).catch((e: unknown) => e);
     await ctx.close();
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);

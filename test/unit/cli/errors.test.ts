@@ -39,7 +39,7 @@ describe('renderError', () => {
     const r = renderError(new ApiError(404, Code.NotFound, 'rule ecr-1 not found', [{ x: 1 }]));
     expect(r.exitCode).toBe(5);
     expect(r.line).toBe('rule ecr-1 not found (HTTP 404, NotFound)');
-    expect(r.json).toEqual({ error: { status: 404, code: 5, message: 'rule ecr-1 not found', details: [{ x: 1 }] } });
+    expect(r.json).toEqual({ error: { code: 'not_found', message: 'rule ecr-1 not found', hint: null, exitCode: 5, status: 404, details: [{ x: 1 }] } });
     expect(r.line).not.toContain('\n');
   });
 
@@ -68,7 +68,7 @@ describe('renderError', () => {
       exitCode: 2,
       line: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID',
       hint: 'try this',
-      json: { error: { status: null, code: 'usage', message: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID', details: [] } },
+      json: { error: { code: 'usage', message: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID', hint: 'try this', exitCode: 2, status: null, details: [] } },
     });
   });
 
@@ -78,9 +78,9 @@ describe('renderError', () => {
       exitCode: 3,
       line: 'authentication failed: bad (invalid_client)',
       hint: 'h',
-      json: { error: { status: 401, code: 'invalid_client', message: 'authentication failed: bad (invalid_client)', details: [] } },
+      json: { error: { code: 'invalid_client', message: 'authentication failed: bad (invalid_client)', hint: 'h', exitCode: 3, status: 401, details: [] } },
     });
-    expect(renderError(new CliError('pending', Exit.Pending)).json.error).toEqual({ status: null, code: null, message: 'pending', details: [] });
+    expect(renderError(new CliError('pending', Exit.Pending)).json.error).toEqual({ code: 'pending', message: 'pending', hint: null, exitCode: 10, status: null, details: [] });
   });
 
   it('renders anything else as an unexpected error (exit 1), without a stack', () => {
@@ -96,7 +96,30 @@ describe('renderError', () => {
 
   it('renders a cancelled prompt as exit 130', () => {
     const e = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
-    expect(renderError(e)).toMatchObject({ exitCode: 130, line: 'cancelled' });
+    expect(renderError(e)).toMatchObject({ exitCode: 130, line: 'cancelled', json: { error: { code: 'cancelled', exitCode: 130 } } });
+  });
+
+  it('gives every JSON error one shape: a string code, the message, hint, exit code, status and details', () => {
+    const errors = [
+      new ApiError(400, Code.FailedPrecondition, 'step moved on'),
+      new ApiError(500, 77, 'odd'),
+      new ApiError(401, 'invalid_token', 'expired'),
+      new UsageError('bad flag'),
+      new CliError('timed out', Exit.Server),
+      new CliError('loop', Exit.Server, { code: 'paging_loop' }),
+      new TypeError('bug'),
+      Object.assign(new Error('x'), { name: 'AbortPromptError' }),
+    ];
+    const codes = errors.map((e) => {
+      const r = renderError(e);
+      expect(Object.keys(r.json.error)).toEqual(['code', 'message', 'hint', 'exitCode', 'status', 'details']);
+      expect(r.json.error.exitCode).toBe(r.exitCode);
+      expect(typeof r.json.error.code).toBe('string');
+      return r.json.error.code;
+    });
+    expect(codes).toEqual(['failed_precondition', '77', 'invalid_token', 'usage', 'unavailable', 'paging_loop', 'unexpected', 'cancelled']);
+    expect(renderError(new ApiError(400, Code.FailedPrecondition, 'm')).json.error.status).toBe(400);
+    expect(renderError(new ApiError(401, 'invalid_token', 'm')).json.error.hint).toMatch(/agctl login/);
   });
 
   it('shows control characters of messages and hints as escapes; JSON keeps the text', () => {

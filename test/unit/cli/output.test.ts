@@ -1,4 +1,4 @@
-// Tables on a terminal fit its width; on a pipe they are plain, whole columns.
+// Tables as kubectl and gh draw them: on a terminal they fit its width; on a pipe nothing is cut.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
@@ -58,22 +58,45 @@ describe('Output.table', () => {
         '',
       ].join('\n'),
     );
-    // Wide enough for the shortened columns: still a table.
+    // Wide enough once the free text gives way: still a table.
     const table = capture(true, 60);
     await table.out.table(HEAD, ROWS);
-    expect(table.text()).toMatch(/^┌/);
+    expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
   });
 
-  it('never narrows a column below 10, nor a shorter column at all', () => {
-    const w = fitColumns(HEAD, ROWS.map((r) => r.map(String)), 10)!;
-    expect(w).toEqual([10, 9, 10, 9, 10]);
+  it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
+    const c = capture(true, 200);
+    await c.out.table(['ID', 'NAME', 'ENABLED'], [['a', 'first rule', 'yes'], ['bb', 'x', 'no']]);
+    expect(c.text()).toBe('ID  NAME        ENABLED\na   first rule  yes\nbb  x           no\n');
+  });
+
+  it('cuts only the widest free-text column first, never a header, an ID or a number', async () => {
+    const head = ['ID', 'NAME', 'DESCRIPTION', 'N'];
+    const rows = [['an-id-that-is-long', 'short name', 'a long description of what the rule does, with many words', '123456']];
+    const c = capture(true, 60);
+    await c.out.table(head, rows);
+    const [top, row] = c.text().trimEnd().split('\n');
+    expect(top).toMatch(/^ID\s+NAME\s+DESCRIPTION\s+N$/);
+    expect(row).toBe('an-id-that-is-long  short name  a long description…   123456');
+    // Narrower: the description stops at its header (11 columns); narrower still, records.
+    const narrow = capture(true, 51);
+    await narrow.out.table(head, rows);
+    expect(narrow.text()).toBe('ID                  NAME        DESCRIPTION  N\nan-id-that-is-long  short name  a long des…  123456\n');
+    const records = capture(true, 50);
+    await records.out.table(head, rows);
+    expect(records.text()).toMatch(/^ID           an-id-that-is-long\n/);
+  });
+
+  it('never narrows a free-text column below its header or 10, nor any other column', () => {
+    const w = fitColumns(HEAD, ROWS.map((r) => r.map(String)), 10);
+    expect(w).toBeUndefined(); // records
+    expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), 50)).toEqual([8, 7, 10, 7, 10]);
+    expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), undefined)).toEqual([8, 7, 28, 7, 57]);
   });
 });
 
 describe('plainColumns (piped tables)', () => {
-  it('draws what cli-table3 draws without borders, for any plain text', async () => {
-    const { default: Table } = await import('cli-table3');
-    const none = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '' };
+  it('pads every cell to its column, two spaces apart, and trims line ends, for any plain text', () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const word = () => Array.from({ length: rnd(12) }, () => 'abcXYZ09 ._-=>"'[rnd(15)]).join('');
@@ -81,10 +104,19 @@ describe('plainColumns (piped tables)', () => {
       const cols = 1 + rnd(6);
       const head = Array.from({ length: cols }, () => word().toUpperCase() || 'H');
       const rows = Array.from({ length: rnd(8) }, () => Array.from({ length: cols }, word));
-      const table = new Table({ head, chars: none, style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 2 } });
-      for (const r of rows) table.push(r);
-      const expected = table.toString().split('\n').map((l) => l.trimEnd()).join('\n') + '\n';
-      expect(plainColumns(head, rows), JSON.stringify({ head, rows })).toBe(expected);
+      const lines = plainColumns(head, rows).split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines).toHaveLength(rows.length + 1);
+      [head, ...rows].forEach((r, i) => {
+        const line = lines[i]!;
+        expect(line).toBe(line.trimEnd());
+        let at = 0;
+        r.forEach((cell, j) => {
+          const width = Math.max(...[head, ...rows].map((x) => x[j]!.length));
+          expect(line.slice(at, at + cell.length), JSON.stringify({ head, rows })).toBe(cell.slice(0, Math.max(0, line.length - at)));
+          at += width + 2;
+        });
+      });
     }
   });
 

@@ -33,17 +33,23 @@ vi.mock('../../../src/cli/commands/auth/login/run.js', () => h.module('login'));
 vi.mock('../../../src/cli/commands/auth/logout/run.js', () => h.module('logout'));
 vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth status'));
 vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
+vi.mock('../../../src/cli/commands/auth/list/run.js', () => h.module('auth list'));
+vi.mock('../../../src/cli/commands/auth/switch/run.js', () => h.module('auth switch'));
 vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
 vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('mcp set-credentials'));
 vi.mock('../../../src/cli/commands/mcp/get/run.js', () => h.module('mcp get'));
 vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
 vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
+vi.mock('../../../src/cli/commands/api/run.js', () => h.module('api'));
 vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
 vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
 vi.mock('../../../src/cli/commands/webhook/send/run.js', () => h.module('webhook send'));
 vi.mock('../../../src/cli/commands/webhook/verify/run.js', () => h.module('webhook verify'));
 vi.mock('../../../src/cli/commands/webhook/keygen/run.js', () => h.module('webhook keygen'));
+vi.mock('../../../src/cli/commands/webhook/listeners/list/run.js', () => h.module('webhook listeners list'));
+vi.mock('../../../src/cli/commands/webhook/listeners/create/run.js', () => h.module('webhook listeners create'));
+vi.mock('../../../src/cli/commands/webhook/runs/run.js', () => h.module('webhook runs'));
 
 const { buildProgram, groupsFor, walk } = await import('../../../src/cli/program.js');
 const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
@@ -164,15 +170,19 @@ describe('command options', () => {
   });
 
   it('login', async () => {
-    expect((await parse('login')).opts).toEqual({ args: [], opts: {} });
-    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true } });
-    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s' } });
+    expect((await parse('login')).opts).toEqual({ args: [], opts: { switch: true } });
+    expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true, switch: true } });
+    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s', switch: true } });
+    expect((await parse('login', '--no-switch')).opts).toEqual({ args: [], opts: { switch: false } });
   });
 
-  it('logout, auth status, auth token', async () => {
+  it('logout, auth status, auth token, auth list, auth switch', async () => {
     expect(await parse('logout')).toMatchObject({ name: 'logout', opts: { args: [], opts: {} } });
     expect(await parse('auth', 'status')).toMatchObject({ name: 'auth status', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'status', '--offline')).toMatchObject({ name: 'auth status', opts: { args: [], opts: { offline: true } } });
     expect(await parse('auth', 'token')).toMatchObject({ name: 'auth token', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'list')).toMatchObject({ name: 'auth list', opts: { args: [], opts: {} } });
+    expect(await parse('auth', 'switch', 'ci')).toMatchObject({ name: 'auth switch', opts: { args: ['ci'], opts: {} } });
   });
 
   it('mcp set-credentials and get', async () => {
@@ -188,6 +198,16 @@ describe('command options', () => {
     expect(await parse('task', 'approve-step-up', 't1')).toMatchObject({ name: 'task approve-step-up', opts: { args: ['t1'], opts: { wait: true } } });
     const r = await parse('task', 'approve-step-up', 't1', '--step', 's1', '--transaction-id', 'tx', '--comment', 'ok', '--expand', '*', '--open', '--no-wait', '--wait-timeout', '60');
     expect(r.opts).toEqual({ args: ['t1'], opts: { step: 's1', transactionId: 'tx', comment: 'ok', expand: '*', open: true, wait: false, waitTimeout: 60 } });
+  });
+
+  it('api, its repeatable flags collected in order', async () => {
+    expect((await parse('api', '/api/v1/x')).opts).toEqual({ args: ['/api/v1/x'], opts: { rawField: [], field: [], header: [] } });
+    const r = await parse('api', '/api/v1/x', '-X', 'POST', '-f', 'a=1', '-f', 'b[]=2', '-F', 'n=3', '--input', 'body.json', '-H', 'X-A: 1', '-H', 'X-B: 2', '-i', '--paginate', '--allow-any-path');
+    expect(r).toMatchObject({ name: 'api' });
+    expect(r.opts).toEqual({
+      args: ['/api/v1/x'],
+      opts: { method: 'POST', rawField: ['a=1', 'b[]=2'], field: ['n=3'], input: 'body.json', header: ['X-A: 1', 'X-B: 2'], include: true, paginate: true, allowAnyPath: true },
+    });
   });
 
   it('serve, with its defaults', async () => {
@@ -213,6 +233,19 @@ describe('command options', () => {
     expect(verify.opts).toEqual({ args: [], opts: { request: 'r.http', header: [], allowedCidr: ['10.0.0.0/8', '::1/128'], now: 5, trustProxy: true } });
     expect((await parse('webhook', 'keygen')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
     expect((await parse('webhook', 'keygen', '--alg', 'RS256', '--out', 'k/p', '--force')).opts).toEqual({ args: [], opts: { alg: 'RS256', out: 'k/p', force: true } });
+    // Algorithm names in any case, given to run in their canonical spelling.
+    expect((await parse('webhook', 'keygen', '--alg', 'es256')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
+    expect((await parse('webhook', 'keygen', '--alg', 'eddsa')).opts).toEqual({ args: [], opts: { alg: 'EdDSA' } });
+    expect((await parse('webhook', 'send', 'L1', '--alg', 'rs256')).opts.opts).toMatchObject({ alg: 'RS256' });
+  });
+
+  it('webhook listeners list|create and webhook runs', async () => {
+    expect(await parse('webhook', 'listeners', 'list', '--limit', '5')).toMatchObject({ name: 'webhook listeners list', opts: { args: [], opts: { limit: 5 } } });
+    const create = await parse('webhook', 'listeners', 'create', '--auth-method', 'jwt', '--name', 'Partner', '--jwks-url', 'https://k.example.com/jwks.json', '--allowed-cidr', '10.0.0.0/8,::1', '--allowed-cidr', '192.168.0.0/16');
+    expect(create).toMatchObject({ name: 'webhook listeners create' });
+    expect(create.opts).toEqual({ args: [], opts: { authMethod: 'JWT', name: 'Partner', jwksUrl: 'https://k.example.com/jwks.json', allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'] } });
+    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({ args: [], opts: { authMethod: 'HMAC', allowedCidr: [], secretOut: 's.txt' } });
+    expect((await parse('webhook', 'runs', 'L1', '--limit', '3', '--event-id', 'e1')).opts).toEqual({ args: ['L1'], opts: { limit: 3, eventId: 'e1' } });
   });
 
   it('help and completion receive the program', async () => {
@@ -252,6 +285,8 @@ describe('usage errors', () => {
       [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
       [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
       [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],
+      [['webhook', 'listeners', 'create', '--auth-method', 'basic'], /argument 'basic' is invalid\. Allowed choices are HMAC, JWT/],
+      [['webhook', 'runs', 'L1', '--limit', '1001'], /--limit must be an integer from 1 to 1000/],
       [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
     ];
     for (const [argv, re] of cases) {
@@ -270,7 +305,8 @@ describe('usage errors', () => {
     expect(typo.error.code).toBe('commander.unknownCommand');
     expect(typo.output).toMatch(/Did you mean rules\?/);
     expect((await parseError('rules', 'delete', 'crm-app')).error.code).toBe('commander.missingArgument');
-    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\n");
+    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
+    expect((await parseError('rules', 'list', 'a', 'b')).output).toMatch(/^agctl: too many arguments for 'list'\. Expected 1 argument but got 2\.\nUsage: agctl rules list \[options\] <app-id>\n/);
     expect((await parseError('login', '--client-secret', 'x')).error.code).toBe('commander.unknownOption');
   });
 

@@ -51,7 +51,7 @@ describe('errorFromResponse', () => {
     expect([e.status, e.code, e.message, e.details]).toEqual([404, Code.NotFound, 'rule ecr-9 not found', []]);
     const r = renderError(e);
     expect([r.exitCode, r.line]).toEqual([5, 'rule ecr-9 not found (HTTP 404, NotFound)']);
-    expect(r.json).toEqual({ error: { status: 404, code: 5, message: 'rule ecr-9 not found', details: [] } });
+    expect(r.json).toEqual({ error: { code: 'not_found', message: 'rule ecr-9 not found', hint: null, exitCode: 5, status: 404, details: [] } });
     // a code that disagrees with the status: the status decides
     expect(renderError(apiError(400, { code: 'not_found', message: 'x' })).exitCode).toBe(7);
     // a string that names no gRPC code is kept as sent

@@ -168,8 +168,21 @@ describe('normalizeBaseUrl', () => {
     expect(() => normalizeBaseUrl('https://u:p@a.example.com', 'x')).toThrow(/credentials/);
     expect(() => normalizeBaseUrl('https://a.example.com/?q=1', 'x')).toThrow(/query or fragment/);
     expect(() => normalizeBaseUrl('https://a.example.com/#f', 'x')).toThrow(UsageError);
-    expect(() => resolve({ baseUrl: 'nope' })).toThrow(UsageError);
-    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'nope' })).toThrow(/AGCTL_BASE_URL/);
+    expect(() => resolve({ baseUrl: 'no pe' })).toThrow(UsageError);
+    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'no pe' })).toThrow(/AGCTL_BASE_URL/);
+    expect(() => normalizeBaseUrl('acme.example.com:99999', '--base-url')).toThrow(/--base-url: "acme.example.com:99999" is not a valid URL/);
+    expect(() => normalizeBaseUrl('mailto:a@example.com', '--base-url')).toThrow(UsageError);
+  });
+
+  it('takes a URL without scheme as https (plain http must be written out), and says it was assumed', () => {
+    expect(normalizeBaseUrl('acme.example.com', 'x')).toBe('https://acme.example.com');
+    expect(normalizeBaseUrl(' Acme.Example.com:8443/base/ ', 'x')).toBe('https://acme.example.com:8443/base');
+    expect(normalizeBaseUrl('localhost:8080', 'x')).toBe('https://localhost:8080');
+    expect(normalizeBaseUrl('[::1]:8080', 'x')).toBe('https://[::1]:8080');
+    expect(normalizeBaseUrl('http://localhost:8080', 'x')).toBe('http://localhost:8080');
+    expect(resolve({ baseUrl: 'acme.example.com' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'flag', baseUrlSchemeAssumed: true });
+    expect(resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSchemeAssumed: true });
+    expect(resolve({ baseUrl: 'https://acme.example.com' })).toMatchObject({ baseUrlSchemeAssumed: false });
   });
 });
 

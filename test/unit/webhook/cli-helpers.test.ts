@@ -1,7 +1,7 @@
 // Pure helpers of the webhook commands: captured-request parsing, curl output, load-mode summaries.
 import { describe, expect, it } from 'vitest';
 import { parseHeaderFlags, parseSendHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
-import { loadExitCode, percentile, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
+import { loadExitCode, percentile, undelivered, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
 import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';
 import { curlCommand } from '../../../src/cli/commands/webhook/send/run.js';
 
@@ -132,7 +132,7 @@ describe('curl output and flags', () => {
 
 describe('load-mode summaries', () => {
   const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
-    url: 'http://x', count: 0, sent: 0, interrupted: false, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
+    url: 'http://x', count: 0, sent: 0, delivered: 0, interrupted: false, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
     latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 },
   });
 
@@ -148,5 +148,10 @@ describe('load-mode summaries', () => {
     expect(loadExitCode(summary({ '200': 5, '409': 3, '401': 1 }))).toBe(6);
     expect(loadExitCode(summary({ '200': 5, '401': 2 }, { ECONNRESET: 3 }))).toBe(9);
     expect(loadExitCode(summary({ '413': 1 }))).toBe(7);
+  });
+
+  it('says how many were delivered and why the others were not, most frequent first', () => {
+    const s = { ...summary({ '200': 5, '202': 1, '401': 2, '503': 4 }, { ECONNRESET: 3 }), count: 15, sent: 15, delivered: 6 };
+    expect(undelivered(s)).toBe('6 of 15 delivered; 4 HTTP 503, 3 no answer (ECONNRESET), 2 HTTP 401');
   });
 });

@@ -80,12 +80,19 @@ const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
   prompt: 'Webhook signing secret',
 };
 
-/** The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error when none. */
-export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string }): Promise<string> {
+/** The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error (with `hint`) when none. */
+export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string }, hint?: string): Promise<string> {
   const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
   const secret = await readSecret(ctx, src);
-  if (secret === undefined) throw missingSecret(src);
+  if (secret === undefined) throw new UsageError(missingSecret(src).message, hint);
   return secret;
+}
+
+/** The ranges of a repeatable, comma-separated `--allowed-cidr` flag (as a listener's allowedCidrs list). */
+export function allowedRanges(values: string[]): string[] {
+  const ranges = values.flatMap((v) => v.split(',')).map((r) => r.trim());
+  if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
+  return ranges;
 }
 
 export { shellQuote } from '../../output.js';

@@ -17,4 +17,25 @@ export const JWT_ALGS = ['ES256', 'RS256', 'EdDSA'] as const satisfies readonly 
 const everyAlgorithm: Exclude<JwtAlgorithm, (typeof JWT_ALGS)[number]> extends never ? true : false = true;
 void everyAlgorithm;
 
-export const WEBHOOK_SECRET_ENV: EnvVar = { name: 'AGCTL_WEBHOOK_SECRET', meaning: 'HMAC signing secret for webhook send/verify' };
+export const WEBHOOK_SECRET_ENV: EnvVar = { name: 'AGCTL_WEBHOOK_SECRET', meaning: 'HMAC signing secret for webhook send and verify, and for webhook listeners create' };
+
+/**
+ * Parses a flag whose values are `choices` in any case (es256, ES256), giving
+ * the canonical spelling; declare the choices with completeWith so that
+ * completion offers the canonical spellings.
+ */
+export const anyCase =
+  <T extends string>(choices: readonly T[]) =>
+  (v: string): T => {
+    const hit = choices.find((c) => c.toLowerCase() === v.trim().toLowerCase());
+    if (hit === undefined) throw new InvalidArgumentError(`Allowed choices are ${choices.join(', ')} (in any case).`);
+    return hit;
+  };
+
+/** Said in the help of the commands that use the embedded server's own listener routes. */
+export const EMBEDDED_ONLY = `Listeners are managed through routes of the embedded server (agctl serve, or
+--embedded) under /_embedded/v1/, not routes of the service: on a tenant,
+listeners are set up with the automation's webhook trigger in its web app.`;
+
+/** The authentication methods of a listener. */
+export const LISTENER_AUTH = ['HMAC', 'JWT'] as const;

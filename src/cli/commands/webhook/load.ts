@@ -38,6 +38,8 @@ export interface LoadSummary {
   count: number;
   /** Events sent: `count`, or fewer after Ctrl-C. */
   sent: number;
+  /** Events the listener accepted (answered 2xx). */
+  delivered: number;
   /** Stopped with Ctrl-C before every event was sent. */
   interrupted: boolean;
   concurrency: number;
@@ -204,10 +206,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   const sorted = latencies.subarray(0, completed).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
+  let delivered = 0;
+  for (const [st, n] of Object.entries(statuses)) if (Number(st) >= 200 && Number(st) < 300) delivered += n;
   return {
     url: o.url,
     count: o.count,
     sent,
+    delivered,
     interrupted,
     concurrency: o.concurrency,
     rate: o.rate ?? null,
@@ -233,15 +238,25 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   }
   ctx.out.print(
     s.interrupted
-      ? `Interrupted (Ctrl-C) after sending ${s.sent} of ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`
-      : `Sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`,
+      ? `Interrupted (Ctrl-C) after sending ${s.sent} of ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
+      : `${s.delivered} of ${s.count} delivered: sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`,
   );
-  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} events/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
+  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
   const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
   for (const [code, n] of Object.entries(s.errors)) rows.push([`error ${code}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
   ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}`);
+  if (!s.interrupted && s.delivered < s.count) ctx.out.failure(undelivered(s));
+}
+
+/** Why not every event was delivered, in one line: the failures, most frequent first. */
+export function undelivered(s: LoadSummary): string {
+  const failures: [string, number][] = [
+    ...Object.entries(s.statuses).filter(([st]) => Number(st) < 200 || Number(st) >= 300).map(([st, n]): [string, number] => [`HTTP ${st}`, n]),
+    ...Object.entries(s.errors).map(([code, n]): [string, number] => [`no answer (${code})`, n]),
+  ].sort((a, b) => b[1] - a[1]);
+  return `${s.delivered} of ${s.count} delivered; ${failures.map(([what, n]) => `${n} ${what}`).join(', ')}`;
 }
 
 /** 0 when every event was answered 2xx; otherwise the exit code of the most frequent failure. */

@@ -7,6 +7,7 @@ export const login = () =>
     .description('Log in with OAuth2 client credentials and save them to a profile')
     .option('--client-secret-stdin', 'read the client secret from standard input')
     .option('--client-secret-file <path>', 'read the client secret from a file')
+    .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
     .addHelpText(
       'after',
       helpText(
@@ -14,11 +15,18 @@ export const login = () =>
 The client secret is never taken as a plain flag value: it comes from
 AGCTL_CLIENT_SECRET, --client-secret-stdin, --client-secret-file, or a hidden
 prompt on a terminal. A token is fetched to prove the credentials before the
-profile is saved.`,
+profile is saved, and the profile becomes the current one (see \`agctl auth
+list\` and \`agctl auth switch\`) unless --no-switch is given.
+
+A base URL without a scheme (acme.example.com) is taken as https://; write
+http:// out for a local server. Without a terminal, the client ID and base URL
+of an existing profile are used when not given (to log in again with a new
+secret).`,
         [
           'agctl login                                  # interactive',
           'agctl login --base-url https://acme.example.com --client-id ci-bot \\\n      --client-secret-stdin < secret.txt',
-          "AGCTL_CLIENT_SECRET=... agctl login --client-id 'bot@acme.example.com/x' --profile ci",
+          "AGCTL_CLIENT_SECRET=... agctl login --client-id 'bot@acme.example.com/x' --profile ci --no-switch",
+          'agctl login --profile ci --no-input --client-secret-stdin < new-secret.txt   # a new secret, same client',
         ],
       ),
     );

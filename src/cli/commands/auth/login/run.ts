@@ -1,7 +1,7 @@
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { baseUrlFromClientId, normalizeBaseUrl } from '../../../../config/resolve.js';
+import { baseUrlFromClientId, lacksScheme, normalizeBaseUrl } from '../../../../config/resolve.js';
 import { isLoopbackHost } from '../../../../lib/net.js';
 import type { CommandContext } from '../../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../secrets.js';
@@ -9,19 +9,25 @@ import type { LoginInput } from './command.js';
 
 export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<number> {
   if (ctx.flags.embedded) throw new UsageError('--embedded needs no login: it uses the embedded server\'s own client');
-  const s = ctx.settings;
+  // Login creates the profile it names: no check that it exists.
+  const s = ctx.settingsOfAnyProfile;
   let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
   let baseUrl = s.baseUrlSource === 'flag' || s.baseUrlSource === 'env' ? s.baseUrl : undefined;
   /** Where the base URL came from, in the words hints use. */
   let urlFrom = s.baseUrlSource === 'env' ? 'AGCTL_BASE_URL' : '--base-url';
+  if (baseUrl && s.baseUrlSchemeAssumed) ctx.out.info(`Base URL: ${baseUrl} (https:// assumed; write http:// out for a plain-http server)`);
   const profile = ctx.config.profiles.get(s.profile);
+  // Without a prompt, logging in again (a new secret) keeps the profile's client.
+  const fromProfile = !clientId && !ctx.canPrompt && profile?.clientId;
+  if (fromProfile) clientId = profile.clientId;
 
   if (!clientId) {
     if (!ctx.canPrompt) throw new UsageError('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
     clientId = (await ctx.prompt.input('Client ID', { default: profile?.clientId, validate: (v) => (v.trim() ? true : 'a client ID is required') })).trim();
   }
   if (!baseUrl) {
-    const suggestion = baseUrlFromClientId(clientId) ?? profile?.baseUrl;
+    const derived = baseUrlFromClientId(clientId);
+    const suggestion = fromProfile ? (profile?.baseUrl ?? derived) : (derived ?? profile?.baseUrl);
     if (ctx.canPrompt) {
       const answer = await ctx.prompt.input('Base URL', {
         default: suggestion,
@@ -35,10 +41,11 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
         },
       });
       baseUrl = normalizeBaseUrl(answer.trim(), 'base URL');
+      if (lacksScheme(answer)) ctx.out.info(`Base URL: ${baseUrl} (https:// assumed)`);
       urlFrom = 'the base URL you entered';
     } else if (suggestion) {
       baseUrl = suggestion;
-      urlFrom = baseUrlFromClientId(clientId) ? 'the tenant the client ID names (or pass --base-url)' : `the base URL of profile "${s.profile}" (or pass --base-url)`;
+      urlFrom = suggestion === derived ? 'the tenant the client ID names (or pass --base-url)' : `the base URL of profile "${s.profile}" (or pass --base-url)`;
     } else {
       throw new UsageError('missing base URL: pass --base-url or set AGCTL_BASE_URL', 'client IDs of the form name@host/suffix name their tenant');
     }
@@ -66,17 +73,28 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     throw loginHint(err, urlFrom);
   }
 
-  await ctx.config.profiles.save(s.profile, { baseUrl, clientId });
+  await ctx.config.profiles.save(s.profile, { baseUrl, clientId }, opts.switch);
   ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+  const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
   if (ctx.out.json) {
-    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', tokenExpiresAt: expiresAt });
+    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', tokenExpiresAt: expiresAt, currentProfile: current });
   } else {
     ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
     ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}`);
+    ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;
+}
+
+/** Which profile commands use after the login, and how to use the other one. */
+function currentProfileLine(loggedIn: string, current: string, envProfile: string | undefined): string {
+  const line =
+    current === loggedIn
+      ? `  current profile: "${current}"`
+      : `  current profile: "${current}" (kept); use this one with --profile ${loggedIn} or \`agctl auth switch ${loggedIn}\``;
+  return envProfile && envProfile !== current ? `${line}; AGCTL_PROFILE=${envProfile} overrides it in this shell` : line;
 }
 
 /** The warning for credentials sent over plain http to a host that is not this machine, if any. */

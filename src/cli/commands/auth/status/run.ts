@@ -1,17 +1,26 @@
 import { CliError, Exit } from '../../../../lib/exit.js';
-import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../../client/auth.js';
+import { ClientCredentialsFlow } from '../../../../client/auth.js';
+import { ApiClient, type TokenProvider } from '../../../../client/api.js';
+import { ApiError } from '../../../../api/errors.js';
+import { callerUserId } from '../../../../client/step-up.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { CredentialBindingError, attachStoredSecret } from '../../../../config/resolve.js';
+import { CredentialBindingError, attachStoredSecret, type Settings } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
+import { renderError } from '../../../errors.js';
+import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
 import type { StatusInput } from './command.js';
 
-function humanDuration(seconds: number): string {
-  if (seconds < 90) return `${seconds}s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
-  return `${Math.round(seconds / 3600)}h`;
+/** What the server said of the credentials. */
+interface ServerCheck {
+  state: 'accepted' | 'refused' | 'unreachable' | 'failed' | 'not-checked';
+  /** The caller's user ID from the introspect route ('' when the server does not offer it). */
+  userId?: string;
+  message?: string;
+  hint?: string;
+  exitCode?: number;
 }
 
-export async function run(_input: StatusInput, ctx: CommandContext): Promise<number> {
+export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<number> {
   if (ctx.flags.embedded) {
     const e = await ctx.embedded();
     const status = { profile: null, embedded: true, baseUrl: e.baseUrl, clientId: e.clientId, credentials: 'embedded', token: null };
@@ -30,7 +39,6 @@ export async function run(_input: StatusInput, ctx: CommandContext): Promise<num
     unsealError = err;
   }
   const otherTenant = unsealError instanceof CredentialBindingError ? unsealError : undefined;
-  const now = Math.floor(ctx.clock.now() / 1000);
   let credentials: string;
   if (s.accessToken) credentials = 'access token from AGCTL_ACCESS_TOKEN';
   else if (otherTenant) credentials = otherTenant.boundTo ? `stored (sealed) for ${otherTenant.boundTo}, not used with ${s.baseUrl}` : 'stored (sealed), but for no base URL: not used';
@@ -38,18 +46,16 @@ export async function run(_input: StatusInput, ctx: CommandContext): Promise<num
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
 
-  let token: { state: 'valid' | 'expiring' | 'expired' | 'none' | 'unknown'; expiresAt?: string; expiresIn?: number; source?: string } = { state: 'none' };
+  const loggedIn = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
+  // The check fetches a new token first: the token shown below is then the fresh one.
+  const server: ServerCheck = loggedIn && s.baseUrl && !opts.offline ? await checkWithServer(ctx, s) : { state: 'not-checked' };
+
+  let token: TokenState = { state: 'none' };
   // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
   // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
-  else if (s.baseUrl && s.clientId && !otherTenant) {
-    const t = ctx.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
-    if (t) {
-      const left = t.expiresAt - now;
-      token = { state: left <= 0 ? 'expired' : left <= EXPIRY_SKEW_S ? 'expiring' : 'valid', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
-    }
-  }
-  const loggedIn = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
+  else if (s.baseUrl && s.clientId && !otherTenant) token = cachedTokenState(ctx.vault, s.baseUrl, s.clientId, ctx.clock.now());
+
   if (ctx.out.json) {
     ctx.out.printJson({
       profile: s.profile,
@@ -61,27 +67,80 @@ export async function run(_input: StatusInput, ctx: CommandContext): Promise<num
       credentials,
       ...(unsealError ? { credentialsError: unsealError.message, hint: unsealError.hint } : {}),
       token,
+      server,
       configDir: ctx.config.dir,
     });
   } else {
-    const tokenLine =
-      token.state === 'unknown'
-        ? 'from AGCTL_ACCESS_TOKEN (expiry not known)'
-        : token.state === 'none'
-        ? 'none cached'
-        : token.state === 'expired'
-          ? `expired at ${token.expiresAt}`
-          : `${token.state === 'expiring' ? 'expiring' : 'valid'} until ${token.expiresAt} (in ${humanDuration(token.expiresIn!)})`;
     ctx.out.fields([
       ['Profile', `${s.profile}${s.profileSource === 'default' ? '' : ` (from ${s.profileSource})`}`],
       ['Base URL', s.baseUrl ? `${s.baseUrl}${s.baseUrlSource === 'profile' ? '' : ` (from ${s.baseUrlSource})`}` : undefined],
       ['Client ID', s.clientId ? `${s.clientId}${s.clientIdSource === 'profile' ? '' : ` (from ${s.clientIdSource})`}` : undefined],
       ['Credentials', credentials],
-      ['Token', tokenLine],
+      ['Token', describeToken(token)],
+      ['Server', describeServer(server)],
       ['Config', ctx.config.dir],
     ]);
     if (unsealError && !loggedIn) ctx.out.info(`hint: ${unsealError.hint}`);
     else if (!loggedIn) ctx.out.info('hint: run `agctl login`');
+    else if (server.hint) ctx.out.info(`hint: ${server.hint}`);
   }
-  return loggedIn ? 0 : Exit.Unauthenticated;
+  if (!loggedIn) return Exit.Unauthenticated;
+  return server.exitCode ?? 0;
+}
+
+/**
+ * Proves the credentials: a new token from the client secret (or the given
+ * AGCTL_ACCESS_TOKEN), then the introspect route with it. A server without
+ * that route (404, 501) still counts: it issued the token.
+ */
+async function checkWithServer(ctx: CommandContext, s: Settings): Promise<ServerCheck> {
+  let provider: TokenProvider;
+  let baseUrl: string;
+  let step = 'token';
+  try {
+    ({ provider, baseUrl } = await ctx.tokens());
+    const token = provider instanceof ClientCredentialsFlow ? (await provider.fetch()).accessToken : await provider.token();
+    step = 'introspect';
+    const api = new ApiClient(baseUrl, ctx.http, { token: async () => token, invalidate: () => false });
+    try {
+      return { state: 'accepted', userId: await callerUserId(api) };
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return { state: 'accepted', userId: '' };
+      throw err;
+    }
+  } catch (err) {
+    const r = renderError(err);
+    if (r.exitCode === Exit.Usage || r.exitCode === Exit.Bug) throw err;
+    const status = err instanceof ApiError || err instanceof CliError ? err.status : undefined;
+    if (r.exitCode === Exit.Unauthenticated) {
+      const what = s.accessToken
+        ? 'AGCTL_ACCESS_TOKEN was refused'
+        : step === 'introspect'
+          ? 'the server refused the token it just issued'
+          : s.clientSecretSource === 'env'
+            ? 'the client secret from AGCTL_CLIENT_SECRET was refused'
+            : 'the stored client secret no longer works';
+      const hint = s.accessToken
+        ? 'set AGCTL_ACCESS_TOKEN to a valid token, or unset it to use the profile'
+        : s.clientSecretSource === 'env'
+          ? 'check AGCTL_CLIENT_ID and AGCTL_CLIENT_SECRET'
+          : `log in again with a valid secret: agctl login --profile ${s.profile}`;
+      return { state: 'refused', message: `${what}: ${r.line}`, hint, exitCode: r.exitCode };
+    }
+    if (r.exitCode === Exit.Server && status === undefined) return { state: 'unreachable', message: r.line, hint: r.hint, exitCode: r.exitCode };
+    return { state: 'failed', message: r.line, hint: r.hint, exitCode: r.exitCode };
+  }
+}
+
+function describeServer(c: ServerCheck): string {
+  switch (c.state) {
+    case 'accepted':
+      return `credentials accepted${c.userId ? ` (user ${c.userId})` : ''}`;
+    case 'not-checked':
+      return 'not checked';
+    case 'unreachable':
+      return `unreachable: ${c.message}`;
+    default:
+      return c.message!;
+  }
 }

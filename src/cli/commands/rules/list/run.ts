@@ -1,6 +1,5 @@
 import { listAllRules } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
-import { truncate } from '../../../output.js';
 import type { ListInput } from './command.js';
 
 export async function run({ args: [appId], opts }: ListInput, ctx: CommandContext): Promise<number> {
@@ -17,7 +16,7 @@ export async function run({ args: [appId], opts }: ListInput, ctx: CommandContex
   const s = ctx.out.s;
   await ctx.out.table(
     ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
-    rules.map((r) => [r.priority ?? 0, r.id, truncate(r.displayName ?? '', 32), r.enabled ? s.green('yes') : s.dim('no'), truncate(r.condition ?? '', 40), r.settings?.requestPolicyId || '-']),
+    rules.map((r) => [r.priority ?? 0, r.id, r.displayName ?? '', r.enabled ? s.green('yes') : s.dim('no'), r.condition ?? '', r.settings?.requestPolicyId || '-']),
   );
   return 0;
 }

@@ -1,12 +1,12 @@
 // agctl webhook keygen: the declaration.
 import { Command, completeWith, helpText, Option, type Input } from '../../../declare.js';
-import { JWT_ALGS } from '../flags.js';
+import { JWT_ALGS, anyCase } from '../flags.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const keygen = () =>
   new Command('keygen')
     .description('Generate a signing key for a JWT listener: a private JWK (0600) and a public JWKS')
-    .addOption(new Option('--alg <alg>', 'algorithm').choices(JWT_ALGS).default('ES256' as const))
+    .addOption(completeWith(new Option('--alg <alg>', `algorithm: ${JWT_ALGS.join(', ')} (any case)`).argParser(anyCase(JWT_ALGS)).default('ES256' as const), JWT_ALGS))
     .option('--kid <id>', 'key ID (default: the RFC 7638 thumbprint of the key)')
     .addOption(
       completeWith(new Option('--out <prefix>', 'file name prefix: writes <prefix>.private.jwk.json and <prefix>.jwks.json (default: webhook-<alg>)'), 'file'),

@@ -1,7 +1,7 @@
 // agctl webhook send: the declaration.
-import { Command, helpText, Option, readsEnv, type Input } from '../../../declare.js';
+import { Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
-import { JWT_ALGS, WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
+import { JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, unixSeconds } from '../flags.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const send = () =>
@@ -14,13 +14,13 @@ export const send = () =>
     .option('--secret-stdin', 'read the HMAC signing secret from standard input')
     .option('--jwt-key <path>', 'sign a JWT with this private key (a private JWK or PEM) instead of HMAC')
     .option('--kid <id>', 'JWT key ID (default: the JWK kid, else the key thumbprint)')
-    .addOption(new Option('--alg <alg>', 'JWT algorithm (default: from the key)').choices(JWT_ALGS))
-    .option('--tenant <url>', 'JWT sub: the tenant base URL (default: the profile base URL, else the listener URL origin)')
+    .addOption(completeWith(new Option('--alg <alg>', `JWT algorithm: ${JWT_ALGS.join(', ')} (any case; default: from the key)`).argParser(anyCase(JWT_ALGS)), JWT_ALGS))
+    .option('--tenant <url>', 'JWT sub: the tenant base URL (default: the origin of the listener URL)')
     .option('--jwt-ttl <seconds>', 'JWT lifetime (listeners accept at most 600)', positiveInt('--jwt-ttl', 86400), 300)
     .option('--event-id <uuid>', 'Webhook-Event-Id to send (default: a fresh UUID v4; for replay tests)')
     .option('--timestamp <unix>', 'Webhook-Timestamp to send (default: now; for replay tests)', unixSeconds('--timestamp'))
     .option('-H, --header <header>', "extra request header 'Name: value' (repeatable)", collect, [] as string[])
-    .option('--dry-run', 'print the signed request as a runnable curl command instead of sending it')
+    .option('--dry-run', 'print the signed request instead of sending it: a runnable curl command, or with -o json {method, url, headers, body}')
     .option('--count <n>', 'load mode: send this many events, each with a fresh event ID', positiveInt('--count', 1_000_000))
     .option('--concurrency <n>', 'load mode: requests in flight at once (default 16)', positiveInt('--concurrency', 1000))
     .option('--rate <n>', 'load mode: at most this many requests per second', positiveInt('--rate', 1_000_000))
@@ -35,15 +35,17 @@ value). With --jwt-key the request carries an Authorization: Bearer JWT with
 sub, aud (the listener URL), exp, jti (= event ID), htm and htb_s256 instead.
 
 Exit code from the listener's answer: 200 -> 0, 400/413/431 -> 7, 401 -> 3,
-403 -> 4, 404 -> 5, 409 -> 6, 5xx or network failure -> 9. Load mode exits 0
-when every event was answered 2xx, otherwise with the code of the most
-frequent failure.`,
+403 -> 4, 404 -> 5, 409 -> 6, 5xx or network failure -> 9. Load mode prints
+"N of M delivered" (answered 2xx) and exits 0 when every event was delivered,
+otherwise with the code of the most frequent failure (9 for requests that got
+no answer: refused, reset, timed out).`,
         [
           `export ${WEBHOOK_SECRET_ENV.name}=...   # from \`agctl serve\` or the listener setup`,
           `agctl webhook send http://127.0.0.1:8080/api/v1/webhooks/incoming/LISTENER -d '{"ticket":"INC-1"}'`,
           'agctl webhook send LISTENER --data-file event.json --event-id 3f2c...   # replay: 409',
           "agctl webhook send LISTENER -d '{}' --jwt-key webhook-es256.private.jwk.json",
           "agctl webhook send LISTENER -d '{}' --dry-run          # a curl command",
+          "agctl webhook send LISTENER -d '{}' --dry-run -o json  # the request as JSON",
           "agctl webhook send LISTENER -d '{}' --count 20000 --concurrency 32 -o json",
         ],
       ),

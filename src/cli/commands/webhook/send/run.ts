@@ -35,7 +35,7 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
   return (await ctx.baseUrl()) + INCOMING_PATH + pathSegment(target, 'listener ID');
 }
 
-async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
+async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, tenantOf: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
   if (opts.jwtKey === undefined) {
     if (opts.kid !== undefined || opts.alg !== undefined) throw new UsageError('--kid and --alg apply to JWT sends: add --jwt-key');
     const secret = await readWebhookSecret(ctx, opts);
@@ -51,7 +51,9 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string): 
     if (err instanceof KeyError) throw new UsageError(`--jwt-key ${opts.jwtKey}: ${err.message}`);
     throw err;
   }
-  const tenant = (opts.tenant ?? ctx.settings.baseUrl ?? new URL(url).origin).replace(/\/+$/, '');
+  // The JWT sub is the tenant the listener belongs to: the origin of the listener URL
+  // (for a listener ID, the configured base URL), never a profile's other host.
+  const tenant = (opts.tenant ?? tenantOf).replace(/\/+$/, '');
   return {
     method: 'JWT',
     detail: `JWT ${key.alg}, kid ${key.kid}, sub ${tenant}`,
@@ -79,6 +81,22 @@ export function curlCommand(url: string, headers: Record<string, string>, body: 
   return lines.join(' \\\n  ');
 }
 
+/** The signed request as data (`--dry-run -o json`): the body as text, or base64 when it is not UTF-8. */
+export function requestJson(url: string, headers: Record<string, string>, body: Buffer) {
+  const text = body.toString('utf8');
+  const exact = Buffer.from(text, 'utf8').equals(body);
+  return { method: 'POST', url, headers, ...(exact ? { body: text } : { body: body.toString('base64'), bodyEncoding: 'base64' }) };
+}
+
+/** What an answer says in words: a listener's `reason`, else an error body's `message` (google.rpc.Status, OAuth `error_description`). */
+function answerReason(answer: Record<string, unknown> | undefined): string | undefined {
+  for (const k of ['reason', 'message', 'error_description'] as const) {
+    const v = answer?.[k];
+    if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 500);
+  }
+  return undefined;
+}
+
 function checkOptions(opts: SendOptions): void {
   const load = opts.count !== undefined;
   if (!load && (opts.concurrency !== undefined || opts.rate !== undefined)) throw new UsageError('--concurrency and --rate apply to load mode: add --count N');
@@ -91,9 +109,10 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   checkOptions(opts);
   const extra = parseSendHeaderFlags(opts.header);
   const url = await listenerUrl(target, ctx);
+  const tenantOf = isFullUrl(target) ? new URL(url).origin : await ctx.baseUrl();
   // The body first: a missing body is reported before any secret prompt.
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
-  const { signer, detail } = await makeSigner(opts, ctx, url);
+  const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf);
   try {
     JSON.parse(body.bytes.toString('utf8'));
   } catch {
@@ -127,6 +146,10 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   const headers = buildHeaders(ts, id, await signer(ts, id, body.bytes), extra);
 
   if (opts.dryRun) {
+    if (ctx.out.json) {
+      ctx.out.printJson(requestJson(url, headers, body.bytes));
+      return 0;
+    }
     ctx.out.print(curlCommand(url, headers, body.bytes, body.file));
     ctx.out.info(`# ${detail}; valid while the timestamp is within 5 minutes of the listener's clock`);
     return 0;
@@ -139,7 +162,7 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   if (ctx.out.json) {
     ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, response: answer ?? res.text() });
   } else {
-    const reason = typeof answer?.reason === 'string' ? answer.reason : res.text().trim().slice(0, 500);
+    const reason = answerReason(answer) ?? res.text().trim().slice(0, 500);
     ctx.out.fields([
       ['Status', statusText(res.status)],
       ['Reason', reason],

@@ -14,7 +14,7 @@ export const verify = () =>
     .option('--secret-stdin', 'read the HMAC signing secret from standard input')
     .option('--jwks <url|path>', 'verify a JWT against this JWKS (an https URL or a file) instead of an HMAC secret')
     .option('--url <url>', 'the listener endpoint URL (the JWT aud; default: --tenant + the request path)')
-    .option('--tenant <url>', 'the tenant base URL (the JWT sub; default: the profile base URL, else the --url origin)')
+    .option('--tenant <url>', 'the tenant base URL (the JWT sub; default: the origin of the endpoint URL)')
     .option('--now <unix>', 'judge at this Unix time in seconds instead of now', unixSeconds('--now'))
     .option('--source-ip <ip>', 'the source address of the request (for --allowed-cidr)')
     .option('--allowed-cidr <cidrs>', "the listener's allowed ranges, comma-separated (repeatable)", collect, [] as string[])

@@ -6,7 +6,7 @@ import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../
 import { isIP } from 'node:net';
 import type { CommandContext } from '../../../context.js';
 import type { VerifyInput } from './command.js';
-import { parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
+import { allowedRanges, parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from '../request-file.js';
 import { hideUserinfo } from '../../../../lib/url.js';
 
@@ -46,8 +46,7 @@ export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<n
   if (opts.allowedCidr.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
   if (opts.sourceIp && isIP(normalizeIp(opts.sourceIp)) === 0) throw new UsageError(`--source-ip: "${opts.sourceIp}" is not an IP address`);
   // Like the listener's allowedCidrs: several ranges, given as repeated flags or comma-separated.
-  const ranges = opts.allowedCidr.flatMap((v) => v.split(',')).map((r) => r.trim());
-  if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
+  const ranges = allowedRanges(opts.allowedCidr);
   let allowList: AllowList | null = null;
   try {
     if (ranges.length) allowList = new AllowList(ranges);
@@ -60,7 +59,8 @@ export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<n
   const tenantRaw = opts.tenant ?? ctx.settings.baseUrl;
   let url = opts.url ? parseUrl(opts.url, '--url').href : undefined;
   if (!url && tenantRaw && path) url = parseUrl(tenantRaw, '--tenant').origin + path;
-  const tenant = (tenantRaw ?? (url ? new URL(url).origin : '')).replace(/\/+$/, '');
+  // The JWT sub: the tenant the endpoint belongs to (the origin of --url), unless --tenant says otherwise.
+  const tenant = (opts.tenant ?? (url ? new URL(url).origin : '')).replace(/\/+$/, '');
 
   let listener: ListenerConfig;
   if (opts.jwks !== undefined) {

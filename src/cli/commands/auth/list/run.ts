@@ -1,0 +1,36 @@
+import { profileTenant } from '../../../../config/resolve.js';
+import type { CommandContext } from '../../../context.js';
+import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
+import type { ListInput } from './command.js';
+
+export async function run(_input: ListInput, ctx: CommandContext): Promise<number> {
+  const store = ctx.config.profiles;
+  const current = store.currentName();
+  const now = ctx.clock.now();
+  // Listing works whatever profile the environment names (that is how one finds the right name).
+  const rows = store.names().map((name) => {
+    const p = store.get(name) ?? {};
+    const baseUrl = profileTenant(p);
+    // Never unseals the secret: whether one is stored for the profile's client is enough.
+    const secretStored = Boolean(p.clientId) && ctx.vault.storedClientId(name) === p.clientId;
+    const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, baseUrl, p.clientId, now) : { state: 'none' };
+    return { name, current: name === current, baseUrl: baseUrl ?? null, clientId: p.clientId ?? null, secretStored, token };
+  });
+  if (ctx.out.json) {
+    ctx.out.printJson(rows);
+    return 0;
+  }
+  if (rows.length === 0) {
+    ctx.out.info('No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one');
+    return 0;
+  }
+  await ctx.out.table(
+    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'TOKEN'],
+    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretStored ? describeToken(r.token) : 'logged out']),
+  );
+  const s = ctx.settingsOfAnyProfile;
+  if (s.profileSource === 'env' && s.profile !== current) {
+    ctx.out.info(`note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`);
+  }
+  return 0;
+}

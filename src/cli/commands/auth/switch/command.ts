@@ -1,0 +1,20 @@
+// agctl auth switch: the declaration.
+import { Command, helpText, type Input } from '../../../declare.js';
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const switchProfile = () =>
+  new Command('switch')
+    .description('Make a saved profile the current one')
+    .argument('<profile>', 'name of a saved profile (see `agctl auth list`)')
+    .addHelpText(
+      'after',
+      helpText(
+        `
+The current profile is used by every command run without --profile or
+AGCTL_PROFILE (which still win). An unknown name is a usage error (exit 2)
+listing the saved profiles; \`agctl login --profile NAME\` creates one.`,
+        ['agctl auth switch ci', 'agctl auth switch default'],
+      ),
+    );
+
+export type SwitchInput = Input<ReturnType<typeof switchProfile>>;

@@ -1,0 +1,40 @@
+// What `auth status` and `auth list` say about a cached token: read from the
+// token cache, never printed.
+import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
+import type { Vault } from '../../../config/vault.js';
+
+export interface TokenState {
+  state: 'valid' | 'expiring' | 'expired' | 'none' | 'unknown';
+  expiresAt?: string;
+  /** Seconds left (0 once expired). */
+  expiresIn?: number;
+  source?: string;
+}
+
+/** The state of the token cached for a client ID at a base URL. */
+export function cachedTokenState(vault: Vault, baseUrl: string, clientId: string, nowMs: number): TokenState {
+  const t = vault.loadToken(tokenUrlFor(baseUrl), clientId);
+  if (!t) return { state: 'none' };
+  const left = t.expiresAt - Math.floor(nowMs / 1000);
+  return { state: left <= 0 ? 'expired' : left <= EXPIRY_SKEW_S ? 'expiring' : 'valid', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
+}
+
+function humanDuration(seconds: number): string {
+  if (seconds < 90) return `${seconds}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+/** The token state in words ("valid until ... (in 59m)"). */
+export function describeToken(token: TokenState): string {
+  switch (token.state) {
+    case 'unknown':
+      return 'from AGCTL_ACCESS_TOKEN (expiry not known)';
+    case 'none':
+      return 'none cached';
+    case 'expired':
+      return `expired at ${token.expiresAt}`;
+    default:
+      return `${token.state} until ${token.expiresAt} (in ${humanDuration(token.expiresIn!)})`;
+  }
+}

@@ -1,0 +1,19 @@
+// agctl webhook listeners list: the declaration.
+import { Command, helpText, type Input } from '../../../../declare.js';
+import { positiveInt } from '../../../../tree/util.js';
+import { EMBEDDED_ONLY } from '../../flags.js';
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const list = () =>
+  new Command('list')
+    .description('List webhook listeners: ID, name, auth method, allowed sources, runs and the URL to send to (embedded server)')
+    .option('--limit <n>', 'stop after this many listeners', positiveInt('--limit'))
+    .addHelpText(
+      'after',
+      helpText(
+        `${EMBEDDED_ONLY}\n\nNo secret is ever shown: an HMAC secret is given only when a listener is created.`,
+        ['agctl webhook listeners list', "agctl webhook listeners list -o json | jq -r '.[] | select(.authMethod == \"JWT\") | .url'"],
+      ),
+    );
+
+export type ListInput = Input<ReturnType<typeof list>>;

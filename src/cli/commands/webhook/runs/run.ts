@@ -1,0 +1,37 @@
+// agctl webhook runs: what a listener's events ran (embedded server).
+import { ApiError } from '../../../../api/errors.js';
+import { CliError, exitCodeForStatus } from '../../../../lib/exit.js';
+import { listRuns } from '../../../../client/webhook-listeners.js';
+import type { CommandContext } from '../../../context.js';
+import type { RunsInput } from './command.js';
+
+export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandContext): Promise<number> {
+  const api = await ctx.api();
+  let page: Awaited<ReturnType<typeof listRuns>>;
+  try {
+    page = await listRuns(api, listenerId, { limit: opts.limit, eventId: opts.eventId });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      throw new CliError(`${err.message} (HTTP 404)`, exitCodeForStatus(404), {
+        status: 404,
+        code: err.code,
+        hint: 'listener IDs: agctl webhook listeners list (runs are kept by the embedded server: agctl serve, or --embedded)',
+      });
+    }
+    throw err;
+  }
+  if (ctx.out.json) {
+    ctx.out.printJson(page.runs);
+    return 0;
+  }
+  if (page.runs.length === 0) {
+    ctx.out.info(opts.eventId ? `No run of event ${opts.eventId} for listener ${listenerId}` : `No runs yet for listener ${listenerId}`);
+    return 0;
+  }
+  await ctx.out.table(
+    ['RUN', 'ID', 'EVENT ID', 'CREATED', 'TRIGGER'],
+    page.runs.map((r) => [r.number, r.id, r.eventId, r.createdAt, typeof r.context?.trigger === 'string' ? r.context.trigger : JSON.stringify(r.context?.trigger)]),
+  );
+  if (page.total > page.runs.length) ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
+  return 0;
+}

@@ -1,0 +1,42 @@
+// --jq: jq itself (jq-wasm, jq compiled to WebAssembly), imported only when
+// the flag is given. Strings print raw, other values as indented JSON (as gh's --jq).
+import { UsageError } from '../lib/exit.js';
+
+/** The text jq prints for one JSON value, and the error it stopped on (a UsageError naming jq's message), if any. */
+export type JqFilter = (value: unknown) => { text: string; error?: UsageError };
+
+/**
+ * Loads jq and checks that `expression` compiles (before the command sends
+ * anything). The filter returned runs it on a value and returns the text to
+ * print; an error at run time (`.a` on an array, `error("x")`) comes with
+ * the outputs produced before it.
+ */
+export async function loadJqFilter(expression: string): Promise<JqFilter> {
+  const { loadJq } = await import('jq-wasm');
+  const jq = await loadJq();
+  const run = (value: unknown) => jq.raw(JSON.stringify(value) ?? 'null', expression, ['-c']);
+  const check = run(null);
+  if (check.exitCode === COMPILE_ERROR) throw jqError(check.stderr, check.exitCode);
+  return (value) => {
+    const r = run(value);
+    // -c prints one value a line; a string's own line breaks are escaped in it.
+    const text = r.stdout === '' ? '' : r.stdout.split('\n').map(show).join('');
+    return r.exitCode === 0 ? { text } : { text, error: jqError(r.stderr, r.exitCode) };
+  };
+}
+
+/** jq's exit status for an expression that does not compile. */
+const COMPILE_ERROR = 3;
+
+/** One value jq printed (compact JSON): a string raw, anything else indented. */
+function show(line: string): string {
+  const v = JSON.parse(line) as unknown;
+  return (typeof v === 'string' ? v : JSON.stringify(v, null, 2)) + '\n';
+}
+
+/** jq's message, on one line: "--jq: syntax error, unexpected ... at <top-level>, line 1, column 6". */
+function jqError(stderr: string, exitCode: number): UsageError {
+  const first = stderr.split('\n').find((l) => l.trim() !== '') ?? `jq exited with status ${exitCode}`;
+  const message = first.replace(/^jq: error(?: \(at [^)]*\))?: /, '').replace(/:$/, '');
+  return new UsageError(`--jq: ${message}`);
+}

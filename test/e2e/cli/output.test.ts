@@ -1,0 +1,172 @@
+// Output people can script and read: --jq, tables on a pipe and on a
+// terminal, the pager, inherited flags in help, `agctl version`.
+import { PassThrough, Readable } from 'node:stream';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import type { IO } from '../../../src/cli/io.js';
+import { BIN, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const s = await startTestServer();
+const work = tempDir('agctl-output-e2e-');
+const app = s.demo.rules.appId as string;
+const creds = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+const cli = cliFor(join(work, 'cfg'), creds);
+const rules = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list as { id: string; enabled: boolean; displayName: string; condition: string }[];
+
+/** Runs main() with stdout a terminal of the given size. */
+async function onTerminal(args: string[], env: Record<string, string>, size: { columns: number; rows: number }) {
+  const stdout = Object.assign(new PassThrough(), { isTTY: true, ...size });
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
+  const code = await main(['node', BIN, ...args], { io, env: { ...baseEnv(join(work, 'tty')), ...creds, ...env } });
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return { code, stdout: out, stderr: err };
+}
+
+describe('--jq', () => {
+  it('filters the JSON a command prints, with jq itself; strings print raw, other values as JSON', async () => {
+    const [ids, objects, count, implied] = await Promise.all([
+      cli(['rules', 'list', app, '--jq', '.[] | select(.enabled) | .id']),
+      cli(['rules', 'list', app, '--jq', '.[:2][] | {id, priority}']),
+      cli(['rules', 'list', app, '--jq', 'length']),
+      cli(['rules', 'list', app, '--jq', '.'], { env: { AGCTL_OUTPUT: 'table' } }),
+    ]);
+    expect(ids.code, ids.stderr).toBe(0);
+    expect(ids.stdout).toBe(rules.filter((r) => r.enabled).map((r) => `${r.id}\n`).join(''));
+    expect(rules.some((r) => !r.enabled)).toBe(true);
+    expect(objects.stdout).toBe(rules.slice(0, 2).map((r) => JSON.stringify({ id: r.id, priority: (r as { priority?: number }).priority }, null, 2) + '\n').join(''));
+    expect(count.stdout).toBe(`${rules.length}\n`);
+    // --jq implies -o json, over AGCTL_OUTPUT=table
+    expect(implied.json()).toEqual(rules);
+  });
+
+  it('works on any command that prints JSON', async () => {
+    const r = await cli(['version', '--jq', '.version']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('refuses an expression that does not compile before anything is sent: exit 2, jq\'s message, no stack', async () => {
+    const before = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list.length;
+    const r = await cli(['rules', 'delete', app, rules[0]!.id, '--yes', '--jq', '.[] |||']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'usage', exitCode: 2, message: expect.stringMatching(/^--jq: syntax error, unexpected '\|'.*line 1, column \d+$/) });
+    expect(r.stderr).not.toMatch(/\bat .*\.(js|ts):\d+/);
+    expect((await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list).toHaveLength(before);
+  });
+
+  it('an error at run time: what jq printed before it, then exit 2 with its message', async () => {
+    const r = await cli(['rules', 'list', app, '--jq', '.[0].id, .[0].id.x']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe(`${rules[0]!.id}\n`);
+    expect(JSON.parse(r.stderr).error.message).toMatch(/^--jq: Cannot index string with string/);
+  });
+
+  it('cannot be combined with -o table', async () => {
+    const r = await cli(['rules', 'list', app, '-o', 'table', '--jq', '.']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/^agctl: --jq filters JSON output: it cannot be combined with -o table\nhint: /);
+  });
+});
+
+describe('output format', () => {
+  it('a missing argument: the usage line after the error; with -o json or --jq, the one JSON error shape instead', async () => {
+    const [text, json, jq] = await Promise.all([cli(['rules', 'list']), cli(['-o', 'json', 'rules', 'list']), cli(['rules', 'list', '--jq', '.'])]);
+    expect([text.code, text.stderr]).toEqual([2, "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n"]);
+    for (const r of [json, jq]) {
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'usage', message: "missing required argument 'app-id'", hint: null, exitCode: 2, status: null, details: [] } });
+    }
+  });
+
+  it('-o and AGCTL_OUTPUT take any case', async () => {
+    const [upper, env] = await Promise.all([cli(['-o', 'JSON', 'rules', 'list', app]), cli(['rules', 'list', app], { env: { AGCTL_OUTPUT: 'Json' } })]);
+    expect(upper.json()).toEqual(rules);
+    expect(env.json()).toEqual(rules);
+  });
+});
+
+describe('tables', () => {
+  it('on a pipe: nothing is cut, columns two spaces apart, no borders', async () => {
+    const r = await cli(['rules', 'list', app]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^PRIORITY  ID +NAME +ENABLED  CONDITION +REQUEST POLICY$/);
+    expect(r.stdout).not.toMatch(/[│┌─…]/);
+    const longest = rules.reduce((a, b) => (b.condition.length > a.condition.length ? b : a));
+    expect(longest.condition.length).toBeGreaterThan(40);
+    for (const rule of rules) {
+      const line = lines.find((l) => l.includes(` ${rule.id} `))!;
+      expect(line).toContain(rule.displayName);
+      expect(line).toContain(rule.condition);
+    }
+  });
+
+  it('on a terminal: fits its width, cutting the condition; headers whole', async () => {
+    const r = await onTerminal(['rules', 'list', app], {}, { columns: 100, rows: 200 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(100);
+    expect(lines[0]).toMatch(/^PRIORITY  ID +NAME +ENABLED  CONDITION +REQUEST POLICY$/);
+    expect(r.stdout).toContain('…');
+    for (const rule of rules) expect(r.stdout).toContain(` ${rule.id} `);
+  });
+});
+
+describe('the pager', () => {
+  const PAGER = `sed 's/^/| /'`;
+  it('takes a table longer than the terminal (AGCTL_PAGER over PAGER, run by the shell, LESS=FRX)', async () => {
+    const paged = await onTerminal(['rules', 'list', app], { AGCTL_PAGER: PAGER, PAGER: 'false' }, { columns: 200, rows: 10 });
+    expect(paged.code, paged.stderr).toBe(0);
+    const lines = paged.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(rules.length + 1);
+    for (const l of lines) expect(l).toMatch(/^\| /);
+    const less = await onTerminal(['rules', 'list', app], { PAGER: 'echo "LESS=$LESS"; cat >/dev/null' }, { columns: 200, rows: 10 });
+    expect(less.stdout).toBe('LESS=FRX\n');
+    const own = await onTerminal(['rules', 'list', app], { PAGER: 'echo "LESS=$LESS"; cat >/dev/null', LESS: 'R' }, { columns: 200, rows: 10 });
+    expect(own.stdout).toBe('LESS=R\n');
+  });
+
+  it('is not used for a table that fits, on a pipe, for JSON, or when it cannot start (the table is printed directly)', async () => {
+    const [fits, piped, json, missing, none] = await Promise.all([
+      onTerminal(['rules', 'list', app], { PAGER }, { columns: 200, rows: 100 }),
+      cli(['rules', 'list', app], { env: { PAGER } }),
+      cli(['rules', 'list', app, '-o', 'json'], { env: { PAGER } }),
+      onTerminal(['rules', 'list', app], { PAGER: 'no-such-pager-agctl' }, { columns: 200, rows: 10 }),
+      onTerminal(['rules', 'list', app], { AGCTL_PAGER: '', PAGER }, { columns: 200, rows: 10 }),
+    ]);
+    for (const r of [fits, piped, missing, none]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.trimEnd().split('\n')).toHaveLength(rules.length + 1);
+      expect(r.stdout).toMatch(/^PRIORITY/);
+    }
+    expect(json.json()).toEqual(rules);
+  });
+});
+
+describe('help and version', () => {
+  it("every subcommand's help lists the global flags under Inherited flags", async () => {
+    const [login, list] = await Promise.all([cli(['login', '--help']), cli(['rules', 'list', '--help'])]);
+    for (const r of [login, list]) {
+      expect(r.code).toBe(0);
+      const inherited = r.stdout.slice(r.stdout.indexOf('\nInherited flags:\n'));
+      expect(r.stdout).toContain('\nInherited flags:\n');
+      for (const flag of ['--profile <name>', '--base-url <url>', '--client-id <id>', '-o, --output <format>', '--jq <expression>', '--no-input', '--debug']) expect(inherited).toContain(flag);
+      expect(inherited).not.toContain('--version');
+    }
+  });
+
+  it('agctl version prints the version, Node.js and the platform; -o json the same as an object', async () => {
+    const [text, json] = await Promise.all([cli(['version']), cli(['version', '-o', 'json'])]);
+    const v = json.json();
+    expect(v).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: process.versions.node, platform: process.platform, arch: process.arch });
+    expect(text.stdout).toBe(`agctl ${v.version}\nNode.js ${process.versions.node} (${process.platform} ${process.arch})\n`);
+  });
+});

@@ -1,0 +1,281 @@
+// Profiles: auth list, auth switch, login making its profile current, unknown
+// profiles, login --no-input on an existing profile, a base URL without scheme,
+// and auth status checking the credentials with the server. The CLI runs
+// in-process against the in-process embedded server (and small stand-ins for
+// servers that go away or lack a route), each scenario in its own config dir.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listProfileNames } from '../../../src/config/profiles.js';
+import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+import { closedPort, sendJson, tinyServer } from '../../unit/client/tiny-server.js';
+
+const s = await startTestServer();
+const work = tempDir('agctl-profiles-e2e-');
+let n = 0;
+const configDir = () => join(work, `cfg${n++}`);
+const app = s.demo.rules.appId as string;
+const plain = s.plainClient;
+const key = s.keyClient;
+
+function expectClean(r: CliResult) {
+  const all = r.stdout + r.stderr;
+  for (const x of [plain.clientSecret, key.clientSecret.split(':v1:')[1]!]) expect(all).not.toContain(x);
+  expect(all).not.toMatch(/agt_[A-Za-z0-9_-]{10}/); // access tokens of the embedded server
+  expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+}
+
+/** A config dir with profile "default" (key client) and "ci" (plain client), both logged in to the test server. */
+async function twoProfiles() {
+  const dir = configDir();
+  const cli = cliFor(dir);
+  const first = await cli(['login', '--base-url', s.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
+  expect(first.code, first.stderr).toBe(0);
+  const second = await cli(['login', '--profile', 'ci', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+  expect(second.code, second.stderr).toBe(0);
+  return { dir, cli, first, second };
+}
+
+const currentOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).currentProfile;
+
+describe('login and the current profile', () => {
+  it('makes the profile logged in to current and says so; --no-switch keeps the current one', async () => {
+    const { dir, cli, first, second } = await twoProfiles();
+    expect(first.stderr).toContain('current profile: "default"');
+    expect(second.stderr).toContain('current profile: "ci"');
+    expect(currentOf(dir)).toBe('ci');
+    const status = await cli(['auth', 'status', '-o', 'json', '--offline']);
+    expect(status.json()).toMatchObject({ profile: 'ci', clientId: plain.clientId });
+
+    const kept = await cli(['login', '--profile', 'other', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stderr).toContain('current profile: "ci" (kept); use this one with --profile other or `agctl auth switch other`');
+    expect(currentOf(dir)).toBe('ci');
+    const json = await cli(['login', '--profile', 'other', '--no-switch', '-o', 'json', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(json.json()).toMatchObject({ profile: 'other', currentProfile: 'ci' });
+    for (const r of [first, second, kept, json]) expectClean(r);
+  });
+
+  it('with AGCTL_PROFILE set to another profile, says that it still wins', async () => {
+    const { cli } = await twoProfiles();
+    const r = await cli(['login', '--profile', 'third', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env: { AGCTL_PROFILE: 'ci' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('current profile: "third"; AGCTL_PROFILE=ci overrides it in this shell');
+  });
+});
+
+describe('auth list', () => {
+  it('lists the profiles with the current one marked and the cached token expiry, never a token or secret', async () => {
+    const { dir, cli } = await twoProfiles();
+    const [table, json] = await Promise.all([cli(['auth', 'list']), cli(['auth', 'list', '-o', 'json'])]);
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+TOKEN$/);
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+valid until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(in \\d+m\\)$`));
+    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+valid until `));
+    expect(json.json()).toEqual([
+      { name: 'ci', current: true, baseUrl: s.baseUrl, clientId: plain.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
+      { name: 'default', current: false, baseUrl: s.baseUrl, clientId: key.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
+    ]);
+    for (const r of [table, json]) expectClean(r);
+
+    // After logout the profile stays, logged out.
+    expect((await cli(['logout', '--profile', 'default'])).code).toBe(0);
+    const after = await cli(['auth', 'list', '-o', 'json']);
+    expect(after.json()[1]).toMatchObject({ name: 'default', secretStored: false, token: { state: 'none' } });
+    expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+logged out$/m);
+
+    // The function completion uses.
+    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual(['ci', 'default']);
+    expect(listProfileNames({ AGCTL_CONFIG_DIR: join(work, 'none') })).toEqual([]);
+  });
+
+  it('without profiles points to agctl login (exit 0); -o json is []', async () => {
+    const cli = cliFor(configDir());
+    const [table, json] = await Promise.all([cli(['auth', 'list']), cli(['auth', 'list', '-o', 'json'])]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toBe('');
+    expect(table.stderr).toBe('No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one\n');
+    expect(json.json()).toEqual([]);
+  });
+
+  it('works with AGCTL_PROFILE naming no profile, and notes it', async () => {
+    const { cli } = await twoProfiles();
+    const r = await cli(['auth', 'list'], { env: { AGCTL_PROFILE: 'nosuch' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('note: AGCTL_PROFILE=nosuch overrides the current profile in this environment, and names no saved profile\n');
+  });
+});
+
+describe('auth switch', () => {
+  it('makes a saved profile current: later commands use it', async () => {
+    const { dir, cli } = await twoProfiles();
+    const r = await cli(['auth', 'switch', 'default']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`✓ Switched to profile "default" (${s.baseUrl} as ${key.clientId})\n`);
+    expect(currentOf(dir)).toBe('default');
+    const [status, list] = await Promise.all([cli(['auth', 'status', '-o', 'json', '--offline']), cli(['rules', 'list', app, '--limit', '1', '-o', 'json'])]);
+    expect(status.json()).toMatchObject({ profile: 'default', clientId: key.clientId });
+    expect(list.code, list.stderr).toBe(0);
+    const json = await cli(['auth', 'switch', 'ci', '-o', 'json']);
+    expect(json.json()).toEqual({ profile: 'ci', previous: 'default', baseUrl: s.baseUrl, clientId: plain.clientId });
+    expect(currentOf(dir)).toBe('ci');
+  });
+
+  it('warns when AGCTL_PROFILE still wins', async () => {
+    const { cli } = await twoProfiles();
+    const r = await cli(['auth', 'switch', 'default'], { env: { AGCTL_PROFILE: 'ci' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('! AGCTL_PROFILE=ci is set: it still wins in this environment (unset it to use "default")');
+  });
+
+  it('refuses an unknown profile (exit 2) listing the saved ones, and changes nothing', async () => {
+    const { dir, cli } = await twoProfiles();
+    const [r, json, bad] = await Promise.all([cli(['auth', 'switch', 'nosuch']), cli(['auth', 'switch', 'nosuch', '-o', 'json']), cli(['auth', 'switch', '../x'])]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('agctl: unknown profile "nosuch": the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n');
+    expect(JSON.parse(json.stderr)).toEqual({ error: { status: null, code: 'usage', message: 'unknown profile "nosuch": the profiles are ci, default', details: [] } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^agctl: invalid profile name "\.\.\/x"/);
+    expect(currentOf(dir)).toBe('ci');
+    const none = await cliFor(configDir())(['auth', 'switch', 'ci']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^agctl: unknown profile "ci": no profile is saved yet\nhint: run `agctl login --profile ci` to create it\n$/);
+  });
+});
+
+describe('an unknown profile', () => {
+  it('is a usage error naming it and the saved profiles, from --profile, AGCTL_PROFILE or the config', async () => {
+    const { dir, cli } = await twoProfiles();
+    const [flag, env, status, logout, token] = await Promise.all([
+      cli(['--profile', 'nosuch', 'rules', 'list', app]),
+      cli(['rules', 'list', app], { env: { AGCTL_PROFILE: 'nosuch' } }),
+      cli(['auth', 'status', '--profile', 'nosuch']),
+      cli(['logout', '--profile', 'nosuch']),
+      cli(['auth', 'token'], { env: { AGCTL_PROFILE: 'nosuch', AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret } }),
+    ]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe('agctl: unknown profile "nosuch" (from --profile): the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n');
+    expect(env.stderr).toMatch(/^agctl: unknown profile "nosuch" \(from AGCTL_PROFILE\): the profiles are ci, default\n/);
+    for (const r of [env, status, logout, token]) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('unknown profile "nosuch"');
+      expect(r.stdout).toBe('');
+    }
+
+    // A current profile removed from the config by hand.
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, currentProfile: 'gone' }));
+    const gone = await cli(['rules', 'list', app]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`agctl: unknown profile "gone" (from the current profile in ${join(dir, 'config.json')}): the profiles are ci, default`);
+  });
+
+  it('in a fresh config says no profile is saved; the implicit "default" is not checked', async () => {
+    const cli = cliFor(configDir());
+    const [named, implicit] = await Promise.all([cli(['--profile', 'nosuch', 'rules', 'list', app]), cli(['rules', 'list', app])]);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toMatch(/^agctl: unknown profile "nosuch" \(from --profile\): no profile is saved yet\n/);
+    expect(implicit.code).toBe(2);
+    expect(implicit.stderr).toMatch(/^agctl: no base URL configured/);
+  });
+
+  it('is created by login; --embedded ignores the profile', async () => {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env: { AGCTL_PROFILE: 'fresh' } });
+    expect(login.code, login.stderr).toBe(0);
+    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual(['fresh']);
+  });
+});
+
+describe('login --no-input on an existing profile', () => {
+  it('takes the client ID and base URL from the profile (a new secret for the same client)', async () => {
+    const { cli } = await twoProfiles();
+    const r = await cli(['login', '--profile', 'ci', '--no-input', '--client-secret-stdin', '-o', 'json'], { input: plain.clientSecret });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ profile: 'ci', baseUrl: s.baseUrl, clientId: plain.clientId });
+    // A wrong secret for the same profile is refused, and the saved secret stays.
+    const wrong = await cli(['login', '--profile', 'ci', '--no-input', '--client-secret-stdin'], { input: 'wrong' });
+    expect(wrong.code).toBe(3);
+    expect((await cli(['rules', 'list', app, '--limit', '1', '--profile', 'ci'])).code).toBe(0);
+    // Without a saved client ID it still names the flag.
+    const none = await cliFor(configDir())(['login', '--no-input', '--client-secret-stdin'], { input: 'x' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('agctl: missing client ID: pass --client-id or set AGCTL_CLIENT_ID\n');
+  });
+});
+
+describe('a base URL without scheme at login', () => {
+  it('is taken as https (shown), never as plain http', async () => {
+    const host = new URL(s.baseUrl).host; // the test server speaks plain http
+    const dir = configDir();
+    const r = await cliFor(dir)(['login', '--base-url', host, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(r.stderr).toContain(`Base URL: https://${host} (https:// assumed; write http:// out for a plain-http server)`);
+    // https to a plain-http server fails; nothing is saved and no secret went out in clear.
+    expect(r.code).toBe(9);
+    expect(r.stderr).toMatch(/TLS|plain HTTP/);
+    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual([]);
+  });
+});
+
+describe('auth status checks with the server', () => {
+  it('says the credentials are accepted, with the user they act as', async () => {
+    const { cli } = await twoProfiles();
+    const [table, json] = await Promise.all([cli(['auth', 'status']), cli(['auth', 'status', '-o', 'json', '--profile', 'default'])]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^Server:\s+credentials accepted \(user \S+\)$/m);
+    expect(json.json()).toMatchObject({ profile: 'default', loggedIn: true, token: { state: 'valid' }, server: { state: 'accepted', userId: expect.any(String) } });
+    expect(json.json().server.userId).not.toBe('');
+    for (const r of [table, json]) expectClean(r);
+  });
+
+  it('says when AGCTL_ACCESS_TOKEN or AGCTL_CLIENT_SECRET is refused (exit 3), keeping what it knows offline', async () => {
+    const cli = cliFor(configDir(), { AGCTL_BASE_URL: s.baseUrl });
+    const [token, secret, offline] = await Promise.all([
+      cli(['auth', 'status'], { env: { AGCTL_ACCESS_TOKEN: 'agt_not-a-real-token' } }),
+      cli(['auth', 'status', '-o', 'json'], { env: { AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: 'wrong' } }),
+      cli(['auth', 'status', '--offline', '-o', 'json'], { env: { AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: 'wrong' } }),
+    ]);
+    expect(token.code).toBe(3);
+    expect(token.stdout).toMatch(/^Server:\s+AGCTL_ACCESS_TOKEN was refused: /m);
+    expect(token.stdout).toMatch(/^Base URL:\s+http:\/\/127\.0\.0\.1:\d+ \(from env\)$/m);
+    expect(token.stderr).toBe('hint: set AGCTL_ACCESS_TOKEN to a valid token, or unset it to use the profile\n');
+    expect(secret.code).toBe(3);
+    expect(secret.json()).toMatchObject({ loggedIn: true, clientId: plain.clientId, server: { state: 'refused', message: expect.stringMatching(/^the client secret from AGCTL_CLIENT_SECRET was refused: authentication failed/) } });
+    expect(offline.code).toBe(0);
+    expect(offline.json()).toMatchObject({ server: { state: 'not-checked' } });
+  });
+
+  it('says when the server cannot be reached (exit 9), or has no introspect route (accepted)', async () => {
+    const t = await tinyServer();
+    t.reset((req, res) => {
+      if (req.path === '/auth/v1/token') return sendJson(res, 200, { access_token: 'stand-in-token', expires_in: 3600 });
+      sendJson(res, 404, { code: 5, message: 'no such route' });
+    });
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const login = await cli(['login', '--base-url', t.url, '--client-id', 'bot', '--client-secret-stdin'], { input: 'stand-in-secret' });
+    expect(login.code, login.stderr).toBe(0);
+    const ok = await cli(['auth', 'status', '-o', 'json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.json()).toMatchObject({ server: { state: 'accepted', userId: '' } });
+    expect(t.seen.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /auth/v1/token', 'POST /auth/v1/token', 'GET /api/v1/auth/introspect']);
+    expect(t.seen[2]!.headers.authorization).toBe('Bearer stand-in-token');
+
+    // The same profile pointed at a port nothing listens on: the config is edited, as a moved server would leave it.
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    const gone = `http://127.0.0.1:${await closedPort()}`;
+    config.profiles.default.baseUrl = gone;
+    writeFileSync(path, JSON.stringify(config));
+    const down = await cli(['auth', 'status']);
+    expect(down.code).toBe(9);
+    expect(down.stdout).toMatch(new RegExp(`^Server:\\s+unreachable: cannot reach ${gone}`, 'm'));
+    expect(down.stdout).toMatch(/^Profile:\s+default \(from config\)$/m);
+    expect(down.stdout).toMatch(/^Client ID:\s+bot$/m);
+    expect(down.stderr).toMatch(/^hint: is the server running\?/);
+  });
+});
