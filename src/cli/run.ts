@@ -42,11 +42,11 @@ function jqOutput(output: string | undefined): 'json' {
 /** `hintFor`: a hint from the command's settings, for an error that brings none. */
 function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, hintFor?: (exitCode: number) => string | undefined): number {
   const r = renderError(err);
+  const hint = r.hint ?? hintFor?.(r.exitCode);
   if (json) {
-    io.stderr.write(safeJson(r.json) + '\n');
+    io.stderr.write(safeJson({ error: { ...r.json.error, hint: hint ?? null } }) + '\n');
   } else {
     io.stderr.write(`agctl: ${r.line}\n`);
-    const hint = r.hint ?? hintFor?.(r.exitCode);
     if (hint) io.stderr.write(`hint: ${hint}\n`);
   }
   if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');

@@ -61,6 +61,12 @@ describe('a base URL with a path', () => {
     }
   });
 
+  it('with -o json the hint is in the error object', async () => {
+    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` })(['rules', 'list', app, '-o', 'json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ exitCode: 5, hint: `the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}` });
+  });
+
   it('no such hint for a 404 with an origin as base URL', async () => {
     const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: s.baseUrl })(['rules', 'list', 'no-such-app']);
     expect(r.code).toBe(5);
