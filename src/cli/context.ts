@@ -9,6 +9,7 @@ import { ApiClient, type TokenProvider } from '../client/api.js';
 import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, type TokenCache } from '../client/auth.js';
 import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
+import { CLEAR_LINE } from './live-line.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import type { Vault } from '../config/vault.js';
 import { userAgent } from '../version.js';
@@ -80,6 +81,9 @@ export class CommandContext {
         debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(s),
+        // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
+        // spinner's line, which is redrawn below); logs and pipes get the final error only.
+        onRetry: this.io.isStderrTTY ? (line) => this.out.info(`${CLEAR_LINE}${line}`) : undefined,
       });
       this.onClose(() => this.#http?.close());
     }

@@ -42,11 +42,25 @@ export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
   return command === '' || command === 'cat' ? undefined : command;
 }
 
+/** Why agctl does not prompt here, in a hint's words; empty when it may. */
+export function promptsOff(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): string[] {
+  const why: string[] = [];
+  if (inputFlag === false) why.push('--no-input was given');
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') why.push(`the CI variable is set (CI=${env.CI})`);
+  const notTTY = [!io.isStdinTTY && 'stdin', !io.isStdoutTTY && 'stdout'].filter(Boolean);
+  if (notTTY.length) why.push(`${notTTY.join(' and ')} ${notTTY.length > 1 ? 'are not terminals' : 'is not a terminal'}`);
+  return why;
+}
+
 /** Prompts only when stdin and stdout are terminals, CI is unset and --no-input is absent. */
 export function promptsAllowed(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): boolean {
-  if (inputFlag === false) return false;
-  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') return false;
-  return io.isStdinTTY && io.isStdoutTTY;
+  return promptsOff(io, env, inputFlag).length === 0;
+}
+
+/** The hint for a command that would have asked: when agctl asks, and what stops it here. */
+export function noPromptHint(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): string {
+  const why = promptsOff(io, env, inputFlag);
+  return `agctl asks only on a terminal, with CI unset and without --no-input${why.length ? `; here ${why.join(' and ')}` : ''}`;
 }
 
 /** Reads all of stdin as bytes, refusing more than `maxBytes`. */

@@ -1,6 +1,7 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
 import { Exit, UsageError } from '../lib/exit.js';
+import { basePathHint } from '../client/http.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError } from './errors.js';
@@ -24,7 +25,8 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
-    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT?.toLowerCase() === 'json')));
+    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
+    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT?.toLowerCase() === 'json')), hint);
   } finally {
     await ctx?.close();
   }
@@ -37,13 +39,15 @@ function jqOutput(output: string | undefined): 'json' {
   return 'json';
 }
 
-function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean): number {
+/** `hintFor`: a hint from the command's settings, for an error that brings none. */
+function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, hintFor?: (exitCode: number) => string | undefined): number {
   const r = renderError(err);
+  const hint = r.hint ?? hintFor?.(r.exitCode);
   if (json) {
-    io.stderr.write(safeJson(r.json) + '\n');
+    io.stderr.write(safeJson({ error: { ...r.json.error, hint: hint ?? null } }) + '\n');
   } else {
     io.stderr.write(`agctl: ${r.line}\n`);
-    if (r.hint) io.stderr.write(`hint: ${r.hint}\n`);
+    if (hint) io.stderr.write(`hint: ${hint}\n`);
   }
   if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
   return r.exitCode;

@@ -40,6 +40,8 @@ interface HttpOptions {
   /** Connections per origin (load mode raises it). */
   connections?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told before each retry (the CLI shows it on a terminal): what failed and "retrying (2/4)…". */
+  onRetry?: (line: string) => void;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
@@ -47,6 +49,8 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
 const TRANSIENT = new Set([...NEVER_SENT, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CLOSED']);
 const RETRY_STATUS = new Set([429, 503]);
+/** Connecting gives up after this long, or the timeout when shorter. */
+const CONNECT_TIMEOUT_MAX_MS = 10_000;
 
 export class HttpClient {
   readonly timeoutMs: number;
@@ -66,7 +70,7 @@ export class HttpClient {
       this.#agent = new Agent({
         keepAliveTimeout: 10_000,
         connections: this.#opts.connections ?? null,
-        connect: { timeout: Math.min(this.timeoutMs, 10_000) },
+        connect: { timeout: Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS) },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -79,6 +83,8 @@ export class HttpClient {
     const idempotent = req.idempotent ?? IDEMPOTENT.has(method);
     const headers: Record<string, string> = { 'user-agent': this.#opts.userAgent ?? 'agctl', ...req.headers };
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    const first = performance.now();
+    const attempts = this.maxRetries + 1;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       this.#debugRequest(method, req.url, headers, req.body);
@@ -90,16 +96,19 @@ export class HttpClient {
         const retryable = code !== undefined && (NEVER_SENT.has(code) || (idempotent && TRANSIENT.has(code)));
         this.#debug(`< ${describeNetworkError(err)} after ${Math.round(performance.now() - started)} ms`);
         if (retryable && attempt < this.maxRetries) {
+          this.#retrying(req.url, describeNetworkError(err, this.#attemptLimitMs(err)), attempt + 2, attempts);
           await this.#sleep(this.#backoff(attempt));
           continue;
         }
-        throw networkError(err, req.url, this.timeoutMs, req.urlSource ?? this.#opts.urlSource ?? '--base-url');
+        const tries = { count: attempt + 1, limitMs: this.#attemptLimitMs(err), elapsedMs: performance.now() - first };
+        throw networkError(err, req.url, tries, req.urlSource ?? this.#opts.urlSource ?? '--base-url');
       }
       this.#debugResponse(res, performance.now() - started);
       if (RETRY_STATUS.has(res.status) && idempotent && attempt < this.maxRetries) {
         const wait = retryAfterMs(res.headers['retry-after'], Date.now());
         const cap = this.#opts.retryMaxDelayMs ?? 30_000;
         if (wait === undefined || wait <= cap) {
+          this.#retrying(req.url, `HTTP ${statusText(res.status)}`, attempt + 2, attempts);
           await this.#sleep(wait ?? this.#backoff(attempt));
           continue;
         }
@@ -135,6 +144,16 @@ export class HttpClient {
         }
       },
     };
+  }
+
+  /** The retry notice: "http://host: timed out after 2 s; retrying (2/4)…". */
+  #retrying(url: string, why: string, next: number, of: number): void {
+    this.#opts.onRetry?.(`${new URL(url).origin}: ${why}; retrying (${next}/${of})…`);
+  }
+
+  /** How long one attempt may take before the failure `err` (connecting has its own, shorter limit). */
+  #attemptLimitMs(err: unknown): number {
+    return errorCode(err) === 'UND_ERR_CONNECT_TIMEOUT' ? Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS) : this.timeoutMs;
   }
 
   #backoff(attempt: number): number {
@@ -237,13 +256,24 @@ function classifyNetworkError(err: unknown): Failure {
   return { kind: 'other', detail: (err as Error)?.message ?? String(err) };
 }
 
-/** One line for --debug logs. */
-function describeNetworkError(err: unknown): string {
+/** One line for --debug logs and retry notices. */
+function describeNetworkError(err: unknown, limitMs?: number): string {
   const f = classifyNetworkError(err);
+  if (f.kind === 'timeout' && limitMs !== undefined) return `timed out after ${seconds(limitMs)} s`;
   return f.kind === 'not-tls' || f.kind === 'tls' ? `TLS handshake failed: ${f.detail}` : f.kind === 'certificate' ? `TLS certificate not trusted: ${f.detail}` : f.detail;
 }
 
-function networkError(err: unknown, url: string, timeoutMs: number, source: string): CliError {
+/** Seconds as people read them: 2, 0.2, 9.4. */
+const seconds = (ms: number) => String(Math.round(ms / 100) / 10);
+
+/** How many attempts a request made, how long each could take, and how long they all took. */
+interface Tries {
+  count: number;
+  limitMs: number;
+  elapsedMs: number;
+}
+
+function networkError(err: unknown, url: string, tries: Tries, source: string): CliError {
   const f = classifyNetworkError(err);
   const u = new URL(url);
   switch (f.kind) {
@@ -259,11 +289,25 @@ function networkError(err: unknown, url: string, timeoutMs: number, source: stri
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `is the server running? check ${source}` });
     case 'not-found':
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `check the host name in ${source}` });
-    case 'timeout':
-      return new CliError(`cannot reach ${u.origin}: timed out after ${timeoutMs / 1000} s`, Exit.Server, { hint: 'raise --timeout (or AGCTL_TIMEOUT) or try again' });
+    case 'timeout': {
+      const what = tries.count > 1 ? `timed out: ${tries.count} attempts of ${seconds(tries.limitMs)} s each, ${seconds(tries.elapsedMs)} s in all` : `timed out after ${seconds(tries.limitMs)} s`;
+      return new CliError(`cannot reach ${u.origin}: ${what}`, Exit.Server, { hint: 'raise --timeout (or AGCTL_TIMEOUT) or try again' });
+    }
     default:
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server);
   }
+}
+
+/**
+ * The hint for a "not found" when the base URL has a path: the service's
+ * routes hang off its origin (`/auth/v1/token`, `/api/v1/...`), so a base URL
+ * `https://host/api` asks for `/api/auth/v1/token`. Undefined for an origin.
+ */
+export function basePathHint(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl || !URL.canParse(baseUrl)) return undefined;
+  const u = new URL(baseUrl);
+  if (u.pathname.replace(/\/+$/, '') === '') return undefined;
+  return `the base URL ${baseUrl} has a path (${u.pathname}): the service's base URL is its origin alone, ${u.origin}`;
 }
 
 const STATUS_NAMES: Record<number, string> = {

@@ -54,6 +54,17 @@ export function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: n
   return listAll((req) => listRulesPage(api, appId, req), { ...opts, what: 'rules' });
 }
 
+/** GET answers `{routingRule}` (service-notes.md §4). */
+export async function getRule(api: ApiClient, appId: string, ruleId: string): Promise<EntitlementConfigurationRule> {
+  const res = await api.call<{ routingRule: EntitlementConfigurationRule }>('GET', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, {
+    check: (b) => {
+      const problem = ruleProblem(b.routingRule);
+      return problem ? `"routingRule" ${problem}` : undefined;
+    },
+  });
+  return res.routingRule;
+}
+
 /** DELETE answers `{}`; an empty body is taken as that. */
 export function deleteRule(api: ApiClient, appId: string, ruleId: string): Promise<Record<string, never>> {
   return api.call('DELETE', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, { body: {}, emptyOk: true });

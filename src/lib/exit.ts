@@ -17,7 +17,7 @@ export const Exit = {
 } as const;
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
 
-/** Stopped with Ctrl-C, as shells report it (128 + SIGINT): a cancelled prompt, wait or load run. */
+/** Stopped with Ctrl-C, as shells report it (128 + SIGINT): a cancelled prompt, wait or load run; also a confirmation answered No. */
 export const EXIT_INTERRUPTED = 130;
 
 export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED, string]> = [
@@ -32,7 +32,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED,
   [8, 'rate limited after retries (429)'],
   [9, 'server or network failure (5xx, timeout, refused connection, redirect, unexpected response)'],
   [10, 'pending: step-up authentication not completed yet'],
-  [EXIT_INTERRUPTED, 'cancelled with Ctrl-C (a prompt, the step-up wait, a webhook load run)'],
+  [EXIT_INTERRUPTED, 'cancelled: Ctrl-C (a prompt, the step-up wait, a webhook load run), or No at a confirmation (nothing was changed)'],
 ];
 
 /** The `code` of a JSON error (`-o json`) when the service named none: the kind of exit code. */

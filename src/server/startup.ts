@@ -7,10 +7,13 @@ import { pathProblem } from '../lib/fs-errors.js';
 
 export class StartupError extends Error {
   readonly hint?: string;
-  constructor(message: string, hint?: string) {
+  /** The system error code behind it, when there is one (EADDRINUSE, ...). */
+  readonly code?: string;
+  constructor(message: string, hint?: string, code?: string) {
     super(message);
     this.name = 'StartupError';
     this.hint = hint;
+    this.code = code;
   }
 }
 
@@ -37,7 +40,7 @@ export function listenError(host: string, port: number, err: unknown): StartupEr
   const where = hostPort(host, port);
   switch (code) {
     case 'EADDRINUSE':
-      return new StartupError(`cannot listen on ${where}: the address is already in use`, 'another process listens there: choose another --port, or --port 0 for any free port');
+      return new StartupError(`cannot listen on ${where}: the address is already in use`, 'another process listens there: choose another --port, or --port 0 for any free port', code);
     case 'EADDRNOTAVAIL':
       return new StartupError(
         `cannot listen on ${where}: ${host} is not an address of this machine`,

@@ -2,7 +2,7 @@
 // against it, and a graceful SIGTERM that finishes an in-flight request.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
@@ -48,6 +48,29 @@ interface Ready {
   baseUrl: string;
   clients: { clientId: string; clientSecret: string; form: 'key' | 'plain' }[];
   demo: Record<string, any>;
+}
+
+/** Spawns `agctl serve ARGS` writing `readyFile` (which must not exist yet); `ready` resolves with it. */
+function startServe(args: string[], readyFile: string, configDir: string) {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: baseEnv(configDir), stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  child.stderr!.setEncoding('utf8').on('data', (d) => (log += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Generous: a busy machine starts two servers slowly.
+  const until = Date.now() + 40_000;
+  const ready = waitFor(
+    `the ready file ${readyFile}`,
+    () => {
+      if (child.exitCode !== null || Date.now() > until) throw new Error(`agctl serve ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${log}`);
+      try {
+        return JSON.parse(readFileSync(readyFile, 'utf8')) as Ready;
+      } catch {
+        return undefined; // not there yet, or being written
+      }
+    },
+    45_000,
+  );
+  return { child, ready, exited, log: () => log };
 }
 
 let ready: Ready;
@@ -170,27 +193,9 @@ describe('two `agctl serve` processes on one data directory', () => {
   /** Starts a server on the shared data directory; resolves with its ready file. */
   function start(n: number): Promise<Ready> {
     const file = join(shared, `ready-${n}.json`);
-    const c = spawn(process.execPath, [BIN, 'serve', '--quiet', '--data-dir', join(shared, 'data'), '--ready-file', file], {
-      env: baseEnv(join(shared, `cfg-${n}`)),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    children.push(c);
-    let log = '';
-    c.stderr!.setEncoding('utf8').on('data', (d) => (log += d));
-    // Generous: a busy machine starts two servers slowly.
-    const until = Date.now() + 40_000;
-    return waitFor(
-      `server ${n}'s ready file`,
-      () => {
-        if (c.exitCode !== null || Date.now() > until) throw new Error(`agctl serve ${n} ${c.exitCode === null ? 'did not start' : `exited with ${c.exitCode}`}:\n${log}`);
-        try {
-          return JSON.parse(readFileSync(file, 'utf8')) as Ready;
-        } catch {
-          return undefined; // not there yet, or being written
-        }
-      },
-      45_000,
-    );
+    const r = startServe(['--quiet', '--data-dir', join(shared, 'data'), '--ready-file', file], file, join(shared, `cfg-${n}`));
+    children.push(r.child);
+    return r.ready;
   }
 
   it('start together and take 16 concurrent credential updates, alternating between them, without a 5xx', { timeout: 90_000 }, async () => {
@@ -214,5 +219,82 @@ describe('two `agctl serve` processes on one data directory', () => {
       }),
     );
     expect(results).toEqual(results.map(() => '200 '));
+    // A third one, while the port kept for the data directory is held by one of them, takes another.
+    const third = await start(3);
+    expect(new Set([...servers, third].map((r) => r.baseUrl)).size).toBe(3);
+    expect(servers.map((r) => r.baseUrl)).toContain(`http://127.0.0.1:${readFileSync(join(shared, 'data', 'serve-port'), 'utf8').trim()}`);
+  });
+});
+
+describe('`agctl serve` stopped and started again on one data directory', () => {
+  const dir = tempDir('agctl-serve-port-');
+  const data = join(dir, 'data');
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+  let runs = 0;
+  /** Runs serve on the data directory with `args` until stop() (SIGTERM). */
+  async function serve(...args: string[]) {
+    const file = join(dir, `ready-${runs++}.json`);
+    const r = startServe(['--quiet', '--data-dir', data, '--ready-file', file, ...args], file, join(dir, 'serve-cfg'));
+    children.push(r.child);
+    const ready = await r.ready;
+    await waitFor('the start-up lines', () => (r.log().includes('press Ctrl-C to stop') ? true : undefined));
+    return {
+      ready,
+      port: Number(new URL(ready.baseUrl).port),
+      log: r.log,
+      stop: async () => {
+        r.child.kill('SIGTERM');
+        expect(await r.exited).toBe(0);
+      },
+    };
+  }
+  const freePort = async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const { port } = srv.address() as AddressInfo;
+    await new Promise((r) => srv.close(r));
+    return port;
+  };
+
+  it('listens on the same port again, so a logged-in profile keeps working', { timeout: 60_000 }, async () => {
+    const first = await serve();
+    expect(readFileSync(join(data, 'serve-port'), 'utf8')).toBe(`${first.port}\n`);
+    const plainClient = first.ready.clients.find((c) => c.form === 'plain')!;
+    const cli = cliFor(join(dir, 'cfg'));
+    const login = await cli(['login', '--base-url', first.ready.baseUrl, '--client-id', plainClient.clientId, '--client-secret-stdin'], { input: plainClient.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    await first.stop();
+
+    const again = await serve();
+    expect(again.ready.baseUrl).toBe(first.ready.baseUrl);
+    expect(again.log()).not.toContain('in use');
+    const list = await cli(['rules', 'list', 'crm-app', '-o', 'json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json()).toHaveLength(26);
+    await again.stop();
+  });
+
+  it('takes a free port, and says so, when another process holds it; --port still wins', { timeout: 60_000 }, async () => {
+    const kept = Number(readFileSync(join(data, 'serve-port'), 'utf8'));
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(kept, '127.0.0.1', r));
+    try {
+      const moved = await serve();
+      expect(moved.port).not.toBe(kept);
+      expect(moved.log()).toContain(`! port ${kept}, this data directory's, is in use by another process: listening on ${moved.port} for this run`);
+      await moved.stop();
+    } finally {
+      await new Promise((r) => holder.close(r));
+    }
+    // The kept port stays the data directory's.
+    expect(readFileSync(join(data, 'serve-port'), 'utf8')).toBe(`${kept}\n`);
+
+    const chosen = await freePort();
+    const flagged = await serve('--port', String(chosen));
+    expect(flagged.port).toBe(chosen);
+    await flagged.stop();
   });
 });

@@ -160,7 +160,7 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).not.toBe(stepId);
   });
 
-  it('Ctrl-C while waiting with -o json prints the transaction as "cancelled"', async () => {
+  it('Ctrl-C while waiting with -o json prints the transaction as "cancelled", the resume command once', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
     const [, tx] = await run.waitForStderr(TX_RE);
@@ -176,6 +176,8 @@ describe('agctl task approve-step-up', async () => {
       redirectUrl: expect.stringMatching(URL_RE),
       resumeCommand: `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`,
     });
+    expect(count(r.stdout + r.stderr, r.json().resumeCommand)).toBe(1);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('! cancelled (Ctrl-C) while waiting for the step-up; to resume, run the resumeCommand of the output');
   });
 
   it('gives up with exit 10 when the wait times out, with the URL and the resume command once each', async () => {

@@ -47,6 +47,33 @@ describe('rules against the fake tenant', async () => {
     expect(r.stderr).toContain('not_found');
     expect(ids(t.rules.active(app))).toHaveLength(5);
   });
+
+  it('rules delete --dry-run reads each rule and shows it, deletes nothing, exit 0', async () => {
+    const rule = t.rules.find(app, 'rule-c')!;
+    const r = await cli(['rules', 'delete', app, 'rule-c', 'rule-e', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+PRIORITY\s+CONDITION$/);
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
+      ['rule-c', rule.displayName, String(rule.priority), rule.condition],
+      ['rule-e', t.rules.find(app, 'rule-e')!.displayName, String(t.rules.find(app, 'rule-e')!.priority), t.rules.find(app, 'rule-e')!.condition],
+    ]);
+    expect(r.stderr).toBe(`Dry run: would delete 2 rules from app ${app}; nothing was deleted\n`);
+    expect(ids(t.rules.active(app))).toEqual(['rule-a', 'rule-c', 'rule-d', 'rule-e', 'rule-g']);
+
+    const json = await cli(['rules', 'delete', app, 'rule-a', '--dry-run', '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toEqual([JSON.parse(JSON.stringify(t.rules.find(app, 'rule-a')))]);
+    expect(ids(t.rules.active(app))).toHaveLength(5);
+  });
+
+  it('rules delete --dry-run of a rule that does not exist: exit 5, the others still shown', async () => {
+    const r = await cli(['rules', 'delete', app, 'rule-nope', 'rule-d', '--dry-run', '-o', 'json']);
+    expect(r.code).toBe(5);
+    expect(r.json().map((x: { id: string }) => x.id)).toEqual(['rule-d']);
+    expect(r.stderr).toMatch(/^✗ rule rule-nope: .*not_found/m);
+    expect(ids(t.rules.active(app))).toHaveLength(5);
+  });
 });
 
 describe('rules list against tenants that page differently', () => {

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliError, Exit, UsageError } from '../../../src/lib/exit.js';
+import { CliError, EXIT_INTERRUPTED, Exit, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
-import { colorEnabled, promptsAllowed, readStdin } from '../../../src/cli/io.js';
+import { colorEnabled, noPromptHint, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
 import { run as login, plainHttpWarning } from '../../../src/cli/commands/auth/login/run.js';
@@ -80,6 +80,14 @@ describe('terminal decisions', () => {
     expect(promptsAllowed(io(true), {}, false)).toBe(false);
     const half = { ...io(true), isStdoutTTY: false };
     expect(promptsAllowed(half, {}, true)).toBe(false);
+  });
+
+  it('the hint says when agctl asks and what stops it here', () => {
+    const half = { ...io(true), isStdinTTY: false };
+    expect(noPromptHint(io(false), {}, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here stdin and stdout are not terminals');
+    expect(noPromptHint(half, { CI: 'yes' }, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=yes) and stdin is not a terminal');
+    // A prompter turned off by its caller: only the rule.
+    expect(noPromptHint(io(true), {}, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input');
   });
 
   it('the context refuses a bad output format before anything runs', () => {
@@ -205,10 +213,10 @@ describe('login (in-process)', () => {
 });
 
 describe('rules commands (in-process)', () => {
-  it('delete asks on a terminal and deletes nothing when the answer is no', async () => {
+  it('delete asks on a terminal and deletes nothing when the answer is no (exit 130, as a cancel)', async () => {
     const { p, asked } = scripted({ Delete: false });
     const { ctx, err } = makeCtx({ tty: true, prompter: p }); // no credentials: any API call would fail
-    expect(await rulesDelete({ args: [app, ['ecr-001', 'ecr-002', 'ecr-001']], opts: {} }, ctx)).toBe(0);
+    expect(await rulesDelete({ args: [app, ['ecr-001', 'ecr-002', 'ecr-001']], opts: {} }, ctx)).toBe(EXIT_INTERRUPTED);
     expect(asked).toEqual([`Delete 2 rules (ecr-001, ecr-002) from app ${app}?`]);
     expect(err()).toContain('Nothing deleted');
   });
@@ -216,6 +224,18 @@ describe('rules commands (in-process)', () => {
   it('delete needs --yes without a terminal', async () => {
     const { ctx } = makeCtx({ prompter: scripted({}, false).p, env: plainEnv });
     await expect(rulesDelete({ args: [app, ['ecr-001']], opts: {} }, ctx)).rejects.toThrow('refusing to delete without confirmation: pass --yes');
+  });
+
+  it('delete without --yes on a terminal: the hint names what stops the prompt (CI, --no-input)', async () => {
+    const hintOf = async (o: Parameters<typeof makeCtx>[0]) => {
+      const err = await rulesDelete({ args: [app, ['ecr-001']], opts: {} }, makeCtx({ env: plainEnv, ...o, tty: true }).ctx).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toBe('refusing to delete without confirmation: pass --yes');
+      return (err as UsageError).hint;
+    };
+    expect(await hintOf({ env: { ...plainEnv, CI: 'true' } })).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=true)');
+    expect(await hintOf({ flags: { input: false } })).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here --no-input was given');
+    expect(await hintOf({ env: { ...plainEnv, CI: '1' }, flags: { input: false } })).toMatch(/; here --no-input was given and the CI variable is set \(CI=1\)$/);
   });
 
   it('delete reports each rule and returns the worst exit code', async () => {

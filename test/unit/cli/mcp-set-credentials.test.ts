@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/lib/exit.js';
+import { EXIT_INTERRUPTED, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
+import { looksSecret } from '../../../src/cli/commands/mcp/set-credentials/secret-name.js';
 import { AUTH_FIELDS, SECRET_FIELDS, TRANSPORT_TYPES, type AuthKind, type McpServerView } from '../../../src/api/mcp-schema.js';
 import { validateCredentialsRequest } from '../../../src/api/mcp.js';
 import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
@@ -24,10 +25,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
 const CATALOG = ksuid();
 
-type Answer = string | boolean;
-/** A prompter answering in order from a script of [message prefix, answer]; records what was asked. */
+/** Pressing Enter at a yes/no question: its default. */
+const ENTER = Symbol('Enter');
+type Answer = string | boolean | typeof ENTER;
+/** A prompter answering in order from a script of [message prefix, answer]; records what was asked, and which inputs were hidden. */
 function scripted(script: [string, Answer][], enabled = true) {
   const asked: string[] = [];
+  const hidden: string[] = [];
   const next = (message: string, choices?: { value: string }[]) => {
     asked.push(message);
     const step = script.shift();
@@ -47,14 +51,18 @@ function scripted(script: [string, Answer][], enabled = true) {
       return v;
     },
     password: async (m, o) => {
+      hidden.push(m);
       const v = String(next(m));
       if (o?.validate && o.validate(v) !== true) throw new Error(`the answer to "${m}" fails validation`);
       return v;
     },
-    confirm: async (m) => Boolean(next(m)),
+    confirm: async (m, o) => {
+      const a = next(m);
+      return a === ENTER ? Boolean(o?.default) : Boolean(a);
+    },
     select: async <T extends string>(m: string, choices: { value: T }[]) => next(m, choices) as T,
   };
-  return { p, asked, left: () => script.length };
+  return { p, asked, hidden, left: () => script.length };
 }
 
 function context(prompter: Prompter, env: Record<string, string> = {}) {
@@ -76,7 +84,7 @@ async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer
   const code = await run(input(o), c.ctx);
   expect(code).toBe(0);
   expect(s.left()).toBe(0);
-  return { body: JSON.parse(c.out()), asked: s.asked, err: c.err() };
+  return { body: JSON.parse(c.out()), asked: s.asked, hidden: s.hidden, err: c.err() };
 }
 
 describe('flags -> request', () => {
@@ -247,7 +255,7 @@ describe('--interactive', () => {
     });
   });
 
-  it('shows the request with secrets redacted and sends nothing unless the replacement is confirmed', async () => {
+  it('shows the request with secrets redacted and sends nothing unless the replacement is confirmed (declined: exit 130)', async () => {
     const s = scripted([
       ['What kind of MCP server', 'external'],
       ['Endpoint URL', 'https://wiki.example.com/mcp'],
@@ -260,7 +268,7 @@ describe('--interactive', () => {
     ]);
     // No server and no credentials: a declined walk-through never needs them.
     const c = context(s.p);
-    expect(await run(input({ interactive: true, dryRun: undefined }), c.ctx)).toBe(0);
+    expect(await run(input({ interactive: true, dryRun: undefined }), c.ctx)).toBe(EXIT_INTERRUPTED);
     expect(s.left()).toBe(0);
     expect(c.err()).toContain('"token": "<redacted>"');
     expect(c.err()).not.toContain('tok-SECRET-1');
@@ -290,6 +298,33 @@ describe('--interactive', () => {
       updateMask: 'mcpServerCatalogId,requireToolApproval,configFields,awsSigv4',
     });
     expect(r.asked.join('\n')).not.toMatch(/Token sharing|Authentication method|Endpoint URL/);
+  });
+
+  it('a config field named like a secret is a secret on Enter, and its value is asked hidden', async () => {
+    const r = await dryRun({ interactive: true, hosted: true, catalogId: CATALOG, auth: 'none', requireToolApproval: 'false' }, [
+      ['Source app ID', ''],
+      ['Add a config field', true],
+      ['Config field name', 'apiKey'],
+      ['Is apiKey a secret', ENTER],
+      ['Value of apiKey', 'typed-api-key'],
+      ['Add another config field', true],
+      ['Config field name', 'region'],
+      ['Is region a secret', ENTER],
+      ['Value of region', 'eu-west-1'],
+      ['Add another config field', false],
+    ]);
+    expect(r.hidden).toEqual(['Value of apiKey']);
+    // (--dry-run redacts every config field's value)
+    expect(Object.keys(r.body.hostedConfig.configFields)).toEqual(['apiKey', 'region']);
+  });
+
+  it('names that look like secrets', () => {
+    for (const name of ['apiKey', 'API_KEY', 'APIKey', 'apikey', 'githubToken', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'clientSecret', 'client_secret', 'password', 'db-passwd', 'private_key', 'privateKeyPem', 'signingKey', 'key', 'credentials', 'Authorization']) {
+      expect(looksSecret(name), name).toBe(true);
+    }
+    for (const name of ['region', 'site', 'audience', 'tokenUrl', 'keyId', 'secretName', 'monkey', 'keyboardLayout', 'baseUrl', 'workspace', '']) {
+      expect(looksSecret(name), name).toBe(false);
+    }
   });
 
   it('asks for multi-line keys as a file path and checks them with the shared rules', async () => {

@@ -146,16 +146,43 @@ describe('connection errors', () => {
     await http.close();
   });
 
-  it('times out per request and says so', async () => {
+  it('times out per request and says how many attempts it made and how long they took in all', async () => {
     srv.reset(() => {}); // never answers
-    const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 1 });
+    const notices: string[] = [];
+    const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 2, onRetry: (l) => notices.push(l) });
     const started = Date.now();
     const err = await failure(http.send({ method: 'GET', url: `${srv.url}/slow` }));
-    expect(err.message).toMatch(/timed out after 0\.2 s/);
+    const took = (Date.now() - started) / 1000;
+    const m = /^cannot reach (\S+): timed out: 3 attempts of 0\.2 s each, (\d+(?:\.\d)?) s in all$/.exec(err.message);
+    expect(m, err.message).not.toBeNull();
+    expect(m![1]).toBe(srv.url);
+    expect(Math.abs(Number(m![2]) - took)).toBeLessThanOrEqual(0.2);
+    expect(Number(m![2])).toBeGreaterThanOrEqual(0.6);
     expect(err.exitCode).toBe(Exit.Server);
-    expect(srv.seen).toHaveLength(2);
-    expect(sleeps).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(srv.seen).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    expect(notices).toEqual([`${srv.url}: timed out after 0.2 s; retrying (2/3)…`, `${srv.url}: timed out after 0.2 s; retrying (3/3)…`]);
+    expect(took).toBeLessThan(5);
+    await http.close();
+  });
+
+  it('a request not retried says the one timeout', async () => {
+    srv.reset(() => {}); // never answers
+    const notices: string[] = [];
+    const { http } = client({ timeoutMs: 200, onRetry: (l) => notices.push(l) });
+    // A POST that may have reached the server is not sent again.
+    const err = await failure(http.send({ method: 'POST', url: `${srv.url}/slow`, body: '{}' }));
+    expect(err.message).toBe(`cannot reach ${srv.url}: timed out after 0.2 s`);
+    expect(notices).toEqual([]);
+    await http.close();
+  });
+
+  it('tells of retries after 429 and 503 too', async () => {
+    statuses([[503], [429], [200]]);
+    const notices: string[] = [];
+    const { http } = client({ onRetry: (l) => notices.push(l) });
+    expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).status).toBe(200);
+    expect(notices).toEqual([`${srv.url}: HTTP 503 Service Unavailable; retrying (2/4)…`, `${srv.url}: HTTP 429 Too Many Requests; retrying (3/4)…`]);
     await http.close();
   });
 });

@@ -16,6 +16,7 @@ import { ApiError } from '../../../api/errors.js';
 import { isKsuid } from '../../../lib/ids.js';
 import type { CommandContext } from '../../context.js';
 import { obtainSecret, secretInput, splitList, type Draft } from './draft.js';
+import { looksSecret } from './set-credentials/secret-name.js';
 
 const AUTH_CHOICE_NAMES: Record<AuthKind, string> = {
   none: 'No authentication',
@@ -69,7 +70,7 @@ export async function walkThrough(d: Draft, ctx: CommandContext): Promise<void> 
     if (d.settings.sourceAppId === undefined) d.settings.sourceAppId = await askOptional('Source app ID');
     while (await p.confirm(`Add ${d.configFields && Object.keys(d.configFields).length ? 'another' : 'a'} config field?`, { default: false })) {
       const name = await ask('Config field name (as in the catalog entry)', (v) => (/^[^.\s]+$/.test(v.trim()) ? true : 'a name without spaces or dots'));
-      const secret = await p.confirm(`Is ${name} a secret?`, { default: false });
+      const secret = await p.confirm(`Is ${name} a secret?`, { default: looksSecret(name) });
       const value = secret ? await p.password(`Value of ${name}`) : await ask(`Value of ${name}`);
       d.configFields = { ...(d.configFields ?? {}), [name]: value };
     }

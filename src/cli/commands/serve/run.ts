@@ -1,38 +1,72 @@
 // agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
 import { dataDir as defaultDataDir } from '../../../config/paths.js';
-import { writePrivateFile } from '../../../config/secure-file.js';
+import { readTextIfExists, writePrivateFile } from '../../../config/secure-file.js';
 import { pathProblem } from '../../../lib/fs-errors.js';
 import type { CommandContext } from '../../context.js';
 import type { ServeInput } from './command.js';
 import { shellQuote } from '../../output.js';
 
+/** The file in the data directory that keeps the port serve listened on last. */
+const PORT_FILE = 'serve-port';
+
+/** The port kept for the data directory, if any (a damaged file counts as none). */
+export function rememberedPort(dir: string): number | undefined {
+  let text: string | undefined;
+  try {
+    text = readTextIfExists(join(dir, PORT_FILE));
+  } catch {
+    return undefined;
+  }
+  const v = text?.trim() ?? '';
+  return /^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535 ? Number(v) : undefined;
+}
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
   const { startEmbeddedServer, StartupError } = await import('../../../server/app.js');
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
-  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
-  try {
-    server = await startEmbeddedServer({
+  const start = (port: number) =>
+    startEmbeddedServer({
       dataDir: dir,
       dataDirFlag: opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir',
       env: ctx.env,
       host: opts.host,
-      port: opts.port,
+      port,
       tokenTtlSeconds: opts.tokenTtl,
       frontendUrl: opts.frontendUrl,
       trustProxy: opts.trustProxy,
       allowInsecureJwks: opts.allowInsecureJwks,
       log,
     });
+  // --port wins; else the port this data directory used last (a saved profile points there); else any free one.
+  const remembered = opts.port === undefined ? rememberedPort(dir) : undefined;
+  let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
+  let taken = false;
+  try {
+    try {
+      server = await start(opts.port ?? remembered ?? 0);
+    } catch (err) {
+      // Held by another process (another serve on this data directory, say): a free port for this run.
+      if (remembered === undefined || !(err instanceof StartupError) || err.code !== 'EADDRINUSE') throw err;
+      taken = true;
+      server = await start(0);
+    }
   } catch (err) {
     // The user's data directory, seal key or address, not a bug: one line and exit 2.
     if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
     throw err;
   }
   const info = server.readyInfo();
+  const port = Number(new URL(info.baseUrl).port);
+  if (!taken && port !== remembered) {
+    try {
+      writePrivateFile(join(dir, PORT_FILE), `${port}\n`, { privateDir: false });
+    } catch (err) {
+      ctx.out.warn(`cannot keep the port for the next start in ${join(dir, PORT_FILE)}: ${pathProblem(join(dir, PORT_FILE), err)}`);
+    }
+  }
   const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
   try {
     writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
@@ -42,9 +76,25 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
-  const s = await ctx.out.styles();
   const out = (l: string) => ctx.io.stderr.write(l + '\n');
+  // Listening for SIGINT/SIGTERM before the start-up lines say the server runs.
+  const stopped = new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (sig: string) => {
+      if (stopping) return;
+      stopping = true;
+      out(`${sig}: finishing in-flight requests and closing the database`);
+      server.close().then(done, (err) => {
+        out(`error while stopping: ${(err as Error).message}`);
+        done();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  const s = await ctx.out.styles();
   out(`${s.green('✓')} agctl embedded server listening on ${s.bold(info.baseUrl)}`);
+  if (taken) out(`${s.yellow('!')} port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
   out(`  data: ${dir}`);
   out(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
   for (const c of info.clients) out(`  client ${c.clientId} (${c.form} secret)`);
@@ -59,19 +109,6 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
   out('  press Ctrl-C to stop');
 
-  await new Promise<void>((done) => {
-    let stopping = false;
-    const stop = (sig: string) => {
-      if (stopping) return;
-      stopping = true;
-      out(`${sig}: finishing in-flight requests and closing the database`);
-      server.close().then(done, (err) => {
-        out(`error while stopping: ${(err as Error).message}`);
-        done();
-      });
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  await stopped;
   return 0;
 }

@@ -1,6 +1,6 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
-import { UsageError } from '../../../../lib/exit.js';
+import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
 import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
 import { rootOf } from '../../../../api/mcp-config.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
@@ -10,7 +10,7 @@ import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../..
 import { checkPathId } from '../../../../client/paths.js';
 import { redactJson } from '../../../../client/redact.js';
 import type { CommandContext } from '../../../context.js';
-import { readFileBytes, readStdin } from '../../../io.js';
+import { noPromptHint, readFileBytes, readStdin } from '../../../io.js';
 import { unappliedChanges } from '../applied.js';
 import {
   BUILDER_KEYS,
@@ -31,6 +31,7 @@ import {
   type SetCredentialsOptions,
 } from '../draft.js';
 import { printServerSummary } from '../summary.js';
+import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 
 export type { SetCredentialsOptions } from '../draft.js';
@@ -58,8 +59,9 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return 0;
   }
   if (opts.interactive && !(await confirmInteractive(body, opts, ctx))) {
+    // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
     ctx.out.info('Nothing sent');
-    return 0;
+    return EXIT_INTERRUPTED;
   }
 
   const api = await ctx.api();
@@ -191,9 +193,6 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
   return body;
 }
 
-/** Names that usually hold a secret. */
-const SECRET_LIKE = /secret|passw|token|api[-_]?key|private|credential/i;
-
 /**
  * Plain flag values under names that look secret: the CLI cannot know which
  * catalog config fields are secret (the server seals them by the catalog
@@ -201,12 +200,12 @@ const SECRET_LIKE = /secret|passw|token|api[-_]?key|private|credential/i;
  * rather than refuses, naming the flags that keep a value off the command line.
  */
 function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
-  for (const k of Object.keys(d.configFields ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+  for (const k of Object.keys(d.configFields ?? {}).filter(looksSecret)) {
     ctx.out.warn(`--config ${k}=...: a value on the command line stays in shell history and process lists; for a secret field use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
   }
   const v = d.values as { extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
   for (const [flag, params] of [['--oauth2-authorize-param', v.extraAuthorizeParams], ['--oauth2-token-param', v.extraTokenParams]] as const) {
-    for (const k of Object.keys(params ?? {}).filter((k) => SECRET_LIKE.test(k))) {
+    for (const k of Object.keys(params ?? {}).filter(looksSecret)) {
       ctx.out.warn(`${flag} ${k}=...: extra parameters are stored and shown as they are, not sealed; a client secret belongs in --oauth2-client-secret-file or --oauth2-client-secret-stdin`);
     }
   }
@@ -242,7 +241,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
   await readConfigInputs(opts, d, ctx);
 
   if (opts.interactive) {
-    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input');
+    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
     if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
     const { walkThrough } = await import('../prompts.js');
     await walkThrough(d, ctx);

@@ -1,38 +1,84 @@
 import { ApiError } from '../../../../api/errors.js';
-import { CliError, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import type { EntitlementConfigurationRule } from '../../../../api/rules.js';
+import { CliError, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import type { ApiClient } from '../../../../client/api.js';
 import { checkPathId } from '../../../../client/paths.js';
-import { deleteRule } from '../../../../client/rules.js';
+import { deleteRule, getRule } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
 import { renderError } from '../../../errors.js';
+import { noPromptHint } from '../../../io.js';
 import type { DeleteInput } from './command.js';
+
+type Failure = { status: number | null; code: number | string | null; message: string };
 
 interface Result {
   id: string;
   deleted: boolean;
-  error?: { status: number | null; code: number | string | null; message: string };
+  error?: Failure;
 }
 
 export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: CommandContext): Promise<number> {
   const ids = [...new Set(ruleIds)];
-  // Every ID is checked before the prompt and before the first delete.
+  // Every ID is checked before the prompt and before the first request.
   checkPathId(appId, 'app ID');
   for (const id of ids) checkPathId(id, 'rule ID');
+  if (opts.dryRun) return dryRun(appId, ids, ctx);
   if (!opts.yes) {
-    if (!ctx.canPrompt) throw new UsageError('refusing to delete without confirmation: pass --yes', 'on a terminal agctl asks instead');
+    if (!ctx.canPrompt) throw new UsageError('refusing to delete without confirmation: pass --yes', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
     const what = ids.length === 1 ? `rule ${ids[0]}` : `${ids.length} rules (${ids.join(', ')})`;
     if (!(await ctx.prompt.confirm(`Delete ${what} from app ${appId}?`, { default: false }))) {
+      // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
       ctx.out.info('Nothing deleted');
-      return 0;
+      return EXIT_INTERRUPTED;
     }
   }
-  const api = await ctx.api();
+  const api = await client(ctx);
   const results: Result[] = [];
+  const worst = await eachRule(ids, ctx, async (id) => {
+    await deleteRule(api, appId, id);
+    results.push({ id, deleted: true });
+    if (!ctx.out.json) ctx.out.success(`Deleted rule ${id}`);
+  }, (id, error) => results.push({ id, deleted: false, error }));
+  if (ctx.out.json) ctx.out.printJson(results);
+  return worst;
+}
+
+/** --dry-run: reads each rule and shows it; deletes nothing. A rule that is not there fails as a delete would. */
+async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promise<number> {
+  const api = await client(ctx);
+  const rules: EntitlementConfigurationRule[] = [];
+  const worst = await eachRule(ids, ctx, async (id) => void rules.push(await getRule(api, appId, id)));
+  if (ctx.out.json) {
+    ctx.out.printJson(rules);
+  } else if (rules.length) {
+    await ctx.out.table(['ID', 'NAME', 'PRIORITY', 'CONDITION'], rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']));
+  }
+  const what = rules.length === 1 ? 'rule' : 'rules';
+  ctx.out.info(`Dry run: would delete ${rules.length} ${what} from app ${appId}; nothing was deleted`);
+  return worst;
+}
+
+/**
+ * The API client, with its token: failing to get one (a wrong secret, a base
+ * URL that is not the service's) is the same for every rule, so it is one
+ * error, with its hint, before the first rule.
+ */
+async function client(ctx: CommandContext): Promise<ApiClient> {
+  const api = await ctx.api();
+  await api.tokens.token();
+  return api;
+}
+
+/**
+ * Runs `action` for each rule. A failure is reported and the next rule is
+ * tried: to `failed` (for the JSON results) with -o json when given, else as
+ * one line on stderr. Returns the worst exit code.
+ */
+async function eachRule(ids: string[], ctx: CommandContext, action: (id: string) => Promise<void>, failed?: (id: string, error: Failure) => void): Promise<number> {
   let worst = 0;
   for (const id of ids) {
     try {
-      await deleteRule(api, appId, id);
-      results.push({ id, deleted: true });
-      if (!ctx.out.json) ctx.out.success(`Deleted rule ${id}`);
+      await action(id);
     } catch (err) {
       if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
       const code = err instanceof ApiError ? exitCodeForStatus(err.status) : err.exitCode;
@@ -40,10 +86,9 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
       if (code === Exit.Unauthenticated) throw err;
       const r = renderError(err);
       worst = Math.max(worst, code);
-      results.push({ id, deleted: false, error: { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message } });
-      if (!ctx.out.json) ctx.out.failure(`rule ${id}: ${r.line}`);
+      failed?.(id, { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message });
+      if (!ctx.out.json || !failed) ctx.out.failure(`rule ${id}: ${r.line}`);
     }
   }
-  if (ctx.out.json) ctx.out.printJson(results);
   return worst;
 }

@@ -458,13 +458,18 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
   return Exit.Pending;
 }
 
-/** Ctrl-C during the wait: one line with the resume command (and the pending object, as "cancelled", with -o json); exit 130. */
+/**
+ * Ctrl-C during the wait: one line with the resume command, or with -o json
+ * the pending object as "cancelled" (which holds the command) and a line
+ * pointing at it; exit 130.
+ */
 function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string): number {
   const resume = resumeFor(ctx, a, target);
   if (ctx.out.json) {
     ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: resume });
   }
-  ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; ${resume ? `to resume: ${resume}` : noResume(ctx)}`);
+  const next = !resume ? noResume(ctx) : ctx.out.json ? 'to resume, run the resumeCommand of the output' : `to resume: ${resume}`;
+  ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; ${next}`);
   return EXIT_INTERRUPTED;
 }
 

@@ -1,0 +1,102 @@
+// What agctl says when the base URL or the network is wrong: a base URL with
+// a path, a server that never answers (attempts, total time, progress on a
+// terminal). The CLI in-process against the embedded server and a silent socket.
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CommandContext } from '../../../src/cli/context.js';
+import { run as rulesList } from '../../../src/cli/commands/rules/list/run.js';
+import { cliFor, tempDir } from '../../helpers/cli.js';
+import { fakeIO } from '../../helpers/io.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const s = await startTestServer();
+const work = tempDir('agctl-network-hints-');
+let n = 0;
+const configDir = () => join(work, `cfg${n++}`);
+const app = s.demo.rules.appId as string;
+const creds = { AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+
+/** A server that accepts connections and never answers. */
+const sockets = new Set<Socket>();
+const silent = createServer((sock) => void sockets.add(sock));
+await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+afterAll(() => {
+  for (const sock of sockets) sock.destroy();
+  silent.close();
+});
+
+describe('a base URL with a path', () => {
+  it('a 404 says the base URL has a path and names its origin (token route and API route)', async () => {
+    const [login, token] = await Promise.all([
+      cliFor(configDir(), creds)(['rules', 'list', app, '--base-url', `${s.baseUrl}/api`]),
+      cliFor(configDir(), { AGCTL_BASE_URL: `${s.baseUrl}/api/`, AGCTL_ACCESS_TOKEN: 'agt_x' })(['rules', 'list', app]),
+    ]);
+    for (const r of [login, token]) {
+      expect(r.code, r.stderr).toBe(5);
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toBe(`hint: the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}`);
+    }
+    expect(login.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found/);
+  });
+
+  it('login to a base URL with a path fails with the same hint, and saves nothing', async () => {
+    const dir = configDir();
+    const r = await cliFor(dir)(['login', '--base-url', `${s.baseUrl}/api`, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain(`\nhint: the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}\n`);
+    const status = await cliFor(dir)(['auth', 'status']);
+    expect(status.stdout + status.stderr).not.toContain('/api');
+  });
+
+  it('rules delete stops at the token, once, with the hint (not one failure per rule)', async () => {
+    const c = cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` });
+    for (const args of [['--yes'], ['--dry-run']]) {
+      const r = await c(['rules', 'delete', app, 'ecr-001', 'ecr-002', ...args]);
+      expect(r.code).toBe(5);
+      expect(r.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found[^\n]*\nhint: the base URL \S+\/api has a path \(\/api\)/);
+      expect(r.stderr).not.toContain('rule ecr-00');
+    }
+  });
+
+  it('with -o json the hint is in the error object', async () => {
+    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` })(['rules', 'list', app, '-o', 'json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stderr).error).toMatchObject({ exitCode: 5, hint: `the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}` });
+  });
+
+  it('no such hint for a 404 with an origin as base URL', async () => {
+    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: s.baseUrl })(['rules', 'list', 'no-such-app']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toBe('agctl: app no-such-app not found (HTTP 404, NotFound)\n');
+  });
+});
+
+describe('a server that never answers', () => {
+  const env = { AGCTL_BASE_URL: silentUrl, AGCTL_ACCESS_TOKEN: 'agt_x' };
+
+  it('the error says how many attempts of how long, and the time in all; no progress lines off a terminal', async () => {
+    const started = Date.now();
+    const r = await cliFor(configDir(), env)(['rules', 'list', app, '--timeout', '0.2']);
+    const took = (Date.now() - started) / 1000;
+    expect(r.code).toBe(9);
+    const m = new RegExp(`^agctl: cannot reach ${silentUrl}: timed out: 4 attempts of 0\\.2 s each, (\\d+(?:\\.\\d)?) s in all\\n`).exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    // Four timeouts and three backoffs (at least 0.125 + 0.25 + 0.5 s).
+    expect(Number(m![1])).toBeGreaterThanOrEqual(1.6);
+    expect(Number(m![1])).toBeLessThanOrEqual(took + 0.1);
+    expect(r.stderr).not.toContain('retrying');
+  });
+
+  it('on a terminal, each retry is announced on stderr as it starts', async () => {
+    const f = fakeIO({ tty: true });
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: configDir(), ...env }, flags: { timeout: '0.2' } });
+    await expect(rulesList({ args: [app], opts: {} }, ctx)).rejects.toThrow(/timed out: 4 attempts of 0\.2 s each/);
+    await ctx.close();
+    expect(f.out()).toBe('');
+    // Each from the start of its row, clearing a spinner's line were one there.
+    expect(f.err().trimEnd().split('\n')).toEqual([2, 3, 4].map((i) => `\r\x1b[K${silentUrl}: timed out after 0.2 s; retrying (${i}/4)…`));
+  });
+});
