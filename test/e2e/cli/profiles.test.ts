@@ -136,7 +136,16 @@ describe('auth switch', () => {
     const [r, json, bad] = await Promise.all([cli(['auth', 'switch', 'nosuch']), cli(['auth', 'switch', 'nosuch', '-o', 'json']), cli(['auth', 'switch', '../x'])]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('agctl: unknown profile "nosuch": the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n');
-    expect(JSON.parse(json.stderr)).toEqual({ error: { status: null, code: 'usage', message: 'unknown profile "nosuch": the profiles are ci, default', details: [] } });
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: {
+        code: 'usage',
+        message: 'unknown profile "nosuch": the profiles are ci, default',
+        hint: 'run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles',
+        exitCode: 2,
+        status: null,
+        details: [],
+      },
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^agctl: invalid profile name "\.\.\/x"/);
     expect(currentOf(dir)).toBe('ci');
