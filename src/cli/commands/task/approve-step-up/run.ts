@@ -24,6 +24,7 @@ import {
 } from '../../../../api/tasks.js';
 import { CONTROL_CHARS } from '../../../../lib/controls.js';
 import type { ApiClient } from '../../../../client/api.js';
+import { listAll } from '../../../../client/paginate.js';
 import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
 import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
@@ -212,40 +213,40 @@ export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransacti
  * when there is none.
  */
 export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: ApiClient, target: Target, state?: string): Promise<StepUpTransaction | undefined> {
-  let best: StepUpTransaction | undefined;
-  let pageToken = '';
-  const seen = new Set<string>();
-  // With the caller's user unknown, transactions of several users for this step cannot be told apart: take none.
-  const users = new Set<string>();
-  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-    const res = await searchStepUpTransactions(api, {
-      taskId: target.taskId,
-      ...(state ? { state } : {}),
-      ...(target.userId ? { userId: target.userId } : {}),
-      targetType: 'TARGET_TYPE_TICKET',
-      createdAfter: new Date(target.since).toISOString(),
+  const found = await listAll(
+    (page) =>
+      searchStepUpTransactions(api, {
+        taskId: target.taskId,
+        ...(state ? { state } : {}),
+        ...(target.userId ? { userId: target.userId } : {}),
+        targetType: 'TARGET_TYPE_TICKET',
+        createdAfter: new Date(target.since).toISOString(),
+        pageSize: page.pageSize,
+        ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+      }),
+    {
+      what: 'step-up transactions',
       pageSize: 50,
-      ...(pageToken ? { pageToken } : {}),
-    });
-    for (const tx of res.list) {
+      maxPages: MAX_SEARCH_PAGES,
+      // A looping search ends the search: what was found so far is judged as usual.
+      onLoop: 'stop',
+      onStop: (why) => ctx.debug(`transaction search: ${why}; stopping there`),
       // Filters the server may not have applied are applied here too.
-      if (tx.approveTask?.taskId !== target.taskId || tx.approveTask.policyStepId !== target.stepId) continue;
-      if ((target.userId && tx.userId !== target.userId) || (state && tx.state !== state)) continue;
-      users.add(tx.userId ?? '');
-      if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
-    }
-    if (!res.nextPageToken) break;
-    if (seen.has(res.nextPageToken)) {
-      ctx.debug('the transaction search repeated a page token; stopping there');
-      break;
-    }
-    seen.add(res.nextPageToken);
-    pageToken = res.nextPageToken;
-  }
+      keep: (tx) =>
+        tx.approveTask?.taskId === target.taskId &&
+        tx.approveTask.policyStepId === target.stepId &&
+        (!target.userId || tx.userId === target.userId) &&
+        (!state || tx.state === state),
+    },
+  );
+  // With the caller's user unknown, transactions of several users for this step cannot be told apart: take none.
+  const users = new Set(found.map((tx) => tx.userId ?? ''));
   if (!target.userId && users.size > 1) {
     ctx.debug(`step-up transactions of ${users.size} users match this task and step, and the caller's user is unknown: using none`);
     return undefined;
   }
+  let best: StepUpTransaction | undefined;
+  for (const tx of found) if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
   return best;
 }
 
