@@ -9,6 +9,7 @@
 // twice and nothing is listed at all then (`onLoop: 'stop'` keeps what was
 // found instead, for a caller that looks for something rather than lists).
 import { CliError, Exit } from '../lib/exit.js';
+import { jsonKind } from './api.js';
 
 export interface Page<T> {
   list?: T[] | null;
@@ -36,14 +37,37 @@ export interface ListAllOptions<T> {
   maxPages?: number;
   /** Told why the paging ended early ('stop' on a loop, or `maxPages`). */
   onStop?: (why: string) => void;
+  /** How an item is told from the others; default its `id` (MCP servers have a `connectorId` instead). */
+  idOf?: (item: T) => string;
 }
+
 
 /** The `code` of the error for a server whose paging loops (`-o json` error output). */
 export const PAGING_LOOP = 'paging_loop';
 
+/**
+ * The `check` of a page answer (`api.call`): what is wrong with `list` (each
+ * item by `itemProblem`, "is ... expected ..." or "has ...") or
+ * `nextPageToken`, if anything. Empty members may be left out (proto3 JSON).
+ */
+export function checkPage(itemProblem: (item: unknown) => string | undefined, listOf = 'an array') {
+  return (b: Record<string, unknown>): string | undefined => {
+    if (b.list !== undefined && b.list !== null) {
+      if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected ${listOf}`;
+      for (const [i, item] of b.list.entries()) {
+        const problem = itemProblem(item);
+        if (problem) return `"list[${i}]" ${problem}`;
+      }
+    }
+    if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string') return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
+    return undefined;
+  };
+}
+
 /** Fetches pages until the last (no `nextPageToken`) or `limit` items; returns the items in the server's order, each ID once. */
-export async function listAll<T extends { id: string }>(fetchPage: (req: PageRequest) => Promise<Page<T>>, opts: ListAllOptions<T>): Promise<T[]> {
+export async function listAll<T extends object>(fetchPage: (req: PageRequest) => Promise<Page<T>>, opts: ListAllOptions<T>): Promise<T[]> {
   const limit = opts.limit ?? Infinity;
+  const idOf = opts.idOf ?? ((item: T) => (item as { id?: string }).id ?? '');
   const keep = opts.keep ?? (() => true);
   const items = new Map<string, T>();
   /** Every ID seen, kept or not (a page of only those is a loop). */
@@ -59,11 +83,12 @@ export async function listAll<T extends { id: string }>(fetchPage: (req: PageReq
     let loop: string | undefined;
     if (next !== undefined && followed.has(next)) loop = `names page token "${cut(next)}" again`;
     // A server that ignores the token but invents a new one each time would send the same items forever.
-    else if (next !== undefined && list.length > 0 && list.every((item) => seen.has(item.id))) loop = `holds only ${opts.what} already listed`;
+    else if (next !== undefined && list.length > 0 && list.every((item) => seen.has(idOf(item)))) loop = `holds only ${opts.what} already listed`;
     if (loop !== undefined && opts.onLoop !== 'stop') throw pagingLoop(opts.what, n, loop);
     for (const item of list) {
-      seen.add(item.id);
-      if (!items.has(item.id) && keep(item)) items.set(item.id, item);
+      const id = idOf(item);
+      seen.add(id);
+      if (!items.has(id) && keep(item)) items.set(id, item);
     }
     if (loop !== undefined) {
       opts.onStop?.(`the server's paging loops: page ${n} of ${opts.what} ${loop}`);
