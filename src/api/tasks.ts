@@ -110,23 +110,35 @@ export function assembleExpanded(
   keys: readonly ExpandKey[],
   lookup: (key: ExpandKey) => readonly ExpandedObject[],
 ): { expanded: ExpandedObject[]; paths: PathFields } {
-  const expanded: ExpandedObject[] = [];
-  const indexOf = new Map<string, number>();
+  const { expanded, add } = expandedCollector();
   const paths = emptyPathFields();
   for (const key of keys) {
     const indices: number[] = [];
     for (const obj of lookup(key)) {
+      const i = add(obj);
+      if (!indices.includes(i)) indices.push(i);
+    }
+    paths[pathFieldFor(key)] = formatExpandedPath(indices);
+  }
+  return { expanded, paths };
+}
+
+/** An `expanded` array being built: `add` returns an object's index, the same for an object (same `@type` and `id`) added again. */
+export function expandedCollector(): { expanded: ExpandedObject[]; add(obj: ExpandedObject): number } {
+  const expanded: ExpandedObject[] = [];
+  const indexOf = new Map<string, number>();
+  return {
+    expanded,
+    add(obj) {
       const identity = typeof obj.id === 'string' && obj.id ? `${obj['@type']}\u0000${obj.id}` : undefined;
       let i = identity !== undefined ? indexOf.get(identity) : undefined;
       if (i === undefined) {
         i = expanded.push(obj) - 1;
         if (identity !== undefined) indexOf.set(identity, i);
       }
-      if (!indices.includes(i)) indices.push(i);
-    }
-    paths[pathFieldFor(key)] = formatExpandedPath(indices);
-  }
-  return { expanded, paths };
+      return i;
+    },
+  };
 }
 
 /** A path field that cannot be read or points outside `expanded`. */
