@@ -11,18 +11,13 @@ import {
   COMMENT_MAX_LENGTH,
   STEP_UP_STATES,
   normalizeTaskView,
-  parseExpandPaths,
-  resolveExpandedPath,
   stepKind,
   type ApproveWithStepUpRequest,
   type ApproveWithStepUpResponse,
   type ExpandedObject,
-  type PolicyStepInstance,
   type StepUpTransaction,
-  type TaskPathField,
   type TaskView,
 } from '../../../../api/tasks.js';
-import { CONTROL_CHARS } from '../../../../lib/controls.js';
 import type { ApiClient } from '../../../../client/api.js';
 import { listAll } from '../../../../client/paginate.js';
 import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
@@ -30,9 +25,10 @@ import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { shellQuote } from '../../../output.js';
+import { DEFAULT_EXPAND, clean, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
-export { shellQuote };
+export { DEFAULT_EXPAND, clean, shellQuote };
 
 /** Side effects the tests may replace. */
 export interface Deps {
@@ -41,8 +37,6 @@ export interface Deps {
   openUrl(url: string, env: NodeJS.ProcessEnv): Promise<boolean>;
 }
 
-/** Related objects requested when --expand is absent: what the success output shows. */
-export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 export const DEFAULT_WAIT_SECONDS = 300;
 const FIRST_POLL_MS = 500;
 const MAX_POLL_MS = 3000;
@@ -270,18 +264,6 @@ async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txI
   return 0;
 }
 
-function expandPaths(raw: string | undefined): string[] {
-  if (raw === undefined) return DEFAULT_EXPAND;
-  const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
-  try {
-    parseExpandPaths(paths);
-  } catch (err) {
-    if (err instanceof ApiError) throw new UsageError(`--expand: ${err.message}`);
-    throw err;
-  }
-  return paths;
-}
-
 /** One approve call; a FailedPrecondition gets a hint on what to do next. */
 async function approve(api: ApiClient, a: Approval, txId: string): Promise<ApproveWithStepUpResponse> {
   const req: ApproveWithStepUpRequest = { policyStepId: a.stepId, stepUpTransactionId: txId, comment: a.comment, expandMask: { paths: a.expand } };
@@ -469,27 +451,6 @@ function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string
   return EXIT_INTERRUPTED;
 }
 
-/** Strips control characters from text a server sent before it reaches the terminal. */
-export function clean(s: string): string {
-  return s.replace(CONTROL_CHARS, '?');
-}
-
-const text = (v: unknown): string => (typeof v === 'string' ? clean(v) : '');
-
-function named(o: ExpandedObject | undefined, fallback = '-'): string {
-  if (!o) return fallback;
-  const name = text(o.displayName) || text(o.name);
-  const id = text(o.id);
-  return name && id ? `${name} (${id})` : name || id || fallback;
-}
-
-function person(o: ExpandedObject | undefined, fallback: string): string {
-  if (!o) return fallback || '-';
-  const name = text(o.displayName) || text(o.id);
-  const email = text(o.email);
-  return email ? `${name} <${email}>` : name;
-}
-
 async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, stepId: string): Promise<void> {
   if (ctx.out.json) {
     ctx.out.printJson(res);
@@ -498,14 +459,7 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
   await ctx.out.styles();
   const view: TaskView = normalizeTaskView(res.taskView);
   const expanded: ExpandedObject[] = Array.isArray(res.expanded) ? res.expanded : [];
-  const resolve = (field: TaskPathField): ExpandedObject[] => {
-    try {
-      return resolveExpandedPath(view[field], expanded);
-    } catch (err) {
-      ctx.debug(`${field}: ${(err as Error).message}`);
-      return [];
-    }
-  };
+  const resolve = resolver(ctx, view, expanded);
   const approvers = [...resolve('approversPath'), ...resolve('stepApproversPath')];
   const userById = (id: string) => approvers.find((o) => o.id === id);
   const t = view.task;
@@ -525,23 +479,6 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
     ['Next step', describeStep(t.policy.current, resolve('stepApproversPath'), t.policy.next.length)],
     ['Approve action', text(res.ticketActionId)],
   ]);
-}
-
-function describeStep(step: PolicyStepInstance | null, approvers: ExpandedObject[], remaining: number): string {
-  if (!step) return 'none (the task is closed)';
-  const kind = stepKind(step);
-  switch (kind) {
-    case 'accept':
-      return `accept: ${text(step.accept?.acceptMessage) || 'accepted'} (the task is closed)`;
-    case 'reject':
-      return `reject: ${text(step.reject?.rejectMessage) || 'rejected'} (the task is closed)`;
-    case 'approval': {
-      const who = approvers.map((u) => text(u.displayName) || text(u.id)).filter(Boolean);
-      return `approval ${text(step.id)}${who.length ? ` by ${who.join(', ')}` : ''}`;
-    }
-    default:
-      return `${kind || 'step'} ${text(step.id)}${remaining ? `, then ${remaining} more` : ''}`;
-  }
 }
 
 /**
