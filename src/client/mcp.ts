@@ -17,25 +17,31 @@ export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcp
 const LIST_FIELDS = ['oauth2Scopes', 'oauth2ScopesSupported', 'oauth2CodeChallengeMethodsSupported'];
 const MAP_FIELDS = ['configFieldValues', 'oauth2ExtraAuthorizeParams', 'oauth2ExtraTokenParams'];
 
-/** What is wrong with an MCP server view, if anything ("is ...", "has ..."). */
-function viewProblem(v: unknown): string | undefined {
-  if (!isJsonObject(v)) return `is ${v === undefined ? 'missing' : jsonKind(v)}, expected an MCP server view`;
-  for (const k of LIST_FIELDS) if (v[k] !== undefined && v[k] !== null && !Array.isArray(v[k])) return `has "${k}" as ${jsonKind(v[k])}, expected an array`;
-  for (const k of MAP_FIELDS) if (v[k] !== undefined && v[k] !== null && !isJsonObject(v[k])) return `has "${k}" as ${jsonKind(v[k])}, expected an object`;
+/** The first view member of the wrong type, and what it should be, if any. */
+function badMember(v: Record<string, unknown>): [string, string] | undefined {
+  for (const k of LIST_FIELDS) if (v[k] !== undefined && v[k] !== null && !Array.isArray(v[k])) return [k, 'an array'];
+  for (const k of MAP_FIELDS) if (v[k] !== undefined && v[k] !== null && !isJsonObject(v[k])) return [k, 'an object'];
   return undefined;
 }
 
 /** `mcpServer` must be a view (an object), or null where `nullable`. */
 function checkServerAnswer(nullable: boolean) {
   return (b: Record<string, unknown>): string | undefined => {
-    if (b.mcpServer === null && nullable) return undefined;
-    const problem = viewProblem(b.mcpServer);
-    return problem && `"mcpServer" ${problem}`;
+    const v = b.mcpServer;
+    if (v === null && nullable) return undefined;
+    if (!isJsonObject(v)) return `"mcpServer" is ${v === undefined ? 'missing' : jsonKind(v)}, expected an MCP server view`;
+    const bad = badMember(v);
+    return bad && `"mcpServer.${bad[0]}" is ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
   };
 }
 
-/** A view of a list page must name its server too (`connectorId`). */
-const listedViewProblem = (v: unknown) => viewProblem(v) ?? (typeof (v as McpServerView).connectorId === 'string' && (v as McpServerView).connectorId ? undefined : 'has no "connectorId"');
+/** What is wrong with a view of a list page, if anything; it must name its server (`connectorId`). */
+function listedViewProblem(v: unknown): string | undefined {
+  if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected an MCP server view`;
+  const bad = badMember(v);
+  if (bad) return `has "${bad[0]}" as ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
+  return typeof v.connectorId === 'string' && v.connectorId ? undefined : 'has no "connectorId"';
+}
 
 /** What is wrong with a catalog entry, if anything. */
 function catalogEntryProblem(e: unknown): string | undefined {
