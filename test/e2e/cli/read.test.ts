@@ -155,7 +155,7 @@ describe('secrets a server sends by mistake', async () => {
   const view = { appId: 'a', connectorId: 'c1', serverType: 'MCP_SERVER_TYPE_EXTERNAL', endpointUrl: 'https://x.example.com', bearerToken: { token: leak }, password: leak };
   const entry = { id: '3MaWRM19Bi5I0NpzakHnQRzN9S5', displayName: 'X', configFields: [], clientSecret: leak, configFields2: 'x' };
   t.reset((req: Seen, res: ServerResponse) => {
-    const body = req.path.startsWith('/api/v1/apps/') ? { list: [view] } : req.path.includes('mcp_server_catalog/') ? { catalogEntry: entry } : { list: [entry] };
+    const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/') ? { mcpServer: view } : req.path.startsWith('/api/v1/apps/') ? { list: [view] } : req.path.includes('mcp_server_catalog/') ? { catalogEntry: entry } : { list: [entry] };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });
@@ -163,9 +163,10 @@ describe('secrets a server sends by mistake', async () => {
 
   it.each([
     ['mcp', 'list', 'a'],
+    ['mcp', 'get', 'a', 'c1'],
     ['mcp', 'catalog', 'list'],
     ['mcp', 'catalog', 'get', entry.id],
-  ])('%s %s %s: never printed, as a table or as JSON', async (...args) => {
+  ])('%s %s %s %s: never printed, as a table or as JSON', async (...args) => {
     for (const out of [[], ['-o', 'json']]) {
       const r = await leaky([...args, ...out]);
       expect(r.code, r.stderr).toBe(0);
