@@ -3,9 +3,10 @@ _agctl_subs() { # the subcommands of command path $1
   case "$1" in
     '') subs='login logout auth rules mcp task webhook api serve help completion version' ;;
     'auth') subs='status token list switch' ;;
-    'rules') subs='list delete' ;;
-    'mcp') subs='set-credentials get' ;;
-    'task') subs='approve-step-up' ;;
+    'rules') subs='list get delete' ;;
+    'mcp') subs='set-credentials get list catalog' ;;
+    'mcp catalog') subs='list get' ;;
+    'task') subs='approve-step-up list get' ;;
     'webhook') subs='send verify keygen listeners runs' ;;
     'webhook listeners') subs='list create' ;;
     *) subs='' ;;
@@ -23,12 +24,19 @@ _agctl_flags() { # the flags of command path $1
     'auth switch') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules list') flags='--limit --page-size --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'rules get') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'rules delete') flags='--yes -y --dry-run --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'mcp') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'mcp set-credentials') flags='--external --hosted --url --transport --token-sharing --require-tool-approval --catalog-id --source-app-id --config --config-file --config-stdin --config-secret --auth --bearer-token-stdin --bearer-token-file --header-name --header-value-stdin --header-value-file --username --password-stdin --password-file --aws-access-key-id --aws-secret-access-key-stdin --aws-secret-access-key-file --aws-session-token-stdin --aws-session-token-file --google-credentials-file --google-credentials-stdin --scopes --oauth2-mode --oauth2-client-id --oauth2-client-secret-stdin --oauth2-client-secret-file --oauth2-client-id-mode --oauth2-authorize-url --oauth2-token-url --oauth2-issuer-url --oauth2-scopes-supported --oauth2-code-challenge-methods --oauth2-pkce --oauth2-authorize-param --oauth2-token-param --jwt-private-key-file --jwt-private-key-stdin --jwt-issuer --jwt-subject --jwt-audience --update-mask --from-file --dry-run --interactive -i --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'mcp get') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'mcp list') flags='--limit --page-size --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'mcp catalog') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'mcp catalog list') flags='--query --limit --page-size --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'mcp catalog get') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'task') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'task approve-step-up') flags='--step --transaction-id --comment --expand --open --no-wait --wait-timeout --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'task list') flags='--state --query --mine --limit --page-size --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
+    'task get') flags='--expand --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'webhook') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'webhook send') flags='--data -d --data-file --secret-file --secret-stdin --jwt-key --kid --alg --tenant --jwt-ttl --event-id --timestamp --header -H --dry-run --count --concurrency --rate --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
     'webhook verify') flags='--request --header -H --body-file --secret-file --secret-stdin --jwks --url --tenant --now --source-ip --allowed-cidr --trust-proxy --allow-insecure-jwks --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --help -h' ;;
@@ -53,14 +61,14 @@ _agctl_args() { # the values of positional argument $2 (from 0) of command path 
   return 0
 }
 _agctl_takes_value() {
-  case " --profile --base-url --client-id --output -o --jq --timeout --client-secret-file --limit --page-size --url --transport --token-sharing --require-tool-approval --catalog-id --source-app-id --config --config-file --config-stdin --config-secret --auth --bearer-token-file --header-name --header-value-file --username --password-file --aws-access-key-id --aws-secret-access-key-file --aws-session-token-file --google-credentials-file --scopes --oauth2-mode --oauth2-client-id --oauth2-client-secret-file --oauth2-client-id-mode --oauth2-authorize-url --oauth2-token-url --oauth2-issuer-url --oauth2-scopes-supported --oauth2-code-challenge-methods --oauth2-pkce --oauth2-authorize-param --oauth2-token-param --jwt-private-key-file --jwt-issuer --jwt-subject --jwt-audience --update-mask --from-file --step --transaction-id --comment --expand --wait-timeout --data -d --data-file --secret-file --jwt-key --kid --alg --tenant --jwt-ttl --event-id --timestamp --header -H --count --concurrency --rate --request --body-file --jwks --now --source-ip --allowed-cidr --out --auth-method --name --jwks-url --secret-out --method -X --raw-field -f --field -F --input --host --port --data-dir --ready-file --token-ttl --frontend-url " in
+  case " --profile --base-url --client-id --output -o --jq --timeout --client-secret-file --limit --page-size --url --transport --token-sharing --require-tool-approval --catalog-id --source-app-id --config --config-file --config-stdin --config-secret --auth --bearer-token-file --header-name --header-value-file --username --password-file --aws-access-key-id --aws-secret-access-key-file --aws-session-token-file --google-credentials-file --scopes --oauth2-mode --oauth2-client-id --oauth2-client-secret-file --oauth2-client-id-mode --oauth2-authorize-url --oauth2-token-url --oauth2-issuer-url --oauth2-scopes-supported --oauth2-code-challenge-methods --oauth2-pkce --oauth2-authorize-param --oauth2-token-param --jwt-private-key-file --jwt-issuer --jwt-subject --jwt-audience --update-mask --from-file --query --step --transaction-id --comment --expand --wait-timeout --state --data -d --data-file --secret-file --jwt-key --kid --alg --tenant --jwt-ttl --event-id --timestamp --header -H --count --concurrency --rate --request --body-file --jwks --now --source-ip --allowed-cidr --out --auth-method --name --jwks-url --secret-out --method -X --raw-field -f --field -F --input --host --port --data-dir --ready-file --token-ttl --frontend-url " in
     *" $1 "*) return 0 ;;
   esac
   return 1
 }
 _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
   case "$1" in
-    --profile|--base-url|--client-id|--jq|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--name|--jwks-url|--method|-X|--raw-field|-f|--field|-F|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+    --profile|--base-url|--client-id|--jq|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--query|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--name|--jwks-url|--method|-X|--raw-field|-f|--field|-F|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
     --output|-o) COMPREPLY=( $(compgen -W 'table json' -- "$2") ) ;;
     --client-secret-file|--bearer-token-file|--header-value-file|--password-file|--aws-secret-access-key-file|--aws-session-token-file|--google-credentials-file|--oauth2-client-secret-file|--jwt-private-key-file|--from-file|--data-file|--secret-file|--jwt-key|--request|--body-file|--jwks|--out|--secret-out|--input|--ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
     --transport) COMPREPLY=( $(compgen -W 'streamable-http sse unspecified' -- "$2") ) ;;
@@ -71,6 +79,7 @@ _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
     --oauth2-mode) COMPREPLY=( $(compgen -W 'authorization-code client-credentials jwt-bearer service passthrough' -- "$2") ) ;;
     --oauth2-client-id-mode) COMPREPLY=( $(compgen -W 'manual dcr cimd' -- "$2") ) ;;
     --oauth2-pkce) COMPREPLY=( $(compgen -W 'discover s256 disabled' -- "$2") ) ;;
+    --state) COMPREPLY=( $(compgen -W 'open closed all' -- "$2") ) ;;
     --alg) COMPREPLY=( $(compgen -W 'ES256 RS256 EdDSA' -- "$2") ) ;;
     --auth-method) COMPREPLY=( $(compgen -W 'HMAC JWT' -- "$2") ) ;;
     --data-dir) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$2") ) ;;

@@ -27,5 +27,10 @@ export interface ListRulesResponse {
   nextPageToken: string;
 }
 
+/** GET .../entitlement_configuration_rules/{id} (service-notes.md §4: sdk-go `getappentitlementroutingruleresponse.md`). */
+export interface GetRuleResponse {
+  routingRule: EntitlementConfigurationRule;
+}
+
 export const RULES_PAGE_SIZE_DEFAULT = 50;
 export const RULES_PAGE_SIZE_MAX = 250;

@@ -110,23 +110,35 @@ export function assembleExpanded(
   keys: readonly ExpandKey[],
   lookup: (key: ExpandKey) => readonly ExpandedObject[],
 ): { expanded: ExpandedObject[]; paths: PathFields } {
-  const expanded: ExpandedObject[] = [];
-  const indexOf = new Map<string, number>();
+  const { expanded, add } = expandedCollector();
   const paths = emptyPathFields();
   for (const key of keys) {
     const indices: number[] = [];
     for (const obj of lookup(key)) {
+      const i = add(obj);
+      if (!indices.includes(i)) indices.push(i);
+    }
+    paths[pathFieldFor(key)] = formatExpandedPath(indices);
+  }
+  return { expanded, paths };
+}
+
+/** An `expanded` array being built: `add` returns an object's index, the same for an object (same `@type` and `id`) added again. */
+export function expandedCollector(): { expanded: ExpandedObject[]; add(obj: ExpandedObject): number } {
+  const expanded: ExpandedObject[] = [];
+  const indexOf = new Map<string, number>();
+  return {
+    expanded,
+    add(obj) {
       const identity = typeof obj.id === 'string' && obj.id ? `${obj['@type']}\u0000${obj.id}` : undefined;
       let i = identity !== undefined ? indexOf.get(identity) : undefined;
       if (i === undefined) {
         i = expanded.push(obj) - 1;
         if (identity !== undefined) indexOf.set(identity, i);
       }
-      if (!indices.includes(i)) indices.push(i);
-    }
-    paths[pathFieldFor(key)] = formatExpandedPath(indices);
-  }
-  return { expanded, paths };
+      return i;
+    },
+  };
 }
 
 /** A path field that cannot be read or points outside `expanded`. */
@@ -381,6 +393,11 @@ const TaskSchema = z.object({
   externalRefs: listOf(ExternalRefSchema),
   form,
   policy: member(TaskPolicySchema),
+  // Not in service-api.md §2.4; in the service's Task (sdk-ts OpenAPI `c1.api.task.v1.Task`, read-only):
+  /** TASK_STATE_OPEN or TASK_STATE_CLOSED. */
+  state: enumOf('TASK_STATE_UNSPECIFIED'),
+  /** "IDs of the users allowed to review this step": the approvers of the current step. */
+  stepApproverIds: strings,
 });
 export type Task = z.infer<typeof TaskSchema>;
 
@@ -470,6 +487,88 @@ export interface GetTaskResponse {
   expanded: ExpandedObject[];
 }
 
+// ---------------------------------------------------------------------------
+// Task search (service-notes.md §2: `POST /api/v1/search/tasks`, sdk-ts OpenAPI
+// `c1.api.task.v1.TaskSearchRequest`/`TaskSearchResponse`).
+
+export const TASK_STATES = { unspecified: 'TASK_STATE_UNSPECIFIED', open: 'TASK_STATE_OPEN', closed: 'TASK_STATE_CLOSED' } as const;
+
+/** The members of the search request agctl sends (the service has many more filters). */
+export interface TaskSearchRequest {
+  taskStates?: string[];
+  query?: string;
+  /** "Tasks currently assigned to this user, or that are closed and were previously approved by this user." */
+  assignedOrStepApproverUserId?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  expandMask?: { paths: string[] };
+  /** 0 to 100: 0 is the default (25), under 10 is raised to 10. */
+  pageSize?: number;
+  pageToken?: string;
+}
+
+/** The list holds task views; their path fields point into the one `expanded` of the page. */
+export interface TaskSearchResponse {
+  list: TaskView[];
+  nextPageToken: string;
+  expanded: ExpandedObject[];
+}
+
+export const TASK_SEARCH_PAGE_SIZE_DEFAULT = 25;
+export const TASK_SEARCH_PAGE_SIZE_MIN = 10;
+export const TASK_SEARCH_PAGE_SIZE_MAX = 100;
+
+/** Members of TaskSearchRequest the embedded server does not implement: refused when set, rather than ignored. */
+const TASK_SEARCH_UNSUPPORTED = [
+  'accessReviewIds', 'accountOwnerIds', 'accountTypes', 'actorId', 'appEntitlementIds', 'appResourceIds', 'appResourceTypeIds',
+  'appUserSubjectIds', 'applicationIds', 'assigneesInIds', 'currentStep', 'emergencyStatus', 'excludeAppEntitlementIds',
+  'excludeAppResourceTypeIds', 'excludeIds', 'includeDeleted', 'myWorkUserIds', 'olderThanDuration', 'openerIds',
+  'openerOrSubjectUserId', 'previouslyActedOnIds', 'refs', 'sortBy', 'stepApprovalTypes', 'subjectIds', 'taskTypes',
+  'userEmploymentStatuses',
+];
+const TASK_SEARCH_SUPPORTED = ['taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+
+export interface ParsedTaskSearch {
+  states: string[];
+  query: string;
+  approverUserId: string;
+  createdAfter: number | null;
+  createdBefore: number | null;
+  expand: ExpandKey[];
+  pageSize: number;
+  pageToken: string;
+}
+
+/** Validates a task search body as the embedded server reads it. Throws ApiError InvalidArgument naming the member. */
+export function validateTaskSearch(body: unknown): ParsedTaskSearch {
+  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
+  for (const [k, v] of Object.entries(body)) {
+    if (v === null || v === undefined || (Array.isArray(v) && v.length === 0) || v === '') continue;
+    if (TASK_SEARCH_UNSUPPORTED.includes(k)) throw invalidArgument(`${k}: this filter is not implemented by the embedded server (it implements ${TASK_SEARCH_SUPPORTED.join(', ')})`);
+    if (!TASK_SEARCH_SUPPORTED.includes(k)) throw invalidArgument(`${k}: unknown field`);
+  }
+  const text = (name: string) => bodyText(body, name);
+  const time = (name: string) => bodyTime(body, name);
+  const rawStates = body.taskStates ?? [];
+  if (!Array.isArray(rawStates)) throw invalidArgument('taskStates must be an array of TASK_STATE_* values');
+  const known = Object.values(TASK_STATES) as string[];
+  for (const st of rawStates) if (typeof st !== 'string' || !known.includes(st)) throw invalidArgument(`taskStates: unknown value ${JSON.stringify(st)}; expected ${known.join(', ')}`);
+  const mask = body.expandMask ?? null;
+  if (mask !== null && (!isPlainObject(mask) || (mask.paths != null && !Array.isArray(mask.paths)))) throw invalidArgument('expandMask must be an object with paths: [string]');
+  const size = body.pageSize ?? 0;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > TASK_SEARCH_PAGE_SIZE_MAX) throw invalidArgument(`pageSize must be an integer from 0 to ${TASK_SEARCH_PAGE_SIZE_MAX}`);
+  return {
+    states: (rawStates as string[]).filter((st) => st !== TASK_STATES.unspecified),
+    query: text('query').trim(),
+    approverUserId: text('assignedOrStepApproverUserId'),
+    createdAfter: time('createdAfter'),
+    createdBefore: time('createdBefore'),
+    expand: parseExpandPaths(mask === null ? [] : ((mask.paths as string[] | null | undefined) ?? [])),
+    pageSize: size === 0 ? TASK_SEARCH_PAGE_SIZE_DEFAULT : Math.max(size, TASK_SEARCH_PAGE_SIZE_MIN),
+    pageToken: text('pageToken'),
+  };
+}
+
 /** Step-up transactions expire this long after the server issued them. */
 export const STEP_UP_TRANSACTION_TTL_MS = 10 * 60 * 1000;
 export const COMMENT_MAX_LENGTH = 4096;
@@ -526,6 +625,24 @@ export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest 
   return r.data;
 }
 
+/** A string member of a search body: absent or null reads as ''. Throws ApiError InvalidArgument naming it. */
+function bodyText(body: Record<string, unknown>, name: string): string {
+  const v = body[name];
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw invalidArgument(`${name} must be a string`);
+  if (v.length > ID_MAX_LENGTH * 4) throw invalidArgument(`${name} is too long`);
+  return v;
+}
+
+/** An RFC 3339 member of a search body as epoch milliseconds, null when absent. */
+function bodyTime(body: Record<string, unknown>, name: string): number | null {
+  const v = bodyText(body, name);
+  if (!v) return null;
+  const ms = /^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : NaN;
+  if (Number.isNaN(ms)) throw invalidArgument(`${name} must be an RFC 3339 date-time`);
+  return ms;
+}
+
 export const STEP_UP_SEARCH_PAGE_SIZE_DEFAULT = 50;
 export const STEP_UP_SEARCH_PAGE_SIZE_MAX = 100;
 
@@ -535,20 +652,8 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
   createdBefore: number | null;
 } {
   if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
-  const text = (name: string): string => {
-    const v = body[name];
-    if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') throw invalidArgument(`${name} must be a string`);
-    if (v.length > ID_MAX_LENGTH * 4) throw invalidArgument(`${name} is too long`);
-    return v;
-  };
-  const time = (name: string): number | null => {
-    const v = text(name);
-    if (!v) return null;
-    const ms = /^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : NaN;
-    if (Number.isNaN(ms)) throw invalidArgument(`${name} must be an RFC 3339 date-time`);
-    return ms;
-  };
+  const text = (name: string) => bodyText(body, name);
+  const time = (name: string) => bodyTime(body, name);
   const state = text('state') || STEP_UP_STATES.unspecified;
   if (!Object.values(STEP_UP_STATES).includes(state as never)) throw invalidArgument(`state must be one of ${Object.values(STEP_UP_STATES).join(', ')}`);
   const targetType = (text('targetType') || 'TARGET_TYPE_UNSPECIFIED') as StepUpTargetType;

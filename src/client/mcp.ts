@@ -1,12 +1,15 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
+import type { GetCatalogEntryResponse, McpCatalogEntry } from '../api/mcp-catalog.js';
 // Loaded for its marks: the secret fields it registers are redacted in --debug logs.
 import '../api/mcp-schema.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
-export const mcpServerPath = (appId: string, connectorId: string) =>
-  `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers/${pathSegment(connectorId, 'connector ID')}`;
+const mcpServersPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers`;
+
+export const mcpServerPath = (appId: string, connectorId: string) => `${mcpServersPath(appId)}/${pathSegment(connectorId, 'connector ID')}`;
 
 export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcpServerPath(appId, connectorId)}/credentials`;
 
@@ -14,16 +17,38 @@ export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcp
 const LIST_FIELDS = ['oauth2Scopes', 'oauth2ScopesSupported', 'oauth2CodeChallengeMethodsSupported'];
 const MAP_FIELDS = ['configFieldValues', 'oauth2ExtraAuthorizeParams', 'oauth2ExtraTokenParams'];
 
+/** The first view member of the wrong type, and what it should be, if any. */
+function badMember(v: Record<string, unknown>): [string, string] | undefined {
+  for (const k of LIST_FIELDS) if (v[k] !== undefined && v[k] !== null && !Array.isArray(v[k])) return [k, 'an array'];
+  for (const k of MAP_FIELDS) if (v[k] !== undefined && v[k] !== null && !isJsonObject(v[k])) return [k, 'an object'];
+  return undefined;
+}
+
 /** `mcpServer` must be a view (an object), or null where `nullable`. */
 function checkServerAnswer(nullable: boolean) {
   return (b: Record<string, unknown>): string | undefined => {
     const v = b.mcpServer;
     if (v === null && nullable) return undefined;
     if (!isJsonObject(v)) return `"mcpServer" is ${v === undefined ? 'missing' : jsonKind(v)}, expected an MCP server view`;
-    for (const k of LIST_FIELDS) if (v[k] !== undefined && v[k] !== null && !Array.isArray(v[k])) return `"mcpServer.${k}" is ${jsonKind(v[k])}, expected an array`;
-    for (const k of MAP_FIELDS) if (v[k] !== undefined && v[k] !== null && !isJsonObject(v[k])) return `"mcpServer.${k}" is ${jsonKind(v[k])}, expected an object`;
-    return undefined;
+    const bad = badMember(v);
+    return bad && `"mcpServer.${bad[0]}" is ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
   };
+}
+
+/** What is wrong with a view of a list page, if anything; it must name its server (`connectorId`). */
+function listedViewProblem(v: unknown): string | undefined {
+  if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected an MCP server view`;
+  const bad = badMember(v);
+  if (bad) return `has "${bad[0]}" as ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
+  return typeof v.connectorId === 'string' && v.connectorId ? undefined : 'has no "connectorId"';
+}
+
+/** What is wrong with a catalog entry, if anything. */
+function catalogEntryProblem(e: unknown): string | undefined {
+  if (!isJsonObject(e)) return `is ${e === undefined ? 'missing' : jsonKind(e)}, expected a catalog entry`;
+  if (typeof e.id !== 'string' || !e.id) return 'has no "id"';
+  if (e.configFields !== undefined && e.configFields !== null && !Array.isArray(e.configFields)) return `has "configFields" as ${jsonKind(e.configFields)}, expected an array`;
+  return undefined;
 }
 
 /** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view. */
@@ -39,4 +64,35 @@ export function setMcpCredentials(api: ApiClient, appId: string, connectorId: st
  */
 export function getMcpServer(api: ApiClient, appId: string, connectorId: string): Promise<{ mcpServer: McpServerView | null }> {
   return api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), { check: checkServerAnswer(true) });
+}
+
+type ListOptions<T> = Pick<ListAllOptions<T>, 'limit' | 'pageSize'>;
+
+/** GET .../mcp_servers?page_size=&page_token= (service-notes.md §3, List): every MCP server of an app, or the first `limit`. */
+export function listAllMcpServers(api: ApiClient, appId: string, opts: ListOptions<McpServerView> = {}): Promise<McpServerView[]> {
+  const page = (req: PageRequest) =>
+    api.call<Page<McpServerView>>('GET', mcpServersPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkPage(listedViewProblem, 'an array of MCP server views') });
+  return listAll(page, { ...opts, what: 'MCP servers', idOf: (v) => v.connectorId });
+}
+
+/** GET /api/v1/mcp_server_catalog?page_size=&page_token=&query= (service-notes.md §3, ListCatalog). */
+export function listAllCatalogEntries(api: ApiClient, opts: ListOptions<McpCatalogEntry> & { query?: string } = {}): Promise<McpCatalogEntry[]> {
+  const { query, ...rest } = opts;
+  const page = (req: PageRequest) =>
+    api.call<Page<McpCatalogEntry>>('GET', '/api/v1/mcp_server_catalog', {
+      query: { page_size: req.pageSize, page_token: req.pageToken, query: query || undefined },
+      check: checkPage(catalogEntryProblem, 'an array of catalog entries'),
+    });
+  return listAll(page, { ...rest, what: 'catalog entries' });
+}
+
+/** GET /api/v1/mcp_server_catalog/{catalog_id} -> `{catalogEntry}` (service-notes.md §3, GetCatalog). */
+export async function getCatalogEntry(api: ApiClient, catalogId: string): Promise<McpCatalogEntry> {
+  const res = await api.call<GetCatalogEntryResponse>('GET', `/api/v1/mcp_server_catalog/${pathSegment(catalogId, 'catalog ID')}`, {
+    check: (b) => {
+      const problem = catalogEntryProblem(b.catalogEntry);
+      return problem && `"catalogEntry" ${problem}`;
+    },
+  });
+  return res.catalogEntry;
 }

@@ -1,7 +1,7 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
-import type { ListRulesResponse, EntitlementConfigurationRule } from '../api/rules.js';
+import type { EntitlementConfigurationRule, GetRuleResponse, ListRulesResponse } from '../api/rules.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
-import { listAll, type PageRequest } from './paginate.js';
+import { checkPage, listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
@@ -27,21 +27,8 @@ function ruleProblem(r: unknown): string | undefined {
   return undefined;
 }
 
-/** What is wrong with a page of rules, if anything. Empty fields may be left out (proto3 JSON). */
-function checkRulesPage(b: Record<string, unknown>): string | undefined {
-  if (b.list !== undefined && b.list !== null) {
-    if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of rules`;
-    for (const [i, r] of b.list.entries()) {
-      const problem = ruleProblem(r);
-      if (problem) return `"list[${i}]" ${problem}`;
-    }
-  }
-  if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string') return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
-  return undefined;
-}
-
 function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
-  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkRulesPage });
+  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkPage(ruleProblem, 'an array of rules') });
 }
 
 /**
@@ -54,12 +41,12 @@ export function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: n
   return listAll((req) => listRulesPage(api, appId, req), { ...opts, what: 'rules' });
 }
 
-/** GET answers `{routingRule}` (service-notes.md §4). */
+/** GET .../entitlement_configuration_rules/{id} -> `{routingRule}` (service-notes.md §4). */
 export async function getRule(api: ApiClient, appId: string, ruleId: string): Promise<EntitlementConfigurationRule> {
-  const res = await api.call<{ routingRule: EntitlementConfigurationRule }>('GET', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, {
+  const res = await api.call<GetRuleResponse>('GET', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, {
     check: (b) => {
-      const problem = ruleProblem(b.routingRule);
-      return problem ? `"routingRule" ${problem}` : undefined;
+      const problem = b.routingRule === undefined ? 'is missing' : ruleProblem(b.routingRule);
+      return problem && `"routingRule" ${problem}`;
     },
   });
   return res.routingRule;

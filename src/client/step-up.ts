@@ -8,6 +8,7 @@ import {
   type StepUpTransaction,
 } from '../api/tasks.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { checkPage } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 function transactionProblem(t: unknown): string | undefined {
@@ -36,17 +37,7 @@ export async function searchStepUpTransactions(api: ApiClient, req: SearchStepUp
   const res = await api.call<{ list?: unknown[] | null; nextPageToken?: string | null }>('POST', '/api/v1/search/step-up/transactions', {
     body: req,
     idempotent: true,
-    check: (b) => {
-      if (b.list !== undefined && b.list !== null) {
-        if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array`;
-        for (const [i, t] of b.list.entries()) {
-          const p = transactionProblem(t);
-          if (p) return `"list[${i}]" ${p}`;
-        }
-      }
-      if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string') return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
-      return undefined;
-    },
+    check: checkPage(transactionProblem),
   });
   return { list: (res.list ?? []).map(normalizeStepUpTransaction), nextPageToken: res.nextPageToken ?? '' };
 }

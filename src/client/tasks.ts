@@ -1,9 +1,18 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
-import type { ApproveWithStepUpRequest, ApproveWithStepUpResponse, GetTaskResponse } from '../api/tasks.js';
+import type { ApproveWithStepUpRequest, ApproveWithStepUpResponse, GetTaskResponse, TaskSearchRequest, TaskSearchResponse, TaskView } from '../api/tasks.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { checkPage, listAll, type ListAllOptions } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
+
+/** A task view of a search page: an object whose `task` is an object with a string `id`. */
+function taskViewProblem(v: unknown): string | undefined {
+  if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected a task view`;
+  if (!isJsonObject(v.task)) return `has "task" as ${v.task === undefined ? 'missing' : jsonKind(v.task)}, expected an object`;
+  if (typeof v.task.id !== 'string' || !v.task.id) return 'has no "task.id"';
+  return undefined;
+}
 
 /** `taskView` (with its `task`) must be there; `expanded` may be left out. The view's fields are read tolerantly (normalizeTaskView). */
 function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
@@ -38,4 +47,27 @@ export async function approveWithStepUp(api: ApiClient, taskId: string, req: App
   const body = stepUpTransactionId ? req : rest;
   const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
+}
+
+/** POST /api/v1/search/tasks: one page (service-notes.md §2; the page token travels in the body). */
+export function searchTasks(api: ApiClient, req: TaskSearchRequest): Promise<TaskSearchResponse> {
+  // A search only reads, so repeating it is safe.
+  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check: checkPage(taskViewProblem, 'an array of task views') });
+}
+
+/**
+ * Every task view the search finds (or the first `limit`), in the server's
+ * order, as the server sent it; `keep` filters them further. The search's
+ * own paging members are set here.
+ */
+export function listAllTasks(
+  api: ApiClient,
+  req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'>,
+  opts: Pick<ListAllOptions<TaskView>, 'limit' | 'pageSize' | 'keep'> = {},
+): Promise<TaskView[]> {
+  return listAll((page) => searchTasks(api, { ...req, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }), {
+    ...opts,
+    what: 'tasks',
+    idOf: (v) => v.task.id,
+  });
 }

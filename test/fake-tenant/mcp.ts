@@ -1,6 +1,7 @@
 // MCP servers (service-api.md §2.1, §2.2, §4.1; service-notes.md §3).
 // - GET  /api/v1/apps/{app}/mcp_servers/{connector} -> {mcpServer}
 // - GET  /api/v1/apps/{app}/mcp_servers -> {list, nextPageToken}
+// - GET  /api/v1/mcp_server_catalog?page_size=&page_token=&query= -> {list, nextPageToken} (query: display name)
 // - GET  /api/v1/mcp_server_catalog/{id} -> {catalogEntry}
 // - POST /api/v1/apps/{app}/mcp_servers/{connector}/credentials {externalConfig | hostedConfig, updateMask}
 //   * a hosted request must carry a non-empty hostedConfig.mcpServerCatalogId, even when
@@ -11,7 +12,7 @@
 //     ignored: 200, nothing changed, as the real service does;
 //   * no mask: the whole config is replaced;
 //   * the answer is the view, never a secret.
-import { invalidArgument, isObject, jsonObject, notFound, pageToken, str, type Router } from './http.js';
+import { invalidArgument, isObject, jsonObject, notFound, pageToken, str, type Request, type Router } from './http.js';
 import { iso, type FakeClock } from './ids.js';
 
 export type ConfigKind = 'external' | 'hosted';
@@ -35,6 +36,8 @@ export interface McpServer {
 export interface CatalogEntry {
   id: string;
   displayName: string;
+  description?: string;
+  serviceName?: string;
   /** Config fields of the entry; secret ones are sealed and never shown. */
   configFields: { name: string; secret: boolean }[];
 }
@@ -195,13 +198,18 @@ function checkResult(s: McpServer): void {
   if (a?.kind === 'basicAuth' && !perUser && !a.values.username) throw invalidArgument('basicAuth.username: required for SHARED token sharing');
 }
 
+/** The page a GET list asks for: `page_size` (default 10, at most 100) and `page_token` (an offset of this tenant's). */
+function listPage(req: Request): { offset: number; size: number } {
+  const size = Math.min(Number(req.query.get('page_size')) || 10, 100);
+  const token = req.query.get('page_token') ?? '';
+  return { size, offset: token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0 };
+}
+
 export function registerMcp(router: Router, store: McpStore, clock: FakeClock, baseUrl: () => string): void {
   const server = '/api/v1/apps/{app}/mcp_servers/{connector}';
 
   router.add('GET', '/api/v1/apps/{app}/mcp_servers', (req, [app]) => {
-    const size = Math.min(Number(req.query.get('page_size')) || 10, 100);
-    const token = req.query.get('page_token') ?? '';
-    const offset = token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0;
+    const { offset, size } = listPage(req);
     const all = store.servers.filter((s) => s.appId === app).sort((a, b) => (a.connectorId < b.connectorId ? -1 : 1));
     const page = all.slice(offset, offset + size);
     return { list: page.map((s) => store.view(s, baseUrl())), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '' };
@@ -211,6 +219,13 @@ export function registerMcp(router: Router, store: McpStore, clock: FakeClock, b
     const s = store.find(app!, connector!);
     if (!s) throw notFound(`MCP server ${connector} not found in app ${app}`);
     return { mcpServer: store.view(s, baseUrl()) };
+  });
+
+  router.add('GET', '/api/v1/mcp_server_catalog', (req) => {
+    const { offset, size } = listPage(req);
+    const query = (req.query.get('query') ?? '').trim().toLowerCase();
+    const all = store.catalog.filter((c) => c.displayName.toLowerCase().includes(query));
+    return { list: all.slice(offset, offset + size), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '' };
   });
 
   router.add('GET', '/api/v1/mcp_server_catalog/{id}', (_req, [id]) => {

@@ -170,7 +170,16 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
   const ruleIds = rules.active(rulesApp).map((r) => r.id);
 
   const catalogId = ksuid();
-  mcp.catalog.push({ id: catalogId, displayName: 'Datadog', configFields: [{ name: 'site', secret: false }, { name: 'apiKey', secret: true }] });
+  mcp.catalog.push(
+    { id: catalogId, displayName: 'Datadog', serviceName: 'datadog', configFields: [{ name: 'site', secret: false }, { name: 'apiKey', secret: true }] },
+    ...['GitHub', 'Jira', 'Linear', 'Notion', 'PagerDuty', 'Salesforce', 'Slack', 'Snowflake', 'Zendesk', 'Google Drive', 'Confluence'].map((displayName) => ({
+      id: ksuid(),
+      displayName,
+      description: `${displayName} tools`,
+      serviceName: displayName.toLowerCase().replace(/ /g, '_'),
+      configFields: [],
+    })),
+  );
   const now = new Date(clock.now()).toISOString();
   const mcpApp = 'ai-tools';
   mcp.servers.push(

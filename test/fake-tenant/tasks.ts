@@ -17,6 +17,8 @@ export const STATES = ['STEP_UP_TRANSACTION_STATE_UNSPECIFIED', 'STEP_UP_TRANSAC
 export type TxState = (typeof STATES)[number];
 const TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 const SEARCH_PAGE_DEFAULT = 10;
+const TASK_STATES = ['TASK_STATE_UNSPECIFIED', 'TASK_STATE_OPEN', 'TASK_STATE_CLOSED'];
+const TASK_SEARCH_MEMBERS = ['taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
 const SEARCH_PAGE_MAX = 100;
 
 export interface StepUpTransaction {
@@ -117,6 +119,25 @@ export class TaskStore {
     return tx;
   }
 
+  /** A closed task: its approval step was approved by `approvedBy`, nothing is left to do. */
+  addClosedTask(opts: { displayName: string; approvedBy: string }): string {
+    const { taskId } = this.addStepUpTask({ displayName: opts.displayName, approverIds: [opts.approvedBy] });
+    const t = this.find(taskId)!;
+    const step = t.current!;
+    step.state = 'POLICY_STEP_STATE_DONE';
+    step.approval = { ...step.approval, approved: { approvedAt: iso(this.clock.now()), userId: opts.approvedBy, stepUpTransactionId: '' } };
+    t.history.push(step);
+    t.current = null;
+    t.next = [];
+    return taskId;
+  }
+
+  /** The users who may approve the current step: its approval's `users.userIds`. */
+  stepApprovers(t: FakeTask): string[] {
+    const users = (t.current?.approval?.approval as { users?: { userIds?: string[] } } | undefined)?.users?.userIds;
+    return t.current?.approval ? [...(users ?? [])] : [];
+  }
+
   /** What a person completing the step-up page does: the transaction becomes VERIFIED. */
   verify(tx: StepUpTransaction): void {
     if (tx.state !== 'STEP_UP_TRANSACTION_STATE_PENDING') throw failedPrecondition('the step-up transaction is not pending');
@@ -130,26 +151,30 @@ export class TaskStore {
   }
 
   view(t: FakeTask): Record<string, unknown> {
+    return { taskView: this.taskView(t), expanded: [] };
+  }
+
+  /** The task view (sdk-ts OpenAPI c1.api.task.v1.TaskView; `state` and `stepApproverIds` of c1.api.task.v1.Task). */
+  taskView(t: FakeTask): Record<string, unknown> {
     return {
-      taskView: {
-        task: {
-          id: t.id,
-          numericId: t.numericId,
-          displayName: t.displayName,
-          description: '',
-          createdByUserId: t.createdByUserId,
-          createdAt: t.createdAt,
-          commentCount: 0,
-          emergencyAccess: false,
-          approverIds: [],
-          insightIds: [],
-          annotations: [],
-          actions: [],
-          policy: { id: t.policyId, policyGenerationId: t.current?.policyGenerationId ?? '', current: t.current, history: t.history, next: t.next },
-        },
-        objectPermissions: { read: true, edit: true, delete: false, extra: {} },
+      task: {
+        id: t.id,
+        numericId: t.numericId,
+        displayName: t.displayName,
+        description: '',
+        createdByUserId: t.createdByUserId,
+        createdAt: t.createdAt,
+        commentCount: 0,
+        emergencyAccess: false,
+        approverIds: [],
+        stepApproverIds: this.stepApprovers(t),
+        state: t.current ? 'TASK_STATE_OPEN' : 'TASK_STATE_CLOSED',
+        insightIds: [],
+        annotations: [],
+        actions: [],
+        policy: { id: t.policyId, policyGenerationId: t.current?.policyGenerationId ?? '', current: t.current, history: t.history, next: t.next },
       },
-      expanded: [],
+      objectPermissions: { read: true, edit: true, delete: false, extra: {} },
     };
   }
 }
@@ -220,6 +245,36 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     const action: ApproveAction = { ticketActionId: ksuid(), taskId: t.id, policyStepId: stepId, userId, stepUpTransactionId: tx.id, comment };
     store.actions.push(action);
     return { ...store.view(t), ticketActionId: action.ticketActionId };
+  });
+
+  // The service's task search (sdk-ts OpenAPI c1.api.task.v1.TaskSearchService.Search): the filters agctl
+  // sends, the page token in the body, pageSize 0 = 25 and under 10 raised to 10 as documented; any other
+  // member of TaskSearchRequest is refused here (an assumption: a client must not rely on filters it did not test).
+  router.add('POST', '/api/v1/search/tasks', (req) => {
+    const b = jsonObject(req);
+    for (const k of Object.keys(b)) if (!TASK_SEARCH_MEMBERS.includes(k)) throw invalidArgument(`${k}: unknown or unsupported field`);
+    const states = b.taskStates ?? [];
+    if (!Array.isArray(states) || states.some((x) => !TASK_STATES.includes(x))) throw invalidArgument(`taskStates: expected an array of ${TASK_STATES.join(', ')}`);
+    const query = str(b, 'query').trim().toLowerCase();
+    const approver = str(b, 'assignedOrStepApproverUserId');
+    if (b.pageSize !== undefined && b.pageSize !== null && !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0 && (b.pageSize as number) <= 100)) {
+      throw invalidArgument('pageSize: expected an integer from 0 to 100');
+    }
+    const asked = (b.pageSize as number | undefined) ?? 0;
+    const size = asked === 0 ? 25 : Math.max(asked, 10);
+    const token = str(b, 'pageToken');
+    const offset = token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0;
+    const wanted = states.filter((x) => x !== 'TASK_STATE_UNSPECIFIED');
+    const all = store.tasks.filter((t) => {
+      const state = t.current ? 'TASK_STATE_OPEN' : 'TASK_STATE_CLOSED';
+      if (wanted.length && !wanted.includes(state)) return false;
+      if (query && !(t.displayName.toLowerCase().includes(query) || t.numericId === query.replace(/^#/, ''))) return false;
+      // "Currently assigned to this user, or closed and previously approved by this user."
+      if (approver && !(store.stepApprovers(t).includes(approver) || (!t.current && t.history.some((h) => (h.approval?.approved as { userId?: string } | undefined)?.userId === approver)))) return false;
+      return true;
+    });
+    const page = all.slice(offset, offset + size);
+    return { list: page.map((t) => store.taskView(t)), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '', expanded: [] };
   });
 
   router.add('GET', '/api/v1/step-up/transactions/{id}', (_req, [id]) => {

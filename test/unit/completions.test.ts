@@ -241,7 +241,7 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
     expect(zshComplete('agctl completion ').matches).toEqual(expect.arrayContaining([...SHELL_NAMES]));
     expect(zshComplete('agctl help ').matches).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
     expect(zshComplete('agctl help ru').matches).toEqual(['rules']);
-    expect(sorted(zshComplete('agctl help rules ').matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'list']);
+    expect(sorted(zshComplete('agctl help rules ').matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'get', 'list']);
   });
 });
 
@@ -265,7 +265,7 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
     expect(fishComplete('agctl completion bash ')).toEqual([]);
     expect(sorted(fishComplete('agctl help '))).toEqual(sorted(['exit-codes', 'environment', ...COMMANDS]));
     expect(fishComplete('agctl help ru')).toEqual(['rules']);
-    expect(sorted(fishComplete('agctl help rules '))).toEqual(['delete', 'list']);
+    expect(sorted(fishComplete('agctl help rules '))).toEqual(['delete', 'get', 'list']);
     expect(fishComplete('agctl help exit-codes ')).toEqual([]);
   });
 });

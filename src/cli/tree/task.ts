@@ -3,7 +3,14 @@
 import type { Command } from 'commander';
 import { addCommands, lazyRun } from '../declare.js';
 import { approveStepUp } from '../commands/task/approve-step-up/command.js';
+import { get } from '../commands/task/get/command.js';
+import { list } from '../commands/task/list/command.js';
 
 export function register(task: Command): void {
-  addCommands(task, lazyRun(approveStepUp(), () => import('../commands/task/approve-step-up/run.js')));
+  addCommands(
+    task,
+    lazyRun(approveStepUp(), () => import('../commands/task/approve-step-up/run.js')),
+    lazyRun(list(), () => import('../commands/task/list/run.js')),
+    lazyRun(get(), () => import('../commands/task/get/run.js')),
+  );
 }

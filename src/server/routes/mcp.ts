@@ -1,5 +1,6 @@
-// MCP servers: the MCP catalog, the server registry with sealed secrets, and
-// the credentials update (service-api.md §2.1, §2.2, §4.1).
+// MCP servers: the MCP catalog (list, get), the server registry with sealed
+// secrets (list, get), and the credentials update (service-api.md §2.1, §2.2,
+// §4.1; service-notes.md §3).
 //
 // Storage: one row per (app_id, connector_id). Non-secret settings are plain
 // columns; the auth object's non-secret fields are JSON in auth_json; every
@@ -28,7 +29,8 @@ import { seedMcp } from '../fixtures/mcp.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
-import { requireApp } from './apps.js';
+import { decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
+import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 
 interface McpRow {
@@ -272,6 +274,61 @@ function getServer(ctx: RequestContext) {
   return { body: { mcpServer: toView(ctx.store, row, ctx.server.frontendUrl) } };
 }
 
+/** GET /api/v1/apps/{app_id}/mcp_servers -> `{list, nextPageToken}` (List in service-notes.md §3), by connector ID. */
+function listServers(ctx: RequestContext) {
+  const app = requireApp(ctx.store, ctx.params.app_id!);
+  const size = parsePageSize(ctx.query.get('page_size'), MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX);
+  const token = ctx.query.get('page_token');
+  const after = token ? decodePageToken(token, isKey, 'page_token') : '';
+  const rows = ctx.store.db
+    .prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id > ? ORDER BY connector_id LIMIT ?')
+    .all(app.id, after, size + 1) as McpRow[];
+  const { page, nextPageToken } = pageOf(rows, size, (r) => r.connector_id);
+  return { body: { list: page.map((r) => toView(ctx.store, r, ctx.server.frontendUrl)), nextPageToken } };
+}
+
+const isKey = (v: unknown): v is string => typeof v === 'string' && v !== '';
+
+const toCatalogEntry = (row: CatalogRow): McpCatalogEntry => ({
+  id: row.id,
+  displayName: row.display_name,
+  description: row.description,
+  serviceName: row.service_name,
+  configFields: JSON.parse(row.config_fields) as CatalogConfigField[],
+});
+
+/**
+ * GET /api/v1/mcp_server_catalog?page_size=&page_token=&query= (ListCatalog in
+ * service-notes.md §3), by display name then ID; `query` matches the display
+ * name, the service name or the description, ignoring case.
+ */
+function listCatalog(ctx: RequestContext) {
+  const size = parsePageSize(ctx.query.get('page_size'), MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX);
+  const token = ctx.query.get('page_token');
+  const [afterName, afterId] = token ? decodePageToken(token, isCatalogKey, 'page_token') : ['', ''];
+  const query = (ctx.query.get('query') ?? '').trim().toLowerCase();
+  const like = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = ctx.store.db
+    .prepare(
+      `SELECT * FROM mcp_catalog
+       WHERE (lower(display_name) LIKE @like ESCAPE '\\' OR lower(service_name) LIKE @like ESCAPE '\\' OR lower(description) LIKE @like ESCAPE '\\')
+         AND (display_name > @afterName OR (display_name = @afterName AND id > @afterId))
+       ORDER BY display_name, id LIMIT @limit`,
+    )
+    .all({ like, afterName, afterId, limit: size + 1 }) as CatalogRow[];
+  const { page, nextPageToken } = pageOf(rows, size, (r) => [r.display_name, r.id]);
+  return { body: { list: page.map(toCatalogEntry), nextPageToken } };
+}
+
+const isCatalogKey = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+
+/** GET /api/v1/mcp_server_catalog/{catalog_id} -> `{catalogEntry}` (GetCatalog in service-notes.md §3). */
+function getCatalog(ctx: RequestContext) {
+  const row = ctx.store.db.prepare('SELECT * FROM mcp_catalog WHERE id = ?').get(ctx.params.catalog_id!) as CatalogRow | undefined;
+  if (!row) throw notFound(`MCP catalog entry ${ctx.params.catalog_id} not found`);
+  return { body: { catalogEntry: toCatalogEntry(row) } };
+}
+
 export const mcpModule: ServerModule = {
   name: 'mcp',
   migrate(store) {
@@ -315,7 +372,10 @@ export const mcpModule: ServerModule = {
   },
   seed: seedMcp,
   routes(router) {
+    router.get('/api/v1/apps/:app_id/mcp_servers', listServers);
     router.get('/api/v1/apps/:app_id/mcp_servers/:connector_id', getServer);
+    router.get('/api/v1/mcp_server_catalog', listCatalog);
+    router.get('/api/v1/mcp_server_catalog/:catalog_id', getCatalog);
     router.post('/api/v1/apps/:app_id/mcp_servers/:connector_id/credentials', setCredentials, { maxBody: 256 * 1024 });
   },
 };

@@ -1,10 +1,10 @@
 // Entitlement configuration rules: list in evaluation order with keyset
-// pagination, and soft delete.
+// pagination, get, and soft delete.
 import { invalidArgument, notFound } from '../../api/errors.js';
 import { RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigurationRule } from '../../api/rules.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
-import { DEMO_APPS, requireApp } from './apps.js';
+import { DEMO_APPS, decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
 
 interface RuleRow {
   id: string;
@@ -34,34 +34,14 @@ const toRule = (r: RuleRow): EntitlementConfigurationRule => ({
   deletedAt: r.deleted_at,
 });
 
-/** Page tokens are opaque to clients: base64url of the last row's sort key. */
-function encodePageToken(priority: number, id: string): string {
-  return Buffer.from(JSON.stringify({ p: priority, i: id })).toString('base64url');
-}
-
-function decodePageToken(token: string): { p: number; i: string } {
-  try {
-    const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { p: unknown; i: unknown };
-    if (Number.isSafeInteger(v.p) && typeof v.i === 'string' && v.i) return { p: v.p as number, i: v.i };
-  } catch {
-    // fall through
-  }
-  throw invalidArgument('page_token is not a valid page token');
-}
-
-function parsePageSize(raw: string | null): number {
-  if (raw === null || raw === '') return RULES_PAGE_SIZE_DEFAULT;
-  if (!/^\d+$/.test(raw)) throw invalidArgument('page_size must be a non-negative integer');
-  const n = Number(raw);
-  if (n === 0) return RULES_PAGE_SIZE_DEFAULT;
-  return Math.min(n, RULES_PAGE_SIZE_MAX);
-}
+const isRuleKey = (v: unknown): v is { p: number; i: string } =>
+  typeof v === 'object' && v !== null && Number.isSafeInteger((v as { p: unknown }).p) && typeof (v as { i: unknown }).i === 'string' && (v as { i: string }).i !== '';
 
 function listRules(ctx: RequestContext) {
   const app = requireApp(ctx.store, ctx.params.app_id!);
-  const size = parsePageSize(ctx.query.get('page_size'));
+  const size = parsePageSize(ctx.query.get('page_size'), RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX);
   const token = ctx.query.get('page_token');
-  const after = token ? decodePageToken(token) : null;
+  const after = token ? decodePageToken(token, isRuleKey, 'page_token') : null;
   const rows = (
     after
       ? ctx.store.db
@@ -72,10 +52,16 @@ function listRules(ctx: RequestContext) {
           .all(app.id, after.p, after.p, after.i, size + 1)
       : ctx.store.db.prepare('SELECT * FROM rules WHERE app_id = ? AND deleted_at IS NULL ORDER BY priority, id LIMIT ?').all(app.id, size + 1)
   ) as RuleRow[];
-  const more = rows.length > size;
-  const page = more ? rows.slice(0, size) : rows;
-  const last = page[page.length - 1];
-  return { body: { list: page.map(toRule), nextPageToken: more && last ? encodePageToken(last.priority, last.id) : '' } };
+  const { page, nextPageToken } = pageOf(rows, size, (r) => ({ p: r.priority, i: r.id }));
+  return { body: { list: page.map(toRule), nextPageToken } };
+}
+
+/** GET .../entitlement_configuration_rules/{id} -> `{routingRule}` (service-notes.md §4); a deleted rule is not found. */
+function getRule(ctx: RequestContext) {
+  const app = requireApp(ctx.store, ctx.params.app_id!);
+  const row = ctx.store.db.prepare('SELECT * FROM rules WHERE app_id = ? AND id = ? AND deleted_at IS NULL').get(app.id, ctx.params.id!) as RuleRow | undefined;
+  if (!row) throw notFound(`entitlement configuration rule ${ctx.params.id} not found in app ${app.id}`);
+  return { body: { routingRule: toRule(row) } };
 }
 
 async function deleteRule(ctx: RequestContext) {
@@ -155,6 +141,7 @@ export const rulesModule: ServerModule = {
   },
   routes(router) {
     router.get('/api/v1/apps/:app_id/entitlement_configuration_rules', listRules);
+    router.get('/api/v1/apps/:app_id/entitlement_configuration_rules/:id', getRule);
     router.delete('/api/v1/apps/:app_id/entitlement_configuration_rules/:id', deleteRule);
   },
 };

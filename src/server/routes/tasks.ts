@@ -1,5 +1,6 @@
-// Tasks: the task view with its related objects (`expanded` + path fields)
-// and approval with step-up authentication (service-api.md §2.4, §4.4).
+// Tasks: the task view with its related objects (`expanded` + path fields),
+// the task search, and approval with step-up authentication (service-api.md
+// §2.4, §4.4; service-notes.md §2).
 //
 // The server issues step-up transactions (service-notes.md §2): an approve
 // call without a transaction ID, on a step that needs step-up, issues one
@@ -10,12 +11,18 @@
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../api/errors.js';
 import {
   EXPANDED_TYPES,
+  TASK_PATH_FIELDS,
+  TASK_STATES,
   assembleExpanded,
+  expandedCollector,
+  expandedIndices,
+  formatExpandedPath,
   normalizePolicy,
   normalizeTaskView,
   parseExpandPaths,
   stepKind,
   validateApproveRequest,
+  validateTaskSearch,
   type ApprovalDefinition,
   type ApproveWithStepUpResponse,
   type ExpandKey,
@@ -24,8 +31,10 @@ import {
   type PolicyStep,
   type PolicyStepInstance,
   type TaskPolicy,
+  type TaskSearchResponse,
   type TaskView,
 } from '../../api/tasks.js';
+import { decodePageToken, pageOf } from './apps.js';
 import { isoAt } from '../../lib/clock.js';
 import { ksuid } from '../../lib/ids.js';
 import type { ServerModule } from '../module.js';
@@ -148,7 +157,14 @@ function buildView(store: Store, row: TaskRow, callerId: string, keys: readonly 
   const taskView = normalizeTaskView({
     ...paths,
     objectPermissions: { read: true, edit: stepApproverIds.includes(callerId), delete: false, extra: {} },
-    task: { ...stored, approverIds, form: row.form ? JSON.parse(row.form) : null, policy },
+    task: {
+      ...stored,
+      approverIds,
+      form: row.form ? JSON.parse(row.form) : null,
+      policy,
+      state: row.state === 'open' ? TASK_STATES.open : TASK_STATES.closed,
+      stepApproverIds,
+    },
   });
   return { taskView, expanded };
 }
@@ -163,6 +179,60 @@ function getTask(ctx: RequestContext): { body: GetTaskResponse } {
   const keys = expandFromQuery(ctx.query);
   const row = requireTask(ctx.store, ctx.params.task_id!);
   return { body: buildView(ctx.store, row, ctx.auth!.userId, keys) };
+}
+
+/**
+ * POST /api/v1/search/tasks (service-notes.md §2): newest first, keyset pages
+ * on (created_at, id); the views' path fields point into the page's one
+ * `expanded`. `query` matches the name or description (ignoring case) or the
+ * numeric ID (with or without "#"); `assignedOrStepApproverUserId` finds open
+ * tasks whose current step the user may approve and closed tasks the user
+ * approved a step of.
+ */
+async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchResponse }> {
+  const q = validateTaskSearch(await ctx.json());
+  const { store } = ctx;
+  const after = q.pageToken ? decodePageToken(q.pageToken, isTaskKey, 'pageToken') : null;
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (after) (where.push('(created_at < @at OR (created_at = @at AND id < @id))'), Object.assign(params, { at: after[0], id: after[1] }));
+  if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = isoAt(q.createdAfter)));
+  if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = isoAt(q.createdBefore)));
+  const rows = store.db.prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).all(params) as TaskRow[];
+  const needle = q.query.toLowerCase();
+  const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
+  const matches = (row: TaskRow): boolean => {
+    const state = row.state === 'open' ? TASK_STATES.open : TASK_STATES.closed;
+    if (q.states.length && !q.states.includes(state)) return false;
+    const t = JSON.parse(row.task) as { displayName?: string; description?: string };
+    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName ?? ''}\n${t.description ?? ''}`.toLowerCase().includes(needle))) return false;
+    if (q.approverUserId) {
+      const policy = normalizePolicy(JSON.parse(row.policy));
+      const mine = row.state === 'open'
+        ? currentApprovers(policy, parseRelated(row)).includes(q.approverUserId)
+        : policy.history.some((h) => h.approval?.approved?.userId === q.approverUserId);
+      if (!mine) return false;
+    }
+    return true;
+  };
+  const found: TaskRow[] = [];
+  for (const row of rows) if (matches(row) && found.push(row) > q.pageSize) break;
+  const { page, nextPageToken } = pageOf(found, q.pageSize, (r) => [r.created_at, r.id]);
+  const { list, expanded } = mergeExpanded(page.map((row) => buildView(store, row, ctx.auth!.userId, q.expand)));
+  return { body: { list, nextPageToken, expanded } };
+}
+
+const isTaskKey = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+
+/** Views built each with its own `expanded`, given one `expanded` for all: an object several views share appears once. */
+function mergeExpanded(built: { taskView: TaskView; expanded: ExpandedObject[] }[]): { list: TaskView[]; expanded: ExpandedObject[] } {
+  const { expanded, add } = expandedCollector();
+  const list = built.map(({ taskView, expanded: own }) => {
+    const global = own.map(add);
+    const paths = Object.fromEntries(TASK_PATH_FIELDS.map((f) => [f, formatExpandedPath(expandedIndices(taskView[f], own.length).map((i) => global[i]!))]));
+    return { ...taskView, ...paths };
+  });
+  return { list, expanded };
 }
 
 /** Turns a step definition into the instance that becomes current. */
@@ -299,6 +369,7 @@ export const tasksModule: ServerModule = {
   seed: seedTasks,
   routes(router) {
     router.get('/api/v1/tasks/:task_id', getTask);
+    router.post('/api/v1/search/tasks', searchTasks, { maxBody: 16 * 1024 });
     router.post('/api/v1/tasks/:task_id/action/approve-with-step-up', approveWithStepUp, { maxBody: 64 * 1024 });
     registerStepUpTransactionRoutes(router);
     registerStepUpPage(router);

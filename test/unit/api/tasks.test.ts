@@ -186,9 +186,11 @@ describe('normalizeTaskView', () => {
       [
         'actions', 'analysisId', 'annotations', 'approverIds', 'commentCount', 'createdAt', 'createdByUserId', 'data', 'deletedAt',
         'description', 'displayName', 'emergencyAccess', 'externalRefs', 'form', 'id', 'insightIds', 'numericId', 'origin', 'policy',
+        'state', 'stepApproverIds',
       ].sort(),
     );
     expect(v.task.origin).toBe('TASK_ORIGIN_UNSPECIFIED');
+    expect([v.task.state, v.task.stepApproverIds]).toEqual(['TASK_STATE_UNSPECIFIED', []]);
     expect(v.task.policy).toEqual({ id: '', policyGenerationId: '', current: null, history: [], next: [] });
   });
 

@@ -37,6 +37,12 @@ vi.mock('../../../src/cli/commands/auth/list/run.js', () => h.module('auth list'
 vi.mock('../../../src/cli/commands/auth/switch/run.js', () => h.module('auth switch'));
 vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
 vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
+vi.mock('../../../src/cli/commands/rules/get/run.js', () => h.module('rules get'));
+vi.mock('../../../src/cli/commands/mcp/list/run.js', () => h.module('mcp list'));
+vi.mock('../../../src/cli/commands/mcp/catalog/list/run.js', () => h.module('mcp catalog list'));
+vi.mock('../../../src/cli/commands/mcp/catalog/get/run.js', () => h.module('mcp catalog get'));
+vi.mock('../../../src/cli/commands/task/list/run.js', () => h.module('task list'));
+vi.mock('../../../src/cli/commands/task/get/run.js', () => h.module('task get'));
 vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('mcp set-credentials'));
 vi.mock('../../../src/cli/commands/mcp/get/run.js', () => h.module('mcp get'));
 vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
@@ -167,6 +173,25 @@ describe('command options', () => {
     expect((await parse('rules', 'delete', 'crm-app', 'ecr-1')).opts).toEqual({ args: ['crm-app', ['ecr-1']], opts: {} });
     expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({ args: ['crm-app', ['ecr-1', 'ecr-2']], opts: { yes: true } });
     expect((await parse('rules', 'delete', '--yes', 'a', 'b')).opts).toEqual({ args: ['a', ['b']], opts: { yes: true } });
+  });
+
+  it('rules get', async () => {
+    expect(await parse('rules', 'get', 'crm-app', 'ecr-1')).toMatchObject({ name: 'rules get', opts: { args: ['crm-app', 'ecr-1'], opts: {} } });
+  });
+
+  it('mcp list, mcp catalog list and get', async () => {
+    expect(await parse('mcp', 'list', 'ai-tools')).toMatchObject({ name: 'mcp list', opts: { args: ['ai-tools'], opts: {} } });
+    expect((await parse('mcp', 'list', 'ai-tools', '--limit', '2', '--page-size', '100')).opts).toEqual({ args: ['ai-tools'], opts: { limit: 2, pageSize: 100 } });
+    expect(await parse('mcp', 'catalog', 'list')).toMatchObject({ name: 'mcp catalog list', opts: { args: [], opts: {} } });
+    expect((await parse('mcp', 'catalog', 'list', '--query', 'git', '--limit', '3')).opts).toEqual({ args: [], opts: { query: 'git', limit: 3 } });
+    expect(await parse('mcp', 'catalog', 'get', 'c1')).toMatchObject({ name: 'mcp catalog get', opts: { args: ['c1'], opts: {} } });
+  });
+
+  it('task list and get', async () => {
+    expect(await parse('task', 'list')).toMatchObject({ name: 'task list', opts: { args: [], opts: { state: 'open' } } });
+    const r = await parse('task', 'list', '--state', 'all', '--query', 'crm', '--mine', '--limit', '5', '--page-size', '20');
+    expect(r.opts).toEqual({ args: [], opts: { state: 'all', query: 'crm', mine: true, limit: 5, pageSize: 20 } });
+    expect(await parse('task', 'get', 't1', '--expand', 'app')).toMatchObject({ name: 'task get', opts: { args: ['t1'], opts: { expand: 'app' } } });
   });
 
   it('login', async () => {

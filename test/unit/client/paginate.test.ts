@@ -111,4 +111,25 @@ describe('listAll', () => {
     const pages: Record<string, Page<Item>> = { start: { list: [], nextPageToken: 'b' }, b: { list: items(2), nextPageToken: '' } };
     expect(ids(await listAll(async (req) => pages[req.pageToken ?? 'start']!, { what: 'rules' }))).toEqual(['r01', 'r02']);
   });
+
+  it('keeps only what `keep` accepts, counting --limit in kept items and asking for full pages', async () => {
+    const s = pager((req) => req.pageSize ?? 50);
+    const even = (x: Item) => Number(x.id.slice(1)) % 2 === 0;
+    expect(ids(await listAll(s.fetch, { pageSize: 5, limit: 4, keep: even, what: 'tasks' }))).toEqual(['r02', 'r04', 'r06', 'r08']);
+    expect(s.seen.map((r) => r.pageSize)).toEqual([5, 5]);
+    // A page of only items seen before (kept or not) is still a loop.
+    const fetch = async (): Promise<Page<Item>> => ({ list: items(3), nextPageToken: `t${Math.random()}` });
+    expect((await loopError(listAll(fetch, { keep: even, what: 'tasks' }))).message).toMatch(/page 2 of tasks holds only tasks already listed/);
+  });
+
+  it("onLoop 'stop' and maxPages end quietly with what was kept, saying why", async () => {
+    const why: string[] = [];
+    const echo = async (req: PageRequest): Promise<Page<Item>> => ({ list: items(2, req.pageToken ? 3 : 1), nextPageToken: 'same' });
+    expect(ids(await listAll(echo, { what: 'transactions', onLoop: 'stop', onStop: (w) => why.push(w) }))).toEqual(['r01', 'r02', 'r03', 'r04']);
+    expect(why).toEqual(['the server\'s paging loops: page 2 of transactions names page token "same" again']);
+    const s = pager(() => 2);
+    expect(ids(await listAll(s.fetch, { what: 'transactions', maxPages: 3, onStop: (w) => why.push(w) }))).toEqual(ids(ALL.slice(0, 6)));
+    expect(s.seen).toHaveLength(3);
+    expect(why.at(-1)).toBe('stopped after 3 pages of transactions');
+  });
 });

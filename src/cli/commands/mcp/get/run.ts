@@ -1,6 +1,7 @@
 // agctl mcp get <app-id> <connector-id>: shows an MCP server's view.
 import { CliError, Exit } from '../../../../lib/exit.js';
 import { getMcpServer } from '../../../../client/mcp.js';
+import { redactJson } from '../../../../client/redact.js';
 import type { CommandContext } from '../../../context.js';
 import { printServerSummary } from '../summary.js';
 import type { GetInput } from './command.js';
@@ -9,7 +10,8 @@ export async function run({ args: [appId, connectorId] }: GetInput, ctx: Command
   const api = await ctx.api();
   const { mcpServer } = await getMcpServer(api, appId, connectorId);
   if (!mcpServer) throw new CliError(`the server returned no view of MCP server ${connectorId}`, Exit.Server);
-  if (ctx.out.json) ctx.out.printJson(mcpServer);
+  // A view holds no secret; one sent by mistake is not passed on.
+  if (ctx.out.json) ctx.out.printJson(redactJson(mcpServer));
   else printServerSummary(ctx, mcpServer);
   return 0;
 }

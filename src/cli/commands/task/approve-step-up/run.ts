@@ -11,27 +11,24 @@ import {
   COMMENT_MAX_LENGTH,
   STEP_UP_STATES,
   normalizeTaskView,
-  parseExpandPaths,
-  resolveExpandedPath,
   stepKind,
   type ApproveWithStepUpRequest,
   type ApproveWithStepUpResponse,
   type ExpandedObject,
-  type PolicyStepInstance,
   type StepUpTransaction,
-  type TaskPathField,
   type TaskView,
 } from '../../../../api/tasks.js';
-import { CONTROL_CHARS } from '../../../../lib/controls.js';
 import type { ApiClient } from '../../../../client/api.js';
+import { listAll } from '../../../../client/paginate.js';
 import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
 import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { shellQuote } from '../../../output.js';
+import { DEFAULT_EXPAND, clean, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
-export { shellQuote };
+export { DEFAULT_EXPAND, clean, shellQuote };
 
 /** Side effects the tests may replace. */
 export interface Deps {
@@ -40,8 +37,6 @@ export interface Deps {
   openUrl(url: string, env: NodeJS.ProcessEnv): Promise<boolean>;
 }
 
-/** Related objects requested when --expand is absent: what the success output shows. */
-export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 export const DEFAULT_WAIT_SECONDS = 300;
 const FIRST_POLL_MS = 500;
 const MAX_POLL_MS = 3000;
@@ -212,40 +207,40 @@ export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransacti
  * when there is none.
  */
 export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: ApiClient, target: Target, state?: string): Promise<StepUpTransaction | undefined> {
-  let best: StepUpTransaction | undefined;
-  let pageToken = '';
-  const seen = new Set<string>();
-  // With the caller's user unknown, transactions of several users for this step cannot be told apart: take none.
-  const users = new Set<string>();
-  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-    const res = await searchStepUpTransactions(api, {
-      taskId: target.taskId,
-      ...(state ? { state } : {}),
-      ...(target.userId ? { userId: target.userId } : {}),
-      targetType: 'TARGET_TYPE_TICKET',
-      createdAfter: new Date(target.since).toISOString(),
+  const found = await listAll(
+    (page) =>
+      searchStepUpTransactions(api, {
+        taskId: target.taskId,
+        ...(state ? { state } : {}),
+        ...(target.userId ? { userId: target.userId } : {}),
+        targetType: 'TARGET_TYPE_TICKET',
+        createdAfter: new Date(target.since).toISOString(),
+        pageSize: page.pageSize,
+        ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+      }),
+    {
+      what: 'step-up transactions',
       pageSize: 50,
-      ...(pageToken ? { pageToken } : {}),
-    });
-    for (const tx of res.list) {
+      maxPages: MAX_SEARCH_PAGES,
+      // A looping search ends the search: what was found so far is judged as usual.
+      onLoop: 'stop',
+      onStop: (why) => ctx.debug(`transaction search: ${why}; stopping there`),
       // Filters the server may not have applied are applied here too.
-      if (tx.approveTask?.taskId !== target.taskId || tx.approveTask.policyStepId !== target.stepId) continue;
-      if ((target.userId && tx.userId !== target.userId) || (state && tx.state !== state)) continue;
-      users.add(tx.userId ?? '');
-      if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
-    }
-    if (!res.nextPageToken) break;
-    if (seen.has(res.nextPageToken)) {
-      ctx.debug('the transaction search repeated a page token; stopping there');
-      break;
-    }
-    seen.add(res.nextPageToken);
-    pageToken = res.nextPageToken;
-  }
+      keep: (tx) =>
+        tx.approveTask?.taskId === target.taskId &&
+        tx.approveTask.policyStepId === target.stepId &&
+        (!target.userId || tx.userId === target.userId) &&
+        (!state || tx.state === state),
+    },
+  );
+  // With the caller's user unknown, transactions of several users for this step cannot be told apart: take none.
+  const users = new Set(found.map((tx) => tx.userId ?? ''));
   if (!target.userId && users.size > 1) {
     ctx.debug(`step-up transactions of ${users.size} users match this task and step, and the caller's user is unknown: using none`);
     return undefined;
   }
+  let best: StepUpTransaction | undefined;
+  for (const tx of found) if (!best || (Date.parse(tx.createdAt ?? '') || 0) > (Date.parse(best.createdAt ?? '') || 0)) best = tx;
   return best;
 }
 
@@ -267,18 +262,6 @@ async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txI
   if (res.redirectUrl) throw new CliError(`the server answered with another step-up URL for verified transaction ${txId}`, Exit.Server);
   await printApproved(ctx, res, a.stepId);
   return 0;
-}
-
-function expandPaths(raw: string | undefined): string[] {
-  if (raw === undefined) return DEFAULT_EXPAND;
-  const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
-  try {
-    parseExpandPaths(paths);
-  } catch (err) {
-    if (err instanceof ApiError) throw new UsageError(`--expand: ${err.message}`);
-    throw err;
-  }
-  return paths;
 }
 
 /** One approve call; a FailedPrecondition gets a hint on what to do next. */
@@ -473,27 +456,6 @@ function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string
   return EXIT_INTERRUPTED;
 }
 
-/** Strips control characters from text a server sent before it reaches the terminal. */
-export function clean(s: string): string {
-  return s.replace(CONTROL_CHARS, '?');
-}
-
-const text = (v: unknown): string => (typeof v === 'string' ? clean(v) : '');
-
-function named(o: ExpandedObject | undefined, fallback = '-'): string {
-  if (!o) return fallback;
-  const name = text(o.displayName) || text(o.name);
-  const id = text(o.id);
-  return name && id ? `${name} (${id})` : name || id || fallback;
-}
-
-function person(o: ExpandedObject | undefined, fallback: string): string {
-  if (!o) return fallback || '-';
-  const name = text(o.displayName) || text(o.id);
-  const email = text(o.email);
-  return email ? `${name} <${email}>` : name;
-}
-
 async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, stepId: string): Promise<void> {
   if (ctx.out.json) {
     ctx.out.printJson(res);
@@ -502,14 +464,7 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
   await ctx.out.styles();
   const view: TaskView = normalizeTaskView(res.taskView);
   const expanded: ExpandedObject[] = Array.isArray(res.expanded) ? res.expanded : [];
-  const resolve = (field: TaskPathField): ExpandedObject[] => {
-    try {
-      return resolveExpandedPath(view[field], expanded);
-    } catch (err) {
-      ctx.debug(`${field}: ${(err as Error).message}`);
-      return [];
-    }
-  };
+  const resolve = resolver(ctx, view, expanded);
   const approvers = [...resolve('approversPath'), ...resolve('stepApproversPath')];
   const userById = (id: string) => approvers.find((o) => o.id === id);
   const t = view.task;
@@ -529,23 +484,6 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
     ['Next step', describeStep(t.policy.current, resolve('stepApproversPath'), t.policy.next.length)],
     ['Approve action', text(res.ticketActionId)],
   ]);
-}
-
-function describeStep(step: PolicyStepInstance | null, approvers: ExpandedObject[], remaining: number): string {
-  if (!step) return 'none (the task is closed)';
-  const kind = stepKind(step);
-  switch (kind) {
-    case 'accept':
-      return `accept: ${text(step.accept?.acceptMessage) || 'accepted'} (the task is closed)`;
-    case 'reject':
-      return `reject: ${text(step.reject?.rejectMessage) || 'rejected'} (the task is closed)`;
-    case 'approval': {
-      const who = approvers.map((u) => text(u.displayName) || text(u.id)).filter(Boolean);
-      return `approval ${text(step.id)}${who.length ? ` by ${who.join(', ')}` : ''}`;
-    }
-    default:
-      return `${kind || 'step'} ${text(step.id)}${remaining ? `, then ${remaining} more` : ''}`;
-  }
 }
 
 /**

@@ -1,0 +1,30 @@
+// agctl mcp catalog get <catalog-id>: one catalog entry.
+import { getCatalogEntry } from '../../../../../client/mcp.js';
+import { redactJson } from '../../../../../client/redact.js';
+import type { CommandContext } from '../../../../context.js';
+import { configFieldNames, entryText } from '../show.js';
+import type { GetInput } from './command.js';
+
+/** Members shown in their own row; others the server sends (channel, scope, maturity, ...) follow as they are. */
+const SHOWN = new Set(['id', 'displayName', 'serviceName', 'description', 'configFields']);
+
+export async function run({ args: [catalogId] }: GetInput, ctx: CommandContext): Promise<number> {
+  const api = await ctx.api();
+  const e = await getCatalogEntry(api, catalogId);
+  if (ctx.out.json) {
+    ctx.out.printJson(redactJson(e));
+    return 0;
+  }
+  const extra = Object.entries(redactJson(e) as Record<string, unknown>)
+    .filter(([k, v]) => !SHOWN.has(k) && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') && v !== '')
+    .map(([k, v]): [string, string] => [k, entryText(String(v))]);
+  ctx.out.fields([
+    ['Catalog entry', entryText(e.id)],
+    ['Name', entryText(e.displayName)],
+    ['Service', entryText(e.serviceName)],
+    ['Description', entryText(e.description)],
+    ...extra,
+    ['Config fields', configFieldNames(e, true) || 'none'],
+  ]);
+  return 0;
+}

@@ -1,0 +1,18 @@
+// agctl task get: the declaration.
+import { Command, helpText, type Input } from '../../../declare.js';
+
+/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
+export const get = () =>
+  new Command('get')
+    .description('Show a task: its current step (who may approve it, whether step-up is needed) and its history')
+    .argument('<task-id>', 'task ID')
+    .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
+    .addHelpText(
+      'after',
+      helpText('-o json prints the answer as the service gives it: {taskView, expanded}.', [
+        'agctl task get 2hAc9...',
+        "agctl task get 2hAc9... --expand '*' -o json | jq '.expanded'",
+      ]),
+    );
+
+export type GetInput = Input<ReturnType<typeof get>>;

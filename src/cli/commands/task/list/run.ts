@@ -1,0 +1,48 @@
+// agctl task list: the service's task search (POST /api/v1/search/tasks), every page followed.
+import { TASK_STATES, normalizeTaskView, type TaskSearchRequest, type TaskView } from '../../../../api/tasks.js';
+import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
+import { callerUserId } from '../../../../client/step-up.js';
+import { listAllTasks } from '../../../../client/tasks.js';
+import type { CommandContext } from '../../../context.js';
+import { stepLabel, stepState, taskState, text } from '../summary.js';
+import { TASK_LIST_DEFAULT_LIMIT, type ListInput } from './command.js';
+
+const STATES = { open: [TASK_STATES.open], closed: [TASK_STATES.closed], all: [] } as const;
+
+export async function run({ opts }: ListInput, ctx: CommandContext): Promise<number> {
+  if (opts.mine && opts.state === 'closed') throw new UsageError('--mine lists tasks whose current step you may approve, and closed tasks have none', 'leave out --state closed, or --mine');
+  const api = await ctx.api();
+  const req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'> = { ...(opts.state !== 'all' ? { taskStates: [...STATES[opts.state]] } : {}) };
+  if (opts.query?.trim()) req.query = opts.query.trim();
+  let keep: ((v: TaskView) => boolean) | undefined;
+  if (opts.mine) {
+    const me = await callerUserId(api);
+    if (!me) throw new CliError('--mine needs your user ID, and the server did not give it (GET /api/v1/auth/introspect answered no userId)', Exit.Server);
+    req.assignedOrStepApproverUserId = me;
+    // The service's filter also finds closed tasks the user approved: only the current step's approvers are kept.
+    keep = (v) => normalizeTaskView(v).task.stepApproverIds.includes(me);
+  }
+  const limit = opts.limit ?? TASK_LIST_DEFAULT_LIMIT;
+  // One more than the limit tells whether more tasks match.
+  const found = await listAllTasks(api, req, { limit: limit + 1, pageSize: opts.pageSize ?? Math.min(limit + 1, 100), keep });
+  const views = found.slice(0, limit);
+  if (found.length > limit) ctx.out.info(`More tasks match: showing the first ${limit} (--limit to see more)`);
+  if (ctx.out.json) {
+    ctx.out.printJson(views);
+    return 0;
+  }
+  if (views.length === 0) {
+    ctx.out.info(`No ${opts.state === 'all' ? '' : `${opts.state} `}tasks${opts.mine ? ' for you to approve' : ''}${req.query ? ` matching "${text(req.query)}"` : ''}`);
+    return 0;
+  }
+  await ctx.out.table(
+    ['ID', 'NUMBER', 'NAME', 'STEP', 'STEP STATE', 'CREATED'],
+    views.map((raw) => {
+      const v = normalizeTaskView(raw);
+      const t = v.task;
+      const current = t.policy.current;
+      return [text(t.id), t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), current ? stepState(current) : taskState(v), text(t.createdAt ?? '') || '-'];
+    }),
+  );
+  return 0;
+}

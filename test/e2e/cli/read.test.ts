@@ -1,0 +1,178 @@
+// The read commands against the embedded server over HTTP on 127.0.0.1:
+// task list (the task search, every page followed), task get, rules get,
+// mcp list, mcp catalog list and get. Empty results say so on stderr and
+// print nothing (or [] with -o json); a missing object exits 5; secrets a
+// server sends by mistake are never printed.
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { insertStepUpTask } from '../../../src/server/fixtures/tasks.js';
+import { cliFor, tempDir } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+import { tinyServer, type Seen } from '../../unit/client/tiny-server.js';
+
+const s = await startTestServer();
+const d = s.demo;
+// The plain-form client acts as the CI robot, an approver of the two step-up tasks only.
+const cli = cliFor(tempDir(), { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
+const OPEN = [d.tasks.stepUp, d.tasks.stepUp2, d.tasks.noStepUp, d.tasks.waiting];
+const lines = (out: string) => out.trim().split('\n');
+
+describe('task list', () => {
+  it('lists open tasks by default: ID, number, name, current step and its state, created', async () => {
+    const r = await cli(['task', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    const [head, ...rows] = lines(r.stdout);
+    expect(head!.split(/\s{2,}/)).toEqual(['ID', 'NUMBER', 'NAME', 'STEP', 'STEP STATE', 'CREATED']);
+    expect(rows).toHaveLength(4);
+    for (const id of OPEN) expect(r.stdout).toContain(id);
+    expect(r.stdout).not.toContain(d.tasks.closed);
+    const stepUp = rows.find((l) => l.startsWith(d.tasks.stepUp))!;
+    expect(stepUp).toMatch(/#\d+\s+CRM Administrator for Grace Hopper\s+approval \(step-up\)\s+active\s+\d{4}-\d\d-\d\dT/);
+    expect(rows.find((l) => l.startsWith(d.tasks.waiting))).toMatch(/\swait\s+active\s/);
+  });
+
+  it('--state closed and all, --query, and -o json (the task views)', async () => {
+    const closed = await cli(['task', 'list', '--state', 'closed', '-o', 'json']);
+    expect(closed.json().map((v: any) => v.task.id)).toEqual([d.tasks.closed]);
+    expect(closed.json()[0].task.state).toBe('TASK_STATE_CLOSED');
+    const all = await cli(['task', 'list', '--state', 'all', '-o', 'json']);
+    expect(all.json().map((v: any) => v.task.id).sort()).toEqual([...OPEN, d.tasks.closed].sort());
+    const q = await cli(['task', 'list', '--query', 'sandbox']);
+    expect(lines(q.stdout)).toHaveLength(2);
+    expect(q.stdout).toContain(d.tasks.stepUp2);
+    expect((await cli(['task', 'list', '--state', 'bogus'])).code).toBe(2);
+  });
+
+  it('--mine: only tasks whose current step the caller may approve', async () => {
+    const r = await cli(['task', 'list', '--mine', '--state', 'all', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().map((v: any) => v.task.id).sort()).toEqual([d.tasks.stepUp, d.tasks.stepUp2].sort());
+    const closed = await cli(['task', 'list', '--mine', '--state', 'closed']);
+    expect(closed.code).toBe(2);
+    expect(closed.stderr).toMatch(/closed tasks have none/);
+  });
+
+  it('an empty result: one line on stderr, nothing on stdout ([] with -o json)', async () => {
+    const r = await cli(['task', 'list', '--query', 'no such task']);
+    expect([r.code, r.stdout, r.stderr.trim()]).toEqual([0, '', 'No open tasks matching "no such task"']);
+    const j = await cli(['task', 'list', '--query', 'no such task', '-o', 'json']);
+    expect(j.json()).toEqual([]);
+  });
+
+  it('follows every page (the token in the body), stops at --limit and says more match', async () => {
+    for (let i = 0; i < 23; i++) insertStepUpTask(s.server.store, s.clock, { displayName: `Bulk request ${i}` });
+    const all = await cli(['task', 'list', '--query', 'bulk request', '--page-size', '10', '-o', 'json']);
+    expect(all.code, all.stderr).toBe(0);
+    const ids = all.json().map((v: any) => v.task.id);
+    expect(new Set(ids).size).toBe(23);
+    expect(all.stderr).toBe('');
+    const some = await cli(['task', 'list', '--query', 'bulk request', '--page-size', '10', '--limit', '12']);
+    expect(lines(some.stdout)).toHaveLength(13);
+    expect(some.stderr).toMatch(/More tasks match: showing the first 12/);
+    const exact = await cli(['task', 'list', '--query', 'bulk request', '--limit', '23', '-o', 'json']);
+    expect([exact.json().length, exact.stderr]).toEqual([23, '']);
+  });
+});
+
+describe('task get', () => {
+  it('summarises the task, its current step (approvers, step-up) and history', async () => {
+    const r = await cli(['task', 'get', d.tasks.stepUp]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Task:\s+#\d+ CRM Administrator for Grace Hopper$/m);
+    expect(r.stdout).toMatch(/^State:\s+open$/m);
+    expect(r.stdout).toMatch(/^App:\s+Demo CRM \(crm-app\)$/m);
+    expect(r.stdout).toMatch(new RegExp(`^Current step:\\s+approval \\(step-up\\) ${d.tasks.stepUpStepId} \\(active\\)$`, 'm'));
+    expect(r.stdout).toMatch(/^Can approve:\s+Ada Admin <ada@example.com>, CI Robot <ci@example.com>$/m);
+    expect(r.stdout).toMatch(/^Step-up:\s+required \(provider stepup-embedded\)/m);
+    expect(r.stdout).toMatch(/^History:\n {2}1\. form \S+: completed by Grace Hopper <grace@example.com> at /m);
+    const none = await cli(['task', 'get', d.tasks.noStepUp]);
+    expect(none.stdout).toMatch(/^Step-up:\s+not required$/m);
+    const closed = await cli(['task', 'get', d.tasks.closed]);
+    expect(closed.stdout).toMatch(/^State:\s+closed$/m);
+    expect(closed.stdout).toMatch(/1\. approval \S+: approved by Ada Admin <ada@example.com> at /);
+  });
+
+  it('-o json is the API object; --expand is passed on; unknown tasks exit 5, bad --expand 2', async () => {
+    const r = await cli(['task', 'get', d.tasks.stepUp, '--expand', 'insights', '-o', 'json']);
+    expect(r.json().taskView.task.id).toBe(d.tasks.stepUp);
+    expect(r.json().expanded.map((o: any) => o.id)).toEqual(['insight-crm-dormant']);
+    expect((await cli(['task', 'get', 'nosuch'])).code).toBe(5);
+    expect((await cli(['task', 'get', d.tasks.stepUp, '--expand', 'nosuch'])).code).toBe(2);
+  });
+});
+
+describe('rules get', () => {
+  it('shows a rule; -o json is the rule; a deleted or unknown one exits 5', async () => {
+    const id = d.rules.ids[0];
+    const r = await cli(['rules', 'get', 'crm-app', id]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Rule:\\s+${id} \\(Route \\d+: \\w+\\)$`, 'm'));
+    expect(r.stdout).toMatch(/^Request policy:\s+policy-\d$/m);
+    const j = await cli(['rules', 'get', 'crm-app', id, '-o', 'json']);
+    expect(j.json()).toMatchObject({ id, appId: 'crm-app' });
+    const gone = await cli(['rules', 'get', 'crm-app', d.rules.deletedId]);
+    expect(gone.code).toBe(5);
+    expect(gone.stdout).toBe('');
+    expect((await cli(['rules', 'get', 'nosuch-app', id])).code).toBe(5);
+    expect((await cli(['rules', 'get', 'crm-app', '..'])).code).toBe(2);
+  });
+});
+
+describe('mcp list and mcp catalog', () => {
+  it('lists the MCP servers of an app, and says so when there are none', async () => {
+    const r = await cli(['mcp', 'list', 'ai-tools', '--page-size', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = lines(r.stdout).slice(1);
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['analytics-mcp', 'crm-mcp', 'datadog-mcp', 'future-mcp', 'tickets-mcp', 'wiki-mcp']);
+    expect(rows.find((l) => l.startsWith('datadog-mcp'))).toMatch(new RegExp(`hosted\\s+NONE\\s+catalog ${d.mcp.catalogIds.datadog}`));
+    expect(rows.find((l) => l.startsWith('wiki-mcp'))).toMatch(/external\s+BEARER_TOKEN\s+https:\/\/wiki-mcp\.example\.com\/mcp/);
+    const j = await cli(['mcp', 'list', 'ai-tools', '--limit', '3', '-o', 'json']);
+    expect(j.json().map((v: any) => v.connectorId)).toEqual(['analytics-mcp', 'crm-mcp', 'datadog-mcp']);
+    const empty = await cli(['mcp', 'list', 'crm-app']);
+    expect([empty.code, empty.stdout, empty.stderr.trim()]).toEqual([0, '', 'No MCP servers in app crm-app']);
+    expect((await cli(['mcp', 'list', 'nosuch'])).code).toBe(5);
+  });
+
+  it('lists the catalog (with --query) and shows an entry', async () => {
+    const r = await cli(['mcp', 'catalog', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`${d.mcp.catalogIds.datadog}\\s+Datadog\\s+datadog\\s+site, apiKey \\(secret\\), appKey \\(secret\\)\\s+Metrics`));
+    expect(lines(r.stdout)).toHaveLength(5);
+    const q = await cli(['mcp', 'catalog', 'list', '--query', 'git', '-o', 'json']);
+    expect(q.json().map((e: any) => e.id)).toEqual([d.mcp.catalogIds.github]);
+    const none = await cli(['mcp', 'catalog', 'list', '--query', 'nothing like it']);
+    expect([none.stdout, none.stderr.trim()]).toEqual(['', 'No MCP catalog entries matching "nothing like it"']);
+    const g = await cli(['mcp', 'catalog', 'get', d.mcp.catalogIds.datadog]);
+    expect(g.stdout).toMatch(/^Service:\s+datadog$/m);
+    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site", apiKey "API key" \(secret\), appKey "Application key" \(secret\)$/m);
+    expect((await cli(['mcp', 'catalog', 'get', '3MaWRM19Bi5I0NpzakHnQRzN9S0'])).code).toBe(5);
+  });
+});
+
+describe('secrets a server sends by mistake', async () => {
+  const t = await tinyServer();
+  const leak = 'leaked-secret-value';
+  const view = { appId: 'a', connectorId: 'c1', serverType: 'MCP_SERVER_TYPE_EXTERNAL', endpointUrl: 'https://x.example.com', bearerToken: { token: leak }, password: leak };
+  const entry = { id: '3MaWRM19Bi5I0NpzakHnQRzN9S5', displayName: 'X', configFields: [], clientSecret: leak, configFields2: 'x' };
+  t.reset((req: Seen, res: ServerResponse) => {
+    const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/') ? { mcpServer: view } : req.path.startsWith('/api/v1/apps/') ? { list: [view] } : req.path.includes('mcp_server_catalog/') ? { catalogEntry: entry } : { list: [entry] };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  });
+  const leaky = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
+
+  it.each([
+    ['mcp', 'list', 'a'],
+    ['mcp', 'get', 'a', 'c1'],
+    ['mcp', 'catalog', 'list'],
+    ['mcp', 'catalog', 'get', entry.id],
+  ])('%s %s %s %s: never printed, as a table or as JSON', async (...args) => {
+    for (const out of [[], ['-o', 'json']]) {
+      const r = await leaky([...args, ...out]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(leak);
+    }
+    const j = await leaky([...args, '-o', 'json']);
+    expect(j.stdout).toContain('<redacted>');
+  });
+});
