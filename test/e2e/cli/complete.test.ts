@@ -122,9 +122,11 @@ describe('__complete: IDs from the service, with a cached token only', () => {
   });
 
   it('sends the cached token only to the base URL the profile was logged in to', async () => {
-    const { cli } = await loggedIn();
+    const { dir, cli } = await loggedIn();
     const other = await tinyServer();
     other.reset((_r, res) => sendJson(res, 200, { list: [{ id: 'stolen' }] }));
+    // even with a token cached for the other URL (an earlier call with secrets in the environment)
+    plantToken(dir, other.url, s.plainClient.clientId, 'other-token');
     for (const args of [['--base-url', other.url], []]) {
       const env = args.length ? {} : { AGCTL_BASE_URL: other.url };
       expect(values(await cli(['__complete', '--', ...args, 'rules', 'delete', app, ''], { env }))).toEqual([]);
