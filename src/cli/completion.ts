@@ -170,7 +170,7 @@ function bashScript(program: Command): string {
   const subs = nodes.filter((n) => n.subcommands.length).map((n) => caseLine(n, `subs=${q(n.subcommands.map((s) => s.name).join(' '))}`));
   const flags = nodes.map((n) => caseLine(n, `flags=${q(n.options.flatMap((o) => o.flags).join(' '))}`));
   const args = nodes.flatMap((n) => {
-    const t = argTests(n, (v) => `args=${q(v.join(' '))}`, `_${name}_dynamic`);
+    const t = argTests(n, (v) => `args=${q(v.join(' '))}`, `[[ $cur == -* ]] || _${name}_dynamic`);
     return t ? [caseLine(n, t)] : [];
   });
   const valueCases = groupBySpec(values, (s) => (s.kind === 'none' ? 'none' : JSON.stringify(s))).map(([spec, fl]) => {
@@ -302,7 +302,7 @@ function zshScript(program: Command): string {
     .map((n) => caseLine(n, `subs=(${n.subcommands.map((s) => q(s.name)).join(' ')}); descs=(${n.subcommands.map((s) => item(s.name, s.description)).join(' ')})`));
   const flags = nodes.map((n) => caseLine(n, `flags=(${n.options.flatMap((o) => o.flags.map((f) => item(f, o.description))).join(' ')})`));
   const args = nodes.flatMap((n) => {
-    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`, `_${name}_dynamic`);
+    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`, `[[ $cur == -* ]] || _${name}_dynamic`);
     return t ? [caseLine(n, t)] : [];
   });
   const valueCases = groupBySpec(values).map(([spec, fl]) => {

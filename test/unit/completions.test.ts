@@ -19,6 +19,7 @@ import { SHELL_NAMES, type ShellName as Shell } from '../../src/cli/commands/com
 import { buildProgram, walk } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/command.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { bashComplete as bashCompleteIn } from '../helpers/bash-complete.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));
 // a working directory with a file, a key file and a directory for file-name completion
@@ -66,25 +67,8 @@ const FILE_FLAGS = [
   ['api /api/v1/x', '--input'],
 ] as const;
 
-/**
- * bash: calls _agctl as bash does for `line` (cursor at the end), with words
- * split as bash splits them (COMP_WORDBREAKS includes '='), and returns COMPREPLY.
- */
-function bashComplete(line: string): string[] {
-  const words = line.split(' ').flatMap((w, i, all) => {
-    const parts = w.split(/(=)/).filter((p) => p !== '');
-    return parts.length || i < all.length - 1 ? parts : [''];
-  });
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _agctl; printf "%s\\n" "${COMPREPLY[@]}"', 'bash', script('bash'), ...words], {
-    cwd: work,
-    env: shellEnv,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return r.stdout.split('\n').filter(Boolean);
-}
+/** bash: COMPREPLY for `line` (test/helpers/bash-complete.ts). */
+const bashComplete = (line: string) => bashCompleteIn(line, { cwd: work, env: shellEnv });
 
 /** zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function. */
 function zshComplete(line: string, mode: 'source' | 'fpath' = 'source'): { matches: string[]; paths: string[] } {

@@ -2,15 +2,16 @@
 // call for values only the program knows: profile names, and IDs from the
 // service's list routes asked with the profile's cached token only, within
 // BUDGET_MS, silently (nothing on stderr, exit 0, whatever goes wrong).
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUDGET_MS } from '../../../src/cli/commands/__complete/run.js';
+import { BUDGET_MS } from '../../../src/cli/commands/__complete/sources.js';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
-import { cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
+import { bashCompleteAsync as bashComplete } from '../../helpers/bash-complete.js';
+import { BIN, baseEnv, cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
@@ -108,6 +109,18 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     // the app ID itself is not completed, and an unknown app offers nothing
     expect(values(await cli(['__complete', '--', 'rules', 'delete', '']))).toEqual([]);
     expect(values(await cli(['__complete', '--', 'rules', 'delete', 'no-such-app', '']))).toEqual([]);
+  });
+
+  it('through the bash script: rule IDs after the app ID, with --profile=name split at "=" as bash splits it', async () => {
+    const { dir, cli } = await loggedIn();
+    const ids = ((await cli(['rules', 'list', app, '-o', 'json'])).json() as { id: string }[]).map((r) => r.id);
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(BIN, join(bin, 'agctl'));
+    const env = { ...baseEnv(dir), PATH: `${bin}:${process.env.PATH}` };
+    expect(await bashComplete(`agctl rules delete ${app} `, { cwd: dir, env })).toEqual(ids);
+    expect(await bashComplete(`agctl --profile=default rules delete ${app} ${ids[0]} `, { cwd: dir, env })).toEqual(ids);
+    expect(await bashComplete(`agctl --profile=nosuch rules delete ${app} `, { cwd: dir, env })).toEqual([]);
   });
 
   it('offers nothing without a cached token, and neither logs in nor unseals the stored secret', async () => {

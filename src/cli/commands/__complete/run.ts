@@ -2,7 +2,8 @@
 // (`value`, or `value<TAB>description`), then a directive line as cobra
 // prints it: `:4` no file names, `:0` file names (the shell completes them),
 // `:16` directory names. It never prints an error and always exits 0: a
-// completion that fails, or takes longer than BUDGET_MS, offers nothing.
+// completion that fails, or whose service takes longer than BUDGET_MS
+// (sources.ts) to answer, offers nothing.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Command } from 'commander';
 import { collectTree, type Node } from '../../completion.js';
@@ -10,9 +11,6 @@ import { invocationOf } from '../../invocation.js';
 import { systemClock, type Clock } from '../../../lib/clock.js';
 import { SOURCES, type Candidate } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
-
-/** The time a completion may take (from the start of this module's work), in ms. */
-export const BUDGET_MS = 300;
 
 /** cobra's directives, as the last line says them. */
 export const Directive = { FileNames: 0, NoFileNames: 4, DirectoryNames: 16 } as const;
@@ -44,22 +42,21 @@ const offerable = (c: Candidate) => /^[\x21-\x7e\u00a0-\uffff]+$/.test(c.value);
 
 /** The completions of the last of `words` (the words after the program name). */
 export async function complete(words: string[], env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
-  const deadline = performance.now() + BUDGET_MS;
   const { buildProgram } = await import('../../program.js');
   const line = readLine(collectTree(await buildProgram(words)), words);
-  const { candidates, directive } = await offered(line, env, clock, deadline);
+  const { candidates, directive } = await offered(line, env, clock);
   return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix) && offerable(c)), directive };
 }
 
-async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock, deadline: number): Promise<Answer> {
+async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
   const nothing = { candidates: [], directive: Directive.NoFileNames };
   const closers: (() => Promise<void>)[] = [];
   const dynamic = async (source: keyof typeof SOURCES) => {
-    const ctx = { env, clock, timeoutMs: Math.max(1, Math.floor(deadline - performance.now())), onClose: (fn: () => Promise<void>) => void closers.push(fn) };
+    const ctx = { env, clock, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
     try {
-      return { candidates: await within(deadline, SOURCES[source](line, ctx), []), directive: Directive.NoFileNames };
+      return { candidates: await SOURCES[source](line, ctx), directive: Directive.NoFileNames };
     } finally {
-      // the time is up or the answer is in: requests still in flight are aborted
+      // the answer is in, or the time is up: requests still in flight are aborted
       await Promise.all(closers.map((fn) => fn().catch(() => {})));
     }
   };
@@ -80,14 +77,4 @@ async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock, deadlin
   if (arg) return { candidates: arg.values.map((value) => ({ value })), directive: Directive.NoFileNames };
   // no positional argument expected: the subcommands, or else the flags
   return { candidates: subcommands.length ? subcommands : flags(slot.node), directive: Directive.NoFileNames };
-}
-
-/** `p`'s result, or `fallback` once `deadline` has passed. */
-function within<T>(deadline: number, p: Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), Math.max(0, deadline - performance.now()));
-  });
-  p.catch(() => {}); // a failure after the deadline is nobody's concern
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -7,6 +7,7 @@ import { ConfigContext, baseUrlFromClientId, resolveSettings, sameTenant } from 
 import { ApiClient } from '../../../client/api.js';
 import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
+import { undici } from '../../../client/undici.js';
 import { listAllRules } from '../../../client/rules.js';
 import { pathSegment } from '../../../client/paths.js';
 import type { Clock } from '../../../lib/clock.js';
@@ -18,12 +19,13 @@ export interface Candidate {
   description?: string;
 }
 
+/** The time the service has to answer a completion's requests, in ms: then the requests are aborted and nothing is offered. */
+export const BUDGET_MS = 300;
+
 interface SourceContext {
   env: NodeJS.ProcessEnv;
   clock: Clock;
-  /** How long requests may take, in ms. */
-  timeoutMs: number;
-  /** Called with what to close when the completion ends (or its time is up). */
+  /** Called with what to close when the completion ends (its requests in flight are aborted). */
   onClose(fn: () => Promise<void>): void;
 }
 
@@ -58,7 +60,8 @@ function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   if (!own || !sameTenant(own, s.baseUrl)) return undefined;
   const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || token.expiresAt - EXPIRY_SKEW_S <= Math.floor(ctx.clock.now() / 1000)) return undefined;
-  const http = new HttpClient({ timeoutMs: ctx.timeoutMs, maxRetries: 0, userAgent: userAgent() });
+  undici(); // loaded before the time starts: the budget is the service's
+  const http = new HttpClient({ timeoutMs: BUDGET_MS, maxRetries: 0, userAgent: userAgent() });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
 }
@@ -70,8 +73,18 @@ const withApi =
     const scope = line.args[0];
     if (scoped && !scope) return [];
     const api = cachedTokenApi(line, ctx);
-    return api ? list(api, scope ?? '') : [];
+    return api ? within(BUDGET_MS, list(api, scope ?? ''), []) : [];
   };
+
+/** `p`'s result, or `fallback` once `ms` have passed. */
+function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  p.catch(() => {}); // a failure after the time is up is nobody's concern
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
 interface ListPage {
   list?: unknown[] | null;
