@@ -47,7 +47,7 @@ function __agctl_path
 end
 function __agctl_dynamic --description 'the values agctl __complete offers at the cursor'
     set -l tokens (commandline -opc)
-    command -q -- $tokens[1]; or return
+    type -q -- $tokens[1]; or return
     $tokens[1] __complete -- $tokens[2..-1] (commandline -ct) 2>/dev/null </dev/null | string match -v -- ':*'
 end
 complete -c agctl -f

@@ -461,7 +461,7 @@ function fishScript(program: Command): string {
     `end`,
     `function __${name}_dynamic --description 'the values ${name} ${COMPLETE_COMMAND} offers at the cursor'`,
     `    set -l tokens (commandline -opc)`,
-    `    command -q -- $tokens[1]; or return`,
+    `    type -q -- $tokens[1]; or return`,
     `    $tokens[1] ${COMPLETE_COMMAND} -- $tokens[2..-1] (commandline -ct) 2>/dev/null </dev/null | string match -v -- ':*'`,
     `end`,
     `complete -c ${name} -f`,
