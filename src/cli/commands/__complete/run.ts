@@ -25,7 +25,8 @@ export async function run(words: string[], cmd: CommandUnknownOpts): Promise<voi
   inv.exitCode = 0;
   let answer: Answer = { candidates: [], directive: Directive.NoFileNames };
   try {
-    answer = await complete(words, inv.env, inv.clock ?? systemClock);
+    // the program this command belongs to: with every group (main.ts loads them all for a line with `--`)
+    answer = await complete(cmd.parent as unknown as Command, words, inv.env, inv.clock ?? systemClock);
   } catch {
     // silent: nothing to offer
   }
@@ -40,10 +41,9 @@ function line(c: Candidate): string {
 
 const offerable = (c: Candidate) => /^[\x21-\x7e\u00a0-\uffff]+$/.test(c.value);
 
-/** The completions of the last of `words` (the words after the program name). */
-export async function complete(words: string[], env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
-  const { buildProgram } = await import('../../program.js');
-  const line = readLine(collectTree(await buildProgram(words)), words);
+/** The completions of the last of `words` (the words after the program name) on `program`'s tree. */
+export async function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
+  const line = readLine(collectTree(program), words);
   const { candidates, directive } = await offered(line, env, clock);
   return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix) && offerable(c)), directive };
 }
