@@ -49,14 +49,14 @@ _agctl_flags() { # the flags of command path $1, as flag:description
 _agctl_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=()
   case "$1" in
-    ('auth switch') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('auth switch') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
     ('rules list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
     ('rules delete') (( $2 == 0 )) && { :; return 0; }; (( $2 >= 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
     ('mcp set-credentials') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
     ('mcp get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
     ('task approve-step-up') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    ('webhook send') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
-    ('webhook runs') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('webhook send') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('webhook runs') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
     ('api') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
     ('help') (( $2 >= 0 )) && { :; return 0; }; return 1 ;;
     ('completion') (( $2 == 0 )) && { args=('bash' 'zsh' 'fish'); return 0; }; return 1 ;;

@@ -23,7 +23,7 @@ import { declaredCompletion, type ValueSpec } from './declare.js';
 export type { ValueSpec };
 
 /** Where a value completed by the program itself (`agctl __complete`) comes from. */
-export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids';
+export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids' | 'listener-ids';
 
 /** How a value completes: as declared, or asked of the program. */
 export type Spec = ValueSpec | { kind: 'dynamic'; source: DynamicSource };
@@ -44,6 +44,9 @@ export const DYNAMIC_ARGS: Readonly<Record<string, Readonly<Record<number, Dynam
   'mcp set-credentials': { 1: 'connector-ids' },
   'task get': { 0: 'task-ids' },
   'task approve-step-up': { 0: 'task-ids' },
+  'auth switch': { 0: 'profiles' },
+  'webhook runs': { 0: 'listener-ids' },
+  'webhook send': { 0: 'listener-ids' },
 };
 
 interface OptionInfo {

@@ -82,6 +82,9 @@ describe('__complete: profile names', () => {
     expect(offered(await cli(['__complete', '--', '--profile', '']))).toEqual(['ci\thttp://127.0.0.1:1 (current)', 'default\thttps://acme.example.com', 'staging']);
     expect(values(await cli(['__complete', '--', 'rules', 'list', 'x', '--profile', 's']))).toEqual(['staging']);
     expect(values(await cli(['__complete', '--', '--profile=d']))).toEqual(['default']);
+    expect(values(await cli(['__complete', '--', 'auth', 'switch', '']))).toEqual(['ci', 'default', 'staging']);
+    // one profile only: then the flags
+    expect(values(await cli(['__complete', '--', 'auth', 'switch', 'ci', ''])).filter((v) => !v.startsWith('-'))).toEqual([]);
   });
 
   it('offers nothing, silently, without profiles or with a config it cannot read', async () => {
@@ -121,6 +124,15 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     expect(await bashComplete(`agctl rules delete ${app} `, { cwd: dir, env })).toEqual(ids);
     expect(await bashComplete(`agctl --profile=default rules delete ${app} ${ids[0]} `, { cwd: dir, env })).toEqual(ids);
     expect(await bashComplete(`agctl --profile=nosuch rules delete ${app} `, { cwd: dir, env })).toEqual([]);
+  });
+
+  it('completes the embedded server\'s webhook listener IDs for webhook runs and webhook send', async () => {
+    const { dir, cli } = await loggedIn();
+    const created = await cli(['webhook', 'listeners', 'create', '--name', 'nightly-sync', '--secret-out', join(dir, 'hook.secret'), '-o', 'json']);
+    expect(created.code, created.stderr).toBe(0);
+    const id = (created.json() as { id: string }).id;
+    expect(offered(await cli(['__complete', '--', 'webhook', 'runs', '']))).toContain(`${id}\tnightly-sync`);
+    expect(values(await cli(['__complete', '--', 'webhook', 'send', id.slice(0, -1)]))).toEqual([id]);
   });
 
   it('offers nothing without a cached token, and neither logs in nor unseals the stored secret', async () => {

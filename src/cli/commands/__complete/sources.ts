@@ -9,6 +9,7 @@ import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js
 import { HttpClient } from '../../../client/http.js';
 import { undici } from '../../../client/undici.js';
 import { listAllRules } from '../../../client/rules.js';
+import { listListeners } from '../../../client/webhook-listeners.js';
 import { pathSegment } from '../../../client/paths.js';
 import type { Clock } from '../../../lib/clock.js';
 import { userAgent } from '../../../version.js';
@@ -136,4 +137,6 @@ export const SOURCES: Record<DynamicSource, Source> = {
     );
     return defined(items.map((v) => candidate((v as { task?: unknown } | null)?.task, 'id', 'displayName')));
   }),
+  // the embedded server's listeners (agctl serve)
+  'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),
 };
