@@ -14,10 +14,10 @@ export const completion = () =>
       'after',
       helpText(
         `The scripts complete commands, flags and fixed values themselves, and ask
-agctl for the rest: profile names after --profile, rule IDs after an app ID,
-MCP connector IDs after an app ID, and open task IDs, read with the profile's
-cached token only (no login, no prompt). When the service takes more than
-0.3 s to answer, they offer nothing.`,
+agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
+connector IDs after an app ID, open task IDs, and the webhook listener IDs of
+an embedded server, read with the profile's cached token only (no login, no
+prompt). When the service takes more than 0.3 s to answer, they offer nothing.`,
         [
           'agctl completion bash > /etc/bash_completion.d/agctl',
           'agctl completion zsh > "${fpath[1]}/_agctl"',
