@@ -53,12 +53,45 @@ _agctl_flags() { # the flags of command path $1
     *) flags='' ;;
   esac
 }
-_agctl_args() { # the values of positional argument $2 (from 0) of command path $1
+_agctl_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=''
   case "$1" in
-    'completion') (( $2 == 0 )) && args='bash zsh fish' ;;
+    'auth switch') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'rules list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    'rules get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'rules delete') (( $2 == 0 )) && { :; return 0; }; (( $2 >= 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'mcp set-credentials') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'mcp get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'mcp list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    'mcp catalog get') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    'task approve-step-up') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'task get') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'webhook send') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'webhook runs') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'api') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    'help') (( $2 >= 0 )) && { :; return 0; }; return 1 ;;
+    'completion') (( $2 == 0 )) && { args='bash zsh fish'; return 0; }; return 1 ;;
   esac
-  return 0
+  return 1
+}
+_agctl_dynamic() { # the values `agctl __complete` offers at the cursor, into args (nothing when it fails)
+  local i w glue=0 out value rest
+  local -a line=()
+  # the words up to the cursor as typed: bash splits --flag=value and key=value at '='
+  for (( i=1; i<=COMP_CWORD; i++ )); do
+    w="${COMP_WORDS[i]}"
+    if [[ $w == = ]]; then
+      if (( ${#line[@]} )) && [[ ${line[${#line[@]}-1]} != -* ]]; then line[${#line[@]}-1]+='='; glue=1; fi
+      if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
+      continue
+    fi
+    if (( glue )); then line[${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
+  done
+  out=$("${COMP_WORDS[0]}" __complete -- "${line[@]}" 2>/dev/null </dev/null)
+  args=''
+  while IFS=$'	' read -r value rest; do
+    [[ -z $value || $value == :* ]] || args+=" $value"
+  done <<< "$out"
 }
 _agctl_takes_value() {
   case " --profile --base-url --client-id --output -o --jq --timeout --client-secret-file --limit --page-size --url --transport --token-sharing --require-tool-approval --catalog-id --source-app-id --config --config-file --config-stdin --config-secret --auth --bearer-token-file --header-name --header-value-file --username --password-file --aws-access-key-id --aws-secret-access-key-file --aws-session-token-file --google-credentials-file --scopes --oauth2-mode --oauth2-client-id --oauth2-client-secret-file --oauth2-client-id-mode --oauth2-authorize-url --oauth2-token-url --oauth2-issuer-url --oauth2-scopes-supported --oauth2-code-challenge-methods --oauth2-pkce --oauth2-authorize-param --oauth2-token-param --jwt-private-key-file --jwt-issuer --jwt-subject --jwt-audience --update-mask --from-file --query --step --transaction-id --comment --expand --wait-timeout --state --data -d --data-file --secret-file --jwt-key --kid --alg --tenant --jwt-ttl --event-id --timestamp --header -H --count --concurrency --rate --request --body-file --jwks --now --source-ip --allowed-cidr --out --auth-method --name --jwks-url --secret-out --method -X --raw-field -f --field -F --input --host --port --data-dir --ready-file --token-ttl --frontend-url " in
@@ -68,7 +101,8 @@ _agctl_takes_value() {
 }
 _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
   case "$1" in
-    --profile|--base-url|--client-id|--jq|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--query|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--name|--jwks-url|--method|-X|--raw-field|-f|--field|-F|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
+    --profile) compopt +o default 2>/dev/null; _agctl_dynamic; COMPREPLY=( $(compgen -W "$args" -- "$2") ) ;;
+    --base-url|--client-id|--jq|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--query|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--name|--jwks-url|--method|-X|--raw-field|-f|--field|-F|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
     --output|-o) COMPREPLY=( $(compgen -W 'table json' -- "$2") ) ;;
     --client-secret-file|--bearer-token-file|--header-value-file|--password-file|--aws-secret-access-key-file|--aws-session-token-file|--google-credentials-file|--oauth2-client-secret-file|--jwt-private-key-file|--from-file|--data-file|--secret-file|--jwt-key|--request|--body-file|--jwks|--out|--secret-out|--input|--ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
     --transport) COMPREPLY=( $(compgen -W 'streamable-http sse unspecified' -- "$2") ) ;;
@@ -126,7 +160,11 @@ _agctl() {
     fi
   else
     _agctl_subs "$cmdpath"
-    _agctl_args "$cmdpath" "$npos"
+    # where a positional argument is expected, flags only after a '-', and no file names
+    if _agctl_args "$cmdpath" "$npos" && [[ $cur != -* ]]; then
+      flags=''
+      compopt +o default 2>/dev/null
+    fi
   fi
   words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )

@@ -54,12 +54,35 @@ _agctl_flags() { # the flags of command path $1, as flag:description
     (*) flags=() ;;
   esac
 }
-_agctl_args() { # the values of positional argument $2 (from 0) of command path $1
+_agctl_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=()
   case "$1" in
-    ('completion') (( $2 == 0 )) && args=('bash' 'zsh' 'fish') ;;
+    ('auth switch') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('rules list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('rules get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('rules delete') (( $2 == 0 )) && { :; return 0; }; (( $2 >= 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('mcp set-credentials') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('mcp get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('mcp list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('mcp catalog get') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('task approve-step-up') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('task get') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('webhook send') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('webhook runs') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    ('api') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
+    ('help') (( $2 >= 0 )) && { :; return 0; }; return 1 ;;
+    ('completion') (( $2 == 0 )) && { args=('bash' 'zsh' 'fish'); return 0; }; return 1 ;;
   esac
-  return 0
+  return 1
+}
+_agctl_dynamic() { # the values `agctl __complete` offers at the cursor, into args as value:description (nothing when it fails)
+  local line value
+  args=()
+  for line in "${(@f)$("${words[1]}" __complete -- "${(@)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
+    [[ -z $line || $line == :* ]] && continue
+    value=${line%%$'	'*}
+    args+=("${value//:/\:}:${line#*$'	'}")
+  done
 }
 _agctl_takes_value() {
   case "$1" in
@@ -68,9 +91,9 @@ _agctl_takes_value() {
   return 1
 }
 _agctl_value() { # completes the value of flag $1
-  local -a vals
+  local -a vals args
   case "$1" in
-    (--profile|--header-name|--username|--name) _message -e values 'name' ;;
+    (--profile) _agctl_dynamic; _describe -t values 'value' args ;;
     (--base-url|--url|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--tenant|--jwks-url|--frontend-url) _message -e values 'url' ;;
     (--client-id|--source-app-id|--aws-access-key-id|--oauth2-client-id|--step|--transaction-id|--kid) _message -e values 'id' ;;
     (--output|-o) vals=('table' 'json'); _describe -t values 'value' vals ;;
@@ -86,6 +109,7 @@ _agctl_value() { # completes the value of flag $1
     (--config-file) compset -P '*='; _files ;;
     (--config-stdin|--config-secret) _message -e values 'key' ;;
     (--auth) vals=('none' 'bearer' 'custom-header' 'basic' 'oauth2' 'aws-sigv4' 'google-service-account'); _describe -t values 'value' vals ;;
+    (--header-name|--username|--name) _message -e values 'name' ;;
     (--scopes|--oauth2-scopes-supported|--oauth2-code-challenge-methods) _message -e values 'list' ;;
     (--oauth2-mode) vals=('authorization-code' 'client-credentials' 'jwt-bearer' 'service' 'passthrough'); _describe -t values 'value' vals ;;
     (--oauth2-client-id-mode) vals=('manual' 'dcr' 'cimd'); _describe -t values 'value' vals ;;
@@ -150,7 +174,8 @@ _agctl() {
     fi
   else
     _agctl_subs "$cmdpath"
-    _agctl_args "$cmdpath" "$npos"
+    # where a positional argument is expected, flags only after a '-'
+    _agctl_args "$cmdpath" "$npos" && [[ $cur != -* ]] && flags=()
   fi
   _describe -t commands 'command' descs && ret=0
   _describe -t values 'argument' args && ret=0

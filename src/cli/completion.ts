@@ -8,12 +8,46 @@
 // names, and other values complete nothing. Positional arguments complete their
 // `.choices()` or `completeWith()` values, and for `help` the help topics and
 // command names.
+//
+// Values only the program knows at completion time (profile names, the IDs a
+// list route gives) are asked of `agctl __complete -- <words>` by the scripts
+// (the cobra and gh model): DYNAMIC_FLAGS and DYNAMIC_ARGS below say where.
+// Command names, flags and fixed values stay in the generated script: asking
+// the program would start node on every TAB (0.1 to 0.3 s).
 import type { Argument, Command, Option } from 'commander';
 import { HELP_TOPICS } from './commands/help/command.js';
 import type { ShellName } from './commands/completion/command.js';
+import { COMPLETE_COMMAND } from './commands/__complete/command.js';
 import { declaredCompletion, type ValueSpec } from './declare.js';
 
 export type { ValueSpec };
+
+/** Where a value completed by the program itself (`agctl __complete`) comes from. */
+export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids' | 'listener-ids';
+
+/** How a value completes: as declared, or asked of the program. */
+export type Spec = ValueSpec | { kind: 'dynamic'; source: DynamicSource };
+
+/** Flags whose value the program completes. */
+export const DYNAMIC_FLAGS: Readonly<Record<string, DynamicSource>> = { '--profile': 'profiles' };
+
+/**
+ * Positional arguments the program completes: command path -> argument index
+ * (from 0; a variadic last argument counts for every later one) -> source.
+ * The ID after the argument that scopes it: rule IDs after an app ID, ...
+ * A command the tree does not have is left out of the scripts.
+ */
+export const DYNAMIC_ARGS: Readonly<Record<string, Readonly<Record<number, DynamicSource>>>> = {
+  'rules get': { 1: 'rule-ids' },
+  'rules delete': { 1: 'rule-ids' },
+  'mcp get': { 1: 'connector-ids' },
+  'mcp set-credentials': { 1: 'connector-ids' },
+  'task get': { 0: 'task-ids' },
+  'task approve-step-up': { 0: 'task-ids' },
+  'auth switch': { 0: 'profiles' },
+  'webhook runs': { 0: 'listener-ids' },
+  'webhook send': { 0: 'listener-ids' },
+};
 
 interface OptionInfo {
   flags: string[];
@@ -21,21 +55,23 @@ interface OptionInfo {
   takesValue: boolean;
   choices?: string[];
   /** How the value completes (only when takesValue). */
-  value?: ValueSpec;
+  value?: Spec;
 }
 
 export interface Node {
   path: string[];
   subcommands: { name: string; description: string }[];
   options: OptionInfo[];
-  /** Values of the positional arguments, in order; `rest` when the last one is variadic. */
-  args: { values: string[]; rest: boolean }[];
+  /** Values of the positional arguments, in order (`dynamic`: asked of the program); `rest` when the last one is variadic. */
+  args: { values: string[]; rest: boolean; dynamic?: DynamicSource }[];
 }
 
 /** The argument name of an option's flags ("--data-file <path>" -> "path"). */
 const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
 
-function valueSpec(o: Option): ValueSpec {
+function valueSpec(o: Option): Spec {
+  const dynamic = o.long ? DYNAMIC_FLAGS[o.long] : undefined;
+  if (dynamic) return { kind: 'dynamic', source: dynamic };
   if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
   const declared = declaredCompletion(o);
   if (declared) return declared;
@@ -61,13 +97,16 @@ function optionInfo(o: Option): OptionInfo {
   };
 }
 
-function argValues(cmd: Command): Node['args'] {
-  return cmd.registeredArguments.map((a: Argument) => {
+function argValues(cmd: Command, path: string[]): Node['args'] {
+  const dynamic = DYNAMIC_ARGS[path.join(' ')] ?? {};
+  return cmd.registeredArguments.map((a: Argument, i) => {
     const declared = declaredCompletion(a);
     const values = a.argChoices ? [...a.argChoices] : declared?.kind === 'choices' ? declared.choices : [];
-    return { values, rest: a.variadic };
+    return { values, rest: a.variadic, ...(dynamic[i] ? { dynamic: dynamic[i] } : {}) };
   });
 }
+
+const isHidden = (c: Command) => Boolean((c as unknown as { _hidden?: boolean })._hidden);
 
 export function collectTree(program: Command): Node[] {
   const nodes: Node[] = [];
@@ -76,11 +115,11 @@ export function collectTree(program: Command): Node[] {
     const own = path.length === 0 ? [] : cmd.options.filter((o) => !o.hidden).map(optionInfo);
     nodes.push({
       path,
-      subcommands: cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => ({ name: c.name(), description: c.description() })),
+      subcommands: cmd.commands.filter((c) => !isHidden(c)).map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals, { flags: ['--help', '-h'], description: 'show help', takesValue: false }],
-      args: argValues(cmd),
+      args: argValues(cmd, path),
     });
-    for (const c of cmd.commands) visit(c, [...path, c.name()]);
+    for (const c of cmd.commands) if (!isHidden(c)) visit(c, [...path, c.name()]);
   };
   visit(program, []);
   return nodes;
@@ -91,15 +130,15 @@ export function collectTree(program: Command): Node[] {
  * same everywhere in the tree (a unit test checks it), so one table serves
  * every command.
  */
-export function valueFlags(nodes: Node[]): Map<string, ValueSpec> {
-  const map = new Map<string, ValueSpec>();
+export function valueFlags(nodes: Node[]): Map<string, Spec> {
+  const map = new Map<string, Spec>();
   for (const n of nodes) for (const o of n.options) if (o.takesValue) for (const f of o.flags) if (!map.has(f)) map.set(f, o.value!);
   return map;
 }
 
 /** The flags of `map`, grouped by identical value spec (by `key`) for `case` branches. */
-function groupBySpec(map: Map<string, ValueSpec>, key: (spec: ValueSpec) => string = (s) => JSON.stringify(s)): [ValueSpec, string[]][] {
-  const groups = new Map<string, [ValueSpec, string[]]>();
+function groupBySpec(map: Map<string, Spec>, key: (spec: Spec) => string = (s) => JSON.stringify(s)): [Spec, string[]][] {
+  const groups = new Map<string, [Spec, string[]]>();
   for (const [flag, spec] of map) {
     const k = key(spec);
     if (!groups.has(k)) groups.set(k, [spec, []]);
@@ -110,12 +149,18 @@ function groupBySpec(map: Map<string, ValueSpec>, key: (spec: ValueSpec) => stri
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** Shell `case` lines testing the positional index `$2` for a node's argument values. */
-function argTests(n: Node, assign: (values: string[]) => string): string | undefined {
-  const tests = n.args
-    .map((a, i) => (a.values.length ? `(( $2 ${a.rest ? '>=' : '=='} ${i} )) && ${assign(a.values)}` : undefined))
-    .filter(Boolean);
-  return tests.length ? tests.join('; ') : undefined;
+/**
+ * Shell tests of the positional index `$2` for a node's arguments: each
+ * assigns the argument's values (or asks the program) and returns 0; past
+ * the last argument, 1 (no positional argument is expected there).
+ */
+function argTests(n: Node, assign: (values: string[]) => string, dynamic: string): string | undefined {
+  if (!n.args.length) return undefined;
+  const tests = n.args.map((a, i) => {
+    const action = a.dynamic ? dynamic : a.values.length ? assign(a.values) : ':';
+    return `(( $2 ${a.rest ? '>=' : '=='} ${i} )) && { ${action}; return 0; }`;
+  });
+  return [...tests, 'return 1'].join('; ');
 }
 
 const HELP_WORDS = HELP_TOPICS.map(([t]) => t);
@@ -128,7 +173,7 @@ function bashScript(program: Command): string {
   const subs = nodes.filter((n) => n.subcommands.length).map((n) => caseLine(n, `subs=${q(n.subcommands.map((s) => s.name).join(' '))}`));
   const flags = nodes.map((n) => caseLine(n, `flags=${q(n.options.flatMap((o) => o.flags).join(' '))}`));
   const args = nodes.flatMap((n) => {
-    const t = argTests(n, (v) => `args=${q(v.join(' '))}`);
+    const t = argTests(n, (v) => `args=${q(v.join(' '))}`, `[[ $cur == -* ]] || _${name}_dynamic`);
     return t ? [caseLine(n, t)] : [];
   });
   const valueCases = groupBySpec(values, (s) => (s.kind === 'none' ? 'none' : JSON.stringify(s))).map(([spec, fl]) => {
@@ -139,7 +184,9 @@ function bashScript(program: Command): string {
           ? 'compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") )'
           : spec.kind === 'dir'
             ? 'compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$2") )'
-            : 'compopt +o default 2>/dev/null; COMPREPLY=()';
+            : spec.kind === 'dynamic'
+              ? `compopt +o default 2>/dev/null; _${name}_dynamic; COMPREPLY=( $(compgen -W "$args" -- "$2") )`
+              : 'compopt +o default 2>/dev/null; COMPREPLY=()';
     return `    ${fl.join('|')}) ${body} ;;`;
   });
   return `# bash completion for ${name} (generated by \`${name} completion bash\`; do not edit)
@@ -155,12 +202,31 @@ ${flags.join('\n')}
     *) flags='' ;;
   esac
 }
-_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=''
   case "$1" in
 ${args.join('\n')}
   esac
-  return 0
+  return 1
+}
+_${name}_dynamic() { # the values \`${name} ${COMPLETE_COMMAND}\` offers at the cursor, into args (nothing when it fails)
+  local i w glue=0 out value rest
+  local -a line=()
+  # the words up to the cursor as typed: bash splits --flag=value and key=value at '='
+  for (( i=1; i<=COMP_CWORD; i++ )); do
+    w="\${COMP_WORDS[i]}"
+    if [[ $w == = ]]; then
+      if (( \${#line[@]} )) && [[ \${line[\${#line[@]}-1]} != -* ]]; then line[\${#line[@]}-1]+='='; glue=1; fi
+      if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
+      continue
+    fi
+    if (( glue )); then line[\${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
+  done
+  out=$("\${COMP_WORDS[0]}" ${COMPLETE_COMMAND} -- "\${line[@]}" 2>/dev/null </dev/null)
+  args=''
+  while IFS=$'\t' read -r value rest; do
+    [[ -z $value || $value == :* ]] || args+=" $value"
+  done <<< "$out"
 }
 _${name}_takes_value() {
   case " ${[...values.keys()].join(' ')} " in
@@ -214,7 +280,11 @@ _${name}() {
     fi
   else
     _${name}_subs "$cmdpath"
-    _${name}_args "$cmdpath" "$npos"
+    # where a positional argument is expected, flags only after a '-', and no file names
+    if _${name}_args "$cmdpath" "$npos" && [[ $cur != -* ]]; then
+      flags=''
+      compopt +o default 2>/dev/null
+    fi
   fi
   words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
@@ -235,7 +305,7 @@ function zshScript(program: Command): string {
     .map((n) => caseLine(n, `subs=(${n.subcommands.map((s) => q(s.name)).join(' ')}); descs=(${n.subcommands.map((s) => item(s.name, s.description)).join(' ')})`));
   const flags = nodes.map((n) => caseLine(n, `flags=(${n.options.flatMap((o) => o.flags.map((f) => item(f, o.description))).join(' ')})`));
   const args = nodes.flatMap((n) => {
-    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`);
+    const t = argTests(n, (v) => `args=(${v.map(q).join(' ')})`, `[[ $cur == -* ]] || _${name}_dynamic`);
     return t ? [caseLine(n, t)] : [];
   });
   const valueCases = groupBySpec(values).map(([spec, fl]) => {
@@ -248,7 +318,9 @@ function zshScript(program: Command): string {
             : '_files'
           : spec.kind === 'dir'
             ? '_files -/'
-            : `_message -e values ${q(spec.name)}`;
+            : spec.kind === 'dynamic'
+              ? `_${name}_dynamic; _describe -t values 'value' args`
+              : `_message -e values ${q(spec.name)}`;
     return `    (${fl.join('|')}) ${body} ;;`;
   });
   const topics = HELP_TOPICS.map(([t, d]) => item(t, d)).join(' ');
@@ -266,12 +338,21 @@ ${flags.join('\n')}
     (*) flags=() ;;
   esac
 }
-_${name}_args() { # the values of positional argument $2 (from 0) of command path $1
+_${name}_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=()
   case "$1" in
 ${args.join('\n')}
   esac
-  return 0
+  return 1
+}
+_${name}_dynamic() { # the values \`${name} ${COMPLETE_COMMAND}\` offers at the cursor, into args as value:description (nothing when it fails)
+  local line value
+  args=()
+  for line in "\${(@f)$("\${words[1]}" ${COMPLETE_COMMAND} -- "\${(@)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
+    [[ -z $line || $line == :* ]] && continue
+    value=\${line%%$'\t'*}
+    args+=("\${value//:/\\:}:\${line#*$'\t'}")
+  done
 }
 _${name}_takes_value() {
   case "$1" in
@@ -280,7 +361,7 @@ _${name}_takes_value() {
   return 1
 }
 _${name}_value() { # completes the value of flag $1
-  local -a vals
+  local -a vals args
   case "$1" in
 ${valueCases.join('\n')}
   esac
@@ -325,7 +406,8 @@ _${name}() {
     fi
   else
     _${name}_subs "$cmdpath"
-    _${name}_args "$cmdpath" "$npos"
+    # where a positional argument is expected, flags only after a '-'
+    _${name}_args "$cmdpath" "$npos" && [[ $cur != -* ]] && flags=()
   fi
   _describe -t commands 'command' descs && ret=0
   _describe -t values 'argument' args && ret=0
@@ -380,15 +462,20 @@ function fishScript(program: Command): string {
     `        case '*'; echo $path`,
     `    end`,
     `end`,
+    `function __${name}_dynamic --description 'the values ${name} ${COMPLETE_COMMAND} offers at the cursor'`,
+    `    set -l tokens (commandline -opc)`,
+    `    type -q -- $tokens[1]; or return`,
+    `    $tokens[1] ${COMPLETE_COMMAND} -- $tokens[2..-1] (commandline -ct) 2>/dev/null </dev/null | string match -v -- ':*'`,
+    `end`,
     `complete -c ${name} -f`,
   ];
   for (const n of nodes) {
     const cond = `test (__${name}_path) = ${q(n.path.join(' '))}`;
     for (const s of n.subcommands) lines.push(`complete -c ${name} -n ${q(cond)} -a ${q(s.name)} -d ${q(s.description)}`);
     n.args.forEach((a, i) => {
-      if (!a.values.length) return;
+      if (!a.values.length && !a.dynamic) return;
       const c = `${cond}; and test (__${name}_path --npos) ${a.rest ? '-ge' : '-eq'} ${i}`;
-      lines.push(`complete -c ${name} -n ${q(c)} -a ${q(a.values.join(' '))}`);
+      lines.push(`complete -c ${name} -n ${q(c)} -a ${q(a.dynamic ? `(__${name}_dynamic)` : a.values.join(' '))}`);
     });
     for (const o of n.options) {
       const long = o.flags.find((f) => f.startsWith('--'))?.slice(2);
@@ -400,6 +487,7 @@ function fishScript(program: Command): string {
       if (v?.kind === 'choices') parts.push(`-x -a ${q(v.choices.join(' '))}`);
       else if (v?.kind === 'file') parts.push('-r -F');
       else if (v?.kind === 'dir') parts.push(`-x -a ${q('(__fish_complete_directories)')}`);
+      else if (v?.kind === 'dynamic') parts.push(`-x -a ${q(`(__${name}_dynamic)`)}`);
       else if (v) parts.push('-x');
       parts.push(`-d ${q(o.description)}`);
       lines.push(parts.join(' '));

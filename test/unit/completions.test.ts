@@ -6,8 +6,11 @@
 // it, with COMP_WORDS), zsh through its real completion system in a
 // pseudo-terminal (test/helpers/zsh-complete.zsh), fish with `complete -C`.
 // The zsh and fish tests are skipped where those shells are not installed.
+// Dynamic values come from the real program: `agctl` on the shells' PATH is
+// bin/agctl.js (dist/, rebuilt by the global setup), with a config dir of
+// three profiles.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +18,8 @@ import { SHELLS, collectTree, valueFlags } from '../../src/cli/completion.js';
 import { SHELL_NAMES, type ShellName as Shell } from '../../src/cli/commands/completion/command.js';
 import { buildProgram, walk } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/command.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { bashComplete as bashCompleteIn } from '../helpers/bash-complete.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));
 // a working directory with a file, a key file and a directory for file-name completion
@@ -23,7 +27,16 @@ const work = mkdtempSync(join(tmpdir(), 'agctl-completion-cwd-'));
 writeFileSync(join(work, 'afile.json'), '{}');
 writeFileSync(join(work, 'dd.key'), 'k');
 mkdirSync(join(work, 'adir'));
+// the program the scripts call, and its profiles
+const binDir = mkdtempSync(join(tmpdir(), 'agctl-completion-bin-'));
+symlinkSync(BIN, join(binDir, 'agctl'));
+const profiles = mkdtempSync(join(tmpdir(), 'agctl-completion-profiles-'));
+writeFileSync(join(profiles, 'config.json'), JSON.stringify({ currentProfile: 'ci', profiles: { ci: { baseUrl: 'https://ci.example.com' }, default: {}, staging: {} } }));
+const PROFILES = ['ci', 'default', 'staging'];
+const shellEnv = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, AGCTL_CONFIG_DIR: profiles };
 afterAll(() => {
+  rmSync(profiles, { recursive: true, force: true });
+  rmSync(binDir, { recursive: true, force: true });
   rmSync(configDir, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
 });
@@ -54,30 +67,14 @@ const FILE_FLAGS = [
   ['api /api/v1/x', '--input'],
 ] as const;
 
-/**
- * bash: calls _agctl as bash does for `line` (cursor at the end), with words
- * split as bash splits them (COMP_WORDBREAKS includes '='), and returns COMPREPLY.
- */
-function bashComplete(line: string): string[] {
-  const words = line.split(' ').flatMap((w, i, all) => {
-    const parts = w.split(/(=)/).filter((p) => p !== '');
-    return parts.length || i < all.length - 1 ? parts : [''];
-  });
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _agctl; printf "%s\\n" "${COMPREPLY[@]}"', 'bash', script('bash'), ...words], {
-    cwd: work,
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return r.stdout.split('\n').filter(Boolean);
-}
+/** bash: COMPREPLY for `line` (test/helpers/bash-complete.ts). */
+const bashComplete = (line: string) => bashCompleteIn(line, { cwd: work, env: shellEnv });
 
 /** zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function. */
 function zshComplete(line: string, mode: 'source' | 'fpath' = 'source'): { matches: string[]; paths: string[] } {
   const r = spawnSync('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], {
     cwd: work,
-    env: { ...process.env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') },
+    env: { ...shellEnv, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') },
     encoding: 'utf8',
     timeout: 20_000,
   });
@@ -89,7 +86,7 @@ function zshComplete(line: string, mode: 'source' | 'fpath' = 'source'): { match
 
 /** fish: `complete -C line`, the completions without their descriptions. */
 function fishComplete(line: string): string[] {
-  const r = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script('fish'), line], { cwd: work, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script('fish'), line], { cwd: work, env: shellEnv, encoding: 'utf8', timeout: 20_000 });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
@@ -146,7 +143,7 @@ describe('shell completions', () => {
     expect(values.get('--data-dir')).toEqual({ kind: 'dir' });
     expect(values.get('-o')).toEqual({ kind: 'choices', choices: ['table', 'json'] });
     expect(values.get('--alg')).toEqual({ kind: 'choices', choices: ['ES256', 'RS256', 'EdDSA'] });
-    expect(values.get('--profile')?.kind).toBe('none');
+    expect(values.get('--profile')).toEqual({ kind: 'dynamic', source: 'profiles' });
     expect(values.get('--url')?.kind).toBe('none');
     // one table serves every command: a flag takes the same kind of value wherever it appears
     for (const cmd of walk(program))
@@ -197,8 +194,27 @@ describe('bash completion (run)', () => {
     expect(bashComplete('agctl webhook send x --data-file=af')).toEqual(['afile.json']);
     expect(sorted(bashComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['adir', 'afile.json']);
     expect(bashComplete('agctl serve --data-dir ')).toEqual(['adir']);
-    expect(bashComplete('agctl --profile ')).toEqual([]);
     expect(bashComplete('agctl webhook send x --url ')).toEqual([]);
+  });
+
+  it('asks the program for profile names, also as --profile=value', () => {
+    expect(bashComplete('agctl --profile ')).toEqual(PROFILES);
+    expect(bashComplete('agctl rules list x --profile s')).toEqual(['staging']);
+    expect(bashComplete('agctl --profile=d')).toEqual(['default']);
+    expect(bashComplete('agctl -o json --profile=')).toEqual(PROFILES);
+  });
+
+  it('offers nothing (neither flags nor file names) for a positional argument it cannot complete', () => {
+    expect(bashComplete('agctl rules list ')).toEqual([]);
+    expect(bashComplete('agctl webhook send ')).toEqual([]);
+    // rule IDs: without a cached token, nothing
+    expect(bashComplete('agctl rules delete crm-app ')).toEqual([]);
+    // the flags still after a dash, and where no positional argument is expected
+    expect(bashComplete('agctl rules list -')).toEqual(expect.arrayContaining(['--limit', '--profile']));
+    expect(bashComplete('agctl rules list crm-app ')).toEqual(expect.arrayContaining(['--limit', '--profile']));
+    expect(bashComplete('agctl webhook keygen ')).toEqual(expect.arrayContaining(['--alg']));
+    // the hidden command is not offered
+    expect(bashComplete('agctl __')).toEqual([]);
   });
 
   it('completes `completion <shell>` and `help <topic or command>`', () => {
@@ -220,7 +236,7 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
     for (const mode of ['source', 'fpath'] as const) {
       const r = zshComplete('agctl rules l', mode);
       expect(r.matches, mode).toEqual(['list']);
-      expect(new Set(r.paths), mode).toEqual(new Set([process.env.PATH]));
+      expect(new Set(r.paths), mode).toEqual(new Set([shellEnv.PATH]));
     }
   });
 
@@ -234,7 +250,19 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
     for (const [cmd, flag] of FILE_FLAGS.filter((_, i) => i % 3 === 0)) expect(sorted(zshComplete(`agctl ${cmd} ${flag} `).matches), flag).toEqual(['adir', 'afile.json', 'dd.key']);
     expect(sorted(zshComplete('agctl mcp set-credentials a b --config-file apiKey=a').matches)).toEqual(['apiKey=adir', 'apiKey=afile.json']);
     expect(sorted(zshComplete('agctl serve --data-dir ').matches)).toEqual(['adir']);
-    expect(zshComplete('agctl --profile ').matches).toEqual([]);
+    expect(zshComplete('agctl webhook send x --url ').matches).toEqual([]);
+  });
+
+  it('asks the program for profile names, also as --profile=value', () => {
+    expect(sorted(zshComplete('agctl --profile ').matches)).toEqual(PROFILES);
+    expect(zshComplete('agctl rules list x --profile s').matches).toEqual(['staging']);
+    expect(zshComplete('agctl --profile=d').matches).toEqual(['--profile=default']);
+  });
+
+  it('offers nothing for a positional argument it cannot complete', () => {
+    expect(zshComplete('agctl rules list ').matches).toEqual([]);
+    expect(zshComplete('agctl rules delete crm-app ').matches).toEqual([]);
+    expect(zshComplete('agctl rules list -').matches).toEqual(expect.arrayContaining(['--limit']));
   });
 
   it('completes `completion <shell>` and `help <topic or command>`', () => {
@@ -257,7 +285,18 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
     for (const [cmd, flag] of FILE_FLAGS) expect(sorted(fishComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir/', 'afile.json', 'dd.key']);
     expect(sorted(fishComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['apiKey=adir/', 'apiKey=afile.json']);
     expect(fishComplete('agctl serve --data-dir ')).toEqual(['adir/']);
-    expect(fishComplete('agctl --profile ')).toEqual([]);
+    expect(fishComplete('agctl webhook send x --url ')).toEqual([]);
+  });
+
+  it('asks the program for profile names, also as --profile=value', () => {
+    expect(sorted(fishComplete('agctl --profile '))).toEqual(PROFILES);
+    expect(fishComplete('agctl rules list x --profile s')).toEqual(['staging']);
+    expect(fishComplete('agctl --profile=d')).toEqual(['--profile=default']);
+  });
+
+  it('offers nothing for a positional argument it cannot complete', () => {
+    expect(fishComplete('agctl rules list ')).toEqual([]);
+    expect(fishComplete('agctl rules delete crm-app ')).toEqual([]);
   });
 
   it('completes `completion <shell>` and `help <topic or command>`', () => {

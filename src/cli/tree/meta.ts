@@ -5,6 +5,7 @@ import { addCommands, lazyRun } from '../declare.js';
 import { completion } from '../commands/completion/command.js';
 import { help } from '../commands/help/command.js';
 import { versionCommand } from '../commands/version/command.js';
+import { complete } from '../commands/__complete/command.js';
 
 export function register(program: Command): void {
   addCommands(
@@ -13,4 +14,5 @@ export function register(program: Command): void {
     lazyRun(completion(), () => import('../commands/completion/run.js')),
     lazyRun(versionCommand(), () => import('../commands/version/run.js')),
   );
+  program.addCommand(complete(() => import('../commands/__complete/run.js')) as unknown as Command, { hidden: true });
 }

@@ -12,11 +12,18 @@ export const completion = () =>
     .addArgument(completeWith(new Argument('<shell>', 'bash, zsh or fish'), SHELL_NAMES))
     .addHelpText(
       'after',
-      helpText('', [
-        'agctl completion bash > /etc/bash_completion.d/agctl',
-        'agctl completion zsh > "${fpath[1]}/_agctl"',
-        'agctl completion fish > ~/.config/fish/completions/agctl.fish',
-      ]),
+      helpText(
+        `The scripts complete commands, flags and fixed values themselves, and ask
+agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
+connector IDs after an app ID, open task IDs, and the webhook listener IDs of
+an embedded server, read with the profile's cached token only (no login, no
+prompt). When the service takes more than 0.3 s to answer, they offer nothing.`,
+        [
+          'agctl completion bash > /etc/bash_completion.d/agctl',
+          'agctl completion zsh > "${fpath[1]}/_agctl"',
+          'agctl completion fish > ~/.config/fish/completions/agctl.fish',
+        ],
+      ),
     );
 
 export type CompletionInput = Input<ReturnType<typeof completion>>;

@@ -1,0 +1,80 @@
+// agctl __complete -- <words...>: the completions of the last word, one a line
+// (`value`, or `value<TAB>description`), then a directive line as cobra
+// prints it: `:4` no file names, `:0` file names (the shell completes them),
+// `:16` directory names. It never prints an error and always exits 0: a
+// completion that fails, or whose service takes longer than BUDGET_MS
+// (sources.ts) to answer, offers nothing.
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { Command } from 'commander';
+import { collectTree, type Node } from '../../completion.js';
+import { invocationOf } from '../../invocation.js';
+import { systemClock, type Clock } from '../../../lib/clock.js';
+import { SOURCES, type Candidate } from './sources.js';
+import { argumentAt, readLine, type Line } from './words.js';
+
+/** cobra's directives, as the last line says them. */
+export const Directive = { FileNames: 0, NoFileNames: 4, DirectoryNames: 16 } as const;
+
+interface Answer {
+  candidates: Candidate[];
+  directive: number;
+}
+
+export async function run(words: string[], cmd: CommandUnknownOpts): Promise<void> {
+  const inv = invocationOf(cmd as unknown as Command);
+  inv.exitCode = 0;
+  let answer: Answer = { candidates: [], directive: Directive.NoFileNames };
+  try {
+    // the program this command belongs to: with every group (main.ts loads them all for a line with `--`)
+    answer = await complete(cmd.parent as unknown as Command, words, inv.env, inv.clock ?? systemClock);
+  } catch {
+    // silent: nothing to offer
+  }
+  inv.io.stdout.write([...answer.candidates.map(line), `:${answer.directive}`].join('\n') + '\n');
+}
+
+/** A value and its description on one line; a value that would break the line, or the shell's word, is not offered. */
+function line(c: Candidate): string {
+  const description = c.description?.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80);
+  return description ? `${c.value}\t${description}` : c.value;
+}
+
+const offerable = (c: Candidate) => /^[\x21-\x7e\u00a0-\uffff]+$/.test(c.value);
+
+/** The completions of the last of `words` (the words after the program name) on `program`'s tree. */
+export async function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
+  const line = readLine(collectTree(program), words);
+  const { candidates, directive } = await offered(line, env, clock);
+  return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix) && offerable(c)), directive };
+}
+
+async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
+  const nothing = { candidates: [], directive: Directive.NoFileNames };
+  const closers: (() => Promise<void>)[] = [];
+  const dynamic = async (source: keyof typeof SOURCES) => {
+    const ctx = { env, clock, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
+    try {
+      return { candidates: await SOURCES[source](line, ctx), directive: Directive.NoFileNames };
+    } finally {
+      // the answer is in, or the time is up: requests still in flight are aborted
+      await Promise.all(closers.map((fn) => fn().catch(() => {})));
+    }
+  };
+  const { slot } = line;
+  if (slot.kind === 'value') {
+    const spec = slot.spec;
+    if (spec.kind === 'choices') return { candidates: spec.choices.map((value) => ({ value })), directive: Directive.NoFileNames };
+    if (spec.kind === 'file') return { candidates: [], directive: Directive.FileNames };
+    if (spec.kind === 'dir') return { candidates: [], directive: Directive.DirectoryNames };
+    if (spec.kind === 'dynamic') return dynamic(spec.source);
+    return nothing;
+  }
+  const flags = (n: Node) => n.options.flatMap((o) => o.flags.map((value) => ({ value, description: o.description })));
+  if (line.prefix.startsWith('-')) return { candidates: flags(slot.node), directive: Directive.NoFileNames };
+  const subcommands = slot.node.subcommands.map((s) => ({ value: s.name, description: s.description }));
+  const arg = argumentAt(slot.node, slot.index);
+  if (arg?.dynamic) return dynamic(arg.dynamic);
+  if (arg) return { candidates: arg.values.map((value) => ({ value })), directive: Directive.NoFileNames };
+  // no positional argument expected: the subcommands, or else the flags
+  return { candidates: subcommands.length ? subcommands : flags(slot.node), directive: Directive.NoFileNames };
+}

@@ -1,0 +1,142 @@
+// Where dynamic completion values come from: the profile store, and the
+// service's list routes asked with the profile's cached token only (no token
+// request, no stored secret unsealed, no prompt), and only when the base URL
+// is the one the profile was logged in to (a token never goes elsewhere).
+import type { DynamicSource } from '../../completion.js';
+import { ConfigContext, baseUrlFromClientId, resolveSettings, sameTenant } from '../../../config/resolve.js';
+import { ApiClient } from '../../../client/api.js';
+import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js';
+import { HttpClient } from '../../../client/http.js';
+import { undici } from '../../../client/undici.js';
+import { listAllRules } from '../../../client/rules.js';
+import { listListeners } from '../../../client/webhook-listeners.js';
+import { pathSegment } from '../../../client/paths.js';
+import type { Clock } from '../../../lib/clock.js';
+import { userAgent } from '../../../version.js';
+import type { Line } from './words.js';
+
+export interface Candidate {
+  value: string;
+  description?: string;
+}
+
+/** The time the service has to answer a completion's requests, in ms: then the requests are aborted and nothing is offered. */
+export const BUDGET_MS = 300;
+
+interface SourceContext {
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  /** Called with what to close when the completion ends (its requests in flight are aborted). */
+  onClose(fn: () => Promise<void>): void;
+}
+
+type Source = (line: Line, ctx: SourceContext) => Promise<Candidate[]>;
+
+/** At most this many pages of a list route are read. */
+const MAX_PAGES = 5;
+const PAGE_SIZE = 100;
+
+/** The value of a flag given on the line (by its long name), if any. */
+function flagValue(line: Line, name: string): string | undefined {
+  const v = line.flags.get(name);
+  return typeof v === 'string' ? v : undefined;
+}
+
+function settingsOf(line: Line, env: NodeJS.ProcessEnv, config: ConfigContext) {
+  return resolveSettings({ profile: flagValue(line, '--profile'), baseUrl: flagValue(line, '--base-url'), clientId: flagValue(line, '--client-id') }, env, config);
+}
+
+/**
+ * An API client sending the profile's cached access token, or undefined when
+ * there is none to use: no valid cached token, `--embedded` (which would start
+ * a server), or a base URL that is not the one the profile was logged in to.
+ */
+function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
+  if (line.flags.has('--embedded')) return undefined;
+  const config = new ConfigContext(ctx.env);
+  const s = settingsOf(line, ctx.env, config);
+  if (!s.baseUrl || !s.clientId) return undefined;
+  const p = config.profiles.get(s.profile);
+  const own = p?.baseUrl ?? (p?.clientId ? baseUrlFromClientId(p.clientId) : undefined);
+  if (!own || !sameTenant(own, s.baseUrl)) return undefined;
+  const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
+  if (!token || token.expiresAt - EXPIRY_SKEW_S <= Math.floor(ctx.clock.now() / 1000)) return undefined;
+  undici(); // loaded before the time starts: the budget is the service's
+  const http = new HttpClient({ timeoutMs: BUDGET_MS, maxRetries: 0, userAgent: userAgent() });
+  ctx.onClose(() => http.destroy());
+  return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
+}
+
+/** A source that needs the API: nothing without a cached token, or without the scoping argument. */
+const withApi =
+  (scoped: boolean, list: (api: ApiClient, scope: string) => Promise<Candidate[]>): Source =>
+  async (line, ctx) => {
+    const scope = line.args[0];
+    if (scoped && !scope) return [];
+    const api = cachedTokenApi(line, ctx);
+    return api ? within(BUDGET_MS, list(api, scope ?? ''), []) : [];
+  };
+
+/** `p`'s result, or `fallback` once `ms` have passed. */
+function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  p.catch(() => {}); // a failure after the time is up is nobody's concern
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+interface ListPage {
+  list?: unknown[] | null;
+  nextPageToken?: string | null;
+}
+
+/** The items of up to MAX_PAGES pages of a list route. */
+async function pages(page: (token: string | undefined) => Promise<ListPage>): Promise<unknown[]> {
+  const all: unknown[] = [];
+  let token: string | undefined;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const r = await page(token);
+    if (Array.isArray(r.list)) all.push(...r.list);
+    token = typeof r.nextPageToken === 'string' && r.nextPageToken ? r.nextPageToken : undefined;
+    if (!token) break;
+  }
+  return all;
+}
+
+/** A candidate from an item's ID and name members, when the ID is a string. */
+function candidate(item: unknown, id: string, name: string): Candidate | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const o = item as Record<string, unknown>;
+  return typeof o[id] === 'string' ? { value: o[id], description: typeof o[name] === 'string' ? o[name] : undefined } : undefined;
+}
+
+const defined = <T>(xs: (T | undefined)[]): T[] => xs.filter((x): x is T => x !== undefined);
+
+export const SOURCES: Record<DynamicSource, Source> = {
+  profiles: async (line, ctx) => {
+    const config = new ConfigContext(ctx.env);
+    const current = config.profiles.currentName();
+    return config.profiles.names().map((name) => {
+      const url = config.profiles.get(name)?.baseUrl;
+      return { value: name, description: [url, name === current ? '(current)' : undefined].filter(Boolean).join(' ') || undefined };
+    });
+  },
+  'rule-ids': withApi(true, async (api, appId) => (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName }))),
+  // GET /api/v1/apps/{app_id}/mcp_servers (service-notes.md §3)
+  'connector-ids': withApi(true, async (api, appId) => {
+    const path = `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers`;
+    const items = await pages((token) => api.call<ListPage>('GET', path, { query: { page_size: PAGE_SIZE, page_token: token } }));
+    return defined(items.map((s) => candidate(s, 'connectorId', 'displayName')));
+  }),
+  // POST /api/v1/search/tasks (service-notes.md §2): the open tasks
+  'task-ids': withApi(false, async (api) => {
+    const items = await pages((pageToken) =>
+      api.call<ListPage>('POST', '/api/v1/search/tasks', { body: { taskStates: ['TASK_STATE_OPEN'], pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }, idempotent: true }),
+    );
+    return defined(items.map((v) => candidate((v as { task?: unknown } | null)?.task, 'id', 'displayName')));
+  }),
+  // the embedded server's listeners (agctl serve)
+  'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),
+};
