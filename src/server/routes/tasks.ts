@@ -57,8 +57,6 @@ interface TaskRow {
   updated_at: string;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 export function loadTaskRow(store: Store, id: string): TaskRow | undefined {
   return store.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
 }

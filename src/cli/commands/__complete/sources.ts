@@ -9,8 +9,9 @@ import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js
 import { HttpClient } from '../../../client/http.js';
 import { undici } from '../../../client/undici.js';
 import { listAllRules } from '../../../client/rules.js';
+import { listAllTasks } from '../../../client/tasks.js';
+import { TASK_STATES } from '../../../api/tasks.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
-import { pathSegment } from '../../../client/paths.js';
 import type { Clock } from '../../../lib/clock.js';
 import { userAgent } from '../../../version.js';
 import type { Line } from './words.js';
@@ -87,33 +88,6 @@ function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-interface ListPage {
-  list?: unknown[] | null;
-  nextPageToken?: string | null;
-}
-
-/** The items of up to MAX_PAGES pages of a list route. */
-async function pages(page: (token: string | undefined) => Promise<ListPage>): Promise<unknown[]> {
-  const all: unknown[] = [];
-  let token: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const r = await page(token);
-    if (Array.isArray(r.list)) all.push(...r.list);
-    token = typeof r.nextPageToken === 'string' && r.nextPageToken ? r.nextPageToken : undefined;
-    if (!token) break;
-  }
-  return all;
-}
-
-/** A candidate from an item's ID and name members, when the ID is a string. */
-function candidate(item: unknown, id: string, name: string): Candidate | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const o = item as Record<string, unknown>;
-  return typeof o[id] === 'string' ? { value: o[id], description: typeof o[name] === 'string' ? o[name] : undefined } : undefined;
-}
-
-const defined = <T>(xs: (T | undefined)[]): T[] => xs.filter((x): x is T => x !== undefined);
-
 export const SOURCES: Record<DynamicSource, Source> = {
   profiles: async (line, ctx) => {
     const config = new ConfigContext(ctx.env);
@@ -124,19 +98,15 @@ export const SOURCES: Record<DynamicSource, Source> = {
     });
   },
   'rule-ids': withApi(true, async (api, appId) => (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName }))),
-  // GET /api/v1/apps/{app_id}/mcp_servers (service-notes.md §3)
+  // Imported here: the MCP client loads the schema library, which only this source needs.
   'connector-ids': withApi(true, async (api, appId) => {
-    const path = `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers`;
-    const items = await pages((token) => api.call<ListPage>('GET', path, { query: { page_size: PAGE_SIZE, page_token: token } }));
-    return defined(items.map((s) => candidate(s, 'connectorId', 'displayName')));
+    const { listAllMcpServers } = await import('../../../client/mcp.js');
+    return (await listAllMcpServers(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((m) => ({ value: m.connectorId, description: m.displayName || undefined }));
   }),
-  // POST /api/v1/search/tasks (service-notes.md §2): the open tasks
-  'task-ids': withApi(false, async (api) => {
-    const items = await pages((pageToken) =>
-      api.call<ListPage>('POST', '/api/v1/search/tasks', { body: { taskStates: ['TASK_STATE_OPEN'], pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) }, idempotent: true }),
-    );
-    return defined(items.map((v) => candidate((v as { task?: unknown } | null)?.task, 'id', 'displayName')));
-  }),
+  // The open tasks.
+  'task-ids': withApi(false, async (api) =>
+    (await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE })).map((v) => ({ value: v.task.id, description: v.task.displayName || undefined })),
+  ),
   // the embedded server's listeners (agctl serve)
   'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),
 };
