@@ -175,17 +175,17 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     t.reset((req, res) => {
       if (req.path.startsWith('/api/v1/apps/crm%20app/mcp_servers')) {
         const second = req.path.includes('page_token=p2');
-        return sendJson(res, 200, second ? { list: [{ connectorId: 'c3' }] } : { list: [{ connectorId: 'c1', displayName: 'GitHub' }, { connectorId: 'c2' }, { displayName: 'no id' }], nextPageToken: 'p2' });
+        return sendJson(res, 200, second ? { list: [{ connectorId: 'c3' }] } : { list: [{ connectorId: 'c1', displayName: 'GitHub' }, { connectorId: 'c2' }], nextPageToken: 'p2' });
       }
       if (req.method === 'POST' && req.path === '/api/v1/search/tasks') return sendJson(res, 200, { list: [{ task: { id: 't-1', displayName: 'Access to prod' } }, { task: { id: 't-2' } }] });
       sendJson(res, 404, {});
     });
     expect(offered(await cli(['__complete', '--', 'mcp', 'get', 'crm app', '']))).toEqual(['c1\tGitHub', 'c2', 'c3']);
     expect(values(await cli(['__complete', '--', 'mcp', 'set-credentials', 'crm app', 'c']))).toEqual(['c1', 'c2', 'c3']);
-    expect(t.seen.map((r) => r.path)).toContain('/api/v1/apps/crm%20app/mcp_servers?page_size=100&page_token=p2');
+    expect(t.seen.map((r) => r.path)).toContain('/api/v1/apps/crm%20app/mcp_servers?page_token=p2');
     t.seen.length = 0;
     expect(offered(await cli(['__complete', '--', 'task', 'approve-step-up', '']))).toEqual(['t-1\tAccess to prod', 't-2']);
-    expect(JSON.parse(t.seen[0]!.body)).toEqual({ taskStates: ['TASK_STATE_OPEN'], pageSize: 100 });
+    expect(JSON.parse(t.seen[0]!.body)).toEqual({ taskStates: ['TASK_STATE_OPEN'] });
     expect(t.seen.every((r) => r.headers.authorization === 'Bearer cached-token')).toBe(true);
     // an expired cached token is not sent
     plantToken(dir, t.url, 'bot', 'old-token', Math.floor(Date.now() / 1000) + 30);
