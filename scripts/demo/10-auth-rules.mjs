@@ -25,6 +25,8 @@ export default async function ({ agctl, ready }) {
   agctl(['rules', 'list', app, '--jq', '.[] | select(.enabled) | .id']);
   agctl(['version']);
   const first = ready.demo.rules.ids[0];
+  agctl(['rules', 'get', app, first]);
+  agctl(['rules', 'delete', app, first, '--dry-run']);
   agctl(['rules', 'delete', app, first, 'no-such-rule', '--yes'], { expect: 5 });
   agctl(['rules', 'delete', app, first], { expect: 2 });
   agctl(['rules', 'list', app, '--limit', '3', '--profile', 'ci']);

@@ -16,6 +16,9 @@ export default async function ({ agctl, ready, work }) {
     return path;
   };
 
+  agctl(['mcp', 'list', app]);
+  agctl(['mcp', 'catalog', 'list', '--query', 'data']);
+  agctl(['mcp', 'catalog', 'get', m.catalogIds.datadog]);
   agctl(['mcp', 'get', app, m.external]);
   // Rotate only the bearer token: the mask keeps the URL and everything else.
   // A path written under the config's name is sent relative to it, with a note.

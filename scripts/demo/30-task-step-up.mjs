@@ -81,6 +81,11 @@ export default async function ({ agctl: run, ready, env, bold }) {
   const agctl = (args, opts = {}) => run(args, { ...opts, extraEnv: { ...asAda, ...opts.extraEnv } });
   const t = ready.demo.tasks;
 
+  // 0. Find the tasks: those whose current step Ada may approve, and one in full.
+  agctl(['task', 'list']);
+  agctl(['task', 'list', '--mine', '--jq', '.[].task.id']);
+  agctl(['task', 'get', t.stepUp]);
+
   // 1. Start the approval without waiting: the server issues a transaction; agctl
   //    finds its ID through the transaction search and exits 10 with the URL and
   //    the command that resumes it.
