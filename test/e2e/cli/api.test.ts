@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insertStepUpTask } from '../../../src/server/fixtures/tasks.js';
-import { cliFor, tempDir } from '../../helpers/cli.js';
+import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
@@ -255,5 +255,54 @@ describe('agctl api: what goes on the wire', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toEqual({ list: [1, 2], expanded: [{ n: 1 }], nextPageToken: '' });
     expect(r.stderr).toContain('expanded');
+  });
+});
+
+describe('agctl api --debug never prints a secret it sends', async () => {
+  const t = await tinyServer();
+  // A process of its own: this test process has loaded every schema module (the embedded server's), a CLI run loads only its command's.
+  const cli = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok-debug-123' }, spawnCliProcess);
+  const CREDENTIALS = '/api/v1/apps/ai-tools/mcp_servers/wiki-mcp/credentials';
+  const expectHidden = (r: { code: number | null; stderr: string }, secrets: string[], sent: string) => {
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('> POST ');
+    for (const secret of secrets) expect(r.stderr, secret).not.toContain(secret);
+    // It was sent, only not printed.
+    for (const secret of secrets) expect(`${JSON.stringify(t.seen[0]!.headers)} ${t.seen[0]!.body}`, sent).toContain(secret);
+  };
+
+  it('the MCP credential fields, from -F fields and from --input, as mcp set-credentials hides them', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const fields = await cli(['api', CREDENTIALS, '-F', 'externalConfig[bearerToken][token]=TOPSECRET-F', '-f', 'updateMask=bearerToken', '--debug']);
+    expectHidden(fields, ['TOPSECRET-F'], 'fields');
+    expect(fields.stderr).toContain('"token":"<redacted>"');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const body = { hostedConfig: { basicAuth: { username: 'u', password: 'PW-SECRET' }, configFields: { api_key: 'CF-SECRET' } }, updateMask: 'basicAuth,configFields' };
+    const input = await cli(['api', CREDENTIALS, '--input', '-', '--debug'], { input: JSON.stringify(body) });
+    expectHidden(input, ['PW-SECRET', 'CF-SECRET'], 'input');
+  });
+
+  it('a JSON body labelled as a form, a form body, and a body that is neither', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const labelled = await cli(['api', '/auth/v1/token', '--allow-any-path', '-f', 'client_secret=CS-SECRET', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug']);
+    expectHidden(labelled, ['CS-SECRET'], 'json as form');
+    expect(labelled.stderr).toContain('"client_secret":"<redacted>"');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const form = await cli(['api', '/auth/v1/token', '--allow-any-path', '--input', '-', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug'], {
+      input: 'grant_type=client_credentials&client_secret=FORM-SECRET',
+    });
+    expectHidden(form, ['FORM-SECRET'], 'form');
+    expect(form.stderr).toContain('client_secret=<redacted>');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const neither = await cli(['api', '/api/v1/things', '--input', '-', '-H', 'Content-Type: application/json', '--debug'], { input: '{"token": "RAW-SECRET"' });
+    expectHidden(neither, ['RAW-SECRET'], 'unparseable');
+    expect(neither.stderr).toContain('<22 bytes of application/json, not shown>');
+  });
+
+  it('the token and -H headers whose names say they hold a secret', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const r = await cli(['api', '/api/v1/things', '-f', 'a=1', '-H', 'X-Api-Key: KEY-SECRET', '-H', 'X-Auth-Token: AT-SECRET', '-H', 'Cookie: s=COOKIE-SECRET', '--debug']);
+    expectHidden(r, ['tok-debug-123', 'KEY-SECRET', 'AT-SECRET', 'COOKIE-SECRET'], 'headers');
+    expect(r.stderr).toMatch(/> x-api-key: <redacted>/i);
   });
 });
