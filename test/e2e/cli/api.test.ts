@@ -155,6 +155,30 @@ describe('agctl api against the embedded server', async () => {
     }
   });
 
+  it('--paginate over a task search with an expand mask: every view\'s paths point at its own objects in the merged expanded', async () => {
+    for (let i = 0; i < 12; i++) insertStepUpTask(s.server.store, s.clock);
+    const search = (pageSize: number, more: string[] = []) => cli(['api', '/api/v1/search/tasks', '-F', `pageSize=${pageSize}`, '-f', 'expandMask[paths][]=*', ...more]);
+    const one = await search(100);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.json().list.length).toBeGreaterThan(10);
+    const paged = await search(10, ['--paginate']);
+    expect(paged.code, paged.stderr).toBe(0);
+    /** Each view's path members, resolved to the objects they name. */
+    const resolved = (doc: { list: Record<string, unknown>[]; expanded: unknown[] }) =>
+      doc.list.map((view) =>
+        Object.fromEntries(
+          Object.entries(view)
+            .filter(([k, v]) => k.endsWith('Path') && v !== '')
+            .map(([k, v]) => [k, /^expanded\[([\d,]+)\]$/.exec(String(v))![1]!.split(',').map((i) => doc.expanded[Number(i)])]),
+        ),
+      );
+    expect(resolved(paged.json())).toEqual(resolved(one.json()));
+    // Page 2 on really had paths of its own (re-based, not left pointing into page 1's objects).
+    const later = paged.json().list.slice(10) as Record<string, string>[];
+    expect(later.some((v) => /^expanded\[\d/.test(v.appPath ?? ''))).toBe(true);
+    expect(paged.stderr).not.toContain('expanded');
+  });
+
   it('works with --embedded', async () => {
     const r = await cliFor(tempDir(), { AGCTL_DATA_DIR: tempDir() })(['--embedded', 'api', RULES, '--paginate']);
     expect(r.code, r.stderr).toBe(0);
@@ -248,13 +272,58 @@ describe('agctl api: what goes on the wire', async () => {
   it('--paginate keeps the first page\'s other members and says which later ones were left out', async () => {
     t.reset((req, res) =>
       req.path.includes('page_token')
-        ? sendJson(res, 200, { list: [2], expanded: [{ n: 2 }], nextPageToken: '' })
-        : sendJson(res, 200, { list: [1], expanded: [{ n: 1 }], nextPageToken: 'next' }),
+        ? sendJson(res, 200, { list: [2], warnings: [{ n: 2 }], nextPageToken: '' })
+        : sendJson(res, 200, { list: [1], warnings: [{ n: 1 }], nextPageToken: 'next' }),
     );
     const r = await cli(['api', '/api/v1/things', '--paginate']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toEqual({ list: [1, 2], expanded: [{ n: 1 }], nextPageToken: '' });
-    expect(r.stderr).toContain('expanded');
+    expect(r.json()).toEqual({ list: [1, 2], warnings: [{ n: 1 }], nextPageToken: '' });
+    expect(r.stderr).toContain('warnings');
+  });
+
+  it('--paginate merges expanded and re-bases the later pages\' paths into it', async () => {
+    const A = { '@type': 'App', id: 'a' };
+    const B = { '@type': 'User', id: 'b' };
+    const C = { '@type': 'App', id: 'c' };
+    const D = { '@type': 'User', id: 'd' };
+    t.reset((req, res) =>
+      req.path.includes('page_token')
+        ? sendJson(res, 200, { list: [{ id: 't2', appPath: 'expanded[0]', approversPath: 'expanded[0,1]', insightsPath: '' }], expanded: [C, D], nextPageToken: '' })
+        : sendJson(res, 200, { list: [{ id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' }], expanded: [A, B], nextPageToken: 'next' }),
+    );
+    const r = await cli(['api', '/api/v1/things', '--paginate']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual({
+      list: [
+        { id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' },
+        { id: 't2', appPath: 'expanded[2]', approversPath: 'expanded[2,3]', insightsPath: '' },
+      ],
+      expanded: [A, B, C, D],
+      nextPageToken: '',
+    });
+    expect(r.stderr).toBe('');
+  });
+
+  it('--paginate refuses to merge a later page whose path it cannot re-base, printing nothing', async () => {
+    t.reset((req, res) =>
+      req.path.includes('page_token')
+        ? sendJson(res, 200, { list: [{ id: 't2', appPath: '$.expanded[*]' }], expanded: [{ id: 'c' }], nextPageToken: '' })
+        : sendJson(res, 200, { list: [{ id: 't1', appPath: 'expanded[0]' }], expanded: [{ id: 'a' }], nextPageToken: 'next' }),
+    );
+    const r = await cli(['api', '/api/v1/things', '--paginate']);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('appPath "$.expanded[*]"');
+  });
+
+  it('--paginate on a route that is not a list prints its answer unchanged, after one request', async () => {
+    const answer = { taskView: { task: { id: 't1' }, appPath: 'expanded[0]' }, expanded: [{ id: 'a' }] };
+    t.reset((_req, res) => sendJson(res, 200, answer));
+    const r = await cli(['api', '/api/v1/tasks/t1', '--paginate']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual(answer);
+    expect(t.seen).toHaveLength(1);
+    expect(r.stderr).toBe('');
   });
 });
 
