@@ -1,9 +1,10 @@
 // MCP server credentials, the wire contract (service-api.md §2.1, §2.2, §4.1):
 // enum values, the request and view shapes as zod schemas, and the types
-// inferred from them. Secret fields are marked here (`secret(...)`): sealing on
-// the server and redaction in logs derive from the marks.
+// inferred from them. Secret fields are marked here (`secret(...)`), from the
+// names in src/api/secret-fields.ts: sealing on the server derives from the
+// marks, redaction in logs from those names.
 import { z } from 'zod';
-import { registerSecretFields } from './secret-fields.js';
+import { AUTH_SECRET_FIELDS, CONFIG_FIELDS_MAP } from './secret-fields.js';
 
 // ---------------------------------------------------------------------------
 // Enums, each value declared once under its short name. Views may carry values
@@ -122,18 +123,18 @@ export type ConfigKind = 'external' | 'hosted';
 export type ConfigRoot = 'externalConfig' | 'hostedConfig';
 export type AuthKind = 'none' | 'bearerToken' | 'oauth2' | 'customHeader' | 'basicAuth' | 'awsSigv4' | 'googleServiceAccount';
 
-/** The fields of each request auth object. */
-export const AUTH_FIELDS = {
+/** The fields of each request auth object; the secret ones marked from AUTH_SECRET_FIELDS (src/api/secret-fields.ts). */
+export const AUTH_FIELDS = markSecrets({
   none: {},
-  bearerToken: { token: secret(z.string()) },
-  customHeader: { headerName: z.string(), headerValue: secret(z.string()) },
-  basicAuth: { username: z.string(), password: secret(z.string()) },
-  awsSigv4: { accessKeyId: z.string(), secretAccessKey: secret(z.string()), sessionToken: secret(z.string()) },
-  googleServiceAccount: { credentialsJson: secret(z.string()), scopes: z.array(z.string()) },
+  bearerToken: { token: z.string() },
+  customHeader: { headerName: z.string(), headerValue: z.string() },
+  basicAuth: { username: z.string(), password: z.string() },
+  awsSigv4: { accessKeyId: z.string(), secretAccessKey: z.string(), sessionToken: z.string() },
+  googleServiceAccount: { credentialsJson: z.string(), scopes: z.array(z.string()) },
   oauth2: {
     mode: z.enum(OAuth2Mode),
     clientId: z.string(),
-    clientSecret: secret(z.string()),
+    clientSecret: z.string(),
     clientIdMode: z.enum(OAuth2ClientIdMode),
     authorizeUrl: z.string(),
     tokenUrl: z.string(),
@@ -144,13 +145,26 @@ export const AUTH_FIELDS = {
     pkce: z.string(),
     extraAuthorizeParams: stringMap,
     extraTokenParams: stringMap,
-    jwtPrivateKey: secret(z.string()),
+    jwtPrivateKey: z.string(),
     jwtIssuer: z.string(),
     jwtSubject: z.string(),
     jwtAudience: z.string(),
     tokenEndpointAuthMethod: readOnly(z.string()),
   },
-} satisfies Record<AuthKind, Record<string, z.ZodType>>;
+} satisfies Record<AuthKind, Record<string, z.ZodType>>);
+
+/** Marks the fields AUTH_SECRET_FIELDS names as secret; a name no auth object has is a bug caught at load. */
+function markSecrets<F extends Record<AuthKind, Record<string, z.ZodType>>>(fields: F): F {
+  for (const [kind, names] of Object.entries(AUTH_SECRET_FIELDS) as [AuthKind, readonly string[]][]) {
+    const shape: Record<string, z.ZodType> = fields[kind];
+    for (const name of names) {
+      const field = shape[name];
+      if (!field) throw new Error(`secret field ${kind}.${name} is not a field of ${kind}`);
+      shape[name] = secret(field);
+    }
+  }
+  return fields;
+}
 
 /** The auth objects each config kind accepts. */
 export const AUTH_KINDS: Record<ConfigKind, readonly AuthKind[]> = {
@@ -194,7 +208,7 @@ const ExternalConfigSchema = requestObject({
 });
 const HostedConfigSchema = requestObject({
   ...SETTINGS.hosted,
-  configFields: CONFIG_FIELDS,
+  [CONFIG_FIELDS_MAP]: CONFIG_FIELDS,
   ...authObjects(['none', 'bearerToken', 'oauth2', 'customHeader', 'googleServiceAccount', 'awsSigv4', 'basicAuth']),
 });
 /** Body of POST /api/v1/apps/{app_id}/mcp_servers/{connector_id}/credentials. */
@@ -208,11 +222,7 @@ const UpdateCredentialsRequestSchema = requestObject({
 export type UpdateCredentialsRequest = z.infer<typeof UpdateCredentialsRequestSchema>;
 
 /** Names of the secret fields of each auth object (sealed at rest, redacted in logs). */
-export const SECRET_FIELDS = Object.fromEntries(
-  Object.entries(AUTH_FIELDS).map(([k, f]) => [k, Object.keys(f).filter((n) => isSecretField((f as Record<string, z.ZodType>)[n]!))]),
-) as unknown as Record<AuthKind, readonly string[]>;
-
-registerSecretFields(Object.values(SECRET_FIELDS).flat(), ['configFields']);
+export const SECRET_FIELDS = AUTH_SECRET_FIELDS;
 
 // ---------------------------------------------------------------------------
 // The view (MCPServerView, service-api.md §2.1). Enum members may hold values

@@ -1,15 +1,25 @@
-// The names of secret fields, as the wire schemas mark them (src/api/mcp-schema.ts:
-// `secret(...)`, `secretValues(...)`). Kept free of the schema library so that
-// redaction (src/client/redact.ts), which every command loads, does not load it:
-// a schema module registers its marked fields here when it is loaded, and every
-// command that sends or shows such a field loads its schema module first.
+// The names of the secret fields of the API's request bodies: the one home of
+// each name. The wire schemas (src/api/mcp-schema.ts) mark these fields from
+// this list; redaction (src/client/redact.ts), which every command loads,
+// reads it directly, so --debug hides them whichever command sent them
+// (`agctl api` included) without loading the schema library.
+import type { AuthKind } from './mcp-schema.js';
+
+/** The secret fields of each MCP credentials auth object (sealed at rest, redacted in logs and dry runs). */
+export const AUTH_SECRET_FIELDS: Readonly<Record<AuthKind, readonly string[]>> = {
+  none: [],
+  bearerToken: ['token'],
+  customHeader: ['headerValue'],
+  basicAuth: ['password'],
+  awsSigv4: ['secretAccessKey', 'sessionToken'],
+  googleServiceAccount: ['credentialsJson'],
+  oauth2: ['clientSecret', 'jwtPrivateKey'],
+};
+
+/** Hosted config fields: a map any of whose values may be secret (per catalog entry). */
+export const CONFIG_FIELDS_MAP = 'configFields';
 
 /** Field names whose value is a secret, in any object. */
-export const schemaSecretFields = new Set<string>();
+export const schemaSecretFields: ReadonlySet<string> = new Set(Object.values(AUTH_SECRET_FIELDS).flat());
 /** Field names of maps whose every string value is treated as secret. */
-export const schemaSecretMaps = new Set<string>();
-
-export function registerSecretFields(fields: Iterable<string>, maps: Iterable<string> = []): void {
-  for (const f of fields) schemaSecretFields.add(f);
-  for (const m of maps) schemaSecretMaps.add(m);
-}
+export const schemaSecretMaps: ReadonlySet<string> = new Set([CONFIG_FIELDS_MAP]);

@@ -15,8 +15,8 @@ const SECRET_HEADER_NAME = /auth|token|secret|api-?key|signature|session|cookie|
  * Field names (form or JSON, any depth) whose values are secrets and that no
  * wire schema marks: the token flow's own fields, stored access tokens,
  * webhook signing keys and private JWK members. The secret fields of the API
- * requests are marked in their schemas (src/api/mcp-schema.ts), which register
- * them when they are loaded (src/api/secret-fields.ts).
+ * requests are named in src/api/secret-fields.ts (their schemas mark them from
+ * there), so redaction never depends on which command loaded a schema.
  */
 const OTHER_SECRET_FIELDS = new Set([
   'client_secret',
@@ -66,19 +66,34 @@ export function redactJson(value: unknown, inSecretMap = false): unknown {
   return value;
 }
 
-/** Redacts a body for logging, by content type; unparseable bodies are summarised, not shown. */
+/**
+ * Redacts a body for logging. A body that parses as JSON is redacted as JSON
+ * and a form body (`name=value` pairs) as a form, whatever the content type
+ * says (a sender may label a JSON body as a form); anything else is
+ * summarised, never shown.
+ */
 export function redactBody(body: string | Buffer | undefined, contentType: string | undefined): string {
   if (body === undefined || body.length === 0) return '';
   const text = typeof body === 'string' ? body : body.toString('utf8');
   const type = (contentType ?? '').toLowerCase();
-  if (type.includes('application/x-www-form-urlencoded')) return redactForm(text);
-  if (type.includes('json') || /^\s*[[{]/.test(text)) {
-    try {
-      const s = JSON.stringify(redactJson(JSON.parse(text)));
-      return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;
-    } catch {
-      // fall through
-    }
+  const json = parseJson(text);
+  if (json !== undefined) {
+    const s = JSON.stringify(redactJson(json));
+    return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;
   }
-  return `(${Buffer.byteLength(text)} bytes of ${type || 'unknown type'})`;
+  if (FORM.test(text)) return redactForm(text);
+  return `<${Buffer.byteLength(text)} bytes of ${type || 'unknown type'}, not shown>`;
+}
+
+/** `name=value` pairs joined by `&`: what a form body is (a text without `=` in each pair is not one). */
+const FORM = /^[^&=\s]+=[^&\s]*(&[^&=\s]+=[^&\s]*)*$/;
+
+/** The JSON value of a text that is a JSON object or array, else undefined. */
+function parseJson(text: string): unknown {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

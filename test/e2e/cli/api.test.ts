@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { insertStepUpTask } from '../../../src/server/fixtures/tasks.js';
-import { cliFor, tempDir } from '../../helpers/cli.js';
+import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
@@ -155,6 +155,30 @@ describe('agctl api against the embedded server', async () => {
     }
   });
 
+  it('--paginate over a task search with an expand mask: every view\'s paths point at its own objects in the merged expanded', async () => {
+    for (let i = 0; i < 12; i++) insertStepUpTask(s.server.store, s.clock);
+    const search = (pageSize: number, more: string[] = []) => cli(['api', '/api/v1/search/tasks', '-F', `pageSize=${pageSize}`, '-f', 'expandMask[paths][]=*', ...more]);
+    const one = await search(100);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.json().list.length).toBeGreaterThan(10);
+    const paged = await search(10, ['--paginate']);
+    expect(paged.code, paged.stderr).toBe(0);
+    /** Each view's path members, resolved to the objects they name. */
+    const resolved = (doc: { list: Record<string, unknown>[]; expanded: unknown[] }) =>
+      doc.list.map((view) =>
+        Object.fromEntries(
+          Object.entries(view)
+            .filter(([k, v]) => k.endsWith('Path') && v !== '')
+            .map(([k, v]) => [k, /^expanded\[([\d,]+)\]$/.exec(String(v))![1]!.split(',').map((i) => doc.expanded[Number(i)])]),
+        ),
+      );
+    expect(resolved(paged.json())).toEqual(resolved(one.json()));
+    // Page 2 on really had paths of its own (re-based, not left pointing into page 1's objects).
+    const later = paged.json().list.slice(10) as Record<string, string>[];
+    expect(later.some((v) => /^expanded\[\d/.test(v.appPath ?? ''))).toBe(true);
+    expect(paged.stderr).not.toContain('expanded');
+  });
+
   it('works with --embedded', async () => {
     const r = await cliFor(tempDir(), { AGCTL_DATA_DIR: tempDir() })(['--embedded', 'api', RULES, '--paginate']);
     expect(r.code, r.stderr).toBe(0);
@@ -248,12 +272,106 @@ describe('agctl api: what goes on the wire', async () => {
   it('--paginate keeps the first page\'s other members and says which later ones were left out', async () => {
     t.reset((req, res) =>
       req.path.includes('page_token')
-        ? sendJson(res, 200, { list: [2], expanded: [{ n: 2 }], nextPageToken: '' })
-        : sendJson(res, 200, { list: [1], expanded: [{ n: 1 }], nextPageToken: 'next' }),
+        ? sendJson(res, 200, { list: [2], warnings: [{ n: 2 }], nextPageToken: '' })
+        : sendJson(res, 200, { list: [1], warnings: [{ n: 1 }], nextPageToken: 'next' }),
     );
     const r = await cli(['api', '/api/v1/things', '--paginate']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toEqual({ list: [1, 2], expanded: [{ n: 1 }], nextPageToken: '' });
-    expect(r.stderr).toContain('expanded');
+    expect(r.json()).toEqual({ list: [1, 2], warnings: [{ n: 1 }], nextPageToken: '' });
+    expect(r.stderr).toContain('warnings');
+  });
+
+  it('--paginate merges expanded and re-bases the later pages\' paths into it', async () => {
+    const A = { '@type': 'App', id: 'a' };
+    const B = { '@type': 'User', id: 'b' };
+    const C = { '@type': 'App', id: 'c' };
+    const D = { '@type': 'User', id: 'd' };
+    t.reset((req, res) =>
+      req.path.includes('page_token')
+        ? sendJson(res, 200, { list: [{ id: 't2', appPath: 'expanded[0]', approversPath: 'expanded[0,1]', insightsPath: '' }], expanded: [C, D], nextPageToken: '' })
+        : sendJson(res, 200, { list: [{ id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' }], expanded: [A, B], nextPageToken: 'next' }),
+    );
+    const r = await cli(['api', '/api/v1/things', '--paginate']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual({
+      list: [
+        { id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' },
+        { id: 't2', appPath: 'expanded[2]', approversPath: 'expanded[2,3]', insightsPath: '' },
+      ],
+      expanded: [A, B, C, D],
+      nextPageToken: '',
+    });
+    expect(r.stderr).toBe('');
+  });
+
+  it('--paginate refuses to merge a later page whose path it cannot re-base, printing nothing', async () => {
+    t.reset((req, res) =>
+      req.path.includes('page_token')
+        ? sendJson(res, 200, { list: [{ id: 't2', appPath: '$.expanded[*]' }], expanded: [{ id: 'c' }], nextPageToken: '' })
+        : sendJson(res, 200, { list: [{ id: 't1', appPath: 'expanded[0]' }], expanded: [{ id: 'a' }], nextPageToken: 'next' }),
+    );
+    const r = await cli(['api', '/api/v1/things', '--paginate']);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('appPath "$.expanded[*]"');
+  });
+
+  it('--paginate on a route that is not a list prints its answer unchanged, after one request', async () => {
+    const answer = { taskView: { task: { id: 't1' }, appPath: 'expanded[0]' }, expanded: [{ id: 'a' }] };
+    t.reset((_req, res) => sendJson(res, 200, answer));
+    const r = await cli(['api', '/api/v1/tasks/t1', '--paginate']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toEqual(answer);
+    expect(t.seen).toHaveLength(1);
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('agctl api --debug never prints a secret it sends', async () => {
+  const t = await tinyServer();
+  // A process of its own: this test process has loaded every schema module (the embedded server's), a CLI run loads only its command's.
+  const cli = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok-debug-123' }, spawnCliProcess);
+  const CREDENTIALS = '/api/v1/apps/ai-tools/mcp_servers/wiki-mcp/credentials';
+  const expectHidden = (r: { code: number | null; stderr: string }, secrets: string[], sent: string) => {
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('> POST ');
+    for (const secret of secrets) expect(r.stderr, secret).not.toContain(secret);
+    // It was sent, only not printed.
+    for (const secret of secrets) expect(`${JSON.stringify(t.seen[0]!.headers)} ${t.seen[0]!.body}`, sent).toContain(secret);
+  };
+
+  it('the MCP credential fields, from -F fields and from --input, as mcp set-credentials hides them', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const fields = await cli(['api', CREDENTIALS, '-F', 'externalConfig[bearerToken][token]=TOPSECRET-F', '-f', 'updateMask=bearerToken', '--debug']);
+    expectHidden(fields, ['TOPSECRET-F'], 'fields');
+    expect(fields.stderr).toContain('"token":"<redacted>"');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const body = { hostedConfig: { basicAuth: { username: 'u', password: 'PW-SECRET' }, configFields: { api_key: 'CF-SECRET' } }, updateMask: 'basicAuth,configFields' };
+    const input = await cli(['api', CREDENTIALS, '--input', '-', '--debug'], { input: JSON.stringify(body) });
+    expectHidden(input, ['PW-SECRET', 'CF-SECRET'], 'input');
+  });
+
+  it('a JSON body labelled as a form, a form body, and a body that is neither', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const labelled = await cli(['api', '/auth/v1/token', '--allow-any-path', '-f', 'client_secret=CS-SECRET', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug']);
+    expectHidden(labelled, ['CS-SECRET'], 'json as form');
+    expect(labelled.stderr).toContain('"client_secret":"<redacted>"');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const form = await cli(['api', '/auth/v1/token', '--allow-any-path', '--input', '-', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug'], {
+      input: 'grant_type=client_credentials&client_secret=FORM-SECRET',
+    });
+    expectHidden(form, ['FORM-SECRET'], 'form');
+    expect(form.stderr).toContain('client_secret=<redacted>');
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const neither = await cli(['api', '/api/v1/things', '--input', '-', '-H', 'Content-Type: application/json', '--debug'], { input: '{"token": "RAW-SECRET"' });
+    expectHidden(neither, ['RAW-SECRET'], 'unparseable');
+    expect(neither.stderr).toContain('<22 bytes of application/json, not shown>');
+  });
+
+  it('the token and -H headers whose names say they hold a secret', async () => {
+    t.reset((_req, res) => sendJson(res, 200, {}));
+    const r = await cli(['api', '/api/v1/things', '-f', 'a=1', '-H', 'X-Api-Key: KEY-SECRET', '-H', 'X-Auth-Token: AT-SECRET', '-H', 'Cookie: s=COOKIE-SECRET', '--debug']);
+    expectHidden(r, ['tok-debug-123', 'KEY-SECRET', 'AT-SECRET', 'COOKIE-SECRET'], 'headers');
+    expect(r.stderr).toMatch(/> x-api-key: <redacted>/i);
   });
 });

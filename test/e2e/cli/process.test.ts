@@ -71,6 +71,10 @@ describe('the launcher', () => {
     const rules = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-zod', env);
     expect(rules.code, rules.stderr).toBe(0);
     expect(zod(rules.sources)).toEqual([]);
+    // agctl api --debug hides the MCP secret fields from their names alone (src/api/secret-fields.ts), not from the schemas.
+    const api = await traced(['api', `/api/v1/apps/${s.demo.mcp.appId as string}/mcp_servers`, '--debug'], 'api-debug-zod', env);
+    expect(api.code, api.stderr).toBe(0);
+    expect(zod(api.sources)).toEqual([]);
     const mcp = await traced(['mcp', 'get', s.demo.mcp.appId as string, s.demo.mcp.external as string], 'mcp-get', env);
     expect(mcp.code, mcp.stderr).toBe(0);
     expect(zod(mcp.sources)).toContain('src/api/mcp-schema.ts');

@@ -16,6 +16,17 @@ describe('exit codes', () => {
     for (const [status, code] of table) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
   });
 
+  it('are what the table says for every 3xx and 4xx status', () => {
+    const meaning = new Map<number, string>(EXIT_CODE_TABLE);
+    const named = (code: number) => (meaning.get(code)!.match(/\b[1-5]\d\d\b/g) ?? []).map(Number);
+    // Every status a row names maps to that row's code.
+    for (const [code] of EXIT_CODE_TABLE) for (const status of named(code)) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
+    // Every other 4xx, and a 3xx (a webhook receiver's answer; the client turns the service's redirects into 9 before), is 7, as its row says.
+    const elsewhere = new Set(EXIT_CODE_TABLE.flatMap(([c]) => (c === Exit.Invalid ? [] : named(c))));
+    expect(meaning.get(Exit.Invalid)).toMatch(/any other 4xx no other row names; a webhook receiver's 3xx/);
+    for (let status = 300; status < 500; status++) if (!elsewhere.has(status)) expect([status, exitCodeForStatus(status)]).toEqual([status, Exit.Invalid]);
+  });
+
   it('are the documented table, 0 to 10', () => {
     expect(EXIT_CODE_TABLE.map(([c]) => c)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130]);
     expect(Exit).toMatchObject({ OK: 0, Bug: 1, Usage: 2, Unauthenticated: 3, PermissionDenied: 4, NotFound: 5, Conflict: 6, Invalid: 7, RateLimited: 8, Server: 9, Pending: 10 });

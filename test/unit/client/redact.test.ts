@@ -109,12 +109,26 @@ describe('redactJson', () => {
 });
 
 describe('redactBody', () => {
+  it('redacts by what the body is, not by what the content type says', () => {
+    // JSON labelled as a form: redacted as JSON (parsed as a form it was one key holding the secret).
+    expect(redactBody('{"client_secret":"S","a":1}', 'application/x-www-form-urlencoded')).toBe(`{"client_secret":"${REDACTED}","a":1}`);
+    expect(redactBody('[{"token":"T"}]', 'text/plain')).toBe(`[{"token":"${REDACTED}"}]`);
+    // A form labelled as JSON, or not labelled: redacted as a form.
+    expect(redactBody('client_secret=S&a=1', 'application/json')).toBe(`client_secret=${REDACTED}&a=1`);
+    expect(redactBody('client_secret=S', undefined)).toBe(`client_secret=${REDACTED}`);
+    // Labelled a form or JSON but neither: summarised, never shown.
+    expect(redactBody('SECRET VALUE', 'application/x-www-form-urlencoded')).toBe('<12 bytes of application/x-www-form-urlencoded, not shown>');
+    expect(redactBody('{"token":"T"', 'application/x-www-form-urlencoded')).toBe('<12 bytes of application/x-www-form-urlencoded, not shown>');
+    expect(redactBody('"T"', 'application/json')).toBe('<3 bytes of application/json, not shown>');
+  });
+
+
   it('redacts by content type and summarises what it cannot parse', () => {
     expect(redactBody('client_secret=x&a=1', 'application/x-www-form-urlencoded; charset=utf-8')).toBe(`client_secret=${REDACTED}&a=1`);
     expect(redactBody(Buffer.from('{"password":"p","a":1}'), 'application/json')).toBe(`{"password":"${REDACTED}","a":1}`);
     expect(redactBody('{"token":"t"}', undefined)).toBe(`{"token":"${REDACTED}"}`);
-    expect(redactBody('not json {', 'application/json')).toBe('(10 bytes of application/json)');
-    expect(redactBody('raw secret bytes', 'text/plain')).toBe('(16 bytes of text/plain)');
+    expect(redactBody('not json {', 'application/json')).toBe('<10 bytes of application/json, not shown>');
+    expect(redactBody('raw secret bytes', 'text/plain')).toBe('<16 bytes of text/plain, not shown>');
     expect(redactBody(undefined, 'application/json')).toBe('');
     expect(redactBody('', 'application/json')).toBe('');
     const long = redactBody(JSON.stringify({ a: 'x'.repeat(5000) }), 'application/json');

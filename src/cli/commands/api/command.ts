@@ -35,8 +35,10 @@ unless -H 'Content-Type: ...' says otherwise.
 
 --paginate follows nextPageToken: as the page_token query parameter of a GET,
 as pageToken in the JSON body of a POST search, and prints one document whose
-list holds every page's items (the other members are the first page's). A
-repeated token stops it with an error (exit 9).
+list holds every page's items and whose expanded every page's related objects
+(later pages' ...Path members re-based onto it); the other members are the
+first page's. An answer without a list is printed as is, unpaged. A repeated
+token stops it with an error (exit 9).
 
 The answer is printed as is: JSON pretty-printed, anything else unchanged. The
 exit code follows the status (see \`agctl help exit-codes\`); an error answer is

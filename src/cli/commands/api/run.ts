@@ -5,7 +5,7 @@ import type { HttpResponse } from '../../../client/http.js';
 import { statusText } from '../../../client/http.js';
 import { pagingLoop } from '../../../client/paginate.js';
 import { CONTROL_CHAR } from '../../../lib/controls.js';
-import { UsageError } from '../../../lib/exit.js';
+import { CliError, Exit, UsageError } from '../../../lib/exit.js';
 import { HTTP_TOKEN } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { escapeControls } from '../../escape.js';
@@ -68,8 +68,10 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
 /**
  * Follows nextPageToken: a GET carries it as the page_token query parameter
  * (service-notes.md §3, §4), a POST search as pageToken in its JSON body (§2).
- * Returns the first page with every page's list, and the names of the other
- * array members later pages had (left out). Stops with an error, before
+ * Returns the first page with every page's list and `expanded` (the `...Path`
+ * members of a later page's items re-based onto the merged `expanded`), and
+ * the names of the other array members later pages had (left out). A first
+ * page without a list is returned as it is. Stops with an error, before
  * anything is printed, when the paging loops.
  */
 async function allPages(
@@ -83,25 +85,56 @@ async function allPages(
   const dropped = new Set<string>();
   const seenIds = new Set<unknown>();
   let first: Record<string, unknown> | undefined;
+  let expanded: unknown[] | undefined;
   for (let n = 1; ; n++) {
     const page = jsonObjectBody(await exchange(search ? JSON.stringify(search) : body), url.toString());
+    // Not a list (GET /api/v1/tasks/{id}, say): nothing to page, nothing to add.
+    if (first === undefined && !Array.isArray(page.list)) return { document: page, dropped: [] };
     if (page.list !== undefined && page.list !== null && !Array.isArray(page.list)) throw unexpectedResponse(url.toString(), `page ${n} has a list that is not an array`);
+    if (page.expanded !== undefined && page.expanded !== null && !Array.isArray(page.expanded)) throw unexpectedResponse(url.toString(), `page ${n} has an expanded that is not an array`);
     const list = (page.list as unknown[] | null | undefined) ?? [];
     const next = typeof page.nextPageToken === 'string' ? page.nextPageToken : '';
     // A server that ignores the token but names a new one each time would send the same items forever.
     if (next !== '' && list.length > 0 && list.every((item) => seenIds.has(idOf(item)))) throw pagingLoop('the list', n, 'holds only items already listed', LOOP_HINT);
+    const offset = expanded?.length ?? 0;
     for (const item of list) {
-      items.push(item);
+      items.push(offset === 0 ? item : rebasePaths(item, offset, n, url));
       seenIds.add(idOf(item));
     }
+    if (Array.isArray(page.expanded)) (expanded ??= []).push(...(page.expanded as unknown[]));
     if (first === undefined) first = page;
-    else for (const [k, v] of Object.entries(page)) if (k !== 'list' && Array.isArray(v) && v.length > 0) dropped.add(k);
-    if (next === '') return { document: { ...first, list: items, nextPageToken: '' }, dropped: [...dropped] };
+    else for (const [k, v] of Object.entries(page)) if (k !== 'list' && k !== 'expanded' && Array.isArray(v) && v.length > 0) dropped.add(k);
+    if (next === '') return { document: { ...first, list: items, ...(expanded ? { expanded } : {}), nextPageToken: '' }, dropped: [...dropped] };
     if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', LOOP_HINT);
     followed.add(next);
     if (search) search.pageToken = next;
     else url.searchParams.set('page_token', next);
   }
+}
+
+/** A path into `expanded` as the service writes it (src/api/tasks.ts formatExpandedPath): `expanded[3]`, `expanded[1,2]`. */
+const SIMPLE_EXPANDED_PATH = /^expanded\[(\d+(?:,\d+)*)\]$/;
+
+/**
+ * An item of a later page with its `...Path` members (task views' paths into
+ * `expanded`, service-notes.md §2) moved by `offset`, the length of the
+ * `expanded` merged before its page. A path of another form cannot be moved
+ * safely: an error, as the merged document would point at the wrong objects.
+ */
+function rebasePaths(item: unknown, offset: number, n: number, url: URL): unknown {
+  if (!isJsonObject(item)) return item;
+  const out: Record<string, unknown> = { ...item };
+  for (const [k, v] of Object.entries(item)) {
+    if (!k.endsWith('Path') || typeof v !== 'string' || v === '') continue;
+    const m = SIMPLE_EXPANDED_PATH.exec(v);
+    if (!m) {
+      throw new CliError(`page ${n} of ${url.toString()} has ${k} ${JSON.stringify(v.slice(0, 100))}, which --paginate cannot re-base onto the merged expanded`, Exit.Server, {
+        hint: 'page by hand (pageToken), or leave out the expand mask',
+      });
+    }
+    out[k] = `expanded[${m[1]!.split(',').map((i) => Number(i) + offset).join(',')}]`;
+  }
+  return out;
 }
 
 const LOOP_HINT = 'page by hand with page_token (GET) or pageToken (POST)';
