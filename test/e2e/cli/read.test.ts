@@ -83,13 +83,19 @@ describe('task get', () => {
     expect(r.stdout).toMatch(/^App:\s+Demo CRM \(crm-app\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^Current step:\\s+approval \\(step-up\\) ${d.tasks.stepUpStepId} \\(active\\)$`, 'm'));
     expect(r.stdout).toMatch(/^Can approve:\s+Ada Admin <ada@example.com>, CI Robot <ci@example.com>$/m);
-    expect(r.stdout).toMatch(/^Step-up:\s+required \(provider stepup-embedded\)/m);
+    expect(r.stdout).toMatch(new RegExp(`^Step-up:\\s+required \\(provider stepup-embedded\\): agctl task approve-step-up ${d.tasks.stepUp}$`, 'm'));
     expect(r.stdout).toMatch(/^History:\n {2}1\. form \S+: completed by Grace Hopper <grace@example.com> at /m);
     const none = await cli(['task', 'get', d.tasks.noStepUp]);
     expect(none.stdout).toMatch(/^Step-up:\s+not required$/m);
     const closed = await cli(['task', 'get', d.tasks.closed]);
     expect(closed.stdout).toMatch(/^State:\s+closed$/m);
     expect(closed.stdout).toMatch(/1\. approval \S+: approved by Ada Admin <ada@example.com> at /);
+  });
+
+  it('suggests approve-step-up with the flags that chose the server, so it runs against the same one', async () => {
+    const r = await cliFor(tempDir())(['--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, 'task', 'get', d.tasks.stepUp], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Step-up:.*: agctl --base-url ${s.baseUrl} --client-id ${s.plainClient.clientId} task approve-step-up ${d.tasks.stepUp}$`, 'm'));
   });
 
   it('-o json is the API object; --expand is passed on; unknown tasks exit 5, bad --expand 2', async () => {

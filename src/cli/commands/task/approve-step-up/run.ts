@@ -25,6 +25,7 @@ import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { shellQuote } from '../../../output.js';
+import { nextCommand } from '../next-command.js';
 import { DEFAULT_EXPAND, clean, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
@@ -391,15 +392,10 @@ export function resumeCommand(
   ctx: Pick<CommandContext, 'flags'>,
   a: { taskId: string; stepId: string; txId: string; comment: string; expand?: string },
 ): string {
-  const parts = ['agctl'];
-  const f = ctx.flags;
-  if (f.profile) parts.push('--profile', f.profile);
-  if (f.baseUrl) parts.push('--base-url', f.baseUrl);
-  if (f.clientId) parts.push('--client-id', f.clientId);
-  parts.push('task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId);
-  if (a.comment) parts.push('--comment', a.comment);
-  if (a.expand !== undefined) parts.push('--expand', a.expand);
-  return parts.map(shellQuote).join(' ');
+  const args = ['task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId];
+  if (a.comment) args.push('--comment', a.comment);
+  if (a.expand !== undefined) args.push('--expand', a.expand);
+  return nextCommand(ctx.flags, args);
 }
 
 /**
