@@ -98,6 +98,25 @@ describe('task get', () => {
     expect(r.stdout).toMatch(new RegExp(`^Step-up:.*: agctl --base-url ${s.baseUrl} --client-id ${s.plainClient.clientId} task approve-step-up ${d.tasks.stepUp}$`, 'm'));
   });
 
+  it('takes the number task list shows (1041 or #1041), open or closed, and says which task it is', async () => {
+    const num = async (id: string) => (await cli(['task', 'get', id, '-o', 'json'])).json().taskView.task.numericId as string;
+    const [open, closed] = [await num(d.tasks.stepUp), await num(d.tasks.closed)];
+    const bare = await cli(['task', 'get', open]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toMatch(new RegExp(`^ID:\\s+${d.tasks.stepUp}$`, 'm'));
+    expect(bare.stderr).toBe(`Task #${open} is ${d.tasks.stepUp} (CRM Administrator for Grace Hopper)\n`);
+    const hash = await cli(['task', 'get', `#${closed}`, '-o', 'json']);
+    expect(hash.json().taskView.task.id).toBe(d.tasks.closed);
+    const approve = await cli(['task', 'approve-step-up', `#${await num(d.tasks.stepUp2)}`, '--no-wait', '-o', 'json']);
+    expect(approve.json()).toMatchObject({ status: 'pending', taskId: d.tasks.stepUp2 });
+    for (const arg of ['999999', '#999999']) {
+      const missing = await cli(['task', 'get', arg]);
+      expect(missing.code).toBe(5);
+      expect(missing.stderr).toContain(`no task with the ID or number ${arg} was found`);
+      expect(missing.stderr).toMatch(/hint: task IDs are the long IDs in the ID column/);
+    }
+  });
+
   it('-o json is the API object; --expand is passed on; unknown tasks exit 5, bad --expand 2', async () => {
     const r = await cli(['task', 'get', d.tasks.stepUp, '--expand', 'insights', '-o', 'json']);
     expect(r.json().taskView.task.id).toBe(d.tasks.stepUp);

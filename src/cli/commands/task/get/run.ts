@@ -3,12 +3,13 @@ import { normalizeTaskView, stepKind, type ExpandedObject } from '../../../../ap
 import { getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { nextCommand } from '../next-command.js';
+import { resolveTaskArg } from '../task-ref.js';
 import { expandPaths, named, person, resolver, stepLabel, stepOutcome, stepState, taskState, text } from '../summary.js';
 import type { GetInput } from './command.js';
 
 export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
-  const res = await getTask(api, taskId, expandPaths(opts.expand));
+  const res = await getTask(api, await resolveTaskArg(ctx, api, taskId.trim()), expandPaths(opts.expand));
   if (ctx.out.json) {
     ctx.out.printJson(res);
     return 0;
