@@ -9,6 +9,8 @@ export interface Invocation {
   io: IO;
   env: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** When the run started, in performance.now() ms: 0, the process's start, for bin/agctl.js; else when main() was called. */
+  startedAt: number;
   /** Set by the command that ran. */
   exitCode?: number;
 }

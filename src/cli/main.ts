@@ -15,10 +15,13 @@ interface MainDeps {
   io: IO;
   env: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** When the run started, in performance.now() ms (default: now); bin/agctl.js passes 0, the process's start. */
+  startedAt?: number;
 }
 
 /** Runs one command line (`argv` as process.argv: node, script, arguments...) and returns its exit code. */
 export async function main(argv: string[], deps: MainDeps): Promise<number> {
+  const startedAt = deps.startedAt ?? performance.now();
   const { io, env } = deps;
   const args = argv.slice(2);
   if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -27,7 +30,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   }
   const { buildProgram, walk } = await import('./program.js');
   const program = await buildProgram(args);
-  const invocation: Invocation = { io, env, clock: deps.clock };
+  const invocation: Invocation = { io, env, clock: deps.clock, startedAt };
   bindInvocation(program, invocation);
   const json = wantsJson(args, env);
   // Parse errors follow -o json too: one JSON object on stderr, like every other error.

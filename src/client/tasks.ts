@@ -1,5 +1,5 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
-import type { ApproveWithStepUpRequest, ApproveWithStepUpResponse, GetTaskResponse, TaskSearchRequest, TaskSearchResponse, TaskView } from '../api/tasks.js';
+import { TASK_STATES, type ApproveWithStepUpRequest, type ApproveWithStepUpResponse, type GetTaskResponse, type TaskSearchRequest, type TaskSearchResponse, type TaskView } from '../api/tasks.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
 import { checkPage, listAll, type ListAllOptions } from './paginate.js';
 import { pathSegment } from './paths.js';
@@ -63,11 +63,29 @@ export function searchTasks(api: ApiClient, req: TaskSearchRequest): Promise<Tas
 export function listAllTasks(
   api: ApiClient,
   req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'>,
-  opts: Pick<ListAllOptions<TaskView>, 'limit' | 'pageSize' | 'keep'> = {},
+  opts: Pick<ListAllOptions<TaskView>, 'limit' | 'pageSize' | 'keep' | 'maxPages'> = {},
 ): Promise<TaskView[]> {
   return listAll((page) => searchTasks(api, { ...req, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }), {
     ...opts,
     what: 'tasks',
     idOf: (v) => v.task.id,
   });
+}
+
+/** Pages of the search read at most when looking a task up by its number. */
+export const NUMBER_SEARCH_MAX_PAGES = 5;
+
+/**
+ * The task, open or closed, whose numeric ID (shown as `#1041`) is `n`, if
+ * the search finds it. The search has no member for the numeric ID
+ * (service-notes.md §2 lists none), so it is asked with `query` and the
+ * numeric ID is matched here, over at most NUMBER_SEARCH_MAX_PAGES pages.
+ */
+export async function findTaskByNumber(api: ApiClient, n: string): Promise<TaskView | undefined> {
+  const [found] = await listAllTasks(
+    api,
+    { query: n, taskStates: [TASK_STATES.open, TASK_STATES.closed] },
+    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => String(v.task.numericId ?? '') === n },
+  );
+  return found;
 }

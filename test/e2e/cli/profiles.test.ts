@@ -250,10 +250,11 @@ describe('auth status checks with the server', () => {
     ]);
     expect(token.code).toBe(3);
     expect(token.stdout).toMatch(/^Server:\s+AGCTL_ACCESS_TOKEN was refused: /m);
+    expect(token.stdout).toMatch(/^Token:\s+from AGCTL_ACCESS_TOKEN, not accepted by the server$/m);
     expect(token.stdout).toMatch(/^Base URL:\s+http:\/\/127\.0\.0\.1:\d+ \(from env\)$/m);
     expect(token.stderr).toBe('hint: set AGCTL_ACCESS_TOKEN to a valid token, or unset it to use the profile\n');
     expect(secret.code).toBe(3);
-    expect(secret.json()).toMatchObject({ loggedIn: true, clientId: plain.clientId, server: { state: 'refused', message: expect.stringMatching(/^the client secret from AGCTL_CLIENT_SECRET was refused: authentication failed/) } });
+    expect(secret.json()).toMatchObject({ loggedIn: false, clientId: plain.clientId, server: { state: 'refused', message: expect.stringMatching(/^the client secret from AGCTL_CLIENT_SECRET was refused: authentication failed/) } });
     expect(offline.code).toBe(0);
     expect(offline.json()).toMatchObject({ server: { state: 'not-checked' } });
   });

@@ -83,13 +83,38 @@ describe('task get', () => {
     expect(r.stdout).toMatch(/^App:\s+Demo CRM \(crm-app\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^Current step:\\s+approval \\(step-up\\) ${d.tasks.stepUpStepId} \\(active\\)$`, 'm'));
     expect(r.stdout).toMatch(/^Can approve:\s+Ada Admin <ada@example.com>, CI Robot <ci@example.com>$/m);
-    expect(r.stdout).toMatch(/^Step-up:\s+required \(provider stepup-embedded\)/m);
+    expect(r.stdout).toMatch(new RegExp(`^Step-up:\\s+required \\(provider stepup-embedded\\): agctl task approve-step-up ${d.tasks.stepUp}$`, 'm'));
     expect(r.stdout).toMatch(/^History:\n {2}1\. form \S+: completed by Grace Hopper <grace@example.com> at /m);
     const none = await cli(['task', 'get', d.tasks.noStepUp]);
     expect(none.stdout).toMatch(/^Step-up:\s+not required$/m);
     const closed = await cli(['task', 'get', d.tasks.closed]);
     expect(closed.stdout).toMatch(/^State:\s+closed$/m);
     expect(closed.stdout).toMatch(/1\. approval \S+: approved by Ada Admin <ada@example.com> at /);
+  });
+
+  it('suggests approve-step-up with the flags that chose the server, so it runs against the same one', async () => {
+    const r = await cliFor(tempDir())(['--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, 'task', 'get', d.tasks.stepUp], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Step-up:.*: agctl --base-url ${s.baseUrl} --client-id ${s.plainClient.clientId} task approve-step-up ${d.tasks.stepUp}$`, 'm'));
+  });
+
+  it('takes the number task list shows (1041 or #1041), open or closed, and says which task it is', async () => {
+    const num = async (id: string) => (await cli(['task', 'get', id, '-o', 'json'])).json().taskView.task.numericId as string;
+    const [open, closed] = [await num(d.tasks.stepUp), await num(d.tasks.closed)];
+    const bare = await cli(['task', 'get', open]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toMatch(new RegExp(`^ID:\\s+${d.tasks.stepUp}$`, 'm'));
+    expect(bare.stderr).toBe(`Task #${open} is ${d.tasks.stepUp} (CRM Administrator for Grace Hopper)\n`);
+    const hash = await cli(['task', 'get', `#${closed}`, '-o', 'json']);
+    expect(hash.json().taskView.task.id).toBe(d.tasks.closed);
+    const approve = await cli(['task', 'approve-step-up', `#${await num(d.tasks.stepUp2)}`, '--no-wait', '-o', 'json']);
+    expect(approve.json()).toMatchObject({ status: 'pending', taskId: d.tasks.stepUp2 });
+    for (const arg of ['999999', '#999999']) {
+      const missing = await cli(['task', 'get', arg]);
+      expect(missing.code).toBe(5);
+      expect(missing.stderr).toContain(`no task with the ID or number ${arg} was found`);
+      expect(missing.stderr).toMatch(/hint: task IDs are the long IDs in the ID column/);
+    }
   });
 
   it('-o json is the API object; --expand is passed on; unknown tasks exit 5, bad --expand 2', async () => {

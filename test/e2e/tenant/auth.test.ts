@@ -93,7 +93,10 @@ describe('login and auth token against the fake tenant', async () => {
     expect(table.stdout).toMatch(new RegExp(`^Client ID:\\s+${c.clientId}$`, 'm'));
     expect(table.stderr).toBe('hint: log in again with a valid secret: agctl login --profile old\n');
     expect(json.code).toBe(3);
-    expect(json.json()).toMatchObject({ profile: 'old', server: { state: 'refused', exitCode: 3 } });
+    // The token cached at login is not shown as valid, nor the profile as logged in.
+    expect(json.json()).toMatchObject({ profile: 'old', loggedIn: false, token: { state: 'refused', expiresAt: expect.any(String) }, server: { state: 'refused', exitCode: 3 } });
+    expect(table.stdout).toMatch(/^Token:\s+cached, not accepted by the server \(it would expire at \S+\)$/m);
+    expect(table.stdout).not.toMatch(/valid until/);
     for (const r of [table, json]) expect(r.stdout + r.stderr).not.toContain(c.clientSecret.split(':')[3]);
   });
 

@@ -57,6 +57,20 @@ describe('read commands against the fake tenant', async () => {
     expect(searches()).toBe(0);
   });
 
+  it('task get and approve-step-up take a task number (1041 or #1041), found through the search', async () => {
+    const task = (id: string) => t.tasks.tasks.find((x) => x.id === id)!;
+    const r = await cli(['task', 'get', task(approved).numericId]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^ID:\\s+${approved}$`, 'm'));
+    expect(r.stderr).toBe(`Task #${task(approved).numericId} is ${approved} (Slack admin for Cy)\n`);
+    const approve = await cli(['task', 'approve-step-up', `#${task(mine).numericId}`, '--no-wait', '-o', 'json']);
+    expect(approve.json()).toMatchObject({ status: 'pending', taskId: mine });
+    expect(t.tasks.approveRequests.at(-1)!.taskId).toBe(mine);
+    const missing = await cli(['task', 'get', '#99999']);
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toMatch(/no task with the ID or number #99999 was found\nhint: task IDs are the long IDs/);
+  });
+
   it('rules get: the rule, and 5 for one the tenant answers with a bare not_found', async () => {
     const r = await cli(['rules', 'get', t.seed.rulesApp, 'rule-c', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);

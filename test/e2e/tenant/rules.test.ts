@@ -64,13 +64,29 @@ describe('rules against the fake tenant', async () => {
     const json = await cli(['rules', 'delete', app, 'rule-a', '--dry-run', '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expect(json.json()).toEqual([JSON.parse(JSON.stringify(t.rules.find(app, 'rule-a')))]);
+    expect(json.stderr).toBe('');
     expect(ids(t.rules.active(app))).toHaveLength(5);
   });
 
   it('rules delete --dry-run of a rule that does not exist: exit 5, the others still shown', async () => {
     const r = await cli(['rules', 'delete', app, 'rule-nope', 'rule-d', '--dry-run', '-o', 'json']);
     expect(r.code).toBe(5);
-    expect(r.json().map((x: { id: string }) => x.id)).toEqual(['rule-d']);
+    // The delete's JSON shape: one entry per ID, the rule or {id, error}; nothing on stderr.
+    const out = r.json() as Record<string, unknown>[];
+    expect(out.map((x) => x.id)).toEqual(['rule-nope', 'rule-d']);
+    expect(out[1]).toEqual(JSON.parse(JSON.stringify(t.rules.find(app, 'rule-d'))));
+    expect(out[0]).toEqual({ id: 'rule-nope', error: { status: 404, code: expect.anything(), message: expect.stringMatching(/not.found/i) } });
+    expect(r.stderr).toBe('');
+    const real = await cli(['rules', 'delete', app, 'rule-nope', '--yes', '-o', 'json']);
+    expect(real.code).toBe(5);
+    expect(Object.keys(real.json()[0].error).sort()).toEqual(Object.keys(out[0].error as object).sort());
+    expect(ids(t.rules.active(app))).toHaveLength(5);
+  });
+
+  it('rules delete --dry-run without -o json: the missing rule as one line on stderr, exit 5', async () => {
+    const r = await cli(['rules', 'delete', app, 'rule-nope', 'rule-d', '--dry-run']);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toMatch(/^rule-d\s/m);
     expect(r.stderr).toMatch(/^✗ rule rule-nope: .*not_found/m);
     expect(ids(t.rules.active(app))).toHaveLength(5);
   });

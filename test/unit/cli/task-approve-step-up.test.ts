@@ -19,6 +19,7 @@ import {
   type Target,
 } from '../../../src/cli/commands/task/approve-step-up/run.js';
 import { CommandContext } from '../../../src/cli/context.js';
+import { nextCommand } from '../../../src/cli/commands/task/next-command.js';
 import { fakeIO } from '../../helpers/io.js';
 
 describe('approve-step-up helpers', () => {
@@ -35,6 +36,12 @@ describe('approve-step-up helpers', () => {
     expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toBe(
       "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
     );
+  });
+
+  it('the next command carries the flags that select the target: profile, server, client, embedded', () => {
+    expect(nextCommand({ profile: 'ci', output: 'json', debug: true }, ['task', 'get', 't 1'])).toBe("agctl --profile ci task get 't 1'");
+    expect(nextCommand({ embedded: true, timeout: 5 }, ['task', 'approve-step-up', 't1'])).toBe('agctl --embedded task approve-step-up t1');
+    expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toBe('agctl --base-url https://t.example --client-id c1 x');
   });
 
   it('formats wait durations and strips control characters from server text', () => {

@@ -2,14 +2,14 @@
 // (`value`, or `value<TAB>description`), then a directive line as cobra
 // prints it: `:4` no file names, `:0` file names (the shell completes them),
 // `:16` directory names. It never prints an error and always exits 0: a
-// completion that fails, or whose service takes longer than BUDGET_MS
-// (sources.ts) to answer, offers nothing.
+// completion that fails, or that is not answered within BUDGET_MS (sources.ts)
+// of the run's start (the process's start for the agctl process), offers nothing.
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Command } from 'commander';
 import { collectTree, type Node } from '../../completion.js';
 import { invocationOf } from '../../invocation.js';
 import { systemClock, type Clock } from '../../../lib/clock.js';
-import { SOURCES, type Candidate } from './sources.js';
+import { BUDGET_MS, SOURCES, type Candidate } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
 
 /** cobra's directives, as the last line says them. */
@@ -26,11 +26,17 @@ export async function run(words: string[], cmd: CommandUnknownOpts): Promise<voi
   let answer: Answer = { candidates: [], directive: Directive.NoFileNames };
   try {
     // the program this command belongs to: with every group (main.ts loads them all for a line with `--`)
-    answer = await complete(cmd.parent as unknown as Command, words, inv.env, inv.clock ?? systemClock);
+    answer = await complete(cmd.parent as unknown as Command, words, inv.env, inv.clock ?? systemClock, inv.startedAt + budgetMs(inv.env));
   } catch {
     // silent: nothing to offer
   }
   inv.io.stdout.write([...answer.candidates.map(line), `:${answer.directive}`].join('\n') + '\n');
+}
+
+/** BUDGET_MS, or AGCTL_COMPLETE_BUDGET_MS when it is a whole number of ms up to a minute (a slow machine, or a test that spawns the process on one). */
+export function budgetMs(env: NodeJS.ProcessEnv): number {
+  const v = env.AGCTL_COMPLETE_BUDGET_MS;
+  return v && /^\d{1,5}$/.test(v) && Number(v) <= 60_000 ? Number(v) : BUDGET_MS;
 }
 
 /** A value and its description on one line; a value that would break the line, or the shell's word, is not offered. */
@@ -41,18 +47,22 @@ function line(c: Candidate): string {
 
 const offerable = (c: Candidate) => /^[\x21-\x7e\u00a0-\uffff]+$/.test(c.value);
 
-/** The completions of the last of `words` (the words after the program name) on `program`'s tree. */
-export async function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
+/**
+ * The completions of the last of `words` (the words after the program name) on
+ * `program`'s tree; values from the service only until `deadline` (in
+ * performance.now() ms).
+ */
+export async function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, clock: Clock, deadline: number): Promise<Answer> {
   const line = readLine(collectTree(program), words);
-  const { candidates, directive } = await offered(line, env, clock);
+  const { candidates, directive } = await offered(line, env, clock, deadline);
   return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix) && offerable(c)), directive };
 }
 
-async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock): Promise<Answer> {
+async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock, deadline: number): Promise<Answer> {
   const nothing = { candidates: [], directive: Directive.NoFileNames };
   const closers: (() => Promise<void>)[] = [];
   const dynamic = async (source: keyof typeof SOURCES) => {
-    const ctx = { env, clock, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
+    const ctx = { env, clock, deadline, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
     try {
       return { candidates: await SOURCES[source](line, ctx), directive: Directive.NoFileNames };
     } finally {

@@ -7,10 +7,7 @@ import { ConfigContext, baseUrlFromClientId, resolveSettings, sameTenant } from 
 import { ApiClient } from '../../../client/api.js';
 import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
-import { undici } from '../../../client/undici.js';
 import { listAllRules } from '../../../client/rules.js';
-import { listAllTasks } from '../../../client/tasks.js';
-import { TASK_STATES } from '../../../api/tasks.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
 import type { Clock } from '../../../lib/clock.js';
 import { userAgent } from '../../../version.js';
@@ -21,12 +18,17 @@ export interface Candidate {
   description?: string;
 }
 
-/** The time the service has to answer a completion's requests, in ms: then the requests are aborted and nothing is offered. */
+/**
+ * The time a completion has, in ms from the run's start (the process's start
+ * for the agctl process): then its requests are aborted and nothing is offered.
+ */
 export const BUDGET_MS = 300;
 
 interface SourceContext {
   env: NodeJS.ProcessEnv;
   clock: Clock;
+  /** When the requests are aborted, in performance.now() ms. */
+  deadline: number;
   /** Called with what to close when the completion ends (its requests in flight are aborted). */
   onClose(fn: () => Promise<void>): void;
 }
@@ -62,8 +64,7 @@ function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   if (!own || !sameTenant(own, s.baseUrl)) return undefined;
   const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || token.expiresAt - EXPIRY_SKEW_S <= Math.floor(ctx.clock.now() / 1000)) return undefined;
-  undici(); // loaded before the time starts: the budget is the service's
-  const http = new HttpClient({ timeoutMs: BUDGET_MS, maxRetries: 0, userAgent: userAgent() });
+  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - performance.now())), maxRetries: 0, userAgent: userAgent() });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
 }
@@ -75,7 +76,8 @@ const withApi =
     const scope = line.args[0];
     if (scoped && !scope) return [];
     const api = cachedTokenApi(line, ctx);
-    return api ? within(BUDGET_MS, list(api, scope ?? ''), []) : [];
+    const left = ctx.deadline - performance.now();
+    return api && left > 0 ? within(left, list(api, scope ?? ''), []) : [];
   };
 
 /** `p`'s result, or `fallback` once `ms` have passed. */
@@ -98,15 +100,16 @@ export const SOURCES: Record<DynamicSource, Source> = {
     });
   },
   'rule-ids': withApi(true, async (api, appId) => (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName }))),
-  // Imported here: the MCP client loads the schema library, which only this source needs.
+  // Imported here: the MCP client loads the schema library, which only the MCP and task sources need.
   'connector-ids': withApi(true, async (api, appId) => {
     const { listAllMcpServers } = await import('../../../client/mcp.js');
     return (await listAllMcpServers(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((m) => ({ value: m.connectorId, description: m.displayName || undefined }));
   }),
-  // The open tasks.
-  'task-ids': withApi(false, async (api) =>
-    (await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE })).map((v) => ({ value: v.task.id, description: v.task.displayName || undefined })),
-  ),
+  // The open tasks. Imported here: the task modules load the schema library too.
+  'task-ids': withApi(false, async (api) => {
+    const [{ listAllTasks }, { TASK_STATES }] = await Promise.all([import('../../../client/tasks.js'), import('../../../api/tasks.js')]);
+    return (await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE })).map((v) => ({ value: v.task.id, description: v.task.displayName || undefined }));
+  }),
   // the embedded server's listeners (agctl serve)
   'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),
 };

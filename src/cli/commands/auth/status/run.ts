@@ -10,6 +10,13 @@ import { renderError } from '../../../errors.js';
 import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
 import type { StatusInput } from './command.js';
 
+/** The token's state, or `refused`: the server refused it, or the credentials it would be renewed with. */
+type StatusToken = TokenState | (Omit<TokenState, 'state'> & { state: 'refused' });
+
+function refusedToken(t: StatusToken): string {
+  return `${t.source ? `from ${t.source}` : 'cached'}, not accepted by the server${t.expiresAt ? ` (it would expire at ${t.expiresAt})` : ''}`;
+}
+
 /** What the server said of the credentials. */
 interface ServerCheck {
   state: 'accepted' | 'refused' | 'unreachable' | 'failed' | 'not-checked';
@@ -46,15 +53,19 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
 
-  const loggedIn = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
+  const hasCredentials = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
   // The check fetches a new token first: the token shown below is then the fresh one.
-  const server: ServerCheck = loggedIn && s.baseUrl && !opts.offline ? await checkWithServer(ctx, s) : { state: 'not-checked' };
+  const server: ServerCheck = hasCredentials && s.baseUrl && !opts.offline ? await checkWithServer(ctx, s) : { state: 'not-checked' };
 
-  let token: TokenState = { state: 'none' };
+  let token: StatusToken = { state: 'none' };
   // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
   // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
   else if (s.baseUrl && s.clientId && !otherTenant) token = cachedTokenState(ctx.vault, s.baseUrl, s.clientId, ctx.clock.now());
+  // Whatever its expiry says, a token the server refuses (or got from credentials it refuses) is not one to count on.
+  const refused = server.state === 'refused';
+  if (refused && token.state !== 'none') token = { ...token, state: 'refused' };
+  const loggedIn = hasCredentials && !refused;
 
   if (ctx.out.json) {
     ctx.out.printJson({
@@ -76,15 +87,15 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       ['Base URL', s.baseUrl ? `${s.baseUrl}${s.baseUrlSource === 'profile' ? '' : ` (from ${s.baseUrlSource})`}` : undefined],
       ['Client ID', s.clientId ? `${s.clientId}${s.clientIdSource === 'profile' ? '' : ` (from ${s.clientIdSource})`}` : undefined],
       ['Credentials', credentials],
-      ['Token', describeToken(token)],
+      ['Token', token.state === 'refused' ? refusedToken(token) : describeToken(token)],
       ['Server', describeServer(server)],
       ['Config', ctx.config.dir],
     ]);
-    if (unsealError && !loggedIn) ctx.out.info(`hint: ${unsealError.hint}`);
-    else if (!loggedIn) ctx.out.info('hint: run `agctl login`');
+    if (unsealError && !hasCredentials) ctx.out.info(`hint: ${unsealError.hint}`);
+    else if (!hasCredentials) ctx.out.info('hint: run `agctl login`');
     else if (server.hint) ctx.out.info(`hint: ${server.hint}`);
   }
-  if (!loggedIn) return Exit.Unauthenticated;
+  if (!hasCredentials) return Exit.Unauthenticated;
   return server.exitCode ?? 0;
 }
 

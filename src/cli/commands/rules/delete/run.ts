@@ -43,16 +43,30 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
   return worst;
 }
 
-/** --dry-run: reads each rule and shows it; deletes nothing. A rule that is not there fails as a delete would. */
+/**
+ * --dry-run: reads each rule and shows it; deletes nothing. A rule that is not
+ * there fails as a delete would: with -o json as `{id, error}` in its place,
+ * as the delete's JSON results carry it.
+ */
 async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promise<number> {
   const api = await client(ctx);
   const rules: EntitlementConfigurationRule[] = [];
-  const worst = await eachRule(ids, ctx, async (id) => void rules.push(await getRule(api, appId, id)));
+  const entries: (EntitlementConfigurationRule | { id: string; error: Failure })[] = [];
+  const worst = await eachRule(
+    ids,
+    ctx,
+    async (id) => {
+      const rule = await getRule(api, appId, id);
+      rules.push(rule);
+      entries.push(rule);
+    },
+    (id, error) => entries.push({ id, error }),
+  );
   if (ctx.out.json) {
-    ctx.out.printJson(rules);
-  } else if (rules.length) {
-    await ctx.out.table(['ID', 'NAME', 'PRIORITY', 'CONDITION'], rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']));
+    ctx.out.printJson(entries);
+    return worst;
   }
+  if (rules.length) await ctx.out.table(['ID', 'NAME', 'PRIORITY', 'CONDITION'], rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']));
   const what = rules.length === 1 ? 'rule' : 'rules';
   ctx.out.info(`Dry run: would delete ${rules.length} ${what} from app ${appId}; nothing was deleted`);
   return worst;

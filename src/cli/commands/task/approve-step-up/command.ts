@@ -6,7 +6,7 @@ import { positiveInt } from '../../../tree/util.js';
 export const approveStepUp = () =>
   readsEnv(new Command('approve-step-up'), { name: 'BROWSER', meaning: 'browser command used by --open (default: the system opener)' })
     .description('Approve the current (or given) policy step of a task with step-up authentication')
-    .argument('<task-id>', 'task ID')
+    .argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)')
     .option('--step <id>', "policy step ID to approve (default: the task's current step)")
     .option('--transaction-id <id>', 'resume with this step-up transaction, issued by the service (agctl prints its ID); default: start a new step-up')
     .option('--comment <text>', 'comment recorded with the approval')

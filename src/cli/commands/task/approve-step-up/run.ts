@@ -25,6 +25,8 @@ import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { shellQuote } from '../../../output.js';
+import { nextCommand } from '../next-command.js';
+import { resolveTaskArg } from '../task-ref.js';
 import { DEFAULT_EXPAND, clean, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
@@ -87,8 +89,8 @@ export interface Target {
 export const run = (input: ApproveStepUpInput, ctx: CommandContext): Promise<number> => approveStepUp(input, ctx);
 
 export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: CommandContext, deps: Deps = defaultDeps): Promise<number> {
-  const taskId = taskIdArg.trim();
-  if (!taskId) throw new UsageError('a task ID is required');
+  const taskArg = taskIdArg.trim();
+  if (!taskArg) throw new UsageError('a task ID is required');
   if (opts.step !== undefined && !opts.step.trim()) throw new UsageError('--step must not be empty');
   const txId = opts.transactionId?.trim();
   if (opts.transactionId !== undefined && !txId) throw new UsageError('--transaction-id must not be empty', 'use the transaction ID agctl printed, or leave the flag out to start a new step-up');
@@ -100,9 +102,11 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
       'run `agctl serve` in another terminal and point agctl at it (--base-url or AGCTL_BASE_URL), or leave out --no-wait',
     );
   }
-  const a: Approval = { taskId, stepId: opts.step?.trim() ?? '', comment, expand: expandPaths(opts.expand), rawExpand: opts.expand };
+  const expand = expandPaths(opts.expand);
   const waitMs = (opts.waitTimeout ?? DEFAULT_WAIT_SECONDS) * 1000;
   const api = await ctx.api();
+  const taskId = await resolveTaskArg(ctx, api, taskArg);
+  const a: Approval = { taskId, stepId: opts.step?.trim() ?? '', comment, expand, rawExpand: opts.expand };
 
   if (txId) return resume(ctx, deps, api, a, txId, opts.wait, waitMs);
 
@@ -391,15 +395,10 @@ export function resumeCommand(
   ctx: Pick<CommandContext, 'flags'>,
   a: { taskId: string; stepId: string; txId: string; comment: string; expand?: string },
 ): string {
-  const parts = ['agctl'];
-  const f = ctx.flags;
-  if (f.profile) parts.push('--profile', f.profile);
-  if (f.baseUrl) parts.push('--base-url', f.baseUrl);
-  if (f.clientId) parts.push('--client-id', f.clientId);
-  parts.push('task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId);
-  if (a.comment) parts.push('--comment', a.comment);
-  if (a.expand !== undefined) parts.push('--expand', a.expand);
-  return parts.map(shellQuote).join(' ');
+  const args = ['task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId];
+  if (a.comment) args.push('--comment', a.comment);
+  if (a.expand !== undefined) args.push('--expand', a.expand);
+  return nextCommand(ctx.flags, args);
 }
 
 /**

@@ -5,12 +5,13 @@ import { Command, helpText, type Input } from '../../../declare.js';
 export const get = () =>
   new Command('get')
     .description('Show a task: its current step (who may approve it, whether step-up is needed) and its history')
-    .argument('<task-id>', 'task ID')
+    .argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)')
     .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
     .addHelpText(
       'after',
       helpText('-o json prints the answer as the service gives it: {taskView, expanded}.', [
         'agctl task get 2hAc9...',
+        'agctl task get 1041',
         "agctl task get 2hAc9... --expand '*' -o json | jq '.expanded'",
       ]),
     );

@@ -2,12 +2,14 @@
 import { normalizeTaskView, stepKind, type ExpandedObject } from '../../../../api/tasks.js';
 import { getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
+import { nextCommand } from '../next-command.js';
+import { resolveTaskArg } from '../task-ref.js';
 import { expandPaths, named, person, resolver, stepLabel, stepOutcome, stepState, taskState, text } from '../summary.js';
 import type { GetInput } from './command.js';
 
 export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
-  const res = await getTask(api, taskId, expandPaths(opts.expand));
+  const res = await getTask(api, await resolveTaskArg(ctx, api, taskId.trim()), expandPaths(opts.expand));
   if (ctx.out.json) {
     ctx.out.printJson(res);
     return 0;
@@ -35,7 +37,7 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
     const ids = t.stepApproverIds.length ? t.stepApproverIds : approval.approval.users?.userIds ?? [];
     rows.push(['Can approve', fromView.length ? fromView.join(', ') : ids.map(userName).join(', ') || '-']);
     const provider = approval.approval.requiresStepUpProviderId;
-    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): agctl task approve-step-up ${text(t.id)}` : 'not required']);
+    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${nextCommand(ctx.flags, ['task', 'approve-step-up', text(t.id)])}` : 'not required']);
   }
   if (t.policy.next.length) rows.push(['Next steps', t.policy.next.map((n) => stepKind(n) || 'step').join(', ')]);
   ctx.out.fields(rows);
