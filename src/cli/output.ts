@@ -53,11 +53,12 @@ export class Output {
 
   /**
    * Runs --jq on every JSON document printed from now on (loads jq, and
-   * refuses an expression that does not compile, before the command runs).
+   * refuses an expression that does not compile, before the command runs);
+   * `$ENV` and `env` in it read `env`.
    */
-  async useJq(expression: string): Promise<void> {
+  async useJq(expression: string, env: NodeJS.ProcessEnv): Promise<void> {
     const { loadJqFilter } = await import('./jq.js');
-    this.#jq = await loadJqFilter(expression);
+    this.#jq = await loadJqFilter(expression, env);
   }
 
   /** Pages long tables on a terminal through this shell command (AGCTL_PAGER or PAGER). */

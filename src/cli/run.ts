@@ -21,7 +21,7 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     if (flags.jq !== undefined) flags.output = jqOutput(flags.output);
     ctx = new CommandContext({ io, env, flags, clock });
     if (ctx.out.color) await ctx.out.styles();
-    if (flags.jq !== undefined) await ctx.out.useJq(flags.jq);
+    if (flags.jq !== undefined) await ctx.out.useJq(flags.jq, env);
     ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {

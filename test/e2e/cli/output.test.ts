@@ -52,6 +52,14 @@ describe('--jq', () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
+  it("$ENV and env are the invocation's environment; a trailing comment still works", async () => {
+    const r = await cli(['version', '--jq', '[$ENV.AGCTL_JQ_TEST, env.AGCTL_JQ_TEST, ($ENV.HOME == env.HOME)] # both'], { env: { AGCTL_JQ_TEST: 'bar baz' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(['bar baz', 'bar baz', true]);
+    const home = await cli(['version', '--jq', '$ENV.HOME'], { env: { HOME: '/somewhere/else' } });
+    expect(home.stdout).toBe('/somewhere/else\n');
+  });
+
   it('refuses an expression that does not compile before anything is sent: exit 2, jq\'s message, no stack', async () => {
     const before = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list.length;
     const r = await cli(['rules', 'delete', app, rules[0]!.id, '--yes', '--jq', '.[] |||']);
