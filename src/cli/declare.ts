@@ -36,6 +36,19 @@ export function lazyRun<C extends CommandUnknownOpts>(cmd: C, load: () => Promis
   return cmd;
 }
 
+const textOnly = new WeakSet<object>();
+
+/** Declares that a command never prints JSON (so --jq, which would filter nothing, is refused). */
+export function printsTextOnly<C extends CommandUnknownOpts>(cmd: C): C {
+  textOnly.add(cmd);
+  return cmd;
+}
+
+/** Whether a command may print JSON (all but those declared with `printsTextOnly`). */
+export function printsJson(cmd: PlainCommand | CommandUnknownOpts): boolean {
+  return !textOnly.has(cmd);
+}
+
 /** Adds declared commands to a group (or the program). */
 export function addCommands(group: PlainCommand, ...commands: CommandUnknownOpts[]): void {
   for (const c of commands) group.addCommand(c as unknown as PlainCommand);

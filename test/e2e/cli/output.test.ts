@@ -60,6 +60,15 @@ describe('--jq', () => {
     expect(home.stdout).toBe('/somewhere/else\n');
   });
 
+  it('is a usage error on commands that never print JSON', async () => {
+    const runs = await Promise.all([cli(['help', 'exit-codes', '--jq', '.']), cli(['completion', 'bash', '--jq', '.']), cli(['serve', '--jq', '.', '--port', '0'])]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'usage', message: expect.stringMatching(/^--jq filters JSON output: `(help|completion|serve)` prints none$/) });
+    }
+  });
+
   it('refuses an expression that does not compile before anything is sent: exit 2, jq\'s message, no stack', async () => {
     const before = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list.length;
     const r = await cli(['rules', 'delete', app, rules[0]!.id, '--yes', '--jq', '.[] |||']);
