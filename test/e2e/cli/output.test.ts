@@ -137,6 +137,38 @@ describe('tables', () => {
   });
 });
 
+describe('tables on narrow terminals', () => {
+  const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
+  it.each([
+    [['task', 'list'], /^ID +NUMBER +NAME +STEP +STATE +CREATED$/, 80, true],
+    [['mcp', 'list', 'ai-tools'], /^CONNECTOR ID +NAME +KIND +AUTH METHOD +URL OR CATALOG ENTRY +UPDATED$/, 120, true],
+    [['mcp', 'catalog', 'list'], /^ID +NAME +SERVICE +CONFIG FIELDS +DESCRIPTION$/, 90, false],
+  ])('%j is a table: no line over %i columns, times as their age on a terminal, whole on a pipe', async (args, header, columns, timed) => {
+    const [tty, piped] = await Promise.all([onTerminal(args, {}, { columns, rows: 500 }), cli(args)]);
+    expect(tty.code, tty.stderr).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(header);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
+    expect(tty.stdout).not.toMatch(ISO);
+    if (timed) {
+      for (const l of lines.slice(1)) expect(l, l).toMatch(/ (just now|\d+(m|h|d|mo|y) ago|in \d+(m|h|d|mo|y))$/);
+      expect(piped.stdout).toMatch(/ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n/);
+      expect(piped.stdout).not.toMatch(/ ago\n/);
+    }
+  });
+
+  it('webhook listeners list is a table whose URLs run past the edge whole', async () => {
+    const r = await onTerminal(['webhook', 'listeners', 'list'], {}, { columns: 80, rows: 500 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +NAME +AUTH +ALLOWED FROM +RUNS +URL$/);
+    const at = lines[0]!.indexOf('URL');
+    expect(at).toBeLessThan(80);
+    for (const l of lines.slice(1)) expect(l.slice(at)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+\/[A-Za-z0-9]{20,}$/);
+  });
+});
+
 describe('the pager', () => {
   const PAGER = `sed 's/^/| /'`;
   it('takes a table longer than the terminal (AGCTL_PAGER over PAGER, run by the shell, LESS=FRX)', async () => {
