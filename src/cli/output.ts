@@ -223,12 +223,15 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
 /**
  * A table as records, for a terminal too narrow for its columns: each row a
  * block of "HEADER  value" lines (headers aligned), blocks apart by a blank
- * line, values cut with "…" to the terminal's width (never below 10).
+ * line. Free text (a value with a space) is cut with "…" to the terminal's
+ * width (never below 10); an ID, a URL or any value without a space stays
+ * whole, for the terminal to wrap, so that it can be copied.
  */
 export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
   const width = Math.max(...head.map((h) => visible(h))) + 2;
   const max = Math.max(10, columns - width);
-  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + truncate(r[j] ?? '', max)).join('\n') + '\n').join('\n');
+  const shown = (value: string) => (/\s/.test(value) ? truncate(value, max) : value);
+  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');
 }
 
 /** Which columns hold free text (a cell has a space: names, conditions, descriptions), the only ones cut. */

@@ -64,6 +64,16 @@ describe('Output.table', () => {
     expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
   });
 
+  it('in records, cuts free text but never an ID or a URL (the terminal wraps them whole)', async () => {
+    const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
+    const c = capture(true, 34);
+    await c.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
+    expect(c.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with a long name\nURL   ${url}\n`);
+    const narrower = capture(true, 20);
+    await narrower.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
+    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook wit…\nURL   ${url}\n`);
+  });
+
   it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
     const c = capture(true, 200);
     await c.out.table(['ID', 'NAME', 'ENABLED'], [['a', 'first rule', 'yes'], ['bb', 'x', 'no']]);
