@@ -234,9 +234,12 @@ export function records(shownHead: string[], head: string[], rows: string[][], c
   return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');
 }
 
-/** Which columns hold free text (a cell has a space: names, conditions, descriptions), the only ones cut. */
+/**
+ * Which columns hold free text (a cell has a space: names, conditions,
+ * descriptions), the only ones cut; a column that holds a URL is not.
+ */
 export function freeText(rows: string[][], count: number): boolean[] {
-  return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')));
+  return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')));
 }
 
 /**

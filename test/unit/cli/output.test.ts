@@ -114,6 +114,12 @@ describe('fitColumns: which column gives way', () => {
     expect(fitColumns(HEAD, rows, 60)).toEqual([8, 7, 20, 7, 10]);
   });
 
+  it('never cuts a column that holds a URL, even beside free text', () => {
+    const head = ['ID', 'NAME', 'URL OR CATALOG ENTRY', 'KIND'];
+    const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://crm-mcp.example.com/mcp', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
+    expect(fitColumns(head, rows, 80)).toEqual([7, 24, 35, 8]);
+  });
+
   it('a last column of long IDs or URLs runs past the edge, whole, rather than turn the table into records', () => {
     const head = ['ID', 'NAME', 'URL'];
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MacKQ0OjQQa0cey0OQ3WMPP0ph';
