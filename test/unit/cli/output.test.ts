@@ -116,8 +116,9 @@ describe('fitColumns: which column gives way', () => {
 
   it('never cuts a column that holds a URL, even beside free text', () => {
     const head = ['ID', 'NAME', 'URL OR CATALOG ENTRY', 'KIND'];
-    const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://crm-mcp.example.com/mcp', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
-    expect(fitColumns(head, rows, 80)).toEqual([7, 24, 35, 8]);
+    const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
+    // The URL column is the widest, yet the name takes the cut.
+    expect(fitColumns(head, rows, 100)).toEqual([7, 21, 58, 8]);
   });
 
   it('a last column of long IDs or URLs runs past the edge, whole, rather than turn the table into records', () => {
