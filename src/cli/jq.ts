@@ -1,5 +1,6 @@
 // --jq: jq itself (jq-wasm, jq compiled to WebAssembly), imported only when
 // the flag is given. Strings print raw, other values as indented JSON (as gh's --jq).
+// `$ENV` and `env` are the invocation's environment (jq-wasm's own is a fake one).
 import { UsageError } from '../lib/exit.js';
 
 /** The text jq prints for one JSON value, and the error it stopped on (a UsageError naming jq's message), if any. */
@@ -11,12 +12,16 @@ export type JqFilter = (value: unknown) => { text: string; error?: UsageError };
  * print; an error at run time (`.a` on an array, `error("x")`) comes with
  * the outputs produced before it.
  */
-export async function loadJqFilter(expression: string): Promise<JqFilter> {
+export async function loadJqFilter(expression: string, env: NodeJS.ProcessEnv): Promise<JqFilter> {
   const { loadJq } = await import('jq-wasm');
   const jq = await loadJq();
-  const run = (value: unknown) => jq.raw(JSON.stringify(value) ?? 'null', expression, ['-c']);
-  const check = run(null);
+  // Compiled alone first, so that jq's messages give the line and column of the expression as typed.
+  const check = jq.raw('null', expression, ['-c']);
   if (check.exitCode === COMPILE_ERROR) throw jqError(check.stderr, check.exitCode);
+  const vars = JSON.stringify(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
+  // The line break keeps a trailing `# comment` from hiding the closing parenthesis.
+  const program = `$${ENV_VAR} as $ENV | def env: $ENV; (${expression}\n)`;
+  const run = (value: unknown) => jq.raw(JSON.stringify(value) ?? 'null', program, ['-c', '--argjson', ENV_VAR, vars]);
   return (value) => {
     const r = run(value);
     // -c prints one value a line; a string's own line breaks are escaped in it.
@@ -24,6 +29,9 @@ export async function loadJqFilter(expression: string): Promise<JqFilter> {
     return r.exitCode === 0 ? { text } : { text, error: jqError(r.stderr, r.exitCode) };
   };
 }
+
+/** The variable that brings the environment in. */
+const ENV_VAR = '__agctl_env';
 
 /** jq's exit status for an expression that does not compile. */
 const COMPILE_ERROR = 3;

@@ -26,11 +26,14 @@ export class Output {
   #styles?: Styles;
   #jq?: JqFilter;
   #pager?: { command: string; env: NodeJS.ProcessEnv };
+  /** Milliseconds since the epoch (tables show times relative to it). */
+  readonly #now: () => number;
 
-  constructor(io: IO, format: OutputFormat, color: boolean) {
+  constructor(io: IO, format: OutputFormat, color: boolean, now: () => number = Date.now) {
     this.io = io;
     this.format = format;
     this.color = color;
+    this.#now = now;
   }
 
   get json(): boolean {
@@ -53,11 +56,12 @@ export class Output {
 
   /**
    * Runs --jq on every JSON document printed from now on (loads jq, and
-   * refuses an expression that does not compile, before the command runs).
+   * refuses an expression that does not compile, before the command runs);
+   * `$ENV` and `env` in it read `env`.
    */
-  async useJq(expression: string): Promise<void> {
+  async useJq(expression: string, env: NodeJS.ProcessEnv): Promise<void> {
     const { loadJqFilter } = await import('./jq.js');
-    this.#jq = await loadJqFilter(expression);
+    this.#jq = await loadJqFilter(expression, env);
   }
 
   /** Pages long tables on a terminal through this shell command (AGCTL_PAGER or PAGER). */
@@ -100,18 +104,22 @@ export class Output {
 
   /**
    * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
-   * terminal), columns apart by two spaces, no borders. On a terminal the
-   * table fits its width (the widest free-text column gives way, its cells
-   * cut with "…"; a terminal too narrow even then gets one record per row)
-   * and goes through the pager when longer than the terminal; on a pipe
-   * nothing is cut.
+   * terminal), columns apart by two spaces, no borders. On a terminal a
+   * timestamp (a cell that is an ISO 8601 time) shows as its age ("2h ago"),
+   * the table fits its width (free-text columns give way, see `fitColumns`;
+   * a terminal too narrow even then gets one record per row) and goes
+   * through the pager when longer than the terminal; on a pipe nothing is
+   * cut or changed.
    */
   async table(head: string[], rows: (string | number | boolean)[][]): Promise<void> {
     const s = await this.styles();
-    const cells = rows.map((r) => r.map((c) => String(c)));
+    const tty = this.io.isStdoutTTY;
+    const raw = rows.map((r) => r.map((c) => String(c)));
+    const now = this.#now();
+    const cells = tty ? raw.map((r) => r.map((c) => (ISO_TIME.test(c) ? age(c, now) : c))) : raw;
     const shownHead = head.map((h) => s.bold(h));
-    const columns = this.io.isStdoutTTY ? this.io.stdout.columns : undefined;
-    const widths = fitColumns(head, cells, columns);
+    const columns = tty ? this.io.stdout.columns : undefined;
+    const widths = fitColumns(head, cells, columns, freeText(raw, head.length));
     const text = widths ? renderColumns(shownHead, cells, widths) : records(shownHead, head, cells, columns!);
     const rowsOnScreen = this.io.stdout.rows;
     if (this.io.isStdoutTTY && rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
@@ -215,32 +223,67 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
 /**
  * A table as records, for a terminal too narrow for its columns: each row a
  * block of "HEADER  value" lines (headers aligned), blocks apart by a blank
- * line, values cut with "…" to the terminal's width (never below 10).
+ * line. Free text (a value with a space) is cut with "…" to the terminal's
+ * width (never below 10); an ID, a URL or any value without a space stays
+ * whole, for the terminal to wrap, so that it can be copied.
  */
 export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
   const width = Math.max(...head.map((h) => visible(h))) + 2;
   const max = Math.max(10, columns - width);
-  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + truncate(r[j] ?? '', max)).join('\n') + '\n').join('\n');
+  const shown = (value: string) => (/\s/.test(value) ? truncate(value, max) : value);
+  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');
+}
+
+/**
+ * Which columns hold free text (a cell has a space: names, conditions,
+ * descriptions), the only ones cut; a column that holds a URL is not.
+ */
+export function freeText(rows: string[][], count: number): boolean[] {
+  return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')));
 }
 
 /**
  * Column widths that fit the table into `columns` (all of it when the width
  * is unknown), or undefined when no cutting of free text fits it (the caller
- * shows records). Only free-text columns (a cell holds a space: names,
- * conditions, descriptions) give way, the widest first, never below their
- * header nor below 10; IDs, numbers and flags are never cut.
+ * shows records). Only free-text columns give way: the widest takes the cut
+ * alone down to its header or 10 (whichever is wider), then the next widest;
+ * IDs, URLs, times, numbers and flags are never cut. When the last column
+ * holds long values of those (a URL) and still does not fit, it may run past
+ * the edge (the terminal wraps it, whole) if its header fits.
  */
-export function fitColumns(head: string[], rows: string[][], columns: number | undefined): number[] | undefined {
+export function fitColumns(head: string[], rows: string[][], columns: number | undefined, free = freeText(rows, head.length)): number[] | undefined {
   const widths = naturalWidths(head, rows);
-  if (!columns || columns <= 0 || tableWidth(widths) <= columns) return widths;
-  const floor = widths.map((w, j) => (rows.some((r) => /\s/.test(r[j] ?? '')) ? Math.max(visible(head[j]!), Math.min(w, 10)) : w));
-  while (tableWidth(widths) > columns) {
-    let widest = -1;
-    for (let j = 0; j < widths.length; j++) if (widths[j]! > floor[j]! && (widest < 0 || widths[j]! > widths[widest]!)) widest = j;
-    if (widest < 0) return undefined;
-    widths[widest]!--;
+  let excess = columns && columns > 0 ? tableWidth(widths) - columns : 0;
+  const widestFirst = widths.map((_, j) => j).filter((j) => free[j]).sort((a, b) => widths[b]! - widths[a]! || a - b);
+  for (const j of widestFirst) {
+    if (excess <= 0) break;
+    const cut = Math.max(0, Math.min(excess, widths[j]! - Math.max(visible(head[j]!), 10)));
+    widths[j]! -= cut;
+    excess -= cut;
   }
-  return widths;
+  if (excess <= 0) return widths;
+  const last = widths.length - 1;
+  const overflows = !free[last] && widths[last]! >= LONG_VALUE && excess - widths[last]! + visible(head[last]!) <= 0;
+  return overflows ? widths : undefined;
+}
+
+/** Columns from which a last column of IDs or URLs may run past the terminal's edge rather than turn the table into records. */
+const LONG_VALUE = 20;
+
+/** A cell that is an ISO 8601 time, as the service writes them ("2026-11-25T07:13:08.295Z"). */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/;
+
+/** How long ago `iso` was, as gh says it: "just now", "5m ago", "2h ago", "3d ago"; a future time "in 5m". */
+export function age(iso: string, now: number): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const seconds = Math.round((now - ms) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 60) return 'just now';
+  const units: [string, number][] = [['y', 365 * 86400], ['mo', 30 * 86400], ['d', 86400], ['h', 3600], ['m', 60]];
+  const [unit, size] = units.find(([, size]) => abs >= size)!;
+  const n = `${Math.floor(abs / size)}${unit}`;
+  return seconds > 0 ? `${n} ago` : `in ${n}`;
 }
 
 /** Quotes a value for a POSIX shell (commands printed for the user to copy). */

@@ -62,8 +62,20 @@ function outputFormat(value: string): string {
   return format;
 }
 
+/**
+ * Every help page fits 80 columns: a subcommand listed by its name alone (its
+ * arguments are on its own page, as gh's "Available Commands"), descriptions
+ * wrapped beside the flags.
+ */
+const HELP: Partial<Help> = {
+  subcommandTerm: (cmd) => cmd.name(),
+  // Descriptions wrap even beside long flags (commander's default needs 40 columns for them).
+  minWidthToWrap: 24,
+};
+
 /** A subcommand's help lists the global flags under "Inherited flags" (as gh's), all but --version (the program's alone). */
 const INHERITED_FLAGS: Partial<Help> = {
+  ...HELP,
   showGlobalOptions: true,
   visibleGlobalOptions(cmd) {
     return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== '--version');
@@ -119,6 +131,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
       `\n${environmentSummary()}\nExit codes: see \`agctl help exit-codes\`.`,
     );
   program.helpCommand(false);
+  program.configureHelp(HELP);
 
   registerAuth(program);
   GROUPS.forEach((g, i) => {

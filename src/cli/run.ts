@@ -1,6 +1,7 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
 import { Exit, UsageError } from '../lib/exit.js';
+import { printsJson } from './declare.js';
 import { basePathHint } from '../client/http.js';
 import type { GlobalFlags } from '../config/resolve.js';
 import { CommandContext } from './context.js';
@@ -18,23 +19,24 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
   let ctx: CommandContext | undefined;
   let code: number;
   try {
-    if (flags.jq !== undefined) flags.output = jqOutput(flags.output);
+    if (flags.jq !== undefined) flags.output = jqOutput(cmd, flags.output);
     ctx = new CommandContext({ io, env, flags, clock });
     if (ctx.out.color) await ctx.out.styles();
-    if (flags.jq !== undefined) await ctx.out.useJq(flags.jq);
+    if (flags.jq !== undefined) await ctx.out.useJq(flags.jq, env);
     ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
     const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
-    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && env.AGCTL_OUTPUT?.toLowerCase() === 'json')), hint);
+    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && (flags.jq !== undefined || env.AGCTL_OUTPUT?.toLowerCase() === 'json'))), hint);
   } finally {
     await ctx?.close();
   }
   invocation.exitCode = code;
 }
 
-/** --jq filters JSON: it implies -o json, and contradicts -o table. */
-function jqOutput(output: string | undefined): 'json' {
+/** --jq filters JSON: it implies -o json, contradicts -o table, and has nothing to filter where no JSON is printed. */
+function jqOutput(cmd: Command, output: string | undefined): 'json' {
+  if (!printsJson(cmd)) throw new UsageError(`--jq filters JSON output: \`${cmd.name()}\` prints none`, 'drop --jq');
   if (output !== undefined && output !== 'json') throw new UsageError('--jq filters JSON output: it cannot be combined with -o table', 'drop -o table (--jq implies -o json)');
   return 'json';
 }

@@ -52,6 +52,23 @@ describe('--jq', () => {
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
+  it("$ENV and env are the invocation's environment; a trailing comment still works", async () => {
+    const r = await cli(['version', '--jq', '[$ENV.AGCTL_JQ_TEST, env.AGCTL_JQ_TEST, ($ENV.HOME == env.HOME)] # both'], { env: { AGCTL_JQ_TEST: 'bar baz' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(['bar baz', 'bar baz', true]);
+    const home = await cli(['version', '--jq', '$ENV.HOME'], { env: { HOME: '/somewhere/else' } });
+    expect(home.stdout).toBe('/somewhere/else\n');
+  });
+
+  it('is a usage error on commands that never print JSON', async () => {
+    const runs = await Promise.all([cli(['help', 'exit-codes', '--jq', '.']), cli(['completion', 'bash', '--jq', '.']), cli(['serve', '--jq', '.', '--port', '0'])]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'usage', message: expect.stringMatching(/^--jq filters JSON output: `(help|completion|serve)` prints none$/) });
+    }
+  });
+
   it('refuses an expression that does not compile before anything is sent: exit 2, jq\'s message, no stack', async () => {
     const before = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list.length;
     const r = await cli(['rules', 'delete', app, rules[0]!.id, '--yes', '--jq', '.[] |||']);
@@ -117,6 +134,38 @@ describe('tables', () => {
     expect(lines[0]).toMatch(/^PRIORITY  ID +NAME +ENABLED  CONDITION +REQUEST POLICY$/);
     expect(r.stdout).toContain('…');
     for (const rule of rules) expect(r.stdout).toContain(` ${rule.id} `);
+  });
+});
+
+describe('tables on narrow terminals', () => {
+  const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
+  it.each([
+    [['task', 'list'], /^ID +NUMBER +NAME +STEP +STATE +CREATED$/, 80, true],
+    [['mcp', 'list', 'ai-tools'], /^CONNECTOR ID +NAME +KIND +AUTH METHOD +URL OR CATALOG ENTRY +UPDATED$/, 130, true],
+    [['mcp', 'catalog', 'list'], /^ID +NAME +SERVICE +CONFIG FIELDS +DESCRIPTION$/, 90, false],
+  ])('%j is a table that fits its terminal, times as their age on a terminal, whole on a pipe', async (args, header, columns, timed) => {
+    const [tty, piped] = await Promise.all([onTerminal(args, {}, { columns, rows: 500 }), cli(args)]);
+    expect(tty.code, tty.stderr).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(header);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
+    expect(tty.stdout).not.toMatch(ISO);
+    if (timed) {
+      for (const l of lines.slice(1)) expect(l, l).toMatch(/ (just now|\d+(m|h|d|mo|y) ago|in \d+(m|h|d|mo|y))$/);
+      expect(piped.stdout).toMatch(/ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\n/);
+      expect(piped.stdout).not.toMatch(/ ago\n/);
+    }
+  });
+
+  it('webhook listeners list is a table whose URLs run past the edge whole', async () => {
+    const r = await onTerminal(['webhook', 'listeners', 'list'], {}, { columns: 80, rows: 500 });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +NAME +AUTH +ALLOWED FROM +RUNS +URL$/);
+    const at = lines[0]!.indexOf('URL');
+    expect(at).toBeLessThan(80);
+    for (const l of lines.slice(1)) expect(l.slice(at)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+\/[A-Za-z0-9]{20,}$/);
   });
 });
 

@@ -22,7 +22,7 @@ describe('task list', () => {
     const r = await cli(['task', 'list']);
     expect(r.code, r.stderr).toBe(0);
     const [head, ...rows] = lines(r.stdout);
-    expect(head!.split(/\s{2,}/)).toEqual(['ID', 'NUMBER', 'NAME', 'STEP', 'STEP STATE', 'CREATED']);
+    expect(head!.split(/\s{2,}/)).toEqual(['ID', 'NUMBER', 'NAME', 'STEP', 'STATE', 'CREATED']);
     expect(rows).toHaveLength(4);
     for (const id of OPEN) expect(r.stdout).toContain(id);
     expect(r.stdout).not.toContain(d.tasks.closed);

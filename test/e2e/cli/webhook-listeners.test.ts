@@ -32,7 +32,7 @@ describe('webhook listeners list', () => {
     const row = (id: string) => r.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
     expect(row(w.hmac.listenerId)).toMatch(new RegExp(`^${w.hmac.listenerId} +Demo: HMAC webhook +HMAC +anywhere +\\d+ +${s.baseUrl}${w.hmac.path}$`));
     expect(row(w.jwt.listenerId)).toMatch(new RegExp(`^${w.jwt.listenerId} +Demo: JWT webhook +JWT +anywhere +\\d+ +${s.baseUrl}${w.jwt.path}$`));
-    expect(row(w.restricted.listenerId)).toMatch(/ HMAC +203\.0\.113\.0\/24,2001:db8::\/32 +\d+ +http:/);
+    expect(row(w.restricted.listenerId)).toMatch(/ HMAC +203\.0\.113\.0\/24, 2001:db8::\/32 +\d+ +http:/);
     expectNoSecret(r);
   });
 
@@ -128,7 +128,7 @@ describe('webhook listeners create', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Auth: +JWT$/m);
     expect(r.stdout).toMatch(new RegExp(`^JWKS URL: +${jwksUrl}$`, 'm'));
-    expect(r.stdout).toMatch(/^Allowed from: +127\.0\.0\.0\/8,::1$/m);
+    expect(r.stdout).toMatch(/^Allowed from: +127\.0\.0\.0\/8, ::1$/m);
     expect(r.stdout).not.toMatch(/^Secret:/m);
     const id = /^ID: +(\S+)$/m.exec(r.stdout)![1]!;
     const keyFile = join(work, 'demo.private.jwk.json');

@@ -77,6 +77,19 @@ describe('declared facts', () => {
     expect(declaredEnv(root)).toEqual([one, { name: 'TWO', meaning: '2' }]);
   });
 
+  it('helpText fits 80 columns: long prose lines wrapped, long examples broken before a flag with " \\", quotes whole', () => {
+    const cmd = `agctl webhook verify -H 'Webhook-Timestamp: 1700000000' -H 'Content-Type: application/json' --jwks https://keys.example.com/jwks.json --url https://acme.example.com/x   # a comment`;
+    const text = helpText('word '.repeat(30).trim(), [cmd, 'agctl x   # short, untouched']);
+    const lines = text.split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+    expect(text).toContain('\n  $ agctl x   # short, untouched');
+    const example = lines.slice(lines.indexOf('Examples:') + 1, -1);
+    expect(example.slice(0, -1).every((l) => l.endsWith(' \\'))).toBe(true);
+    expect(example.slice(1).every((l) => /^ {6}-/.test(l))).toBe(true);
+    // What a shell reads back: the same command.
+    expect(example.join('\n').slice(4).replace(/ \\\n +/g, ' ')).toBe(cmd.replace(/ {3}#/, ' #'));
+  });
+
   it('helpText puts the examples after the prose', () => {
     expect(helpText('\nSome words.\n', ['agctl x', 'agctl y'])).toBe('\nSome words.\n\nExamples:\n  $ agctl x\n  $ agctl y');
     expect(helpText('', ['agctl x'])).toBe('\nExamples:\n  $ agctl x');

@@ -2,14 +2,14 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
-import { Output, fitColumns, plainColumns, visible } from '../../../src/cli/output.js';
+import { Output, age, fitColumns, plainColumns, visible } from '../../../src/cli/output.js';
 
-function capture(tty: boolean, columns?: number) {
+function capture(tty: boolean, columns?: number, now?: number) {
   let text = '';
   const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns });
   stdout.on('data', (d) => (text += String(d)));
   const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), isStdoutTTY: tty, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
-  return { out: new Output(io, 'table', false), text: () => text };
+  return { out: new Output(io, 'table', false, now === undefined ? undefined : () => now), text: () => text };
 }
 
 const HEAD = ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION'];
@@ -64,6 +64,16 @@ describe('Output.table', () => {
     expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
   });
 
+  it('in records, cuts free text but never an ID or a URL (the terminal wraps them whole)', async () => {
+    const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
+    const c = capture(true, 34);
+    await c.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
+    expect(c.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with a long name\nURL   ${url}\n`);
+    const narrower = capture(true, 20);
+    await narrower.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
+    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook wit…\nURL   ${url}\n`);
+  });
+
   it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
     const c = capture(true, 200);
     await c.out.table(['ID', 'NAME', 'ENABLED'], [['a', 'first rule', 'yes'], ['bb', 'x', 'no']]);
@@ -92,6 +102,56 @@ describe('Output.table', () => {
     expect(w).toBeUndefined(); // records
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), 50)).toEqual([8, 7, 10, 7, 10]);
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), undefined)).toEqual([8, 7, 28, 7, 57]);
+  });
+});
+
+describe('fitColumns: which column gives way', () => {
+  const rows = ROWS.map((r) => r.map(String));
+  it('the widest free-text column takes the whole cut while it can stay at max(header, 10); the others stay whole', () => {
+    // Natural widths 8, 7, 28, 7, 57 (115 with the gaps): at 80 the condition alone gives 35 columns.
+    expect(fitColumns(HEAD, rows, 80)).toEqual([8, 7, 28, 7, 22]);
+    // At 60 it stops at 10, and the name gives the 8 left.
+    expect(fitColumns(HEAD, rows, 60)).toEqual([8, 7, 20, 7, 10]);
+  });
+
+  it('never cuts a column that holds a URL, even beside free text', () => {
+    const head = ['ID', 'NAME', 'URL OR CATALOG ENTRY', 'KIND'];
+    const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
+    // The URL column is the widest, yet the name takes the cut.
+    expect(fitColumns(head, rows, 100)).toEqual([7, 21, 58, 8]);
+  });
+
+  it('a last column of long IDs or URLs runs past the edge, whole, rather than turn the table into records', () => {
+    const head = ['ID', 'NAME', 'URL'];
+    const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MacKQ0OjQQa0cey0OQ3WMPP0ph';
+    const widths = fitColumns(head, [['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'Demo: HMAC webhook', url]], 80);
+    expect(widths).toEqual([27, 10, url.length]);
+    // A short last column does not: records.
+    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toBeUndefined();
+  });
+});
+
+describe('times in tables', () => {
+  const now = Date.parse('2026-11-25T09:00:00.000Z');
+  it.each([
+    ['2026-11-25T08:59:30.000Z', 'just now'],
+    ['2026-11-25T08:55:00.000Z', '5m ago'],
+    ['2026-11-25T07:13:08.295Z', '1h ago'],
+    ['2026-11-22T09:00:00Z', '3d ago'],
+    ['2026-08-25T09:00:00+02:00', '3mo ago'],
+    ['2024-11-25T09:00:00Z', '2y ago'],
+    ['2026-11-25T09:05:00.000Z', 'in 5m'],
+  ])('%s is %s', (iso, expected) => expect(age(iso, now)).toBe(expected));
+
+  it('shows as their age on a terminal, whole on a pipe; other cells are left alone', async () => {
+    const head = ['ID', 'NOTE', 'CREATED'];
+    const rows = [['a', 'created 2026-11-25T07:13:08.295Z', '2026-11-25T07:13:08.295Z']];
+    const tty = capture(true, 200, now);
+    await tty.out.table(head, rows);
+    expect(tty.text()).toBe('ID  NOTE                              CREATED\na   created 2026-11-25T07:13:08.295Z  1h ago\n');
+    const pipe = capture(false, undefined, now);
+    await pipe.out.table(head, rows);
+    expect(pipe.text()).toBe('ID  NOTE                              CREATED\na   created 2026-11-25T07:13:08.295Z  2026-11-25T07:13:08.295Z\n');
   });
 });
 

@@ -6,7 +6,7 @@ import { collect } from '../../tree/util.js';
 export const api = () =>
   new Command('api')
     .description("Send an authenticated request to any route of the service and print the answer")
-    .argument('<path>', 'the route, e.g. /api/v1/apps/crm-app/entitlement_configuration_rules (a query string may follow)')
+    .argument('<path>', 'the route, e.g. /api/v1/search/tasks (a query string may follow)')
     .option('-X, --method <method>', 'the HTTP method (default: GET, or POST when fields or --input are given)')
     .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect, [] as string[])
     .option('-F, --field <key=value>', 'a typed field: true, false, null, a number, @file or @- for stdin, else a string (repeatable)', collect, [] as string[])

@@ -36,7 +36,7 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
     return 0;
   }
   await ctx.out.table(
-    ['ID', 'NUMBER', 'NAME', 'STEP', 'STEP STATE', 'CREATED'],
+    ['ID', 'NUMBER', 'NAME', 'STEP', 'STATE', 'CREATED'],
     views.map((raw) => {
       const v = normalizeTaskView(raw);
       const t = v.task;

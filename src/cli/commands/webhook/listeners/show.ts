@@ -8,4 +8,4 @@ export function listenerShown(l: WebhookListener): Omit<WebhookListener, 'secret
 }
 
 /** Where a listener takes events from: its allowed ranges, or anywhere. */
-export const listenerAllowedFrom = (l: WebhookListener): string => (l.allowedCidrs?.length ? l.allowedCidrs.join(',') : 'anywhere');
+export const listenerAllowedFrom = (l: WebhookListener): string => (l.allowedCidrs?.length ? l.allowedCidrs.join(', ') : 'anywhere');
