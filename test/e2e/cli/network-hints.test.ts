@@ -74,7 +74,8 @@ describe('a base URL with a path', () => {
   });
 });
 
-describe('a server that never answers', () => {
+// The two wait out the same back-off schedule on their own config dirs: side by side.
+describe.concurrent('a server that never answers', () => {
   const env = { AGCTL_BASE_URL: silentUrl, AGCTL_ACCESS_TOKEN: 'agt_x' };
 
   it('the error says how many attempts of how long, and the time in all; no progress lines off a terminal', async () => {
