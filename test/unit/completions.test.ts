@@ -6,10 +6,13 @@
 // it, with COMP_WORDS), zsh through its real completion system in a
 // pseudo-terminal (test/helpers/zsh-complete.zsh), fish with `complete -C`.
 // The zsh and fish tests are skipped where those shells are not installed.
-// Dynamic values come from the real program: `agctl` on the shells' PATH is
-// bin/agctl.js (dist/, rebuilt by the global setup), with a config dir of
-// three profiles.
-import { execFileSync, spawnSync } from 'node:child_process';
+// Dynamic values come from the program, with a config dir of three profiles.
+// Once per shell, `agctl` on the shells' PATH is the real bin/agctl.js (dist/,
+// rebuilt by the global setup); elsewhere it is a bash script that hands its
+// arguments to this process, which runs the program on them (runCli) and
+// sends back what it printed: the same answers without a node start-up a TAB.
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +22,7 @@ import { SHELL_NAMES, type ShellName as Shell } from '../../src/cli/commands/com
 import { buildProgram, walk } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/command.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
-import { bashComplete as bashCompleteIn } from '../helpers/bash-complete.js';
+import { bashCompleteAsync } from '../helpers/bash-complete.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));
 // a working directory with a file, a key file and a directory for file-name completion
@@ -33,8 +36,30 @@ symlinkSync(BIN, join(binDir, 'agctl'));
 const profiles = mkdtempSync(join(tmpdir(), 'agctl-completion-profiles-'));
 writeFileSync(join(profiles, 'config.json'), JSON.stringify({ currentProfile: 'ci', profiles: { ci: { baseUrl: 'https://ci.example.com' }, default: {}, staging: {} } }));
 const PROFILES = ['ci', 'default', 'staging'];
-const shellEnv = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, AGCTL_CONFIG_DIR: profiles };
+/** The shells' environment with the real program on PATH. */
+const realEnv = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, AGCTL_CONFIG_DIR: profiles };
+// The stand-in: "<argc>\0<arg>\0..." in, the program's stdout back.
+const program = createServer((sock) => {
+  let received = '';
+  sock.setEncoding('utf8').on('data', (d: string) => {
+    received += d;
+    const [count, ...args] = received.split('\0');
+    if (args.length <= Number(count)) return; // the last argument is complete when a \0 follows it
+    void runCli(args.slice(0, Number(count)), { configDir: profiles }).then((r) => sock.end(r.stdout));
+  });
+});
+await new Promise<void>((r) => program.listen(0, '127.0.0.1', r));
+const stubDir = mkdtempSync(join(tmpdir(), 'agctl-completion-stub-'));
+writeFileSync(
+  join(stubDir, 'agctl'),
+  `#!/usr/bin/env bash\nexec 3<>/dev/tcp/127.0.0.1/${(program.address() as AddressInfo).port} || exit 1\nprintf '%s\\0' "$#" "$@" >&3\ncat <&3\n`,
+  { mode: 0o755 },
+);
+/** The shells' environment with the stand-in on PATH. */
+const shellEnv = { ...realEnv, PATH: `${stubDir}:${process.env.PATH}` };
 afterAll(() => {
+  program.close();
+  rmSync(stubDir, { recursive: true, force: true });
   rmSync(profiles, { recursive: true, force: true });
   rmSync(binDir, { recursive: true, force: true });
   rmSync(configDir, { recursive: true, force: true });
@@ -68,28 +93,47 @@ const FILE_FLAGS = [
 ] as const;
 
 /** bash: COMPREPLY for `line` (test/helpers/bash-complete.ts). */
-const bashComplete = (line: string) => bashCompleteIn(line, { cwd: work, env: shellEnv });
+const bashComplete = (line: string, env = shellEnv) => bashCompleteAsync(line, { cwd: work, env });
+
+/** Runs a shell without blocking this process (which answers the stand-in program); its stdout, when it succeeds and prints no error. */
+function shell(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: work, env, encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => {
+      if (err || stderr) reject(new Error(`${cmd} failed (${err?.code ?? 'exit 0'}):\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
 
 /** zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function. */
-function zshComplete(line: string, mode: 'source' | 'fpath' = 'source'): { matches: string[]; paths: string[] } {
-  const r = spawnSync('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], {
-    cwd: work,
-    env: { ...shellEnv, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  const lines = r.stdout.split('\n');
+async function zshComplete(line: string, mode: 'source' | 'fpath' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[] }> {
+  const out = await shell('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], { ...env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') });
+  const lines = out.split('\n');
   return { matches: lines.filter((l) => l.startsWith('MATCH:')).map((l) => l.slice(6)), paths: lines.filter((l) => l.startsWith('PATH:')).map((l) => l.slice(5)) };
 }
 
-/** fish: `complete -C line`, the completions without their descriptions. */
-function fishComplete(line: string): string[] {
-  const r = spawnSync('fish', ['--no-config', '-c', 'source $argv[1]; complete -C $argv[2]', script('fish'), line], { cwd: work, env: shellEnv, encoding: 'utf8', timeout: 20_000 });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
+/** fish: `complete -C line`, the completions without their descriptions. Lines asked for together (Promise.all) run in one fish. */
+function fishComplete(line: string, env = shellEnv): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let batch = fishBatches.get(env);
+    if (!batch) {
+      fishBatches.set(env, (batch = []));
+      const lines = batch;
+      setImmediate(() => {
+        fishBatches.delete(env);
+        runFish(lines, env).catch((e: unknown) => lines.forEach((l) => l.reject(e)));
+      });
+    }
+    batch.push({ line, resolve, reject });
+  });
+}
+const fishBatches = new Map<NodeJS.ProcessEnv, { line: string; resolve: (r: string[]) => void; reject: (e: unknown) => void }[]>();
+const END = '<<<END>>>';
+async function runFish(batch: { line: string; resolve: (r: string[]) => void }[], env: NodeJS.ProcessEnv): Promise<void> {
+  const out = await shell('fish', ['--no-config', '-c', `source $argv[1]; for line in $argv[2..-1]; complete -C $line; echo '${END}'; end`, script('fish'), ...batch.map((b) => b.line)], env);
+  const answers = out.split(`${END}\n`);
+  if (answers.length !== batch.length + 1 || answers.at(-1) !== '') throw new Error(`fish answered ${answers.length - 1} of ${batch.length} lines:\n${out}`);
+  batch.forEach((b, i) => b.resolve(answers[i]!.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!)));
 }
 
 describe('shell completions', () => {
@@ -171,141 +215,153 @@ describe('shell completions', () => {
 });
 
 describe('bash completion (run)', () => {
-  it('completes command names and flags', () => {
-    expect(bashComplete('agctl rules l')).toEqual(['list']);
-    expect(bashComplete('agctl rules list --li')).toEqual(['--limit']);
-    expect(bashComplete('agctl --profile p rules ')).toEqual(expect.arrayContaining(['list', 'delete']));
-    expect(bashComplete('agctl -o json rules d')).toEqual(['delete']);
+  it('completes command names and flags', async () => {
+    expect(await bashComplete('agctl rules l')).toEqual(['list']);
+    expect(await bashComplete('agctl rules list --li')).toEqual(['--limit']);
+    expect(await bashComplete('agctl --profile p rules ')).toEqual(expect.arrayContaining(['list', 'delete']));
+    expect(await bashComplete('agctl -o json rules d')).toEqual(['delete']);
   });
 
-  it('completes the values of enumerated flags, also as --flag=value', () => {
-    expect(sorted(bashComplete('agctl -o '))).toEqual(['json', 'table']);
-    expect(bashComplete('agctl rules list --output j')).toEqual(['json']);
-    expect(bashComplete('agctl --output=j')).toEqual(['json']);
-    expect(sorted(bashComplete('agctl --output='))).toEqual(['json', 'table']);
-    expect(sorted(bashComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
-    expect(sorted(bashComplete('agctl webhook listeners create --auth-method '))).toEqual(['HMAC', 'JWT']);
-    expect(bashComplete('agctl webhook listeners l')).toEqual(['list']);
-    expect(bashComplete('agctl webhook r')).toEqual(['runs']);
+  it('completes the values of enumerated flags, also as --flag=value', async () => {
+    expect(sorted(await bashComplete('agctl -o '))).toEqual(['json', 'table']);
+    expect(await bashComplete('agctl rules list --output j')).toEqual(['json']);
+    expect(await bashComplete('agctl --output=j')).toEqual(['json']);
+    expect(sorted(await bashComplete('agctl --output='))).toEqual(['json', 'table']);
+    expect(sorted(await bashComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
+    expect(sorted(await bashComplete('agctl webhook listeners create --auth-method '))).toEqual(['HMAC', 'JWT']);
+    expect(await bashComplete('agctl webhook listeners l')).toEqual(['list']);
+    expect(await bashComplete('agctl webhook r')).toEqual(['runs']);
   });
 
-  it('completes file names for file flags, directories for --data-dir, nothing for other values', () => {
-    for (const [cmd, flag] of FILE_FLAGS) expect(sorted(bashComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir', 'afile.json', 'dd.key']);
-    expect(bashComplete('agctl webhook send x --data-file=af')).toEqual(['afile.json']);
-    expect(sorted(bashComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['adir', 'afile.json']);
-    expect(bashComplete('agctl serve --data-dir ')).toEqual(['adir']);
-    expect(bashComplete('agctl webhook send x --url ')).toEqual([]);
+  it('completes file names for file flags, directories for --data-dir, nothing for other values', async () => {
+    for (const [cmd, flag] of FILE_FLAGS) expect(sorted(await bashComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir', 'afile.json', 'dd.key']);
+    expect(await bashComplete('agctl webhook send x --data-file=af')).toEqual(['afile.json']);
+    expect(sorted(await bashComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['adir', 'afile.json']);
+    expect(await bashComplete('agctl serve --data-dir ')).toEqual(['adir']);
+    expect(await bashComplete('agctl webhook send x --url ')).toEqual([]);
   });
 
-  it('asks the program for profile names, also as --profile=value', () => {
-    expect(bashComplete('agctl --profile ')).toEqual(PROFILES);
-    expect(bashComplete('agctl rules list x --profile s')).toEqual(['staging']);
-    expect(bashComplete('agctl --profile=d')).toEqual(['default']);
-    expect(bashComplete('agctl -o json --profile=')).toEqual(PROFILES);
+  it('asks the program for profile names, also as --profile=value', async () => {
+    // the real program, once per shell
+    expect(await bashComplete('agctl --profile ', realEnv)).toEqual(PROFILES);
+    expect(await bashComplete('agctl rules list x --profile s')).toEqual(['staging']);
+    expect(await bashComplete('agctl --profile=d')).toEqual(['default']);
+    expect(await bashComplete('agctl -o json --profile=')).toEqual(PROFILES);
   });
 
-  it('offers nothing (neither flags nor file names) for a positional argument it cannot complete', () => {
-    expect(bashComplete('agctl rules list ')).toEqual([]);
-    expect(bashComplete('agctl webhook send ')).toEqual([]);
+  it('offers nothing (neither flags nor file names) for a positional argument it cannot complete', async () => {
+    expect(await bashComplete('agctl rules list ')).toEqual([]);
+    expect(await bashComplete('agctl webhook send ')).toEqual([]);
     // rule IDs: without a cached token, nothing
-    expect(bashComplete('agctl rules delete crm-app ')).toEqual([]);
+    expect(await bashComplete('agctl rules delete crm-app ')).toEqual([]);
     // the flags still after a dash, and where no positional argument is expected
-    expect(bashComplete('agctl rules list -')).toEqual(expect.arrayContaining(['--limit', '--profile']));
-    expect(bashComplete('agctl rules list crm-app ')).toEqual(expect.arrayContaining(['--limit', '--profile']));
-    expect(bashComplete('agctl webhook keygen ')).toEqual(expect.arrayContaining(['--alg']));
+    expect(await bashComplete('agctl rules list -')).toEqual(expect.arrayContaining(['--limit', '--profile']));
+    expect(await bashComplete('agctl rules list crm-app ')).toEqual(expect.arrayContaining(['--limit', '--profile']));
+    expect(await bashComplete('agctl webhook keygen ')).toEqual(expect.arrayContaining(['--alg']));
     // the hidden command is not offered
-    expect(bashComplete('agctl __')).toEqual([]);
+    expect(await bashComplete('agctl __')).toEqual([]);
   });
 
-  it('completes `completion <shell>` and `help <topic or command>`', () => {
-    expect(bashComplete('agctl completion ')).toEqual(expect.arrayContaining([...SHELL_NAMES]));
-    expect(bashComplete('agctl completion z')).toEqual(['zsh']);
-    expect(bashComplete('agctl completion bash ')).not.toContain('zsh');
-    expect(bashComplete('agctl help ')).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
-    expect(bashComplete('agctl help ru')).toEqual(['rules']);
-    expect(sorted(bashComplete('agctl help e'))).toEqual(['environment', 'exit-codes']);
-    expect(bashComplete('agctl help rules ')).toEqual(expect.arrayContaining(['list', 'delete']));
-    expect(bashComplete('agctl help rules ')).not.toContain('exit-codes');
-    expect(bashComplete('agctl help webhook v')).toEqual(['verify']);
-    expect(bashComplete('agctl help exit-codes ').filter((w) => !w.startsWith('-'))).toEqual([]);
+  it('completes `completion <shell>` and `help <topic or command>`', async () => {
+    expect(await bashComplete('agctl completion ')).toEqual(expect.arrayContaining([...SHELL_NAMES]));
+    expect(await bashComplete('agctl completion z')).toEqual(['zsh']);
+    expect(await bashComplete('agctl completion bash ')).not.toContain('zsh');
+    expect(await bashComplete('agctl help ')).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
+    expect(await bashComplete('agctl help ru')).toEqual(['rules']);
+    expect(sorted(await bashComplete('agctl help e'))).toEqual(['environment', 'exit-codes']);
+    expect(await bashComplete('agctl help rules ')).toEqual(expect.arrayContaining(['list', 'delete']));
+    expect(await bashComplete('agctl help rules ')).not.toContain('exit-codes');
+    expect(await bashComplete('agctl help webhook v')).toEqual(['verify']);
+    expect((await bashComplete('agctl help exit-codes ')).filter((w) => !w.startsWith('-'))).toEqual([]);
   });
 });
 
 describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () => {
-  it('keeps PATH inside the completion function, and completes commands (sourced and autoloaded from $fpath)', () => {
+  it('keeps PATH inside the completion function, and completes commands (sourced and autoloaded from $fpath)', async () => {
     for (const mode of ['source', 'fpath'] as const) {
-      const r = zshComplete('agctl rules l', mode);
+      const r = await zshComplete('agctl rules l', mode);
       expect(r.matches, mode).toEqual(['list']);
       expect(new Set(r.paths), mode).toEqual(new Set([shellEnv.PATH]));
     }
   });
 
-  it('completes the values of enumerated flags', () => {
-    expect(sorted(zshComplete('agctl -o ').matches)).toEqual(['json', 'table']);
-    expect(zshComplete('agctl --output=j').matches).toEqual(['--output=json']);
-    expect(sorted(zshComplete('agctl webhook send x --alg ').matches)).toEqual(['ES256', 'EdDSA', 'RS256']);
+  it('completes the values of enumerated flags', async () => {
+    expect(sorted((await zshComplete('agctl -o ')).matches)).toEqual(['json', 'table']);
+    expect((await zshComplete('agctl --output=j')).matches).toEqual(['--output=json']);
+    expect(sorted((await zshComplete('agctl webhook send x --alg ')).matches)).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
 
-  it('completes file names for file flags, directories for --data-dir, nothing for other values', () => {
-    for (const [cmd, flag] of FILE_FLAGS.filter((_, i) => i % 3 === 0)) expect(sorted(zshComplete(`agctl ${cmd} ${flag} `).matches), flag).toEqual(['adir', 'afile.json', 'dd.key']);
-    expect(sorted(zshComplete('agctl mcp set-credentials a b --config-file apiKey=a').matches)).toEqual(['apiKey=adir', 'apiKey=afile.json']);
-    expect(sorted(zshComplete('agctl serve --data-dir ').matches)).toEqual(['adir']);
-    expect(zshComplete('agctl webhook send x --url ').matches).toEqual([]);
+  it('completes file names for file flags, directories for --data-dir, nothing for other values', async () => {
+    for (const [cmd, flag] of FILE_FLAGS.filter((_, i) => i % 3 === 0)) expect(sorted((await zshComplete(`agctl ${cmd} ${flag} `)).matches), flag).toEqual(['adir', 'afile.json', 'dd.key']);
+    expect(sorted((await zshComplete('agctl mcp set-credentials a b --config-file apiKey=a')).matches)).toEqual(['apiKey=adir', 'apiKey=afile.json']);
+    expect(sorted((await zshComplete('agctl serve --data-dir ')).matches)).toEqual(['adir']);
+    expect((await zshComplete('agctl webhook send x --url ')).matches).toEqual([]);
   });
 
-  it('asks the program for profile names, also as --profile=value', () => {
-    expect(sorted(zshComplete('agctl --profile ').matches)).toEqual(PROFILES);
-    expect(zshComplete('agctl rules list x --profile s').matches).toEqual(['staging']);
-    expect(zshComplete('agctl --profile=d').matches).toEqual(['--profile=default']);
+  it('asks the program for profile names, also as --profile=value', async () => {
+    expect(sorted((await zshComplete('agctl --profile ', 'source', realEnv)).matches)).toEqual(PROFILES);
+    expect((await zshComplete('agctl rules list x --profile s')).matches).toEqual(['staging']);
+    expect((await zshComplete('agctl --profile=d')).matches).toEqual(['--profile=default']);
   });
 
-  it('offers nothing for a positional argument it cannot complete', () => {
-    expect(zshComplete('agctl rules list ').matches).toEqual([]);
-    expect(zshComplete('agctl rules delete crm-app ').matches).toEqual([]);
-    expect(zshComplete('agctl rules list -').matches).toEqual(expect.arrayContaining(['--limit']));
+  it('offers nothing for a positional argument it cannot complete', async () => {
+    expect((await zshComplete('agctl rules list ')).matches).toEqual([]);
+    expect((await zshComplete('agctl rules delete crm-app ')).matches).toEqual([]);
+    expect((await zshComplete('agctl rules list -')).matches).toEqual(expect.arrayContaining(['--limit']));
   });
 
-  it('completes `completion <shell>` and `help <topic or command>`', () => {
-    expect(zshComplete('agctl completion ').matches).toEqual(expect.arrayContaining([...SHELL_NAMES]));
-    expect(zshComplete('agctl help ').matches).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
-    expect(zshComplete('agctl help ru').matches).toEqual(['rules']);
-    expect(sorted(zshComplete('agctl help rules ').matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'get', 'list']);
+  it('completes `completion <shell>` and `help <topic or command>`', async () => {
+    expect((await zshComplete('agctl completion ')).matches).toEqual(expect.arrayContaining([...SHELL_NAMES]));
+    expect((await zshComplete('agctl help ')).matches).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
+    expect((await zshComplete('agctl help ru')).matches).toEqual(['rules']);
+    expect(sorted((await zshComplete('agctl help rules ')).matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'get', 'list']);
   });
 });
 
 describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)', () => {
-  it('completes commands, and enumerated flag values', () => {
-    expect(fishComplete('agctl rules l')).toEqual(['list']);
-    expect(sorted(fishComplete('agctl -o '))).toEqual(['json', 'table']);
-    expect(fishComplete('agctl --output=j')).toEqual(['--output=json']);
-    expect(sorted(fishComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
+  it('completes commands, and enumerated flag values', async () => {
+    const [l, o, output, alg] = await Promise.all(['agctl rules l', 'agctl -o ', 'agctl --output=j', 'agctl webhook keygen --alg '].map((line) => fishComplete(line)));
+    expect(l).toEqual(['list']);
+    expect(sorted(o!)).toEqual(['json', 'table']);
+    expect(output).toEqual(['--output=json']);
+    expect(sorted(alg!)).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
 
-  it('completes file names for file flags, directories for --data-dir, nothing for other values', () => {
-    for (const [cmd, flag] of FILE_FLAGS) expect(sorted(fishComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir/', 'afile.json', 'dd.key']);
-    expect(sorted(fishComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['apiKey=adir/', 'apiKey=afile.json']);
-    expect(fishComplete('agctl serve --data-dir ')).toEqual(['adir/']);
-    expect(fishComplete('agctl webhook send x --url ')).toEqual([]);
+  it('completes file names for file flags, directories for --data-dir, nothing for other values', async () => {
+    const [files, keyed, dir, url] = await Promise.all([
+      Promise.all(FILE_FLAGS.map(([cmd, flag]) => fishComplete(`agctl ${cmd} ${flag} `))),
+      fishComplete('agctl mcp set-credentials a b --config-file apiKey=a'),
+      fishComplete('agctl serve --data-dir '),
+      fishComplete('agctl webhook send x --url '),
+    ]);
+    FILE_FLAGS.forEach(([, flag], i) => expect(sorted(files[i]!), flag).toEqual(['adir/', 'afile.json', 'dd.key']));
+    expect(sorted(keyed)).toEqual(['apiKey=adir/', 'apiKey=afile.json']);
+    expect(dir).toEqual(['adir/']);
+    expect(url).toEqual([]);
   });
 
-  it('asks the program for profile names, also as --profile=value', () => {
-    expect(sorted(fishComplete('agctl --profile '))).toEqual(PROFILES);
-    expect(fishComplete('agctl rules list x --profile s')).toEqual(['staging']);
-    expect(fishComplete('agctl --profile=d')).toEqual(['--profile=default']);
+  it('asks the program for profile names, also as --profile=value', async () => {
+    const [real, s, d] = await Promise.all([fishComplete('agctl --profile ', realEnv), fishComplete('agctl rules list x --profile s'), fishComplete('agctl --profile=d')]);
+    expect(sorted(real)).toEqual(PROFILES);
+    expect(s).toEqual(['staging']);
+    expect(d).toEqual(['--profile=default']);
   });
 
-  it('offers nothing for a positional argument it cannot complete', () => {
-    expect(fishComplete('agctl rules list ')).toEqual([]);
-    expect(fishComplete('agctl rules delete crm-app ')).toEqual([]);
+  it('offers nothing for a positional argument it cannot complete', async () => {
+    const [list, del] = await Promise.all([fishComplete('agctl rules list '), fishComplete('agctl rules delete crm-app ')]);
+    expect(list).toEqual([]);
+    expect(del).toEqual([]);
   });
 
-  it('completes `completion <shell>` and `help <topic or command>`', () => {
-    expect(sorted(fishComplete('agctl completion '))).toEqual(sorted([...SHELL_NAMES]));
-    expect(fishComplete('agctl completion bash ')).toEqual([]);
-    expect(sorted(fishComplete('agctl help '))).toEqual(sorted(['exit-codes', 'environment', ...COMMANDS]));
-    expect(fishComplete('agctl help ru')).toEqual(['rules']);
-    expect(sorted(fishComplete('agctl help rules '))).toEqual(['delete', 'get', 'list']);
-    expect(fishComplete('agctl help exit-codes ')).toEqual([]);
+  it('completes `completion <shell>` and `help <topic or command>`', async () => {
+    const lines = ['agctl completion ', 'agctl completion bash ', 'agctl help ', 'agctl help ru', 'agctl help rules ', 'agctl help exit-codes '];
+    const [completion, afterShell, help, ru, rules, afterTopic] = await Promise.all(lines.map((line) => fishComplete(line)));
+    expect(sorted(completion!)).toEqual(sorted([...SHELL_NAMES]));
+    expect(afterShell).toEqual([]);
+    expect(sorted(help!)).toEqual(sorted(['exit-codes', 'environment', ...COMMANDS]));
+    expect(ru).toEqual(['rules']);
+    expect(sorted(rules!)).toEqual(['delete', 'get', 'list']);
+    expect(afterTopic).toEqual([]);
   });
 });
 
