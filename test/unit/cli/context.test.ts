@@ -142,7 +142,8 @@ describe('login (in-process)', () => {
     expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
   });
 
-  it('hints at the base URL typed at the prompt when it cannot be reached, and not at `agctl login` for a wrong secret', async () => {
+  // These two wait out the retries of a refused connection, side by side.
+  it.concurrent('hints at the base URL typed at the prompt when it cannot be reached, and not at `agctl login` for a wrong secret', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const port = (closed.address() as AddressInfo).port;
@@ -161,7 +162,7 @@ describe('login (in-process)', () => {
     expect((e2 as CliError).hint).toBe('check the client ID and secret');
   });
 
-  it('takes a base URL typed without scheme as https, and shows it', async () => {
+  it.concurrent('takes a base URL typed without scheme as https, and shows it', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const port = (closed.address() as AddressInfo).port;
