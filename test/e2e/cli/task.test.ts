@@ -33,7 +33,9 @@ describe('agctl task approve-step-up', async () => {
     return JSON.parse(row.policy).current;
   };
 
-  it('runs the full flow: issued transaction, redirect, confirmation while waiting, approval', async () => {
+  // The tests up to the wait timeout spend most of their time waiting (polls, a real process's start-up): each on a task
+  // of its own, they run side by side. The tests that move the server's clock come after them.
+  it.concurrent('runs the full flow: issued transaction, redirect, confirmation while waiting, approval', async () => {
     const { taskId, stepId } = fresh();
     const run = startCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly clean-up'], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
@@ -69,7 +71,7 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stdout).toMatch(new RegExp(`^Approve action: +${action.id}$`, 'm'));
   });
 
-  it('--no-wait exits 10 with the URL and a resume command, each printed once; the resume approves', async () => {
+  it.concurrent('--no-wait exits 10 with the URL and a resume command, each printed once; the resume approves', async () => {
     const { taskId, stepId } = fresh();
     const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json']);
     expect(first.code, first.stderr).toBe(10);
@@ -96,7 +98,7 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).not.toBe(stepId);
   });
 
-  it('--no-wait in a table prints the URL and the resume command once each; the printed command resumes while waiting', async () => {
+  it.concurrent('--no-wait in a table prints the URL and the resume command once each; the printed command resumes while waiting', async () => {
     const { taskId, stepId } = fresh();
     const first = await cli(['task', 'approve-step-up', taskId, '--no-wait', '--comment', "it's fine"]);
     expect(first.code, first.stderr).toBe(10);
@@ -126,7 +128,7 @@ describe('agctl task approve-step-up', async () => {
     expect(action.comment).toBe("it's fine");
   });
 
-  it('--no-wait still exits 10 when the reader of its output has gone (`| head -1`, `| grep -q`)', async () => {
+  it.concurrent('--no-wait still exits 10 when the reader of its output has gone (`| head -1`, `| grep -q`)', async () => {
     const { taskId, stepId } = fresh();
     const child = spawn(process.execPath, [BIN, 'task', 'approve-step-up', taskId, '--no-wait'], { env: spawnEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy(); // the reader stops before agctl writes anything
@@ -138,7 +140,7 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).toBe(stepId);
   });
 
-  it('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
+  it.concurrent('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
@@ -160,7 +162,7 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).not.toBe(stepId);
   });
 
-  it('Ctrl-C while waiting with -o json prints the transaction as "cancelled", the resume command once', async () => {
+  it.concurrent('Ctrl-C while waiting with -o json prints the transaction as "cancelled", the resume command once', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
     const [, tx] = await run.waitForStderr(TX_RE);
@@ -180,7 +182,7 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('! cancelled (Ctrl-C) while waiting for the step-up; to resume, run the resumeCommand of the output');
   });
 
-  it('gives up with exit 10 when the wait times out, with the URL and the resume command once each', async () => {
+  it.concurrent('gives up with exit 10 when the wait times out, with the URL and the resume command once each', async () => {
     const { taskId } = fresh();
     const started = Date.now();
     const r = await cli(['task', 'approve-step-up', taskId, '--wait-timeout', '1']);
