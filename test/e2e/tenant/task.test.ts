@@ -12,7 +12,8 @@ import { shellWords, tenant, tenantCli } from './helpers.js';
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/complete\/[A-Za-z0-9_-]+)/;
 const count = (text: string, part: string) => text.split(part).length - 1;
 
-describe('task approve-step-up against the fake tenant', async () => {
+// Each test on a task of its own: they run side by side (most of their time is waiting on polls and start-ups).
+describe.concurrent('task approve-step-up against the fake tenant', async () => {
   const t = await tenant();
   const { cli, spawnEnv } = tenantCli(t);
   const currentStep = (taskId: string) => t.tasks.find(taskId)!.current?.id;
