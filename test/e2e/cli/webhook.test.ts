@@ -241,7 +241,8 @@ describe('webhook send (load mode): delivery', () => {
   });
 });
 
-describe('webhook send (load mode), Ctrl-C', () => {
+// Two processes of their own, against servers and config dirs of their own: side by side (one waits out the 2 s grace).
+describe.concurrent('webhook send (load mode), Ctrl-C', () => {
   const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10_000) => {
     for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await ok()) return;
     throw new Error(`timed out waiting for ${what}`);
