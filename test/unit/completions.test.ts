@@ -105,12 +105,21 @@ function shell(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<str
   });
 }
 
-/** zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function. */
+/**
+ * zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function.
+ * The first run of a mode writes compinit's dump; the runs after it wait for it, then may run side by side.
+ */
 async function zshComplete(line: string, mode: 'source' | 'fpath' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[] }> {
-  const out = await shell('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], { ...env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') });
-  const lines = out.split('\n');
+  const dumped = zshDumps.get(mode);
+  const run = (async () => {
+    await dumped?.catch(() => {});
+    return shell('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], { ...env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') });
+  })();
+  if (!dumped) zshDumps.set(mode, run);
+  const lines = (await run).split('\n');
   return { matches: lines.filter((l) => l.startsWith('MATCH:')).map((l) => l.slice(6)), paths: lines.filter((l) => l.startsWith('PATH:')).map((l) => l.slice(5)) };
 }
+const zshDumps = new Map<string, Promise<unknown>>();
 
 /** fish: `complete -C line`, the completions without their descriptions. Lines asked for together (Promise.all) run in one fish. */
 function fishComplete(line: string, env = shellEnv): Promise<string[]> {
@@ -277,44 +286,56 @@ describe('bash completion (run)', () => {
 });
 
 describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () => {
+  const matches = (lines: string[]) => Promise.all(lines.map(async (line) => (await zshComplete(line)).matches));
+
   it('keeps PATH inside the completion function, and completes commands (sourced and autoloaded from $fpath)', async () => {
-    for (const mode of ['source', 'fpath'] as const) {
-      const r = await zshComplete('agctl rules l', mode);
-      expect(r.matches, mode).toEqual(['list']);
-      expect(new Set(r.paths), mode).toEqual(new Set([shellEnv.PATH]));
-    }
+    const modes = ['source', 'fpath'] as const;
+    const runs = await Promise.all(modes.map((mode) => zshComplete('agctl rules l', mode)));
+    modes.forEach((mode, i) => {
+      expect(runs[i]!.matches, mode).toEqual(['list']);
+      expect(new Set(runs[i]!.paths), mode).toEqual(new Set([shellEnv.PATH]));
+    });
   });
 
   it('completes the values of enumerated flags', async () => {
-    expect(sorted((await zshComplete('agctl -o ')).matches)).toEqual(['json', 'table']);
-    expect((await zshComplete('agctl --output=j')).matches).toEqual(['--output=json']);
-    expect(sorted((await zshComplete('agctl webhook send x --alg ')).matches)).toEqual(['ES256', 'EdDSA', 'RS256']);
+    const [o, output, alg] = await matches(['agctl -o ', 'agctl --output=j', 'agctl webhook send x --alg ']);
+    expect(sorted(o!)).toEqual(['json', 'table']);
+    expect(output).toEqual(['--output=json']);
+    expect(sorted(alg!)).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
 
   it('completes file names for file flags, directories for --data-dir, nothing for other values', async () => {
-    for (const [cmd, flag] of FILE_FLAGS.filter((_, i) => i % 3 === 0)) expect(sorted((await zshComplete(`agctl ${cmd} ${flag} `)).matches), flag).toEqual(['adir', 'afile.json', 'dd.key']);
-    expect(sorted((await zshComplete('agctl mcp set-credentials a b --config-file apiKey=a')).matches)).toEqual(['apiKey=adir', 'apiKey=afile.json']);
-    expect(sorted((await zshComplete('agctl serve --data-dir ')).matches)).toEqual(['adir']);
-    expect((await zshComplete('agctl webhook send x --url ')).matches).toEqual([]);
+    const flags = FILE_FLAGS.filter((_, i) => i % 3 === 0);
+    const [files, [keyed, dir, url]] = await Promise.all([
+      matches(flags.map(([cmd, flag]) => `agctl ${cmd} ${flag} `)),
+      matches(['agctl mcp set-credentials a b --config-file apiKey=a', 'agctl serve --data-dir ', 'agctl webhook send x --url ']),
+    ]);
+    flags.forEach(([, flag], i) => expect(sorted(files[i]!), flag).toEqual(['adir', 'afile.json', 'dd.key']));
+    expect(sorted(keyed!)).toEqual(['apiKey=adir', 'apiKey=afile.json']);
+    expect(sorted(dir!)).toEqual(['adir']);
+    expect(url).toEqual([]);
   });
 
   it('asks the program for profile names, also as --profile=value', async () => {
-    expect(sorted((await zshComplete('agctl --profile ', 'source', realEnv)).matches)).toEqual(PROFILES);
-    expect((await zshComplete('agctl rules list x --profile s')).matches).toEqual(['staging']);
-    expect((await zshComplete('agctl --profile=d')).matches).toEqual(['--profile=default']);
+    const [real, [s, d]] = await Promise.all([zshComplete('agctl --profile ', 'source', realEnv), matches(['agctl rules list x --profile s', 'agctl --profile=d'])]);
+    expect(sorted(real.matches)).toEqual(PROFILES);
+    expect(s).toEqual(['staging']);
+    expect(d).toEqual(['--profile=default']);
   });
 
   it('offers nothing for a positional argument it cannot complete', async () => {
-    expect((await zshComplete('agctl rules list ')).matches).toEqual([]);
-    expect((await zshComplete('agctl rules delete crm-app ')).matches).toEqual([]);
-    expect((await zshComplete('agctl rules list -')).matches).toEqual(expect.arrayContaining(['--limit']));
+    const [list, del, dash] = await matches(['agctl rules list ', 'agctl rules delete crm-app ', 'agctl rules list -']);
+    expect(list).toEqual([]);
+    expect(del).toEqual([]);
+    expect(dash).toEqual(expect.arrayContaining(['--limit']));
   });
 
   it('completes `completion <shell>` and `help <topic or command>`', async () => {
-    expect((await zshComplete('agctl completion ')).matches).toEqual(expect.arrayContaining([...SHELL_NAMES]));
-    expect((await zshComplete('agctl help ')).matches).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
-    expect((await zshComplete('agctl help ru')).matches).toEqual(['rules']);
-    expect(sorted((await zshComplete('agctl help rules ')).matches.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'get', 'list']);
+    const [completion, help, ru, rules] = await matches(['agctl completion ', 'agctl help ', 'agctl help ru', 'agctl help rules ']);
+    expect(completion).toEqual(expect.arrayContaining([...SHELL_NAMES]));
+    expect(help).toEqual(expect.arrayContaining(['exit-codes', 'environment', ...COMMANDS]));
+    expect(ru).toEqual(['rules']);
+    expect(sorted(rules!.filter((w) => !w.startsWith('-')))).toEqual(['delete', 'get', 'list']);
   });
 });
 
