@@ -1,8 +1,6 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
 import type { GetCatalogEntryResponse, McpCatalogEntry } from '../api/mcp-catalog.js';
-// Loaded for its marks: the secret fields it registers are redacted in --debug logs.
-import '../api/mcp-schema.js';
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';

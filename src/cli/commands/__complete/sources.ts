@@ -100,7 +100,7 @@ export const SOURCES: Record<DynamicSource, Source> = {
     });
   },
   'rule-ids': withApi(true, async (api, appId) => (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName }))),
-  // Imported here: the MCP client loads the schema library, which only the MCP and task sources need.
+  // Imported here: only this source needs the MCP client.
   'connector-ids': withApi(true, async (api, appId) => {
     const { listAllMcpServers } = await import('../../../client/mcp.js');
     return (await listAllMcpServers(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((m) => ({ value: m.connectorId, description: m.displayName || undefined }));
