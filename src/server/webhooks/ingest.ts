@@ -283,28 +283,29 @@ export function incoming(ctx: RequestContext): JsonResult | Promise<JsonResult> 
 const PRUNE_INTERVAL_MS = 3600_000;
 const PRUNE_BATCH = 5000;
 
-/** Deletes up to one batch of event records older than 7 days; returns how many it deleted. */
-function pruneBatch(store: Store, now: number): number {
-  return store.db
-    .prepare('DELETE FROM webhook_events WHERE (listener, event) IN (SELECT listener, event FROM webhook_events WHERE received_at <= ? LIMIT ?)')
-    .run(now - EVENT_RETENTION_MS, PRUNE_BATCH).changes;
+/** A function deleting up to one batch of event records older than 7 days and returning how many it deleted (its statement prepared once). */
+function pruner(store: Store): (now: number) => number {
+  const st = store.db.prepare('DELETE FROM webhook_events WHERE (listener, event) IN (SELECT listener, event FROM webhook_events WHERE received_at <= ? LIMIT ?)');
+  return (now) => st.run(now - EVENT_RETENTION_MS, PRUNE_BATCH).changes;
 }
 
 /** Deletes every event record older than 7 days; returns how many. */
 export function pruneWebhookEvents(store: Store, now: number): number {
+  const pruneBatch = pruner(store);
   let total = 0;
-  for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) n = pruneBatch(store, now);
+  for (let n = PRUNE_BATCH; n === PRUNE_BATCH; total += n) n = pruneBatch(now);
   return total;
 }
 
 /** Prunes event records every hour, one batch per turn of the event loop; returns the stop function. */
 export function prunePeriodically(store: Store, now: () => number): () => void {
   let stopped = false;
+  const pruneBatch = pruner(store);
   const run = () => {
     if (stopped || !store.db.open) return;
     try {
       // A full batch: there may be more, after the requests waiting meanwhile.
-      if (pruneBatch(store, now()) === PRUNE_BATCH) setImmediate(run);
+      if (pruneBatch(now()) === PRUNE_BATCH) setImmediate(run);
     } catch {
       // A busy, full or failing database: a timer's exception would stop the
       // server. The records stay (a replay is still a 409); the next run retries.

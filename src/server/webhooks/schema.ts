@@ -1,4 +1,5 @@
 // The webhook tables, the shapes of their rows, and how runs are keyed.
+import type { Statement } from 'better-sqlite3';
 import type { DB } from '../store/db.js';
 import type { AuthMethod } from '../../webhook/verify.js';
 
@@ -100,5 +101,10 @@ export function createWebhookTables(db: DB): void {
 /** The key of a listener's last run, or the start of its range (`num` × RUNS_PER_LISTENER) when it has none. */
 export function lastRunKey(db: DB, num: number): number {
   const lo = num * RUNS_PER_LISTENER;
-  return (db.prepare('SELECT MAX(seq) FROM webhook_runs WHERE seq > ? AND seq < ?').pluck().get(lo, lo + RUNS_PER_LISTENER) as number | null) ?? lo;
+  let st = lastRunStatements.get(db);
+  if (!st) lastRunStatements.set(db, (st = db.prepare('SELECT MAX(seq) FROM webhook_runs WHERE seq > ? AND seq < ?').pluck()));
+  return (st.get(lo, lo + RUNS_PER_LISTENER) as number | null) ?? lo;
 }
+
+/** The statement of lastRunKey, prepared once per database (it runs in every group commit). */
+const lastRunStatements = new WeakMap<DB, Statement>();
