@@ -10,6 +10,7 @@ import type { AuthMethod } from '../../webhook/verify.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
+import { parsePageSize } from '../routes/apps.js';
 
 const MAX_CIDRS = 100;
 const MAX_NAME_CHARS = 200;
@@ -121,15 +122,9 @@ export async function createListener(ctx: RequestContext) {
   return { body: { listener: listenerView(ctx.baseUrl, row, automation, { secret, runCount: 0 }) } };
 }
 
-function parsePageSize(raw: string | null): number {
-  if (raw === null || raw === '' || raw === '0') return LIST_PAGE_SIZE_DEFAULT;
-  if (!/^\d+$/.test(raw)) throw invalidArgument('page_size must be a non-negative integer');
-  return Math.min(Number(raw), LIST_PAGE_SIZE_MAX);
-}
-
 /** GET /_embedded/v1/webhook_listeners?page_size=&page_token=: every listener in creation order, with its run count. */
 export function listListeners(ctx: RequestContext) {
-  const size = parsePageSize(ctx.query.get('page_size'));
+  const size = parsePageSize(ctx.query.get('page_size'), LIST_PAGE_SIZE_DEFAULT, LIST_PAGE_SIZE_MAX);
   const token = ctx.query.get('page_token') || '0';
   // The page token is the number of the last listener of the previous page.
   if (!/^\d{1,16}$/.test(token)) throw invalidArgument('page_token is not a valid page token');

@@ -276,6 +276,12 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(all.find((l) => l.id === created.body.listener.id)).toMatchObject({ runCount: 1 });
     expect(JSON.stringify(all)).not.toMatch(/"secret"/);
     expect(JSON.stringify(all)).not.toContain(w.hmac.secret);
+    // page_size 0 in any spelling is the default size, as on the other list routes (once a 500)
+    for (const zero of ['0', '00']) {
+      const r = await s.api(`/_embedded/v1/webhook_listeners?page_size=${zero}`);
+      expect(r.status).toBe(200);
+      expect(r.body.list.length).toBe(Math.min(count, 100));
+    }
 
     for (const [body, re] of [
       [{ authMethod: 'HMAC', secret: 'short' }, /secret must be 32 to 512/],
