@@ -1,7 +1,7 @@
 // The embedded server's webhook listener routes (under /_embedded/v1/: not part
 // of the service API, which sets listeners up in its web app).
 import { isJsonObject, jsonKind, type ApiClient } from './api.js';
-import { listAll, type PageRequest } from './paginate.js';
+import { checkPage, listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const LISTENERS_PATH = '/_embedded/v1/webhook_listeners';
@@ -45,14 +45,6 @@ function listenerProblem(l: unknown): string | undefined {
   return undefined;
 }
 
-function checkListenersPage(b: Record<string, unknown>): string | undefined {
-  if (b.list === undefined || b.list === null) return undefined;
-  if (!Array.isArray(b.list)) return `"list" is ${jsonKind(b.list)}, expected an array of listeners`;
-  const problems = b.list.map(listenerProblem);
-  const i = problems.findIndex((p) => p !== undefined);
-  return i < 0 ? undefined : `"list[${i}]" ${problems[i]}`;
-}
-
 function checkRuns(b: Record<string, unknown>): string | undefined {
   if (!Array.isArray(b.runs)) return `"runs" is ${jsonKind(b.runs)}, expected an array`;
   if (typeof b.total !== 'number') return `"total" is ${jsonKind(b.total)}, expected a number`;
@@ -64,7 +56,7 @@ export function listListeners(api: ApiClient, opts: { limit?: number } = {}): Pr
   const page = (req: PageRequest) =>
     api.call<{ list?: WebhookListener[]; nextPageToken?: string }>('GET', LISTENERS_PATH, {
       query: { page_size: req.pageSize, page_token: req.pageToken },
-      check: checkListenersPage,
+      check: checkPage(listenerProblem, 'an array of listeners'),
     });
   return listAll(page, { limit: opts.limit, what: 'webhook listeners' });
 }
