@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { readTextIfExists, ensurePrivateDir, inConfigDir } from './secure-file.js';
 import { chmodSync } from 'node:fs';
 import { UsageError } from '../lib/exit.js';
-import { configDir } from './paths.js';
 
 export interface Profile {
   baseUrl?: string;
@@ -100,19 +99,6 @@ export class ProfileStore {
       chmodSync(this.path, 0o600);
     });
     this.#cache = undefined;
-  }
-}
-
-/**
- * The names of the saved profiles in the config directory `env` points at,
- * sorted; [] when there are none or the config file cannot be read (for
- * completion, which must never fail).
- */
-export function listProfileNames(env: NodeJS.ProcessEnv = process.env): string[] {
-  try {
-    return new ProfileStore(configDir(env), env).names();
-  } catch {
-    return [];
   }
 }
 

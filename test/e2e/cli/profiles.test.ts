@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listProfileNames } from '../../../src/config/profiles.js';
+import { ProfileStore } from '../../../src/config/profiles.js';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { closedPort, sendJson, tinyServer } from '../../unit/client/tiny-server.js';
@@ -15,6 +15,7 @@ const s = await startTestServer();
 const work = tempDir('agctl-profiles-e2e-');
 let n = 0;
 const configDir = () => join(work, `cfg${n++}`);
+const profileNames = (dir: string) => new ProfileStore(dir, { AGCTL_CONFIG_DIR: dir }).names();
 const app = s.demo.rules.appId as string;
 const plain = s.plainClient;
 const key = s.keyClient;
@@ -88,8 +89,8 @@ describe('auth list', () => {
     expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+logged out$/m);
 
     // The function completion uses.
-    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual(['ci', 'default']);
-    expect(listProfileNames({ AGCTL_CONFIG_DIR: join(work, 'none') })).toEqual([]);
+    expect(profileNames(dir)).toEqual(['ci', 'default']);
+    expect(profileNames(join(work, 'none'))).toEqual([]);
   });
 
   it('without profiles points to agctl login (exit 0); -o json is []', async () => {
@@ -196,7 +197,7 @@ describe('an unknown profile', () => {
     const cli = cliFor(dir);
     const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env: { AGCTL_PROFILE: 'fresh' } });
     expect(login.code, login.stderr).toBe(0);
-    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual(['fresh']);
+    expect(profileNames(dir)).toEqual(['fresh']);
   });
 });
 
@@ -226,7 +227,7 @@ describe('a base URL without scheme at login', () => {
     // https to a plain-http server fails; nothing is saved and no secret went out in clear.
     expect(r.code).toBe(9);
     expect(r.stderr).toMatch(/TLS|plain HTTP/);
-    expect(listProfileNames({ AGCTL_CONFIG_DIR: dir })).toEqual([]);
+    expect(profileNames(dir)).toEqual([]);
   });
 });
 
