@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { collectTree, type Node } from '../../completion.js';
 import { invocationOf } from '../../invocation.js';
 import { systemClock, type Clock } from '../../../lib/clock.js';
+import { CONTROL_CHARS } from '../../../lib/controls.js';
 import { BUDGET_MS, SOURCES, type Candidate } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
 
@@ -41,7 +42,7 @@ export function budgetMs(env: NodeJS.ProcessEnv): number {
 
 /** A value and its description on one line; a value that would break the line, or the shell's word, is not offered. */
 function line(c: Candidate): string {
-  const description = c.description?.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').trim().slice(0, 80);
+  const description = c.description?.replace(CONTROL_CHARS, ' ').trim().slice(0, 80);
   return description ? `${c.value}\t${description}` : c.value;
 }
 

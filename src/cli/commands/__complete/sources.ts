@@ -3,7 +3,7 @@
 // request, no stored secret unsealed, no prompt), and only when the base URL
 // is the one the profile was logged in to (a token never goes elsewhere).
 import type { DynamicSource } from '../../completion.js';
-import { ConfigContext, baseUrlFromClientId, resolveSettings, sameTenant } from '../../../config/resolve.js';
+import { ConfigContext, profileTenant, resolveSettings, sameTenant } from '../../../config/resolve.js';
 import { ApiClient } from '../../../client/api.js';
 import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
@@ -59,8 +59,7 @@ function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   const config = new ConfigContext(ctx.env);
   const s = settingsOf(line, ctx.env, config);
   if (!s.baseUrl || !s.clientId) return undefined;
-  const p = config.profiles.get(s.profile);
-  const own = p?.baseUrl ?? (p?.clientId ? baseUrlFromClientId(p.clientId) : undefined);
+  const own = profileTenant(config.profiles.get(s.profile));
   if (!own || !sameTenant(own, s.baseUrl)) return undefined;
   const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || token.expiresAt - EXPIRY_SKEW_S <= Math.floor(ctx.clock.now() / 1000)) return undefined;

@@ -1,5 +1,5 @@
 import { CliError, Exit } from '../../../../lib/exit.js';
-import { ClientCredentialsFlow } from '../../../../client/auth.js';
+import { ClientCredentialsFlow, StaticToken } from '../../../../client/auth.js';
 import { ApiClient, type TokenProvider } from '../../../../client/api.js';
 import { ApiError } from '../../../../api/errors.js';
 import { callerUserId } from '../../../../client/step-up.js';
@@ -112,7 +112,7 @@ async function checkWithServer(ctx: CommandContext, s: Settings): Promise<Server
     ({ provider, baseUrl } = await ctx.tokens());
     const token = provider instanceof ClientCredentialsFlow ? (await provider.fetch()).accessToken : await provider.token();
     step = 'introspect';
-    const api = new ApiClient(baseUrl, ctx.http, { token: async () => token, invalidate: () => false });
+    const api = new ApiClient(baseUrl, ctx.http, new StaticToken(token));
     try {
       return { state: 'accepted', userId: await callerUserId(api) };
     } catch (err) {
