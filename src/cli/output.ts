@@ -118,11 +118,16 @@ export class Output {
     const now = this.#now();
     const cells = tty ? raw.map((r) => r.map((c) => (ISO_TIME.test(c) ? age(c, now) : c))) : raw;
     const shownHead = head.map((h) => s.bold(h));
-    const columns = tty ? this.io.stdout.columns : undefined;
+    if (!tty) {
+      // Piped: every cell whole, nothing measured against a width.
+      this.io.stdout.write(plainColumns(shownHead, cells));
+      return;
+    }
+    const columns = this.io.stdout.columns;
     const widths = fitColumns(head, cells, columns, freeText(raw, head.length));
     const text = widths ? renderColumns(shownHead, cells, widths) : records(shownHead, head, cells, columns!);
     const rowsOnScreen = this.io.stdout.rows;
-    if (this.io.isStdoutTTY && rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
+    if (rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
     this.io.stdout.write(text);
   }
 
