@@ -1,6 +1,6 @@
 import { ApiError } from '../../../../api/errors.js';
 import type { EntitlementConfigurationRule } from '../../../../api/rules.js';
-import { CliError, EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import { CliError, EXIT_INTERRUPTED, Exit, UsageError } from '../../../../lib/exit.js';
 import type { ApiClient } from '../../../../client/api.js';
 import { checkPathId } from '../../../../client/paths.js';
 import { deleteRule, getRule } from '../../../../client/rules.js';
@@ -85,23 +85,22 @@ async function client(ctx: CommandContext): Promise<ApiClient> {
 
 /**
  * Runs `action` for each rule. A failure is reported and the next rule is
- * tried: to `failed` (for the JSON results) with -o json when given, else as
- * one line on stderr. Returns the worst exit code.
+ * tried: to `failed` (for the JSON results), and without -o json also as one
+ * line on stderr. Returns the worst exit code.
  */
-async function eachRule(ids: string[], ctx: CommandContext, action: (id: string) => Promise<void>, failed?: (id: string, error: Failure) => void): Promise<number> {
+async function eachRule(ids: string[], ctx: CommandContext, action: (id: string) => Promise<void>, failed: (id: string, error: Failure) => void): Promise<number> {
   let worst = 0;
   for (const id of ids) {
     try {
       await action(id);
     } catch (err) {
       if (!(err instanceof ApiError) && !(err instanceof CliError)) throw err;
-      const code = err instanceof ApiError ? exitCodeForStatus(err.status) : err.exitCode;
-      // Without valid credentials every other rule would fail the same way.
-      if (code === Exit.Unauthenticated) throw err;
       const r = renderError(err);
-      worst = Math.max(worst, code);
-      failed?.(id, { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message });
-      if (!ctx.out.json || !failed) ctx.out.failure(`rule ${id}: ${r.line}`);
+      // Without valid credentials every other rule would fail the same way.
+      if (r.exitCode === Exit.Unauthenticated) throw err;
+      worst = Math.max(worst, r.exitCode);
+      failed(id, { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message });
+      if (!ctx.out.json) ctx.out.failure(`rule ${id}: ${r.line}`);
     }
   }
   return worst;
