@@ -37,7 +37,7 @@ export async function readSecret(ctx: CommandContext, src: SecretSource): Promis
 }
 
 /** The usage error for a secret that is needed but was not given. */
-export function missingSecret(src: SecretSource): UsageError {
+export function missingSecret(src: SecretSource, hint?: string): UsageError {
   const ways = [`${src.flag}-stdin`, `${src.flag}-file`, ...(src.env ? [src.env] : [])].join(', ');
-  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt ? ' (or run on a terminal to be prompted)' : ''}`);
+  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt ? ' (or run on a terminal to be prompted)' : ''}`, hint);
 }

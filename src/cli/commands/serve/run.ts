@@ -76,16 +76,15 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
-  const out = (l: string) => ctx.io.stderr.write(l + '\n');
   // Listening for SIGINT/SIGTERM before the start-up lines say the server runs.
   const stopped = new Promise<void>((done) => {
     let stopping = false;
     const stop = (sig: string) => {
       if (stopping) return;
       stopping = true;
-      out(`${sig}: finishing in-flight requests and closing the database`);
+      ctx.out.info(`${sig}: finishing in-flight requests and closing the database`);
       server.close().then(done, (err) => {
-        out(`error while stopping: ${(err as Error).message}`);
+        ctx.out.info(`error while stopping: ${(err as Error).message}`);
         done();
       });
     };
@@ -93,21 +92,21 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   const s = await ctx.out.styles();
-  out(`${s.green('✓')} agctl embedded server listening on ${s.bold(info.baseUrl)}`);
-  if (taken) out(`${s.yellow('!')} port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
-  out(`  data: ${dir}`);
-  out(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
-  for (const c of info.clients) out(`  client ${c.clientId} (${c.form} secret)`);
+  ctx.out.success(`agctl embedded server listening on ${s.bold(info.baseUrl)}`);
+  if (taken) ctx.out.warn(`port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
+  ctx.out.info(`  data: ${dir}`);
+  ctx.out.info(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
+  for (const c of info.clients) ctx.out.info(`  client ${c.clientId} (${c.form} secret)`);
   const hook = (info.demo as { webhooks?: { hmac?: { path?: string; secret?: string } } }).webhooks?.hmac;
   if (hook?.path && hook.secret) {
     // The signing secret stays in the ready file: a command to copy reads it from there.
-    out(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
-    out(`  send it an event: jq -r .demo.webhooks.hmac.secret ${shellQuote(readyFile)} | agctl webhook send ${shellQuote(info.baseUrl + hook.path)} --secret-stdin --data '{"hello":"world"}'`);
+    ctx.out.info(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
+    ctx.out.info(`  send it an event: jq -r .demo.webhooks.hmac.secret ${shellQuote(readyFile)} | agctl webhook send ${shellQuote(info.baseUrl + hook.path)} --secret-stdin --data '{"hello":"world"}'`);
   }
   const plainClient = info.clients.find((c) => c.form === 'plain')?.clientId;
   // A command to copy and run: the path (a data directory may hold spaces) and the URL ([::1] is a glob) are quoted.
-  out(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
-  out('  press Ctrl-C to stop');
+  ctx.out.info(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
+  ctx.out.info('  press Ctrl-C to stop');
 
   await stopped;
   return 0;

@@ -84,7 +84,7 @@ const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
 export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string }, hint?: string): Promise<string> {
   const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
   const secret = await readSecret(ctx, src);
-  if (secret === undefined) throw new UsageError(missingSecret(src).message, hint);
+  if (secret === undefined) throw missingSecret(src, hint);
   return secret;
 }
 
