@@ -10,7 +10,7 @@
 // PENDING, VERIFIED and ERROR: a used transaction stays VERIFIED (it was
 // verified), a pending one past its expiry reads as ERROR with a message.
 import { randomBytes } from 'node:crypto';
-import { failedPrecondition, invalidArgument, notFound } from '../../api/errors.js';
+import { failedPrecondition, notFound } from '../../api/errors.js';
 import {
   STEP_UP_STATES,
   STEP_UP_TRANSACTION_TTL_MS,
@@ -20,6 +20,7 @@ import {
   type StepUpTransaction,
 } from '../../api/tasks.js';
 import { ksuid } from '../../lib/ids.js';
+import { decodePageToken, pageOf } from './apps.js';
 import type { RequestContext, Router } from '../router.js';
 import type { Store } from '../store/db.js';
 
@@ -132,17 +133,8 @@ function getTransaction(ctx: RequestContext): { body: GetStepUpTransactionRespon
   return { body: { transaction: toTransaction(row, ctx.clock.now()) } };
 }
 
-/** Page tokens: the (created_at, id) of the last transaction of the page, newest first. */
-const encodeToken = (row: TxRow) => Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
-function decodeToken(token: string): [number, string] {
-  try {
-    const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && typeof v[1] === 'string') return v as [number, string];
-  } catch {
-    // fall through
-  }
-  throw invalidArgument('pageToken is not a token this server issued');
-}
+/** A page token's key: the (created_at, id) of the last transaction of the page, newest first. */
+const isTxKey = (v: unknown): v is [number, string] => Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && typeof v[1] === 'string';
 
 async function searchTransactions(ctx: RequestContext): Promise<{ body: SearchStepUpTransactionsResponse }> {
   const q = validateStepUpSearch(await ctx.json());
@@ -158,15 +150,15 @@ async function searchTransactions(ctx: RequestContext): Promise<{ body: SearchSt
   if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = q.createdAfter));
   if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = q.createdBefore));
   if (q.pageToken) {
-    const [at, id] = decodeToken(q.pageToken);
+    const [at, id] = decodePageToken(q.pageToken, isTxKey, 'pageToken');
     where.push('(created_at < @tokenAt OR (created_at = @tokenAt AND id < @tokenId))');
     Object.assign(params, { tokenAt: at, tokenId: id });
   }
   const rows = ctx.store.db
     .prepare(`SELECT * FROM step_up_transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`)
     .all(params) as TxRow[];
-  const page = rows.slice(0, q.pageSize);
-  return { body: { list: page.map((r) => toTransaction(r, now)), nextPageToken: rows.length > q.pageSize ? encodeToken(page.at(-1)!) : '' } };
+  const { page, nextPageToken } = pageOf(rows, q.pageSize, (r) => [r.created_at, r.id]);
+  return { body: { list: page.map((r) => toTransaction(r, now)), nextPageToken } };
 }
 
 export function registerStepUpTransactionRoutes(router: Router): void {
