@@ -91,7 +91,7 @@ function wrapCommand(line: string): string {
 }
 
 /** Pieces joined by spaces into lines of at most `width` columns (a longer piece alone on its line); lines after the first start with `indent`. */
-function fill(pieces: readonly string[], width: number, indent: string): string[] {
+export function fill(pieces: readonly string[], width: number, indent: string): string[] {
   const lines: string[] = [];
   for (const p of pieces) {
     const last = lines.length - 1;

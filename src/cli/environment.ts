@@ -2,7 +2,7 @@
 // with it (`readsEnv` in its declaration); these are the others.
 import { EXIT_CODE_TABLE } from '../lib/exit.js';
 import type { Command } from 'commander';
-import { declaredEnv, type EnvVar } from './declare.js';
+import { declaredEnv, fill, type EnvVar } from './declare.js';
 
 const v = (name: string, meaning: string, flag?: string): EnvVar => ({ name, meaning, ...(flag && { flag }) });
 
@@ -42,13 +42,9 @@ export function environmentSummary(): string {
 
 /** `text` in lines of at most `width` columns (a longer word alone on its line), each indented by `indent` spaces. */
 export function wrapWords(text: string, width: number, indent = 0): string[] {
-  const lines: string[] = [];
-  for (const word of text.split(' ')) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last]!.length + 1 + word.length <= width) lines[last] += ` ${word}`;
-    else lines.push(' '.repeat(indent) + word);
-  }
-  return lines;
+  const pad = ' '.repeat(indent);
+  const [first = '', ...rest] = text.split(' ');
+  return fill([pad + first, ...rest], width, pad);
 }
 
 /** One line of `agctl help environment`: the meaning, then the flag that does the same. */
