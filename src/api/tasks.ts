@@ -259,7 +259,6 @@ const FormFieldSchema = z.object({
   /** Exactly one typed sub-object (defaults, placeholders, validation `rules`). */
   ...(Object.fromEntries(FORM_FIELD_KINDS.map((k) => [k, opaque])) as Record<FormFieldKind, typeof opaque>),
 });
-export type FormField = z.infer<typeof FormFieldSchema>;
 
 const FormDefinitionSchema = z.object({
   id: str,
@@ -277,7 +276,6 @@ const FormDefinitionSchema = z.object({
   ),
   fields: listOf(FormFieldSchema),
 });
-export type FormDefinition = z.infer<typeof FormDefinitionSchema>;
 /** A form, or null when there is none. */
 const form = z.preprocess((v) => (isPlainObject(v) ? v : null), FormDefinitionSchema.nullable());
 
@@ -327,7 +325,6 @@ const ApprovalInstanceSchema = z.object({
   skipped: opaque,
   escalationInstance: opaque,
 });
-export type ApprovalInstance = z.infer<typeof ApprovalInstanceSchema>;
 
 /** Kind-specific objects of non-approval steps: kept as stored, with their `state` filled in. */
 const stepObject = (unspecified: string) => oneOf(z.looseObject({ state: enumOf(unspecified) }));
@@ -616,7 +613,6 @@ const ApproveWithStepUpRequestSchema = z.object(
   { error: 'request body must be a JSON object' },
 );
 export type ApproveWithStepUpRequest = z.infer<typeof ApproveWithStepUpRequestSchema>;
-export type ExpandMask = NonNullable<ApproveWithStepUpRequest['expandMask']>;
 
 /** Validates an approve-with-step-up body. Throws ApiError InvalidArgument with a message naming the member. */
 export function validateApproveRequest(body: unknown): ApproveWithStepUpRequest {

@@ -20,8 +20,6 @@ import type { ShellName } from './commands/completion/command.js';
 import { COMPLETE_COMMAND } from './commands/__complete/command.js';
 import { declaredCompletion, type ValueSpec } from './declare.js';
 
-export type { ValueSpec };
-
 /** Where a value completed by the program itself (`agctl __complete`) comes from. */
 export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids' | 'listener-ids';
 

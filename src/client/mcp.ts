@@ -7,7 +7,7 @@ import { pathSegment } from './paths.js';
 
 const mcpServersPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers`;
 
-export const mcpServerPath = (appId: string, connectorId: string) => `${mcpServersPath(appId)}/${pathSegment(connectorId, 'connector ID')}`;
+const mcpServerPath = (appId: string, connectorId: string) => `${mcpServersPath(appId)}/${pathSegment(connectorId, 'connector ID')}`;
 
 export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcpServerPath(appId, connectorId)}/credentials`;
 

@@ -73,7 +73,7 @@ export function listAllTasks(
 }
 
 /** Pages of the search read at most when looking a task up by its number. */
-export const NUMBER_SEARCH_MAX_PAGES = 5;
+const NUMBER_SEARCH_MAX_PAGES = 5;
 
 /**
  * The task, open or closed, whose numeric ID (shown as `#1041`) is `n`, if

@@ -14,7 +14,7 @@ import { BUDGET_MS, SOURCES, type Candidate } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
 
 /** cobra's directives, as the last line says them. */
-export const Directive = { FileNames: 0, NoFileNames: 4, DirectoryNames: 16 } as const;
+const Directive = { FileNames: 0, NoFileNames: 4, DirectoryNames: 16 } as const;
 
 interface Answer {
   candidates: Candidate[];
@@ -35,7 +35,7 @@ export async function run(words: string[], cmd: CommandUnknownOpts): Promise<voi
 }
 
 /** BUDGET_MS, or AGCTL_COMPLETE_BUDGET_MS when it is a whole number of ms up to a minute (a slow machine, or a test that spawns the process on one). */
-export function budgetMs(env: NodeJS.ProcessEnv): number {
+function budgetMs(env: NodeJS.ProcessEnv): number {
   const v = env.AGCTL_COMPLETE_BUDGET_MS;
   return v && /^\d{1,5}$/.test(v) && Number(v) <= 60_000 ? Number(v) : BUDGET_MS;
 }
