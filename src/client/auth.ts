@@ -12,6 +12,9 @@ import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedRe
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
+
+/** Whether a cached token is still usable at `nowMs`: valid for more than the expiry skew. */
+export const isFresh = (t: CachedToken, nowMs: number): boolean => t.expiresAt - EXPIRY_SKEW_S > Math.floor(nowMs / 1000);
 /** How far a client assertion's `nbf` lies before and its `exp` after `iat` (service-notes.md §1). */
 const ASSERTION_WINDOW_S = 120;
 /** Random bytes of the assertion's `nonce` header (service-notes.md §1). */
@@ -135,7 +138,7 @@ export class ClientCredentialsFlow implements TokenProvider {
   /** The cached token when still valid for more than the expiry skew. */
   cached(): CachedToken | undefined {
     const t = this.cache.load(this.tokenUrl, this.creds.clientId);
-    return t && t.expiresAt - EXPIRY_SKEW_S > Math.floor(this.clock.now() / 1000) ? t : undefined;
+    return t && isFresh(t, this.clock.now()) ? t : undefined;
   }
 
   async token(): Promise<string> {

@@ -5,7 +5,7 @@
 import type { DynamicSource } from '../../completion.js';
 import { ConfigContext, profileTenant, resolveSettings, sameTenant } from '../../../config/resolve.js';
 import { ApiClient } from '../../../client/api.js';
-import { EXPIRY_SKEW_S, StaticToken, tokenUrlFor } from '../../../client/auth.js';
+import { StaticToken, isFresh, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
 import { listAllRules } from '../../../client/rules.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
@@ -62,7 +62,7 @@ function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   const own = profileTenant(config.profiles.get(s.profile));
   if (!own || !sameTenant(own, s.baseUrl)) return undefined;
   const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
-  if (!token || token.expiresAt - EXPIRY_SKEW_S <= Math.floor(ctx.clock.now() / 1000)) return undefined;
+  if (!token || !isFresh(token, ctx.clock.now())) return undefined;
   const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - performance.now())), maxRetries: 0, userAgent: userAgent() });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
