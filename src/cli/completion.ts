@@ -11,41 +11,18 @@
 //
 // Values only the program knows at completion time (profile names, the IDs a
 // list route gives) are asked of `agctl __complete -- <words>` by the scripts
-// (the cobra and gh model): DYNAMIC_FLAGS and DYNAMIC_ARGS below say where.
+// (the cobra and gh model): the declarations say where, with
+// `completeWith(item, { dynamic: source })`.
 // Command names, flags and fixed values stay in the generated script: asking
 // the program would start node on every TAB (0.1 to 0.3 s).
 import type { Argument, Command, Option } from 'commander';
 import { HELP_TOPICS } from './commands/help/command.js';
 import type { ShellName } from './commands/completion/command.js';
 import { COMPLETE_COMMAND } from './commands/__complete/command.js';
-import { declaredCompletion, type ValueSpec } from './declare.js';
+import { declaredCompletion, type DynamicSource, type ValueSpec } from './declare.js';
 
-/** Where a value completed by the program itself (`agctl __complete`) comes from. */
-export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids' | 'listener-ids';
-
-/** How a value completes: as declared, or asked of the program. */
-export type Spec = ValueSpec | { kind: 'dynamic'; source: DynamicSource };
-
-/** Flags whose value the program completes. */
-export const DYNAMIC_FLAGS: Readonly<Record<string, DynamicSource>> = { '--profile': 'profiles' };
-
-/**
- * Positional arguments the program completes: command path -> argument index
- * (from 0; a variadic last argument counts for every later one) -> source.
- * The ID after the argument that scopes it: rule IDs after an app ID, ...
- * A command the tree does not have is left out of the scripts.
- */
-export const DYNAMIC_ARGS: Readonly<Record<string, Readonly<Record<number, DynamicSource>>>> = {
-  'rules get': { 1: 'rule-ids' },
-  'rules delete': { 1: 'rule-ids' },
-  'mcp get': { 1: 'connector-ids' },
-  'mcp set-credentials': { 1: 'connector-ids' },
-  'task get': { 0: 'task-ids' },
-  'task approve-step-up': { 0: 'task-ids' },
-  'auth switch': { 0: 'profiles' },
-  'webhook runs': { 0: 'listener-ids' },
-  'webhook send': { 0: 'listener-ids' },
-};
+/** How a value completes (the declarations say it, see completeWith). */
+export type Spec = ValueSpec;
 
 interface OptionInfo {
   flags: string[];
@@ -68,10 +45,9 @@ export interface Node {
 const argName = (o: Option) => /[<[]([^>\]]+)[>\]]/.exec(o.flags)?.[1]?.replace(/\.\.\.$/, '') ?? 'value';
 
 function valueSpec(o: Option): Spec {
-  const dynamic = o.long ? DYNAMIC_FLAGS[o.long] : undefined;
-  if (dynamic) return { kind: 'dynamic', source: dynamic };
-  if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
   const declared = declaredCompletion(o);
+  if (declared?.kind === 'dynamic') return declared;
+  if (o.argChoices) return { kind: 'choices', choices: [...o.argChoices] };
   if (declared) return declared;
   const name = argName(o);
   for (const alt of name.split('|')) {
@@ -95,12 +71,11 @@ function optionInfo(o: Option): OptionInfo {
   };
 }
 
-function argValues(cmd: Command, path: string[]): Node['args'] {
-  const dynamic = DYNAMIC_ARGS[path.join(' ')] ?? {};
-  return cmd.registeredArguments.map((a: Argument, i) => {
+function argValues(cmd: Command): Node['args'] {
+  return cmd.registeredArguments.map((a: Argument) => {
     const declared = declaredCompletion(a);
     const values = a.argChoices ? [...a.argChoices] : declared?.kind === 'choices' ? declared.choices : [];
-    return { values, rest: a.variadic, ...(dynamic[i] ? { dynamic: dynamic[i] } : {}) };
+    return { values, rest: a.variadic, ...(declared?.kind === 'dynamic' ? { dynamic: declared.source } : {}) };
   });
 }
 
@@ -115,7 +90,7 @@ export function collectTree(program: Command): Node[] {
       path,
       subcommands: cmd.commands.filter((c) => !isHidden(c)).map((c) => ({ name: c.name(), description: c.description() })),
       options: [...own, ...globals, { flags: ['--help', '-h'], description: 'show help', takesValue: false }],
-      args: argValues(cmd, path),
+      args: argValues(cmd),
     });
     for (const c of cmd.commands) if (!isHidden(c)) visit(c, [...path, c.name()]);
   };

@@ -103,12 +103,16 @@ export function fill(pieces: readonly string[], width: number, indent: string): 
 
 // ---- What completion and `agctl help environment` read from the declarations ----
 
+/** Where a value completed by the program itself (`agctl __complete`) comes from. */
+export type DynamicSource = 'profiles' | 'rule-ids' | 'connector-ids' | 'task-ids' | 'listener-ids';
+
 /** How the value of a flag or positional argument completes. */
 export type ValueSpec =
   | { kind: 'choices'; choices: string[] }
   | { kind: 'file'; keyed: boolean } // keyed: the value is key=path, the path after the last '='
   | { kind: 'dir' }
-  | { kind: 'none'; name: string };
+  | { kind: 'none'; name: string }
+  | { kind: 'dynamic'; source: DynamicSource }; // asked of the program when completing
 
 type Completable = typed.Option | typed.Argument | commander.Option | commander.Argument;
 const completions = new WeakMap<object, ValueSpec>();
@@ -116,10 +120,15 @@ const completions = new WeakMap<object, ValueSpec>();
 /**
  * Declares how a flag's or argument's value completes when its name alone
  * does not say it: values it accepts without commander's `.choices()` (which
- * would refuse the other spellings a command parses itself), or a file name.
+ * would refuse the other spellings a command parses itself), a file name, or
+ * values only the program knows (profile names, IDs read from the service;
+ * for an ID, on the argument after the one that scopes it).
  */
-export function completeWith<T extends Completable>(item: T, spec: readonly string[] | 'file' | 'dir'): T {
-  completions.set(item, spec === 'file' ? { kind: 'file', keyed: false } : spec === 'dir' ? { kind: 'dir' } : { kind: 'choices', choices: [...spec] });
+export function completeWith<T extends Completable>(item: T, spec: readonly string[] | 'file' | 'dir' | { dynamic: DynamicSource }): T {
+  completions.set(
+    item,
+    spec === 'file' ? { kind: 'file', keyed: false } : spec === 'dir' ? { kind: 'dir' } : 'dynamic' in spec ? { kind: 'dynamic', source: spec.dynamic } : { kind: 'choices', choices: [...spec] },
+  );
   return item;
 }
 

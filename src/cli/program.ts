@@ -4,6 +4,7 @@
 // names them (every group is loaded for completion scripts and tests).
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import { version } from '../version.js';
+import { completeWith } from './declare.js';
 import { environmentSummary } from './environment.js';
 import { escapeControls } from './escape.js';
 import { register as registerAuth } from './tree/auth.js';
@@ -111,7 +112,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .description('Administer the access governance service: rules, MCP server credentials, step-up approvals and webhooks')
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .option('--profile <name>', 'configuration profile (env AGCTL_PROFILE)')
+    .addOption(completeWith(new Option('--profile <name>', 'configuration profile (env AGCTL_PROFILE)'), { dynamic: 'profiles' }))
     .option('--base-url <url>', 'service base URL (env AGCTL_BASE_URL)')
     .option('--client-id <id>', 'OAuth2 client ID (env AGCTL_CLIENT_ID)')
     .addOption(new Option('-o, --output <format>', 'output format (env AGCTL_OUTPUT)').choices(OUTPUT_FORMATS).argParser(outputFormat))

@@ -2,7 +2,7 @@
 // service's list routes asked with the profile's cached token only (no token
 // request, no stored secret unsealed, no prompt), and only when the base URL
 // is the one the profile was logged in to (a token never goes elsewhere).
-import type { DynamicSource } from '../../completion.js';
+import type { DynamicSource } from '../../declare.js';
 import { ConfigContext, profileTenant, resolveSettings, sameTenant } from '../../../config/resolve.js';
 import { ApiClient } from '../../../client/api.js';
 import { StaticToken, isFresh, tokenUrlFor } from '../../../client/auth.js';

@@ -1,11 +1,11 @@
 // agctl auth switch: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const switchProfile = () =>
   new Command('switch')
     .description('Make a saved profile the current one')
-    .argument('<profile>', 'name of a saved profile (see `agctl auth list`)')
+    .addArgument(completeWith(new Argument('<profile>', 'name of a saved profile (see `agctl auth list`)'), { dynamic: 'profiles' }))
     .addHelpText(
       'after',
       helpText(

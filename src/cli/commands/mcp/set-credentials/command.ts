@@ -1,5 +1,5 @@
 // agctl mcp set-credentials: the declaration.
-import { Command, completeWith, helpText, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
 import { collect } from '../../../tree/util.js';
 
 const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp set-credentials: ${meaning}` });
@@ -28,7 +28,7 @@ export const setCredentials = () =>
   readsEnv(new Command('set-credentials'), ...Object.values(SECRET_ENV))
     .description('Replace the authentication config and/or config fields of an MCP server')
     .argument('<app-id>', 'app ID')
-    .argument('<connector-id>', 'MCP server (connector) ID')
+    .addArgument(completeWith(new Argument('<connector-id>', 'MCP server (connector) ID'), { dynamic: 'connector-ids' }))
 
     .optionsGroup('Server:')
     .option('--external', 'the server is external (reached over HTTP)')

@@ -1,12 +1,12 @@
 // agctl rules delete: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const del = () =>
   new Command('delete')
     .description('Delete one or more rules of an app')
     .argument('<app-id>', 'app ID')
-    .argument('<rule-id...>', 'rule IDs')
+    .addArgument(completeWith(new Argument('<rule-id...>', 'rule IDs'), { dynamic: 'rule-ids' }))
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
     .option('--dry-run', 'show the rules that would be deleted (read from the server) and delete nothing')
     .addHelpText(

@@ -1,12 +1,12 @@
 // agctl task approve-step-up: the declaration.
-import { Command, helpText, readsEnv, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, readsEnv, type Input } from '../../../declare.js';
 import { positiveInt } from '../../../tree/util.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const approveStepUp = () =>
   readsEnv(new Command('approve-step-up'), { name: 'BROWSER', meaning: 'browser command used by --open (default: the system opener)' })
     .description('Approve the current (or given) policy step of a task with step-up authentication')
-    .argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)')
+    .addArgument(completeWith(new Argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)'), { dynamic: 'task-ids' }))
     .option('--step <id>', "policy step ID to approve (default: the task's current step)")
     .option('--transaction-id <id>', 'resume with this step-up transaction, issued by the service (agctl prints its ID); default: start a new step-up')
     .option('--comment <text>', 'comment recorded with the approval')

@@ -1,11 +1,11 @@
 // agctl task get: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const get = () =>
   new Command('get')
     .description('Show a task: its current step (who may approve it, whether step-up is needed) and its history')
-    .argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)')
+    .addArgument(completeWith(new Argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)'), { dynamic: 'task-ids' }))
     .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
     .addHelpText(
       'after',

@@ -1,5 +1,5 @@
 // agctl webhook runs: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
 import { positiveInt } from '../../../tree/util.js';
 import { EMBEDDED_ONLY } from '../flags.js';
 
@@ -7,7 +7,7 @@ import { EMBEDDED_ONLY } from '../flags.js';
 export const runs = () =>
   new Command('runs')
     .description("List what a listener's events ran: its automation runs, newest first, with each event's body (embedded server)")
-    .argument('<listener-id>', 'listener ID (agctl webhook listeners list)')
+    .addArgument(completeWith(new Argument('<listener-id>', 'listener ID (agctl webhook listeners list)'), { dynamic: 'listener-ids' }))
     .option('--limit <n>', 'the newest N runs, 1 to 1000 (default 50)', positiveInt('--limit', 1000))
     .option('--event-id <uuid>', 'only the run of this event')
     .addHelpText(

@@ -1,5 +1,5 @@
 // agctl webhook send: the declaration.
-import { Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
 import { JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, unixSeconds } from '../flags.js';
 
@@ -7,7 +7,7 @@ import { JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, unixSeconds } from '../flags.js'
 export const send = () =>
   readsEnv(new Command('send'), WEBHOOK_SECRET_ENV)
     .description("Send a signed event to a webhook listener and print the listener's answer")
-    .argument('<listener>', 'listener URL, or a listener ID on the configured base URL')
+    .addArgument(completeWith(new Argument('<listener>', 'listener URL, or a listener ID on the configured base URL'), { dynamic: 'listener-ids' }))
     .option('-d, --data <json>', 'the request body')
     .option('--data-file <path>', 'read the request body from a file ("-" for stdin)')
     .option('--secret-file <path>', 'read the HMAC signing secret from a file')
