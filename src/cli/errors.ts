@@ -61,3 +61,17 @@ function render(err: unknown): Rendering {
   if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') return { exitCode: EXIT_INTERRUPTED, line: 'cancelled', code: errorCode(undefined, EXIT_INTERRUPTED) };
   return { exitCode: Exit.Bug, line: `unexpected error: ${e?.message ?? String(err)}`, hint: 'run again with --debug for details, and please report it', code: errorCode(undefined, Exit.Bug) };
 }
+
+/**
+ * `work`'s result; its 404 becomes exit 5 with `hint` (and `message`, else the
+ * server's message with the status), where a command knows what the user
+ * should look for.
+ */
+export async function withNotFoundHint<T>(work: Promise<T>, hint: string, message?: string): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw new CliError(message ?? `${err.message} (HTTP 404)`, Exit.NotFound, { status: 404, code: err.code, hint });
+    throw err;
+  }
+}

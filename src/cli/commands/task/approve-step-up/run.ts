@@ -23,6 +23,7 @@ import { listAll } from '../../../../client/paginate.js';
 import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
 import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
+import { withNotFoundHint } from '../../../errors.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
@@ -154,15 +155,11 @@ async function whoAmI(ctx: CommandContext, api: ApiClient): Promise<string> {
 
 /** --transaction-id: read the transaction, then approve (verified), wait (pending) or stop. */
 async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approval, txId: string, wait: boolean, waitMs: number): Promise<number> {
-  let tx: StepUpTransaction;
-  try {
-    tx = await getStepUpTransaction(api, txId);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) {
-      throw new CliError(`step-up transaction ${txId} not found`, Exit.NotFound, { hint: 'use the transaction ID agctl printed, or leave out --transaction-id to start a new step-up', status: 404, code: err.code });
-    }
-    throw err;
-  }
+  const tx = await withNotFoundHint(
+    getStepUpTransaction(api, txId),
+    'use the transaction ID agctl printed, or leave out --transaction-id to start a new step-up',
+    `step-up transaction ${txId} not found`,
+  );
   const bound = tx.approveTask;
   if (!bound?.taskId || bound.taskId !== a.taskId) {
     throw new UsageError(`step-up transaction ${txId} is ${bound?.taskId ? `for task ${clean(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`, 'leave out --transaction-id to start a new step-up for this task');

@@ -1,25 +1,15 @@
 // agctl webhook runs: what a listener's events ran (embedded server).
-import { ApiError } from '../../../../api/errors.js';
-import { CliError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { listRuns } from '../../../../client/webhook-listeners.js';
 import type { CommandContext } from '../../../context.js';
+import { withNotFoundHint } from '../../../errors.js';
 import type { RunsInput } from './command.js';
 
 export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
-  let page: Awaited<ReturnType<typeof listRuns>>;
-  try {
-    page = await listRuns(api, listenerId, { limit: opts.limit, eventId: opts.eventId });
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) {
-      throw new CliError(`${err.message} (HTTP 404)`, exitCodeForStatus(404), {
-        status: 404,
-        code: err.code,
-        hint: 'listener IDs: agctl webhook listeners list (runs are kept by the embedded server: agctl serve, or --embedded)',
-      });
-    }
-    throw err;
-  }
+  const page = await withNotFoundHint(
+    listRuns(api, listenerId, { limit: opts.limit, eventId: opts.eventId }),
+    'listener IDs: agctl webhook listeners list (runs are kept by the embedded server: agctl serve, or --embedded)',
+  );
   if (ctx.out.json) {
     ctx.out.printJson(page.runs);
     return 0;
