@@ -54,6 +54,8 @@ const CONNECT_TIMEOUT_MAX_MS = 10_000;
 
 export class HttpClient {
   readonly timeoutMs: number;
+  /** Connecting has its own, shorter limit. */
+  readonly #connectTimeoutMs: number;
   readonly maxRetries: number;
   readonly #opts: HttpOptions;
   #agent?: Agent;
@@ -61,6 +63,7 @@ export class HttpClient {
   constructor(opts: HttpOptions = {}) {
     this.#opts = opts;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.#connectTimeoutMs = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS);
     this.maxRetries = opts.maxRetries ?? 3;
   }
 
@@ -70,7 +73,7 @@ export class HttpClient {
       this.#agent = new Agent({
         keepAliveTimeout: 10_000,
         connections: this.#opts.connections ?? null,
-        connect: { timeout: Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS) },
+        connect: { timeout: this.#connectTimeoutMs },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -153,7 +156,7 @@ export class HttpClient {
 
   /** How long one attempt may take before the failure `err` (connecting has its own, shorter limit). */
   #attemptLimitMs(err: unknown): number {
-    return errorCode(err) === 'UND_ERR_CONNECT_TIMEOUT' ? Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS) : this.timeoutMs;
+    return errorCode(err) === 'UND_ERR_CONNECT_TIMEOUT' ? this.#connectTimeoutMs : this.timeoutMs;
   }
 
   #backoff(attempt: number): number {
