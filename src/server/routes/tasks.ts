@@ -160,12 +160,15 @@ function buildView(store: Store, row: TaskRow, callerId: string, keys: readonly 
       approverIds,
       form: row.form ? JSON.parse(row.form) : null,
       policy,
-      state: row.state === 'open' ? TASK_STATES.open : TASK_STATES.closed,
+      state: apiState(row),
       stepApproverIds,
     },
   });
   return { taskView, expanded };
 }
+
+/** The API's state of a stored task. */
+const apiState = (row: TaskRow) => (row.state === 'open' ? TASK_STATES.open : TASK_STATES.closed);
 
 function expandFromQuery(q: URLSearchParams): ExpandKey[] {
   return parseExpandPaths([...q.getAll('expand'), ...q.getAll('expand_mask.paths'), ...q.getAll('expandMask.paths')]);
@@ -196,12 +199,12 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   if (after) (where.push('(created_at < @at OR (created_at = @at AND id < @id))'), Object.assign(params, { at: after[0], id: after[1] }));
   if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = isoAt(q.createdAfter)));
   if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = isoAt(q.createdBefore)));
+  // Filtered by state here, not after reading every row: a state the rows never have (UNSPECIFIED) matches none.
+  if (q.states.length) where.push(`state IN (${q.states.map((st) => (st === TASK_STATES.open ? "'open'" : st === TASK_STATES.closed ? "'closed'" : 'NULL')).join(', ')})`);
   const rows = store.db.prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).all(params) as TaskRow[];
   const needle = q.query.toLowerCase();
   const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
   const matches = (row: TaskRow): boolean => {
-    const state = row.state === 'open' ? TASK_STATES.open : TASK_STATES.closed;
-    if (q.states.length && !q.states.includes(state)) return false;
     const t = JSON.parse(row.task) as { displayName?: string; description?: string };
     if (needle && !(numeric === String(row.numeric_id) || `${t.displayName ?? ''}\n${t.description ?? ''}`.toLowerCase().includes(needle))) return false;
     if (q.approverUserId) {
