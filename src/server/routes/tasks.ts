@@ -201,7 +201,7 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = isoAt(q.createdBefore)));
   // Filtered by state here, not after reading every row: a state the rows never have (UNSPECIFIED) matches none.
   if (q.states.length) where.push(`state IN (${q.states.map((st) => (st === TASK_STATES.open ? "'open'" : st === TASK_STATES.closed ? "'closed'" : 'NULL')).join(', ')})`);
-  const rows = store.db.prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).all(params) as TaskRow[];
+  const rows = store.db.prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).iterate(params) as IterableIterator<TaskRow>;
   const needle = q.query.toLowerCase();
   const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
   const matches = (row: TaskRow): boolean => {
@@ -217,6 +217,7 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
     return true;
   };
   const found: TaskRow[] = [];
+  // Rows are read only until one past the page matched (matching runs no other statement).
   for (const row of rows) if (matches(row) && found.push(row) > q.pageSize) break;
   const { page, nextPageToken } = pageOf(found, q.pageSize, (r) => [r.created_at, r.id]);
   const { list, expanded } = mergeExpanded(page.map((row) => buildView(store, row, ctx.auth!.userId, q.expand)));
