@@ -70,12 +70,6 @@ export function parseKey(text: string): Buffer {
 }
 
 /**
- * Loads the key file at `path`, creating it (mode 0600, in a 0700 directory)
- * with a fresh random key when absent. Creation is atomic and exclusive: the
- * file is written under a temporary name and hard-linked into place, so
- * processes racing on an empty directory all end up with the same key.
- */
-/**
  * Sets a file holding secrets back to 0600 (or a directory to 0700): a key
  * restored from a backup or copied by hand is often 0644. A path the user
  * does not own (EPERM) is left as it is.
@@ -88,6 +82,7 @@ export function keepPrivate(path: string, mode = 0o600): void {
   }
 }
 
+/** Loads the key file at `path`, creating it with a fresh random key when absent (see createKeyFile). */
 export function loadOrCreateKeyFile(path: string): Buffer {
   try {
     const key = parseKey(readFileSync(path, 'utf8'));
@@ -96,6 +91,17 @@ export function loadOrCreateKeyFile(path: string): Buffer {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  return createKeyFile(path);
+}
+
+/**
+ * Creates the key file at `path` (mode 0600, in a 0700 directory) with a
+ * fresh random key unless one exists by then, and returns the key the file
+ * holds. Creation is atomic and exclusive: the file is written under a
+ * temporary name and hard-linked into place, so processes racing on an empty
+ * directory all end up with the same key.
+ */
+export function createKeyFile(path: string): Buffer {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = join(dirname(path), `.key-${process.pid}-${randomBytes(6).toString('hex')}`);
   writeFileSync(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });

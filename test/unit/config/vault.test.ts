@@ -1,11 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { ensurePrivateDir, writePrivateFile } from '../../../src/config/secure-file.js';
 import { Vault } from '../../../src/config/vault.js';
-import { loadOrCreateKeyFile } from '../../../src/lib/seal.js';
+import { createKeyFile, loadOrCreateKeyFile } from '../../../src/lib/seal.js';
 import { CliError, Exit, UsageError } from '../../../src/lib/exit.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-vault-'));
@@ -103,6 +104,16 @@ describe('file modes', () => {
     expect(a.equals(b)).toBe(true);
     expect(a).toHaveLength(32);
     expect(mode(join(dir, 'key'))).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['key']);
+  });
+
+  it('keeps a key file another process created after this one found none', () => {
+    const dir = fresh();
+    const theirs = randomBytes(32);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(dir, 'key'), theirs.toString('hex') + '\n', { mode: 0o600 });
+    expect(createKeyFile(join(dir, 'key')).equals(theirs)).toBe(true);
+    expect(readFileSync(join(dir, 'key'), 'utf8')).toBe(theirs.toString('hex') + '\n');
     expect(readdirSync(dir)).toEqual(['key']);
   });
 });
