@@ -127,10 +127,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .configureOutput({
       outputError,
     })
-    .addHelpText(
-      'after',
-      `\n${environmentSummary()}\nExit codes: see \`agctl help exit-codes\`.`,
-    );
+    .addHelpText('after', () => `\n${environmentSummary()}\nExit codes: see \`agctl help exit-codes\`.`);
   program.helpCommand(false);
   program.configureHelp(HELP);
 

@@ -17,7 +17,7 @@ export const api = () =>
     .option('--allow-any-path', 'allow a path outside /api/ (on the same server)')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 The request goes to the profile's base URL (or the embedded server with
 --embedded) with the profile's bearer token, retries and timeout, like every

@@ -13,7 +13,7 @@ export const completion = () =>
       .addArgument(completeWith(new Argument('<shell>', 'bash, zsh or fish'), SHELL_NAMES))
       .addHelpText(
         'after',
-        helpText(
+        () => helpText(
           `The scripts complete commands, flags and fixed values themselves, and ask
 agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
 connector IDs after an app ID, open task IDs, and the webhook listener IDs of

@@ -22,7 +22,7 @@ export const serve = () =>
     .option('--quiet', 'do not log requests')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         'Without --port, serve listens on the port it used last with the same data directory (kept in the data directory), so a profile logged in to it keeps working after a restart; when another process holds that port, it takes a free one for this run and says so.',
         ['agctl serve --port 8080', 'agctl serve --data-dir ./data --ready-file ready.json'],
       ),

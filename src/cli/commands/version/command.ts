@@ -5,6 +5,6 @@ import { Command, helpText, type Input } from '../../declare.js';
 export const versionCommand = () =>
   new Command('version')
     .description('Show the version of agctl, Node.js and the platform')
-    .addHelpText('after', helpText('`agctl --version` prints the version alone.', ['agctl version', 'agctl version -o json']));
+    .addHelpText('after', () => helpText('`agctl --version` prints the version alone.', ['agctl version', 'agctl version -o json']));
 
 export type VersionInput = Input<ReturnType<typeof versionCommand>>;

@@ -7,7 +7,7 @@ export const list = () =>
     .description('List the saved profiles: base URL, client ID, the current one, token expiry')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 The current profile (marked *) is the one commands use without --profile or
 AGCTL_PROFILE; \`agctl auth switch\` changes it. The token column comes from the

@@ -10,7 +10,7 @@ export const login = () =>
     .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 The client secret is never taken as a plain flag value: it comes from
 AGCTL_CLIENT_SECRET, --client-secret-stdin, --client-secret-file, or a hidden

@@ -8,7 +8,7 @@ export const status = () =>
     .option('--offline', 'only show what is saved: no request to the server')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 Like \`gh auth status\`, it proves the credentials: it fetches a new token with
 the client secret (stored, or from AGCTL_CLIENT_SECRET) and asks the server who

@@ -8,7 +8,7 @@ export const switchProfile = () =>
     .addArgument(completeWith(new Argument('<profile>', 'name of a saved profile (see `agctl auth list`)'), { dynamic: 'profiles' }))
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 The current profile is used by every command run without --profile or
 AGCTL_PROFILE (which still win). An unknown name is a usage error (exit 2)

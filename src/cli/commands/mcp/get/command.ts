@@ -7,6 +7,6 @@ export const get = () =>
     .description('Show an MCP server (secrets only as configured or not)')
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<connector-id>', 'MCP server (connector) ID'), { dynamic: 'connector-ids' }))
-    .addHelpText('after', helpText('', ['agctl mcp get ai-tools wiki-mcp', 'agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod']));
+    .addHelpText('after', () => helpText('', ['agctl mcp get ai-tools wiki-mcp', 'agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod']));
 
 export type GetInput = Input<ReturnType<typeof get>>;

@@ -9,6 +9,6 @@ export const list = () =>
     .argument('<app-id>', 'app ID')
     .option('--limit <n>', 'stop after this many MCP servers', positiveInt('--limit'))
     .option('--page-size <n>', 'MCP servers per request, 1 to 100', positiveInt('--page-size', 100))
-    .addHelpText('after', helpText('', ['agctl mcp list ai-tools', "agctl mcp list ai-tools -o json | jq -r '.[].connectorId'"]));
+    .addHelpText('after', () => helpText('', ['agctl mcp list ai-tools', "agctl mcp list ai-tools -o json | jq -r '.[].connectorId'"]));
 
 export type ListInput = Input<ReturnType<typeof list>>;

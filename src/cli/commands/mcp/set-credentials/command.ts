@@ -113,7 +113,7 @@ export const setCredentials = () =>
     .option('-i, --interactive', 'walk through the choices with prompts (terminal only)')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 Only the fields given change; every other field keeps its stored value. The
 request always carries an update mask naming them, relative to the config, as

@@ -11,7 +11,7 @@ export const del = () =>
     .option('--dry-run', 'show the rules that would be deleted (read from the server) and delete nothing')
     .addHelpText(
       'after',
-      helpText('Declining the confirmation deletes nothing and exits 130, as Ctrl-C does.', [
+      () => helpText('Declining the confirmation deletes nothing and exits 130, as Ctrl-C does.', [
         'agctl rules delete crm-app ecr-004',
         'agctl rules delete crm-app ecr-004 ecr-005 --yes',
         'agctl rules delete crm-app ecr-004 --dry-run',

@@ -7,6 +7,6 @@ export const get = () =>
     .description('Show one rule of an app')
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<rule-id>', 'rule ID'), { dynamic: 'rule-ids' }))
-    .addHelpText('after', helpText('A rule that does not exist (or was deleted) exits with 5.', ['agctl rules get crm-app ecr-001', 'agctl rules get crm-app ecr-001 -o json | jq .condition']));
+    .addHelpText('after', () => helpText('A rule that does not exist (or was deleted) exits with 5.', ['agctl rules get crm-app ecr-001', 'agctl rules get crm-app ecr-001 -o json | jq .condition']));
 
 export type GetInput = Input<ReturnType<typeof get>>;

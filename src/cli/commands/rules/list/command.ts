@@ -9,6 +9,6 @@ export const list = () =>
     .argument('<app-id>', 'app ID')
     .option('--limit <n>', 'stop after this many rules', positiveInt('--limit'))
     .option('--page-size <n>', 'rules per request, 1 to 250', positiveInt('--page-size', 250))
-    .addHelpText('after', helpText('', ['agctl rules list crm-app', "agctl rules list crm-app -o json | jq '.[].id'"]));
+    .addHelpText('after', () => helpText('', ['agctl rules list crm-app', "agctl rules list crm-app -o json | jq '.[].id'"]));
 
 export type ListInput = Input<ReturnType<typeof list>>;

@@ -16,7 +16,7 @@ export const approveStepUp = () =>
     .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed, in whole seconds from 1 to 86400 (default 300)', positiveInt('--wait-timeout', 86400))
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 When the step needs step-up authentication, the service starts a step-up
 transaction and answers with the URL of its step-up page. agctl prints the URL

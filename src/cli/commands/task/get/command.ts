@@ -9,7 +9,7 @@ export const get = () =>
     .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
     .addHelpText(
       'after',
-      helpText('-o json prints the answer as the service gives it: {taskView, expanded}.', [
+      () => helpText('-o json prints the answer as the service gives it: {taskView, expanded}.', [
         'agctl task get 2hAc9...',
         'agctl task get 1041',
         "agctl task get 2hAc9... --expand '*' -o json | jq '.expanded'",

@@ -15,7 +15,7 @@ export const list = () =>
     .option('--page-size <n>', 'tasks per request, 1 to 100 (the service raises less than 10 to 10)', positiveInt('--page-size', 100))
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 Tasks come in the service's order, every page followed. --mine asks the
 service for the tasks assigned to you (its assignedOrStepApproverUserId

@@ -14,7 +14,7 @@ export const keygen = () =>
     .option('--force', 'overwrite existing files')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 Publish the JWKS file at the HTTPS URL the listener is configured with; keep
 the private JWK secret and sign with it: agctl webhook send ... --jwt-key FILE.`,

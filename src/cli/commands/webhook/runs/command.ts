@@ -12,7 +12,7 @@ export const runs = () =>
     .option('--event-id <uuid>', 'only the run of this event')
     .addHelpText(
       'after',
-      helpText(EMBEDDED_ONLY, [
+      () => helpText(EMBEDDED_ONLY, [
         'agctl webhook runs LISTENER',
         'agctl webhook runs LISTENER --event-id 3f2c...',
         "agctl webhook runs LISTENER --limit 1 -o json | jq '.[0].context.trigger'",

@@ -26,7 +26,7 @@ export const send = () =>
     .option('--rate <n>', 'load mode: at most this many requests per second', positiveInt('--rate', 1_000_000))
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 The body comes from --data, --data-file, or standard input, and is sent as the
 exact bytes that were signed. The HMAC secret comes from ${WEBHOOK_SECRET_ENV.name},

@@ -22,7 +22,7 @@ export const verify = () =>
     .option('--allow-insecure-jwks', 'allow a JWKS URL over plain http on a loopback address')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `
 Runs the same verification pipeline as the service, in the same order: source
 address (403), headers, timestamp and JSON body (400), signature or JWT (401).

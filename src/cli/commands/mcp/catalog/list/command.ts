@@ -11,7 +11,7 @@ export const list = () =>
     .option('--page-size <n>', 'entries per request, 1 to 100', positiveInt('--page-size', 100))
     .addHelpText(
       'after',
-      helpText('An entry\'s ID is the mcpServerCatalogId of the hosted MCP servers made from it.', [
+      () => helpText('An entry\'s ID is the mcpServerCatalogId of the hosted MCP servers made from it.', [
         'agctl mcp catalog list',
         'agctl mcp catalog list --query datadog',
         "agctl mcp catalog list -o json | jq -r '.[] | [.id, .displayName] | @tsv'",

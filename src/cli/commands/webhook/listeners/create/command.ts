@@ -18,7 +18,7 @@ export const create = () =>
     .option('--secret-stdin', 'HMAC: read the secret from standard input')
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `${EMBEDDED_ONLY}
 
 An HMAC listener needs a secret, never shown or given as a flag value: with

@@ -10,7 +10,7 @@ export const list = () =>
     .option('--limit <n>', 'stop after this many listeners', positiveInt('--limit'))
     .addHelpText(
       'after',
-      helpText(
+      () => helpText(
         `${EMBEDDED_ONLY}\n\nNo secret is ever shown: an HMAC secret is given only when a listener is created.`,
         ['agctl webhook listeners list', "agctl webhook listeners list -o json | jq -r '.[] | select(.authMethod == \"JWT\") | .url'"],
       ),
