@@ -1,10 +1,12 @@
-// The HTTP layer of the client: undici with keep-alive, per-request timeouts,
-// retries with exponential backoff and jitter (honouring Retry-After), no
-// redirects, and --debug request logs with secrets redacted.
-import type { Agent, Dispatcher } from 'undici';
+// The HTTP layer of the client: node:http(s) with keep-alive, per-request
+// timeouts, retries with exponential backoff and jitter (honouring
+// Retry-After), no redirects, and --debug request logs with secrets redacted.
+// node:http is part of Node itself (nothing to load from node_modules), which
+// keeps every command's start-up short; load mode's many requests go through
+// undici instead (src/cli/commands/webhook/load.ts).
+import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { CliError, Exit } from '../lib/exit.js';
 import { redactBody, redactHeaders } from './redact.js';
-import { undici } from './undici.js';
 
 interface HttpRequest {
   method: string;
@@ -45,9 +47,11 @@ interface HttpOptions {
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** The code of the error when connecting took longer than its limit. */
+const CONNECT_TIMEOUT = 'CONNECT_TIMEOUT';
 /** Errors raised before a single byte of the request left this machine. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
-const TRANSIENT = new Set([...NEVER_SENT, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_CLOSED']);
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT, 'EADDRNOTAVAIL']);
+const TRANSIENT = new Set([...NEVER_SENT, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 const RETRY_STATUS = new Set([429, 503]);
 /** Connecting gives up after this long, or the timeout when shorter. */
 const CONNECT_TIMEOUT_MAX_MS = 10_000;
@@ -58,27 +62,16 @@ export class HttpClient {
   readonly #connectTimeoutMs: number;
   readonly maxRetries: number;
   readonly #opts: HttpOptions;
-  #agent?: Agent;
+  /** Keep-alive connection pools, one per protocol (http:, https:). */
+  readonly #agents = new Map<string, Agent>();
+  /** Requests in flight, for destroy(). */
+  readonly #inFlight = new Set<ClientRequest>();
 
   constructor(opts: HttpOptions = {}) {
     this.#opts = opts;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.#connectTimeoutMs = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS);
     this.maxRetries = opts.maxRetries ?? 3;
-  }
-
-  get agent(): Agent {
-    if (!this.#agent) {
-      const { Agent } = undici();
-      this.#agent = new Agent({
-        keepAliveTimeout: 10_000,
-        connections: this.#opts.connections ?? null,
-        connect: { timeout: this.#connectTimeoutMs },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-    }
-    return this.#agent;
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -121,32 +114,57 @@ export class HttpClient {
   }
 
   async #once(method: string, url: string, headers: Record<string, string>, body?: string | Buffer): Promise<HttpResponse> {
-    const { request } = undici();
-    const r = await request.call(this.agent as unknown as Dispatcher, {
-      origin: new URL(url).origin,
-      path: pathOf(url),
-      method: method as Dispatcher.HttpMethod,
-      headers,
-      body,
-      signal: AbortSignal.timeout(this.timeoutMs),
+    const u = new URL(url);
+    const request = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+    const agent = await this.#agentFor(u.protocol);
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let req: ClientRequest;
+      try {
+        req = request(u, { method, headers, agent });
+      } catch (err) {
+        reject(err); // a header node:http refuses
+        return;
+      }
+      this.#inFlight.add(req);
+      const fail = (code: string, message: string, name = 'Error') => req.destroy(Object.assign(new Error(message), { code, name }));
+      // The attempt as a whole (connecting, sending, the answer's headers and body), and connecting alone.
+      const attempt = setTimeout(() => fail('ETIMEDOUT', `no answer within ${this.timeoutMs} ms`, 'TimeoutError'), this.timeoutMs);
+      let connecting: NodeJS.Timeout | undefined;
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        connecting = setTimeout(() => fail(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`), this.#connectTimeoutMs);
+        socket.once('connect', () => clearTimeout(connecting));
+      });
+      const done = () => {
+        clearTimeout(attempt);
+        clearTimeout(connecting);
+        this.#inFlight.delete(req);
+      };
+      req.on('error', (err) => {
+        done();
+        reject(err);
+      });
+      req.on('response', (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', () => {}); // reported through req's 'error'
+        res.on('end', () => {
+          done();
+          resolve(response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks)));
+        });
+      });
+      req.end(body);
     });
-    const chunks: Buffer[] = [];
-    for await (const chunk of r.body) chunks.push(chunk as Buffer);
-    const buf = Buffer.concat(chunks);
-    return {
-      status: r.statusCode,
-      headers: r.headers as Record<string, string | string[] | undefined>,
-      body: buf,
-      text: () => buf.toString('utf8'),
-      json: <T>() => {
-        if (buf.length === 0) return undefined;
-        try {
-          return JSON.parse(buf.toString('utf8')) as T;
-        } catch {
-          return undefined;
-        }
-      },
-    };
+  }
+
+  async #agentFor(protocol: string): Promise<Agent> {
+    let agent = this.#agents.get(protocol);
+    if (!agent) {
+      const options = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: this.#opts.connections ?? Infinity };
+      agent = protocol === 'https:' ? new (await import('node:https')).Agent(options) : new Agent(options);
+      this.#agents.set(protocol, agent);
+    }
+    return agent;
   }
 
   /** The retry notice: "http://host: timed out after 2 s; retrying (2/4)…". */
@@ -156,7 +174,7 @@ export class HttpClient {
 
   /** How long one attempt may take before the failure `err` (connecting has its own, shorter limit). */
   #attemptLimitMs(err: unknown): number {
-    return errorCode(err) === 'UND_ERR_CONNECT_TIMEOUT' ? this.#connectTimeoutMs : this.timeoutMs;
+    return errorCode(err) === CONNECT_TIMEOUT ? this.#connectTimeoutMs : this.timeoutMs;
   }
 
   #backoff(attempt: number): number {
@@ -192,28 +210,45 @@ export class HttpClient {
     if (b) this.#debug(`< ${b}`);
   }
 
+  /** Closes the idle connections (called once the requests are answered). */
   async close(): Promise<void> {
-    await this.#agent?.close();
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
   }
 
-  /** Aborts the requests in flight and closes the connections (close() waits for them instead). */
+  /** Aborts the requests in flight and closes the connections. */
   async destroy(): Promise<void> {
-    const agent = this.#agent;
-    this.#agent = undefined;
-    await agent?.destroy();
+    for (const req of this.#inFlight) req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    this.#inFlight.clear();
+    await this.close();
   }
 }
 
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return u.pathname + u.search;
+function response(status: number, headers: HttpResponse['headers'], buf: Buffer): HttpResponse {
+  return {
+    status,
+    headers,
+    body: buf,
+    text: () => buf.toString('utf8'),
+    json: <T>() => {
+      if (buf.length === 0) return undefined;
+      try {
+        return JSON.parse(buf.toString('utf8')) as T;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
 
 function errorCode(err: unknown): string | undefined {
-  let e = err as { code?: string; cause?: unknown; name?: string } | undefined;
+  let e = err as { code?: string; cause?: unknown; name?: string; message?: string } | undefined;
   for (let i = 0; e && i < 4; i++) {
     if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'ETIMEDOUT';
-    if (typeof e.code === 'string' && e.code !== 'UND_ERR_REQ_ABORTED') return e.code;
+    // A TLS failure met while writing the request is EPROTO, with OpenSSL's reason only in the message.
+    const ssl = e.code === 'EPROTO' ? /SSL routines:[^:]*:([^:]+):/.exec(e.message ?? '') : null;
+    if (ssl) return `ERR_SSL_${ssl[1]!.toUpperCase().replace(/ /g, '_')}`;
+    if (typeof e.code === 'string') return e.code;
     e = e.cause as typeof e;
   }
   return undefined;
@@ -244,12 +279,9 @@ function classifyNetworkError(err: unknown): Failure {
     case 'EAI_AGAIN':
       return { kind: 'not-found', detail: 'host not found' };
     case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
+    case CONNECT_TIMEOUT:
       return { kind: 'timeout', detail: 'timed out' };
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
       return { kind: 'reset', detail: 'connection reset' };
   }
   if (code && NOT_TLS.has(code)) return { kind: 'not-tls', detail: 'the server does not speak TLS on that port (is it http://?)' };
