@@ -1,17 +1,18 @@
 // agctl mcp set-credentials / mcp get end to end: the real binary against the
 // in-process embedded server. Every secret used here is unique, and the last
 // test checks that none of them appears in any output the CLI produced.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { privatePem, rsaKey } from '../../helpers/keys.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const secret = (name: string) => `SECRET-${name}-${randomBytes(6).toString('hex')}`;
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+const RSA_PEM = privatePem(rsaKey());
 const PEM_LINE = RSA_PEM.split('\n')[5]!;
 
 describe('agctl mcp set-credentials', async () => {

@@ -1,12 +1,14 @@
 // Ordinary user and environment mistakes, through the real binary: each must
 // end with one clear line and a fitting exit code, never "unexpected error"
 // (exit 1, the bug path) and never a stack trace.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generateJwkPair } from '../../../src/lib/keypair.js';
 import { cliFor, runCli, tempDir, type CliResult } from '../../helpers/cli.js';
+import { ecKey, privatePem, rsa1024Key } from '../../helpers/keys.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const work = tempDir('agctl-mistakes-e2e-');
@@ -146,15 +148,15 @@ describe('webhook send --jwt-key', () => {
     const run = cli({ AGCTL_BASE_URL: 'http://127.0.0.1:1' });
     const send = (key: string) => run(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1', '-d', '{}', '--jwt-key', key, '--dry-run']);
     const short = join(work, 'rsa1024.pem');
-    writeFileSync(short, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(short, privatePem(rsa1024Key()));
     expectClearError(await send(short), 2, `--jwt-key ${short}: RSA keys must be at least 2048 bits; this one has 1024`);
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const ec = ecKey();
     const encrypted = join(work, 'encrypted.pem');
-    writeFileSync(encrypted, ec.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' }));
+    writeFileSync(encrypted, privatePem(ec, { cipher: 'aes-256-cbc', passphrase: 'x' }));
     expectClearError(await send(encrypted), 2, /^agctl: --jwt-key .*encrypted\.pem: encrypted PEM keys are not supported: decrypt it with openssl first/);
     const badD = join(work, 'bad-d.jwk.json');
     const jwk = ec.export({ format: 'jwk' });
-    writeFileSync(badD, JSON.stringify({ ...jwk, d: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }).d }));
+    writeFileSync(badD, JSON.stringify({ ...jwk, d: generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk.d }));
     const r = await run(['webhook', 'send', 'http://127.0.0.1:1/x', '-d', '{}', '--jwt-key', badD, '--dry-run', '--debug']);
     expectClearError(r, 2, `--jwt-key ${badD}: the key is not a valid private key: its private part does not match its public part, or is malformed`);
   });

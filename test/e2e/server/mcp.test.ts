@@ -1,13 +1,13 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ksuid } from '../../../src/lib/ids.js';
+import { ecKey, privatePem, rsaKey } from '../../helpers/keys.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
-const EC_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
+const RSA_PEM = privatePem(rsaKey());
+const EC_PEM = privatePem(ecKey());
 const googleJson = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ type: 'service_account', private_key: RSA_PEM, client_email: 'robot@p.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token', ...over });
 

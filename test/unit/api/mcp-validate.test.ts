@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError, Code } from '../../../src/api/errors.js';
 import { OAuth2Mode, TokenSharing, shortEnum } from '../../../src/api/mcp-schema.js';
@@ -14,10 +13,11 @@ import {
 import { deriveUpdateMask, parseUpdateMask, planCredentialsUpdate, relativeUpdateMask } from '../../../src/api/mcp-mask.js';
 import { validateCredentialsRequest } from '../../../src/api/mcp.js';
 import { ksuid } from '../../../src/lib/ids.js';
+import { ecKey, privatePem, rsaKey } from '../../helpers/keys.js';
 
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
-const RSA_PKCS1_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs1', format: 'pem' } }).privateKey;
-const EC_PEM = generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
+const RSA_PEM = privatePem(rsaKey());
+const RSA_PKCS1_PEM = privatePem(rsaKey(), { type: 'pkcs1' });
+const EC_PEM = privatePem(ecKey());
 const GOOGLE_JSON = JSON.stringify({
   type: 'service_account',
   private_key: RSA_PEM,

@@ -1,7 +1,6 @@
 // agctl mcp set-credentials in-process: flags -> request, the interactive
 // walk-through with a scripted prompter, and the prompt for a missing secret.
 // Every run here is a --dry-run, so nothing reaches a server.
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +18,11 @@ import { validateCredentialsRequest } from '../../../src/api/mcp.js';
 import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';
 import { ksuid } from '../../../src/lib/ids.js';
+import { privatePem, rsaKey } from '../../helpers/keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-mcp-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const RSA_PEM = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }).privateKey;
+const RSA_PEM = privatePem(rsaKey());
 const CATALOG = ksuid();
 
 /** Pressing Enter at a yes/no question: its default. */

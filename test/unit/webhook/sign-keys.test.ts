@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPublicKey, randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { generateJwkPair } from '../../../src/lib/keypair.js';
@@ -6,6 +6,7 @@ import { localJwks } from '../../../src/webhook/jwks.js';
 import { KeyError, checkSigningKey, generateListenerKey, jwkThumbprint, loadSigningKey } from '../../../src/webhook/keys.js';
 import { bodyHash, createWebhookJwt, hmacSignature, newHmacSecret, signatureInput } from '../../../src/webhook/sign.js';
 import { verifyWebhook } from '../../../src/webhook/verify.js';
+import { ecKey, listenerKey, privatePem, rsa1024Key, rsaKey } from '../../helpers/keys.js';
 
 describe('HMAC signing', () => {
   it('matches an independently computed vector (openssl dgst -sha256 -hmac, base64url)', () => {
@@ -41,7 +42,7 @@ describe('JWK thumbprint', () => {
 
 describe('keygen, key loading and the JWT round trip', () => {
   it.each(['ES256', 'RS256', 'EdDSA'] as const)('%s: generated keys sign JWTs the pipeline accepts', async (alg) => {
-    const k = generateListenerKey(alg);
+    const k = listenerKey(alg);
     expect(k.kid).toBe(jwkThumbprint(k.publicJwks.keys[0]!));
     expect(k.privateJwk).toMatchObject({ alg, kid: k.kid, use: 'sig' });
     expect(k.privateJwk.d).toBeTypeOf('string');
@@ -77,7 +78,7 @@ describe('keygen, key loading and the JWT round trip', () => {
     const fromPem = loadSigningKey(pem);
     expect(fromPem).toMatchObject({ alg: 'EdDSA', kid: k.kid });
     expect(loadSigningKey(pem, { kid: 'override' }).kid).toBe('override');
-    const rsa = generateListenerKey('RS256');
+    const rsa = listenerKey('RS256');
     const rsaPem = loadSigningKey(JSON.stringify(rsa.privateJwk)).key.export({ type: 'pkcs1', format: 'pem' }).toString();
     expect(loadSigningKey(rsaPem)).toMatchObject({ alg: 'RS256', kid: rsa.kid });
   });
@@ -95,13 +96,10 @@ describe('keygen, key loading and the JWT round trip', () => {
   });
 
   it('says plainly why a key is refused: a short RSA key, an encrypted PEM, a damaged PEM, a "d" that does not fit', async () => {
-    // Keys encoded by the generation itself (see src/lib/keypair.ts for why not KeyObject.export).
-    const pem = (type: 'rsa' | 'ec', options: object, privateKeyEncoding: object) =>
-      (generateKeyPairSync as unknown as (t: string, o: object) => { privateKey: string })(type, { ...options, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding }).privateKey;
-    const rsa1024 = pem('rsa', { modulusLength: 1024 }, { type: 'pkcs8', format: 'pem' });
+    const rsa1024 = privatePem(rsa1024Key());
     expect(() => loadSigningKey(rsa1024)).toThrow(new KeyError('RSA keys must be at least 2048 bits; this one has 1024'));
-    const encrypted = pem('ec', { namedCurve: 'P-256' }, { type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'x' });
-    const encryptedTraditional = pem('rsa', { modulusLength: 2048 }, { type: 'pkcs1', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' });
+    const encrypted = privatePem(ecKey(), { cipher: 'aes-256-cbc', passphrase: 'x' });
+    const encryptedTraditional = privatePem(rsaKey(), { type: 'pkcs1', cipher: 'aes-128-cbc', passphrase: 'x' });
     expect(encryptedTraditional).toMatch(/Proc-Type: 4,ENCRYPTED/);
     for (const p of [encrypted, encryptedTraditional]) expect(() => loadSigningKey(p)).toThrow(/^encrypted PEM keys are not supported: decrypt it with openssl first/);
     expect(() => loadSigningKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')).toThrow(/^the PEM private key cannot be read/);

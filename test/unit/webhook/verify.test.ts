@@ -7,6 +7,7 @@ import { localJwks } from '../../../src/webhook/jwks.js';
 import { generateListenerKey } from '../../../src/webhook/keys.js';
 import { bodyHash, createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
 import { acceptedResult, checkWebhook, verifyWebhook, type AcceptOutcome, type ListenerConfig, type VerifyInput } from '../../../src/webhook/verify.js';
+import { listenerKey } from '../../helpers/keys.js';
 
 // A server time with a fractional second, so "seconds" means floor(now / 1000).
 const NOW = 1_700_000_000_640;
@@ -17,7 +18,7 @@ const SECRET = 'c2VjcmV0LWJ5dGVzLWZvci10aGUtdGVzdHMtb25seS0';
 const BODY = Buffer.from(JSON.stringify({ order: 42, items: ['a', 'b'] }));
 
 const es = generateListenerKey('ES256', 'k-es');
-const rs = generateListenerKey('RS256', 'k-rs');
+const rs = listenerKey('RS256', 'k-rs');
 const ed = generateListenerKey('EdDSA', 'k-ed');
 const other = generateListenerKey('ES256', 'k-es'); // same kid, different key
 const JWKS = localJwks({ keys: [...es.publicJwks.keys, ...rs.publicJwks.keys, ...ed.publicJwks.keys] });
