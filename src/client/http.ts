@@ -64,8 +64,8 @@ export class HttpClient {
   readonly #opts: HttpOptions;
   /** Keep-alive connection pools, one per protocol (http:, https:). */
   readonly #agents = new Map<string, Agent>();
-  /** Requests in flight, for destroy(). */
-  readonly #inFlight = new Set<ClientRequest>();
+  /** How to abort each request in flight, for destroy(). */
+  readonly #inFlight = new Set<() => void>();
 
   constructor(opts: HttpOptions = {}) {
     this.#opts = opts;
@@ -125,33 +125,37 @@ export class HttpClient {
         reject(err); // a header node:http refuses
         return;
       }
-      this.#inFlight.add(req);
-      const fail = (code: string, message: string, name = 'Error') => req.destroy(Object.assign(new Error(message), { code, name }));
+      let connecting: NodeJS.Timeout | undefined;
+      const settle = (err: Error | undefined, res?: HttpResponse) => {
+        if (!this.#inFlight.delete(abort)) return; // settled already
+        clearTimeout(attempt);
+        clearTimeout(connecting);
+        if (err) reject(err);
+        else resolve(res!);
+      };
+      /** Ends the attempt with an error of ours: the socket is closed, the error reported once. */
+      const fail = (code: string, message: string, name = 'Error') => {
+        const err = Object.assign(new Error(message), { code, name });
+        req.destroy(err);
+        settle(err);
+      };
+      const abort = () => fail('ECONNABORTED', 'aborted', 'AbortError');
+      this.#inFlight.add(abort);
       // The attempt as a whole (connecting, sending, the answer's headers and body), and connecting alone.
       const attempt = setTimeout(() => fail('ETIMEDOUT', `no answer within ${this.timeoutMs} ms`, 'TimeoutError'), this.timeoutMs);
-      let connecting: NodeJS.Timeout | undefined;
       req.on('socket', (socket) => {
         if (!socket.connecting) return;
         connecting = setTimeout(() => fail(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`), this.#connectTimeoutMs);
         socket.once('connect', () => clearTimeout(connecting));
       });
-      const done = () => {
-        clearTimeout(attempt);
-        clearTimeout(connecting);
-        this.#inFlight.delete(req);
-      };
-      req.on('error', (err) => {
-        done();
-        reject(err);
-      });
+      req.on('error', (err) => settle(err));
       req.on('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', () => {}); // reported through req's 'error'
-        res.on('end', () => {
-          done();
-          resolve(response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks)));
-        });
+        res.on('end', () => settle(undefined, response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
+        res.on('error', (err) => settle(err));
+        // The connection closed before the whole answer came.
+        res.on('close', () => settle(Object.assign(new Error('the connection closed in the middle of the answer'), { code: 'ECONNRESET' })));
       });
       req.end(body);
     });
@@ -218,8 +222,7 @@ export class HttpClient {
 
   /** Aborts the requests in flight and closes the connections. */
   async destroy(): Promise<void> {
-    for (const req of this.#inFlight) req.destroy(Object.assign(new Error('aborted'), { name: 'AbortError' }));
-    this.#inFlight.clear();
+    for (const abort of [...this.#inFlight]) abort();
     await this.close();
   }
 }

@@ -116,6 +116,24 @@ describe('connection errors', () => {
     expect(srv.seen).toHaveLength(3);
   });
 
+  it('a connection closed in the middle of the answer is a reset, told at once; a GET is retried', async () => {
+    let n = 0;
+    srv.reset((_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      if (n++ === 0) setTimeout(() => res.socket!.destroy(), 20);
+      else res.end(`${' '.repeat(100 - 11 - 5)}true}`);
+    });
+    const { http } = client({ timeoutMs: 5000 });
+    const started = performance.now();
+    expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).json()).toEqual({ partial: true });
+    expect(srv.seen).toHaveLength(2);
+    n = 0;
+    const err = await failure(http.send({ method: 'POST', url: `${srv.url}/x`, body: '{}' }));
+    expect(err.message).toBe(`cannot reach ${srv.url}: connection reset`);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
   it('retries a POST on ECONNREFUSED (it surely never reached a server), then fails with exit 9', async () => {
     const port = await closedPort();
     const { http, sleeps } = client({ maxRetries: 3 });
