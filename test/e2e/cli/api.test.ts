@@ -329,8 +329,12 @@ describe('agctl api: what goes on the wire', async () => {
 
 describe('agctl api --debug never prints a secret it sends', async () => {
   const t = await tinyServer();
-  // A process of its own: this test process has loaded every schema module (the embedded server's), a CLI run loads only its command's.
-  const cli = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok-debug-123' }, spawnCliProcess);
+  const env = { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok-debug-123' };
+  const cli = cliFor(tempDir(), env);
+  // The MCP credential fields are secret by their schema: that test runs in a process of its own, which
+  // loads only its command's modules (this test process has loaded every schema module, the embedded
+  // server's too). The other fields and headers are secret by redaction's own names: in-process.
+  const cliProcess = cliFor(tempDir(), env, spawnCliProcess);
   const CREDENTIALS = '/api/v1/apps/ai-tools/mcp_servers/wiki-mcp/credentials';
   const expectHidden = (r: { code: number | null; stderr: string }, secrets: string[], sent: string) => {
     expect(r.code, r.stderr).toBe(0);
@@ -342,12 +346,12 @@ describe('agctl api --debug never prints a secret it sends', async () => {
 
   it('the MCP credential fields, from -F fields and from --input, as mcp set-credentials hides them', async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const fields = await cli(['api', CREDENTIALS, '-F', 'externalConfig[bearerToken][token]=TOPSECRET-F', '-f', 'updateMask=bearerToken', '--debug']);
+    const fields = await cliProcess(['api', CREDENTIALS, '-F', 'externalConfig[bearerToken][token]=TOPSECRET-F', '-f', 'updateMask=bearerToken', '--debug']);
     expectHidden(fields, ['TOPSECRET-F'], 'fields');
     expect(fields.stderr).toContain('"token":"<redacted>"');
     t.reset((_req, res) => sendJson(res, 200, {}));
     const body = { hostedConfig: { basicAuth: { username: 'u', password: 'PW-SECRET' }, configFields: { api_key: 'CF-SECRET' } }, updateMask: 'basicAuth,configFields' };
-    const input = await cli(['api', CREDENTIALS, '--input', '-', '--debug'], { input: JSON.stringify(body) });
+    const input = await cliProcess(['api', CREDENTIALS, '--input', '-', '--debug'], { input: JSON.stringify(body) });
     expectHidden(input, ['PW-SECRET', 'CF-SECRET'], 'input');
   });
 

@@ -2,7 +2,7 @@
 // what the fast paths load (bin/agctl.js on the built dist/, whose
 // dist/contents.json names the sources each output file holds).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,13 +13,22 @@ const work = tempDir('agctl-process-');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 /**
- * Runs the launcher and returns its result with the files it imported (paths
+ * What a help page must not load. A command's folder holds its declaration
+ * (command.ts, part of the help; a group's flags.ts, the flags its commands
+ * share) and its runtime (the rest).
+ */
+const HEAVY =
+  /^(src\/cli\/commands\/.*(?<!\/(command|flags)\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|src\/webhook\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm)\/)/;
+
+/**
+ * Runs the launcher (or another script) and returns its result with the files it imported (paths
  * under the repository, or package paths under node_modules) and the sources
  * those files hold (a built file stands for the sources bundled into it).
  */
-async function traced(args: string[], name: string, env: Record<string, string> = {}) {
+async function traced(args: string[], name: string, env: Record<string, string> = {}, script = BIN) {
   const trace = join(work, `${name}.trace`);
   const r = await spawnCliProcess(args, {
+    script,
     configDir: join(work, 'config'),
     env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
   });
@@ -57,11 +66,42 @@ describe('the launcher', () => {
     expect(r.stdout).toMatch(/^Usage: agctl /);
     expect(r.sources).toContain('src/cli/main.ts');
     expect(r.sources).toContain('src/cli/program.ts');
-    // A command's folder holds its declaration (command.ts, part of the help) and its runtime (the rest).
-    const heavy = r.sources.filter((m) =>
-      /^(src\/cli\/commands\/.*(?<!\/command\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm)\/)/.test(m),
+    expect(r.sources.filter((m) => HEAVY.test(m))).toEqual([]);
+  });
+
+  it('the help pages of every command, one after another in one process, load none of that either', async () => {
+    // main() for `<command> --help` of each command of the tree, on streams of its own; prints what each page began with.
+    const driver = join(work, 'help-pages.mjs');
+    const dist = pathToFileURL(join(ROOT, 'dist', 'cli')).href;
+    writeFileSync(
+      driver,
+      `import { PassThrough, Readable } from 'node:stream';
+const { main } = await import('${dist}/main.js');
+const { buildProgram, walk } = await import('${dist}/program.js');
+const path = (cmd) => (cmd.parent ? [...path(cmd.parent), cmd.name()] : []);
+const pages = [];
+for (const cmd of walk(await buildProgram())) {
+  let out = '';
+  const stdout = new PassThrough().setEncoding('utf8').on('data', (d) => (out += d));
+  const stderr = new PassThrough().setEncoding('utf8').on('data', (d) => process.stderr.write(d));
+  const io = { stdin: Readable.from([]), stdout, stderr, isStdinTTY: false, isStdoutTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
+  const code = await main(['node', 'agctl', ...path(cmd), '--help'], { io, env: process.env });
+  await new Promise((resolve) => setImmediate(resolve));
+  pages.push({ command: ['agctl', ...path(cmd)].join(' '), code, usage: out.split('\\n')[0] });
+}
+process.stdout.write(JSON.stringify(pages));
+`,
     );
-    expect(heavy).toEqual([]);
+    const r = await traced([], 'help-pages', {}, driver);
+    expect(r.code, r.stderr).toBe(0);
+    const pages = r.json<{ command: string; code: number; usage: string }[]>();
+    expect(pages.map((p) => p.command)).toEqual(expect.arrayContaining(['agctl', 'agctl webhook send', 'agctl serve', 'agctl completion', 'agctl task approve-step-up']));
+    for (const p of pages) {
+      expect(p.code, p.command).toBe(0);
+      expect(p.usage, p.command).toMatch(new RegExp(`^Usage: ${p.command} `));
+    }
+    expect(r.sources).toContain('src/cli/program.ts');
+    expect(r.sources.filter((m) => HEAVY.test(m))).toEqual([]);
   });
 
   it('loads the schema library only for the commands that need it: rules list does not, mcp get does', async () => {

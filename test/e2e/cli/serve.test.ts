@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
+import { BIN, ROOT, baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
 
 const hasJq = spawnSync('jq', ['--version']).status === 0;
 const work = tempDir('agctl-serve-e2e-');
@@ -226,28 +226,36 @@ describe('two `agctl serve` processes on one data directory', () => {
   });
 });
 
+// Run in this process (Ctrl-C as the command sees it): what is checked here is
+// the port kept in the data directory, not the process.
 describe('`agctl serve` stopped and started again on one data directory', () => {
   const dir = tempDir('agctl-serve-port-');
   const data = join(dir, 'data');
-  const children: ChildProcess[] = [];
-  afterAll(() => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  const running = new Set<ReturnType<typeof startCli>>();
+  afterAll(async () => {
+    for (const r of running) {
+      r.interrupt();
+      await r.done;
+    }
   });
   let runs = 0;
-  /** Runs serve on the data directory with `args` until stop() (SIGTERM). */
+  /** Runs serve on the data directory with `args` until stop() (Ctrl-C), which resolves with its output. */
   async function serve(...args: string[]) {
     const file = join(dir, `ready-${runs++}.json`);
-    const r = startServe(['--quiet', '--data-dir', data, '--ready-file', file, ...args], file, join(dir, 'serve-cfg'));
-    children.push(r.child);
-    const ready = await r.ready;
-    await waitFor('the start-up lines', () => (r.log().includes('press Ctrl-C to stop') ? true : undefined));
+    const r = startCli(['serve', '--quiet', '--data-dir', data, '--ready-file', file, ...args], baseEnv(join(dir, 'serve-cfg')));
+    running.add(r);
+    // The ready file is written before the start-up lines; Ctrl-C is heard from before them.
+    await r.waitForStderr(/press Ctrl-C to stop/);
+    const ready = JSON.parse(readFileSync(file, 'utf8')) as Ready;
     return {
       ready,
       port: Number(new URL(ready.baseUrl).port),
-      log: r.log,
       stop: async () => {
-        r.child.kill('SIGTERM');
-        expect(await r.exited).toBe(0);
+        r.interrupt();
+        const result = await r.done;
+        running.delete(r);
+        expect(result.code, result.stderr).toBe(0);
+        return result;
       },
     };
   }
@@ -270,11 +278,10 @@ describe('`agctl serve` stopped and started again on one data directory', () => 
 
     const again = await serve();
     expect(again.ready.baseUrl).toBe(first.ready.baseUrl);
-    expect(again.log()).not.toContain('in use');
     const list = await cli(['rules', 'list', 'crm-app', '-o', 'json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json()).toHaveLength(26);
-    await again.stop();
+    expect((await again.stop()).stderr).not.toContain('in use');
   });
 
   it('takes a free port, and says so, when another process holds it; --port still wins', { timeout: 60_000 }, async () => {
@@ -284,8 +291,7 @@ describe('`agctl serve` stopped and started again on one data directory', () => 
     try {
       const moved = await serve();
       expect(moved.port).not.toBe(kept);
-      expect(moved.log()).toContain(`! port ${kept}, this data directory's, is in use by another process: listening on ${moved.port} for this run`);
-      await moved.stop();
+      expect((await moved.stop()).stderr).toContain(`! port ${kept}, this data directory's, is in use by another process: listening on ${moved.port} for this run`);
     } finally {
       await new Promise((r) => holder.close(r));
     }

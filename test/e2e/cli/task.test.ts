@@ -140,6 +140,7 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).toBe(stepId);
   });
 
+  // A real process and a real SIGINT: the signal reaches the wait as Ctrl-C.
   it.concurrent('Ctrl-C while waiting prints the resume command once and exits 130; the resume approves', async () => {
     const { taskId, stepId } = fresh();
     const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
@@ -162,12 +163,13 @@ describe('agctl task approve-step-up', async () => {
     expect(currentStep(taskId).id).not.toBe(stepId);
   });
 
+  // In-process (Ctrl-C as the command sees it): the real SIGINT is the test above's.
   it.concurrent('Ctrl-C while waiting with -o json prints the transaction as "cancelled", the resume command once', async () => {
     const { taskId, stepId } = fresh();
-    const run = spawnCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
+    const run = startCli(['task', 'approve-step-up', taskId, '-o', 'json'], spawnEnv);
     const [, tx] = await run.waitForStderr(TX_RE);
     await run.waitForStderr(/Waiting up to/);
-    run.kill('SIGINT');
+    run.interrupt();
     const r = await run.done;
     expect(r.code, r.stderr).toBe(130);
     expect(r.json()).toMatchObject({

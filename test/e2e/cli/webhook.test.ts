@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, cliFor, spawnCli, tempDir, type CliResult } from '../../helpers/cli.js';
+import { baseEnv, cliFor, startCli, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { hmacSignature } from '../../../src/webhook/sign.js';
 
@@ -241,7 +241,7 @@ describe('webhook send (load mode): delivery', () => {
   });
 });
 
-// Two processes of their own, against servers and config dirs of their own: side by side (one waits out the 2 s grace).
+// In-process (Ctrl-C as the command sees it), against servers and config dirs of their own: side by side (one waits out the 2 s grace).
 describe.concurrent('webhook send (load mode), Ctrl-C', () => {
   const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 10_000) => {
     for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await ok()) return;
@@ -251,9 +251,9 @@ describe.concurrent('webhook send (load mode), Ctrl-C', () => {
   it('stops sending, lets the requests in flight finish, prints what was sent as interrupted and exits 130', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: l.secret };
-    const run = spawnCli(['webhook', 'send', l.url, '-d', '{}', '--count', '100000', '--concurrency', '4', '--rate', '200', '-o', 'json'], env);
+    const run = startCli(['webhook', 'send', l.url, '-d', '{}', '--count', '100000', '--concurrency', '4', '--rate', '200', '-o', 'json'], env);
     await until('the first events', async () => (await runsOf(l.id)).total >= 5);
-    run.kill('SIGINT');
+    run.interrupt();
     const r = await run.done;
     expect(r.code, r.stderr).toBe(130);
     const sum = r.json();
@@ -275,14 +275,14 @@ describe.concurrent('webhook send (load mode), Ctrl-C', () => {
     try {
       const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`;
       const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: secret };
-      const run = spawnCli(['webhook', 'send', url, '-d', '{}', '--count', '10', '--concurrency', '2'], env);
+      const run = startCli(['webhook', 'send', url, '-d', '{}', '--count', '10', '--concurrency', '2'], env);
       await until('two requests in flight', () => received >= 2);
-      const sigint = Date.now();
-      run.kill('SIGINT');
+      const interrupted = Date.now();
+      run.interrupt();
       const r = await run.done;
       expect(r.code, r.stderr).toBe(130);
-      expect(Date.now() - sigint).toBeGreaterThanOrEqual(1900);
-      expect(Date.now() - sigint).toBeLessThan(5000);
+      expect(Date.now() - interrupted).toBeGreaterThanOrEqual(1900);
+      expect(Date.now() - interrupted).toBeLessThan(5000);
       expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1: 0 of 2 delivered$/m);
       expect(r.stdout).toMatch(/^error aborted +2$/m);
       expect(received).toBe(2);

@@ -6,13 +6,13 @@
 // IDs are refused.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { spawnCli } from '../../helpers/cli.js';
+import { startCli } from '../../helpers/cli.js';
 import { shellWords, tenant, tenantCli } from './helpers.js';
 
 const URL_RE = /(http:\/\/127\.0\.0\.1:\d+\/step-up\/complete\/[A-Za-z0-9_-]+)/;
 const count = (text: string, part: string) => text.split(part).length - 1;
 
-// Each test on a task of its own: they run side by side (most of their time is waiting on polls and start-ups).
+// Each test on a task of its own: they run side by side (most of their time is waiting on polls).
 describe.concurrent('task approve-step-up against the fake tenant', async () => {
   const t = await tenant();
   const { cli, spawnEnv } = tenantCli(t);
@@ -32,7 +32,7 @@ describe.concurrent('task approve-step-up against the fake tenant', async () => 
 
   it('waits while the step-up page is completed, then approves and prints the ticketActionId', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    const run = spawnCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly review'], spawnEnv);
+    const run = startCli(['task', 'approve-step-up', taskId, '--comment', 'quarterly review'], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
     expect(currentStep(taskId)).toBe(stepId);
     expect(await t.completeStepUp(url!)).toBe(200);
@@ -70,7 +70,7 @@ describe.concurrent('task approve-step-up against the fake tenant', async () => 
   it('is not misled by another user\'s verified transaction for the same step', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
     const decoy = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.otherClient.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', createdAt: Date.now() - 60_000 });
-    const run = spawnCli(['task', 'approve-step-up', taskId], spawnEnv);
+    const run = startCli(['task', 'approve-step-up', taskId], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
     expect(await t.completeStepUp(url!)).toBe(200);
     const r = await run.done;

@@ -2,17 +2,12 @@
 // `npm run typecheck`: a flag read under a name it does not declare does not
 // compile), run is loaded only when the command runs, and completion values
 // and environment variables are read back from the declarations.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Argument, Command, Option } from '../../../src/cli/declare.js';
 import { Command as PlainCommand } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
 import type { SendInput } from '../../../src/cli/commands/webhook/send/command.js';
 import type { VerifyInput } from '../../../src/cli/commands/webhook/verify/command.js';
 import { addCommands, completeWith, declaredCompletion, declaredEnv, helpText, lazyRun, readsEnv, type Input } from '../../../src/cli/declare.js';
-import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
 
 // The runner builds the context from the environment: replaced by one passing a stand-in.
 vi.mock('../../../src/cli/run.js', () => ({ execute: async (_cmd: unknown, fn: (ctx: unknown) => Promise<unknown>) => void (await fn({ fake: 'ctx' })) }));
@@ -93,31 +88,5 @@ describe('declared facts', () => {
   it('helpText puts the examples after the prose', () => {
     expect(helpText('\nSome words.\n', ['agctl x', 'agctl y'])).toBe('\nSome words.\n\nExamples:\n  $ agctl x\n  $ agctl y');
     expect(helpText('', ['agctl x'])).toBe('\nExamples:\n  $ agctl x');
-  });
-});
-
-describe('--help start-up', () => {
-  it('imports no command runtime, HTTP client, JOSE, config store or prompt library', () => {
-    const dir = tempDir();
-    const log = join(dir, 'loaded.txt');
-    writeFileSync(log, '');
-    const hooks = join(dir, 'hooks.mjs');
-    writeFileSync(
-      hooks,
-      `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) { appendFileSync(${JSON.stringify(log)}, url + '\\n'); return next(url, context); }`,
-    );
-    const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});`);
-    for (const args of [['--help'], ['webhook', 'send', '--help'], ['serve', '--help'], ['completion', '--help']]) {
-      writeFileSync(log, '');
-      const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], { env: baseEnv(dir), encoding: 'utf8' });
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/Usage: agctl/);
-      const loaded = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-      expect(loaded.some((u) => u.includes('/dist/cli/program.js'))).toBe(true);
-      const heavy = loaded.filter((u) => /node_modules\/(undici|jose|conf|@inquirer)\/|\/dist\/(client|server|webhook)\/|\/dist\/cli\/commands\/.*\/run\.js|\/dist\/cli\/context\.js/.test(u));
-      expect(heavy, args.join(' ')).toEqual([]);
-    }
   });
 });

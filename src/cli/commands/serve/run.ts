@@ -1,4 +1,4 @@
-// agctl serve: the embedded server in the foreground until SIGINT/SIGTERM.
+// agctl serve: the embedded server in the foreground until Ctrl-C (SIGINT) or SIGTERM.
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
 import { dataDir as defaultDataDir } from '../../../config/paths.js';
@@ -76,20 +76,25 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
   }
 
-  // Listening for SIGINT/SIGTERM before the start-up lines say the server runs.
-  const stopped = new Promise<void>((done) => {
-    let stopping = false;
-    const stop = (sig: string) => {
-      if (stopping) return;
-      stopping = true;
-      ctx.out.info(`${sig}: finishing in-flight requests and closing the database`);
-      server.close().then(done, (err) => {
-        ctx.out.info(`error while stopping: ${(err as Error).message}`);
-        done();
-      });
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+  // Listening for Ctrl-C (SIGINT) and SIGTERM before the start-up lines say the server runs.
+  // Each is heard once (a second one ends the process at once); neither once the server is closed.
+  let closed!: () => void;
+  const stopped = new Promise<void>((done) => (closed = done));
+  let stopping = false;
+  const stop = (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.out.info(`${sig}: finishing in-flight requests and closing the database`);
+    server.close().then(closed, (err) => {
+      ctx.out.info(`error while stopping: ${(err as Error).message}`);
+      closed();
+    });
+  };
+  const onTerm = () => stop('SIGTERM');
+  process.once('SIGTERM', onTerm);
+  const offInterrupt = ctx.io.onInterrupt(() => {
+    offInterrupt();
+    stop('SIGINT');
   });
   const s = await ctx.out.styles();
   ctx.out.success(`agctl embedded server listening on ${s.bold(info.baseUrl)}`);
@@ -109,5 +114,7 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   ctx.out.info('  press Ctrl-C to stop');
 
   await stopped;
+  process.off('SIGTERM', onTerm);
+  offInterrupt();
   return 0;
 }
