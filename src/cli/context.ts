@@ -81,6 +81,7 @@ export class CommandContext {
         debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(s),
+        sleep: this.clock.sleep && ((ms) => this.clock.sleep!(ms)),
         // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
         // spinner's line, which is redrawn below); logs and pipes get the final error only.
         onRetry: this.io.isStderrTTY ? (line) => this.out.info(`${CLEAR_LINE}${line}`) : undefined,

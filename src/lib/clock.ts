@@ -3,6 +3,8 @@
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /** Waits between retries of a request (default: a timer of `ms`); tests shorten it. */
+  sleep?(ms: number): Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };

@@ -43,9 +43,12 @@ function plantToken(dir: string, baseUrl: string, clientId: string, accessToken:
 }
 
 /** A config dir logged in to the test server (a token is cached by the login). */
+/** For tests of which IDs are offered, not of time: a budget a loaded machine cannot overrun (the budget has tests of its own below). */
+const ROOMY = { AGCTL_COMPLETE_BUDGET_MS: '5000' };
+
 async function loggedIn(): Promise<{ dir: string; cli: ReturnType<typeof cliFor> }> {
   const dir = tempDir('agctl-complete-');
-  const cli = cliFor(dir);
+  const cli = cliFor(dir, ROOMY);
   const r = await cli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { input: s.plainClient.clientSecret });
   expect(r.code, r.stderr).toBe(0);
   expect(existsSync(join(dir, 'tokens'))).toBe(true);
@@ -175,7 +178,7 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     const t = await tinyServer();
     const dir = configWith({ default: { baseUrl: t.url, clientId: 'bot' } }, 'default');
     plantToken(dir, t.url, 'bot', 'cached-token');
-    const cli = cliFor(dir);
+    const cli = cliFor(dir, ROOMY);
     t.reset((req, res) => {
       if (req.path.startsWith('/api/v1/apps/crm%20app/mcp_servers')) {
         const second = req.path.includes('page_token=p2');

@@ -17,6 +17,7 @@ import { run as rulesList } from '../../../src/cli/commands/rules/list/run.js';
 import type { GlobalFlags } from '../../../src/config/resolve.js';
 import { startTestServer } from '../../helpers/server.js';
 import { fakeIO } from '../../helpers/io.js';
+import { testClock } from '../../helpers/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-ctx-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -50,7 +51,7 @@ function scripted(answers: Record<string, string | boolean>, enabled = true) {
 function makeCtx(opts: { env?: Record<string, string>; flags?: GlobalFlags; tty?: boolean; stdin?: string; prompter?: Prompter } = {}) {
   const f = fakeIO(opts);
   const env = { AGCTL_CONFIG_DIR: join(root, `cfg${n++}`), ...opts.env };
-  const ctx = new CommandContext({ io: f.io, env, flags: { input: true, color: true, ...opts.flags }, prompter: opts.prompter });
+  const ctx = new CommandContext({ io: f.io, env, flags: { input: true, color: true, ...opts.flags }, prompter: opts.prompter, clock: testClock });
   return { ctx, ...f, env };
 }
 
