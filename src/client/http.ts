@@ -49,6 +49,8 @@ interface HttpOptions {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 /** The code of the error when connecting took longer than its limit. */
 const CONNECT_TIMEOUT = 'CONNECT_TIMEOUT';
+/** The code of the error of a request abandoned by destroy() (never retried). */
+const DESTROYED = 'ERR_CLIENT_DESTROYED';
 /** Errors raised before a single byte of the request left this machine. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT, 'EADDRNOTAVAIL']);
 const TRANSIENT = new Set([...NEVER_SENT, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
@@ -66,6 +68,8 @@ export class HttpClient {
   readonly #agents = new Map<string, Agent>();
   /** How to abort each request in flight, for destroy(). */
   readonly #inFlight = new Set<() => void>();
+  /** Counts destroy() calls: a request that was starting (or waiting to retry) when one came is not sent. */
+  #generation = 0;
 
   constructor(opts: HttpOptions = {}) {
     this.#opts = opts;
@@ -81,12 +85,13 @@ export class HttpClient {
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
     const first = performance.now();
     const attempts = this.maxRetries + 1;
+    const generation = this.#generation;
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       this.#debugRequest(method, req.url, headers, req.body);
       let res: HttpResponse;
       try {
-        res = await this.#once(method, req.url, headers, req.body);
+        res = await this.#once(method, req.url, headers, req.body, generation);
       } catch (err) {
         const code = errorCode(err);
         const retryable = code !== undefined && (NEVER_SENT.has(code) || (idempotent && TRANSIENT.has(code)));
@@ -113,10 +118,11 @@ export class HttpClient {
     }
   }
 
-  async #once(method: string, url: string, headers: Record<string, string>, body?: string | Buffer): Promise<HttpResponse> {
+  async #once(method: string, url: string, headers: Record<string, string>, body: string | Buffer | undefined, generation: number): Promise<HttpResponse> {
     const u = new URL(url);
     const request = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
     const agent = await this.#agentFor(u.protocol);
+    if (generation !== this.#generation) throw abandoned();
     return new Promise<HttpResponse>((resolve, reject) => {
       let req: ClientRequest;
       try {
@@ -134,28 +140,28 @@ export class HttpClient {
         else resolve(res!);
       };
       /** Ends the attempt with an error of ours: the socket is closed, the error reported once. */
-      const fail = (code: string, message: string, name = 'Error') => {
-        const err = Object.assign(new Error(message), { code, name });
+      const fail = (err: Error) => {
         req.destroy(err);
         settle(err);
       };
-      const abort = () => fail('ECONNABORTED', 'aborted', 'AbortError');
+      const abort = () => fail(abandoned());
       this.#inFlight.add(abort);
       // The attempt as a whole (connecting, sending, the answer's headers and body), and connecting alone.
-      const attempt = setTimeout(() => fail('ETIMEDOUT', `no answer within ${this.timeoutMs} ms`, 'TimeoutError'), this.timeoutMs);
+      const attempt = setTimeout(() => fail(codedError('ETIMEDOUT', `no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
       req.on('socket', (socket) => {
         if (!socket.connecting) return;
-        connecting = setTimeout(() => fail(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`), this.#connectTimeoutMs);
-        socket.once('connect', () => clearTimeout(connecting));
+        connecting = setTimeout(() => fail(codedError(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`)), this.#connectTimeoutMs);
+        // Connected means the TLS handshake done too, for https.
+        socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting));
       });
       req.on('error', (err) => settle(err));
       req.on('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => settle(undefined, response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
+        res.on('end', () => settle(undefined, response(res.statusCode ?? 0, headersOf(res), Buffer.concat(chunks))));
         res.on('error', (err) => settle(err));
         // The connection closed before the whole answer came.
-        res.on('close', () => settle(Object.assign(new Error('the connection closed in the middle of the answer'), { code: 'ECONNRESET' })));
+        res.on('close', () => settle(codedError('ECONNRESET', 'the connection closed in the middle of the answer')));
       });
       req.end(body);
     });
@@ -164,7 +170,8 @@ export class HttpClient {
   async #agentFor(protocol: string): Promise<Agent> {
     let agent = this.#agents.get(protocol);
     if (!agent) {
-      const options = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: this.#opts.connections ?? Infinity };
+      // An idle connection is closed after 10 s, or before the server's Keep-Alive timeout when it sends one.
+      const options = { keepAlive: true, timeout: 10_000, maxSockets: this.#opts.connections ?? Infinity };
       agent = protocol === 'https:' ? new (await import('node:https')).Agent(options) : new Agent(options);
       this.#agents.set(protocol, agent);
     }
@@ -189,8 +196,8 @@ export class HttpClient {
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#opts.sleep) return this.#opts.sleep(ms);
     this.#debug(`  retrying in ${ms} ms`);
+    if (this.#opts.sleep) return this.#opts.sleep(ms);
     return new Promise((r) => setTimeout(r, ms));
   }
 
@@ -222,9 +229,20 @@ export class HttpClient {
 
   /** Aborts the requests in flight and closes the connections. */
   async destroy(): Promise<void> {
+    this.#generation++;
     for (const abort of [...this.#inFlight]) abort();
     await this.close();
   }
+}
+
+const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
+const abandoned = () => codedError(DESTROYED, 'the request was abandoned');
+
+/** The answer's headers, a repeated one as an array of its values (as set-cookie always is). */
+function headersOf(res: IncomingMessage): HttpResponse['headers'] {
+  const headers: HttpResponse['headers'] = {};
+  for (const [name, values] of Object.entries(res.headersDistinct)) if (values) headers[name] = values.length === 1 && name !== 'set-cookie' ? values[0] : values;
+  return headers;
 }
 
 function response(status: number, headers: HttpResponse['headers'], buf: Buffer): HttpResponse {
@@ -245,9 +263,8 @@ function response(status: number, headers: HttpResponse['headers'], buf: Buffer)
 }
 
 function errorCode(err: unknown): string | undefined {
-  let e = err as { code?: string; cause?: unknown; name?: string; message?: string } | undefined;
+  let e = err as { code?: string; cause?: unknown; message?: string } | undefined;
   for (let i = 0; e && i < 4; i++) {
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'ETIMEDOUT';
     // A TLS failure met while writing the request is EPROTO, with OpenSSL's reason only in the message.
     const ssl = e.code === 'EPROTO' ? /SSL routines:[^:]*:([^:]+):/.exec(e.message ?? '') : null;
     if (ssl) return `ERR_SSL_${ssl[1]!.toUpperCase().replace(/ /g, '_')}`;

@@ -205,6 +205,47 @@ describe('connection errors', () => {
   });
 });
 
+describe('connections', () => {
+  it('destroy() abandons a request in flight at once: no retry, no second request', async () => {
+    srv.reset(() => {}); // never answers
+    const { http, sleeps } = client({ timeoutMs: 5000 });
+    const sent = http.send({ method: 'GET', url: `${srv.url}/x` });
+    while (srv.seen.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const started = performance.now();
+    await http.destroy();
+    const err = await failure(sent);
+    expect(err.message).toBe(`cannot reach ${srv.url}: the request was abandoned`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect([srv.seen.length, sleeps]).toEqual([1, []]);
+  });
+
+  it("does not reuse an idle connection past the server's Keep-Alive timeout", async () => {
+    const connections = new Set<unknown>();
+    srv.reset((_r, res, raw) => {
+      connections.add(raw.socket);
+      // The connection stays open 2 s; a client reusing it after 1 s risks the server closing it under the request.
+      sendJson(res, 200, {}, { 'keep-alive': 'timeout=2' });
+    });
+    const { http } = client();
+    await http.send({ method: 'POST', url: `${srv.url}/a`, body: '{}' });
+    await new Promise((r) => setTimeout(r, 1100));
+    await http.send({ method: 'POST', url: `${srv.url}/b`, body: '{}' });
+    await http.close();
+    expect(connections.size).toBe(2);
+  });
+
+  it('gives a repeated answer header as the list of its values', async () => {
+    srv.reset((_r, res) => {
+      res.setHeader('vary', ['accept', 'origin']);
+      sendJson(res, 200, {});
+    });
+    const { http } = client();
+    const res = await http.send({ method: 'GET', url: `${srv.url}/x` });
+    expect([res.headers.vary, res.headers['content-type']]).toEqual([['accept', 'origin'], 'application/json']);
+  });
+});
+
 describe('redirects', () => {
   it('are never followed, with or without Authorization', async () => {
     other.reset((_r, res) => sendJson(res, 200, { stolen: true }));
