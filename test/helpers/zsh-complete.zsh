@@ -1,30 +1,41 @@
 #!/usr/bin/env zsh
-# Real zsh completion, for tests: types a command line and a TAB into an
+# Real zsh completion, for tests: types command lines and a TAB into an
 # interactive zsh (in a pseudo-terminal, zsh/zpty) with compinit loaded, and
 # prints every match the completion system adds, one a line ("MATCH:<word>"),
 # plus "PATH:<$PATH>" as seen inside the completion function.
 #
-# usage: zsh -f zsh-complete.zsh source|fpath <completion script> <command line>
-#   source: the script is sourced (as with `source <(agctl completion zsh)`)
-#   fpath:  the script is installed as _agctl in a directory on $fpath and
-#           autoloaded by compinit (as the README installs it)
-# With AGCTL_TEST_ZCOMPDUMP set, compinit keeps its dump there (one per mode),
-# as it does in ~/.zcompdump for a user: the runs after the first skip reading
-# every completion function on $fpath (most of a run's time).
+# usage: zsh -f zsh-complete.zsh <completion script>
+# then, on stdin, one case a line: <mode> TAB <PATH> TAB <command line>
+#   mode source: the script is sourced (as with `source <(agctl completion zsh)`)
+#   mode fpath:  the script is installed as _agctl in a directory on $fpath and
+#                autoloaded by compinit (as the README installs it)
+#   PATH:        the interactive zsh's $PATH
+# Each case's answer ends with a line "<<<END>>>". The cases of one mode and
+# PATH are typed into one interactive zsh, one after the other (the line is
+# cleared with ^U between them). compinit keeps a dump per mode, as it does in
+# ~/.zcompdump for a user: the shells after the first of a mode skip reading
+# every completion function on $fpath (most of a shell's start).
 zmodload zsh/zpty || { print -u2 'zsh-complete: zsh/zpty is missing'; exit 3 }
-mode=$1 file=$2 cmdline=$3
+file=$1
 tmp=$(mktemp -d)
-export __dump=${AGCTL_TEST_ZCOMPDUMP:+$AGCTL_TEST_ZCOMPDUMP.$mode}
+trap 'zpty -d; rm -rf $tmp' EXIT
 cat > $tmp/init.zsh <<'INIT'
 PROMPT= RPROMPT= PS2=
 unsetopt zle_bracketed_paste 2>/dev/null
-autoload -Uz compinit && if [[ -n $__dump ]]; then compinit -u -d $__dump; else compinit -u -D; fi
+autoload -Uz compinit && compinit -u -d $__dump
 bindkey '^M' undefined-key; bindkey '^J' undefined-key
 bindkey '^I' complete-word
+bindkey '^U' kill-whole-line
 zstyle ':completion:*' insert-tab false
+# compsys runs these once per completion: the last one sets them again for the
+# next, and neither inserts nor lists anything (the line is cleared after it)
 __cap_mark() { print -r -- '<<<MARK>>>' }
-compprefuncs=(__cap_mark)
-comppostfuncs=(__cap_mark exit)
+__cap_done() {
+  compstate[insert]= compstate[list]=
+  __cap_mark
+  compprefuncs=(__cap_mark) comppostfuncs=(__cap_done)
+}
+compprefuncs=(__cap_mark) comppostfuncs=(__cap_done)
 # compadd records what it adds (calls that only compute matches, -O/-A/-D, pass through)
 compadd() {
   if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi
@@ -36,23 +47,28 @@ compadd() {
 }
 print -r -- READY
 INIT
-if [[ $mode == fpath ]]; then
-  mkdir $tmp/fn && cp $file $tmp/fn/_agctl
-  zpty z zsh -f -i
-  zpty -w z "fpath=(${(q)tmp}/fn \$fpath); source ${(q)tmp}/init.zsh"
-else
-  zpty z zsh -f -i
-  zpty -w z "source ${(q)tmp}/init.zsh; source ${(q)file}"
-fi
-local line
-repeat 50; do zpty -r z line || break; [[ $line == READY* ]] && break; done
-zpty -w -n z "$cmdline"$'\t'
-local -i marks=0
-while zpty -r z line; do
-  line=${line//$'\r'/}; line=${line%$'\n'}
-  if [[ $line == *'<<<MARK>>>'* ]]; then (( ++marks == 2 )) && break; continue; fi
-  (( marks == 1 )) && [[ $line == *(MATCH|PATH):* ]] && print -r -- ${(M)line%%(MATCH|PATH):*}
+mkdir $tmp/fn && cp $file $tmp/fn/_agctl
+typeset -A sessions # "mode PATH" -> zpty session name
+local mode dirs cmdline key s line
+while IFS=$'\t' read -r mode dirs cmdline; do
+  key="$mode $dirs" s=${sessions[$key]}
+  if [[ -z $s ]]; then
+    s=z$#sessions; sessions[$key]=$s
+    zpty $s "PATH=${(q)dirs} zsh -f -i"
+    if [[ $mode == fpath ]]; then
+      zpty -w $s "__dump=${(q)tmp}/zcompdump.$mode; fpath=(${(q)tmp}/fn \$fpath); source ${(q)tmp}/init.zsh"
+    else
+      zpty -w $s "__dump=${(q)tmp}/zcompdump.$mode; source ${(q)tmp}/init.zsh; source ${(q)file}"
+    fi
+    repeat 50; do zpty -r $s line || break; [[ $line == READY* ]] && break; done
+  fi
+  zpty -w -n $s $'\C-u'"$cmdline"$'\t'
+  integer marks=0
+  while zpty -r $s line; do
+    line=${line//$'\r'/}; line=${line%$'\n'}
+    if [[ $line == *'<<<MARK>>>'* ]]; then (( ++marks == 2 )) && break; continue; fi
+    (( marks == 1 )) && [[ $line == *(MATCH|PATH):* ]] && print -r -- ${(M)line%%(MATCH|PATH):*}
+  done
+  (( marks == 2 )) || { print -u2 "zsh-complete: no completion ran for: $cmdline"; exit 4 }
+  print -r -- '<<<END>>>'
 done
-zpty -d z
-rm -rf $tmp
-(( marks == 2 )) || { print -u2 'zsh-complete: no completion ran'; exit 4 }

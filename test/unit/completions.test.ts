@@ -11,7 +11,7 @@
 // rebuilt by the global setup); elsewhere it is a bash script that hands its
 // arguments to this process, which runs the program on them (runCli) and
 // sends back what it printed: the same answers without a node start-up a TAB.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,21 +105,49 @@ function shell(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<str
   });
 }
 
+/** Ends each line's answer, in the zsh and fish runs. */
+const END = '<<<END>>>';
+
 /**
  * zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function.
- * The first run of a mode writes compinit's dump; the runs after it wait for it, then may run side by side.
+ * Every line goes to one zsh-complete.zsh, which types the lines of a mode and PATH into one interactive zsh in turn
+ * (the environments differ only in PATH: `env` gives the shell's PATH).
  */
 async function zshComplete(line: string, mode: 'source' | 'fpath' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[] }> {
-  const dumped = zshDumps.get(mode);
-  const run = (async () => {
-    await dumped?.catch(() => {});
-    return shell('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), mode, script('zsh'), line], { ...env, AGCTL_TEST_ZCOMPDUMP: join(configDir, 'zcompdump') });
-  })();
-  if (!dumped) zshDumps.set(mode, run);
-  const lines = (await run).split('\n');
+  zshRun ??= startZsh();
+  const answer = new Promise<string>((resolve, reject) => zshRun!.waiting.push({ resolve, reject }));
+  zshRun.child.stdin!.write(`${mode}\t${env.PATH}\t${line}\n`);
+  const lines = (await answer).split('\n');
   return { matches: lines.filter((l) => l.startsWith('MATCH:')).map((l) => l.slice(6)), paths: lines.filter((l) => l.startsWith('PATH:')).map((l) => l.slice(5)) };
 }
-const zshDumps = new Map<string, Promise<unknown>>();
+let zshRun: ReturnType<typeof startZsh> | undefined;
+function startZsh() {
+  const child = spawn('zsh', ['-f', join(ROOT, 'test', 'helpers', 'zsh-complete.zsh'), script('zsh')], { cwd: work, env: shellEnv });
+  const waiting: { resolve: (out: string) => void; reject: (e: unknown) => void }[] = [];
+  let out = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    for (let end = out.indexOf(`${END}\n`); end >= 0; end = out.indexOf(`${END}\n`)) {
+      const w = waiting.shift();
+      if (stderr) w?.reject(new Error(`zsh printed an error:\n${stderr}`));
+      else w?.resolve(out.slice(0, end));
+      out = out.slice(end + END.length + 1);
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', (code) => {
+      waiting.splice(0).forEach((w) => w.reject(new Error(`zsh failed (${code}):\n${stderr}`)));
+      resolve();
+    }),
+  );
+  return { child, waiting, closed };
+}
+afterAll(async () => {
+  zshRun?.child.stdin!.end();
+  await zshRun?.closed;
+});
 
 /** fish: `complete -C line`, the completions without their descriptions. Lines asked for together (Promise.all) run in one fish. */
 function fishComplete(line: string, env = shellEnv): Promise<string[]> {
@@ -137,7 +165,6 @@ function fishComplete(line: string, env = shellEnv): Promise<string[]> {
   });
 }
 const fishBatches = new Map<NodeJS.ProcessEnv, { line: string; resolve: (r: string[]) => void; reject: (e: unknown) => void }[]>();
-const END = '<<<END>>>';
 async function runFish(batch: { line: string; resolve: (r: string[]) => void }[], env: NodeJS.ProcessEnv): Promise<void> {
   const out = await shell('fish', ['--no-config', '-c', `source $argv[1]; for line in $argv[2..-1]; complete -C $line; echo '${END}'; end`, script('fish'), ...batch.map((b) => b.line)], env);
   const answers = out.split(`${END}\n`);

@@ -219,9 +219,8 @@ describe('two `agctl serve` processes on one data directory', () => {
       }),
     );
     expect(results).toEqual(results.map(() => '200 '));
-    // A third one, while the port kept for the data directory is held by one of them, takes another.
-    const third = await start(3);
-    expect(new Set([...servers, third].map((r) => r.baseUrl)).size).toBe(3);
+    // The port kept for the data directory is one of theirs. (Another serve, while that port is held,
+    // takes a free one: the held-port test below, in this process.)
     expect(servers.map((r) => r.baseUrl)).toContain(`http://127.0.0.1:${readFileSync(join(shared, 'data', 'serve-port'), 'utf8').trim()}`);
   });
 });
