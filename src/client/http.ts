@@ -39,8 +39,6 @@ interface HttpOptions {
   userAgent?: string;
   /** Where request URLs come from, for hints on network failures (default "--base-url"). */
   urlSource?: string;
-  /** Connections per origin (load mode raises it). */
-  connections?: number;
   sleep?: (ms: number) => Promise<void>;
   /** Told before each retry (the CLI shows it on a terminal): what failed and "retrying (2/4)…". */
   onRetry?: (line: string) => void;
@@ -171,7 +169,7 @@ export class HttpClient {
     let agent = this.#agents.get(protocol);
     if (!agent) {
       // An idle connection is closed after 10 s, or before the server's Keep-Alive timeout when it sends one.
-      const options = { keepAlive: true, timeout: 10_000, maxSockets: this.#opts.connections ?? Infinity };
+      const options = { keepAlive: true, timeout: 10_000 };
       agent = protocol === 'https:' ? new (await import('node:https')).Agent(options) : new Agent(options);
       this.#agents.set(protocol, agent);
     }
