@@ -44,6 +44,11 @@ interface HttpOptions {
   onRetry?: (line: string) => void;
 }
 
+interface Transport {
+  request: typeof httpRequest;
+  agent: Agent;
+}
+
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 /** The code of the error when connecting took longer than its limit. */
 const CONNECT_TIMEOUT = 'CONNECT_TIMEOUT';
@@ -62,8 +67,8 @@ export class HttpClient {
   readonly #connectTimeoutMs: number;
   readonly maxRetries: number;
   readonly #opts: HttpOptions;
-  /** Keep-alive connection pools, one per protocol (http:, https:). */
-  readonly #agents = new Map<string, Agent>();
+  /** Request functions and keep-alive connection pools, one per protocol (http:, https:). */
+  readonly #transports = new Map<string, Transport>();
   /** How to abort each request in flight, for destroy(). */
   readonly #inFlight = new Set<() => void>();
   /** Counts destroy() calls: a request that was starting (or waiting to retry) when one came is not sent. */
@@ -118,8 +123,7 @@ export class HttpClient {
 
   async #once(method: string, url: string, headers: Record<string, string>, body: string | Buffer | undefined, generation: number): Promise<HttpResponse> {
     const u = new URL(url);
-    const request = u.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
-    const agent = await this.#agentFor(u.protocol);
+    const { request, agent } = await this.#transport(u.protocol);
     if (generation !== this.#generation) throw abandoned();
     return new Promise<HttpResponse>((resolve, reject) => {
       let req: ClientRequest;
@@ -165,15 +169,17 @@ export class HttpClient {
     });
   }
 
-  async #agentFor(protocol: string): Promise<Agent> {
-    let agent = this.#agents.get(protocol);
-    if (!agent) {
+  /** The request function and the keep-alive pool for a protocol (node:https is loaded for the first https: URL). */
+  async #transport(protocol: string): Promise<Transport> {
+    let t = this.#transports.get(protocol);
+    if (!t) {
       // An idle connection is closed after 10 s, or before the server's Keep-Alive timeout when it sends one.
       const options = { keepAlive: true, timeout: 10_000 };
-      agent = protocol === 'https:' ? new (await import('node:https')).Agent(options) : new Agent(options);
-      this.#agents.set(protocol, agent);
+      const https = protocol === 'https:' ? await import('node:https') : undefined;
+      t = https ? { request: https.request, agent: new https.Agent(options) } : { request: httpRequest, agent: new Agent(options) };
+      this.#transports.set(protocol, t);
     }
-    return agent;
+    return t;
   }
 
   /** The retry notice: "http://host: timed out after 2 s; retrying (2/4)…". */
@@ -221,8 +227,8 @@ export class HttpClient {
 
   /** Closes the idle connections (called once the requests are answered). */
   async close(): Promise<void> {
-    for (const agent of this.#agents.values()) agent.destroy();
-    this.#agents.clear();
+    for (const { agent } of this.#transports.values()) agent.destroy();
+    this.#transports.clear();
   }
 
   /** Aborts the requests in flight and closes the connections. */
