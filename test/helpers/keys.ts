@@ -2,8 +2,9 @@
 // generated once per worker process (the 'shared' test files of a worker load
 // this module once), since an RSA-2048 generation costs up to a second of CPU.
 // Tests that need two different keys generate the second one themselves.
-import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { generateJwkPair, type KeyPairSpec } from '../../src/lib/keypair.js';
 import { generateListenerKey } from '../../src/webhook/keys.js';
 import type { JwtAlgorithm } from '../../src/webhook/sign.js';
 
@@ -30,22 +31,15 @@ function once<T>(make: () => T): () => T {
   return () => (value ??= make());
 }
 
-/**
- * A fresh private key, read back from the PEM the generation encoded: exporting
- * the KeyObject a generation returns can hang Node 20 (see src/lib/keypair.ts).
- */
-function generatedKey(type: 'rsa' | 'ec', options: object): KeyObject {
-  const generate = generateKeyPairSync as unknown as (type: string, options: object) => { privateKey: string };
-  const encodings = { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } };
-  return createPrivateKey(generate(type, { ...options, ...encodings }).privateKey);
-}
+/** A fresh private key, made from the JWK the generation encoded (see src/lib/keypair.ts). */
+const generatedKey = (spec: KeyPairSpec): KeyObject => createPrivateKey({ key: generateJwkPair(spec).privateJwk as JsonWebKey, format: 'jwk' });
 
 /** The worker's RSA-2048 private key: the one of `listenerKey('RS256')`, read back from its JWK. */
 export const rsaKey = once(() => createPrivateKey({ key: listenerKey('RS256').privateJwk as JsonWebKey, format: 'jwk' }));
 /** An RSA-1024 private key (too short for RS256). */
-export const rsa1024Key = once(() => generatedKey('rsa', { modulusLength: 1024 }));
+export const rsa1024Key = once(() => generatedKey({ type: 'rsa', modulusLength: 1024 }));
 /** A P-256 private key. */
-export const ecKey = once(() => generatedKey('ec', { namedCurve: 'P-256' }));
+export const ecKey = once(() => generatedKey({ type: 'ec', namedCurve: 'P-256' }));
 
 /** A private key as PEM: PKCS#8 unless `type` says otherwise; encrypted with `cipher` and `passphrase`. */
 export function privatePem(key: KeyObject, encoding: { type?: 'pkcs8' | 'pkcs1' | 'sec1'; cipher?: string; passphrase?: string } = {}): string {
