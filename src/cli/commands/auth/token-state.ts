@@ -1,6 +1,6 @@
 // What `auth status` and `auth list` say about a cached token: read from the
 // token cache, never printed.
-import { EXPIRY_SKEW_S, tokenUrlFor } from '../../../client/auth.js';
+import { isFresh, tokenUrlFor } from '../../../client/auth.js';
 import type { Vault } from '../../../config/vault.js';
 
 export interface TokenState {
@@ -16,7 +16,7 @@ export function cachedTokenState(vault: Vault, baseUrl: string, clientId: string
   const t = vault.loadToken(tokenUrlFor(baseUrl), clientId);
   if (!t) return { state: 'none' };
   const left = t.expiresAt - Math.floor(nowMs / 1000);
-  return { state: left <= 0 ? 'expired' : left <= EXPIRY_SKEW_S ? 'expiring' : 'valid', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
+  return { state: left <= 0 ? 'expired' : isFresh(t, nowMs) ? 'valid' : 'expiring', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
 }
 
 function humanDuration(seconds: number): string {
