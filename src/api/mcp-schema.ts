@@ -221,9 +221,6 @@ const UpdateCredentialsRequestSchema = requestObject({
 
 export type UpdateCredentialsRequest = z.infer<typeof UpdateCredentialsRequestSchema>;
 
-/** Names of the secret fields of each auth object (sealed at rest, redacted in logs). */
-export const SECRET_FIELDS = AUTH_SECRET_FIELDS;
-
 // ---------------------------------------------------------------------------
 // The view (MCPServerView, service-api.md §2.1). Enum members may hold values
 // this version does not know.

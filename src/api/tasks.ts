@@ -511,9 +511,9 @@ export interface TaskSearchResponse {
   expanded: ExpandedObject[];
 }
 
-export const TASK_SEARCH_PAGE_SIZE_DEFAULT = 25;
-export const TASK_SEARCH_PAGE_SIZE_MIN = 10;
-export const TASK_SEARCH_PAGE_SIZE_MAX = 100;
+const TASK_SEARCH_PAGE_SIZE_DEFAULT = 25;
+const TASK_SEARCH_PAGE_SIZE_MIN = 10;
+const TASK_SEARCH_PAGE_SIZE_MAX = 100;
 
 /** Members of TaskSearchRequest the embedded server does not implement: refused when set, rather than ignored. */
 const TASK_SEARCH_UNSUPPORTED = [

@@ -43,7 +43,7 @@ export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** Why agctl does not prompt here, in a hint's words; empty when it may. */
-export function promptsOff(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): string[] {
+function promptsOff(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): string[] {
   const why: string[] = [];
   if (inputFlag === false) why.push('--no-input was given');
   if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') why.push(`the CI variable is set (CI=${env.CI})`);

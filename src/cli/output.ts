@@ -201,7 +201,7 @@ const countLines = (text: string) => text.split('\n').length - 1;
  * Aligned columns, each `widths[j]` wide (cells over it cut with "…"),
  * two spaces apart, trailing spaces trimmed.
  */
-export function renderColumns(head: string[], rows: string[][], widths: number[]): string {
+function renderColumns(head: string[], rows: string[][], widths: number[]): string {
   const line = (r: string[]) =>
     widths
       .map((w, j) => {
@@ -243,7 +243,7 @@ export function records(shownHead: string[], head: string[], rows: string[][], c
  * Which columns hold free text (a cell has a space: names, conditions,
  * descriptions), the only ones cut; a column that holds a URL is not.
  */
-export function freeText(rows: string[][], count: number): boolean[] {
+function freeText(rows: string[][], count: number): boolean[] {
   return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')));
 }
 

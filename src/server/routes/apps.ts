@@ -41,7 +41,7 @@ export function requireApp(store: Store, appId: string): AppRow {
 // --- paging of the list routes ---------------------------------------------
 
 /** Page tokens are opaque to clients: base64url JSON of the last item's sort key. */
-export const encodePageToken = (key: unknown): string => Buffer.from(JSON.stringify(key)).toString('base64url');
+const encodePageToken = (key: unknown): string => Buffer.from(JSON.stringify(key)).toString('base64url');
 
 /** The sort key a token names; InvalidArgument naming `member` when it is not one this server issued. */
 export function decodePageToken<T>(token: string, valid: (v: unknown) => v is T, member: string): T {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // The schema whose secret fields are redacted (it registers them when loaded).
-import { SECRET_FIELDS } from '../../../src/api/mcp-schema.js';
+import { AUTH_SECRET_FIELDS as SECRET_FIELDS } from '../../../src/api/secret-fields.js';
 import { REDACTED, redactBody, redactForm, redactHeaders, redactJson } from '../../../src/client/redact.js';
 import { hideUserinfo } from '../../../src/lib/url.js';
 import { normalizeBaseUrl } from '../../../src/config/resolve.js';
