@@ -10,7 +10,7 @@ import type { AuthMethod } from '../../webhook/verify.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
-import { parsePageSize } from '../routes/apps.js';
+import { decodePageToken, pageOf, parsePageSize } from '../routes/apps.js';
 
 const MAX_CIDRS = 100;
 const MAX_NAME_CHARS = 200;
@@ -125,21 +125,22 @@ export async function createListener(ctx: RequestContext) {
 /** GET /_embedded/v1/webhook_listeners?page_size=&page_token=: every listener in creation order, with its run count. */
 export function listListeners(ctx: RequestContext) {
   const size = parsePageSize(ctx.query.get('page_size'), LIST_PAGE_SIZE_DEFAULT, LIST_PAGE_SIZE_MAX);
-  const token = ctx.query.get('page_token') || '0';
-  // The page token is the number of the last listener of the previous page.
-  if (!/^\d{1,16}$/.test(token)) throw invalidArgument('page_token is not a valid page token');
+  const token = ctx.query.get('page_token');
+  // The page token names the number of the last listener of the previous page.
+  const after = token ? decodePageToken(token, isListenerNum, 'page_token') : 0;
   const rows = ctx.store.db
     .prepare(
       `SELECT l.*, a.name AS a_name, a.published AS a_published, a.trigger_enabled AS a_trigger_enabled
        FROM webhook_listeners l JOIN webhook_automations a ON a.id = l.automation_id
        WHERE l.num > ? ORDER BY l.num LIMIT ?`,
     )
-    .all(Number(token), size + 1) as (ListenerRow & { a_name: string; a_published: number; a_trigger_enabled: number })[];
-  const more = rows.length > size;
-  const page = more ? rows.slice(0, size) : rows;
+    .all(after, size + 1) as (ListenerRow & { a_name: string; a_published: number; a_trigger_enabled: number })[];
+  const { page, nextPageToken } = pageOf(rows, size, (r) => r.num);
   const list = page.map((r) => {
     const automation = { id: r.automation_id, name: r.a_name, published: r.a_published, trigger_enabled: r.a_trigger_enabled };
     return listenerView(ctx.baseUrl, r, automation, { runCount: lastRunKey(ctx.store.db, r.num) - r.num * RUNS_PER_LISTENER });
   });
-  return { body: { list, nextPageToken: more ? String(page[page.length - 1]!.num) : '' } };
+  return { body: { list, nextPageToken } };
 }
+
+const isListenerNum = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
