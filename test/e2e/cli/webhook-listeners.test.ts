@@ -195,6 +195,18 @@ describe('webhook runs', () => {
     expect(newest.stderr).toMatch(/Showing the newest 1 of 3 runs/);
   });
 
+  it("shows a body's control characters escaped, so an event's sender cannot drive the terminal", async () => {
+    const file = join(work, 'escape.secret');
+    const l = (await cli()(['webhook', 'listeners', 'create', '--secret-out', file, '-o', 'json'])).json();
+    // A JSON string body: the run's trigger is the string itself, ESC and all.
+    const sent = await cli()(['webhook', 'send', l.id, '-d', JSON.stringify('\u001b]0;owned\u0007\u001b[2J'), '--secret-file', file]);
+    expect(sent.code, sent.stderr).toBe(0);
+    const table = await cli()(['webhook', 'runs', l.id]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).not.toMatch(/[\u0007\u001b]/);
+    expect(table.stdout).toContain('\\x1b]0;owned\\x07\\x1b[2J');
+  });
+
   it('an unknown listener exits 5 with where listener IDs come from', async () => {
     const r = await cli()(['webhook', 'runs', 'no-such-listener']);
     expect(r.code).toBe(5);
