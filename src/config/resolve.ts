@@ -3,7 +3,7 @@ import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { DEFAULT_PROFILE, ProfileStore, UnknownProfileError, isValidProfileName, type Profile } from './profiles.js';
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
-import { hideUserinfo } from '../lib/url.js';
+import { hasScheme, hideUserinfo } from '../lib/url.js';
 
 export interface GlobalFlags {
   profile?: string;
@@ -52,7 +52,7 @@ export function baseUrlFromClientId(clientId: string): string | undefined {
 
 /** Whether a base URL as typed names no scheme (`acme.example.com`, `localhost:8080`). */
 export function lacksScheme(raw: string): boolean {
-  return !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(raw.trim());
+  return !hasScheme(raw.trim());
 }
 
 /**

@@ -5,7 +5,7 @@
 // Local sets come from a JWKS object or file.
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
 import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
-import { hideUserinfo } from '../lib/url.js';
+import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
@@ -84,7 +84,7 @@ export function remoteJwks(url: string, opts: RemoteJwksOptions, cache = remoteC
 
 /** A JWKS from a URL (http/https, per the rules above; fetched afresh, not from the process's cache) or a JSON file. */
 export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise<KeyResolver> {
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return remoteJwks(source, opts, new Map());
+  if (hasScheme(source)) return remoteJwks(source, opts, new Map());
   let text: string;
   try {
     text = readFileLimited(source, JWKS_FILE_MAX_BYTES).toString('utf8');

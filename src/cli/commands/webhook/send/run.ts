@@ -7,7 +7,7 @@ import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
-import { hideUserinfo } from '../../../../lib/url.js';
+import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 
 type SendOptions = SendInput['opts'];
 
@@ -17,10 +17,8 @@ export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promi
 export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
 
 /** A listener URL as given, or the listener ID on the configured base URL. */
-const isFullUrl = (target: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(target);
-
 export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
-  if (isFullUrl(target)) {
+  if (hasScheme(target)) {
     let u: URL;
     try {
       u = new URL(target);
@@ -109,7 +107,7 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   checkOptions(opts);
   const extra = parseSendHeaderFlags(opts.header);
   const url = await listenerUrl(target, ctx);
-  const tenantOf = isFullUrl(target) ? new URL(url).origin : await ctx.baseUrl();
+  const tenantOf = hasScheme(target) ? new URL(url).origin : await ctx.baseUrl();
   // The body first: a missing body is reported before any secret prompt.
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
   const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf);
@@ -156,7 +154,7 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   }
 
   ctx.debug(`webhook ${detail}`);
-  const urlSource = isFullUrl(target) ? 'the listener URL' : undefined;
+  const urlSource = hasScheme(target) ? 'the listener URL' : undefined;
   const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false, urlSource });
   const answer = res.json<Record<string, unknown>>();
   if (ctx.out.json) {
