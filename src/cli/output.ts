@@ -2,6 +2,7 @@
 import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
+import { escapeControls } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
@@ -14,6 +15,27 @@ interface Styles {
   red: Style;
   yellow: Style;
   cyan: Style;
+}
+
+/**
+ * What a table cell or a field shows: text (mostly the server's), text in one
+ * of the styles (colour on a terminal), or parts of these in a row. Printed,
+ * its control characters show as escapes and never drive the terminal; the
+ * styles go on after that.
+ */
+export type Text = string | number | boolean | StyledText | readonly Text[];
+export interface StyledText {
+  text: string;
+  style: keyof Styles;
+}
+export const styled = (text: string, style: keyof Styles): StyledText => ({ text, style });
+
+const isParts = (t: Text): t is readonly Text[] => Array.isArray(t);
+
+function render(t: Text, s: Styles): string {
+  if (isParts(t)) return t.map((part) => render(part, s)).join('');
+  if (typeof t === 'object') return s[t.style](escapeControls(t.text));
+  return escapeControls(String(t));
 }
 
 const plain: Style = (s) => s;
@@ -111,12 +133,12 @@ export class Output {
    * through the pager when longer than the terminal; on a pipe nothing is
    * cut or changed.
    */
-  async table(head: string[], rows: (string | number | boolean)[][]): Promise<void> {
+  async table(head: string[], rows: Text[][]): Promise<void> {
     const s = await this.styles();
     const tty = this.io.isStdoutTTY;
-    const raw = rows.map((r) => r.map((c) => String(c)));
+    const raw = rows.map((r) => r.map((c) => render(c, PLAIN_STYLES)));
     const now = this.#now();
-    const cells = tty ? raw.map((r) => r.map((c) => (ISO_TIME.test(c) ? age(c, now) : c))) : raw;
+    const cells = rows.map((r, i) => r.map((c, j) => (tty && ISO_TIME.test(raw[i]![j]!) ? age(raw[i]![j]!, now) : render(c, s))));
     const shownHead = head.map((h) => s.bold(h));
     if (!tty) {
       // Piped: every cell whole, nothing measured against a width.
@@ -166,10 +188,10 @@ export class Output {
     });
   }
 
-  /** Key/value lines ("Label:  value") on stdout. */
-  fields(pairs: [string, string | number | boolean | undefined | null][]): void {
+  /** Key/value lines ("Label:  value") on stdout; a value shows as a table cell does, '-' when absent. */
+  fields(pairs: [string, Text | undefined | null][]): void {
     const width = Math.max(...pairs.map(([k]) => k.length)) + 2;
-    for (const [k, v] of pairs) this.print(`${(k + ':').padEnd(width)}${v === undefined || v === null || v === '' ? '-' : String(v)}`);
+    for (const [k, v] of pairs) this.print(`${(k + ':').padEnd(width)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`);
   }
 }
 

@@ -33,6 +33,19 @@ describe('rules against the fake tenant', async () => {
     for (const id of t.seed.ruleIds) expect(r.stdout.split(id).length - 1, id).toBe(1);
   });
 
+  it("rules list and rules get show a name's control characters as escapes, in the table and in the fields", async () => {
+    t.rules.add('odd-names-app', { id: 'rule-odd', priority: 1, displayName: 'Sales\u001b]0;pwned\u0007\u001b[2J\u009b31m\nrule' });
+    const shown = 'Sales\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\nrule';
+    const list = await cli(['rules', 'list', 'odd-names-app']);
+    const get = await cli(['rules', 'get', 'odd-names-app', 'rule-odd']);
+    for (const r of [list, get]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(shown);
+      expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
+  });
+
   it('rules delete --yes deletes on the tenant; the list no longer shows them', async () => {
     const r = await cli(['rules', 'delete', app, 'rule-b', 'rule-f', '--yes']);
     expect(r.code, r.stderr).toBe(0);

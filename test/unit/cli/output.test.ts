@@ -2,14 +2,14 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
-import { Output, age, fitColumns, plainColumns, visible } from '../../../src/cli/output.js';
+import { Output, age, fitColumns, plainColumns, styled, visible } from '../../../src/cli/output.js';
 
-function capture(tty: boolean, columns?: number, now?: number) {
+function capture(tty: boolean, columns?: number, now?: number, color = false) {
   let text = '';
   const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns });
   stdout.on('data', (d) => (text += String(d)));
   const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), isStdoutTTY: tty, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
-  return { out: new Output(io, 'table', false, now === undefined ? undefined : () => now), text: () => text };
+  return { out: new Output(io, 'table', color, now === undefined ? undefined : () => now), text: () => text };
 }
 
 const HEAD = ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION'];
@@ -102,6 +102,45 @@ describe('Output.table', () => {
     expect(w).toBeUndefined(); // records
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), 50)).toEqual([8, 7, 10, 7, 10]);
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), undefined)).toEqual([8, 7, 28, 7, 57]);
+  });
+});
+
+describe('server text in tables and fields', () => {
+  // A name as a server may hold it: a title change, a screen clear, a C1 CSI, a line break and a tab.
+  const EVIL = 'a\u001b]0;pwned\u0007b\u001b[2Jc\u009b31m\r\nd\te';
+  const SHOWN = 'a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\\nd\\te';
+
+  it.each([
+    ['a terminal', true],
+    ['a pipe', false],
+  ])('shows control characters as escapes in every cell, on %s', async (_, tty) => {
+    const c = capture(tty, 200);
+    await c.out.table(['ID', 'NAME'], [[EVIL, 'x'], ['2', ['pre ', EVIL, ' ', styled(EVIL, 'green')]]]);
+    expect(c.text()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(c.text().split('\n')).toHaveLength(4); // header, two rows, the final newline
+    expect(c.text()).toContain(`${SHOWN}  x`);
+    expect(c.text()).toContain(`pre ${SHOWN} ${SHOWN}`);
+  });
+
+  it('shows control characters as escapes in fields, and a styled part keeps its colour', async () => {
+    const c = capture(true, 200, undefined, true);
+    await c.out.styles();
+    c.out.fields([
+      ['Name', EVIL],
+      ['Status', [styled('200 OK', 'green'), ' (', EVIL, ')']],
+      ['Absent', undefined],
+    ]);
+    const lines = c.text().split('\n');
+    expect(lines[0]).toBe(`Name:   ${SHOWN}`);
+    expect(lines[1]).toBe(`Status: \u001b[32m200 OK\u001b[39m (${SHOWN})`);
+    expect(lines[2]).toBe('Absent: -');
+  });
+
+  it('colours a styled cell after fitting and escaping it', async () => {
+    const c = capture(true, 200, undefined, true);
+    await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);
+    expect(c.text()).toContain('r1  \u001b[32myes\u001b[39m');
+    expect(c.text()).toContain('r2  \u001b[2mno\\x1b[2J\u001b[22m');
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type McpServerView,
 } from '../../../api/mcp-schema.js';
 import type { CommandContext } from '../../context.js';
+import { styled, type Text } from '../../output.js';
 
 /** Short form of a known enum value; an unknown value is returned unchanged. */
 export function enumLabel(value: string | undefined | null, known: readonly string[]): string {
@@ -35,10 +36,9 @@ const pairs = (m: Record<string, string> | null | undefined) =>
     .join(', ');
 
 export function printServerSummary(ctx: CommandContext, v: McpServerView): void {
-  const s = ctx.out.s;
   const kind =
     v.serverType === 'MCP_SERVER_TYPE_EXTERNAL' ? 'external' : v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? 'hosted' : enumLabel(v.serverType, SERVER_TYPES);
-  const rows: [string, string | number | boolean | undefined | null][] = [
+  const rows: [string, Text | undefined | null][] = [
     ['MCP server', `${v.appId}/${v.connectorId}${v.displayName ? ` (${v.displayName})` : ''}`],
     ['Kind', kind],
   ];
@@ -113,7 +113,7 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView): void 
       secrets.push(...all.filter(([, b]) => b));
     }
   }
-  rows.push(['Secrets', secrets.length ? secrets.map(([n, b]) => `${n}: ${b ? s.green('configured') : s.dim('not set')}`).join(', ') : 'none']);
+  rows.push(['Secrets', secrets.length ? secrets.map(([n, b], i) => [i ? ', ' : '', `${n}: `, b ? styled('configured', 'green') : styled('not set', 'dim')]) : 'none']);
   if (v.tunneled) rows.push(['Tunnel', `bridge ${v.tunnelBridgeId}, service ${v.tunnelServiceName}`]);
   rows.push(['Setup URL', v.credentialsSetupUrl], ['Updated', v.updatedAt], ['Last called', v.lastCalledAt]);
   ctx.out.fields(rows);

@@ -1,8 +1,8 @@
 // What the catalog commands show of an entry.
 import type { McpCatalogEntry } from '../../../../api/mcp-catalog.js';
-import { escapeControls } from '../../../escape.js';
 
-export const entryText = (v: unknown): string => (typeof v === 'string' && v ? escapeControls(v) : '');
+/** A text field of an entry, '' when absent (tables and fields escape what they print). */
+export const entryText = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The entry's config field names, secret ones marked; `long` adds their display names. */
 export function configFieldNames(e: McpCatalogEntry, long = false): string {

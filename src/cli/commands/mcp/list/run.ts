@@ -19,7 +19,7 @@ export async function run({ args: [appId], opts }: ListInput, ctx: CommandContex
     ctx.out.info(`No MCP servers in app ${escapeControls(appId)}`);
     return 0;
   }
-  const t = (v: unknown) => (typeof v === 'string' && v ? escapeControls(v) : '-');
+  const t = (v: unknown) => (typeof v === 'string' && v ? v : '-');
   await ctx.out.table(
     ['CONNECTOR ID', 'NAME', 'KIND', 'AUTH METHOD', 'URL OR CATALOG ENTRY', 'UPDATED'],
     servers.map((v) => [

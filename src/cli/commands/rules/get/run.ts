@@ -1,7 +1,6 @@
 // agctl rules get <app-id> <rule-id>: one rule, as fields or as the API's object.
 import { getRule } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
-import { escapeControls } from '../../../escape.js';
 import type { GetInput } from './command.js';
 
 export async function run({ args: [appId, ruleId] }: GetInput, ctx: CommandContext): Promise<number> {
@@ -11,7 +10,7 @@ export async function run({ args: [appId, ruleId] }: GetInput, ctx: CommandConte
     ctx.out.printJson(r);
     return 0;
   }
-  const s = (v: unknown) => (typeof v === 'string' ? escapeControls(v) : v === undefined || v === null ? '' : escapeControls(String(v)));
+  const s = (v: unknown) => (v === undefined || v === null ? '' : String(v));
   const settings = r.settings ?? {};
   ctx.out.fields([
     ['Rule', `${s(r.id)}${r.displayName ? ` (${s(r.displayName)})` : ''}`],

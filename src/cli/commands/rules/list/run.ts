@@ -1,5 +1,6 @@
 import { listAllRules } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
+import { styled } from '../../../output.js';
 import type { ListInput } from './command.js';
 
 export async function run({ args: [appId], opts }: ListInput, ctx: CommandContext): Promise<number> {
@@ -13,10 +14,9 @@ export async function run({ args: [appId], opts }: ListInput, ctx: CommandContex
     ctx.out.info(`No entitlement configuration rules in app ${appId}`);
     return 0;
   }
-  const s = ctx.out.s;
   await ctx.out.table(
     ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
-    rules.map((r) => [r.priority ?? 0, r.id, r.displayName ?? '', r.enabled ? s.green('yes') : s.dim('no'), r.condition ?? '', r.settings?.requestPolicyId || '-']),
+    rules.map((r) => [r.priority ?? 0, r.id, r.displayName ?? '', r.enabled ? styled('yes', 'green') : styled('no', 'dim'), r.condition ?? '', r.settings?.requestPolicyId || '-']),
   );
   return 0;
 }

@@ -1,7 +1,6 @@
 // agctl webhook runs: what a listener's events ran (embedded server).
 import { listRuns } from '../../../../client/webhook-listeners.js';
 import type { CommandContext } from '../../../context.js';
-import { escapeControls } from '../../../escape.js';
 import { withNotFoundHint } from '../../../errors.js';
 import type { RunsInput } from './command.js';
 
@@ -21,8 +20,8 @@ export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandC
   }
   await ctx.out.table(
     ['RUN', 'ID', 'EVENT ID', 'CREATED', 'TRIGGER'],
-    // The trigger is the event's body, as its sender wrote it: escaped, it cannot drive the terminal.
-    page.runs.map((r) => [r.number, r.id, r.eventId, r.createdAt, typeof r.context?.trigger === 'string' ? escapeControls(r.context.trigger) : JSON.stringify(r.context?.trigger)]),
+    // The trigger is the event's body, as its sender wrote it (the table escapes it like every cell).
+    page.runs.map((r) => [r.number, r.id, r.eventId, r.createdAt, typeof r.context?.trigger === 'string' ? r.context.trigger : JSON.stringify(r.context?.trigger)]),
   );
   if (page.total > page.runs.length) ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
   return 0;

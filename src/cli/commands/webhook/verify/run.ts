@@ -5,6 +5,7 @@ import { JwksError, loadJwks } from '../../../../webhook/jwks.js';
 import { verifyWebhook, type ListenerConfig, type VerifyResult } from '../../../../webhook/verify.js';
 import { isIP } from 'node:net';
 import type { CommandContext } from '../../../context.js';
+import { styled } from '../../../output.js';
 import type { VerifyInput } from './command.js';
 import { allowedRanges, parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from '../request-file.js';
@@ -93,10 +94,8 @@ function print(r: VerifyResult, notes: string[], l: ListenerConfig, now: number,
     ctx.out.printJson({ ...r, offline: true, authMethod: l.authMethod, judgedAt: Math.floor(now / 1000), notes });
     return;
   }
-  const s = ctx.out.s;
-  const verdict = r.status === 200 ? s.green(statusText(r.status)) : s.red(statusText(r.status));
   ctx.out.fields([
-    ['Status', `${verdict} (what the service would answer)`],
+    ['Status', [styled(statusText(r.status), r.status === 200 ? 'green' : 'red'), ' (what the service would answer)']],
     ['Step', `${r.step} (${STEP_NAMES[r.step]})`],
     ['Reason', r.reason],
     ['Event ID', r.eventId ?? '-'],

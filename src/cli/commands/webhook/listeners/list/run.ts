@@ -1,7 +1,6 @@
 // agctl webhook listeners list: the embedded server's listeners, no secret shown.
 import { listListeners } from '../../../../../client/webhook-listeners.js';
 import type { CommandContext } from '../../../../context.js';
-import { escapeControls } from '../../../../escape.js';
 import { withNotFoundHint } from '../../../../errors.js';
 import { listenerShown, listenerAllowedFrom } from '../show.js';
 import type { ListInput } from './command.js';
@@ -23,7 +22,7 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
   }
   await ctx.out.table(
     ['ID', 'NAME', 'AUTH', 'ALLOWED FROM', 'RUNS', 'URL'],
-    listeners.map((l) => [l.id, l.automation.name ? escapeControls(l.automation.name) : '-', l.authMethod, listenerAllowedFrom(l), l.runCount ?? '-', l.url]),
+    listeners.map((l) => [l.id, l.automation.name || '-', l.authMethod, listenerAllowedFrom(l), l.runCount ?? '-', l.url]),
   );
   return 0;
 }
