@@ -11,6 +11,8 @@ export interface Invocation {
   clock?: Clock;
   /** When the run started, in performance.now() ms: 0, the process's start, for bin/agctl.js; else when main() was called. */
   startedAt: number;
+  /** Whether errors met before a command's context exists are JSON (main's `wantsJson`). */
+  json: boolean;
   /** Set by the command that ran. */
   exitCode?: number;
 }

@@ -30,9 +30,9 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   }
   const { buildProgram, walk } = await import('./program.js');
   const program = await buildProgram(args);
-  const invocation: Invocation = { io, env, clock: deps.clock, startedAt };
-  bindInvocation(program, invocation);
   const json = wantsJson(args, env);
+  const invocation: Invocation = { io, env, clock: deps.clock, startedAt, json };
+  bindInvocation(program, invocation);
   // Parse errors follow -o json too: one JSON object on stderr, like every other error.
   const jsonParseError = (str: string, write: (s: string) => void) =>
     write(safeJson(jsonError(EXIT_NAMES[Exit.Usage]!, str.replace(/^error: /, '').trim(), Exit.Usage)) + '\n');
@@ -65,16 +65,23 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 /** Help is wrapped to the terminal's width, or to 80 columns (commander's default) elsewhere. */
 const helpWidth = (tty: boolean, stream: { columns?: number }): number => (tty && stream.columns ? stream.columns : 80);
 
-/** Whether -o json (or AGCTL_OUTPUT=json, or --jq) is asked for, read before commander parses anything. */
+/**
+ * Whether errors are JSON, read before commander parses anything: -o/--output
+ * on the command line decides, else --jq (which implies JSON), else
+ * AGCTL_OUTPUT. (Once a command's context exists, its resolved output format
+ * decides: a profile's too.)
+ */
 export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {
-  let format = env.AGCTL_OUTPUT;
+  let format: string | undefined;
+  let jq = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') break;
     if (a === '-o' || a === '--output') format = args[++i];
     else if (a.startsWith('--output=')) format = a.slice('--output='.length);
     else if (/^-o[^-]/.test(a)) format = a.slice(2);
-    else if (a === '--jq' || a.startsWith('--jq=')) return true;
+    else if (a === '--jq' || a.startsWith('--jq=')) jq = true;
   }
-  return format?.toLowerCase() === 'json';
+  if (format !== undefined) return format.toLowerCase() === 'json';
+  return jq || env.AGCTL_OUTPUT?.toLowerCase() === 'json';
 }

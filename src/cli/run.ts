@@ -27,7 +27,7 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
     const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
-    code = report(err, flags, io, ctx?.out.json ?? (flags.output === 'json' || (!flags.output && (flags.jq !== undefined || env.AGCTL_OUTPUT?.toLowerCase() === 'json'))), hint);
+    code = report(err, flags, io, ctx?.out.json ?? invocation.json, hint);
   } finally {
     await ctx?.close();
   }

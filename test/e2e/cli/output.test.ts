@@ -90,6 +90,9 @@ describe('--jq', () => {
     const r = await cli(['rules', 'list', app, '-o', 'table', '--jq', '.']);
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(/^agctl: --jq filters JSON output: it cannot be combined with -o table\nhint: /);
+    // A mistake commander finds first is told the same way: -o table decides over --jq.
+    const parse = await cli(['rules', 'list', app, '-o', 'table', '--jq', '.', '--no-such-flag']);
+    expect([parse.code, parse.stderr]).toEqual([2, "agctl: unknown option '--no-such-flag'\n"]);
   });
 });
 

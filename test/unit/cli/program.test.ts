@@ -375,5 +375,8 @@ describe('JSON errors before parsing', () => {
     expect(wantsJson(['-o', 'json', '-o', 'table'], {})).toBe(false);
     expect(wantsJson(['rules', '--', '-o', 'json'], {})).toBe(false);
     expect(wantsJson(['rules', 'list', 'json'], {})).toBe(false);
+    // --jq implies JSON, -o on the command line still decides (--jq with -o table is a usage error, shown as a table).
+    expect(wantsJson(['--jq', '.', 'rules'], { AGCTL_OUTPUT: 'table' })).toBe(true);
+    expect(wantsJson(['--jq=.', '-o', 'table'], {})).toBe(false);
   });
 });
