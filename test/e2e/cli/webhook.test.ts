@@ -173,7 +173,8 @@ describe('webhook send (HMAC)', () => {
   });
 });
 
-describe('webhook send (load mode)', () => {
+// The load-mode suites run side by side with the Ctrl-C one below (each has listeners or servers of its own).
+describe.concurrent('webhook send (load mode)', () => {
   it('sends N events with fresh IDs and summarizes statuses and latency', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const r = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })(['webhook', 'send', l.url, '-d', '{"load":true}', '--count', '300', '--concurrency', '8', '-o', 'json']);
@@ -204,7 +205,7 @@ describe('webhook send (load mode)', () => {
   });
 });
 
-describe('webhook send (load mode): delivery', () => {
+describe.concurrent('webhook send (load mode): delivery', () => {
   it('all refused: "0 of 100 delivered" and exit 9 (network failure)', async () => {
     const url = 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1';
     const r = await withSecret()(['webhook', 'send', url, '-d', '{}', '--count', '100']);

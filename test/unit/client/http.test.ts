@@ -7,6 +7,8 @@ import { closedPort, sendJson, tinyServer } from './tiny-server.js';
 
 const srv = await tinyServer();
 const other = await tinyServer();
+// Servers of their own for the tests that wait on time-outs: these run side by side (see the end).
+const [slow, slowPost, idle] = await Promise.all([tinyServer(), tinyServer(), tinyServer()]);
 
 /** An HttpClient whose sleeps are recorded instead of waited. */
 function client(opts: ConstructorParameters<typeof HttpClient>[0] = {}) {
@@ -164,37 +166,6 @@ describe('connection errors', () => {
     await http.close();
   });
 
-  it('times out per request and says how many attempts it made and how long they took in all', async () => {
-    srv.reset(() => {}); // never answers
-    const notices: string[] = [];
-    const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 2, onRetry: (l) => notices.push(l) });
-    const started = Date.now();
-    const err = await failure(http.send({ method: 'GET', url: `${srv.url}/slow` }));
-    const took = (Date.now() - started) / 1000;
-    const m = /^cannot reach (\S+): timed out: 3 attempts of 0\.2 s each, (\d+(?:\.\d)?) s in all$/.exec(err.message);
-    expect(m, err.message).not.toBeNull();
-    expect(m![1]).toBe(srv.url);
-    expect(Math.abs(Number(m![2]) - took)).toBeLessThanOrEqual(0.2);
-    expect(Number(m![2])).toBeGreaterThanOrEqual(0.6);
-    expect(err.exitCode).toBe(Exit.Server);
-    expect(srv.seen).toHaveLength(3);
-    expect(sleeps).toHaveLength(2);
-    expect(notices).toEqual([`${srv.url}: timed out after 0.2 s; retrying (2/3)…`, `${srv.url}: timed out after 0.2 s; retrying (3/3)…`]);
-    expect(took).toBeLessThan(5);
-    await http.close();
-  });
-
-  it('a request not retried says the one timeout', async () => {
-    srv.reset(() => {}); // never answers
-    const notices: string[] = [];
-    const { http } = client({ timeoutMs: 200, onRetry: (l) => notices.push(l) });
-    // A POST that may have reached the server is not sent again.
-    const err = await failure(http.send({ method: 'POST', url: `${srv.url}/slow`, body: '{}' }));
-    expect(err.message).toBe(`cannot reach ${srv.url}: timed out after 0.2 s`);
-    expect(notices).toEqual([]);
-    await http.close();
-  });
-
   it('tells of retries after 429 and 503 too', async () => {
     statuses([[503], [429], [200]]);
     const notices: string[] = [];
@@ -218,21 +189,6 @@ describe('connections', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     await new Promise((r) => setTimeout(r, 50));
     expect([srv.seen.length, sleeps]).toEqual([1, []]);
-  });
-
-  it("does not reuse an idle connection past the server's Keep-Alive timeout", async () => {
-    const connections = new Set<unknown>();
-    srv.reset((_r, res, raw) => {
-      connections.add(raw.socket);
-      // The connection stays open 2 s; a client reusing it after 1 s risks the server closing it under the request.
-      sendJson(res, 200, {}, { 'keep-alive': 'timeout=2' });
-    });
-    const { http } = client();
-    await http.send({ method: 'POST', url: `${srv.url}/a`, body: '{}' });
-    await new Promise((r) => setTimeout(r, 1100));
-    await http.send({ method: 'POST', url: `${srv.url}/b`, body: '{}' });
-    await http.close();
-    expect(connections.size).toBe(2);
   });
 
   it('gives a repeated answer header as the list of its values', async () => {
@@ -299,5 +255,54 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs('soon', now)).toBeUndefined();
     expect(retryAfterMs('-3', now)).toBeUndefined();
     expect(retryAfterMs(undefined, now)).toBeUndefined();
+  });
+});
+
+// Tests that mostly wait (time-outs, an idle connection), side by side.
+describe.concurrent('waits', () => {
+  it('times out per request and says how many attempts it made and how long they took in all', async () => {
+    slow.reset(() => {}); // never answers
+    const notices: string[] = [];
+    const { http, sleeps } = client({ timeoutMs: 200, maxRetries: 2, onRetry: (l) => notices.push(l) });
+    const started = Date.now();
+    const err = await failure(http.send({ method: 'GET', url: `${slow.url}/slow` }));
+    const took = (Date.now() - started) / 1000;
+    const m = /^cannot reach (\S+): timed out: 3 attempts of 0\.2 s each, (\d+(?:\.\d)?) s in all$/.exec(err.message);
+    expect(m, err.message).not.toBeNull();
+    expect(m![1]).toBe(slow.url);
+    expect(Math.abs(Number(m![2]) - took)).toBeLessThanOrEqual(0.2);
+    expect(Number(m![2])).toBeGreaterThanOrEqual(0.6);
+    expect(err.exitCode).toBe(Exit.Server);
+    expect(slow.seen).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    expect(notices).toEqual([`${slow.url}: timed out after 0.2 s; retrying (2/3)…`, `${slow.url}: timed out after 0.2 s; retrying (3/3)…`]);
+    expect(took).toBeLessThan(5);
+    await http.close();
+  });
+
+  it('a request not retried says the one timeout', async () => {
+    slowPost.reset(() => {}); // never answers
+    const notices: string[] = [];
+    const { http } = client({ timeoutMs: 200, onRetry: (l) => notices.push(l) });
+    // A POST that may have reached the server is not sent again.
+    const err = await failure(http.send({ method: 'POST', url: `${slowPost.url}/slow`, body: '{}' }));
+    expect(err.message).toBe(`cannot reach ${slowPost.url}: timed out after 0.2 s`);
+    expect(notices).toEqual([]);
+    await http.close();
+  });
+
+  it("does not reuse an idle connection past the server's Keep-Alive timeout", async () => {
+    const connections = new Set<unknown>();
+    idle.reset((_r, res, raw) => {
+      connections.add(raw.socket);
+      // The connection stays open 2 s; a client reusing it after 1 s risks the server closing it under the request.
+      sendJson(res, 200, {}, { 'keep-alive': 'timeout=2' });
+    });
+    const { http } = client();
+    await http.send({ method: 'POST', url: `${idle.url}/a`, body: '{}' });
+    await new Promise((r) => setTimeout(r, 1100));
+    await http.send({ method: 'POST', url: `${idle.url}/b`, body: '{}' });
+    await http.close();
+    expect(connections.size).toBe(2);
   });
 });
