@@ -2,6 +2,7 @@
 import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
+import { CONTROL_CHAR, CONTROL_CHARS } from '../lib/controls.js';
 import { escapeControls } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
@@ -31,10 +32,12 @@ export interface StyledText {
 export const styled = (text: string, style: keyof Styles): StyledText => ({ text, style });
 
 const isParts = (t: Text): t is readonly Text[] => Array.isArray(t);
+const isStyled = (t: unknown): t is StyledText => typeof t === 'object' && t !== null && typeof (t as StyledText).style === 'string' && (t as StyledText).style in PLAIN_STYLES;
 
+/** `t` as printed: escaped, styled parts in their style; anything else a server may have sent (null, an object) as String() gives it. */
 function render(t: Text, s: Styles): string {
   if (isParts(t)) return t.map((part) => render(part, s)).join('');
-  if (typeof t === 'object') return s[t.style](escapeControls(t.text));
+  if (isStyled(t)) return s[t.style](escapeControls(String(t.text)));
   return escapeControls(String(t));
 }
 
@@ -190,8 +193,10 @@ export class Output {
 
   /** Key/value lines ("Label:  value") on stdout; a value shows as a table cell does, '-' when absent. */
   fields(pairs: [string, Text | undefined | null][]): void {
-    const width = Math.max(...pairs.map(([k]) => k.length)) + 2;
-    for (const [k, v] of pairs) this.print(`${(k + ':').padEnd(width)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`);
+    // A label can be a server's too (a catalog entry's own members).
+    const labels = pairs.map(([k]) => escapeControls(k));
+    const width = Math.max(...labels.map((k) => visible(k))) + 2;
+    pairs.forEach(([, v], i) => this.print(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`));
   }
 }
 
@@ -313,7 +318,22 @@ export function age(iso: string, now: number): string {
   return seconds > 0 ? `${n} ago` : `in ${n}`;
 }
 
-/** Quotes a value for a POSIX shell (commands printed for the user to copy). */
+/**
+ * Quotes a value for a shell (commands printed for the user to copy): as it
+ * is when safe, else in single quotes. A value with control characters (a
+ * line break too) is written in ANSI-C quotes, `$'a\nb'` (bash, zsh, ksh,
+ * busybox sh, POSIX.1-2024), so the command is one line that pastes exactly
+ * and cannot drive the terminal.
+ */
 export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
+  if (!CONTROL_CHAR.test(s)) return `'${s.replace(/'/g, `'\\''`)}'`;
+  return `$'${s.replace(/[\\']/g, '\\$&').replace(CONTROL_CHARS, ansiC)}'`;
 }
+
+const ANSI_C_NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+/** A control character in ANSI-C quotes: C1 as \u (a \x byte would not be the character in UTF-8). */
+const ansiC = (c: string): string => {
+  const code = c.charCodeAt(0);
+  return ANSI_C_NAMED[c] ?? (code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+};

@@ -173,7 +173,8 @@ describe('webhook send (HMAC)', () => {
   });
 });
 
-// The load-mode suites run side by side with the Ctrl-C one below (each has listeners or servers of its own).
+// The load-mode suites run side by side with the Ctrl-C one below: each sends to a listener or server of its own,
+// but for --rate, whose demo listener's runs nothing else here counts.
 describe.concurrent('webhook send (load mode)', () => {
   it('sends N events with fresh IDs and summarizes statuses and latency', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
@@ -283,7 +284,7 @@ describe.concurrent('webhook send (load mode), Ctrl-C', () => {
       const r = await run.done;
       expect(r.code, r.stderr).toBe(130);
       expect(Date.now() - interrupted).toBeGreaterThanOrEqual(1900);
-      expect(Date.now() - interrupted).toBeLessThan(5000);
+      expect(Date.now() - interrupted).toBeLessThan(8000);
       expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1: 0 of 2 delivered$/m);
       expect(r.stdout).toMatch(/^error aborted +2$/m);
       expect(received).toBe(2);

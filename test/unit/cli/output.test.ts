@@ -136,6 +136,19 @@ describe('server text in tables and fields', () => {
     expect(lines[2]).toBe('Absent: -');
   });
 
+  it('escapes a label too (a catalog entry names its own members), and prints what a server sent in place of text as String() gives it', async () => {
+    const c = capture(false);
+    c.out.fields([
+      ['ok\u001b[2J', 'v'],
+      ['n', null as unknown as string],
+      ['o', { style: 'nope' } as unknown as string],
+    ]);
+    expect(c.text()).toBe('ok\\x1b[2J: v\nn:         -\no:         [object Object]\n');
+    const t = capture(false);
+    await t.out.table(['A', 'B'], [[null as unknown as string, { text: 'x' } as unknown as string]]);
+    expect(t.text()).toBe('A     B\nnull  [object Object]\n');
+  });
+
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
     await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);

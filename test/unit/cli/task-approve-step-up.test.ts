@@ -7,7 +7,6 @@ import { sendJson, tinyServer } from '../client/tiny-server.js';
 import {
   CLOCK_SKEW_MS,
   approveStepUp,
-  clean,
   defaultDeps,
   findTransaction,
   formatDuration,
@@ -18,6 +17,7 @@ import {
   type Deps,
   type Target,
 } from '../../../src/cli/commands/task/approve-step-up/run.js';
+import { text } from '../../../src/cli/commands/task/summary.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { nextCommand } from '../../../src/cli/commands/task/next-command.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -44,11 +44,12 @@ describe('approve-step-up helpers', () => {
     expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toBe('agctl --base-url https://t.example --client-id c1 x');
   });
 
-  it('formats wait durations and strips control characters from server text', () => {
+  it('formats wait durations and shows control characters in server text as escapes', () => {
     expect(formatDuration(300_000)).toBe('5m00s');
     expect(formatDuration(61_500)).toBe('1m02s');
     expect(formatDuration(999)).toBe('1s');
-    expect(clean('Task\x1b[31m red\r\n')).toBe('Task?[31m red??');
+    expect(text('Task\x1b[31m red\r\n\u009b')).toBe('Task\\x1b[31m red\\r\\n\\x9b');
+    expect(text(42)).toBe('');
   });
 });
 
@@ -75,7 +76,7 @@ describe('reading a transaction\'s state', () => {
     // Pending and past its expiry by more than the clock skew allowed: expired, without waiting for the server to say so.
     expect(verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS + 1000).toISOString() }))).toBe(false);
     expect(() => verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS - 1000).toISOString() }))).toThrow(/expired at .* before it was verified/);
-    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: 'MFA denied\x1b[2J' }))).toThrow('step-up transaction tx1 failed: MFA denied?[2J');
+    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: 'MFA denied\x1b[2J' }))).toThrow('step-up transaction tx1 failed: MFA denied\\x1b[2J');
     expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR' }))).toThrow(/gives no reason/);
     expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED' }))).toThrow(/state agctl does not know/);
     try {

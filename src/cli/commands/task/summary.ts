@@ -1,6 +1,6 @@
 // What the task commands show of a task: names of related objects, steps and
 // their outcomes, the short form of the service's enum values. Text a server
-// sent is cleaned of control characters before it reaches the terminal.
+// sent shows its control characters as escapes (\x1b), as everywhere else.
 import { ApiError } from '../../../api/errors.js';
 import {
   parseExpandPaths,
@@ -11,16 +11,12 @@ import {
   type TaskPathField,
   type TaskView,
 } from '../../../api/tasks.js';
-import { CONTROL_CHARS } from '../../../lib/controls.js';
 import { UsageError } from '../../../lib/exit.js';
 import type { CommandContext } from '../../context.js';
+import { escapeControls } from '../../escape.js';
 
-/** Strips control characters from text a server sent before it reaches the terminal. */
-export function clean(s: string): string {
-  return s.replace(CONTROL_CHARS, '?');
-}
-
-export const text = (v: unknown): string => (typeof v === 'string' ? clean(v) : '');
+/** A server's string as it may reach the terminal (control characters as escapes); '' for anything else. */
+export const text = (v: unknown): string => (typeof v === 'string' ? escapeControls(v) : '');
 
 /** "Name (id)" of a related object; `fallback` when there is none. */
 export function named(o: ExpandedObject | undefined, fallback = '-'): string {
@@ -52,7 +48,7 @@ export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, exp
 
 /** The short form of an enum value with a known prefix, lower case (POLICY_STEP_STATE_ACTIVE -> active); other values as they are. */
 export function shortState(value: string, prefix: string): string {
-  return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length).toLowerCase() : clean(value);
+  return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length).toLowerCase() : escapeControls(value);
 }
 
 export const taskState = (v: TaskView) => shortState(v.task.state, 'TASK_STATE_');

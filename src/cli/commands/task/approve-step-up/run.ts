@@ -25,13 +25,14 @@ import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { withNotFoundHint } from '../../../errors.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
+import { escapeControls } from '../../../escape.js';
 import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
-import { DEFAULT_EXPAND, clean, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
+import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
-export { DEFAULT_EXPAND, clean, shellQuote };
+export { DEFAULT_EXPAND, shellQuote };
 
 /** Side effects the tests may replace. */
 export interface Deps {
@@ -121,16 +122,16 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   }
   const url = checkUrl(res.redirectUrl);
   const t = normalizeTaskView(res.taskView).task;
-  if (t.numericId || t.displayName) a.label = clean(`#${t.numericId} ${t.displayName}`);
+  if (t.numericId || t.displayName) a.label = escapeControls(`#${t.numericId} ${t.displayName}`);
   const userId = await whoAmI(ctx, api);
   const issued = await findTransaction(ctx, api, { taskId, stepId: a.stepId, userId, txId: '', since });
   const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
-  if (issued) ctx.debug(`the server issued step-up transaction ${issued.id} (${issued.state})`);
+  if (issued) ctx.debug(`the server issued step-up transaction ${escapeControls(issued.id)} (${escapeControls(String(issued.state))})`);
   else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
   if (opts.open && !(await deps.openUrl(url, ctx.env))) ctx.out.warn('could not open a browser; open the step-up URL yourself');
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
   ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
-  if (target.txId) ctx.out.info(`Step-up transaction: ${target.txId}`);
+  if (target.txId) ctx.out.info(`Step-up transaction: ${escapeControls(target.txId)}`);
   return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
 }
 
@@ -162,14 +163,14 @@ async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approv
   );
   const bound = tx.approveTask;
   if (!bound?.taskId || bound.taskId !== a.taskId) {
-    throw new UsageError(`step-up transaction ${txId} is ${bound?.taskId ? `for task ${clean(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`, 'leave out --transaction-id to start a new step-up for this task');
+    throw new UsageError(`step-up transaction ${txId} is ${bound?.taskId ? `for task ${escapeControls(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`, 'leave out --transaction-id to start a new step-up for this task');
   }
   const me = await whoAmI(ctx, api);
   if (me && tx.userId && tx.userId !== me) {
-    throw new UsageError(`step-up transaction ${txId} belongs to user ${clean(tx.userId)}, not to ${clean(me)}`, 'leave out --transaction-id to start a new step-up of your own');
+    throw new UsageError(`step-up transaction ${txId} belongs to user ${escapeControls(tx.userId)}, not to ${escapeControls(me)}`, 'leave out --transaction-id to start a new step-up of your own');
   }
   if (a.stepId && bound?.policyStepId && bound.policyStepId !== a.stepId) {
-    throw new UsageError(`step-up transaction ${txId} is for step ${clean(bound.policyStepId)}, not ${a.stepId}`, 'leave out --step to use the transaction\'s step');
+    throw new UsageError(`step-up transaction ${txId} is for step ${escapeControls(bound.policyStepId)}, not ${a.stepId}`, 'leave out --step to use the transaction\'s step');
   }
   a.stepId ||= bound?.policyStepId || (await currentStep(ctx, api, a.taskId));
   const target: Target = { taskId: a.taskId, stepId: a.stepId, userId: tx.userId, txId, since: 0 };
@@ -191,14 +192,14 @@ export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransacti
     case STEP_UP_STATES.pending: {
       const expires = tx.expiresAt ? Date.parse(tx.expiresAt) : NaN;
       if (expires + CLOCK_SKEW_MS < ctx.clock.now()) {
-        throw new CliError(`step-up transaction ${tx.id} expired at ${clean(tx.expiresAt!)} before it was verified`, Exit.Invalid, { hint: again });
+        throw new CliError(`step-up transaction ${tx.id} expired at ${escapeControls(tx.expiresAt!)} before it was verified`, Exit.Invalid, { hint: again });
       }
       return false;
     }
     case STEP_UP_STATES.error:
-      throw new CliError(`step-up transaction ${tx.id} failed: ${clean(tx.errorMessage) || 'the service gives no reason'}`, Exit.Invalid, { hint: again });
+      throw new CliError(`step-up transaction ${tx.id} failed: ${escapeControls(tx.errorMessage) || 'the service gives no reason'}`, Exit.Invalid, { hint: again });
     default:
-      throw new CliError(`step-up transaction ${tx.id} is in a state agctl does not know: ${clean(tx.state)}`, Exit.Invalid, { hint: again });
+      throw new CliError(`step-up transaction ${tx.id} is in a state agctl does not know: ${escapeControls(tx.state)}`, Exit.Invalid, { hint: again });
   }
 }
 
