@@ -18,6 +18,7 @@ import {
   type Target,
 } from '../../../src/cli/commands/task/approve-step-up/run.js';
 import { text } from '../../../src/cli/commands/task/summary.js';
+import { escapeControls } from '../../../src/cli/escape.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { nextCommand } from '../../../src/cli/commands/task/next-command.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -36,6 +37,10 @@ describe('approve-step-up helpers', () => {
     expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toBe(
       "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
     );
+    // A multi-line comment: one line, exact when pasted, and left alone by a field's escaping.
+    const multi = resumeCommand({ flags: {} }, { ...args, comment: "line 1\nit's line 2" });
+    expect(multi).toBe("agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW --comment $'line 1\\nit\\'s line 2'");
+    expect(escapeControls(multi)).toBe(multi);
   });
 
   it('the next command carries the flags that select the target: profile, server, client, embedded', () => {
