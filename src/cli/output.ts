@@ -32,7 +32,7 @@ export interface StyledText {
 export const styled = (text: string, style: keyof Styles): StyledText => ({ text, style });
 
 const isParts = (t: Text): t is readonly Text[] => Array.isArray(t);
-const isStyled = (t: unknown): t is StyledText => typeof t === 'object' && t !== null && typeof (t as StyledText).style === 'string' && (t as StyledText).style in PLAIN_STYLES;
+const isStyled = (t: unknown): t is StyledText => typeof t === 'object' && t !== null && typeof (t as StyledText).style === 'string' && Object.hasOwn(PLAIN_STYLES, (t as StyledText).style);
 
 /** `t` as printed: escaped, styled parts in their style; anything else a server may have sent (null, an object) as String() gives it. */
 function render(t: Text, s: Styles): string {

@@ -142,8 +142,9 @@ describe('server text in tables and fields', () => {
       ['ok\u001b[2J', 'v'],
       ['n', null as unknown as string],
       ['o', { style: 'nope' } as unknown as string],
+      ['p', { text: 'x', style: 'toString' } as unknown as string],
     ]);
-    expect(c.text()).toBe('ok\\x1b[2J: v\nn:         -\no:         [object Object]\n');
+    expect(c.text()).toBe('ok\\x1b[2J: v\nn:         -\no:         [object Object]\np:         [object Object]\n');
     const t = capture(false);
     await t.out.table(['A', 'B'], [[null as unknown as string, { text: 'x' } as unknown as string]]);
     expect(t.text()).toBe('A     B\nnull  [object Object]\n');
