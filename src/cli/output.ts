@@ -141,7 +141,13 @@ export class Output {
     const tty = this.io.isStdoutTTY;
     const raw = rows.map((r) => r.map((c) => render(c, PLAIN_STYLES)));
     const now = this.#now();
-    const cells = rows.map((r, i) => r.map((c, j) => (tty && ISO_TIME.test(raw[i]![j]!) ? age(raw[i]![j]!, now) : render(c, s))));
+    // Only a styled cell (an object) is rendered again, in colour; the others show their plain text.
+    const cells = raw.map((r, i) =>
+      r.map((text, j) => {
+        const cell = rows[i]![j]!;
+        return tty && ISO_TIME.test(text) ? age(text, now) : typeof cell === 'object' ? render(cell, s) : text;
+      }),
+    );
     const shownHead = head.map((h) => s.bold(h));
     if (!tty) {
       // Piped: every cell whole, nothing measured against a width.
