@@ -51,6 +51,13 @@ interface HttpOptions {
 
 /** The largest answer read by default (AGCTL_MAX_RESPONSE_BYTES changes it): far above any page or object the service sends. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * What one client (one command) reads at most in all, in answers: this many
+ * times its cap on one answer (256 MiB by default). Every listing is bounded
+ * in pages and items (src/client/paginate.ts), but not in the size of each:
+ * this bounds the memory a command holds whatever a server sends.
+ */
+export const TOTAL_RESPONSE_FACTOR = 8;
 /** What a larger answer's error suggests, by default. */
 const MAX_RESPONSE_HINT = 'if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES';
 /** The `code` of the error for an answer larger than the cap (`-o json` error output). */
@@ -79,6 +86,9 @@ export class HttpClient {
   readonly #connectTimeoutMs: number;
   readonly maxRetries: number;
   readonly maxResponseBytes: number;
+  /** The most read in all (TOTAL_RESPONSE_FACTOR answers' worth); `#bytesRead` counts the bodies read so far. */
+  readonly maxTotalBytes: number;
+  #bytesRead = 0;
   readonly #opts: HttpOptions;
   /** Request functions and keep-alive connection pools, one per protocol (http:, https:). */
   readonly #transports = new Map<string, Transport>();
@@ -93,6 +103,7 @@ export class HttpClient {
     this.#connectTimeoutMs = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS);
     this.maxRetries = opts.maxRetries ?? 3;
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxTotalBytes = TOTAL_RESPONSE_FACTOR * this.maxResponseBytes;
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -187,16 +198,23 @@ export class HttpClient {
       req.on('response', (res: IncomingMessage) => {
         // Read at most the cap: an answer announcing more is refused unread, one that goes on past it is
         // cut there; either way the connection is closed (nothing more arrives) and the error is exit 9.
+        // What the client read before counts too: the answers of one command stop at maxTotalBytes in all.
+        const left = this.maxTotalBytes - this.#bytesRead;
         const declared = Number(res.headers['content-length']);
         if (declared > cap.bytes) return fail(tooLarge(u, cap, `announces ${declared} bytes (Content-Length)`));
+        if (declared > left) return fail(tooMuchInAll(u, this.maxTotalBytes));
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
           if (size > cap.bytes) return fail(tooLarge(u, cap, `goes on past ${cap.bytes} bytes`));
+          if (size > left) return fail(tooMuchInAll(u, this.maxTotalBytes));
           chunks.push(c);
         });
-        res.on('end', () => settle(undefined, response(res.statusCode ?? 0, headersOf(res), Buffer.concat(chunks))));
+        res.on('end', () => {
+          this.#bytesRead += size;
+          settle(undefined, response(res.statusCode ?? 0, headersOf(res), Buffer.concat(chunks)));
+        });
         res.on('error', (err) => settle(err));
         // The connection closed before the whole answer came.
         res.on('close', () => settle(codedError('ECONNRESET', 'the connection closed in the middle of the answer')));
@@ -281,6 +299,14 @@ const codedError = (code: string, message: string) => Object.assign(new Error(me
 export function byteSize(n: number): string {
   for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   return `${n} bytes`;
+}
+
+/** The error for answers that together go past what one command reads. */
+function tooMuchInAll(u: URL, total: number): CliError {
+  return new CliError(`the answers from ${u.origin} are too large: together they go on past ${byteSize(total)}, and agctl reads at most that for one command`, Exit.Server, {
+    code: RESPONSE_TOO_LARGE,
+    hint: `ask for less (--limit), or raise AGCTL_MAX_RESPONSE_BYTES: a command reads at most ${TOTAL_RESPONSE_FACTOR} times as much in all`,
+  });
 }
 
 /** The error for an answer larger than agctl reads (`what`: how it showed it). */

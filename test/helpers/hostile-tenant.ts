@@ -14,8 +14,11 @@ import { gzipSync } from 'node:zlib';
 import { afterAll } from 'vitest';
 
 export type Behaviour =
-  /** Every list answer names a fresh random next page; `items` new items a page (0: empty pages). At most `safetyPages` pages, then a last one. */
-  | { kind: 'endless-pages'; items: number; safetyPages?: number }
+  /**
+   * Every list answer names a fresh random next page; `items` new items a page (0: empty pages), each with a
+   * `displayName` of `pad` characters. At most `safetyPages` pages, then a last one.
+   */
+  | { kind: 'endless-pages'; items: number; pad?: number; safetyPages?: number }
   /** Every list answer is one page with this `nextPageToken`. */
   | { kind: 'one-page'; nextPageToken: string | null }
   /** An answer of `bytes` bytes (announced by Content-Length or chunked), on the token endpoint or the API routes; the server stops after `safetyBytes`. */
@@ -48,11 +51,12 @@ export interface HostileTenant {
 const tokenBody = (accessToken: string, expiresIn: unknown = 3600) => JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn });
 
 /** An item of the list route `path` names, with a fresh ID. */
-function freshItem(path: string): unknown {
+function freshItem(path: string, pad = 0): unknown {
   const id = `x${randomBytes(8).toString('hex')}`;
-  if (path.includes('/mcp_servers')) return { appId: 'app', connectorId: id };
-  if (path.includes('/search/tasks')) return { task: { id } };
-  return { id };
+  const name = pad ? { displayName: 'n'.repeat(pad) } : {};
+  if (path.includes('/mcp_servers')) return { appId: 'app', connectorId: id, ...name };
+  if (path.includes('/search/tasks')) return { task: { id, ...name } };
+  return { id, ...name };
 }
 
 function send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
@@ -105,7 +109,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
         case 'endless-pages': {
           pages++;
           const last = pages >= (b.safetyPages ?? 1500);
-          const list = Array.from({ length: b.items }, () => freshItem(path));
+          const list = Array.from({ length: b.items }, () => freshItem(path, b.pad));
           return send(res, 200, JSON.stringify({ list, nextPageToken: last ? '' : randomBytes(12).toString('base64url') }));
         }
         case 'one-page':

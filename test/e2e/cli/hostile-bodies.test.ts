@@ -62,6 +62,17 @@ describe('a tenant answering gigabytes', () => {
     expect(t.stats.bodyBytes).toBeLessThanOrEqual(MiB + SOCKET_SLACK);
   });
 
+  it.concurrent('the answers of one command stop at 8 times the cap in all: pages of big new items end before the page bound', async () => {
+    const { r, t } = await run({ kind: 'endless-pages', items: 1, pad: 40_000 }, ['rules', 'list', 'app'], { AGCTL_MAX_RESPONSE_BYTES: String(64 * 1024) });
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.stderr).toBe(
+      `agctl: the answers from ${t.url} are too large: together they go on past 512 KiB, and agctl reads at most that for one command\n` +
+        'hint: ask for less (--limit), or raise AGCTL_MAX_RESPONSE_BYTES: a command reads at most 8 times as much in all\n',
+    );
+    // 13 pages of 40 KB fit in 512 KiB; the 14th is refused on its Content-Length.
+    expect(t.stats.requests.api).toBe(14);
+  });
+
   it.concurrent('AGCTL_MAX_RESPONSE_BYTES raises the cap: an answer of 40 MiB is read whole', async () => {
     const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: 40 * MiB, announce: true }, ['rules', 'list', 'app'], { AGCTL_MAX_RESPONSE_BYTES: String(64 * MiB) });
     // Read to its end (then found not to be JSON: the body is filler).

@@ -330,7 +330,7 @@ describe('the size of an answer', () => {
     expect([err.message, err.hint]).toEqual([`the answer from ${srv.url}/ok is too large: it announces ${body.length} bytes (Content-Length), and agctl reads at most 1000 bytes`, 'a hint of its own']);
   });
 
-  it('the default cap is 32 MiB', () => {
-    expect(new HttpClient().maxResponseBytes).toBe(32 * 1024 * 1024);
+  it('the default cap is 32 MiB an answer, 256 MiB in all', () => {
+    expect([new HttpClient().maxResponseBytes, new HttpClient().maxTotalBytes]).toEqual([32 * 1024 * 1024, 256 * 1024 * 1024]);
   });
 });
