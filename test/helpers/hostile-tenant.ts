@@ -28,7 +28,9 @@ export type Behaviour =
   /** Every API route answers `status` with an error message (or, with `raw`, a body without one) of `bytes` bytes. */
   | { kind: 'huge-error'; status: number; bytes: number; raw?: boolean }
   /** Every API route answers a gzip body (Content-Encoding: gzip) that inflates to `inflated` bytes. */
-  | { kind: 'gzip'; inflated: number };
+  | { kind: 'gzip'; inflated: number }
+  /** Every request (token endpoint included) is answered `status` with `headers` and a small JSON error body. */
+  | { kind: 'status'; status: number; headers: Record<string, string> };
 
 export interface HostileStats {
   /** Requests received, by route kind. */
@@ -99,6 +101,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
       const b = current;
       if (path.startsWith('/auth/v1/token')) {
         stats.requests.token++;
+        if (b.kind === 'status') return send(res, b.status, '{"code":14,"message":"no","details":[]}', b.headers);
         if (b.kind === 'huge-body' && b.on === 'token') return stream(res, stats, b.bytes, b.announce, b.safetyBytes ?? 64 * 1024 * 1024);
         if (b.kind === 'token') return send(res, 200, tokenBody('t'.repeat(b.chars), b.expiresIn));
         return send(res, 200, tokenBody('hostile-token'));
@@ -121,6 +124,8 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
           const text = 'E'.repeat(b.bytes);
           return send(res, b.status, b.raw ? text : JSON.stringify({ code: 3, message: text, details: [] }), b.raw ? { 'content-type': 'text/plain' } : {});
         }
+        case 'status':
+          return send(res, b.status, '{"code":14,"message":"no","details":[]}', b.headers);
         case 'gzip':
           return send(res, 200, gzipSync(Buffer.alloc(b.inflated, ' ')), { 'content-encoding': 'gzip' });
         default:
