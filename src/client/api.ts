@@ -144,7 +144,7 @@ export function errorFromResponse(res: HttpResponse): ApiError | CliError {
   const body = res.json();
   if (isJsonObject(body)) {
     const code = shortCode(parseCode(body.code));
-    const details = Array.isArray(body.details) ? body.details : [];
+    const details = Array.isArray(body.details) ? serverDetails(body.details) : [];
     if (typeof body.message === 'string' && body.message.trim() !== '') return new ApiError(res.status, code ?? codeForHttpStatus(res.status), serverMessage(body.message), details);
     if (typeof body.error === 'string' && body.error !== '') {
       const error = shortCode(body.error)!;
@@ -173,6 +173,22 @@ export function serverMessage(text: string): string {
     end += ch.length;
   }
   return `${text.slice(0, end)}…(${Buffer.byteLength(text) - used} bytes more)`;
+}
+
+/** How much of an error's `details` is kept (in characters of their JSON), for `-o json` errors. */
+export const MAX_DETAILS_CHARS = 16 * 1024;
+
+/** An error's `details` as kept: the leading entries whose JSON fits in MAX_DETAILS_CHARS, then a note of how many were left out. */
+export function serverDetails(details: unknown[]): unknown[] {
+  const kept: unknown[] = [];
+  let used = 0;
+  for (const d of details) {
+    used += (JSON.stringify(d) ?? 'null').length + 1;
+    if (used > MAX_DETAILS_CHARS) break;
+    kept.push(d);
+  }
+  const left = details.length - kept.length;
+  return left === 0 ? details : [...kept, `…(${left} more ${left === 1 ? 'detail' : 'details'} left out)`];
 }
 
 /** The longest error code shown (a code is a word such as `invalid_argument`). */

@@ -29,8 +29,8 @@ export type Behaviour =
   | { kind: 'huge-error'; status: number; bytes: number; raw?: boolean }
   /** Every API route answers a gzip body (Content-Encoding: gzip) that inflates to `inflated` bytes. */
   | { kind: 'gzip'; inflated: number }
-  /** Every request (token endpoint included) is answered `status` with `headers` and a small JSON error body. */
-  | { kind: 'status'; status: number; headers: Record<string, string> };
+  /** Every request (token endpoint included) is answered `status` with `headers` and `body` (default a small JSON error). */
+  | { kind: 'status'; status: number; headers: Record<string, string>; body?: string };
 
 export interface HostileStats {
   /** Requests received, by route kind. */
@@ -48,6 +48,8 @@ export interface HostileTenant {
   behave(b: Behaviour): void;
   close(): Promise<void>;
 }
+
+const ERROR_BODY = '{"code":14,"message":"no","details":[]}';
 
 /** A token answer of the usual shape. */
 const tokenBody = (accessToken: string, expiresIn: unknown = 3600) => JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn });
@@ -101,7 +103,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
       const b = current;
       if (path.startsWith('/auth/v1/token')) {
         stats.requests.token++;
-        if (b.kind === 'status') return send(res, b.status, '{"code":14,"message":"no","details":[]}', b.headers);
+        if (b.kind === 'status') return send(res, b.status, b.body ?? ERROR_BODY, b.headers);
         if (b.kind === 'huge-body' && b.on === 'token') return stream(res, stats, b.bytes, b.announce, b.safetyBytes ?? 64 * 1024 * 1024);
         if (b.kind === 'token') return send(res, 200, tokenBody('t'.repeat(b.chars), b.expiresIn));
         return send(res, 200, tokenBody('hostile-token'));
@@ -125,7 +127,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
           return send(res, b.status, b.raw ? text : JSON.stringify({ code: 3, message: text, details: [] }), b.raw ? { 'content-type': 'text/plain' } : {});
         }
         case 'status':
-          return send(res, b.status, '{"code":14,"message":"no","details":[]}', b.headers);
+          return send(res, b.status, b.body ?? ERROR_BODY, b.headers);
         case 'gzip':
           return send(res, 200, gzipSync(Buffer.alloc(b.inflated, ' ')), { 'content-encoding': 'gzip' });
         default:

@@ -3,7 +3,7 @@
 // MAX_MESSAGE_BYTES with "…(N bytes more)"; an answer without a message shows
 // its body cut short (service-notes.md §5).
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_BYTES } from '../../../src/client/api.js';
+import { MAX_DETAILS_CHARS, MAX_MESSAGE_BYTES } from '../../../src/client/api.js';
 import { cliFor, tempDir } from '../../helpers/cli.js';
 import { hostileTenant } from '../../helpers/hostile-tenant.js';
 
@@ -35,5 +35,19 @@ describe('a tenant sending error messages of megabytes', () => {
     expect(r.code).toBe(7);
     expect(r.stderr.length).toBeLessThan(400);
     expect(r.stderr).toMatch(/^agctl: the server's answer has no message: E{199}… \(HTTP 400, InvalidArgument\)\n$/);
+  });
+});
+
+describe('a tenant sending error details of megabytes', () => {
+  it.concurrent(`-o json keeps the leading details that fit in ${MAX_DETAILS_CHARS} characters, and says how many were left out`, async () => {
+    const detail = { '@type': 'type.googleapis.com/google.rpc.BadRequest', note: 'd'.repeat(1000) };
+    const t = await hostileTenant({ kind: 'status', status: 400, headers: {}, body: JSON.stringify({ code: 3, message: 'bad', details: Array(5000).fill(detail) }) });
+    const r = await cliFor(tempDir('agctl-hostile-errors-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })(['rules', 'list', 'app', '-o', 'json']);
+    await t.close();
+    expect(r.code).toBe(7);
+    expect(r.stderr.length).toBeLessThan(MAX_DETAILS_CHARS + 1000);
+    const { details } = JSON.parse(r.stderr).error;
+    const fit = Math.floor(MAX_DETAILS_CHARS / (JSON.stringify(detail).length + 1));
+    expect(details).toEqual([...Array(fit).fill(detail), `…(${5000 - fit} more details left out)`]);
   });
 });
