@@ -30,8 +30,9 @@ async function run(args: string[], items: number) {
 }
 
 describe('a tenant whose pages never end', () => {
-  // Empty pages, or new items on each page, on both pager loops (`mcp list` pages as `rules list` does, through the same listAll).
-  const cases: [string, number][] = [['api --paginate (POST)', 0], ['api --paginate (GET)', 2], ['rules list', 2], ['task list', 0]];
+  // Each listing command the issue measured; empty pages or new items on each page, on both pager loops
+  // (listAll, and `api --paginate`'s, whose POST form differs only in where the token goes).
+  const cases: [string, number][] = [['api --paginate (GET)', 2], ['rules list', 2], ['task list', 0]];
   for (const [name, items] of cases) {
     it(`${name} stops after ${MAX_PAGES} pages (${items ? 'new items' : 'empty pages'}, each with a new token): exit 9, nothing listed`, async () => {
       const { r, requests, ms } = await run(COMMANDS[name]!, items);
@@ -45,10 +46,10 @@ describe('a tenant whose pages never end', () => {
     });
   }
 
-  it('-o json: the error names the bound (paging_limit)', async () => {
-    const { r, requests } = await run([...COMMANDS['mcp list']!, '-o', 'json'], 1);
+  it('mcp list -o json: the error names the bound (paging_limit)', async () => {
+    const { r, requests } = await run([...COMMANDS['mcp list']!, '-o', 'json'], 0);
     expect([r.code, requests, r.stdout]).toEqual([9, MAX_PAGES, '']);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'paging_limit', exitCode: 9 });
+    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'paging_limit', exitCode: 9, message: `the server's paging does not end: ${MAX_PAGES} pages of MCP servers (0 items) read, and it names another page` });
   });
 
   it.concurrent('--limit still wins: the pager stops as soon as it has enough', async () => {
