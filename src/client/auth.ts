@@ -23,8 +23,8 @@ const NONCE_BYTES = 16;
 export const MAX_TOKEN_RESPONSE_BYTES = 16 * 1024;
 /**
  * The longest access token accepted: a JWT with many claims is a few KB, and
- * servers refuse header sections much larger than 8 KiB (431), so a longer
- * token would fail every call for its lifetime.
+ * common servers refuse a header line over 8 KiB (nginx's default), so a
+ * longer token would fail every call for its lifetime.
  */
 export const MAX_TOKEN_CHARS = 8 * 1024;
 /** The longest a token is cached, whatever `expires_in` says (a token refused before is dropped and fetched again anyway). */

@@ -1,7 +1,7 @@
 // The HTTP layer of the client: node:http(s) with keep-alive, per-request
 // timeouts, retries with exponential backoff and jitter (honouring
-// Retry-After), no redirects, a cap on the size of an answer, and --debug
-// request logs with secrets redacted.
+// Retry-After), no redirects, caps on the size of an answer and of all the
+// answers of one client, and --debug request logs with secrets redacted.
 // node:http is part of Node itself (nothing to load from node_modules), which
 // keeps every command's start-up short; load mode's many requests go through
 // undici instead (src/cli/commands/webhook/load.ts).
@@ -296,7 +296,7 @@ export class HttpClient {
 const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
 /** "32 MiB", "16 KiB", "1000 bytes": a cap as people read it. */
-export function byteSize(n: number): string {
+function byteSize(n: number): string {
   for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   return `${n} bytes`;
 }
