@@ -78,6 +78,7 @@ export class CommandContext {
       const s = this.settingsOfAnyProfile;
       this.#http = new HttpClient({
         timeoutMs: s.timeoutMs,
+        maxResponseBytes: s.maxResponseBytes,
         debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(s),

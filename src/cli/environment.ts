@@ -15,6 +15,7 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_ACCESS_TOKEN', 'a bearer token used as is (skips the token flow; never a flag)'),
   v('AGCTL_OUTPUT', 'output format: table or json', '-o table|json'),
   v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (default 30)', '--timeout SECONDS'),
+  v('AGCTL_MAX_RESPONSE_BYTES', 'largest answer read from a server, in bytes, 1024 to 268435456 (default 33554432, 32 MiB), and one command reads 8 times that in all; more is exit 9'),
   v('AGCTL_CONFIG_DIR', 'profiles, sealed secrets and cached tokens (default `~/.config/agctl`)'),
   v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens (64 hex digits or 43 base64url characters; default a 0600 key file in the config dir)'),
   v('AGCTL_DATA_DIR', 'data directory of `serve` and `--embedded` (default `~/.local/share/agctl/server`)'),

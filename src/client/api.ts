@@ -97,6 +97,13 @@ export function contentType(res: HttpResponse): string {
   return String(Array.isArray(raw) ? raw[0] : raw ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** The answer's Content-Encoding, lower case ('' for none or identity), cut short. */
+export function contentEncoding(res: HttpResponse): string {
+  const raw = res.headers['content-encoding'];
+  const v = String(Array.isArray(raw) ? raw.join(', ') : raw ?? '').trim().toLowerCase();
+  return v === 'identity' ? '' : v.length > 40 ? `${v.slice(0, 39)}…` : v;
+}
+
 /** application/json or application/<something>+json. */
 export const isJsonType = (type: string): boolean => /^application\/([a-z0-9.+-]+\+)?json$/.test(type);
 
@@ -106,6 +113,9 @@ export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false):
     if (emptyOk) return {};
     throw unexpectedResponse(url, `HTTP ${res.status} with an empty body, expected a JSON object`);
   }
+  // agctl sends no Accept-Encoding and decodes nothing: a compressed answer is not the data (and may be a bomb).
+  const encoding = contentEncoding(res);
+  if (encoding !== '') throw unexpectedResponse(url, `HTTP ${res.status} compressed (Content-Encoding: ${encoding}), which agctl does not ask for`);
   const type = contentType(res);
   if (!isJsonType(type)) {
     throw unexpectedResponse(url, `HTTP ${res.status} with ${type ? `content type ${type}` : 'no content type'}, expected JSON`);
@@ -133,15 +143,60 @@ export function errorFromResponse(res: HttpResponse): ApiError | CliError {
   }
   const body = res.json();
   if (isJsonObject(body)) {
-    const code = parseCode(body.code);
-    const details = Array.isArray(body.details) ? body.details : [];
-    if (typeof body.message === 'string' && body.message.trim() !== '') return new ApiError(res.status, code ?? codeForHttpStatus(res.status), body.message, details);
+    const code = shortCode(parseCode(body.code));
+    const details = Array.isArray(body.details) ? serverDetails(body.details) : [];
+    if (typeof body.message === 'string' && body.message.trim() !== '') return new ApiError(res.status, code ?? codeForHttpStatus(res.status), serverMessage(body.message), details);
     if (typeof body.error === 'string' && body.error !== '') {
-      return new ApiError(res.status, body.error, typeof body.error_description === 'string' && body.error_description !== '' ? body.error_description : body.error);
+      const error = shortCode(body.error)!;
+      return new ApiError(res.status, error, typeof body.error_description === 'string' && body.error_description !== '' ? serverMessage(body.error_description) : error);
     }
     if (code !== undefined) return new ApiError(res.status, code, withoutMessage(res), details);
   }
   return new ApiError(res.status, codeForHttpStatus(res.status), withoutMessage(res));
+}
+
+/** How much of a server's error message is shown (in bytes of UTF-8). */
+export const MAX_MESSAGE_BYTES = 2048;
+
+/**
+ * A message from the server as shown: at most MAX_MESSAGE_BYTES, cut at a
+ * character, "…(N bytes more)" telling what was left out.
+ */
+export function serverMessage(text: string): string {
+  if (text.length <= MAX_MESSAGE_BYTES / 4 || Buffer.byteLength(text) <= MAX_MESSAGE_BYTES) return text;
+  let used = 0;
+  let end = 0;
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > MAX_MESSAGE_BYTES) break;
+    used += n;
+    end += ch.length;
+  }
+  return `${text.slice(0, end)}…(${Buffer.byteLength(text) - used} bytes more)`;
+}
+
+/** How much of an error's `details` is kept (in characters of their JSON), for `-o json` errors. */
+export const MAX_DETAILS_CHARS = 16 * 1024;
+
+/** An error's `details` as kept: the leading entries whose JSON fits in MAX_DETAILS_CHARS, then a note of how many were left out. */
+export function serverDetails(details: unknown[]): unknown[] {
+  const kept: unknown[] = [];
+  let used = 0;
+  for (const d of details) {
+    used += (JSON.stringify(d) ?? 'null').length + 1;
+    if (used > MAX_DETAILS_CHARS) break;
+    kept.push(d);
+  }
+  const left = details.length - kept.length;
+  return left === 0 ? details : [...kept, `…(${left} more ${left === 1 ? 'detail' : 'details'} left out)`];
+}
+
+/** The longest error code shown (a code is a word such as `invalid_argument`). */
+const MAX_CODE_CHARS = 100;
+
+/** An error code as shown: a string one cut at MAX_CODE_CHARS characters. */
+export function shortCode<T extends number | string | undefined>(code: T): T {
+  return (typeof code === 'string' && code.length > MAX_CODE_CHARS ? `${code.slice(0, MAX_CODE_CHARS - 1)}…` : code) as T;
 }
 
 /** How much of a body an error line shows. */

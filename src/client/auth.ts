@@ -8,7 +8,7 @@ import { CliError, Exit, exitCodeForStatus } from '../lib/exit.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
 import type { CachedToken } from '../config/vault.js';
-import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, unexpectedResponse, type TokenProvider } from './api.js';
+import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, serverMessage, shortCode, unexpectedResponse, type TokenProvider } from './api.js';
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;
@@ -19,6 +19,16 @@ export const isFresh = (t: CachedToken, nowMs: number): boolean => t.expiresAt -
 const ASSERTION_WINDOW_S = 120;
 /** Random bytes of the assertion's `nonce` header (service-notes.md §1). */
 const NONCE_BYTES = 16;
+/** The largest token answer read: a small JSON object, whose token is at most MAX_TOKEN_CHARS. */
+export const MAX_TOKEN_RESPONSE_BYTES = 16 * 1024;
+/**
+ * The longest access token accepted: a JWT with many claims is a few KB, and
+ * common servers refuse a header line over 8 KiB (nginx's default), so a
+ * longer token would fail every call for its lifetime.
+ */
+export const MAX_TOKEN_CHARS = 8 * 1024;
+/** The longest a token is cached, whatever `expires_in` says (a token refused before is dropped and fetched again anyway). */
+export const MAX_TOKEN_LIFETIME_S = 24 * 60 * 60;
 
 /**
  * The `aud` of a client assertion: the tenant's host name without any port, as
@@ -62,10 +72,18 @@ export class StaticToken implements TokenProvider {
 
 export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/auth/v1/token`;
 
+/** What makes a token unusable in an Authorization header, if anything. */
+export function tokenProblem(token: string): string | undefined {
+  if (token.length > MAX_TOKEN_CHARS) return `is ${token.length} characters long, more than the ${MAX_TOKEN_CHARS} agctl accepts`;
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'holds spaces, control or non-ASCII characters';
+  return undefined;
+}
+
 /**
  * The token and its lifetime from a token endpoint's 200 answer (RFC 6749 §5.1):
- * a non-empty `access_token` usable in a header, `expires_in` a number of
- * seconds when present (3600 when absent).
+ * a non-empty `access_token` usable in a header (at most MAX_TOKEN_CHARS
+ * printable ASCII characters), `expires_in` a number of seconds when present
+ * (3600 when absent; at most MAX_TOKEN_LIFETIME_S is kept).
  *
  * As with the service's own clients (service-notes.md §1): a missing
  * `token_type` is accepted (none of them requires it), and a leading "bearer "
@@ -80,7 +98,8 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
   if (typeof accessToken !== 'string' || accessToken === '') {
     throw unexpectedResponse(tokenUrl, `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`);
   }
-  if (!/^[\x21-\x7e]+$/.test(accessToken)) throw unexpectedResponse(tokenUrl, '"access_token" holds spaces, control or non-ASCII characters');
+  const problem = tokenProblem(accessToken);
+  if (problem) throw unexpectedResponse(tokenUrl, `"access_token" ${problem}`);
   const type = body.token_type;
   if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer')) {
     throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" or none`);
@@ -89,7 +108,7 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
     throw unexpectedResponse(tokenUrl, `"expires_in" is ${typeof expiresIn === 'number' ? expiresIn : jsonKind(expiresIn)}, expected a number of seconds`);
   }
-  return { accessToken, expiresIn: expiresIn ?? 3600 };
+  return { accessToken, expiresIn: Math.min(expiresIn ?? 3600, MAX_TOKEN_LIFETIME_S) };
 }
 
 /**
@@ -100,8 +119,9 @@ function tokenError(res: HttpResponse): CliError {
   const parsed = res.json<unknown>();
   const body = isJsonObject(parsed) ? parsed : {};
   const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const error = nonEmpty(body.error);
-  const desc = nonEmpty(body.error_description) ?? nonEmpty(body.message);
+  const error = shortCode(nonEmpty(body.error));
+  let desc = nonEmpty(body.error_description) ?? nonEmpty(body.message);
+  if (desc !== undefined) desc = serverMessage(desc);
   if (error === 'invalid_client' || res.status === 401) {
     return new CliError(`authentication failed: ${desc ?? `HTTP ${statusText(res.status)}`}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
       status: res.status,
@@ -135,10 +155,10 @@ export class ClientCredentialsFlow implements TokenProvider {
     this.tokenUrl = tokenUrlFor(baseUrl);
   }
 
-  /** The cached token when still valid for more than the expiry skew. */
+  /** The cached token when still valid for more than the expiry skew (and usable: one cached by an older agctl may not be). */
   cached(): CachedToken | undefined {
     const t = this.cache.load(this.tokenUrl, this.creds.clientId);
-    return t && isFresh(t, this.clock.now()) ? t : undefined;
+    return t && isFresh(t, this.clock.now()) && tokenProblem(t.accessToken) === undefined ? t : undefined;
   }
 
   async token(): Promise<string> {
@@ -174,6 +194,7 @@ export class ClientCredentialsFlow implements TokenProvider {
       body: form.toString(),
       // Asking for a token twice is harmless: the request may be retried like an idempotent one.
       idempotent: true,
+      maxResponseBytes: { bytes: MAX_TOKEN_RESPONSE_BYTES, hint: 'a token answer is a small JSON object: check the base URL' },
     });
     // A redirect is never followed (the form carries the secret): exit 9, as on API routes.
     if (res.status >= 300 && res.status < 400) throw errorFromResponse(res);

@@ -1,6 +1,7 @@
 // The HTTP layer of the client: node:http(s) with keep-alive, per-request
 // timeouts, retries with exponential backoff and jitter (honouring
-// Retry-After), no redirects, and --debug request logs with secrets redacted.
+// Retry-After), no redirects, caps on the size of an answer and of all the
+// answers of one client, and --debug request logs with secrets redacted.
 // node:http is part of Node itself (nothing to load from node_modules), which
 // keeps every command's start-up short; load mode's many requests go through
 // undici instead (src/cli/commands/webhook/load.ts).
@@ -20,6 +21,8 @@ interface HttpRequest {
    * Non-idempotent requests are retried only when they surely never reached the server.
    */
   idempotent?: boolean;
+  /** The largest body read (default: the client's `maxResponseBytes`), and what to say when an answer is larger. */
+  maxResponseBytes?: { bytes: number; hint: string };
 }
 
 export interface HttpResponse {
@@ -42,7 +45,23 @@ interface HttpOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told before each retry (the CLI shows it on a terminal): what failed and "retrying (2/4)…". */
   onRetry?: (line: string) => void;
+  /** The largest body read (default DEFAULT_MAX_RESPONSE_BYTES): a larger answer is an error, read no further. */
+  maxResponseBytes?: number;
 }
+
+/** The largest answer read by default (AGCTL_MAX_RESPONSE_BYTES changes it): far above any page or object the service sends. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * What one client (one command) reads at most in all, in answers: this many
+ * times its cap on one answer (256 MiB by default). Every listing is bounded
+ * in pages and items (src/client/paginate.ts), but not in the size of each:
+ * this bounds the memory a command holds whatever a server sends.
+ */
+export const TOTAL_RESPONSE_FACTOR = 8;
+/** What a larger answer's error suggests, by default. */
+const MAX_RESPONSE_HINT = 'if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES';
+/** The `code` of the error for an answer larger than the cap (`-o json` error output). */
+export const RESPONSE_TOO_LARGE = 'response_too_large';
 
 interface Transport {
   request: typeof httpRequest;
@@ -66,6 +85,10 @@ export class HttpClient {
   /** Connecting has its own, shorter limit. */
   readonly #connectTimeoutMs: number;
   readonly maxRetries: number;
+  readonly maxResponseBytes: number;
+  /** The most read in all (TOTAL_RESPONSE_FACTOR answers' worth); `#bytesRead` counts the bodies read so far. */
+  readonly maxTotalBytes: number;
+  #bytesRead = 0;
   readonly #opts: HttpOptions;
   /** Request functions and keep-alive connection pools, one per protocol (http:, https:). */
   readonly #transports = new Map<string, Transport>();
@@ -79,6 +102,8 @@ export class HttpClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.#connectTimeoutMs = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MAX_MS);
     this.maxRetries = opts.maxRetries ?? 3;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.maxTotalBytes = TOTAL_RESPONSE_FACTOR * this.maxResponseBytes;
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -89,13 +114,19 @@ export class HttpClient {
     const first = performance.now();
     const attempts = this.maxRetries + 1;
     const generation = this.#generation;
+    const cap = req.maxResponseBytes ?? { bytes: this.maxResponseBytes, hint: MAX_RESPONSE_HINT };
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       this.#debugRequest(method, req.url, headers, req.body);
       let res: HttpResponse;
       try {
-        res = await this.#once(method, req.url, headers, req.body, generation);
+        res = await this.#once(method, req.url, headers, req.body, generation, cap);
       } catch (err) {
+        if (err instanceof CliError) {
+          // An answer too large: what the server sends is wrong, and sending again would not mend it.
+          this.#debug(`< ${err.message}`);
+          throw err;
+        }
         const code = errorCode(err);
         const retryable = code !== undefined && (NEVER_SENT.has(code) || (idempotent && TRANSIENT.has(code)));
         this.#debug(`< ${describeNetworkError(err)} after ${Math.round(performance.now() - started)} ms`);
@@ -121,7 +152,14 @@ export class HttpClient {
     }
   }
 
-  async #once(method: string, url: string, headers: Record<string, string>, body: string | Buffer | undefined, generation: number): Promise<HttpResponse> {
+  async #once(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    generation: number,
+    cap: { bytes: number; hint: string },
+  ): Promise<HttpResponse> {
     const u = new URL(url);
     const { request, agent } = await this.#transport(u.protocol);
     if (generation !== this.#generation) throw abandoned();
@@ -158,9 +196,25 @@ export class HttpClient {
       });
       req.on('error', (err) => settle(err));
       req.on('response', (res: IncomingMessage) => {
+        // Read at most the cap: an answer announcing more is refused unread, one that goes on past it is
+        // cut there; either way the connection is closed (nothing more arrives) and the error is exit 9.
+        // What the client read before counts too: the answers of one command stop at maxTotalBytes in all.
+        const left = this.maxTotalBytes - this.#bytesRead;
+        const declared = Number(res.headers['content-length']);
+        if (declared > cap.bytes) return fail(tooLarge(u, cap, `announces ${declared} bytes (Content-Length)`));
+        if (declared > left) return fail(tooMuchInAll(u, this.maxTotalBytes));
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => settle(undefined, response(res.statusCode ?? 0, headersOf(res), Buffer.concat(chunks))));
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > cap.bytes) return fail(tooLarge(u, cap, `goes on past ${cap.bytes} bytes`));
+          if (size > left) return fail(tooMuchInAll(u, this.maxTotalBytes));
+          chunks.push(c);
+        });
+        res.on('end', () => {
+          this.#bytesRead += size;
+          settle(undefined, response(res.statusCode ?? 0, headersOf(res), Buffer.concat(chunks)));
+        });
         res.on('error', (err) => settle(err));
         // The connection closed before the whole answer came.
         res.on('close', () => settle(codedError('ECONNRESET', 'the connection closed in the middle of the answer')));
@@ -240,6 +294,28 @@ export class HttpClient {
 }
 
 const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+/** "32 MiB", "16 KiB", "1000 bytes": a cap as people read it. */
+function byteSize(n: number): string {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  return `${n} bytes`;
+}
+
+/** The error for answers that together go past what one command reads. */
+function tooMuchInAll(u: URL, total: number): CliError {
+  return new CliError(`the answers from ${u.origin} are too large: together they go on past ${byteSize(total)}, and agctl reads at most that for one command`, Exit.Server, {
+    code: RESPONSE_TOO_LARGE,
+    hint: `ask for less (--limit), or raise AGCTL_MAX_RESPONSE_BYTES: a command reads at most ${TOTAL_RESPONSE_FACTOR} times as much in all`,
+  });
+}
+
+/** The error for an answer larger than agctl reads (`what`: how it showed it). */
+function tooLarge(u: URL, cap: { bytes: number; hint: string }, what: string): CliError {
+  return new CliError(`the answer from ${u.origin}${u.pathname} is too large: it ${what}, and agctl reads at most ${byteSize(cap.bytes)}`, Exit.Server, {
+    code: RESPONSE_TOO_LARGE,
+    hint: cap.hint,
+  });
+}
 const abandoned = () => codedError(DESTROYED, 'the request was abandoned');
 
 /** The answer's headers, a repeated one as an array of its values (as set-cookie always is). */

@@ -8,6 +8,8 @@
 // is kept: the caller prints only what this returns, so nothing is listed
 // twice and nothing is listed at all then (`onLoop: 'stop'` keeps what was
 // found instead, for a caller that looks for something rather than lists).
+// A listing is bounded whatever the server sends: MAX_PAGES pages and
+// MAX_ITEMS items at most (pagingCapped, shared with `agctl api --paginate`).
 import { CliError, Exit } from '../lib/exit.js';
 import { jsonKind } from './api.js';
 
@@ -44,6 +46,18 @@ export interface ListAllOptions<T> {
 
 /** The `code` of the error for a server whose paging loops (`-o json` error output). */
 export const PAGING_LOOP = 'paging_loop';
+/** The `code` of the error for a listing that reaches MAX_PAGES or MAX_ITEMS with more pages announced. */
+export const PAGING_LIMIT = 'paging_limit';
+
+/**
+ * Pages one listing reads at most. At the service's page sizes (10 to 100
+ * tasks, up to 250 rules a page) that is 10,000 to 250,000 items, more than a
+ * terminal listing is for; it stops a server that names a next page forever
+ * (with new items or none) within seconds instead of never.
+ */
+export const MAX_PAGES = 1000;
+/** Items (as received, before any filter) one listing reads at most: a server sending huge pages of new items stops here. */
+export const MAX_ITEMS = 1_000_000;
 
 /**
  * The `check` of a page answer (`api.call`): what is wrong with `list` (each
@@ -74,6 +88,8 @@ export async function listAll<T extends object>(fetchPage: (req: PageRequest) =>
   const seen = new Set<string>();
   const followed = new Set<string>();
   let pageToken: string | undefined;
+  /** Items received on the pages read (repeats and those `keep` refused included). */
+  let received = 0;
   for (let n = 1; ; n++) {
     // With a filter of its own, a full page is asked for: how many items it keeps is not known beforehand.
     const pageSize = opts.pageSize === undefined ? undefined : opts.keep ? opts.pageSize : Math.min(opts.pageSize, limit - items.size);
@@ -99,6 +115,9 @@ export async function listAll<T extends object>(fetchPage: (req: PageRequest) =>
       opts.onStop?.(`stopped after ${n} pages of ${opts.what}`);
       break;
     }
+    received += list.length;
+    const capped = pagingCapped(opts.what, n, received);
+    if (capped) throw capped;
     followed.add(next);
     pageToken = next;
   }
@@ -110,6 +129,19 @@ export function pagingLoop(what: string, page: number, why: string, hint = 'try 
   return new CliError(`the server's paging loops: page ${page} of ${what} ${why}`, Exit.Server, {
     code: PAGING_LOOP,
     hint: `nothing was listed, rather than ${what} twice or without end; ${hint}`,
+  });
+}
+
+/**
+ * The error for a listing that has read `pages` pages and `items` items and
+ * is told of one more page, when that reaches MAX_PAGES or MAX_ITEMS; nothing
+ * is printed then (as for a loop).
+ */
+export function pagingCapped(what: string, pages: number, items: number, hint = 'ask for fewer with --limit'): CliError | undefined {
+  if (pages < MAX_PAGES && items < MAX_ITEMS) return undefined;
+  return new CliError(`the server's paging does not end: ${pages} pages of ${what} (${items} items) read, and it names another page`, Exit.Server, {
+    code: PAGING_LIMIT,
+    hint: `nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ${hint}`,
   });
 }
 

@@ -35,6 +35,8 @@ export interface Settings {
   accessToken?: string;
   output: OutputFormat;
   timeoutMs: number;
+  /** The largest answer the client reads (AGCTL_MAX_RESPONSE_BYTES; undefined: the client's default). */
+  maxResponseBytes?: number;
   debug: boolean;
 }
 
@@ -87,6 +89,19 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
   return Math.max(1, Math.round(n * 1000));
 }
 
+/** The bounds of AGCTL_MAX_RESPONSE_BYTES: 1 KiB, and 256 MiB (a larger text is more than JavaScript holds as one string). */
+export const MAX_RESPONSE_BYTES_RANGE = [1024, 256 * 1024 * 1024] as const;
+
+/** AGCTL_MAX_RESPONSE_BYTES: a whole number of bytes, undefined when unset. */
+export function parseMaxResponseBytes(env: NodeJS.ProcessEnv): number | undefined {
+  const v = env.AGCTL_MAX_RESPONSE_BYTES?.trim();
+  if (v === undefined || v === '') return undefined;
+  const [min, max] = MAX_RESPONSE_BYTES_RANGE;
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`AGCTL_MAX_RESPONSE_BYTES: "${v}" is not a whole number of bytes from ${min} to ${max}`, 'e.g. 67108864 for 64 MiB');
+  return n;
+}
+
 export class ConfigContext {
   readonly dir: string;
   readonly profiles: ProfileStore;
@@ -122,6 +137,7 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
     profileSource,
     output: parseOutput(flags.output, '--output') ?? parseOutput(env.AGCTL_OUTPUT, 'AGCTL_OUTPUT') ?? parseOutput(p.output, `output of profile "${profile}"`) ?? 'table',
     timeoutMs: parseTimeout(flags.timeout, env),
+    maxResponseBytes: parseMaxResponseBytes(env),
     debug: Boolean(flags.debug),
   };
 

@@ -2,7 +2,8 @@
 // in flight finish or are aborted after the grace period, the summary says so.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runLoad, type LoadOptions } from '../../../src/cli/commands/webhook/load.js';
+import { LOAD_MAX_BODY_BYTES, runLoad, type LoadOptions } from '../../../src/cli/commands/webhook/load.js';
+import { hostileTenant } from '../../helpers/hostile-tenant.js';
 import { fakeIO } from '../../helpers/io.js';
 import { tinyServer } from '../client/tiny-server.js';
 
@@ -77,5 +78,18 @@ describe('load mode and Ctrl-C', () => {
     expect(sum).toMatchObject({ count: 20, sent: 20, interrupted: false, statuses: { '200': 20 } });
     expect(t.interruptListeners()).toBe(0);
     expect(t.err().endsWith('\n')).toBe(true);
+  });
+});
+
+describe('load mode and huge answers', () => {
+  it(`reads at most LOAD_MAX_BODY_BYTES of each answer (announced or chunked), counting its status`, async () => {
+    for (const announce of [true, false]) {
+      const t = await hostileTenant({ kind: 'huge-body', on: 'api', bytes: 4 * 1024 ** 3, announce });
+      const sum = await runLoad({ url: `${t.url}/hook`, count: 3, concurrency: 1, body: Buffer.from('{}'), headersFor: async () => ({}), timeoutMs: 10_000 });
+      expect(sum.statuses, String(announce)).toEqual({ '200': 3 });
+      // What the loopback's socket buffers hold besides (a few MB a connection), far from the 4 GiB announced.
+      expect(t.stats.bodyBytes).toBeLessThan(3 * (LOAD_MAX_BODY_BYTES + 8 * 1024 ** 2));
+      await t.close();
+    }
   });
 });

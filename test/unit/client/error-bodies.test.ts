@@ -3,7 +3,7 @@
 // status decides the exit code; without a message the body itself is shown.
 import { describe, expect, it } from 'vitest';
 import { ApiError, Code, parseCode } from '../../../src/api/errors.js';
-import { bodyExcerpt, errorFromResponse } from '../../../src/client/api.js';
+import { MAX_MESSAGE_BYTES, bodyExcerpt, errorFromResponse, serverMessage } from '../../../src/client/api.js';
 import type { HttpResponse } from '../../../src/client/http.js';
 import { renderError } from '../../../src/cli/errors.js';
 
@@ -104,5 +104,22 @@ describe('bodyExcerpt', () => {
     expect(Array.from(emoji)).toHaveLength(200);
     expect(emoji).toBe(`${'😀'.repeat(199)}…`);
     expect(bodyExcerpt(`${' '.repeat(5000)}late`)).toBe('late');
+  });
+});
+
+describe('serverMessage', () => {
+  it('keeps a message of at most MAX_MESSAGE_BYTES; cuts a longer one at a character, telling the bytes left out', () => {
+    expect(serverMessage('a'.repeat(MAX_MESSAGE_BYTES))).toBe('a'.repeat(MAX_MESSAGE_BYTES));
+    expect(serverMessage('a'.repeat(MAX_MESSAGE_BYTES + 10))).toBe(`${'a'.repeat(MAX_MESSAGE_BYTES)}…(10 bytes more)`);
+    // 3 bytes each in UTF-8: 682 fit in 2048 bytes; the rest are 2 characters left out.
+    const euros = '€'.repeat(684);
+    expect(serverMessage(euros)).toBe(`${'€'.repeat(682)}…(${684 * 3 - 682 * 3} bytes more)`);
+    // A character of two UTF-16 units is never split.
+    expect(serverMessage(`a${'😀'.repeat(600)}`)).toBe(`a${'😀'.repeat(511)}…(${600 * 4 - 511 * 4} bytes more)`);
+  });
+
+  it('a long string code is cut too', () => {
+    const e = apiError(400, { code: 'c'.repeat(5000), message: 'm' });
+    expect(e.code).toBe(`${'c'.repeat(99)}…`);
   });
 });

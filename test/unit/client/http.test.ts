@@ -306,3 +306,31 @@ describe.concurrent('waits', () => {
     expect(connections.size).toBe(2);
   });
 });
+
+describe('the size of an answer', () => {
+  it('a body past the cap is an error at once (exit 9, response_too_large), never retried, the connection closed', async () => {
+    srv.reset((_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('x'.repeat(3000));
+      res.write('x'.repeat(3000));
+      // Never ended: the client must stop by itself.
+    });
+    const { http } = client({ maxResponseBytes: 4096 });
+    const err = await failure(http.send({ method: 'GET', url: `${srv.url}/big?q=1` }));
+    expect([err.exitCode, err.code, err.message]).toEqual([Exit.Server, 'response_too_large', `the answer from ${srv.url}/big is too large: it goes on past 4096 bytes, and agctl reads at most 4 KiB`]);
+    expect(srv.seen).toHaveLength(1);
+  });
+
+  it('an answer announcing more than the cap is refused unread; at the cap it is read; a request may set its own cap', async () => {
+    srv.reset((_r, res) => sendJson(res, 200, { s: 'x'.repeat(5000) }));
+    const body = JSON.stringify({ s: 'x'.repeat(5000) });
+    const { http } = client({ maxResponseBytes: body.length });
+    expect((await http.send({ method: 'GET', url: `${srv.url}/ok` })).body.length).toBe(body.length);
+    const err = await failure(http.send({ method: 'GET', url: `${srv.url}/ok`, maxResponseBytes: { bytes: 1000, hint: 'a hint of its own' } }));
+    expect([err.message, err.hint]).toEqual([`the answer from ${srv.url}/ok is too large: it announces ${body.length} bytes (Content-Length), and agctl reads at most 1000 bytes`, 'a hint of its own']);
+  });
+
+  it('the default cap is 32 MiB an answer, 256 MiB in all', () => {
+    expect([new HttpClient().maxResponseBytes, new HttpClient().maxTotalBytes]).toEqual([32 * 1024 * 1024, 256 * 1024 * 1024]);
+  });
+});

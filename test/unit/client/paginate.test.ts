@@ -3,7 +3,7 @@
 // items across pages, or looping on a token.
 import { describe, expect, it } from 'vitest';
 import { CliError, Exit } from '../../../src/lib/exit.js';
-import { PAGING_LOOP, listAll, type Page, type PageRequest } from '../../../src/client/paginate.js';
+import { MAX_ITEMS, MAX_PAGES, PAGING_LIMIT, PAGING_LOOP, listAll, pagingCapped, type Page, type PageRequest } from '../../../src/client/paginate.js';
 
 type Item = { id: string };
 const items = (n: number, from = 1): Item[] => Array.from({ length: n }, (_, i) => ({ id: `r${String(from + i).padStart(2, '0')}` }));
@@ -131,5 +131,49 @@ describe('listAll', () => {
     expect(ids(await listAll(s.fetch, { what: 'transactions', maxPages: 3, onStop: (w) => why.push(w) }))).toEqual(ids(ALL.slice(0, 6)));
     expect(s.seen).toHaveLength(3);
     expect(why.at(-1)).toBe('stopped after 3 pages of transactions');
+  });
+});
+
+describe('the bounds of a listing', () => {
+  /** A server naming a fresh page forever, `size` items a page (one new, the others a repeat, cheap to make); counts its pages. */
+  function endless(size: number) {
+    let pages = 0;
+    const repeat = { id: 'again' };
+    const fetch = async (): Promise<Page<Item>> => {
+      pages++;
+      const list = size === 0 ? [] : [{ id: `i${pages}` }, ...new Array<Item>(size - 1).fill(repeat)];
+      return { list, nextPageToken: `t${pages}` };
+    };
+    return { fetch, pages: () => pages };
+  }
+
+  it(`stops at ${MAX_PAGES} pages with exit 9 (paging_limit), nothing returned`, async () => {
+    const s = endless(0);
+    const err = await loopError(listAll(s.fetch, { what: 'rules' }));
+    expect([err.exitCode, err.code, err.message]).toEqual([Exit.Server, PAGING_LIMIT, `the server's paging does not end: ${MAX_PAGES} pages of rules (0 items) read, and it names another page`]);
+    expect(s.pages()).toBe(MAX_PAGES);
+  });
+
+  it(`stops once ${MAX_ITEMS} items are read, however few the pages`, async () => {
+    const s = endless(MAX_ITEMS / 4);
+    const err = await loopError(listAll(s.fetch, { what: 'rules' }));
+    expect(err.message).toBe(`the server's paging does not end: 4 pages of rules (${MAX_ITEMS} items) read, and it names another page`);
+    expect(s.pages()).toBe(4);
+  });
+
+  it('--limit, a quiet maxPages and the last page come first', async () => {
+    // The page that reaches MAX_ITEMS also reaches the limit.
+    expect(await listAll(endless(MAX_ITEMS / 4).fetch, { what: 'rules', limit: 5 })).toHaveLength(5);
+    const s = endless(0);
+    expect(await listAll(s.fetch, { what: 'rules', maxPages: 3 })).toEqual([]);
+    expect(s.pages()).toBe(3);
+    let n = 0;
+    const lastAtCap = async (): Promise<Page<Item>> => ({ list: [{ id: `i${++n}` }], nextPageToken: n < MAX_PAGES ? `t${n}` : '' });
+    expect(await listAll(lastAtCap, { what: 'rules' })).toHaveLength(MAX_PAGES);
+  });
+
+  it('pagingCapped: nothing below both bounds', () => {
+    expect(pagingCapped('rules', MAX_PAGES - 1, MAX_ITEMS - 1)).toBeUndefined();
+    expect(pagingCapped('rules', MAX_PAGES, 0)?.hint).toBe(`nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ask for fewer with --limit`);
   });
 });

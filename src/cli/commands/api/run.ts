@@ -3,7 +3,7 @@
 import { errorFromResponse, isJsonObject, isJsonType, contentType, jsonObjectBody, unexpectedResponse, type ApiClient } from '../../../client/api.js';
 import type { HttpResponse } from '../../../client/http.js';
 import { statusText } from '../../../client/http.js';
-import { pagingLoop } from '../../../client/paginate.js';
+import { pagingCapped, pagingLoop } from '../../../client/paginate.js';
 import { CONTROL_CHAR } from '../../../lib/controls.js';
 import { CliError, Exit, UsageError } from '../../../lib/exit.js';
 import { HTTP_TOKEN } from '../../../lib/net.js';
@@ -72,7 +72,8 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
  * members of a later page's items re-based onto the merged `expanded`), and
  * the names of the other array members later pages had (left out). A first
  * page without a list is returned as it is. Stops with an error, before
- * anything is printed, when the paging loops.
+ * anything is printed, when the paging loops or does not end (MAX_PAGES,
+ * MAX_ITEMS).
  */
 async function allPages(
   exchange: (body: string | Buffer | undefined) => Promise<HttpResponse>,
@@ -106,6 +107,8 @@ async function allPages(
     else for (const [k, v] of Object.entries(page)) if (k !== 'list' && k !== 'expanded' && Array.isArray(v) && v.length > 0) dropped.add(k);
     if (next === '') return { document: { ...first, list: items, ...(expanded ? { expanded } : {}), nextPageToken: '' }, dropped: [...dropped] };
     if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', LOOP_HINT);
+    const capped = pagingCapped('the list', n, items.length, LOOP_HINT);
+    if (capped) throw capped;
     followed.add(next);
     if (search) search.pageToken = next;
     else url.searchParams.set('page_token', next);

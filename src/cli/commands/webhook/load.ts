@@ -29,6 +29,8 @@ export interface LoadOptions {
 
 /** After Ctrl-C, how long the requests in flight may take to answer before they are aborted. */
 export const INTERRUPT_GRACE_MS = 2000;
+/** Bytes of an answer's body load mode reads at most (only its status counts); a longer body's connection is closed there. */
+export const LOAD_MAX_BODY_BYTES = 128 * 1024;
 /** The error code counted for requests aborted after Ctrl-C. */
 export const ABORTED = 'aborted';
 
@@ -175,7 +177,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
       const t0 = performance.now();
       try {
         const res = await pool.request({ path, method: 'POST', headers, body: o.body });
-        await res.body.dump();
+        await res.body.dump({ limit: LOAD_MAX_BODY_BYTES });
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       } catch (err) {
         const code = destroyed ? ABORTED : errorCode(err);
