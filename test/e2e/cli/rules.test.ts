@@ -253,7 +253,7 @@ describe('exit codes and errors', () => {
     ]);
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 3, 2, 5, 9]);
     const [limit, bogus, missing, yaml, profile, timeout, ftp, noCreds, noUrl, notFound, refused] = runs;
-    expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be an integer from 1/);
+    expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be a whole number 1 or more$/);
     expectOneErrorLine(bogus!, /^agctl: unknown option '--bogus'$/);
     expect(missing!.stderr).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
     expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'yaml' is invalid/);
@@ -308,7 +308,7 @@ describe('exit codes and errors', () => {
     }
     expect(JSON.parse(runs[0]!.stderr)).toEqual({ error: { code: 'not_found', message: 'app no-such-app not found', hint: null, exitCode: 5, status: 404, details: [] } });
     expect(JSON.parse(runs[1]!.stderr)).toMatchObject({ error: { code: 'usage', message: 'invalid profile name "a b"', exitCode: 2, status: null, details: [] } });
-    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be an integer') });
+    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be a whole number 1 or more') });
     expect(JSON.parse(runs[3]!.stderr).error).toMatchObject({ code: 'usage', message: 'refusing to delete without confirmation: pass --yes' });
   });
 });
