@@ -63,6 +63,22 @@ function render(err: unknown): Rendering {
 }
 
 /**
+ * A hint as the user should follow it: where it says to run `agctl login`
+ * (the token was refused, the secret cannot be unsealed, nothing is stored,
+ * ...) and the profile in use was chosen by --profile or AGCTL_PROFILE, the
+ * command names it (`agctl login --profile p2`): a bare `agctl login` logs in
+ * to the config's current profile, and would leave this one as it is. Hints
+ * anywhere (client, config, commands) say `agctl login`; this is where the
+ * profile is added, for every error and for `auth status`.
+ */
+export function withProfile(hint: string, s: { profile: string; profileSource: string } | undefined): string;
+export function withProfile(hint: string | undefined, s: { profile: string; profileSource: string } | undefined): string | undefined;
+export function withProfile(hint: string | undefined, s: { profile: string; profileSource: string } | undefined): string | undefined {
+  if (hint === undefined || (s?.profileSource !== 'flag' && s?.profileSource !== 'env')) return hint;
+  return hint.replaceAll('`agctl login`', `\`agctl login --profile ${s.profile}\``);
+}
+
+/**
  * `work`'s result; its 404 becomes exit 5 with `hint` (and `message`, else the
  * server's message with the status), where a command knows what the user
  * should look for.
