@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { Exit, UsageError } from '../lib/exit.js';
 import { printsJson } from './declare.js';
-import { basePathHint } from '../client/http.js';
 import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { renderError, withProfile } from './errors.js';
@@ -26,8 +25,7 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
-    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
-    code = report(err, flags, io, ctx?.out.json ?? invocation.json, hint, settingsIfAny(ctx));
+    code = report(err, flags, io, ctx?.out.json ?? invocation.json, settingsIfAny(ctx));
   } finally {
     await ctx?.close();
   }
@@ -50,10 +48,10 @@ function settingsIfAny(ctx: CommandContext | undefined): Settings | undefined {
   }
 }
 
-/** `hintFor`: a hint from the command's settings, for an error that brings none; `settings`: the profile a hint to log in names. */
-function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, hintFor?: (exitCode: number) => string | undefined, settings?: Settings): number {
+/** `settings`: the command's, for the profile a hint to log in names. */
+function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, settings?: Settings): number {
   const r = renderError(err);
-  const hint = withProfile(r.hint ?? hintFor?.(r.exitCode), settings);
+  const hint = withProfile(r.hint, settings);
   if (json) {
     io.stderr.write(safeJson({ error: { ...r.json.error, hint: hint ?? null } }) + '\n');
   } else {
