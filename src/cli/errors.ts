@@ -1,7 +1,7 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
 import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
-import { escapeControls } from './escape.js';
+import { escapeControls, safeJson } from './escape.js';
 
 /** gRPC code names by number, for error lines. */
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Code).map(([name, n]) => [n, name]));
@@ -22,6 +22,15 @@ export function renderError(err: unknown): RenderedError {
   const r = render(err);
   const json = jsonError(r.code, r.message ?? r.line, r.exitCode, { hint: r.hint, status: r.status, details: r.details });
   return { exitCode: r.exitCode, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}), json };
+}
+
+/**
+ * An error as `-o json` prints it: one line on stderr, `{"error":{...}}`, with
+ * `more` members in the error object (the hint as finally given, or the ID of
+ * the item a command that acts on several failed on).
+ */
+export function jsonErrorLine(json: JsonError, more: Record<string, unknown> = {}): string {
+  return safeJson({ error: { ...json.error, ...more } }) + '\n';
 }
 
 /**

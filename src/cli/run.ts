@@ -4,8 +4,7 @@ import { Exit, UsageError } from '../lib/exit.js';
 import { printsJson } from './declare.js';
 import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
-import { renderError, withProfile } from './errors.js';
-import { safeJson } from './escape.js';
+import { jsonErrorLine, renderError, withProfile } from './errors.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
 
@@ -53,7 +52,7 @@ function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: b
   const r = renderError(err);
   const hint = withProfile(r.hint, settings);
   if (json) {
-    io.stderr.write(safeJson({ error: { ...r.json.error, hint: hint ?? null } }) + '\n');
+    io.stderr.write(jsonErrorLine(r.json, { hint: hint ?? null }));
   } else {
     io.stderr.write(`agctl: ${r.line}\n`);
     if (hint) io.stderr.write(`hint: ${hint}\n`);

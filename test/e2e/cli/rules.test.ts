@@ -115,12 +115,19 @@ describe('rules delete', () => {
     expect(left).not.toContain('ecr-011');
     expect(left).toHaveLength(24);
 
-    const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', '-y', '-o', 'json']);
+    // -o json: stdout holds the results alone; each failed rule is an error object, a line on stderr.
+    const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', 'ecr-nope', '-y', '-o', 'json']);
     expect(again.code).toBe(5);
-    expect(again.json()).toEqual([
-      { id: 'ecr-010', deleted: false, error: { status: 404, code: 'not_found', message: `entitlement configuration rule ecr-010 not found in app ${app}` } },
-      { id: 'ecr-012', deleted: true },
-    ]);
+    expect(again.json()).toEqual([{ id: 'ecr-012', deleted: true }]);
+    expect(again.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(
+      ['ecr-010', 'ecr-nope'].map((id) => ({
+        error: { id, code: 'not_found', message: `entitlement configuration rule ${id} not found in app ${app}`, hint: null, exitCode: 5, status: 404, details: [] },
+      })),
+    );
+    // --jq filters the results; the errors stay on stderr
+    const jq = await mcli(['rules', 'delete', app, 'ecr-016', 'ecr-nope', '-y', '--jq', '.[].id']);
+    expect([jq.code, jq.stdout]).toEqual([5, 'ecr-016\n']);
+    expect(JSON.parse(jq.stderr).error).toMatchObject({ id: 'ecr-nope', exitCode: 5 });
     const ok = await mcli(['rules', 'delete', app, 'ecr-013', '--yes']);
     expect([ok.code, ok.stderr]).toEqual([0, '✓ Deleted rule ecr-013\n']);
     const badSecret = await runCli(['rules', 'delete', app, 'ecr-014', 'ecr-015', '--yes'], {
