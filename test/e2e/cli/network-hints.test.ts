@@ -82,8 +82,15 @@ describe('a base URL with a path', () => {
     const r = await cliFor(dir)(['rules', 'list', app]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`agctl: profile "default": the base URL ${s.baseUrl}/api has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: log in again with the origin: agctl login --profile default --base-url ${s.baseUrl}\n`);
+    // Logging in again without a prompt would take the profile's base URL: refused too, with the way on
+    const again = await cliFor(dir)(['login', '--no-input', '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`\nhint: pass --base-url ${s.baseUrl}\n`);
     expect(sent()).toBe(before);
     expect((await cliFor(dir)(['auth', 'list'])).code).toBe(0);
+    const fixed = await cliFor(dir)(['login', '--no-input', '--base-url', s.baseUrl, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await cliFor(dir)(['rules', 'list', app, '--limit', '1'])).code).toBe(0);
   });
 
   it('an origin with a trailing slash is the origin', async () => {
