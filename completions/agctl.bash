@@ -166,6 +166,8 @@ _agctl() {
       compopt +o default 2>/dev/null
     fi
   fi
+  # commands first, as gh: where there are commands or values to offer, flags only after a '-'
+  if [[ $cur != -* && -n "$subs$args" ]]; then flags=''; fi
   words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }

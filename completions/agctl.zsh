@@ -177,6 +177,8 @@ _agctl() {
     # where a positional argument is expected, flags only after a '-'
     _agctl_args "$cmdpath" "$npos" && [[ $cur != -* ]] && flags=()
   fi
+  # commands first, as gh: where there are commands or values to offer, flags only after a '-'
+  if [[ $cur != -* ]] && (( $#descs + $#args )); then flags=(); fi
   _describe -t commands 'command' descs && ret=0
   _describe -t values 'argument' args && ret=0
   _describe -t options 'option' flags && ret=0

@@ -259,6 +259,8 @@ _${name}() {
       compopt +o default 2>/dev/null
     fi
   fi
+  # commands first, as gh: where there are commands or values to offer, flags only after a '-'
+  if [[ $cur != -* && -n "$subs$args" ]]; then flags=''; fi
   words="$subs $args $flags"
   COMPREPLY=( $(compgen -W "$words" -- "$cur") )
 }
@@ -382,6 +384,8 @@ _${name}() {
     # where a positional argument is expected, flags only after a '-'
     _${name}_args "$cmdpath" "$npos" && [[ $cur != -* ]] && flags=()
   fi
+  # commands first, as gh: where there are commands or values to offer, flags only after a '-'
+  if [[ $cur != -* ]] && (( $#descs + $#args )); then flags=(); fi
   _describe -t commands 'command' descs && ret=0
   _describe -t values 'argument' args && ret=0
   _describe -t options 'option' flags && ret=0

@@ -2,7 +2,7 @@
 // for process.*, so tests can build a context directly.
 import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { ConfigContext, attachStoredSecret, requireKnownProfile, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
+import { ConfigContext, attachStoredSecret, refusePath, requireKnownProfile, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
 import { dataDir } from '../config/paths.js';
 import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
@@ -126,6 +126,8 @@ export class CommandContext {
     if (this.flags.embedded) return (await this.embedded()).baseUrl;
     const s = this.settings;
     if (!s.baseUrl) throw new UsageError('no base URL configured', 'pass --base-url, set AGCTL_BASE_URL, run `agctl login`, or try --embedded');
+    // A flag's or a variable's was checked as it was read; a profile's is saved by login, or by hand.
+    if (s.baseUrlSource === 'profile') refusePath(s.baseUrl, `profile "${s.profile}"`, (origin) => `log in again with the origin: agctl login --profile ${s.profile} --base-url ${origin}`);
     return s.baseUrl;
   }
 

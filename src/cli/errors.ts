@@ -1,7 +1,7 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
 import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
-import { escapeControls } from './escape.js';
+import { escapeControls, safeJson } from './escape.js';
 
 /** gRPC code names by number, for error lines. */
 const CODE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Code).map(([name, n]) => [n, name]));
@@ -22,6 +22,15 @@ export function renderError(err: unknown): RenderedError {
   const r = render(err);
   const json = jsonError(r.code, r.message ?? r.line, r.exitCode, { hint: r.hint, status: r.status, details: r.details });
   return { exitCode: r.exitCode, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}), json };
+}
+
+/**
+ * An error as `-o json` prints it: one line on stderr, `{"error":{...}}`, with
+ * `more` members in the error object (the hint as finally given, or the ID of
+ * the item a command that acts on several failed on).
+ */
+export function jsonErrorLine(json: JsonError, more: Record<string, unknown> = {}): string {
+  return safeJson({ error: { ...json.error, ...more } }) + '\n';
 }
 
 /**
@@ -60,6 +69,22 @@ function render(err: unknown): Rendering {
   const e = err as { name?: string; message?: string };
   if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') return { exitCode: EXIT_INTERRUPTED, line: 'cancelled', code: errorCode(undefined, EXIT_INTERRUPTED) };
   return { exitCode: Exit.Bug, line: `unexpected error: ${e?.message ?? String(err)}`, hint: 'run again with --debug for details, and please report it', code: errorCode(undefined, Exit.Bug) };
+}
+
+/**
+ * A hint as the user should follow it: where it says to run `agctl login`
+ * (the token was refused, the secret cannot be unsealed, nothing is stored,
+ * ...) and the profile in use was chosen by --profile or AGCTL_PROFILE, the
+ * command names it (`agctl login --profile p2`): a bare `agctl login` logs in
+ * to the config's current profile, and would leave this one as it is. Hints
+ * anywhere (client, config, commands) say `agctl login`; this is where the
+ * profile is added, for every error and for `auth status`.
+ */
+export function withProfile(hint: string, s: { profile: string; profileSource: string } | undefined): string;
+export function withProfile(hint: string | undefined, s: { profile: string; profileSource: string } | undefined): string | undefined;
+export function withProfile(hint: string | undefined, s: { profile: string; profileSource: string } | undefined): string | undefined {
+  if (hint === undefined || (s?.profileSource !== 'flag' && s?.profileSource !== 'env')) return hint;
+  return hint.replaceAll('`agctl login`', `\`agctl login --profile ${s.profile}\``);
 }
 
 /**

@@ -2,11 +2,9 @@
 import type { Command } from 'commander';
 import { Exit, UsageError } from '../lib/exit.js';
 import { printsJson } from './declare.js';
-import { basePathHint } from '../client/http.js';
-import type { GlobalFlags } from '../config/resolve.js';
+import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
-import { renderError } from './errors.js';
-import { safeJson } from './escape.js';
+import { jsonErrorLine, renderError, withProfile } from './errors.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
 
@@ -26,8 +24,7 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
     ctx.out.usePager(pagerCommand(env), env);
     code = (await fn(ctx)) ?? 0;
   } catch (err) {
-    const hint = ctx && !flags.embedded ? (exitCode: number) => (exitCode === Exit.NotFound ? basePathHint(ctx!.settingsOfAnyProfile.baseUrl) : undefined) : undefined;
-    code = report(err, flags, io, ctx?.out.json ?? invocation.json, hint);
+    code = report(err, flags, io, ctx?.out.json ?? invocation.json, settingsIfAny(ctx));
   } finally {
     await ctx?.close();
   }
@@ -41,12 +38,21 @@ function jqOutput(cmd: Command, output: string | undefined): 'json' {
   return 'json';
 }
 
-/** `hintFor`: a hint from the command's settings, for an error that brings none. */
-function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, hintFor?: (exitCode: number) => string | undefined): number {
+/** The settings of the command, when they resolve (an error may be about them). */
+function settingsIfAny(ctx: CommandContext | undefined): Settings | undefined {
+  try {
+    return ctx?.settingsOfAnyProfile;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `settings`: the command's, for the profile a hint to log in names. */
+function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, settings?: Settings): number {
   const r = renderError(err);
-  const hint = r.hint ?? hintFor?.(r.exitCode);
+  const hint = withProfile(r.hint, settings);
   if (json) {
-    io.stderr.write(safeJson({ error: { ...r.json.error, hint: hint ?? null } }) + '\n');
+    io.stderr.write(jsonErrorLine(r.json, { hint: hint ?? null }));
   } else {
     io.stderr.write(`agctl: ${r.line}\n`);
     if (hint) io.stderr.write(`hint: ${hint}\n`);

@@ -433,18 +433,6 @@ function networkError(err: unknown, url: string, tries: Tries, source: string): 
   }
 }
 
-/**
- * The hint for a "not found" when the base URL has a path: the service's
- * routes hang off its origin (`/auth/v1/token`, `/api/v1/...`), so a base URL
- * `https://host/api` asks for `/api/auth/v1/token`. Undefined for an origin.
- */
-export function basePathHint(baseUrl: string | undefined): string | undefined {
-  if (!baseUrl || !URL.canParse(baseUrl)) return undefined;
-  const u = new URL(baseUrl);
-  if (u.pathname.replace(/\/+$/, '') === '') return undefined;
-  return `the base URL ${baseUrl} has a path (${u.pathname}): the service's base URL is its origin alone, ${u.origin}`;
-}
-
 const STATUS_NAMES: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
   301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',

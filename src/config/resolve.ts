@@ -58,9 +58,12 @@ export function lacksScheme(raw: string): boolean {
 }
 
 /**
- * Validates and normalises a base URL (no trailing slash). A URL without a
- * scheme is taken as https (`acme.example.com` -> `https://acme.example.com`);
- * plain http must be written out.
+ * Validates and normalises a base URL: the service's origin (scheme, host and
+ * port). A URL without a scheme is taken as https (`acme.example.com` ->
+ * `https://acme.example.com`); plain http must be written out. A path is
+ * refused (a trailing `/` alone is dropped): the service's routes hang off its
+ * origin (`/auth/v1/token`, `/api/v1/...`), so `https://host/api/v1` would ask
+ * for `/api/v1/auth/v1/token`.
  */
 export function normalizeBaseUrl(raw: string, from: string): string {
   const full = raw.trim() && lacksScheme(raw) ? `https://${raw.trim()}` : raw;
@@ -69,7 +72,19 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
   if (url.username || url.password) throw new UsageError(`${from}: the base URL must not carry credentials`);
   if (url.search || url.hash) throw new UsageError(`${from}: the base URL must not have a query or fragment`);
-  return url.origin + url.pathname.replace(/\/+$/, '');
+  refusePath(full.trim(), from, (origin) => (from === '--base-url' || from === 'AGCTL_BASE_URL' ? `drop the path: ${from === '--base-url' ? '--base-url ' : 'AGCTL_BASE_URL='}${origin}` : `drop the path: ${origin}`));
+  return url.origin;
+}
+
+/**
+ * Throws a usage error when `url` has a path: a base URL is the service's
+ * origin alone. `fix` says what to do, given the origin.
+ */
+export function refusePath(url: string, from: string, fix: (origin: string) => string): void {
+  if (!URL.canParse(url)) return;
+  const u = new URL(url);
+  const path = u.pathname.replace(/\/+$/, '');
+  if (path) throw new UsageError(`${from}: the base URL ${hideUserinfo(url)} has a path (${path}): it must be the service's origin alone, ${u.origin}`, fix(u.origin));
 }
 
 export function parseOutput(raw: string | undefined, from: string): OutputFormat | undefined {

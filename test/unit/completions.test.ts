@@ -251,6 +251,14 @@ describe('shell completions', () => {
 });
 
 describe('bash completion (run)', () => {
+  it('offers commands first, as gh: at a command with subcommands, flags only after a dash', async () => {
+    expect(sorted(await bashComplete('agctl '))).toEqual(sorted(COMMANDS));
+    expect(sorted(await bashComplete('agctl --profile p rules '))).toEqual(['delete', 'get', 'list']);
+    expect(sorted(await bashComplete('agctl help '))).toEqual(sorted(['exit-codes', 'environment', ...COMMANDS]));
+    expect(await bashComplete('agctl -')).toEqual(expect.arrayContaining(['--profile', '--base-url', '--help']));
+    expect((await bashComplete('agctl -')).filter((w) => !w.startsWith('-'))).toEqual([]);
+  });
+
   it('completes command names and flags', async () => {
     expect(await bashComplete('agctl rules l')).toEqual(['list']);
     expect(await bashComplete('agctl rules list --li')).toEqual(['--limit']);
@@ -324,6 +332,14 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
     });
   });
 
+  it('offers commands first, as gh: at a command with subcommands, flags only after a dash', async () => {
+    const [root, rules, dash] = await matches(['agctl ', 'agctl rules ', 'agctl -']);
+    expect(sorted(root!)).toEqual(sorted(COMMANDS));
+    expect(sorted(rules!)).toEqual(['delete', 'get', 'list']);
+    expect(dash).toEqual(expect.arrayContaining(['--profile', '--base-url']));
+    expect(dash!.filter((w) => !w.startsWith('-'))).toEqual([]);
+  });
+
   it('completes the values of enumerated flags', async () => {
     const [o, output, alg] = await matches(['agctl -o ', 'agctl --output=j', 'agctl webhook send x --alg ']);
     expect(sorted(o!)).toEqual(['json', 'table']);
@@ -367,6 +383,12 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
 });
 
 describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)', () => {
+  it('offers commands first, as gh: at a command with subcommands, flags only after a dash', async () => {
+    const [root, rules] = await Promise.all([fishComplete('agctl '), fishComplete('agctl rules ')]);
+    expect(sorted(root!)).toEqual(sorted(COMMANDS));
+    expect(sorted(rules!)).toEqual(['delete', 'get', 'list']);
+  });
+
   it('completes commands, and enumerated flag values', async () => {
     const [l, o, output, alg] = await Promise.all(['agctl rules l', 'agctl -o ', 'agctl --output=j', 'agctl webhook keygen --alg '].map((line) => fishComplete(line)));
     expect(l).toEqual(['list']);

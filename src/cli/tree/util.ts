@@ -1,10 +1,17 @@
 // Flag parsers every declaration may use (they import commander only).
 import { InvalidArgumentError } from 'commander';
 
-/** Parses a positive integer option value. */
-export function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+/**
+ * Parses a positive whole number option value, at most `max`. The error names
+ * the bound a person would: "from 1 to 250", or "1 or more" for a flag with no
+ * bound of its own (a number past what JavaScript holds exactly is refused as
+ * too large, not with that number spelt out).
+ */
+export function positiveInt(name: string, max?: number) {
+  const limit = max ?? Number.MAX_SAFE_INTEGER;
   return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max}`);
+    if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a whole number ${max === undefined ? '1 or more' : `from 1 to ${max}`}`);
+    if (Number(v) > limit) throw new InvalidArgumentError(max === undefined ? `${name} is too large` : `${name} must be a whole number from 1 to ${max}`);
     return Number(v);
   };
 }

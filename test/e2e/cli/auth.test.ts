@@ -102,7 +102,7 @@ describe('login', () => {
   it('reports a token endpoint that redirects (exit 9) or fails in one clean line, saving nothing', async () => {
     const t = await tinyServer();
     t.reset((req, res) => {
-      const scenario = req.path.split('/')[1];
+      const scenario = new URLSearchParams(req.body).get('client_id');
       if (scenario === 'redirect') return res.writeHead(302, { location: `${t.url}/elsewhere/auth/v1/token`, 'content-length': 0 }).end();
       if (scenario === 'bare-500') return res.writeHead(500, { 'content-type': 'text/html', 'content-length': 6 }).end('<html>');
       if (scenario === 'oauth-500') return sendJson(res, 500, { error: 'server_error', error_description: 'database unavailable' });
@@ -110,7 +110,7 @@ describe('login', () => {
       sendJson(res, 404, {});
     });
     const login = (scenario: string, dir = configDir()) =>
-      cliFor(dir)(['login', '--base-url', `${t.url}/${scenario}`, '--client-id', 'ci-bot', '--client-secret-stdin'], { input: 'plain-secret' });
+      cliFor(dir)(['login', '--base-url', t.url, '--client-id', scenario, '--client-secret-stdin'], { input: 'plain-secret' });
     const dir = configDir();
     const [redirect, bare, oauth500, oauth400] = await Promise.all([login('redirect', dir), login('bare-500'), login('oauth-500'), login('oauth-400')]);
     expect([redirect.code, bare.code, oauth500.code, oauth400.code]).toEqual([9, 9, 9, 7]);
@@ -119,7 +119,7 @@ describe('login', () => {
     expect(oauth500.stderr).toBe('agctl: token request failed: HTTP 500 Internal Server Error: database unavailable (server_error)\n');
     expect(oauth400.stderr).toBe('agctl: token request failed: HTTP 400 Bad Request (unsupported_grant_type)\n');
     // the redirect was not followed, and nothing was saved
-    expect(t.seen.map((x) => x.path).sort()).toEqual(['/bare-500/auth/v1/token', '/oauth-400/auth/v1/token', '/oauth-500/auth/v1/token', '/redirect/auth/v1/token']);
+    expect(t.seen.map((x) => `${x.path} ${new URLSearchParams(x.body).get('client_id')}`).sort()).toEqual(['/auth/v1/token bare-500', '/auth/v1/token oauth-400', '/auth/v1/token oauth-500', '/auth/v1/token redirect']);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
     expect(existsSync(join(dir, 'credentials'))).toBe(false);
   });

@@ -2,6 +2,7 @@
 // a path, a server that never answers (attempts, total time, progress on a
 // terminal). The CLI in-process against the embedded server and a silent socket.
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CommandContext } from '../../../src/cli/context.js';
@@ -10,7 +11,8 @@ import { cliFor, tempDir, testClock } from '../../helpers/cli.js';
 import { fakeIO } from '../../helpers/io.js';
 import { startTestServer } from '../../helpers/server.js';
 
-const s = await startTestServer();
+const requests: string[] = [];
+const s = await startTestServer({ log: (l) => requests.push(l) });
 const work = tempDir('agctl-network-hints-');
 let n = 0;
 const configDir = () => join(work, `cfg${n++}`);
@@ -28,46 +30,76 @@ afterAll(() => {
 });
 
 describe('a base URL with a path', () => {
-  it('a 404 says the base URL has a path and names its origin (token route and API route)', async () => {
-    const [login, token] = await Promise.all([
-      cliFor(configDir(), creds)(['rules', 'list', app, '--base-url', `${s.baseUrl}/api`]),
+  const sent = () => requests.length;
+
+  it('is refused before anything is sent (exit 2), with the origin to use instead', async () => {
+    const before = sent();
+    const [flag, env, json, other] = await Promise.all([
+      cliFor(configDir(), creds)(['rules', 'list', app, '--base-url', `${s.baseUrl}/api/v1`]),
       cliFor(configDir(), { AGCTL_BASE_URL: `${s.baseUrl}/api/`, AGCTL_ACCESS_TOKEN: 'agt_x' })(['rules', 'list', app]),
+      cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` })(['rules', 'list', app, '-o', 'json']),
+      cliFor(configDir(), creds)(['auth', 'token', '--base-url', `${s.baseUrl}/tenant/acme`]),
     ]);
-    for (const r of [login, token]) {
-      expect(r.code, r.stderr).toBe(5);
-      const lines = r.stderr.trimEnd().split('\n');
-      expect(lines).toHaveLength(2);
-      expect(lines[1]).toBe(`hint: the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}`);
-    }
-    expect(login.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found/);
+    expect([flag, env, json, other].map((r) => r.code)).toEqual([2, 2, 2, 2]);
+    expect(flag.stderr).toBe(`agctl: --base-url: the base URL ${s.baseUrl}/api/v1 has a path (/api/v1): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: --base-url ${s.baseUrl}\n`);
+    expect(env.stderr).toBe(`agctl: AGCTL_BASE_URL: the base URL ${s.baseUrl}/api/ has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: AGCTL_BASE_URL=${s.baseUrl}\n`);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'usage', exitCode: 2, hint: `drop the path: AGCTL_BASE_URL=${s.baseUrl}` });
+    expect(json.stdout).toBe('');
+    expect(other.stderr).toContain('has a path (/tenant/acme)');
+    expect(sent()).toBe(before);
   });
 
-  it('login to a base URL with a path fails with the same hint, and saves nothing', async () => {
+  it('login to a base URL with a path: exit 2, nothing sent, nothing saved', async () => {
     const dir = configDir();
+    const before = sent();
     const r = await cliFor(dir)(['login', '--base-url', `${s.baseUrl}/api`, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
-    expect(r.code).toBe(5);
-    expect(r.stderr).toContain(`\nhint: the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}\n`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`\nhint: drop the path: --base-url ${s.baseUrl}\n`);
+    expect(sent()).toBe(before);
     const status = await cliFor(dir)(['auth', 'status']);
     expect(status.stdout + status.stderr).not.toContain('/api');
   });
 
-  it('rules delete stops at the token, once, with the hint (not one failure per rule)', async () => {
+  it('rules delete: one usage error, no rule tried', async () => {
     const c = cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` });
     for (const args of [['--yes'], ['--dry-run']]) {
       const r = await c(['rules', 'delete', app, 'ecr-001', 'ecr-002', ...args]);
-      expect(r.code).toBe(5);
-      expect(r.stderr).toMatch(/^agctl: token request failed: HTTP 404 Not Found[^\n]*\nhint: the base URL \S+\/api has a path \(\/api\)/);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
       expect(r.stderr).not.toContain('rule ecr-00');
     }
   });
 
-  it('with -o json the hint is in the error object', async () => {
-    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/api` })(['rules', 'list', app, '-o', 'json']);
-    expect(r.code).toBe(5);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ exitCode: 5, hint: `the base URL ${s.baseUrl}/api has a path (/api): the service's base URL is its origin alone, ${s.baseUrl}` });
+  it('a profile saved with a path (by hand): exit 2 naming the profile and how to log in again; other commands still work', async () => {
+    const dir = configDir();
+    const login = await cliFor(dir)(['login', '--base-url', s.baseUrl, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(login.code, login.stderr).toBe(0);
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.profiles.default.baseUrl = `${s.baseUrl}/api`;
+    writeFileSync(path, JSON.stringify(config));
+    const before = sent();
+    const r = await cliFor(dir)(['rules', 'list', app]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`agctl: profile "default": the base URL ${s.baseUrl}/api has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: log in again with the origin: agctl login --profile default --base-url ${s.baseUrl}\n`);
+    // Logging in again without a prompt would take the profile's base URL: refused too, with the way on
+    const again = await cliFor(dir)(['login', '--no-input', '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`\nhint: pass --base-url ${s.baseUrl}\n`);
+    expect(sent()).toBe(before);
+    expect((await cliFor(dir)(['auth', 'list'])).code).toBe(0);
+    const fixed = await cliFor(dir)(['login', '--no-input', '--base-url', s.baseUrl, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect((await cliFor(dir)(['rules', 'list', app, '--limit', '1'])).code).toBe(0);
   });
 
-  it('no such hint for a 404 with an origin as base URL', async () => {
+  it('an origin with a trailing slash is the origin', async () => {
+    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/` })(['rules', 'list', app, '--limit', '1', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toHaveLength(1);
+  });
+
+  it('a 404 with an origin as base URL has no hint about paths', async () => {
     const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: s.baseUrl })(['rules', 'list', 'no-such-app']);
     expect(r.code).toBe(5);
     expect(r.stderr).toBe('agctl: app no-such-app not found (HTTP 404, NotFound)\n');

@@ -7,6 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
+import { Vault } from '../../../src/config/vault.js';
+import { tokenUrlFor } from '../../../src/client/auth.js';
 import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { closedPort, sendJson, tinyServer } from '../../unit/client/tiny-server.js';
@@ -288,5 +290,45 @@ describe('auth status checks with the server', () => {
     expect(down.stdout).toMatch(/^Profile:\s+default \(from config\)$/m);
     expect(down.stdout).toMatch(/^Client ID:\s+bot$/m);
     expect(down.stderr).toMatch(/^hint: is the server running\?/);
+  });
+});
+
+describe('hints to log in again name the profile in use', () => {
+  /** Profile p2 logged in, then its secret revoked: the stored one is no longer the server's, and no token is cached. */
+  async function revoked() {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const login = await cli(['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    const vault = new Vault(dir, {});
+    vault.saveCredential('p2', { clientId: plain.clientId, clientSecret: 'revoked-secret' });
+    vault.removeToken(tokenUrlFor(s.baseUrl), plain.clientId);
+    return { dir, cli };
+  }
+
+  it('--profile p2 or AGCTL_PROFILE=p2 with a revoked secret: the hint says `agctl login --profile p2`', async () => {
+    const { cli } = await revoked();
+    const [flag, env, json] = await Promise.all([
+      cli(['rules', 'list', app, '--profile', 'p2']),
+      cli(['rules', 'list', app], { env: { AGCTL_PROFILE: 'p2' } }),
+      cli(['rules', 'list', app, '--profile', 'p2', '-o', 'json']),
+    ]);
+    for (const r of [flag, env]) {
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(/^agctl: authentication failed/);
+      expect(r.stderr).toContain('\nhint: check the client ID and secret, or run `agctl login --profile p2`\n');
+    }
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stderr).error.hint).toBe('check the client ID and secret, or run `agctl login --profile p2`');
+  });
+
+  it('auth status names it too; the current profile needs no --profile', async () => {
+    const { dir, cli } = await revoked();
+    new Vault(dir, {}).removeCredential('p2');
+    const [named, current] = await Promise.all([cli(['auth', 'status', '--profile', 'p2']), cli(['auth', 'status'])]);
+    expect(named.code).toBe(3);
+    expect(named.stderr).toBe('hint: run `agctl login --profile p2`\n');
+    expect(current.code).toBe(3);
+    expect(current.stderr).toBe('hint: run `agctl login`\n');
   });
 });

@@ -115,12 +115,19 @@ describe('rules delete', () => {
     expect(left).not.toContain('ecr-011');
     expect(left).toHaveLength(24);
 
-    const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', '-y', '-o', 'json']);
+    // -o json: stdout holds the results alone; each failed rule is an error object, a line on stderr.
+    const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', 'ecr-nope', '-y', '-o', 'json']);
     expect(again.code).toBe(5);
-    expect(again.json()).toEqual([
-      { id: 'ecr-010', deleted: false, error: { status: 404, code: 'not_found', message: `entitlement configuration rule ecr-010 not found in app ${app}` } },
-      { id: 'ecr-012', deleted: true },
-    ]);
+    expect(again.json()).toEqual([{ id: 'ecr-012', deleted: true }]);
+    expect(again.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(
+      ['ecr-010', 'ecr-nope'].map((id) => ({
+        error: { id, code: 'not_found', message: `entitlement configuration rule ${id} not found in app ${app}`, hint: null, exitCode: 5, status: 404, details: [] },
+      })),
+    );
+    // --jq filters the results; the errors stay on stderr
+    const jq = await mcli(['rules', 'delete', app, 'ecr-016', 'ecr-nope', '-y', '--jq', '.[].id']);
+    expect([jq.code, jq.stdout]).toEqual([5, 'ecr-016\n']);
+    expect(JSON.parse(jq.stderr).error).toMatchObject({ id: 'ecr-nope', exitCode: 5 });
     const ok = await mcli(['rules', 'delete', app, 'ecr-013', '--yes']);
     expect([ok.code, ok.stderr]).toEqual([0, '✓ Deleted rule ecr-013\n']);
     const badSecret = await runCli(['rules', 'delete', app, 'ecr-014', 'ecr-015', '--yes'], {
@@ -253,7 +260,7 @@ describe('exit codes and errors', () => {
     ]);
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 3, 2, 5, 9]);
     const [limit, bogus, missing, yaml, profile, timeout, ftp, noCreds, noUrl, notFound, refused] = runs;
-    expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be an integer from 1/);
+    expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be a whole number 1 or more$/);
     expectOneErrorLine(bogus!, /^agctl: unknown option '--bogus'$/);
     expect(missing!.stderr).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
     expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'yaml' is invalid/);
@@ -308,7 +315,7 @@ describe('exit codes and errors', () => {
     }
     expect(JSON.parse(runs[0]!.stderr)).toEqual({ error: { code: 'not_found', message: 'app no-such-app not found', hint: null, exitCode: 5, status: 404, details: [] } });
     expect(JSON.parse(runs[1]!.stderr)).toMatchObject({ error: { code: 'usage', message: 'invalid profile name "a b"', exitCode: 2, status: null, details: [] } });
-    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be an integer') });
+    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be a whole number 1 or more') });
     expect(JSON.parse(runs[3]!.stderr).error).toMatchObject({ code: 'usage', message: 'refusing to delete without confirmation: pass --yes' });
   });
 });

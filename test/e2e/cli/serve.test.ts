@@ -185,43 +185,76 @@ describe('agctl serve', () => {
 
 describe('two `agctl serve` processes on one data directory', () => {
   const shared = tempDir('agctl-serve-shared-');
+  const data = join(shared, 'data');
   const children: ChildProcess[] = [];
   afterAll(() => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
 
-  /** Starts a server on the shared data directory; resolves with its ready file. */
-  function start(n: number): Promise<Ready> {
+  /** Starts a server on the shared data directory. */
+  function start(n: number) {
     const file = join(shared, `ready-${n}.json`);
-    const r = startServe(['--quiet', '--data-dir', join(shared, 'data'), '--ready-file', file], file, join(shared, `cfg-${n}`));
+    const r = startServe(['--quiet', '--data-dir', data, '--ready-file', file], file, join(shared, `cfg-${n}`));
     children.push(r.child);
-    return r.ready;
+    return { ...r, file };
   }
 
-  it('start together and take 16 concurrent credential updates, alternating between them, without a 5xx', { timeout: 90_000 }, async () => {
-    const servers = await Promise.all([start(1), start(2)]);
-    expect(servers[1]!.clients).toEqual(servers[0]!.clients);
-    const client = servers[0]!.clients.find((c) => c.form === 'plain')!;
-    const tokenRes = await fetch(`${servers[0]!.baseUrl}/auth/v1/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
-    const mcp = servers[0]!.demo.mcp;
-    const results = await Promise.all(
-      Array.from({ length: 16 }, async (_, i) => {
-        const res = await fetch(`${servers[i % 2]!.baseUrl}/api/v1/apps/${mcp.appId}/mcp_servers/${mcp.external}/credentials`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ externalConfig: { url: `https://wiki.example.com/mcp/${i}` }, updateMask: 'url' }),
-        });
-        return `${res.status} ${res.status === 200 ? '' : await res.text()}`;
-      }),
+  it('started together: one serves, the other refuses (exit 2, "in use by PID n") and writes no ready file', { timeout: 90_000 }, async () => {
+    const [a, b] = [start(1), start(2)];
+    // 'ready', or the exit code of one that stopped
+    const outcome = (r: typeof a) => r.ready.then(() => 'ready' as const, () => r.exited);
+    const [oa, ob] = await Promise.all([outcome(a), outcome(b)]);
+    expect([oa, ob].sort()).toEqual([2, 'ready']);
+    const [winner, loser] = oa === 'ready' ? [a, b] : [b, a];
+    expect(loser.log()).toBe(
+      `agctl: data directory ${data} is in use by PID ${winner.child.pid} (another agctl serve)\n` +
+        `hint: stop that server first, or choose another data directory with --data-dir; if PID ${winner.child.pid} is not an agctl serve, remove ${join(data, 'serve.pid')}\n`,
     );
-    expect(results).toEqual(results.map(() => '200 '));
-    // The port kept for the data directory is one of theirs. (Another serve, while that port is held,
-    // takes a free one: the held-port test below, in this process.)
-    expect(servers.map((r) => r.baseUrl)).toContain(`http://127.0.0.1:${readFileSync(join(shared, 'data', 'serve-port'), 'utf8').trim()}`);
+    expect(existsSync(loser.file)).toBe(false);
+    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${winner.child.pid}\n`);
+    // The one that runs is the one the kept port names.
+    const ready = await winner.ready;
+    expect(ready.baseUrl).toBe(`http://127.0.0.1:${readFileSync(join(data, 'serve-port'), 'utf8').trim()}`);
+
+    // --embedded still shares the data directory with it: 16 concurrent credential updates,
+    // alternating between serve and a server in this process (as --embedded starts one), without a 5xx.
+    const { startEmbeddedServer } = await import('../../../src/server/app.js');
+    const embedded = await startEmbeddedServer({ dataDir: data, env: {} });
+    try {
+      const servers = [ready.baseUrl, embedded.baseUrl];
+      const client = ready.clients.find((c) => c.form === 'plain')!;
+      const tokenRes = await fetch(`${ready.baseUrl}/auth/v1/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+      });
+      const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+      const mcp = ready.demo.mcp;
+      const results = await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const res = await fetch(`${servers[i % 2]}/api/v1/apps/${mcp.appId}/mcp_servers/${mcp.external}/credentials`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ externalConfig: { url: `https://wiki.example.com/mcp/${i}` }, updateMask: 'url' }),
+          });
+          return `${res.status} ${res.status === 200 ? '' : await res.text()}`;
+        }),
+      );
+      expect(results).toEqual(results.map(() => '200 '));
+    } finally {
+      await embedded.close();
+    }
+
+    // Killed outright, it leaves its lock file: the next serve finds its PID gone and takes the directory over.
+    winner.child.kill('SIGKILL');
+    await winner.exited;
+    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${winner.child.pid}\n`);
+    const next = start(3);
+    await next.ready;
+    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${next.child.pid}\n`);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+    // A serve that stops removes its lock file.
+    expect(existsSync(join(data, 'serve.pid'))).toBe(false);
   });
 });
 

@@ -161,6 +161,7 @@ describe('error answers: string codes, no code, no message', () => {
     ]);
     expect([text.code, text.stderr]).toEqual([5, '✗ rule r1: app string-code not found (HTTP 404, NotFound)\n']);
     expect(json.code).toBe(7);
-    expect(json.json()).toEqual([{ id: 'r1', deleted: false, error: { status: 400, code: 'invalid_argument', message: 'the server\'s answer has no message: {"code":"invalid_argument"}' } }]);
+    expect(json.json()).toEqual([]);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { id: 'r1', status: 400, code: 'invalid_argument', exitCode: 7, hint: null, details: [], message: 'the server\'s answer has no message: {"code":"invalid_argument"}' } });
   });
 });

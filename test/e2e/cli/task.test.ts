@@ -351,7 +351,7 @@ describe('agctl task approve-step-up', async () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/^agctl: /m);
       // whole seconds from 1, as the help says
-      if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be an integer from 1 to 86400');
+      if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be a whole number from 1 to 86400');
       if (args[1] === '--embedded') expect(r.stderr).toMatch(/--no-wait cannot be used with --embedded[^]*hint: run `agctl serve`/);
     }
     expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(/--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/);

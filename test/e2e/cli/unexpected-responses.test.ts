@@ -41,7 +41,7 @@ const SCENARIOS: Record<string, Answer> = {
   'mcp-scopes': [200, '{"mcpServer":{"appId":"a","connectorId":"c","oauth2Scopes":"read"}}', JSON_TYPE],
   'delete-empty': [200, '', ''],
   'delete-array': [200, '[]', JSON_TYPE],
-  // token endpoints (the scenario is the base URL's path)
+  // token endpoints (the scenario is the client ID)
   'tok-html': [200, '<html></html>', 'text/html'],
   'tok-array': [200, '[]', JSON_TYPE],
   'tok-no-token': [200, '{"token_type":"Bearer","expires_in":3600}', JSON_TYPE],
@@ -53,7 +53,7 @@ const SCENARIOS: Record<string, Answer> = {
 };
 
 t.reset((req: Seen, res: ServerResponse) => {
-  const name = /^\/(?:api\/v1\/(?:apps|tasks)\/)?([^/?]+)/.exec(req.path)?.[1] ?? '';
+  const name = req.path === '/auth/v1/token' ? (new URLSearchParams(req.body).get('client_id') ?? '') : (/^\/(?:api\/v1\/(?:apps|tasks)\/)?([^/?]+)/.exec(req.path)?.[1] ?? '');
   const [status, body, type] = SCENARIOS[name] ?? [404, '{"code":5,"message":"no such scenario","details":[]}', JSON_TYPE];
   res.writeHead(status, { ...(type ? { 'content-type': type } : {}), 'content-length': Buffer.byteLength(body) });
   res.end(body);
@@ -154,12 +154,12 @@ describe('unexpected 2xx answers', () => {
       ['tok-string-expiry', '"expires_in" is a string, expected a number of seconds'],
       ['tok-mac', '"token_type" is "mac", expected "Bearer" or none'],
     ];
-    const env = (name: string) => ({ AGCTL_BASE_URL: `${t.url}/${name}`, AGCTL_ACCESS_TOKEN: undefined, AGCTL_CLIENT_ID: 'ci-bot', AGCTL_CLIENT_SECRET: 'plain-secret' });
+    const env = (name: string) => ({ AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: undefined, AGCTL_CLIENT_ID: name, AGCTL_CLIENT_SECRET: 'plain-secret' });
     const runs = await Promise.all(cases.map(([name]) => cli(['rules', 'list', 'crm-app'], { env: env(name) })));
-    cases.forEach(([name, reason], i) => expectUnexpected(runs[i]!, `${t.url}/${name}/auth/v1/token`, reason, name));
+    cases.forEach(([name, reason], i) => expectUnexpected(runs[i]!, `${t.url}/auth/v1/token`, reason, name));
     expect(runs[5]!.stderr).not.toContain('X-Injected');
     // login checks the same answer before it saves anything
-    const login = await cli(['login', '--client-id', 'ci-bot', '--client-secret-stdin'], { env: { ...env('tok-html'), AGCTL_CLIENT_SECRET: undefined }, input: 'plain-secret\n' });
-    expectUnexpected(login, `${t.url}/tok-html/auth/v1/token`, 'HTTP 200 with content type text/html, expected JSON', 'login');
+    const login = await cli(['login', '--client-secret-stdin'], { env: { ...env('tok-html'), AGCTL_CLIENT_SECRET: undefined }, input: 'plain-secret\n' });
+    expectUnexpected(login, `${t.url}/auth/v1/token`, 'HTTP 200 with content type text/html, expected JSON', 'login');
   });
 });

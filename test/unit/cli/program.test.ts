@@ -303,16 +303,17 @@ describe('global flags', () => {
 describe('usage errors', () => {
   it('reject bad option values with one line naming the flag', async () => {
     const cases: [string[], RegExp][] = [
-      [['rules', 'list', 'x', '--limit', '0'], /--limit must be an integer from 1 to/],
-      [['rules', 'list', 'x', '--limit', 'ten'], /--limit must be an integer/],
-      [['rules', 'list', 'x', '--page-size', '251'], /--page-size must be an integer from 1 to 250/],
+      [['rules', 'list', 'x', '--limit', '0'], /--limit must be a whole number 1 or more$/m],
+      [['rules', 'list', 'x', '--limit', 'ten'], /--limit must be a whole number 1 or more$/m],
+      [['rules', 'list', 'x', '--limit', '99999999999999999999'], /--limit is too large$/m],
+      [['rules', 'list', 'x', '--page-size', '251'], /--page-size must be a whole number from 1 to 250$/m],
       [['serve', '--port', '70000'], /--port must be an integer from 0 to 65535/],
-      [['task', 'approve-step-up', 't1', '--wait-timeout', '86401'], /--wait-timeout must be an integer from 1 to 86400/],
-      [['serve', '--token-ttl', '-5'], /--token-ttl must be an integer/],
+      [['task', 'approve-step-up', 't1', '--wait-timeout', '86401'], /--wait-timeout must be a whole number from 1 to 86400$/m],
+      [['serve', '--token-ttl', '-5'], /--token-ttl must be a whole number from 1 to 2592000$/m],
       [['webhook', 'send', 'L1', '--timestamp', 'soon'], /--timestamp must be a Unix time in seconds/],
       [['webhook', 'keygen', '--alg', 'HS256'], /argument 'HS256' is invalid\. Allowed choices are ES256, RS256, EdDSA/],
       [['webhook', 'listeners', 'create', '--auth-method', 'basic'], /argument 'basic' is invalid\. Allowed choices are HMAC, JWT/],
-      [['webhook', 'runs', 'L1', '--limit', '1001'], /--limit must be an integer from 1 to 1000/],
+      [['webhook', 'runs', 'L1', '--limit', '1001'], /--limit must be a whole number from 1 to 1000$/m],
       [['-o', 'yaml', 'auth', 'status'], /argument 'yaml' is invalid\. Allowed choices are table, json/],
     ];
     for (const [argv, re] of cases) {
@@ -353,8 +354,28 @@ describe('option parsers', () => {
     expect(p('1')).toBe(1);
     expect(p('10')).toBe(10);
     for (const bad of ['0', '11', '-1', '1.5', '1e2', '', ' 3', '0x5']) expect(() => p(bad)).toThrow(InvalidArgumentError);
-    expect(() => p('11')).toThrow('--n must be an integer from 1 to 10');
+    expect(() => p('11')).toThrow('--n must be a whole number from 1 to 10');
+    expect(() => p('0')).toThrow('--n must be a whole number from 1 to 10');
     expect(positiveInt('--big')('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => positiveInt('--big')('0')).toThrow(/^--big must be a whole number 1 or more$/);
+    expect(() => positiveInt('--big')('9007199254740992')).toThrow(/^--big is too large$/);
+  });
+
+  it('every flag that takes a count refuses 0 naming a bound a person would write', async () => {
+    const refusals: string[] = [];
+    for (const c of walk(await buildProgram())) {
+      for (const o of c.options) {
+        const parse = (o as unknown as { parseArg?: (v: string, prev: unknown) => unknown }).parseArg;
+        if (!parse) continue;
+        try {
+          parse('0', undefined);
+        } catch (err) {
+          if (err instanceof InvalidArgumentError && !err.message.startsWith('Allowed choices')) refusals.push(err.message);
+        }
+      }
+    }
+    expect(refusals.length).toBeGreaterThan(10);
+    for (const m of refusals) expect(m).toMatch(/^--[a-z-]+ must be a whole number (1 or more|from 1 to \d{1,7})$/);
   });
 
   it('collect', () => {

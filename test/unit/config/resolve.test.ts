@@ -86,10 +86,19 @@ describe('flag > env > profile > default', () => {
 
   it('resolves the base URL, normalising it', () => {
     const env = { AGCTL_BASE_URL: 'https://env.example.com/' };
-    expect(resolve({ baseUrl: 'https://flag.example.com/x/' }, PROFILES, env)).toMatchObject({ baseUrl: 'https://flag.example.com/x', baseUrlSource: 'flag' });
+    expect(resolve({ baseUrl: 'https://FLAG.example.com:443/' }, PROFILES, env)).toMatchObject({ baseUrl: 'https://flag.example.com', baseUrlSource: 'flag' });
     expect(resolve({}, PROFILES, env)).toMatchObject({ baseUrl: 'https://env.example.com', baseUrlSource: 'env' });
     expect(resolve({}, PROFILES)).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
     expect(resolve({}).baseUrl).toBeUndefined();
+  });
+
+  it('refuses a base URL with a path, naming where it came from and the origin to use', () => {
+    expect(() => resolve({ baseUrl: 'https://flag.example.com/api/v1' })).toThrow(
+      expect.objectContaining({ message: "--base-url: the base URL https://flag.example.com/api/v1 has a path (/api/v1): it must be the service's origin alone, https://flag.example.com", hint: 'drop the path: --base-url https://flag.example.com' }),
+    );
+    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com/x/' })).toThrow(expect.objectContaining({ hint: 'drop the path: AGCTL_BASE_URL=https://acme.example.com' }));
+    expect(() => normalizeBaseUrl('http://127.0.0.1:8080/api', 'base URL')).toThrow(UsageError);
+    expect(normalizeBaseUrl('http://127.0.0.1:8080//', 'base URL')).toBe('http://127.0.0.1:8080');
   });
 
   it('resolves the output format, and rejects unknown ones naming their source', () => {
@@ -159,7 +168,7 @@ describe('normalizeBaseUrl', () => {
   it('accepts http(s) URLs and drops trailing slashes', () => {
     expect(normalizeBaseUrl('https://a.example.com', 'x')).toBe('https://a.example.com');
     expect(normalizeBaseUrl('https://a.example.com///', 'x')).toBe('https://a.example.com');
-    expect(normalizeBaseUrl('http://127.0.0.1:8080/base/', 'x')).toBe('http://127.0.0.1:8080/base');
+    expect(normalizeBaseUrl('http://127.0.0.1:8080/', 'x')).toBe('http://127.0.0.1:8080');
   });
 
   it('rejects what cannot be a base URL with a usage error naming the source', () => {
@@ -176,7 +185,7 @@ describe('normalizeBaseUrl', () => {
 
   it('takes a URL without scheme as https (plain http must be written out), and says it was assumed', () => {
     expect(normalizeBaseUrl('acme.example.com', 'x')).toBe('https://acme.example.com');
-    expect(normalizeBaseUrl(' Acme.Example.com:8443/base/ ', 'x')).toBe('https://acme.example.com:8443/base');
+    expect(normalizeBaseUrl(' Acme.Example.com:8443/ ', 'x')).toBe('https://acme.example.com:8443');
     expect(normalizeBaseUrl('localhost:8080', 'x')).toBe('https://localhost:8080');
     expect(normalizeBaseUrl('[::1]:8080', 'x')).toBe('https://[::1]:8080');
     expect(normalizeBaseUrl('http://localhost:8080', 'x')).toBe('http://localhost:8080');

@@ -24,13 +24,14 @@ export function rememberedPort(dir: string): number | undefined {
 }
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
-  const { startEmbeddedServer, StartupError } = await import('../../../server/app.js');
+  const [{ startEmbeddedServer, StartupError }, { lockDataDir }] = await Promise.all([import('../../../server/app.js'), import('../../../server/lock.js')]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
+  const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
   const start = (port: number) =>
     startEmbeddedServer({
       dataDir: dir,
-      dataDirFlag: opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir',
+      dataDirFlag,
       env: ctx.env,
       host: opts.host,
       port,
@@ -44,20 +45,25 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   const remembered = opts.port === undefined ? rememberedPort(dir) : undefined;
   let server: Awaited<ReturnType<typeof startEmbeddedServer>>;
   let taken = false;
+  let lock: { release(): void } | undefined;
   try {
+    // One serve per data directory (src/server/lock.ts): a second one is refused before it opens the database.
+    lock = lockDataDir(dir, { dataDirFlag });
     try {
       server = await start(opts.port ?? remembered ?? 0);
     } catch (err) {
-      // Held by another process (another serve on this data directory, say): a free port for this run.
+      // Held by another process (not a serve of this data directory, which holds the lock): a free port for this run.
       if (remembered === undefined || !(err instanceof StartupError) || err.code !== 'EADDRINUSE') throw err;
       taken = true;
       server = await start(0);
     }
   } catch (err) {
+    lock?.release();
     // The user's data directory, seal key or address, not a bug: one line and exit 2.
     if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
     throw err;
   }
+  ctx.onClose(async () => lock!.release());
   const info = server.readyInfo();
   const port = Number(new URL(info.baseUrl).port);
   if (!taken && port !== remembered) {

@@ -1,7 +1,7 @@
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { baseUrlFromClientId, lacksScheme, normalizeBaseUrl } from '../../../../config/resolve.js';
+import { baseUrlFromClientId, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
 import { isLoopbackHost } from '../../../../lib/net.js';
 import type { CommandContext } from '../../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../secrets.js';
@@ -44,6 +44,8 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
       if (lacksScheme(answer)) ctx.out.info(`Base URL: ${baseUrl} (https:// assumed)`);
       urlFrom = 'the base URL you entered';
     } else if (suggestion) {
+      // A profile's, saved by an older agctl or by hand, may have a path: a base URL is an origin.
+      refusePath(suggestion, `profile "${s.profile}"`, (origin) => `pass --base-url ${origin}`);
       baseUrl = suggestion;
       urlFrom = suggestion === derived ? 'the tenant the client ID names (or pass --base-url)' : `the base URL of profile "${s.profile}" (or pass --base-url)`;
     } else {

@@ -6,7 +6,7 @@ import { callerUserId } from '../../../../client/step-up.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { CredentialBindingError, attachStoredSecret, type Settings } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
-import { renderError } from '../../../errors.js';
+import { renderError, withProfile } from '../../../errors.js';
 import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
 import type { StatusInput } from './command.js';
 
@@ -76,9 +76,9 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       clientId: s.clientId ?? null,
       clientIdSource: s.clientIdSource ?? null,
       credentials,
-      ...(unsealError ? { credentialsError: unsealError.message, hint: unsealError.hint } : {}),
+      ...(unsealError ? { credentialsError: unsealError.message, hint: withProfile(unsealError.hint, s) } : {}),
       token,
-      server,
+      server: server.hint === undefined ? server : { ...server, hint: withProfile(server.hint, s) },
       configDir: ctx.config.dir,
     });
   } else {
@@ -91,9 +91,8 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       ['Server', describeServer(server)],
       ['Config', ctx.config.dir],
     ]);
-    if (unsealError && !hasCredentials) ctx.out.info(`hint: ${unsealError.hint}`);
-    else if (!hasCredentials) ctx.out.info('hint: run `agctl login`');
-    else if (server.hint) ctx.out.info(`hint: ${server.hint}`);
+    const hint = unsealError && !hasCredentials ? unsealError.hint : !hasCredentials ? 'run `agctl login`' : server.hint;
+    if (hint) ctx.out.info(`hint: ${withProfile(hint, s)}`);
   }
   if (!hasCredentials) return Exit.Unauthenticated;
   return server.exitCode ?? 0;

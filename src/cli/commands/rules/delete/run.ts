@@ -5,16 +5,14 @@ import type { ApiClient } from '../../../../client/api.js';
 import { checkPathId } from '../../../../client/paths.js';
 import { deleteRule, getRule } from '../../../../client/rules.js';
 import type { CommandContext } from '../../../context.js';
-import { renderError } from '../../../errors.js';
+import { jsonErrorLine, renderError } from '../../../errors.js';
 import { noPromptHint } from '../../../io.js';
 import type { DeleteInput } from './command.js';
 
-type Failure = { status: number | null; code: number | string | null; message: string };
-
-interface Result {
+/** What -o json prints on stdout for a deleted rule (a failed one is an error object on stderr). */
+interface Deleted {
   id: string;
-  deleted: boolean;
-  error?: Failure;
+  deleted: true;
 }
 
 export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: CommandContext): Promise<number> {
@@ -33,37 +31,29 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
     }
   }
   const api = await client(ctx);
-  const results: Result[] = [];
+  const deleted: Deleted[] = [];
   const worst = await eachRule(ids, ctx, async (id) => {
     await deleteRule(api, appId, id);
-    results.push({ id, deleted: true });
+    deleted.push({ id, deleted: true });
     if (!ctx.out.json) ctx.out.success(`Deleted rule ${id}`);
-  }, (id, error) => results.push({ id, deleted: false, error }));
-  if (ctx.out.json) ctx.out.printJson(results);
+  });
+  if (ctx.out.json) ctx.out.printJson(deleted);
   return worst;
 }
 
 /**
  * --dry-run: reads each rule and shows it; deletes nothing. A rule that is not
- * there fails as a delete would: with -o json as `{id, error}` in its place,
- * as the delete's JSON results carry it.
+ * there fails as a delete would (with -o json: the rules found on stdout, an
+ * error object for each one not found on stderr).
  */
 async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promise<number> {
   const api = await client(ctx);
   const rules: EntitlementConfigurationRule[] = [];
-  const entries: (EntitlementConfigurationRule | { id: string; error: Failure })[] = [];
-  const worst = await eachRule(
-    ids,
-    ctx,
-    async (id) => {
-      const rule = await getRule(api, appId, id);
-      rules.push(rule);
-      entries.push(rule);
-    },
-    (id, error) => entries.push({ id, error }),
-  );
+  const worst = await eachRule(ids, ctx, async (id) => {
+    rules.push(await getRule(api, appId, id));
+  });
   if (ctx.out.json) {
-    ctx.out.printJson(entries);
+    ctx.out.printJson(rules);
     return worst;
   }
   if (rules.length) await ctx.out.table(['ID', 'NAME', 'PRIORITY', 'CONDITION'], rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']));
@@ -85,10 +75,12 @@ async function client(ctx: CommandContext): Promise<ApiClient> {
 
 /**
  * Runs `action` for each rule. A failure is reported and the next rule is
- * tried: to `failed` (for the JSON results), and without -o json also as one
- * line on stderr. Returns the worst exit code.
+ * tried: as one line on stderr (`✗ rule ID: ...`), or with -o json as one
+ * error object a line on stderr, `{"error":{..., "id": ID}}`, the form of every
+ * error agctl prints (stdout keeps the results alone). Returns the worst exit
+ * code.
  */
-async function eachRule(ids: string[], ctx: CommandContext, action: (id: string) => Promise<void>, failed: (id: string, error: Failure) => void): Promise<number> {
+async function eachRule(ids: string[], ctx: CommandContext, action: (id: string) => Promise<void>): Promise<number> {
   let worst = 0;
   for (const id of ids) {
     try {
@@ -99,8 +91,8 @@ async function eachRule(ids: string[], ctx: CommandContext, action: (id: string)
       // Without valid credentials every other rule would fail the same way.
       if (r.exitCode === Exit.Unauthenticated) throw err;
       worst = Math.max(worst, r.exitCode);
-      failed(id, { status: r.json.error.status, code: r.json.error.code, message: r.json.error.message });
-      if (!ctx.out.json) ctx.out.failure(`rule ${id}: ${r.line}`);
+      if (ctx.out.json) ctx.io.stderr.write(jsonErrorLine(r.json, { id }));
+      else ctx.out.failure(`rule ${id}: ${r.line}`);
     }
   }
   return worst;

@@ -1,0 +1,75 @@
+// The data directory lock of `agctl serve` (src/server/lock.ts): taken whole,
+// refused while its holder runs, taken over from a holder that is gone.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LOCK_FILE, isRunning, lockDataDir } from '../../../src/server/lock.js';
+import { StartupError } from '../../../src/server/startup.js';
+import { tempDir } from '../../helpers/cli.js';
+
+const naming = { dataDirFlag: '--data-dir' };
+/** The PID of a process that has exited. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+
+describe('lockDataDir', () => {
+  it('creates the directory and a lock file with this PID; release removes it; a second lock in this process is refused', () => {
+    const dir = join(tempDir('agctl-lock-'), 'data');
+    const lock = lockDataDir(dir, naming);
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(() => lockDataDir(dir, naming)).toThrow(`data directory ${dir} is in use by PID ${process.pid} (another agctl serve)`);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+    lock.release();
+    lock.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    lockDataDir(dir, naming).release();
+  });
+
+  it('is refused while the PID it names runs, naming the PID, what to do and the file', () => {
+    const dir = tempDir('agctl-lock-');
+    // This test's parent process runs and is not this process.
+    writeFileSync(join(dir, LOCK_FILE), `${process.ppid}\n`);
+    try {
+      lockDataDir(dir, naming);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(StartupError);
+      expect((err as StartupError).message).toBe(`data directory ${dir} is in use by PID ${process.ppid} (another agctl serve)`);
+      expect((err as StartupError).hint).toBe(`stop that server first, or choose another data directory with --data-dir; if PID ${process.ppid} is not an agctl serve, remove ${join(dir, LOCK_FILE)}`);
+    }
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
+    expect(readdirSync(dir)).toEqual([LOCK_FILE]);
+  });
+
+  it('takes over a file whose PID no longer runs, or that names no PID (this PID from before, too)', () => {
+    const pid = deadPid();
+    expect(isRunning(pid)).toBe(false);
+    for (const stale of [`${pid}\n`, '', 'garbage', `${process.pid}\n`]) {
+      const dir = tempDir('agctl-lock-');
+      writeFileSync(join(dir, LOCK_FILE), stale);
+      const lock = lockDataDir(dir, naming);
+      expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+      lock.release();
+    }
+  });
+
+  it('leaves alone a lock file that is no longer its own', () => {
+    const dir = tempDir('agctl-lock-');
+    const lock = lockDataDir(dir, naming);
+    writeFileSync(join(dir, LOCK_FILE), `${process.ppid}\n`);
+    lock.release();
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
+  });
+
+  it('a data directory that is a file: a start-up error naming it', () => {
+    const file = join(tempDir('agctl-lock-'), 'file');
+    writeFileSync(file, '');
+    expect(() => lockDataDir(file, naming)).toThrow(StartupError);
+    expect(() => lockDataDir(file, naming)).toThrow(/^data directory .*file: /);
+  });
+
+  it('isRunning', () => {
+    expect(isRunning(process.pid)).toBe(true);
+    expect(isRunning(deadPid())).toBe(false);
+  });
+});
