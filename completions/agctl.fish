@@ -256,6 +256,7 @@ complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l conf
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l config-file -r -F -d 'hosted: a config field read from a file, for secret fields (repeatable)'
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l config-stdin -x -d 'hosted: a config field read from stdin'
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l config-secret -x -d 'hosted: a config field asked for with a hidden prompt (repeatable)'
+complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l replace-config-fields -d 'hosted: the config fields given replace the stored ones; every field not given is cleared, secrets included'
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l auth -x -a 'none bearer custom-header basic oauth2 aws-sigv4 google-service-account' -d 'none, bearer, custom-header, basic, oauth2, aws-sigv4 (hosted), google-service-account (hosted)'
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l bearer-token-stdin -d 'bearer token from stdin (env AGCTL_MCP_BEARER_TOKEN)'
 complete -c agctl -n 'test (__agctl_path) = '\''mcp set-credentials'\''' -l bearer-token-file -r -F -d 'bearer token from a file'

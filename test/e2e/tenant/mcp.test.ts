@@ -44,8 +44,62 @@ describe('mcp against the fake tenant', async () => {
     const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--update-mask', 'configFields.apiKey', '--config-file', `apiKey=${file}`]);
     expect(r.code, r.stderr).toBe(0);
     expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
+    // The per-key path the service does not document is sent as configFields, the stored site with it.
+    expect(lastRequest()?.updateMask).toBe('configFields');
     expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-new' });
     expect(r.stdout + r.stderr).not.toContain('dd-key-new');
+  });
+
+  it('hosted config fields: omitting the stored secret refuses (exit 2) and sends no update', async () => {
+    const before = structuredClone(stored(hosted));
+    const sent = t.mcp.requests.length;
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us5.datadoghq.com']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('would clear the secret config field apiKey of datadog-mcp');
+    expect(r.stderr).toMatch(/--config-stdin NAME .* --replace-config-fields/);
+    expect(t.mcp.requests.length).toBe(sent);
+    expect(stored(hosted)).toEqual(before);
+  });
+
+  it('hosted config fields: giving only apiKey keeps site; changing site with apiKey given again keeps apiKey', async () => {
+    const only = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey'], { input: 'dd-key-only' });
+    expect(only.code, only.stderr).toBe(0);
+    expect(lastRequest()?.hostedConfig?.configFields).toEqual({ apiKey: 'dd-key-only', site: 'datadoghq.eu' });
+    expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-only' });
+    const both = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'], { input: 'dd-key-both' });
+    expect(both.code, both.stderr).toBe(0);
+    expect(stored(hosted).configFields).toEqual({ site: 'us3.datadoghq.com', apiKey: 'dd-key-both' });
+    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run'], { input: 'dd-key-dry' });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: '<redacted>', site: 'us3.datadoghq.com' } }, updateMask: 'configFields' });
+    // Back as seeded, for the tests that follow.
+    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    expect(back.code, back.stderr).toBe(0);
+  });
+
+  it('a success answered {"mcpServer": null}: exit 0 with a note', async () => {
+    t.mcp.answerNullView = true;
+    try {
+      const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--require-tool-approval', 'true']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`note: the service returned no view of MCP server ${ext}`);
+      expect(stored(ext).settings.requireToolApproval).toBe('OPTIONAL_BOOL_TRUE');
+    } finally {
+      t.mcp.answerNullView = false;
+    }
+  });
+
+  it('catalog list and get read the service\'s shape, sparse entries included', async () => {
+    const g = await cli(['mcp', 'catalog', 'get', t.seed.catalogId]);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site" \(required\), apiKey "API key" \(secret, required\)$/m);
+    expect(g.stdout).toMatch(/^Auth modes:\s+NONE \(default\)$/m);
+    const l = await cli(['mcp', 'catalog', 'list', '-o', 'json']);
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).not.toContain('<redacted>');
+    const table = await cli(['mcp', 'catalog', 'list']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/Datadog\s+datadog\s+site \(required\), apiKey \(secret, required\)/);
   });
 
   it('hosted server without --catalog-id: a bearer token is stored and the other config fields stay', async () => {
