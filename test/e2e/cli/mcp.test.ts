@@ -412,7 +412,7 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
       const r = await cli(args);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/^agctl: the service replaces config fields as a whole: this update would clear the secret config field apiKey of datadog-mcp/m);
-      expect(r.stderr).toMatch(/^hint: give them again with --config-file NAME=PATH, --config-stdin NAME or --config-secret NAME, or pass --replace-config-fields to clear them on purpose$/m);
+      expect(r.stderr).toMatch(/^hint: give it again with --config-file apiKey=PATH, --config-stdin apiKey or --config-secret apiKey, or pass --replace-config-fields to clear it on purpose$/m);
     }
     // Nothing was written: every update moves updated_at.
     expect(row()).toEqual(before);
@@ -437,6 +437,16 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
     expect(r.code, r.stderr).toBe(0);
     expect(site()).toBe('us3.datadoghq.com');
     expect(apiKey()).toBe('dd-key-3');
+  });
+
+  it('--from-file: the same rule, with a hint for the file', async () => {
+    const before = row();
+    const path = join(dir, 'site.json');
+    writeFileSync(path, JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com' } } }));
+    const r = await cli(['mcp', 'set-credentials', d.appId, d.hosted, '--from-file', path]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^hint: put it in hostedConfig.configFields of the request, or pass --replace-config-fields to clear it on purpose$/m);
+    expect(row()).toEqual(before);
   });
 
   it('--replace-config-fields clears the fields not given, on purpose', async () => {
@@ -470,6 +480,8 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
   const stub = createServer(async (req, res) => {
     const body = await read(req);
     received.push({ method: req.method!, url: req.url!, body });
+    // A catalog entry without a schema (the contract lets the service leave it out).
+    if (req.url === `/api/v1/mcp_server_catalog/${CATALOG}`) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ catalogEntry: { id: CATALOG, configSchema: null } }));
     const m = /^\/api\/v1\/apps\/ai-tools\/mcp_servers\/([^/]+)(\/credentials)?$/.exec(req.url ?? '');
     const view = m ? views[m[1]!] : undefined;
     const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
@@ -507,6 +519,17 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
       expect(r.stderr).not.toMatch(/unexpected|does not show/);
       if (out.length) expect(r.stdout.trim()).toBe('null');
     }
+  });
+
+  it('a catalog entry without a config schema: config fields are refused unless --replace-config-fields (nothing sent)', async () => {
+    received.length = 0;
+    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`agctl: catalog entry ${CATALOG} sent no config schema, so agctl cannot tell which stored config fields of hosted-mcp are secret`);
+    expect(received.filter((x) => x.method === 'POST')).toEqual([]);
+    const ok = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu', '--replace-config-fields']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(received.at(-1)!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } }, updateMask: 'configFields' });
   });
 
   it('reads the catalog ID of a hosted server first, and sends it outside the mask', async () => {

@@ -56,7 +56,7 @@ describe('mcp against the fake tenant', async () => {
     const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us5.datadoghq.com']);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('would clear the secret config field apiKey of datadog-mcp');
-    expect(r.stderr).toMatch(/--config-stdin NAME .* --replace-config-fields/);
+    expect(r.stderr).toMatch(/--config-stdin apiKey .* --replace-config-fields/);
     expect(t.mcp.requests.length).toBe(sent);
     expect(stored(hosted)).toEqual(before);
   });

@@ -59,10 +59,14 @@ export async function completeConfigFields(
   if (o.replace) return { secret };
 
   const view = await o.view();
-  const how = o.fromFile ? 'put them in hostedConfig.configFields of the request' : 'give them again with --config-file NAME=PATH, --config-stdin NAME or --config-secret NAME';
-  const hint = `${how}, or pass --replace-config-fields to clear them on purpose`;
+  /** The two ways on, for the fields `names` (their names in the flags when there is one). */
+  const hint = (names: string[]) => {
+    const [it, n] = names.length === 1 ? ['it', escapeControls(names[0]!)] : ['them', 'NAME'];
+    const how = o.fromFile ? `put ${it} in hostedConfig.configFields of the request` : `give ${it} again with --config-file ${n}=PATH, --config-stdin ${n} or --config-secret ${n}`;
+    return `${how}, or pass --replace-config-fields to clear ${it} on purpose`;
+  };
   if (!view) {
-    throw new UsageError(`the service returned no view of MCP server ${o.connectorId}, so agctl cannot keep its stored config fields (the service replaces config fields as a whole)`, hint);
+    throw new UsageError(`the service returned no view of MCP server ${o.connectorId}, so agctl cannot keep its stored config fields (the service replaces config fields as a whole)`, hint([]));
   }
   const storedId = typeof view.mcpServerCatalogId === 'string' ? view.mcpServerCatalogId : '';
   // Another catalog entry: the stored fields belong to the old one; nothing to keep.
@@ -77,7 +81,7 @@ export async function completeConfigFields(
   if (lost.length) {
     throw new UsageError(
       `the service replaces config fields as a whole: this update would clear the secret config field${lost.length > 1 ? 's' : ''} ${list(lost)} of ${o.connectorId} (secret values cannot be read back to be re-sent)`,
-      hint,
+      hint(lost),
     );
   }
   const stored: Record<string, unknown> = isJsonObject(view.configFieldValues) ? view.configFieldValues : {};
