@@ -34,6 +34,8 @@ type Answer = string | boolean | typeof ENTER;
 function scripted(script: [string, Answer][], enabled = true) {
   const asked: string[] = [];
   const hidden: string[] = [];
+  /** What each prompt showed besides its message: an input's offered default, a select's choice names and descriptions. */
+  const shown: string[] = [];
   const next = (message: string) => {
     asked.push(message);
     const step = script.shift();
@@ -44,6 +46,7 @@ function scripted(script: [string, Answer][], enabled = true) {
   const p: Prompter = {
     enabled,
     input: async (m, o) => {
+      if (o?.default !== undefined) shown.push(o.default);
       const a = next(m);
       const v = a === ENTER ? o?.default ?? '' : String(a);
       if (o?.validate) {
@@ -62,8 +65,9 @@ function scripted(script: [string, Answer][], enabled = true) {
       const a = next(m);
       return a === ENTER ? Boolean(o?.default) : Boolean(a);
     },
-    select: async <T extends string>(m: string, choices: { value: T }[], o?: { default?: T }) => {
+    select: async <T extends string>(m: string, choices: { value: T; name?: string; description?: string }[], o?: { default?: T }) => {
       asked.push(m);
+      for (const c of choices) shown.push(c.name ?? '', c.description ?? '');
       const step = script.shift();
       if (!step) throw new Error(`unexpected prompt: ${m}`);
       if (!m.startsWith(step[0])) throw new Error(`expected the prompt "${step[0]}", got "${m}"`);
@@ -72,7 +76,7 @@ function scripted(script: [string, Answer][], enabled = true) {
       return a as T;
     },
   };
-  return { p, asked, hidden, left: () => script.length };
+  return { p, asked, hidden, shown, left: () => script.length };
 }
 
 function context(prompter: Prompter, env: Record<string, string> = {}) {
@@ -239,7 +243,7 @@ describe('--interactive', async () => {
     const c = context(s.p, env);
     const code = await run(input(o), c.ctx);
     expect(s.left()).toBe(0);
-    return { code, asked: s.asked, hidden: s.hidden, err: c.err(), out: c.out() };
+    return { code, asked: s.asked, hidden: s.hidden, shown: s.shown, err: c.err(), out: c.out() };
   };
 
   it('starts from the server\'s values: accepted as offered, nothing changes and nothing is sent (tool approval stays required)', async () => {
@@ -332,6 +336,22 @@ describe('--interactive', async () => {
     // The stored site is offered and re-sent; the secret is redacted; the catalog ID is carried outside the mask.
     expect(JSON.parse(r.out)).toEqual({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu', apiKey: '<redacted>' } }, updateMask: 'configFields' });
     expect(r.err).not.toContain('typed-api-key');
+  });
+
+  it('server text reaches the prompts escaped, and a current value holding a control character is not offered', async () => {
+    const db = srv.server.store.db;
+    db.prepare('UPDATE mcp_catalog SET display_name = ?, description = ? WHERE id = ?').run('Data\u001b[2Jdog', 'logs\u009b31m', d.catalogIds.awsBedrock);
+    db.prepare('UPDATE mcp_servers SET endpoint_url = ? WHERE app_id = ? AND connector_id = ?').run('https://x.example.com/\u001b[31m', d.appId, d.legacyPassthrough);
+    const ext = await walk(on(d.legacyPassthrough, { transport: 'sse', auth: 'none', requireToolApproval: 'true' }), [['Endpoint URL', 'https://crm2.example.com/mcp']]);
+    expect(ext.code).toBe(0);
+    const hosted = await walk(on(d.hosted, { auth: 'none', requireToolApproval: 'true' }), [
+      ['MCP catalog entry', ENTER],
+      ['Source app ID', ENTER],
+      ['Change the config fields', false],
+    ]);
+    expect(hosted.code).toBe(0);
+    expect(hosted.shown).toContain('Data\\x1b[2Jdog');
+    for (const text of [...ext.shown, ...hosted.shown]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
   it('a hosted AWS setup, skipping what flags gave and leaving the config fields as stored', async () => {

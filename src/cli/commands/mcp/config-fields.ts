@@ -87,7 +87,8 @@ export async function completeConfigFields(
   const stored: Record<string, unknown> = isJsonObject(view.configFieldValues) ? view.configFieldValues : {};
   const kept: Record<string, string> = {};
   for (const [k, v] of Object.entries(stored)) {
-    if (typeof v === 'string' && !has(given, k) && !cleared.includes(k) && !secret.has(k)) kept[k] = v;
+    // Defined, not assigned: a field named __proto__ stays a field (validation then says it cannot be sent).
+    if (typeof v === 'string' && !has(given, k) && !cleared.includes(k) && !secret.has(k)) Object.defineProperty(kept, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   if (Object.keys(kept).length) {
     cfg.configFields = { ...(given as Record<string, string>), ...kept };

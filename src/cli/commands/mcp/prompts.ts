@@ -20,7 +20,9 @@ import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } 
 import { catalogAuthMethods, catalogFields, type CatalogField } from '../../../api/mcp-catalog.js';
 import { ApiError } from '../../../api/errors.js';
 import { getCatalogEntry, listAllCatalogEntries } from '../../../client/mcp.js';
+import { CONTROL_CHAR } from '../../../lib/controls.js';
 import { isKsuid } from '../../../lib/ids.js';
+import { escapeControls } from '../../escape.js';
 import type { CommandContext } from '../../context.js';
 import { obtainSecret, secretInput, splitList, type Draft } from './draft.js';
 import { looksSecret } from './set-credentials/secret-name.js';
@@ -57,6 +59,13 @@ export interface WalkStart {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+/**
+ * A server's value offered as a prompt's default: the prompt shows it as it
+ * is, so one holding a control character is not offered (it would reach the
+ * terminal; escaped, Enter would send the escaped text).
+ */
+const offered = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) ? v : undefined);
 
 /** The request auth object a view's method stands for; undefined for none set or a method this version does not know. */
 export function authKindOfView(v: McpServerView | null): AuthKind | undefined {
@@ -78,7 +87,7 @@ const kindOfView = (v: McpServerView | null): ConfigKind | undefined =>
 export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStart): Promise<void> {
   const p = ctx.prompt;
   const cur = start.view;
-  const ask = async (message: string, validate?: (v: string) => true | string, def?: string) => (await p.input(message, { validate, default: def || undefined })).trim();
+  const ask = async (message: string, validate?: (v: string) => true | string, def?: string) => (await p.input(message, { validate, default: offered(def) })).trim();
   const askOptional = async (message: string, validate?: (v: string) => true | string, def?: string) => {
     const v = await ask(`${message} (optional)`, validate, def);
     return v === '' ? undefined : v;
@@ -212,8 +221,13 @@ const authKindOfMethod = (m: string): AuthKind | undefined =>
 /** The catalog entry, picked from the catalog's list (the current one offered first); typed in when the list is empty. */
 async function pickCatalogEntry(ctx: CommandContext, current: string): Promise<string> {
   const entries = await listAllCatalogEntries(await ctx.api(), { limit: CATALOG_CHOICES_MAX });
-  const choices = entries.map((e) => ({ value: e.id, name: `${str(e.displayName) || e.id}${e.id === current ? ' (current)' : ''}`, description: `${e.id}${str(e.description) ? ` ${str(e.description)}` : ''}` }));
-  if (current && !choices.some((c) => c.value === current)) choices.unshift({ value: current, name: `${current} (current)`, description: current });
+  // Server text reaches the terminal escaped; the value chosen is the ID as received.
+  const choices = entries.map((e) => ({
+    value: e.id,
+    name: `${escapeControls(str(e.displayName) || e.id)}${e.id === current ? ' (current)' : ''}`,
+    description: escapeControls(`${e.id}${str(e.description) ? ` ${str(e.description)}` : ''}`),
+  }));
+  if (current && !choices.some((c) => c.value === current)) choices.unshift({ value: current, name: `${escapeControls(current)} (current)`, description: escapeControls(current) });
   if (choices.length === 0) {
     return ctx.prompt.input('MCP catalog entry ID (27-character KSUID)', { validate: (v) => (isKsuid(v.trim()) ? true : 'a catalog entry ID is a 27-character KSUID') }).then((v) => v.trim());
   }
@@ -229,19 +243,19 @@ const CATALOG_CHOICES_MAX = 500;
  * once the admin changes them every secret field is asked again; one left
  * empty is cleared, on purpose. Without a schema: named one by one, as before.
  */
-async function configFields(d: Draft, ctx: CommandContext, fields: CatalogField[] | undefined, stored: Record<string, string>): Promise<void> {
+async function configFields(d: Draft, ctx: CommandContext, fields: CatalogField[] | undefined, stored: Record<string, unknown>): Promise<void> {
   const p = ctx.prompt;
   if (fields && fields.length === 0) return;
   if (fields) {
-    const names = fields.map((f) => f.name).join(', ');
+    const names = escapeControls(fields.map((f) => f.name).join(', '));
     const fresh = Object.keys(stored).length === 0;
     if (!(await p.confirm(`${fresh ? 'Set' : 'Change'} the config fields (${names})? Secret ones must then be entered again`, { default: fresh }))) return;
     const out: Record<string, string> = {};
     for (const f of fields) {
-      const label = `${f.displayName || f.name}${f.displayName && f.displayName !== f.name ? ` (${f.name})` : ''}`;
+      const label = escapeControls(`${f.displayName || f.name}${f.displayName && f.displayName !== f.name ? ` (${f.name})` : ''}`);
       const value = f.secret
-        ? await p.password(`${label}, secret${f.required ? '' : ' (empty to clear)'}`, { validate: (x) => (f.required && !x ? `${f.name} is required` : true) })
-        : (await p.input(`${label}${f.required ? '' : ' (optional)'}`, { default: (stored[f.name] ?? f.default) || undefined, validate: (x) => (f.required && !x.trim() ? `${f.name} is required` : true) })).trim();
+        ? await p.password(`${label}, secret${f.required ? '' : ' (empty to clear)'}`, { validate: (x) => (f.required && !x ? `${escapeControls(f.name)} is required` : true) })
+        : (await p.input(`${label}${f.required ? '' : ' (optional)'}`, { default: offered(has(stored, f.name) ? stored[f.name] : f.default), validate: (x) => (f.required && !x.trim() ? `${escapeControls(f.name)} is required` : true) })).trim();
       if (value !== '') out[f.name] = value;
     }
     d.configFields = out;
