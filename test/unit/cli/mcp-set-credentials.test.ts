@@ -261,6 +261,21 @@ describe('--interactive', async () => {
     expect(row(d.external)).toEqual(before);
   });
 
+  it('values this version does not know (a newer service\'s) are offered as current and kept on Enter', async () => {
+    const before = row(d.unknownEnums);
+    const r = await walk(on(d.unknownEnums, { dryRun: undefined }), [
+      ['Endpoint URL', ENTER],
+      ['Transport', ENTER],
+      ['Authentication method', ENTER],
+      ['Require approval', ENTER],
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('Nothing changed; nothing sent');
+    expect(r.shown).toContain('MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET (current, not known to this version)');
+    expect(r.shown).toContain('Keep the current method (MCP_SERVER_AUTH_METHOD_MUTUAL_TLS, not known to this version)');
+    expect(row(d.unknownEnums)).toEqual(before);
+  });
+
   it('before confirming shows a plain diff, not the JSON request; declined: nothing sent (exit 130)', async () => {
     const before = row(d.external);
     const r = await walk(on(d.external, { dryRun: undefined }), [

@@ -106,7 +106,7 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   if (d.kind === 'external') {
     if (d.settings.url === undefined) d.settings.url = changed(now?.endpointUrl, await ask('Endpoint URL (https)', httpsUrl, str(now?.endpointUrl)));
     if (d.settings.transportType === undefined) {
-      const t = await p.select('Transport', TRANSPORT_CHOICES, { default: knownChoice(TRANSPORT_CHOICES, now?.transportType) });
+      const t = await p.select('Transport', ...offerCurrent(TRANSPORT_CHOICES, now?.transportType));
       d.settings.transportType = changed(now?.transportType, t);
     }
   } else {
@@ -122,12 +122,16 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   const currentAuth = now ? authKindOfView(now) : undefined;
   let keepAuth = false;
   if (d.auth === undefined) {
-    const choices = AUTH_KINDS[d.kind].map((k) => ({ value: k, name: `${AUTH_CHOICE_NAMES[k]}${k === currentAuth ? ' (current)' : ''}` }));
-    const def = currentAuth && AUTH_KINDS[d.kind].includes(currentAuth) ? currentAuth : catalogDefault ?? 'none';
-    const chosen = await p.select<AuthKind>('Authentication method', choices, { default: def });
+    const choices: { value: AuthKind | typeof KEEP; name: string }[] = AUTH_KINDS[d.kind].map((k) => ({ value: k, name: `${AUTH_CHOICE_NAMES[k]}${k === currentAuth ? ' (current)' : ''}` }));
+    // A method this version does not know (from a newer service): kept unless another is chosen.
+    const unknown = !currentAuth && typeof now?.authMethod === 'string' && now.authMethod !== '' && now.authMethod !== AuthMethod.UNSPECIFIED ? now.authMethod : undefined;
+    if (unknown) choices.unshift({ value: KEEP, name: `Keep the current method (${escapeControls(unknown)}, not known to this version)` });
+    const def = unknown ? KEEP : currentAuth && AUTH_KINDS[d.kind].includes(currentAuth) ? currentAuth : catalogDefault ?? 'none';
+    const chosen = await p.select('Authentication method', choices, { default: def });
     // The current method: its stored settings and secrets stay unless the admin says otherwise.
-    keepAuth = chosen === currentAuth && (chosen === 'none' || (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES[chosen].toLowerCase()} settings and secrets?`, { default: true })));
-    if (!keepAuth) d.auth = chosen;
+    keepAuth =
+      chosen === KEEP || (chosen === currentAuth && (chosen === 'none' || (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES[chosen].toLowerCase()} settings and secrets?`, { default: true }))));
+    if (!keepAuth && chosen !== KEEP) d.auth = chosen;
   }
   const v = d.values;
   /** The current value of a view member for the method being set up (lists space-separated), '' for another method. */
@@ -144,7 +148,7 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   const mode = d.auth ? (v.mode as string | undefined) : str(now?.oauth2Mode);
   const perUserPossible = method === 'bearerToken' || method === 'customHeader' || method === 'basicAuth' || (method === 'oauth2' && mode === OAuth2Mode.AUTHORIZATION_CODE);
   if (d.settings.tokenSharing === undefined && perUserPossible) {
-    const t = await p.select('Token sharing', TOKEN_SHARING_CHOICES, { default: knownChoice(TOKEN_SHARING_CHOICES, now?.tokenSharing) });
+    const t = await p.select('Token sharing', ...offerCurrent(TOKEN_SHARING_CHOICES, now?.tokenSharing));
     d.settings.tokenSharing = changed(now?.tokenSharing, t);
   }
   const shared = (d.settings.tokenSharing ?? str(now?.tokenSharing)) !== TokenSharing.PER_USER;
@@ -184,10 +188,13 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   }
 
   if (d.settings.requireToolApproval === undefined) {
-    const a = await p.select('Require approval before tools run?', TOOL_APPROVAL_CHOICES, { default: knownChoice(TOOL_APPROVAL_CHOICES, now?.requireToolApproval) });
+    const a = await p.select('Require approval before tools run?', ...offerCurrent(TOOL_APPROVAL_CHOICES, now?.requireToolApproval));
     d.settings.requireToolApproval = changed(now?.requireToolApproval, a);
   }
 }
+
+/** The choice that keeps an auth method this version does not know. */
+const KEEP = 'keep-current';
 
 const TRANSPORT_CHOICES = [
   { value: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP', name: 'Streamable HTTP' },
@@ -213,6 +220,17 @@ const OAUTH2_MODE_CHOICES = [
 
 /** The current value as the default choice when it is one of the choices (an unknown value offers none). */
 const knownChoice = (choices: { value: string }[], current: unknown): string | undefined => choices.find((c) => c.value === current)?.value;
+
+type Choice = { value: string; name: string; description?: string };
+/**
+ * A setting's choices with its current value as the default; a value this
+ * version does not list (from a newer service) is offered first, as it is, so
+ * that Enter keeps it rather than change it.
+ */
+function offerCurrent(choices: Choice[], current: unknown): [Choice[], { default?: string }] {
+  if (typeof current !== 'string' || current === '' || choices.some((c) => c.value === current)) return [choices, { default: knownChoice(choices, current) }];
+  return [[{ value: current, name: `${escapeControls(current)} (current, not known to this version)` }, ...choices], { default: current }];
+}
 
 /** The request auth object of a catalog auth mode's method (none for an unknown one). */
 const authKindOfMethod = (m: string): AuthKind | undefined =>
