@@ -4,7 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CommandContext } from '../../../src/cli/context.js';
+import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
+import type { Prompter } from '../../../src/cli/prompt.js';
 import { tempDir } from '../../helpers/cli.js';
+import { fakeIO } from '../../helpers/io.js';
 import { tenant, tenantCli } from './helpers.js';
 
 describe('mcp against the fake tenant', async () => {
@@ -87,6 +91,46 @@ describe('mcp against the fake tenant', async () => {
     } finally {
       t.mcp.answerNullView = false;
     }
+  });
+
+  it('--interactive on a hosted server: the catalog entry from the list, its schema\'s fields, a plain diff, then the update', async () => {
+    const answers: [string, string | boolean | null][] = [
+      ['MCP catalog entry', null],
+      ['Source app ID', null],
+      ['Change the config fields (site, apiKey)?', true],
+      ['Datadog site (site)', 'us5.datadoghq.com'],
+      ['API key (apiKey), secret', 'k-tenant-typed'],
+      ['Authentication method', null],
+      ['Require approval', null],
+      ['Send this update', true],
+    ];
+    const next = (m: string) => {
+      const [prefix, a] = answers.shift() ?? ['', undefined];
+      if (!m.startsWith(prefix)) throw new Error(`expected the prompt "${prefix}", got "${m}"`);
+      return a;
+    };
+    const prompter: Prompter = {
+      enabled: true,
+      input: async (m, o) => String(next(m) ?? o?.default ?? ''),
+      password: async (m) => String(next(m)),
+      confirm: async (m, o) => Boolean(next(m) ?? o?.default),
+      select: async <T extends string>(m: string, _c: unknown, o?: { default?: T }) => (next(m) ?? o?.default) as T,
+    };
+    const { io, err } = fakeIO({ tty: true });
+    const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(tempDir(), 'cfg'), AGCTL_BASE_URL: t.baseUrl, AGCTL_ACCESS_TOKEN: t.issueToken() }, flags: {}, prompter });
+    const sent = t.mcp.requests.length;
+    const code = await run({ args: [app, hosted], opts: { interactive: true } }, ctx);
+    expect(code, err()).toBe(0);
+    expect(answers).toEqual([]);
+    expect(err()).toContain('  Config field site: datadoghq.eu → us5.datadoghq.com');
+    expect(err()).toContain('  Config field apiKey: a new secret value');
+    expect(err()).not.toContain('k-tenant-typed');
+    expect(t.mcp.requests.length).toBe(sent + 1);
+    expect(lastRequest()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' } }, updateMask: 'configFields' });
+    expect(stored(hosted).configFields).toEqual({ site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' });
+    // Back as seeded, for the tests that follow.
+    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    expect(back.code, back.stderr).toBe(0);
   });
 
   it('catalog list and get read the service\'s shape, sparse entries included', async () => {
