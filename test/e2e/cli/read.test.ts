@@ -218,6 +218,9 @@ describe('mcp answers printed as received', async () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('"__proto__": {');
       expect(r.stdout).toContain('"__proto__": "kept"');
+      // The same sparse view as a summary or a table.
+      const table = await client(args);
+      expect(table.code, table.stderr).toBe(0);
     }
   });
 
