@@ -111,7 +111,7 @@ export const setCredentials = () =>
     )
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
     .option('--dry-run', 'print the request with every secret redacted, and send nothing')
-    .option('-i, --interactive', 'walk through the choices with prompts (terminal only)')
+    .option('-i, --interactive', 'walk through the choices with prompts, starting from the current values (terminal only)')
     .addHelpText(
       'after',
       () => helpText(
