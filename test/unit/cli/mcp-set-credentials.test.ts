@@ -1,6 +1,8 @@
 // agctl mcp set-credentials in-process: flags -> request, the interactive
 // walk-through with a scripted prompter, and the prompt for a missing secret.
-// Every run here is a --dry-run, so nothing reaches a server.
+// The flag runs are dry runs on external servers, so nothing reaches a server;
+// the walk-through reads an in-process embedded server (loopback), which a run
+// writes to only when a test says so.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
