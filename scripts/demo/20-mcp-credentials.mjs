@@ -29,10 +29,14 @@ export default async function ({ agctl, ready, work }) {
 
   // A hosted server: preview first (every secret redacted, nothing sent), then send.
   // No --catalog-id: agctl reads the server's and sends it outside the mask.
+  // The service replaces config fields as a whole: configFields.apiKey is sent
+  // as configFields, with the stored (non-secret) site re-sent unchanged.
   const hosted = ['mcp', 'set-credentials', app, m.hosted, '--hosted', '--update-mask', 'awsSigv4,configFields.apiKey',
     '--config-file', `apiKey=${file('datadog-api-key.txt', 'demo-datadog-api-key')}`, '--aws-access-key-id', 'AKIADEMOEXAMPLE', '--aws-secret-access-key-stdin'];
   agctl([...hosted, '--dry-run'], { input: 'demo-aws-secret-key' });
   agctl(hosted, { input: 'demo-aws-secret-key' });
+  // Changing the site alone would clear the stored secret apiKey: refused, nothing sent.
+  agctl(['mcp', 'set-credentials', app, m.hosted, '--hosted', '--config', 'site=us5.datadoghq.com'], { expect: 2 });
 
   // Basic auth on the server whose URL is locked: the URL can be resent unchanged, not changed.
   agctl(['mcp', 'set-credentials', app, m.locked, '--external', '--update-mask', 'basicAuth', '--username', 'svc-tickets', '--password-stdin'], { input: 'demo-password' });

@@ -45,14 +45,17 @@ function listedViewProblem(v: unknown): string | undefined {
 function catalogEntryProblem(e: unknown): string | undefined {
   if (!isJsonObject(e)) return `is ${e === undefined ? 'missing' : jsonKind(e)}, expected a catalog entry`;
   if (typeof e.id !== 'string' || !e.id) return 'has no "id"';
-  if (e.configFields !== undefined && e.configFields !== null && !Array.isArray(e.configFields)) return `has "configFields" as ${jsonKind(e.configFields)}, expected an array`;
+  const schema = e.configSchema;
+  if (schema !== undefined && schema !== null && !isJsonObject(schema)) return `has "configSchema" as ${jsonKind(schema)}, expected an object`;
+  if (isJsonObject(schema) && schema.fields !== undefined && schema.fields !== null && !Array.isArray(schema.fields)) return `has "configSchema.fields" as ${jsonKind(schema.fields)}, expected an array`;
+  if (e.authModes !== undefined && e.authModes !== null && !Array.isArray(e.authModes)) return `has "authModes" as ${jsonKind(e.authModes)}, expected an array`;
   return undefined;
 }
 
-/** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view. */
+/** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view, or null (the contract allows it). */
 export function setMcpCredentials(api: ApiClient, appId: string, connectorId: string, body: UpdateCredentialsRequest): Promise<UpdateCredentialsResponse> {
   // The update sets fields to given values, so repeating it is safe.
-  return api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), { body, idempotent: true, check: checkServerAnswer(false) });
+  return api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), { body, idempotent: true, check: checkServerAnswer(true) });
 }
 
 /**
@@ -84,7 +87,7 @@ export function listAllCatalogEntries(api: ApiClient, opts: ListOptions<McpCatal
   return listAll(page, { ...rest, what: 'catalog entries' });
 }
 
-/** GET /api/v1/mcp_server_catalog/{catalog_id} -> `{catalogEntry}` (service-notes.md §3, GetCatalog). */
+/** GET /api/v1/mcp_server_catalog/{catalog_id} -> `{catalogEntry}` (service-notes.md §3, GetCatalog); a null entry is a bad answer. */
 export async function getCatalogEntry(api: ApiClient, catalogId: string): Promise<McpCatalogEntry> {
   const res = await api.call<GetCatalogEntryResponse>('GET', `/api/v1/mcp_server_catalog/${pathSegment(catalogId, 'catalog ID')}`, {
     check: (b) => {
@@ -92,5 +95,5 @@ export async function getCatalogEntry(api: ApiClient, catalogId: string): Promis
       return problem && `"catalogEntry" ${problem}`;
     },
   });
-  return res.catalogEntry;
+  return res.catalogEntry as McpCatalogEntry;
 }

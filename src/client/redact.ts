@@ -53,13 +53,18 @@ export function redactForm(body: string): string {
 
 /** Deep copy of a JSON value with secret fields replaced. */
 export function redactJson(value: unknown, inSecretMap = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactJson(v, inSecretMap));
+  // A secret map's mark covers its own string values, never the members of objects in a list under that name
+  // (a catalog entry's field list names fields; their names are not secrets).
+  if (Array.isArray(value)) return value.map((v) => (inSecretMap && typeof v === 'string' ? REDACTED : redactJson(v)));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (inSecretMap && typeof v === 'string') out[k] = REDACTED;
-      else if (isSecretField(k) && (typeof v === 'string' || (v && typeof v === 'object'))) out[k] = REDACTED;
-      else out[k] = redactJson(v, schemaSecretMaps.has(k));
+      let r: unknown;
+      if (inSecretMap && typeof v === 'string') r = REDACTED;
+      else if (isSecretField(k) && (typeof v === 'string' || (v && typeof v === 'object'))) r = REDACTED;
+      else r = redactJson(v, schemaSecretMaps.has(k));
+      // Defined, not assigned: a member named `__proto__` (JSON.parse makes it an own member) stays a member.
+      Object.defineProperty(out, k, { value: r, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

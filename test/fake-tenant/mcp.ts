@@ -11,6 +11,9 @@
 //     in the config (`externalConfig.bearerToken`, ...) matches nothing and is SILENTLY
 //     ignored: 200, nothing changed, as the real service does;
 //   * no mask: the whole config is replaced;
+//   * `configFields` replaces the whole map: every stored field not sent is dropped,
+//     secrets included (service-notes.md §3); `configFields.<name>` (undocumented on
+//     the service) changes one entry here;
 //   * the answer is the view, never a secret.
 import { invalidArgument, isObject, jsonObject, notFound, pageToken, str, type Request, type Router } from './http.js';
 import { iso, type FakeClock } from './ids.js';
@@ -33,14 +36,33 @@ export interface McpServer {
   updatedAt: string;
 }
 
+/** A catalog entry config field (sdk-go `mcpservercatalogconfigfield.md`); members may be missing. */
+export interface CatalogField {
+  name: string;
+  displayName?: string;
+  description?: string;
+  placeholder?: string;
+  default?: string;
+  required?: boolean;
+  /** Sealed: never in the view's `configFieldValues`. */
+  secret?: boolean;
+}
+
+/**
+ * A catalog entry as the service sends it (service-notes.md §3): `authModes[]`
+ * (the first is the default) and `configSchema.fields[]`; no top-level
+ * `configFields`. Sparse entries leave members out or null.
+ */
 export interface CatalogEntry {
   id: string;
   displayName: string;
   description?: string;
   serviceName?: string;
-  /** Config fields of the entry; secret ones are sealed and never shown. */
-  configFields: { name: string; secret: boolean }[];
+  authModes?: { authMethod?: string }[] | null;
+  configSchema?: { fields?: CatalogField[] | null } | null;
 }
+
+const fieldsOf = (e: CatalogEntry | undefined): CatalogField[] => e?.configSchema?.fields ?? [];
 
 const SETTINGS: Record<ConfigKind, string[]> = {
   external: ['url', 'transportType', 'tokenSharing', 'requireToolApproval'],
@@ -74,6 +96,8 @@ export class McpStore {
   readonly requests: { appId: string; connectorId: string; body: Values }[] = [];
   /** Mask paths that matched nothing and were ignored. */
   readonly ignoredMaskPaths: string[] = [];
+  /** When true, a successful credentials update answers `{"mcpServer": null}` (the contract allows it). */
+  answerNullView = false;
 
   find(appId: string, connectorId: string): McpServer | undefined {
     return this.servers.find((s) => s.appId === appId && s.connectorId === connectorId);
@@ -84,7 +108,7 @@ export class McpStore {
     const is = (k: string) => s.auth?.kind === k;
     const set = (v: unknown) => typeof v === 'string' && v !== '';
     const entry = this.catalog.find((c) => c.id === s.settings.mcpServerCatalogId);
-    const secret = new Set(entry?.configFields.filter((f) => f.secret).map((f) => f.name));
+    const secret = new Set(fieldsOf(entry).filter((f) => f.secret).map((f) => f.name));
     const hosted = s.kind === 'hosted';
     return {
       appId: s.appId,
@@ -257,6 +281,6 @@ export function registerMcp(router: Router, store: McpStore, clock: FakeClock, b
     checkResult(next);
     if (JSON.stringify(next) !== JSON.stringify(s)) next.updatedAt = iso(clock.now());
     Object.assign(s, next);
-    return { mcpServer: store.view(s, baseUrl()) };
+    return { mcpServer: store.answerNullView ? null : store.view(s, baseUrl()) };
   });
 }

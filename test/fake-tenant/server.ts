@@ -171,13 +171,25 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
 
   const catalogId = ksuid();
   mcp.catalog.push(
-    { id: catalogId, displayName: 'Datadog', serviceName: 'datadog', configFields: [{ name: 'site', secret: false }, { name: 'apiKey', secret: true }] },
-    ...['GitHub', 'Jira', 'Linear', 'Notion', 'PagerDuty', 'Salesforce', 'Slack', 'Snowflake', 'Zendesk', 'Google Drive', 'Confluence'].map((displayName) => ({
+    {
+      id: catalogId,
+      displayName: 'Datadog',
+      serviceName: 'datadog',
+      authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE' }],
+      configSchema: {
+        fields: [
+          { name: 'site', displayName: 'Datadog site', description: 'The Datadog site', placeholder: 'datadoghq.com', default: 'datadoghq.com', required: true, secret: false },
+          { name: 'apiKey', displayName: 'API key', required: true, secret: true },
+        ],
+      },
+    },
+    // Sparse entries: no schema, a null one, no auth modes (members the contract lets the service leave out).
+    ...['GitHub', 'Jira', 'Linear', 'Notion', 'PagerDuty', 'Salesforce', 'Slack', 'Snowflake', 'Zendesk', 'Google Drive', 'Confluence'].map((displayName, i) => ({
       id: ksuid(),
       displayName,
       description: `${displayName} tools`,
       serviceName: displayName.toLowerCase().replace(/ /g, '_'),
-      configFields: [],
+      ...(i % 3 === 0 ? {} : i % 3 === 1 ? { configSchema: null, authModes: null } : { configSchema: {}, authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2' }] }),
     })),
   );
   const now = new Date(clock.now()).toISOString();

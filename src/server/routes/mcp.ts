@@ -30,7 +30,7 @@ import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
-import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type McpCatalogEntry } from '../../api/mcp-catalog.js';
+import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type CatalogConfigFieldWire, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 
 interface McpRow {
@@ -65,7 +65,10 @@ interface CatalogRow {
   display_name: string;
   service_name: string;
   description: string;
+  /** JSON: the entry's `configSchema.fields[]` as the service sends them. */
   config_fields: string;
+  /** JSON: the entry's `authModes[]` (the first is the default). */
+  auth_modes: string;
 }
 
 function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
@@ -289,12 +292,14 @@ function listServers(ctx: RequestContext) {
 
 const isKey = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
+/** The catalog entry as the service sends it (service-notes.md §3): `authModes[]` and `configSchema.fields[]`, no top-level `configFields`. */
 const toCatalogEntry = (row: CatalogRow): McpCatalogEntry => ({
   id: row.id,
   displayName: row.display_name,
   description: row.description,
   serviceName: row.service_name,
-  configFields: JSON.parse(row.config_fields) as CatalogConfigField[],
+  authModes: JSON.parse(row.auth_modes) as McpCatalogEntry['authModes'],
+  configSchema: { fields: JSON.parse(row.config_fields) as CatalogConfigFieldWire[] },
 });
 
 /**
@@ -339,6 +344,7 @@ export const mcpModule: ServerModule = {
         service_name TEXT NOT NULL,
         description TEXT NOT NULL DEFAULT '',
         config_fields TEXT NOT NULL DEFAULT '[]',
+        auth_modes TEXT NOT NULL DEFAULT '[]',
         created_at TEXT NOT NULL
       );
       CREATE TABLE IF NOT EXISTS mcp_servers (

@@ -32,7 +32,7 @@ const SEAL_CHECK_PLACE = 'meta\u0000seal_check';
  * database's `PRAGMA user_version`. A data directory written with another
  * layout is refused at start-up, never converted.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export class Store {
   readonly db: DB;

@@ -281,22 +281,22 @@ describe('agctl mcp set-credentials', async () => {
 
   it('prints the request with secrets redacted on --dry-run and sends nothing', async () => {
     const before = row(d.hosted);
+    const site = JSON.parse(before.config_fields_json).site;
     const aws = secret('dry-aws');
     const cfg = secret('dry-config');
     secrets.push(aws, cfg);
-    // No base URL and no credentials: a dry run never reaches a server.
-    const dry = cliFor(tempDir(), {});
-    const r = await dry(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'), { input: aws });
-    outputs.push(r);
+    // A dry run reads the server (its view and the catalog entry) and writes nothing.
+    const r = await cli(
+      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'),
+      { input: aws },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Dry run: would send POST /api/v1/apps/${d.appId}/mcp_servers/${d.hosted}/credentials`);
-    // apiKey looks secret: a warning names the flags that keep it off the command line (never the value).
-    expect(r.stderr).toMatch(/--config apiKey=\.\.\.: a value on the command line stays in shell history .* --config-file apiKey=PATH/);
-    const site = await dry(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', 'site=eu', '--auth', 'none', '--dry-run'));
-    expect(site.code, site.stderr).toBe(0);
-    expect(site.stderr).not.toMatch(/shell history/);
+    // apiKey is secret in the catalog schema: a warning names the flags that keep it off the command line (never the value).
+    expect(r.stderr).toMatch(/--config apiKey=\.\.\.: apiKey is a secret field of the catalog entry, and a value on the command line stays in shell history .* --config-file apiKey=PATH/);
+    // The merged request: the stored non-secret site is re-sent (shown), the secret fields redacted.
     expect(r.json()).toEqual({
-      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>' }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
+      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>', site }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
       updateMask: 'mcpServerCatalogId,configFields,awsSigv4',
     });
     const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run'));
@@ -391,6 +391,75 @@ describe('agctl mcp set-credentials', async () => {
   });
 });
 
+describe('agctl mcp set-credentials: hosted config fields are replaced as a whole by the service', async () => {
+  const s = await startTestServer();
+  const d = s.demo.mcp;
+  const dir = tempDir();
+  const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
+  const row = () => s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, d.hosted) as Record<string, any>;
+  const apiKey = () => {
+    const sealed = JSON.parse(row().secrets_json)['configFields.apiKey'];
+    return sealed === undefined ? undefined : s.server.store.open(sealed, 'mcp_servers', d.appId, d.hosted, 'configFields.apiKey');
+  };
+  const site = () => JSON.parse(row().config_fields_json).site;
+  const set = (...args: string[]) => ['mcp', 'set-credentials', d.appId, d.hosted, '--hosted', ...args];
+
+  it('changing only a non-secret field while a secret field is stored: exit 2 naming it and the ways on, nothing sent', async () => {
+    const before = row();
+    const key = apiKey();
+    expect(key).toBeTruthy();
+    for (const args of [set('--config', 'site=us5.datadoghq.com'), set('--config', 'site=us5.datadoghq.com', '--dry-run'), set('--update-mask', 'configFields.site', '--config', 'site=us5.datadoghq.com')]) {
+      const r = await cli(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^agctl: the service replaces config fields as a whole: this update would clear the secret config field apiKey of datadog-mcp/m);
+      expect(r.stderr).toMatch(/^hint: give it again with --config-file apiKey=PATH, --config-stdin apiKey or --config-secret apiKey, or pass --replace-config-fields to clear it on purpose$/m);
+    }
+    // Nothing was written: every update moves updated_at.
+    expect(row()).toEqual(before);
+    expect(apiKey()).toBe(key);
+  });
+
+  it('giving only the secret field keeps the stored non-secret field (re-sent, with a note)', async () => {
+    const stored = site();
+    const dry = await cli(set('--config-stdin', 'apiKey', '--dry-run'), { input: 'dd-key-dry' });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json().hostedConfig.configFields).toEqual({ apiKey: '<redacted>', site: stored });
+    expect(dry.stdout + dry.stderr).not.toContain('dd-key-dry');
+    const r = await cli(set('--config-stdin', 'apiKey'), { input: 'dd-key-2' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`note: config fields are replaced as a whole; re-sending the stored site unchanged`);
+    expect(site()).toBe(stored);
+    expect(apiKey()).toBe('dd-key-2');
+  });
+
+  it('changing the non-secret field with the secret given again keeps both', async () => {
+    const r = await cli(set('--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'), { input: 'dd-key-3' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(site()).toBe('us3.datadoghq.com');
+    expect(apiKey()).toBe('dd-key-3');
+  });
+
+  it('--from-file: the same rule, with a hint for the file', async () => {
+    const before = row();
+    const path = join(dir, 'site.json');
+    writeFileSync(path, JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com' } } }));
+    const r = await cli(['mcp', 'set-credentials', d.appId, d.hosted, '--from-file', path]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^hint: put it in hostedConfig.configFields of the request, or pass --replace-config-fields to clear it on purpose$/m);
+    expect(row()).toEqual(before);
+  });
+
+  it('--replace-config-fields clears the fields not given, on purpose', async () => {
+    const r = await cli(set('--config', 'site=datadoghq.com', '--replace-config-fields'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(site()).toBe('datadoghq.com');
+    expect(apiKey()).toBeUndefined();
+    const ext = await cli(['mcp', 'set-credentials', d.appId, d.external, '--external', '--replace-config-fields']);
+    expect(ext.code).toBe(2);
+    expect(ext.stderr).toContain('--replace-config-fields applies to hosted servers only');
+  });
+});
+
 /**
  * A stand-in for a tenant that answers 200 without applying anything (as the
  * service does for a mask path that matches nothing), and that refuses a hosted
@@ -411,11 +480,15 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
   const stub = createServer(async (req, res) => {
     const body = await read(req);
     received.push({ method: req.method!, url: req.url!, body });
+    // A catalog entry without a schema (the contract lets the service leave it out).
+    if (req.url === `/api/v1/mcp_server_catalog/${CATALOG}`) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ catalogEntry: { id: CATALOG, configSchema: null } }));
     const m = /^\/api\/v1\/apps\/ai-tools\/mcp_servers\/([^/]+)(\/credentials)?$/.exec(req.url ?? '');
     const view = m ? views[m[1]!] : undefined;
     const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     if (!view) return answer(404, { code: 5, message: 'not found' });
     if (req.method === 'POST' && body.hostedConfig && !body.hostedConfig.mcpServerCatalogId) return answer(400, { code: 3, message: 'invalid MCPServerHostedConfig.McpServerCatalogId: value length must be at least 1 runes' });
+    // A success without a view (the contract allows it).
+    if (req.method === 'POST' && m![1] === 'ext-mcp' && body.externalConfig?.transportType) return answer(200, { mcpServer: null });
     // Whatever was asked, nothing changes.
     return answer(200, { mcpServer: view });
   });
@@ -436,6 +509,27 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     ]);
     expect(r.stderr).not.toContain(token);
     expect(r.stdout).not.toContain(token);
+  });
+
+  it('a success answered {"mcpServer": null}: exit 0 with a one-line note that the service returned no view', async () => {
+    for (const out of [[], ['-o', 'json']]) {
+      const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'ext-mcp', '--external', '--transport', 'sse', ...out]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.split('\n').filter((l) => /no view/.test(l))).toEqual(['note: the service returned no view of MCP server ext-mcp; see it with agctl mcp get ai-tools ext-mcp']);
+      expect(r.stderr).not.toMatch(/unexpected|does not show/);
+      if (out.length) expect(r.stdout.trim()).toBe('null');
+    }
+  });
+
+  it('a catalog entry without a config schema: config fields are refused unless --replace-config-fields (nothing sent)', async () => {
+    received.length = 0;
+    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`agctl: catalog entry ${CATALOG} sent no config schema, so agctl cannot tell which stored config fields of hosted-mcp are secret`);
+    expect(received.filter((x) => x.method === 'POST')).toEqual([]);
+    const ok = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu', '--replace-config-fields']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(received.at(-1)!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } }, updateMask: 'configFields' });
   });
 
   it('reads the catalog ID of a hosted server first, and sends it outside the mask', async () => {

@@ -161,7 +161,7 @@ describe('mcp list and mcp catalog', () => {
   it('lists the catalog (with --query) and shows an entry', async () => {
     const r = await cli(['mcp', 'catalog', 'list']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`${d.mcp.catalogIds.datadog}\\s+Datadog\\s+datadog\\s+site, apiKey \\(secret\\), appKey \\(secret\\)\\s+Metrics`));
+    expect(r.stdout).toMatch(new RegExp(`${d.mcp.catalogIds.datadog}\\s+Datadog\\s+datadog\\s+site \\(required\\), apiKey \\(secret, required\\)\\s+Metrics`));
     expect(lines(r.stdout)).toHaveLength(5);
     const q = await cli(['mcp', 'catalog', 'list', '--query', 'git', '-o', 'json']);
     expect(q.json().map((e: any) => e.id)).toEqual([d.mcp.catalogIds.github]);
@@ -169,8 +169,77 @@ describe('mcp list and mcp catalog', () => {
     expect([none.stdout, none.stderr.trim()]).toEqual(['', 'No MCP catalog entries matching "nothing like it"']);
     const g = await cli(['mcp', 'catalog', 'get', d.mcp.catalogIds.datadog]);
     expect(g.stdout).toMatch(/^Service:\s+datadog$/m);
-    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site", apiKey "API key" \(secret\), appKey "Application key" \(secret\)$/m);
+    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site" \(required\), apiKey "API key" \(secret, required\)$/m);
     expect((await cli(['mcp', 'catalog', 'get', '3MaWRM19Bi5I0NpzakHnQRzN9S0'])).code).toBe(5);
+  });
+
+  it('catalog -o json: the entry as the service shapes it, field names and display names as sent', async () => {
+    const g = await cli(['mcp', 'catalog', 'get', d.mcp.catalogIds.datadog, '-o', 'json']);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.json().configFields).toBeUndefined();
+    expect(g.json().authModes).toEqual([{ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE' }]);
+    expect(g.json().configSchema.fields.map((f: any) => [f.name, f.displayName, f.secret])).toEqual([
+      ['site', 'Datadog site', false],
+      ['apiKey', 'API key', true],
+    ]);
+    const l = await cli(['mcp', 'catalog', 'list', '-o', 'json']);
+    expect(l.stdout).not.toContain('<redacted>');
+    expect(l.json().find((e: any) => e.id === d.mcp.catalogIds.datadog).configSchema.fields[1]).toMatchObject({ name: 'apiKey', displayName: 'API key', secret: true, required: true });
+    const t = await cli(['mcp', 'catalog', 'get', d.mcp.catalogIds.github]);
+    expect(t.stdout).toMatch(/^Auth modes:\s+OAUTH2 \(default\), BEARER_TOKEN$/m);
+  });
+});
+
+describe('mcp answers printed as received', async () => {
+  const t = await tinyServer();
+  const view = '{"appId":"a","connectorId":"c1","serverType":"MCP_SERVER_TYPE_EXTERNAL","__proto__":{"polluted":"yes"},"configFieldValues":{"__proto__":"kept"}}';
+  // Sparse entries (members missing or null, an unknown enum) and one with the old top-level configFields list.
+  const entries = [
+    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S5', displayName: 'Old shape', configFields: [{ name: 'apiKey', displayName: 'API key', secret: true }] },
+    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S6', displayName: null, configSchema: null, authModes: null, channel: 'MCP_SERVER_CATALOG_CHANNEL_NIGHTLY' },
+    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S7', configSchema: { fields: [null, { name: 'token', secret: true, default: null }, { displayName: 'no name' }] }, authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_MUTUAL_TLS' }, null] },
+  ];
+  t.reset((req: Seen, res: ServerResponse) => {
+    const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/')
+      ? `{"mcpServer":${view}}`
+      : req.path.startsWith('/api/v1/apps/')
+        ? `{"list":[${view}]}`
+        : req.path.includes('mcp_server_catalog/')
+          ? JSON.stringify({ catalogEntry: entries.find((e) => req.path.endsWith(e.id)) })
+          : JSON.stringify({ list: entries });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  const client = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
+
+  it('mcp list and get -o json keep a __proto__ member the server sent', async () => {
+    for (const args of [['mcp', 'get', 'a', 'c1'], ['mcp', 'list', 'a']]) {
+      const r = await client([...args, '-o', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('"__proto__": {');
+      expect(r.stdout).toContain('"__proto__": "kept"');
+      // The same sparse view as a summary or a table.
+      const table = await client(args);
+      expect(table.code, table.stderr).toBe(0);
+    }
+  });
+
+  it('mcp catalog list and get: sparse entries print (table and JSON), field names are never redacted', async () => {
+    const l = await client(['mcp', 'catalog', 'list', '-o', 'json']);
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).not.toContain('<redacted>');
+    expect(l.json()[0].configFields[0]).toEqual({ name: 'apiKey', displayName: 'API key', secret: true });
+    const table = await client(['mcp', 'catalog', 'list']);
+    expect(table.code, table.stderr).toBe(0);
+    for (const e of entries) {
+      const g = await client(['mcp', 'catalog', 'get', e.id]);
+      expect(g.code, g.stderr).toBe(0);
+    }
+    const sparse = await client(['mcp', 'catalog', 'get', entries[2]!.id]);
+    expect(sparse.stdout).toMatch(/^Config fields:\s+token \(secret\)$/m);
+    expect(sparse.stdout).toMatch(/^Auth modes:\s+MCP_SERVER_AUTH_METHOD_MUTUAL_TLS \(default\)$/m);
+    const none = await client(['mcp', 'catalog', 'get', entries[1]!.id]);
+    expect(none.stdout).toMatch(/^Config fields:\s+no schema sent$/m);
   });
 });
 

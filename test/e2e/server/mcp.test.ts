@@ -259,11 +259,15 @@ describe('MCP credentials API: updates and the derived view', async () => {
 
   it('updates hosted config fields by key, sealing the secret ones and never returning them', async () => {
     const before = JSON.parse(row(s, d.hosted).secrets_json);
+    const bySite = await post(s, d.hosted, { hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us3.datadoghq.com' } }, updateMask: 'configFields.site' });
+    expect(bySite.status).toBe(200);
+    expect(bySite.body.mcpServer.configFieldValues).toEqual({ site: 'us3.datadoghq.com' });
+    // A per-key path leaves the other fields as they were, the sealed secret included.
+    expect(JSON.parse(row(s, d.hosted).secrets_json)['configFields.apiKey']).toBe(before['configFields.apiKey']);
     const res = await post(s, d.hosted, { hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com', apiKey: 'new-api-key-value' } }, updateMask: 'configFields.site,configFields.apiKey' });
     expect(res.status).toBe(200);
     expect(res.body.mcpServer.configFieldValues).toEqual({ site: 'us5.datadoghq.com' });
     const after = JSON.parse(row(s, d.hosted).secrets_json);
-    expect(after['configFields.appKey']).toBe(before['configFields.appKey']);
     expect(s.server.store.open(after['configFields.apiKey'], 'mcp_servers', d.appId, d.hosted, 'configFields.apiKey')).toBe('new-api-key-value');
     expect(JSON.stringify(res.body)).not.toContain('new-api-key-value');
     // Without a mask the config fields are replaced.

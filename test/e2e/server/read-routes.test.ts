@@ -95,7 +95,10 @@ describe('embedded server: read routes', async () => {
     expect([...paged.body.list, ...rest.body.list].map((e: any) => e.id)).toEqual(all.body.list.map((e: any) => e.id));
     const one = await s.api(`/api/v1/mcp_server_catalog/${d.mcp.catalogIds.datadog}`);
     expect(one.body.catalogEntry).toMatchObject({ id: d.mcp.catalogIds.datadog, serviceName: 'datadog' });
-    expect(one.body.catalogEntry.configFields).toContainEqual({ name: 'apiKey', displayName: 'API key', secret: true });
+    // The service's shape: configSchema.fields and authModes, no top-level configFields.
+    expect(one.body.catalogEntry.configFields).toBeUndefined();
+    expect(one.body.catalogEntry.authModes).toEqual([{ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE' }]);
+    expect(one.body.catalogEntry.configSchema.fields).toContainEqual({ name: 'apiKey', displayName: 'API key', description: '', placeholder: '', default: '', required: true, secret: true });
     expect((await s.api('/api/v1/mcp_server_catalog/nosuch')).status).toBe(404);
   });
 });

@@ -4,7 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CommandContext } from '../../../src/cli/context.js';
+import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
+import type { Prompter } from '../../../src/cli/prompt.js';
 import { tempDir } from '../../helpers/cli.js';
+import { fakeIO } from '../../helpers/io.js';
 import { tenant, tenantCli } from './helpers.js';
 
 describe('mcp against the fake tenant', async () => {
@@ -44,8 +48,102 @@ describe('mcp against the fake tenant', async () => {
     const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--update-mask', 'configFields.apiKey', '--config-file', `apiKey=${file}`]);
     expect(r.code, r.stderr).toBe(0);
     expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
+    // The per-key path the service does not document is sent as configFields, the stored site with it.
+    expect(lastRequest()?.updateMask).toBe('configFields');
     expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-new' });
     expect(r.stdout + r.stderr).not.toContain('dd-key-new');
+  });
+
+  it('hosted config fields: omitting the stored secret refuses (exit 2) and sends no update', async () => {
+    const before = structuredClone(stored(hosted));
+    const sent = t.mcp.requests.length;
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us5.datadoghq.com']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('would clear the secret config field apiKey of datadog-mcp');
+    expect(r.stderr).toMatch(/--config-stdin apiKey .* --replace-config-fields/);
+    expect(t.mcp.requests.length).toBe(sent);
+    expect(stored(hosted)).toEqual(before);
+  });
+
+  it('hosted config fields: giving only apiKey keeps site; changing site with apiKey given again keeps apiKey', async () => {
+    const only = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey'], { input: 'dd-key-only' });
+    expect(only.code, only.stderr).toBe(0);
+    expect(lastRequest()?.hostedConfig?.configFields).toEqual({ apiKey: 'dd-key-only', site: 'datadoghq.eu' });
+    expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-only' });
+    const both = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'], { input: 'dd-key-both' });
+    expect(both.code, both.stderr).toBe(0);
+    expect(stored(hosted).configFields).toEqual({ site: 'us3.datadoghq.com', apiKey: 'dd-key-both' });
+    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run'], { input: 'dd-key-dry' });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: '<redacted>', site: 'us3.datadoghq.com' } }, updateMask: 'configFields' });
+    // Back as seeded, for the tests that follow.
+    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    expect(back.code, back.stderr).toBe(0);
+  });
+
+  it('a success answered {"mcpServer": null}: exit 0 with a note', async () => {
+    t.mcp.answerNullView = true;
+    try {
+      const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--require-tool-approval', 'true']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`note: the service returned no view of MCP server ${ext}`);
+      expect(stored(ext).settings.requireToolApproval).toBe('OPTIONAL_BOOL_TRUE');
+    } finally {
+      t.mcp.answerNullView = false;
+    }
+  });
+
+  it('--interactive on a hosted server: the catalog entry from the list, its schema\'s fields, a plain diff, then the update', async () => {
+    const answers: [string, string | boolean | null][] = [
+      ['MCP catalog entry', null],
+      ['Source app ID', null],
+      ['Change the config fields (site, apiKey)?', true],
+      ['Datadog site (site)', 'us5.datadoghq.com'],
+      ['API key (apiKey), secret', 'k-tenant-typed'],
+      ['Authentication method', null],
+      ['Require approval', null],
+      ['Send this update', true],
+    ];
+    const next = (m: string) => {
+      const [prefix, a] = answers.shift() ?? ['', undefined];
+      if (!m.startsWith(prefix)) throw new Error(`expected the prompt "${prefix}", got "${m}"`);
+      return a;
+    };
+    const prompter: Prompter = {
+      enabled: true,
+      input: async (m, o) => String(next(m) ?? o?.default ?? ''),
+      password: async (m) => String(next(m)),
+      confirm: async (m, o) => Boolean(next(m) ?? o?.default),
+      select: async <T extends string>(m: string, _c: unknown, o?: { default?: T }) => (next(m) ?? o?.default) as T,
+    };
+    const { io, err } = fakeIO({ tty: true });
+    const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(tempDir(), 'cfg'), AGCTL_BASE_URL: t.baseUrl, AGCTL_ACCESS_TOKEN: t.issueToken() }, flags: {}, prompter });
+    const sent = t.mcp.requests.length;
+    const code = await run({ args: [app, hosted], opts: { interactive: true } }, ctx);
+    expect(code, err()).toBe(0);
+    expect(answers).toEqual([]);
+    expect(err()).toContain('  Config field site: datadoghq.eu → us5.datadoghq.com');
+    expect(err()).toContain('  Config field apiKey: a new secret value');
+    expect(err()).not.toContain('k-tenant-typed');
+    expect(t.mcp.requests.length).toBe(sent + 1);
+    expect(lastRequest()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' } }, updateMask: 'configFields' });
+    expect(stored(hosted).configFields).toEqual({ site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' });
+    // Back as seeded, for the tests that follow.
+    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    expect(back.code, back.stderr).toBe(0);
+  });
+
+  it('catalog list and get read the service\'s shape, sparse entries included', async () => {
+    const g = await cli(['mcp', 'catalog', 'get', t.seed.catalogId]);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site" \(required\), apiKey "API key" \(secret, required\)$/m);
+    expect(g.stdout).toMatch(/^Auth modes:\s+NONE \(default\)$/m);
+    const l = await cli(['mcp', 'catalog', 'list', '-o', 'json']);
+    expect(l.code, l.stderr).toBe(0);
+    expect(l.stdout).not.toContain('<redacted>');
+    const table = await cli(['mcp', 'catalog', 'list']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/Datadog\s+datadog\s+site \(required\), apiKey \(secret, required\)/);
   });
 
   it('hosted server without --catalog-id: a bearer token is stored and the other config fields stay', async () => {

@@ -104,7 +104,7 @@ describe('read commands against the fake tenant', async () => {
     expect(q.stdout).toContain(t.seed.catalogId);
     const g = await cli(['mcp', 'catalog', 'get', t.seed.catalogId]);
     expect(g.code, g.stderr).toBe(0);
-    expect(g.stdout).toMatch(/^Config fields:\s+site, apiKey \(secret\)$/m);
+    expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site" \(required\), apiKey "API key" \(secret, required\)$/m);
     expect((await cli(['mcp', 'catalog', 'get', 'nosuch'])).code).toBe(5);
   });
 });

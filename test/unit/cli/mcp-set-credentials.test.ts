@@ -1,6 +1,8 @@
 // agctl mcp set-credentials in-process: flags -> request, the interactive
 // walk-through with a scripted prompter, and the prompt for a missing secret.
-// Every run here is a --dry-run, so nothing reaches a server.
+// The flag runs are dry runs on external servers, so nothing reaches a server;
+// the walk-through reads an in-process embedded server (loopback), which a run
+// writes to only when a test says so.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,31 +22,35 @@ import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';
 import { ksuid } from '../../../src/lib/ids.js';
 import { privatePem, rsaKey } from '../../helpers/keys.js';
+import { startTestServer } from '../../helpers/server.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-mcp-unit-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const RSA_PEM = privatePem(rsaKey());
 const CATALOG = ksuid();
 
-/** Pressing Enter at a yes/no question: its default. */
+/** Pressing Enter: a question's default (the offered value, or the current choice). */
 const ENTER = Symbol('Enter');
 type Answer = string | boolean | typeof ENTER;
 /** A prompter answering in order from a script of [message prefix, answer]; records what was asked, and which inputs were hidden. */
 function scripted(script: [string, Answer][], enabled = true) {
   const asked: string[] = [];
   const hidden: string[] = [];
-  const next = (message: string, choices?: { value: string }[]) => {
+  /** What each prompt showed besides its message: an input's offered default, a select's choice names and descriptions. */
+  const shown: string[] = [];
+  const next = (message: string) => {
     asked.push(message);
     const step = script.shift();
     if (!step) throw new Error(`unexpected prompt: ${message}`);
     if (!message.startsWith(step[0])) throw new Error(`expected the prompt "${step[0]}", got "${message}"`);
-    if (choices && !choices.some((c) => c.value === step[1])) throw new Error(`"${String(step[1])}" is not a choice of "${message}"`);
     return step[1];
   };
   const p: Prompter = {
     enabled,
     input: async (m, o) => {
-      const v = String(next(m));
+      if (o?.default !== undefined) shown.push(o.default);
+      const a = next(m);
+      const v = a === ENTER ? o?.default ?? '' : String(a);
       if (o?.validate) {
         const ok = o.validate(v);
         if (ok !== true) throw new Error(`the answer to "${m}" fails validation: ${ok}`);
@@ -61,9 +67,18 @@ function scripted(script: [string, Answer][], enabled = true) {
       const a = next(m);
       return a === ENTER ? Boolean(o?.default) : Boolean(a);
     },
-    select: async <T extends string>(m: string, choices: { value: T }[]) => next(m, choices) as T,
+    select: async <T extends string>(m: string, choices: { value: T; name?: string; description?: string }[], o?: { default?: T }) => {
+      asked.push(m);
+      for (const c of choices) shown.push(c.name ?? '', c.description ?? '');
+      const step = script.shift();
+      if (!step) throw new Error(`unexpected prompt: ${m}`);
+      if (!m.startsWith(step[0])) throw new Error(`expected the prompt "${step[0]}", got "${m}"`);
+      const a = step[1] === ENTER ? o?.default : step[1];
+      if (!choices.some((c) => c.value === a)) throw new Error(`"${String(a)}" is not a choice of "${m}"`);
+      return a as T;
+    },
   };
-  return { p, asked, hidden, left: () => script.length };
+  return { p, asked, hidden, shown, left: () => script.length };
 }
 
 function context(prompter: Prompter, env: Record<string, string> = {}) {
@@ -218,12 +233,79 @@ describe('on a terminal', () => {
   });
 });
 
-describe('--interactive', () => {
-  it('walks an external OAuth2 authorization-code setup, asking only what applies', async () => {
-    const r = await dryRun({ interactive: true }, [
-      ['What kind of MCP server', 'external'],
-      ['Endpoint URL', 'https://crm.example.com/mcp'],
-      ['Transport', 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP'],
+describe('--interactive', async () => {
+  // The walk-through starts from the server's view: an in-process server with the demo data.
+  const srv = await startTestServer();
+  const d = srv.demo.mcp;
+  const env = { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret };
+  const row = (id: string) => srv.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id);
+  const on = (connectorId: string, o: Partial<SetCredentialsOptions>): Partial<SetCredentialsOptions> => ({ appId: d.appId, connectorId, interactive: true, ...o });
+  const walk = async (o: Partial<SetCredentialsOptions>, script: [string, Answer][]) => {
+    const s = scripted(script);
+    const c = context(s.p, env);
+    const code = await run(input(o), c.ctx);
+    expect(s.left()).toBe(0);
+    return { code, asked: s.asked, hidden: s.hidden, shown: s.shown, err: c.err(), out: c.out() };
+  };
+
+  it('starts from the server\'s values: accepted as offered, nothing changes and nothing is sent (tool approval stays required)', async () => {
+    const before = row(d.external);
+    const r = await walk(on(d.external, { dryRun: undefined }), [
+      ['Endpoint URL', ENTER],
+      ['Transport', ENTER],
+      ['Authentication method', ENTER],
+      ['Keep the stored bearer token settings and secrets?', ENTER],
+      ['Token sharing', ENTER],
+      ['Require approval', ENTER],
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('Nothing changed; nothing sent');
+    expect(row(d.external)).toEqual(before);
+  });
+
+  it('values this version does not know (a newer service\'s) are offered as current and kept on Enter', async () => {
+    const before = row(d.unknownEnums);
+    const r = await walk(on(d.unknownEnums, { dryRun: undefined }), [
+      ['Endpoint URL', ENTER],
+      ['Transport', ENTER],
+      ['Authentication method', ENTER],
+      ['Require approval', ENTER],
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('Nothing changed; nothing sent');
+    expect(r.shown).toContain('MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET (current, not known to this version)');
+    expect(r.shown).toContain('Keep the current method (MCP_SERVER_AUTH_METHOD_MUTUAL_TLS, not known to this version)');
+    expect(row(d.unknownEnums)).toEqual(before);
+  });
+
+  it('before confirming shows a plain diff, not the JSON request; declined: nothing sent (exit 130)', async () => {
+    const before = row(d.external);
+    const r = await walk(on(d.external, { dryRun: undefined }), [
+      ['Endpoint URL', 'https://wiki3.example.com/mcp'],
+      ['Transport', ENTER],
+      ['Authentication method', ENTER],
+      ['Keep the stored bearer token settings and secrets?', false],
+      ['Token sharing', ENTER],
+      ['Bearer token', 'tok-SECRET-1'],
+      ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
+      ['Send this update to MCP server wiki-mcp in app ai-tools?', false],
+    ]);
+    expect(r.code).toBe(EXIT_INTERRUPTED);
+    const lines = r.err.split('\n');
+    expect(lines).toContain('  Tool approval: required → tenant default');
+    expect(lines).toContain('  URL: https://wiki-mcp.example.com/mcp → https://wiki3.example.com/mcp');
+    expect(lines).toContain('  Authentication: BEARER_TOKEN, replaced');
+    expect(lines).toContain('    token: a new secret value');
+    expect(r.err).not.toMatch(/Transport:|Token sharing:|"externalConfig"/);
+    expect(r.err).not.toContain('tok-SECRET-1');
+    expect(r.err).toContain('Nothing sent');
+    expect(row(d.external)).toEqual(before);
+  });
+
+  it('walks an external OAuth2 authorization-code setup, asking only what applies; unchanged answers stay out of the mask', async () => {
+    const r = await walk(on(d.external, {}), [
+      ['Endpoint URL', ENTER],
+      ['Transport', 'MCP_SERVER_TRANSPORT_TYPE_SSE'],
       ['Authentication method', 'oauth2'],
       ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE'],
       ['Token sharing', 'MCP_SERVER_TOKEN_SHARING_PER_USER'],
@@ -234,14 +316,13 @@ describe('--interactive', () => {
       ['Token endpoint URL', 'https://idp.example.com/token'],
       ['Scopes', 'openid crm.read'],
       ['PKCE', 's256'],
-      ['Require approval', 'OPTIONAL_BOOL_TRUE'],
+      ['Require approval', ENTER],
     ]);
-    expect(r.body).toEqual({
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
       externalConfig: {
-        url: 'https://crm.example.com/mcp',
-        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
         tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
-        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
         oauth2: {
           mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE',
           clientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED',
@@ -252,71 +333,64 @@ describe('--interactive', () => {
           pkce: 's256',
         },
       },
-      updateMask: 'url,transportType,tokenSharing,requireToolApproval,oauth2',
+      updateMask: 'transportType,tokenSharing,oauth2',
     });
   });
 
-  it('shows the request with secrets redacted and sends nothing unless the replacement is confirmed (declined: exit 130)', async () => {
-    const s = scripted([
-      ['What kind of MCP server', 'external'],
-      ['Endpoint URL', 'https://wiki.example.com/mcp'],
-      ['Transport', 'MCP_SERVER_TRANSPORT_TYPE_SSE'],
-      ['Authentication method', 'bearerToken'],
-      ['Token sharing', 'MCP_SERVER_TOKEN_SHARING_SHARED'],
-      ['Bearer token', 'tok-SECRET-1'],
-      ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
-      ['Send this update to MCP server srv in app ai-tools?', false],
+  it('a hosted server: the catalog entry from a list, config fields from its schema (secret ones hidden), the stored values offered', async () => {
+    const r = await walk(on(d.hosted, {}), [
+      ['MCP catalog entry', ENTER],
+      ['Source app ID', ENTER],
+      ['Change the config fields (site, apiKey)?', true],
+      ['Datadog site (site)', ENTER],
+      ['API key (apiKey), secret', 'typed-api-key'],
+      ['Authentication method', ENTER],
+      ['Require approval', ENTER],
     ]);
-    // No server and no credentials: a declined walk-through never needs them.
-    const c = context(s.p);
-    expect(await run(input({ interactive: true, dryRun: undefined }), c.ctx)).toBe(EXIT_INTERRUPTED);
-    expect(s.left()).toBe(0);
-    expect(c.err()).toContain('"token": "<redacted>"');
-    expect(c.err()).not.toContain('tok-SECRET-1');
-    expect(c.err()).toContain('Nothing sent');
+    expect(r.code).toBe(0);
+    expect(r.hidden).toEqual(['API key (apiKey), secret']);
+    expect(r.asked.join('\n')).not.toMatch(/Is .* a secret|Config field name|Keep the stored/);
+    // The stored site is offered and re-sent; the secret is redacted; the catalog ID is carried outside the mask.
+    expect(JSON.parse(r.out)).toEqual({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu', apiKey: '<redacted>' } }, updateMask: 'configFields' });
+    expect(r.err).not.toContain('typed-api-key');
   });
 
-  it('walks a hosted AWS setup with a secret config field, skipping what flags gave', async () => {
-    const r = await dryRun({ interactive: true, hosted: true, catalogId: CATALOG, awsAccessKeyId: 'AKIAFLAG' }, [
-      ['Source app ID', ''],
-      ['Add a config field', true],
-      ['Config field name', 'apiKey'],
-      ['Is apiKey a secret', true],
-      ['Value of apiKey', 'typed-api-key'],
-      ['Add another config field', false],
+  it('server text reaches the prompts escaped, and a current value holding a control character is not offered', async () => {
+    const db = srv.server.store.db;
+    db.prepare('UPDATE mcp_catalog SET display_name = ?, description = ? WHERE id = ?').run('Data\u001b[2Jdog', 'logs\u009b31m', d.catalogIds.awsBedrock);
+    db.prepare('UPDATE mcp_servers SET endpoint_url = ? WHERE app_id = ? AND connector_id = ?').run('https://x.example.com/\u001b[31m', d.appId, d.legacyPassthrough);
+    const ext = await walk(on(d.legacyPassthrough, { transport: 'sse', auth: 'none', requireToolApproval: 'true' }), [['Endpoint URL', 'https://crm2.example.com/mcp']]);
+    expect(ext.code).toBe(0);
+    const hosted = await walk(on(d.hosted, { auth: 'none', requireToolApproval: 'true' }), [
+      ['MCP catalog entry', ENTER],
+      ['Source app ID', ENTER],
+      ['Change the config fields', false],
+    ]);
+    expect(hosted.code).toBe(0);
+    expect(hosted.shown).toContain('Data\\x1b[2Jdog');
+    for (const text of [...ext.shown, ...hosted.shown]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
+  it('a hosted AWS setup, skipping what flags gave and leaving the config fields as stored', async () => {
+    const r = await walk(on(d.hosted, { hosted: true, awsAccessKeyId: 'AKIAFLAG' }), [
+      ['MCP catalog entry', ENTER],
+      ['Source app ID', ENTER],
+      ['Change the config fields', ENTER],
       ['AWS secret access key', 'typed-aws-secret'],
       ['Are these temporary credentials', true],
       ['AWS session token', 'typed-session'],
-      ['Require approval', 'OPTIONAL_BOOL_UNSPECIFIED'],
+      ['Require approval', 'OPTIONAL_BOOL_TRUE'],
     ]);
-    expect(r.body).toEqual({
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({
       hostedConfig: {
-        mcpServerCatalogId: CATALOG,
-        configFields: { apiKey: '<redacted>' },
-        requireToolApproval: 'OPTIONAL_BOOL_UNSPECIFIED',
+        mcpServerCatalogId: d.catalogIds.datadog,
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
         awsSigv4: { accessKeyId: 'AKIAFLAG', secretAccessKey: '<redacted>', sessionToken: '<redacted>' },
       },
-      updateMask: 'mcpServerCatalogId,requireToolApproval,configFields,awsSigv4',
+      updateMask: 'requireToolApproval,awsSigv4',
     });
     expect(r.asked.join('\n')).not.toMatch(/Token sharing|Authentication method|Endpoint URL/);
-  });
-
-  it('a config field named like a secret is a secret on Enter, and its value is asked hidden', async () => {
-    const r = await dryRun({ interactive: true, hosted: true, catalogId: CATALOG, auth: 'none', requireToolApproval: 'false' }, [
-      ['Source app ID', ''],
-      ['Add a config field', true],
-      ['Config field name', 'apiKey'],
-      ['Is apiKey a secret', ENTER],
-      ['Value of apiKey', 'typed-api-key'],
-      ['Add another config field', true],
-      ['Config field name', 'region'],
-      ['Is region a secret', ENTER],
-      ['Value of region', 'eu-west-1'],
-      ['Add another config field', false],
-    ]);
-    expect(r.hidden).toEqual(['Value of apiKey']);
-    // (--dry-run redacts every config field's value)
-    expect(Object.keys(r.body.hostedConfig.configFields)).toEqual(['apiKey', 'region']);
   });
 
   it('names that look like secrets', () => {
@@ -331,7 +405,7 @@ describe('--interactive', () => {
   it('asks for multi-line keys as a file path and checks them with the shared rules', async () => {
     const keyFile = join(root, 'jwt.pem');
     writeFileSync(keyFile, RSA_PEM);
-    const r = await dryRun({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }, [
+    const r = await dryRun({ ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }, [
       ['Authentication method', 'oauth2'],
       ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER'],
       ['Token endpoint URL', 'https://idp.example.com/token'],
@@ -340,7 +414,7 @@ describe('--interactive', () => {
       ['JWT subject', ''],
       ['JWT audience', ''],
       ['Scopes', ''],
-    ]);
+    ], env);
     expect(r.body.externalConfig.oauth2).toEqual({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/token', jwtPrivateKey: '<redacted>', jwtIssuer: 'robot@example.com' });
     // Token sharing is not offered for JWT bearer (SHARED only).
     expect(r.asked).not.toContain('Token sharing');
@@ -357,7 +431,7 @@ describe('--interactive', () => {
       ['JWT audience', ''],
       ['Scopes', ''],
     ]);
-    await expect(run(input({ interactive: true, url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p).ctx)).rejects.toThrow(
+    await expect(run(input({ ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p, env).ctx)).rejects.toThrow(
       /^externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/,
     );
   });

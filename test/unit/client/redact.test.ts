@@ -100,6 +100,17 @@ describe('redactJson', () => {
     expect(out.nested[0].configFields.x).toBe(REDACTED);
   });
 
+  it('a list under a secret map\'s name is no map: the members of its objects stay (a catalog entry\'s field names)', () => {
+    const out = redactJson({ configFields: [{ name: 'apiKey', displayName: 'API key', secret: true }, 'loose-string'] }) as any;
+    expect(out.configFields).toEqual([{ name: 'apiKey', displayName: 'API key', secret: true }, REDACTED]);
+  });
+
+  it('keeps a __proto__ member (JSON.parse makes it an own member) as a member', () => {
+    const out = redactJson(JSON.parse('{"a":1,"__proto__":{"b":"c"},"m":{"__proto__":"x"}}'));
+    expect(JSON.stringify(out)).toBe('{"a":1,"__proto__":{"b":"c"},"m":{"__proto__":"x"}}');
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  });
+
   it('leaves scalars and non-secret values alone', () => {
     expect(redactJson(null)).toBeNull();
     expect(redactJson('text')).toBe('text');

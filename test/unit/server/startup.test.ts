@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedServer, StartupError, startEmbeddedServer } from '../../../src/server/app.js';
+import { SCHEMA_VERSION } from '../../../src/server/store/db.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-startup-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -94,12 +95,12 @@ describe('the data directory', () => {
     expect(earlier.hint).toBe('move the data directory away to start with fresh demo data, or choose another data directory with --data-dir');
     setVersion(99);
     const unknown = await startupError(startEmbeddedServer({ dataDir: dir }));
-    expect(unknown.message).toBe(`the database ${file} has storage layout 99, which this version of agctl does not read (it reads layout 1)`);
+    expect(unknown.message).toBe(`the database ${file} has storage layout 99, which this version of agctl does not read (it reads layout ${SCHEMA_VERSION})`);
     const db = new Database(file, { readonly: true });
     expect(db.pragma('user_version', { simple: true })).toBe(99);
     db.close();
     // Back at this version's layout, the data directory starts again, with its data.
-    setVersion(1);
+    setVersion(SCHEMA_VERSION);
     const again = new EmbeddedServer({ dataDir: dir });
     expect(again.demo).toEqual(server.demo);
     await again.close();

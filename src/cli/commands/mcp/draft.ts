@@ -125,6 +125,8 @@ export interface Draft {
   secrets: Record<string, string>;
   mask?: string;
   maskPaths: string[] | null;
+  /** The config fields given replace the stored ones (--replace-config-fields, or every field asked in the walk-through). */
+  replaceConfigFields?: boolean;
 }
 
 const kebab = (v: string) => shortEnum(v).toLowerCase().replace(/_/g, '-');
@@ -202,6 +204,12 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   if (opts.sourceAppId !== undefined) d.settings.sourceAppId = opts.sourceAppId;
   const plainConfig = parsePairs('--config', opts.config);
   if (plainConfig) d.configFields = plainConfig;
+  // --replace-config-fields alone: the set given is empty, so every stored field is cleared.
+  if (opts.replaceConfigFields && opts.fromFile === undefined) {
+    if (d.kind === 'external') throw new UsageError('--replace-config-fields applies to hosted servers only, not with --external');
+    d.kind = 'hosted';
+    d.configFields ??= {};
+  }
 
   // Non-secret auth fields.
   const v = d.values;

@@ -45,6 +45,7 @@ export const setCredentials = () =>
     .option('--config-file <key=path>', 'hosted: a config field read from a file, for secret fields (repeatable)', collect)
     .option('--config-stdin <key>', 'hosted: a config field read from stdin')
     .option('--config-secret <key>', 'hosted: a config field asked for with a hidden prompt (repeatable)', collect)
+    .option('--replace-config-fields', 'hosted: the config fields given replace the stored ones; every field not given is cleared, secrets included')
 
     .optionsGroup('Authentication (secrets: --X-stdin, --X-file, an env var, or a hidden prompt):')
     .addOption(
@@ -110,7 +111,7 @@ export const setCredentials = () =>
     )
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
     .option('--dry-run', 'print the request with every secret redacted, and send nothing')
-    .option('-i, --interactive', 'walk through the choices with prompts (terminal only)')
+    .option('-i, --interactive', 'walk through the choices with prompts, starting from the current values (terminal only)')
     .addHelpText(
       'after',
       () => helpText(
@@ -119,12 +120,19 @@ Only the fields given change; every other field keeps its stored value. The
 request always carries an update mask naming them, relative to the config, as
 the service keys it: --url masks url, an auth method masks its whole object
 (bearerToken, oauth2, ...: replaced, a rotation), any --config masks
-configFields (the whole set of config fields is replaced). --update-mask names
-the fields instead (e.g. bearerToken.token to change only the token); a path
-given as externalConfig.X or hostedConfig.X is sent as X, with a note. A hosted
-request always carries the catalog ID: without --catalog-id it is read from
-the server (GET .../mcp_servers/ID) and sent outside the mask. After the update,
-a warning names any asked-for change the returned view does not show.
+configFields. --update-mask names the fields instead (e.g. bearerToken.token
+to change only the token); a path given as externalConfig.X or hostedConfig.X
+is sent as X, with a note. A hosted request always carries the catalog ID:
+without --catalog-id it is read from the server (GET .../mcp_servers/ID) and
+sent outside the mask. After the update, a warning names any asked-for change
+the returned view does not show.
+
+The service replaces config fields as a whole (a field not sent is cleared,
+secrets included), so agctl re-sends the stored values of the non-secret
+fields you do not change (read from the server's view) and sends
+configFields.NAME paths as configFields. Secret values cannot be read back:
+when the catalog entry has a secret field you do not give again, agctl stops
+(exit 2, nothing sent) unless --replace-config-fields says to clear it.
 
 Secrets are never taken from a plain flag value (--config is for non-secret
 catalog fields; it warns when a name looks secret); on a terminal a missing
@@ -135,7 +143,8 @@ server's own rules before it is sent (exit 2 on a mistake).`,
           'agctl mcp set-credentials ai-tools wiki-mcp --external --update-mask bearerToken.token --bearer-token-file token.txt',
           'agctl mcp set-credentials ai-tools datadog-mcp --hosted --aws-access-key-id AKIA... --aws-secret-access-key-file aws.key',
           'agctl mcp set-credentials ai-tools tickets-mcp --external --username svc --password-file pw.txt --update-mask basicAuth',
-          'agctl mcp set-credentials ai-tools datadog-mcp --hosted --update-mask configFields.apiKey --config-file apiKey=dd.key',
+          'agctl mcp set-credentials ai-tools datadog-mcp --hosted --config-file apiKey=dd.key',
+          'agctl mcp set-credentials ai-tools datadog-mcp --hosted --config site=datadoghq.eu --config-file apiKey=dd.key --replace-config-fields',
           'agctl mcp set-credentials ai-tools crm-mcp --url https://crm-mcp.example.com/mcp --oauth2-mode client-credentials \\\n      --oauth2-token-url https://idp.example.com/token --oauth2-client-id crm --oauth2-client-secret-stdin < secret.txt',
           'agctl mcp set-credentials ai-tools wiki-mcp --from-file request.json --dry-run',
           'agctl mcp set-credentials ai-tools wiki-mcp --interactive',

@@ -1,7 +1,7 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
 import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
-import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
+import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type McpServerView, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
 import { rootOf } from '../../../../api/mcp-config.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
 import { validateCredentialsRequest } from '../../../../api/mcp.js';
@@ -25,12 +25,17 @@ import {
   maskPaths,
   neededSecrets,
   obtainSecret,
+  parsePairs,
   readConfigInputs,
   readFlagSecrets,
   toBody,
   type SetCredentialsOptions,
 } from '../draft.js';
+import { completeConfigFields } from '../config-fields.js';
+import { describeChanges } from '../changes.js';
 import { printServerSummary } from '../summary.js';
+import { escapeControls } from '../../../escape.js';
+import { shellQuote } from '../../../output.js';
 import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 
@@ -42,9 +47,14 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   checkPathId(opts.appId, 'app ID');
   checkPathId(opts.connectorId, 'connector ID');
   const fromFile = opts.fromFile !== undefined;
-  const body = fromFile ? await readRequestFile(opts, ctx) : await buildRequest(opts, ctx);
+  const view = storedView(opts, ctx);
+  const built = fromFile ? { body: await readRequestFile(opts, ctx), replace: false } : await buildRequest(opts, ctx, view);
+  const body = built.body;
+  if (opts.interactive && !deriveUpdateMask(configOf(body)?.config ?? {})) return nothingChanged(ctx);
   settleUpdateMask(body, fromFile, ctx);
-  await addStoredCatalogId(body, opts, ctx);
+  await addStoredCatalogId(body, opts, ctx, view);
+  const fields = await completeConfigFields(body, ctx, { connectorId: opts.connectorId, replace: Boolean(opts.replaceConfigFields) || built.replace, fromFile, view });
+  if (!fromFile) warnPlainConfigSecrets(opts, fields.secret, ctx);
 
   // The same validation as the server's, before anything is sent. Enum values
   // this version does not list are sent as they are: a newer service may know them (§9).
@@ -55,10 +65,10 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
 
   if (opts.dryRun) {
     ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (secrets redacted; nothing was sent)`);
-    ctx.out.printJson(redactJson(body));
+    ctx.out.printJson(redactRequest(body, fields.secret));
     return 0;
   }
-  if (opts.interactive && !(await confirmInteractive(body, opts, ctx))) {
+  if (opts.interactive && !(await confirmInteractive(body, opts, ctx, await view(), fields.secret))) {
     // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
     ctx.out.info('Nothing sent');
     return EXIT_INTERRUPTED;
@@ -66,7 +76,14 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
 
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
-  const unseen = mcpServer ? unappliedChanges(req, mcpServer) : [];
+  if (mcpServer === null) {
+    // The contract allows a success without a view: nothing to show or compare.
+    ctx.out.info(`note: the service returned no view of MCP server ${opts.connectorId}; see it with agctl mcp get ${shellQuote(opts.appId)} ${shellQuote(opts.connectorId)}`);
+    if (ctx.out.json) ctx.out.printJson(null);
+    else ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
+    return 0;
+  }
+  const unseen = unappliedChanges(req, mcpServer);
   if (unseen.length) {
     ctx.out.warn(`the server answered success, but its view of ${opts.connectorId} does not show ${unseen.join(', ')}: that change may not have been made`);
   }
@@ -75,17 +92,57 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return 0;
   }
   ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
-  if (mcpServer) printServerSummary(ctx, mcpServer);
+  printServerSummary(ctx, mcpServer);
   return 0;
 }
 
+/** A walk-through that changed nothing sends nothing. */
+function nothingChanged(ctx: CommandContext): number {
+  ctx.out.info('Nothing changed; nothing sent');
+  return 0;
+}
+
+/** The server's view, read at most once (GET .../mcp_servers/ID), for the catalog ID, the stored config fields and the walk-through. */
+function storedView(opts: SetCredentialsOptions, ctx: CommandContext): () => Promise<McpServerView | null> {
+  let p: Promise<McpServerView | null> | undefined;
+  return () => (p ??= ctx.api().then((api) => getMcpServer(api, opts.appId, opts.connectorId)).then((r) => r.mcpServer));
+}
+
 /**
- * The walk-through ends with the request it built (secrets redacted) and a
- * question: it replaces every field it names, stored authentication included,
- * so nothing is sent on a mere Enter.
+ * The request with every secret redacted: auth secrets by name, config fields
+ * by the catalog schema's secret marks (all of them when no schema is known).
  */
-async function confirmInteractive(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext): Promise<boolean> {
-  ctx.io.stderr.write(`${JSON.stringify(redactJson(body), null, 2)}\n`);
+function redactRequest(body: UpdateCredentialsRequest, secret: ReadonlySet<string> | undefined): unknown {
+  const out = redactJson(body) as { hostedConfig?: { configFields?: Record<string, unknown> } };
+  const given = isJsonObject(body.hostedConfig) && isJsonObject(body.hostedConfig.configFields) ? body.hostedConfig.configFields : undefined;
+  if (secret && given && out.hostedConfig?.configFields) {
+    for (const [k, v] of Object.entries(given)) if (!secret.has(k)) out.hostedConfig.configFields[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A plain `--config` value for a field the catalog schema marks secret (or,
+ * without a schema, whose name looks secret): warned about, naming the flags
+ * that keep a value off the command line.
+ */
+function warnPlainConfigSecrets(opts: SetCredentialsOptions, secret: ReadonlySet<string> | undefined, ctx: CommandContext): void {
+  for (const k of Object.keys(parsePairs('--config', opts.config) ?? {})) {
+    if (secret ? secret.has(k) : looksSecret(k)) {
+      ctx.out.warn(`--config ${k}=...: ${secret ? `${k} is a secret field of the catalog entry, and ` : ''}a value on the command line stays in shell history and process lists; use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
+    }
+  }
+}
+
+/**
+ * The walk-through ends with what would change, as a plain list of
+ * "Label: current → new" lines (secrets never shown), and a question; nothing
+ * is sent on a mere Enter.
+ */
+async function confirmInteractive(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext, view: McpServerView | null, secret: ReadonlySet<string> | undefined): Promise<boolean> {
+  const lines = describeChanges(body, view, secret);
+  ctx.out.info(lines.length ? `Changes to MCP server ${opts.connectorId}:` : `No change to MCP server ${opts.connectorId}`);
+  for (const line of lines) ctx.out.info(`  ${escapeControls(line)}`);
   return ctx.prompt.confirm(`Send this update to MCP server ${opts.connectorId} in app ${opts.appId}?`, { default: false });
 }
 
@@ -153,11 +210,11 @@ function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: 
  * only its auth changes (service-notes.md §3). Without one from the user, it
  * is read from the server and sent outside the mask: it identifies, it does not change.
  */
-async function addStoredCatalogId(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext): Promise<void> {
+async function addStoredCatalogId(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<void> {
   const c = configOf(body);
   if (!c || c.kind !== 'hosted' || (c.config.mcpServerCatalogId !== undefined && c.config.mcpServerCatalogId !== null && c.config.mcpServerCatalogId !== '')) return;
-  const { mcpServer } = await getMcpServer(await ctx.api(), opts.appId, opts.connectorId);
-  const id = mcpServer?.mcpServerCatalogId;
+  const mcpServer = await view();
+  const id = typeof mcpServer?.mcpServerCatalogId === 'string' ? mcpServer.mcpServerCatalogId : '';
   if (!id) {
     const external = mcpServer?.serverType === ServerType.EXTERNAL ? ' (it is an external server)' : '';
     throw new UsageError(
@@ -194,15 +251,10 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
 }
 
 /**
- * Plain flag values under names that look secret: the CLI cannot know which
- * catalog config fields are secret (the server seals them by the catalog
- * schema) and OAuth2 extra parameters are stored as they are, so it warns
- * rather than refuses, naming the flags that keep a value off the command line.
+ * OAuth2 extra parameters under names that look secret: they are stored and
+ * shown as they are, so a warning names the flags for a client secret.
  */
 function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
-  for (const k of Object.keys(d.configFields ?? {}).filter(looksSecret)) {
-    ctx.out.warn(`--config ${k}=...: a value on the command line stays in shell history and process lists; for a secret field use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
-  }
   const v = d.values as { extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
   for (const [flag, params] of [['--oauth2-authorize-param', v.extraAuthorizeParams], ['--oauth2-token-param', v.extraTokenParams]] as const) {
     for (const k of Object.keys(params ?? {}).filter(looksSecret)) {
@@ -232,7 +284,7 @@ function warnIgnoredParams(d: ReturnType<typeof draftFromFlags>, ctx: CommandCon
 }
 
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
-export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
+export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<{ body: UpdateCredentialsRequest; replace: boolean }> {
   checkStdinUse(opts);
   const d = draftFromFlags(opts);
   warnPlainSecrets(d, ctx);
@@ -244,7 +296,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
     if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
     if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
     const { walkThrough } = await import('../prompts.js');
-    await walkThrough(d, ctx);
+    await walkThrough(d, ctx, { view: await view() });
   }
 
   if (!d.kind) {
@@ -262,7 +314,7 @@ export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandCont
   for (const s of SECRET_INPUTS) {
     if (s.kind === d.auth && inMask(d, s) && d.secrets[s.field] === undefined && ctx.env[s.env]) d.secrets[s.field] = ctx.env[s.env]!;
   }
-  return toBody(d);
+  return { body: toBody(d), replace: Boolean(d.replaceConfigFields) };
 }
 
 function validationHint(message: string, fromFile: boolean): string | undefined {

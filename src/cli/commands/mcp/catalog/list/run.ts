@@ -10,6 +10,7 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
   const api = await ctx.api();
   const query = opts.query?.trim();
   const entries = await listAllCatalogEntries(api, { query, limit: opts.limit, pageSize: opts.pageSize });
+  // As received; a secret value sent by mistake is not passed on.
   if (ctx.out.json) {
     ctx.out.printJson(redactJson(entries));
     return 0;

@@ -1,0 +1,67 @@
+// What an update request would change, in words, for the walk-through's last
+// question: "Tool approval: required → tenant default". Secret values are
+// never shown, only that a new one is sent or that one is cleared.
+import { AUTH_METHOD_FOR_KIND, isAuthKind } from '../../../api/mcp-config.js';
+import { AUTH_SECRET_FIELDS } from '../../../api/secret-fields.js';
+import { AUTH_METHODS, OAUTH2_MODES, TOKEN_SHARING, TRANSPORT_TYPES, type McpServerView, type UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
+import { isJsonObject } from '../../../client/api.js';
+import { enumLabel, toolApproval } from './summary.js';
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.filter((x) => typeof x === 'string').join(' ') : '');
+const shown = (v: string) => (v === '' ? '(empty)' : v);
+
+/** Labels and how to word the values of the config's settings. */
+const SETTINGS: [key: string, label: string, view: keyof McpServerView, word: (v: string) => string][] = [
+  ['url', 'URL', 'endpointUrl', shown],
+  ['transportType', 'Transport', 'transportType', (v) => enumLabel(v, TRANSPORT_TYPES) || '(unspecified)'],
+  ['mcpServerCatalogId', 'Catalog entry', 'mcpServerCatalogId', shown],
+  ['sourceAppId', 'Source app', 'sourceAppId', shown],
+  ['tokenSharing', 'Token sharing', 'tokenSharing', (v) => enumLabel(v, TOKEN_SHARING) || '(unspecified)'],
+  ['requireToolApproval', 'Tool approval', 'requireToolApproval', toolApproval],
+];
+
+/**
+ * One line per change the request makes to the server its view shows: the
+ * masked settings, the config fields (secret ones by the catalog schema's
+ * marks; every one when no schema is known) and the auth method with the
+ * fields it is given.
+ */
+export function describeChanges(body: UpdateCredentialsRequest, view: McpServerView | null, secret: ReadonlySet<string> | undefined): string[] {
+  const cfg = (isJsonObject(body.externalConfig) ? body.externalConfig : isJsonObject(body.hostedConfig) ? body.hostedConfig : {}) as Record<string, unknown>;
+  const mask = new Set((typeof body.updateMask === 'string' ? body.updateMask : '').split(',').map((p) => p.trim()));
+  const out: string[] = [];
+  for (const [key, label, member, word] of SETTINGS) {
+    if (!mask.has(key)) continue;
+    const before = word(text(view?.[member]));
+    const after = word(text(cfg[key]));
+    if (before !== after) out.push(`${label}: ${before} → ${after}`);
+  }
+
+  if (mask.has('configFields')) {
+    const given = isJsonObject(cfg.configFields) ? (cfg.configFields as Record<string, unknown>) : {};
+    const stored = isJsonObject(view?.configFieldValues) ? (view.configFieldValues as Record<string, unknown>) : {};
+    for (const [k, v] of Object.entries(given)) {
+      if (!secret || secret.has(k)) out.push(`Config field ${k}: a new secret value`);
+      else if (text(stored[k]) !== text(v)) out.push(`Config field ${k}: ${stored[k] === undefined ? '(not set)' : shown(text(stored[k]))} → ${shown(text(v))}`);
+    }
+    for (const k of Object.keys(stored)) if (!Object.hasOwn(given, k)) out.push(`Config field ${k}: ${shown(text(stored[k]))} → (cleared)`);
+    for (const k of secret ?? []) if (!Object.hasOwn(given, k)) out.push(`Config field ${k}: (secret) → (cleared, if it was set)`);
+  }
+
+  const kind = Object.keys(cfg).find((k) => isAuthKind(k) && isJsonObject(cfg[k]));
+  if (kind && [...mask].some((p) => p === kind || p.startsWith(`${kind}.`))) {
+    const method = isAuthKind(kind) ? AUTH_METHOD_FOR_KIND[kind] : kind;
+    const before = enumLabel(view?.authMethod, AUTH_METHODS) || '(none)';
+    const after = kind === 'googleServiceAccount' ? 'OAUTH2 (Google service account)' : enumLabel(method, AUTH_METHODS);
+    out.push(before === after ? `Authentication: ${after}, replaced` : `Authentication: ${before} → ${after}`);
+    const auth = cfg[kind] as Record<string, unknown>;
+    const secrets: readonly string[] = isAuthKind(kind) ? AUTH_SECRET_FIELDS[kind] : [];
+    for (const [f, v] of Object.entries(auth)) {
+      if (secrets.includes(f)) out.push(`  ${f}: a new secret value`);
+      else if (f === 'mode') out.push(`  mode: ${enumLabel(text(v), OAUTH2_MODES)}`);
+      else if (isJsonObject(v)) out.push(`  ${f}: ${Object.entries(v).map(([a, b]) => `${a}=${text(b)}`).join(', ')}`);
+      else out.push(`  ${f}: ${shown(text(v))}`);
+    }
+  }
+  return out;
+}
