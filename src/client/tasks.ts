@@ -31,20 +31,34 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
   return checkTaskAnswer(b);
 }
 
-/** GET /api/v1/tasks/{task_id}; `expand` lists expand-mask paths (`*` for all). */
-export function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
-  return api.call<GetTaskResponse>('GET', taskPath(taskId), { query: { expand: expand.length ? expand.join(',') : undefined }, check: checkTaskAnswer });
+/**
+ * A task, with the related objects `expand` names (expand-mask paths, `*` for
+ * all). The task's Get (GET /api/v1/tasks/{id}) takes no expand mask: the
+ * contract declares no query parameter for it. Related objects come from the
+ * search, asked for this one task (`refs: [{id}]`) with an `expandMask`
+ * (service-notes.md §2); when its answer does not hold the task (a server
+ * that ignores `refs`, or a task the search does not list), the task is read
+ * with its Get, without related objects.
+ */
+export async function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
+  const path = taskPath(taskId);
+  if (expand.length) {
+    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } });
+    const view = (page.list ?? []).find((v) => v.task.id === taskId);
+    if (view) return { taskView: view, expanded: Array.isArray(page.expanded) ? page.expanded : [] };
+  }
+  return api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
 }
 
 /**
- * POST /api/v1/tasks/{task_id}/action/approve-with-step-up. Without a
- * transaction ID the member is left out: the server then issues a transaction
- * and answers `redirectUrl`. The approve action's ID is read from
+ * POST /api/v1/tasks/{task_id}/action/approve-with-step-up. The contract lists
+ * `stepUpTransactionId` as required: the first call sends it empty ("unset"
+ * in protobuf JSON, service-notes.md §2), and the server then issues a
+ * transaction and answers `redirectUrl`. The approve action's ID is read from
  * `ticketActionId`, or `taskActionId` from servers that predate that name.
  */
 export async function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
-  const { stepUpTransactionId, ...rest } = req;
-  const body = stepUpTransactionId ? req : rest;
+  const body = { ...req, stepUpTransactionId: req.stepUpTransactionId ?? '' };
   const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }

@@ -3,13 +3,13 @@
 // sent shows its control characters as escapes (\x1b), as everywhere else.
 import { ApiError } from '../../../api/errors.js';
 import {
-  parseExpandPaths,
   resolveExpandedPath,
   stepKind,
   type ExpandedObject,
   type PolicyStepInstance,
   type TaskPathField,
   type TaskView,
+  wireExpandPaths,
 } from '../../../api/tasks.js';
 import { UsageError } from '../../../lib/exit.js';
 import type { CommandContext } from '../../context.js';
@@ -98,15 +98,14 @@ export function stepOutcome(step: PolicyStepInstance, userName: (id: string) => 
 /** Related objects requested when --expand is absent: what the summaries show. */
 export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 
-/** --expand as expand-mask paths (checked here: an unknown name is a usage error). */
+/** --expand as the expand-mask paths sent (checked here: an unknown name is a usage error; the service's names are used where it has them). */
 export function expandPaths(raw: string | undefined): string[] {
-  if (raw === undefined) return DEFAULT_EXPAND;
+  if (raw === undefined) return wireExpandPaths(DEFAULT_EXPAND);
   const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
   try {
-    parseExpandPaths(paths);
+    return wireExpandPaths(paths);
   } catch (err) {
     if (err instanceof ApiError) throw new UsageError(`--expand: ${err.message}`);
     throw err;
   }
-  return paths;
 }
