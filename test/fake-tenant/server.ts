@@ -14,7 +14,8 @@
 // It imports nothing from agctl.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpError, Router, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
+import { KNOWN_VIOLATIONS, checkAnswer, checkRequest, type Violation } from './contract.js';
+import { HttpError, Router, invalidArgument, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
 import { FakeClock, ksuid } from './ids.js';
 import { McpStore, registerMcp, type McpServer } from './mcp.js';
 import { RuleStore, registerRules, type RulesOptions } from './rules.js';
@@ -25,7 +26,16 @@ export interface FakeTenantOptions {
   rules?: RulesOptions;
 }
 
-export interface FakeTenant {
+/** Requests the vendor OpenAPI forbids (answered 400) and answers of this tenant it forbids (a bug of the fake). */
+export interface ContractLog {
+  violations: Violation[];
+  /** Violations let through because KNOWN_VIOLATIONS lists them. */
+  knownViolations: Violation[];
+  /** The violations so far, emptied (for a test that sends a forbidden request on purpose). */
+  takeViolations(): Violation[];
+}
+
+export interface FakeTenant extends ContractLog {
   /** http://127.0.0.1:<port> */
   baseUrl: string;
   /** The host name an assertion's `aud` must name: 127.0.0.1, without the port. */
@@ -75,6 +85,8 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
   const seed = seedData(rules, mcp, clock);
 
   const pageFor = (token: string) => tasks.transactions.find((t) => t.pageToken === token);
+  const violations: Violation[] = [];
+  const knownViolations: Violation[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
@@ -108,8 +120,23 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
     if (!userId) throw new HttpError(401, 'unauthenticated', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     r.userId = userId;
     const route = router.match(r.method, r.path);
+    // The vendor's contract: a request it forbids is recorded and refused (400), whatever the route would say.
+    const { operation, problem } = await checkRequest({ method: r.method, path: r.path, query: r.query, headers: req.headers, body: r.json() });
+    const operationId = operation?.operationId ?? '';
+    if (problem) {
+      const v: Violation = { kind: 'request', operationId, method: r.method, path: r.path, message: problem };
+      if (KNOWN_VIOLATIONS.some((k) => k.operationId === operationId && k.message.test(problem))) knownViolations.push(v);
+      else {
+        violations.push(v);
+        throw invalidArgument(`the request does not follow the vendor OpenAPI${operationId ? ` (${operationId})` : ''}: ${problem}`);
+      }
+    }
     if (!route) throw notFound(`no route ${r.method} ${r.path}`);
-    sendJson(res, 200, await route.handler(r, route.params));
+    const answer = await route.handler(r, route.params);
+    // And so must this tenant's own answer, full or sparse.
+    const wrong = operation ? await checkAnswer(operation, 200, answer) : '';
+    if (wrong) violations.push({ kind: 'answer', operationId, method: r.method, path: r.path, message: wrong });
+    sendJson(res, 200, answer);
   }
 
   const server = createServer((req, res) => {
@@ -123,6 +150,9 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
   baseUrl = `http://${HOST}:${(server.address() as AddressInfo).port}`;
 
   return {
+    violations,
+    knownViolations,
+    takeViolations: () => violations.splice(0),
     baseUrl,
     audience: HOST,
     clientId: client.clientId,
