@@ -26,8 +26,8 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
   for (const k of ['redirectUrl', 'ticketActionId', 'taskActionId']) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
   }
-  // A redirect approves nothing: the service may leave the (unchanged) task view out, as proto3 JSON omits unset members.
-  if (b.redirectUrl && b.taskView === undefined) return undefined;
+  // A redirect approves nothing: the service may leave the (unchanged) task view out or null (the contract allows both).
+  if (b.redirectUrl && (b.taskView === undefined || b.taskView === null)) return undefined;
   return checkTaskAnswer(b);
 }
 
@@ -43,8 +43,8 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
 export async function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
   const path = taskPath(taskId);
   if (expand.length) {
-    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } });
-    const view = (page.list ?? []).find((v) => v.task.id === taskId);
+    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } }, { anyView: true });
+    const view = (page.list ?? []).find((v) => isJsonObject(v.task) && v.task.id === taskId);
     if (view) return { taskView: view, expanded: Array.isArray(page.expanded) ? page.expanded : [] };
   }
   return api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
@@ -63,10 +63,18 @@ export async function approveWithStepUp(api: ApiClient, taskId: string, req: App
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 
-/** POST /api/v1/search/tasks: one page (service-notes.md §2; the page token travels in the body). */
-export function searchTasks(api: ApiClient, req: TaskSearchRequest): Promise<TaskSearchResponse> {
+/** A task view that may lack its task or ID (the contract allows both): enough for a lookup by ID. */
+const anyTaskView = (v: unknown): string | undefined => (isJsonObject(v) ? undefined : `is ${jsonKind(v)}, expected a task view`);
+
+/**
+ * POST /api/v1/search/tasks: one page (service-notes.md §2; the page token
+ * travels in the body). A list needs each view's task ID (paging keeps each
+ * task once); `anyView` accepts views without one.
+ */
+export function searchTasks(api: ApiClient, req: TaskSearchRequest, opts: { anyView?: boolean } = {}): Promise<TaskSearchResponse> {
   // A search only reads, so repeating it is safe.
-  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check: checkPage(taskViewProblem, 'an array of task views') });
+  const check = checkPage(opts.anyView ? anyTaskView : taskViewProblem, 'an array of task views');
+  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check });
 }
 
 /**

@@ -34,11 +34,17 @@ export function person(o: ExpandedObject | undefined, fallback: string): string 
   return email ? `${name} <${email}>` : name;
 }
 
-/** Resolves a view's path fields into `expanded`; a path that cannot be read gives nothing (and a --debug line). */
-export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, expanded: readonly ExpandedObject[]) {
+const isObject = (v: unknown): v is ExpandedObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Resolves a view's path fields into `expanded`; a path that cannot be read
+ * gives nothing (and a --debug line), and so does an entry of `expanded` that
+ * is not an object (null, a string, ...).
+ */
+export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, expanded: readonly unknown[]) {
   return (field: TaskPathField): ExpandedObject[] => {
     try {
-      return resolveExpandedPath(view[field], expanded);
+      return resolveExpandedPath(view[field], expanded).filter(isObject);
     } catch (err) {
       ctx.debug(`${field}: ${(err as Error).message}`);
       return [];

@@ -117,7 +117,7 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   const since = ctx.clock.now() - CLOCK_SKEW_MS;
   const res = await approve(api, a, '');
   if (!res.redirectUrl) {
-    await printApproved(ctx, res, a.stepId);
+    await printApproved(ctx, res, a);
     return 0;
   }
   const url = checkUrl(res.redirectUrl);
@@ -262,7 +262,7 @@ async function waitAndApprove(ctx: CommandContext, deps: Deps, api: ApiClient, a
 async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txId: string): Promise<number> {
   const res = await approve(api, a, txId);
   if (res.redirectUrl) throw new CliError(`the server answered with another step-up URL for verified transaction ${txId}`, Exit.Server);
-  await printApproved(ctx, res, a.stepId);
+  await printApproved(ctx, res, a);
   return 0;
 }
 
@@ -453,7 +453,8 @@ function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string
   return EXIT_INTERRUPTED;
 }
 
-async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, stepId: string): Promise<void> {
+async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, a: Approval): Promise<void> {
+  const { stepId } = a;
   if (ctx.out.json) {
     ctx.out.printJson(res);
     return;
@@ -474,7 +475,7 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
   ctx.out.success(`Approved step ${stepId} of task #${text(t.numericId)}`);
   ctx.out.fields([
     ['Task', `#${text(t.numericId)} ${text(t.displayName)}`],
-    ['ID', text(t.id)],
+    ['ID', text(t.id) || a.taskId],
     ['App', named(resolve('appPath')[0])],
     ['Requester', person(resolve('createdByUserPath')[0], text(t.createdByUserId))],
     ['Approved step', approvedText],
