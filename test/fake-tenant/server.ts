@@ -18,12 +18,15 @@ import { KNOWN_VIOLATIONS, checkAnswer, checkRequest, type Violation } from './c
 import { HttpError, Router, invalidArgument, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
 import { FakeClock, ksuid } from './ids.js';
 import { McpStore, registerMcp, type McpServer } from './mcp.js';
+import { EndTokens, sparseAnswer } from './sparse.js';
 import { RuleStore, registerRules, type RulesOptions } from './rules.js';
 import { TaskStore, registerTasks } from './tasks.js';
 import { TokenError, TokenIssuer, newKeyClient, type KeyClient } from './token.js';
 
 export interface FakeTenantOptions {
   rules?: RulesOptions;
+  /** Answer the sparse variant of every answer (sparse.ts): defaults left out, nulls, unknown enum values, a token on every last page. */
+  sparse?: boolean;
 }
 
 /** Requests the vendor OpenAPI forbids (answered 400) and answers of this tenant it forbids (a bug of the fake). */
@@ -86,6 +89,7 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
 
   const pageFor = (token: string) => tasks.transactions.find((t) => t.pageToken === token);
   const violations: Violation[] = [];
+  const endTokens = new EndTokens();
   const knownViolations: Violation[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -132,7 +136,12 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
       }
     }
     if (!route) throw notFound(`no route ${r.method} ${r.path}`);
-    const answer = await route.handler(r, route.params);
+    let answer: unknown;
+    if (opts.sparse && endTokens.past(r.query, r.json())) answer = {};
+    else {
+      answer = await route.handler(r, route.params);
+      if (opts.sparse) answer = sparseAnswer(operationId, endTokens.mark(answer), r.json());
+    }
     // And so must this tenant's own answer, full or sparse.
     const wrong = operation ? await checkAnswer(operation, 200, answer) : '';
     if (wrong) violations.push({ kind: 'answer', operationId, method: r.method, path: r.path, message: wrong });
