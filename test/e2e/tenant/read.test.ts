@@ -40,7 +40,7 @@ describe('read commands against the fake tenant', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().map((v: any) => v.task.id)).toEqual([mine]);
     const table = await cli(['task', 'list', '--mine']);
-    expect(table.stdout).toMatch(/Salesforce admin for Ada\s+approval \(step-up\)\s+active/);
+    expect(table.stdout).toMatch(/Salesforce admin for Ada\s+approval \(step-up\)\s+open/);
   });
 
   it('task get summarises the task; -o json is the API object; an unknown task exits 5', async () => {

@@ -19,7 +19,7 @@ describe('read commands against a tenant answering sparse (contract-valid) varia
     expect(j.json().map((v: any) => v.task.id).sort()).toEqual([open, closed].sort());
     const table = await cli(['task', 'list', '--state', 'all']);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(new RegExp(`${open}\\s.*Salesforce admin for Ada\\s+approval \\(step-up\\)\\s+paused`));
+    expect(table.stdout).toMatch(new RegExp(`${open}\\s.*Salesforce admin for Ada\\s+approval \\(step-up\\)\\s+open\\s`));
     expect(table.stdout).toMatch(new RegExp(`${closed}\\s.*Slack admin for Cy\\s+-\\s+archived`));
   });
 

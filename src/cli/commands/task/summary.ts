@@ -57,7 +57,15 @@ export function shortState(value: string, prefix: string): string {
   return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length).toLowerCase() : escapeControls(value);
 }
 
-export const taskState = (v: TaskView) => shortState(v.task.state, 'TASK_STATE_');
+/**
+ * The task's state in the words of `task list --state`: open or closed (a
+ * value agctl does not know, as received). A task whose state is left out is
+ * open while it has a current step.
+ */
+export function taskState(v: TaskView): string {
+  if (v.task.state === 'TASK_STATE_UNSPECIFIED') return v.task.policy.current ? 'open' : 'closed';
+  return shortState(v.task.state, 'TASK_STATE_');
+}
 
 /** The kind of a step, with "(step-up)" for an approval that needs it; '-' for none. */
 export function stepLabel(step: PolicyStepInstance | null): string {
