@@ -6,13 +6,21 @@ import { pathSegment } from './paths.js';
 
 const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
 
-/** A task view of a search page: an object whose `task` is an object with a string `id`. */
+/**
+ * A task view of a search page: an object whose `task`, when there is one, is
+ * an object whose `id`, when there is one, is a string. The contract lets
+ * either be null or left out.
+ */
 function taskViewProblem(v: unknown): string | undefined {
   if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected a task view`;
-  if (!isJsonObject(v.task)) return `has "task" as ${v.task === undefined ? 'missing' : jsonKind(v.task)}, expected an object`;
-  if (typeof v.task.id !== 'string' || !v.task.id) return 'has no "task.id"';
+  if (v.task === undefined || v.task === null) return undefined;
+  if (!isJsonObject(v.task)) return `has "task" as ${jsonKind(v.task)}, expected an object`;
+  if (v.task.id !== undefined && v.task.id !== null && typeof v.task.id !== 'string') return `has "task.id" as ${jsonKind(v.task.id)}, expected a string`;
   return undefined;
 }
+
+/** The task ID of a view as received ('' when the view has none). */
+export const viewTaskId = (v: TaskView): string => (isJsonObject(v.task) && typeof v.task.id === 'string' ? v.task.id : '');
 
 /** `taskView` (with its `task`) must be there; `expanded` may be left out. The view's fields are read tolerantly (normalizeTaskView). */
 function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
@@ -43,8 +51,8 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
 export async function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
   const path = taskPath(taskId);
   if (expand.length) {
-    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } }, { anyView: true });
-    const view = (page.list ?? []).find((v) => isJsonObject(v.task) && v.task.id === taskId);
+    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } });
+    const view = (page.list ?? []).find((v) => viewTaskId(v) === taskId);
     if (view) return { taskView: view, expanded: Array.isArray(page.expanded) ? page.expanded : [] };
   }
   return api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
@@ -63,18 +71,10 @@ export async function approveWithStepUp(api: ApiClient, taskId: string, req: App
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 
-/** A task view that may lack its task or ID (the contract allows both): enough for a lookup by ID. */
-const anyTaskView = (v: unknown): string | undefined => (isJsonObject(v) ? undefined : `is ${jsonKind(v)}, expected a task view`);
-
-/**
- * POST /api/v1/search/tasks: one page (service-notes.md §2; the page token
- * travels in the body). A list needs each view's task ID (paging keeps each
- * task once); `anyView` accepts views without one.
- */
-export function searchTasks(api: ApiClient, req: TaskSearchRequest, opts: { anyView?: boolean } = {}): Promise<TaskSearchResponse> {
+/** POST /api/v1/search/tasks: one page (service-notes.md §2; the page token travels in the body). */
+export function searchTasks(api: ApiClient, req: TaskSearchRequest): Promise<TaskSearchResponse> {
   // A search only reads, so repeating it is safe.
-  const check = checkPage(opts.anyView ? anyTaskView : taskViewProblem, 'an array of task views');
-  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check });
+  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check: checkPage(taskViewProblem, 'an array of task views') });
 }
 
 /**
@@ -87,10 +87,19 @@ export function listAllTasks(
   req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'>,
   opts: Pick<ListAllOptions<TaskView>, 'limit' | 'pageSize' | 'keep' | 'maxPages'> = {},
 ): Promise<TaskView[]> {
+  // A view without a task ID is kept as it is, under a key of its own (it cannot be told apart from another).
+  const anonymous = new WeakMap<TaskView, string>();
+  let n = 0;
+  const idOf = (v: TaskView): string => {
+    const id = viewTaskId(v);
+    if (id) return id;
+    if (!anonymous.has(v)) anonymous.set(v, `\u0000no-id-${n++}`);
+    return anonymous.get(v)!;
+  };
   return listAll((page) => searchTasks(api, { ...req, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }), {
     ...opts,
     what: 'tasks',
-    idOf: (v) => v.task.id,
+    idOf,
   });
 }
 
@@ -107,7 +116,7 @@ export async function findTaskByNumber(api: ApiClient, n: string): Promise<TaskV
   const [found] = await listAllTasks(
     api,
     { query: n, taskStates: [TASK_STATES.open, TASK_STATES.closed] },
-    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => String(v.task.numericId ?? '') === n },
+    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => viewTaskId(v) !== '' && String(v.task.numericId ?? '') === n },
   );
   return found;
 }

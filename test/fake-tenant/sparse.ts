@@ -70,9 +70,10 @@ const TWEAKS: Record<string, (a: Answer, request: unknown) => void> = {
     a.expanded ??= null;
   },
   // A search for given tasks (refs) answers their views without IDs: the client must still find the task.
+  // Any other search: closed tasks without IDs (a list shows them as they are).
   'c1.api.task.v1.TaskSearchService.Search': (a, req) => {
     const byRef = isObject(req) && Array.isArray(req.refs) && req.refs.length > 0;
-    for (const v of a.list ?? []) taskView(v, { nullId: byRef });
+    for (const v of a.list ?? []) taskView(v, { nullId: byRef || v.task?.state === 'TASK_STATE_CLOSED' });
     a.expanded ??= null;
   },
   'c1.api.task.v1.TaskActionsService.ApproveWithStepUp': (a) => {

@@ -42,7 +42,7 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
       const t = v.task;
       const current = t.policy.current;
       // STATE is the task's, in the words of --state (the step's own state is in task get).
-      return [text(t.id), t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), taskState(v), text(t.createdAt ?? '') || '-'];
+      return [text(t.id) || '-', t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), taskState(v), text(t.createdAt ?? '') || '-'];
     }),
   );
   return 0;
