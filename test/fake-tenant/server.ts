@@ -10,7 +10,11 @@
 // - rules list ignores page_size and pages by its own size (rules.ts);
 // - MCP: hosted requests need a catalog ID, mask paths are relative to the
 //   config and others are silently ignored (mcp.ts);
-// - step-up transactions are issued by the tenant (tasks.ts).
+// - step-up transactions are issued by the tenant (tasks.ts);
+// - every /api request is validated against the vendor OpenAPI, a forbidden
+//   one answered 400 and recorded in `violations`, and so is every answer of
+//   its own (contract.ts);
+// - with `sparse`, it answers the sparse variants the contract allows (sparse.ts).
 // It imports nothing from agctl.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,7 +129,14 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
     r.userId = userId;
     const route = router.match(r.method, r.path);
     // The vendor's contract: a request it forbids is recorded and refused (400), whatever the route would say.
-    const { operation, problem } = await checkRequest({ method: r.method, path: r.path, query: r.query, headers: req.headers, body: r.json() });
+    let body: unknown;
+    try {
+      body = r.json();
+    } catch (err) {
+      violations.push({ kind: 'request', operationId: '', method: r.method, path: r.path, message: 'the body is not JSON' });
+      throw err;
+    }
+    const { operation, problem } = await checkRequest({ method: r.method, path: r.path, query: r.query, headers: req.headers, body });
     const operationId = operation?.operationId ?? '';
     if (problem) {
       const v: Violation = { kind: 'request', operationId, method: r.method, path: r.path, message: problem };
@@ -137,10 +148,10 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
     }
     if (!route) throw notFound(`no route ${r.method} ${r.path}`);
     let answer: unknown;
-    if (opts.sparse && endTokens.past(r.query, r.json())) answer = {};
+    if (opts.sparse && endTokens.past(r.query, body)) answer = {};
     else {
       answer = await route.handler(r, route.params);
-      if (opts.sparse) answer = sparseAnswer(operationId, endTokens.mark(answer), r.json());
+      if (opts.sparse) answer = sparseAnswer(operationId, endTokens.mark(answer), body);
     }
     // And so must this tenant's own answer, full or sparse.
     const wrong = operation ? await checkAnswer(operation, 200, answer) : '';
