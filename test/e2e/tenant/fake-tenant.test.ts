@@ -1,8 +1,11 @@
 // The fake tenant itself is strict where the service is: these tests prove each
 // refusal, so that a CLI passing the tenant e2e tests passes them for the right reason.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPEC_FILE } from '../../fake-tenant/contract.js';
 import { startFakeTenant, type FakeTenant } from '../../fake-tenant/server.js';
 
 let t: FakeTenant;
@@ -256,6 +259,12 @@ describe('fake tenant: step-up transactions', () => {
 });
 
 describe('fake tenant: the vendor OpenAPI', () => {
+  // The spec material lives in shared/ beside the repository (where it is checked out that way).
+  const shared = fileURLToPath(new URL('../../../../shared/vendor-openapi.yaml', import.meta.url));
+  it.skipIf(!existsSync(shared))('its copy of vendor-openapi.yaml is the shared one, verbatim', () => {
+    expect(readFileSync(SPEC_FILE, 'utf8')).toBe(readFileSync(shared, 'utf8'));
+  });
+
   it('refuses (400) and records every request the contract forbids, before any route acts on it', async () => {
     t.takeViolations();
     const { taskId, stepId } = t.tasks.addStepUpTask();
