@@ -10,6 +10,7 @@ import {
   defaultDeps,
   findTransaction,
   formatDuration,
+  openUrl,
   resumeCommand,
   shellQuote,
   verified,
@@ -72,6 +73,15 @@ const tx = (over: Partial<StepUpTransaction> = {}): StepUpTransaction => ({
   updatedAt: null,
   expiresAt: new Date(NOW + 600_000).toISOString(),
   ...over,
+});
+
+describe('opening the step-up page', () => {
+  const env = { PATH: process.env.PATH };
+  it('is false when the browser command cannot start or fails at once (BROWSER=false), true when it succeeds', async () => {
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'false' })).toBe(false);
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: '/nonexistent/browser' })).toBe(false);
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'true' })).toBe(true);
+  });
 });
 
 describe('reading a transaction\'s state', () => {
