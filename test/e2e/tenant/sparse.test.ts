@@ -22,6 +22,9 @@ describe('read commands against a tenant answering sparse (contract-valid) varia
     expect(table.stdout).toMatch(new RegExp(`${open}\\s.*Salesforce admin for Ada\\s+approval \\(step-up\\)\\s+open\\s`));
     expect(table.stdout).toMatch(/^-\s+#\d+\s+Slack admin for Cy\s+-\s+archived\s/m);
     expect(table.stdout).not.toContain(closed);
+    const mine = await cli(['task', 'list', '--mine', '-o', 'json']);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(mine.json().map((v: any) => v.task.id)).toEqual([open]);
   });
 
   it('task get: the search gives views without IDs, the Get a null task ID and expanded; the command printed uses the ID typed', async () => {
