@@ -42,7 +42,28 @@ export const pathFieldFor = (key: ExpandKey): TaskPathField => `${key}Path` as T
 /** Value of `expandMask.paths` that selects every related object. */
 export const EXPAND_ALL = '*';
 
-const KEY_BY_LOOSE_NAME = new Map(EXPAND_KEYS.map((k) => [loose(k), k]));
+/**
+ * The service's names of the related objects (sdk-ts OpenAPI
+ * `c1.api.task.v1.TaskExpandMask.paths`: "*", "access_review_id", "user_id",
+ * "created_by_user_id", "app_id", "app_user_id", "app_entitlement_ids",
+ * "step_approver_ids", "identity_user_id", "insight_ids"). The other keys have
+ * no name there: they are sent as agctl names them (the embedded server knows them).
+ */
+export const SERVICE_EXPAND_NAMES: Partial<Record<ExpandKey, string>> = {
+  accessReview: 'access_review_id',
+  app: 'app_id',
+  appUser: 'app_user_id',
+  createdByUser: 'created_by_user_id',
+  entitlements: 'app_entitlement_ids',
+  identityUser: 'identity_user_id',
+  insights: 'insight_ids',
+  stepApprovers: 'step_approver_ids',
+};
+
+const KEY_BY_LOOSE_NAME = new Map<string, ExpandKey>([
+  ...EXPAND_KEYS.map((k) => [loose(k), k] as const),
+  ...Object.entries(SERVICE_EXPAND_NAMES).map(([k, name]) => [loose(name), k as ExpandKey] as const),
+]);
 function loose(name: string): string {
   return name.replace(/[_\-\s]/g, '').toLowerCase();
 }
@@ -74,6 +95,12 @@ export function parseExpandPaths(paths: readonly string[] | null | undefined): E
     }
   }
   return EXPAND_KEYS.filter((k) => selected.has(k));
+}
+
+/** Expand-mask paths as sent to a server: `*`, or each key under the service's name for it (agctl's own name when the service has none). */
+export function wireExpandPaths(paths: readonly string[]): string[] {
+  if (paths.some((p) => p.split(',').some((x) => x.trim() === EXPAND_ALL))) return [EXPAND_ALL];
+  return parseExpandPaths(paths).map((k) => SERVICE_EXPAND_NAMES[k] ?? k);
 }
 
 /** A related object as returned in `expanded`: it names its type in `@type`. */
@@ -492,6 +519,8 @@ export const TASK_STATES = { unspecified: 'TASK_STATE_UNSPECIFIED', open: 'TASK_
 
 /** The members of the search request agctl sends (the service has many more filters). */
 export interface TaskSearchRequest {
+  /** The tasks with these IDs (sdk-ts OpenAPI `c1.api.task.v1.TaskRef`). */
+  refs?: { id: string }[];
   taskStates?: string[];
   query?: string;
   /** "Tasks currently assigned to this user, or that are closed and were previously approved by this user." */
@@ -520,12 +549,17 @@ const TASK_SEARCH_UNSUPPORTED = [
   'accessReviewIds', 'accountOwnerIds', 'accountTypes', 'actorId', 'appEntitlementIds', 'appResourceIds', 'appResourceTypeIds',
   'appUserSubjectIds', 'applicationIds', 'assigneesInIds', 'currentStep', 'emergencyStatus', 'excludeAppEntitlementIds',
   'excludeAppResourceTypeIds', 'excludeIds', 'includeDeleted', 'myWorkUserIds', 'olderThanDuration', 'openerIds',
-  'openerOrSubjectUserId', 'previouslyActedOnIds', 'refs', 'sortBy', 'stepApprovalTypes', 'subjectIds', 'taskTypes',
+  'openerOrSubjectUserId', 'previouslyActedOnIds', 'sortBy', 'stepApprovalTypes', 'subjectIds', 'taskTypes',
   'userEmploymentStatuses',
 ];
-const TASK_SEARCH_SUPPORTED = ['taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+const TASK_SEARCH_SUPPORTED = ['refs', 'taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+
+/** Task IDs a search may name in `refs`. */
+export const TASK_SEARCH_REFS_MAX = 100;
 
 export interface ParsedTaskSearch {
+  /** `refs` IDs: only these tasks ([] for no such filter). */
+  ids: string[];
   states: string[];
   query: string;
   approverUserId: string;
@@ -554,7 +588,12 @@ export function validateTaskSearch(body: unknown): ParsedTaskSearch {
   if (mask !== null && (!isPlainObject(mask) || (mask.paths != null && !Array.isArray(mask.paths)))) throw invalidArgument('expandMask must be an object with paths: [string]');
   const size = body.pageSize ?? 0;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > TASK_SEARCH_PAGE_SIZE_MAX) throw invalidArgument(`pageSize must be an integer from 0 to ${TASK_SEARCH_PAGE_SIZE_MAX}`);
+  const refs = body.refs ?? [];
+  if (!Array.isArray(refs) || refs.length > TASK_SEARCH_REFS_MAX || !refs.every((r) => isPlainObject(r) && (r.id === undefined || r.id === null || typeof r.id === 'string'))) {
+    throw invalidArgument(`refs must be an array of at most ${TASK_SEARCH_REFS_MAX} objects {id: string}`);
+  }
   return {
+    ids: refs.map((r) => String((r as { id?: string | null }).id ?? '')),
     states: (rawStates as string[]).filter((st) => st !== TASK_STATES.unspecified),
     query: text('query').trim(),
     approverUserId: text('assignedOrStepApproverUserId'),

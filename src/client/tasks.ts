@@ -6,13 +6,21 @@ import { pathSegment } from './paths.js';
 
 const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
 
-/** A task view of a search page: an object whose `task` is an object with a string `id`. */
+/**
+ * A task view of a search page: an object whose `task`, when there is one, is
+ * an object whose `id`, when there is one, is a string. The contract lets
+ * either be null or left out.
+ */
 function taskViewProblem(v: unknown): string | undefined {
   if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected a task view`;
-  if (!isJsonObject(v.task)) return `has "task" as ${v.task === undefined ? 'missing' : jsonKind(v.task)}, expected an object`;
-  if (typeof v.task.id !== 'string' || !v.task.id) return 'has no "task.id"';
+  if (v.task === undefined || v.task === null) return undefined;
+  if (!isJsonObject(v.task)) return `has "task" as ${jsonKind(v.task)}, expected an object`;
+  if (v.task.id !== undefined && v.task.id !== null && typeof v.task.id !== 'string') return `has "task.id" as ${jsonKind(v.task.id)}, expected a string`;
   return undefined;
 }
+
+/** The task ID of a view as received ('' when the view has none). */
+export const viewTaskId = (v: TaskView): string => (isJsonObject(v.task) && typeof v.task.id === 'string' ? v.task.id : '');
 
 /** `taskView` (with its `task`) must be there; `expanded` may be left out. The view's fields are read tolerantly (normalizeTaskView). */
 function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
@@ -26,25 +34,39 @@ function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
   for (const k of ['redirectUrl', 'ticketActionId', 'taskActionId']) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
   }
-  // A redirect approves nothing: the service may leave the (unchanged) task view out, as proto3 JSON omits unset members.
-  if (b.redirectUrl && b.taskView === undefined) return undefined;
+  // A redirect approves nothing: the service may leave the (unchanged) task view out or null (the contract allows both).
+  if (b.redirectUrl && (b.taskView === undefined || b.taskView === null)) return undefined;
   return checkTaskAnswer(b);
 }
 
-/** GET /api/v1/tasks/{task_id}; `expand` lists expand-mask paths (`*` for all). */
-export function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
-  return api.call<GetTaskResponse>('GET', taskPath(taskId), { query: { expand: expand.length ? expand.join(',') : undefined }, check: checkTaskAnswer });
+/**
+ * A task, with the related objects `expand` names (expand-mask paths, `*` for
+ * all). The task's Get (GET /api/v1/tasks/{id}) takes no expand mask: the
+ * contract declares no query parameter for it. Related objects come from the
+ * search, asked for this one task (`refs: [{id}]`) with an `expandMask`
+ * (service-notes.md §2); when its answer does not hold the task (a server
+ * that ignores `refs`, or a task the search does not list), the task is read
+ * with its Get, without related objects.
+ */
+export async function getTask(api: ApiClient, taskId: string, expand: readonly string[] = []): Promise<GetTaskResponse> {
+  const path = taskPath(taskId);
+  if (expand.length) {
+    const page = await searchTasks(api, { refs: [{ id: taskId }], expandMask: { paths: [...expand] } });
+    const view = (page.list ?? []).find((v) => viewTaskId(v) === taskId);
+    if (view) return { taskView: view, expanded: Array.isArray(page.expanded) ? page.expanded : [] };
+  }
+  return api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
 }
 
 /**
- * POST /api/v1/tasks/{task_id}/action/approve-with-step-up. Without a
- * transaction ID the member is left out: the server then issues a transaction
- * and answers `redirectUrl`. The approve action's ID is read from
+ * POST /api/v1/tasks/{task_id}/action/approve-with-step-up. The contract lists
+ * `stepUpTransactionId` as required: the first call sends it empty ("unset"
+ * in protobuf JSON, service-notes.md §2), and the server then issues a
+ * transaction and answers `redirectUrl`. The approve action's ID is read from
  * `ticketActionId`, or `taskActionId` from servers that predate that name.
  */
 export async function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
-  const { stepUpTransactionId, ...rest } = req;
-  const body = stepUpTransactionId ? req : rest;
+  const body = { ...req, stepUpTransactionId: req.stepUpTransactionId ?? '' };
   const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
@@ -65,10 +87,19 @@ export function listAllTasks(
   req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'>,
   opts: Pick<ListAllOptions<TaskView>, 'limit' | 'pageSize' | 'keep' | 'maxPages'> = {},
 ): Promise<TaskView[]> {
+  // A view without a task ID is kept as it is, under a key of its own (it cannot be told apart from another).
+  const anonymous = new WeakMap<TaskView, string>();
+  let n = 0;
+  const idOf = (v: TaskView): string => {
+    const id = viewTaskId(v);
+    if (id) return id;
+    if (!anonymous.has(v)) anonymous.set(v, `\u0000no-id-${n++}`);
+    return anonymous.get(v)!;
+  };
   return listAll((page) => searchTasks(api, { ...req, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }), {
     ...opts,
     what: 'tasks',
-    idOf: (v) => v.task.id,
+    idOf,
   });
 }
 
@@ -85,7 +116,7 @@ export async function findTaskByNumber(api: ApiClient, n: string): Promise<TaskV
   const [found] = await listAllTasks(
     api,
     { query: n, taskStates: [TASK_STATES.open, TASK_STATES.closed] },
-    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => String(v.task.numericId ?? '') === n },
+    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => viewTaskId(v) !== '' && String(v.task.numericId ?? '') === n },
   );
   return found;
 }

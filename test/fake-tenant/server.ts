@@ -10,22 +10,39 @@
 // - rules list ignores page_size and pages by its own size (rules.ts);
 // - MCP: hosted requests need a catalog ID, mask paths are relative to the
 //   config and others are silently ignored (mcp.ts);
-// - step-up transactions are issued by the tenant (tasks.ts).
+// - step-up transactions are issued by the tenant (tasks.ts);
+// - every /api request is validated against the vendor OpenAPI, a forbidden
+//   one answered 400 and recorded in `violations`, and so is every answer of
+//   its own (contract.ts);
+// - with `sparse`, it answers the sparse variants the contract allows (sparse.ts).
 // It imports nothing from agctl.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpError, Router, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
+import { KNOWN_VIOLATIONS, checkAnswer, checkRequest, type Violation } from './contract.js';
+import { HttpError, Router, invalidArgument, notFound, readBody, sendError, sendHtml, sendJson, toRequest } from './http.js';
 import { FakeClock, ksuid } from './ids.js';
 import { McpStore, registerMcp, type McpServer } from './mcp.js';
+import { EndTokens, sparseAnswer } from './sparse.js';
 import { RuleStore, registerRules, type RulesOptions } from './rules.js';
 import { TaskStore, registerTasks } from './tasks.js';
 import { TokenError, TokenIssuer, newKeyClient, type KeyClient } from './token.js';
 
 export interface FakeTenantOptions {
   rules?: RulesOptions;
+  /** Answer the sparse variant of every answer (sparse.ts): defaults left out, nulls, unknown enum values, a token on every last page. */
+  sparse?: boolean;
 }
 
-export interface FakeTenant {
+/** Requests the vendor OpenAPI forbids (answered 400) and answers of this tenant it forbids (a bug of the fake). */
+export interface ContractLog {
+  violations: Violation[];
+  /** Violations let through because KNOWN_VIOLATIONS lists them. */
+  knownViolations: Violation[];
+  /** The violations so far, emptied (for a test that sends a forbidden request on purpose). */
+  takeViolations(): Violation[];
+}
+
+export interface FakeTenant extends ContractLog {
   /** http://127.0.0.1:<port> */
   baseUrl: string;
   /** The host name an assertion's `aud` must name: 127.0.0.1, without the port. */
@@ -75,6 +92,9 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
   const seed = seedData(rules, mcp, clock);
 
   const pageFor = (token: string) => tasks.transactions.find((t) => t.pageToken === token);
+  const violations: Violation[] = [];
+  const endTokens = new EndTokens();
+  const knownViolations: Violation[] = [];
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
@@ -108,8 +128,35 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
     if (!userId) throw new HttpError(401, 'unauthenticated', 'a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     r.userId = userId;
     const route = router.match(r.method, r.path);
+    // The vendor's contract: a request it forbids is recorded and refused (400), whatever the route would say.
+    let body: unknown;
+    try {
+      body = r.json();
+    } catch (err) {
+      violations.push({ kind: 'request', operationId: '', method: r.method, path: r.path, message: 'the body is not JSON' });
+      throw err;
+    }
+    const { operation, problem } = await checkRequest({ method: r.method, path: r.path, query: r.query, headers: req.headers, body });
+    const operationId = operation?.operationId ?? '';
+    if (problem) {
+      const v: Violation = { kind: 'request', operationId, method: r.method, path: r.path, message: problem };
+      if (KNOWN_VIOLATIONS.some((k) => k.operationId === operationId && k.message.test(problem))) knownViolations.push(v);
+      else {
+        violations.push(v);
+        throw invalidArgument(`the request does not follow the vendor OpenAPI${operationId ? ` (${operationId})` : ''}: ${problem}`);
+      }
+    }
     if (!route) throw notFound(`no route ${r.method} ${r.path}`);
-    sendJson(res, 200, await route.handler(r, route.params));
+    let answer: unknown;
+    if (opts.sparse && endTokens.past(r.query, body)) answer = {};
+    else {
+      answer = await route.handler(r, route.params);
+      if (opts.sparse) answer = sparseAnswer(operationId, endTokens.mark(answer), body);
+    }
+    // And so must this tenant's own answer, full or sparse.
+    const wrong = operation ? await checkAnswer(operation, 200, answer) : '';
+    if (wrong) violations.push({ kind: 'answer', operationId, method: r.method, path: r.path, message: wrong });
+    sendJson(res, 200, answer);
   }
 
   const server = createServer((req, res) => {
@@ -123,6 +170,9 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
   baseUrl = `http://${HOST}:${(server.address() as AddressInfo).port}`;
 
   return {
+    violations,
+    knownViolations,
+    takeViolations: () => violations.splice(0),
     baseUrl,
     audience: HOST,
     clientId: client.clientId,

@@ -18,7 +18,7 @@ export type TxState = (typeof STATES)[number];
 const TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 const SEARCH_PAGE_DEFAULT = 10;
 const TASK_STATES = ['TASK_STATE_UNSPECIFIED', 'TASK_STATE_OPEN', 'TASK_STATE_CLOSED'];
-const TASK_SEARCH_MEMBERS = ['taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+const TASK_SEARCH_MEMBERS = ['refs', 'taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
 const SEARCH_PAGE_MAX = 100;
 
 export interface StepUpTransaction {
@@ -65,8 +65,16 @@ export interface ApproveAction {
   comment: string;
 }
 
+/** `@type` of a user in `expanded` (the service's c1.api.user.v1.User). */
+export const USER_TYPE = 'type.googleapis.com/c1.api.user.v1.User';
+
+/** Expand-mask paths this tenant answers (sdk-ts OpenAPI TaskExpandMask: the service's names); other names are ignored. */
+const EXPANDS = ['created_by_user_id', 'step_approver_ids'] as const;
+
 export class TaskStore {
   readonly tasks: FakeTask[] = [];
+  /** Users as `expanded` shows them; an ID not here is shown with its ID as its name. */
+  readonly users = new Map<string, { displayName: string; email: string }>([['user-grace', { displayName: 'Grace Hopper', email: 'grace@example.com' }]]);
   readonly transactions: StepUpTransaction[] = [];
   readonly actions: ApproveAction[] = [];
   /** Every approve request body, in order. */
@@ -144,6 +152,27 @@ export class TaskStore {
     if (Date.parse(tx.expiresAt) <= this.clock.now()) throw failedPrecondition('the step-up transaction has expired');
     tx.state = 'STEP_UP_TRANSACTION_STATE_VERIFIED';
     tx.updatedAt = iso(this.clock.now());
+  }
+
+  /** The related objects the mask asks for (`*` or the service's names), as `expanded` and the path fields pointing into it. */
+  expand(list: FakeTask[], paths: unknown): { expanded: Record<string, unknown>[]; pathsOf: (t: FakeTask) => Record<string, string> } {
+    const names = new Set(Array.isArray(paths) ? paths.flatMap((p) => String(p).split(',').map((x) => x.trim())) : []);
+    const wanted = (n: (typeof EXPANDS)[number]) => names.has('*') || names.has(n);
+    const expanded: Record<string, unknown>[] = [];
+    const index = new Map<string, number>();
+    const user = (id: string) => {
+      if (!index.has(id)) index.set(id, expanded.push({ '@type': USER_TYPE, id, displayName: this.users.get(id)?.displayName ?? id, email: this.users.get(id)?.email ?? '' }) - 1);
+      return index.get(id)!;
+    };
+    const at = (ids: string[]) => (ids.length ? `expanded[${[...new Set(ids.map(user))].join(',')}]` : '');
+    const byTask = new Map<FakeTask, Record<string, string>>();
+    for (const t of list) {
+      const p: Record<string, string> = {};
+      if (wanted('created_by_user_id')) p.createdByUserPath = at([t.createdByUserId]);
+      if (wanted('step_approver_ids')) p.stepApproversPath = at(this.stepApprovers(t));
+      byTask.set(t, p);
+    }
+    return { expanded, pathsOf: (t) => byTask.get(t) ?? {} };
   }
 
   find(id: string): FakeTask | undefined {
@@ -265,7 +294,11 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     const token = str(b, 'pageToken');
     const offset = token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0;
     const wanted = states.filter((x) => x !== 'TASK_STATE_UNSPECIFIED');
+    const refs = b.refs ?? [];
+    if (!Array.isArray(refs) || !refs.every(isObject)) throw invalidArgument('refs: expected an array of {id}');
+    const ids = refs.map((r) => str(r, 'id', 'refs.'));
     const all = store.tasks.filter((t) => {
+      if (ids.length && !ids.includes(t.id)) return false;
       const state = t.current ? 'TASK_STATE_OPEN' : 'TASK_STATE_CLOSED';
       if (wanted.length && !wanted.includes(state)) return false;
       if (query && !(t.displayName.toLowerCase().includes(query) || t.numericId === query.replace(/^#/, ''))) return false;
@@ -274,7 +307,8 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
       return true;
     });
     const page = all.slice(offset, offset + size);
-    return { list: page.map((t) => store.taskView(t)), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '', expanded: [] };
+    const { expanded, pathsOf } = store.expand(page, isObject(b.expandMask) ? b.expandMask.paths : undefined);
+    return { list: page.map((t) => ({ ...store.taskView(t), ...pathsOf(t) })), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '', expanded };
   });
 
   router.add('GET', '/api/v1/step-up/transactions/{id}', (_req, [id]) => {

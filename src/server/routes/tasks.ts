@@ -197,6 +197,7 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   if (after) (where.push('(created_at < @at OR (created_at = @at AND id < @id))'), Object.assign(params, { at: after[0], id: after[1] }));
+  if (q.ids.length) (where.push(`id IN (${q.ids.map((_, i) => `@ref${i}`).join(', ')})`), q.ids.forEach((id, i) => (params[`ref${i}`] = id)));
   if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = isoAt(q.createdAfter)));
   if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = isoAt(q.createdBefore)));
   // Filtered by state here, not after reading every row: a state the rows never have (UNSPECIFIED) matches none.

@@ -18,7 +18,7 @@ const OPEN = [d.tasks.stepUp, d.tasks.stepUp2, d.tasks.noStepUp, d.tasks.waiting
 const lines = (out: string) => out.trim().split('\n');
 
 describe('task list', () => {
-  it('lists open tasks by default: ID, number, name, current step and its state, created', async () => {
+  it('lists open tasks by default: ID, number, name, current step, the task\'s state (the words of --state), created', async () => {
     const r = await cli(['task', 'list']);
     expect(r.code, r.stderr).toBe(0);
     const [head, ...rows] = lines(r.stdout);
@@ -27,8 +27,10 @@ describe('task list', () => {
     for (const id of OPEN) expect(r.stdout).toContain(id);
     expect(r.stdout).not.toContain(d.tasks.closed);
     const stepUp = rows.find((l) => l.startsWith(d.tasks.stepUp))!;
-    expect(stepUp).toMatch(/#\d+\s+CRM Administrator for Grace Hopper\s+approval \(step-up\)\s+active\s+\d{4}-\d\d-\d\dT/);
-    expect(rows.find((l) => l.startsWith(d.tasks.waiting))).toMatch(/\swait\s+active\s/);
+    expect(stepUp).toMatch(/#\d+\s+CRM Administrator for Grace Hopper\s+approval \(step-up\)\s+open\s+\d{4}-\d\d-\d\dT/);
+    expect(rows.find((l) => l.startsWith(d.tasks.waiting))).toMatch(/\swait\s+open\s/);
+    const all = await cli(['task', 'list', '--state', 'all']);
+    expect(lines(all.stdout).find((l) => l.startsWith(d.tasks.closed))).toMatch(/\saccept\s+closed\s+\d{4}-/);
   });
 
   it('--state closed and all, --query, and -o json (the task views)', async () => {

@@ -90,6 +90,8 @@ describe('agctl task approve-step-up', async () => {
     expect(early.stdout).toMatch(new RegExp(`^Transaction: +${p.stepUpTransactionId}$`, 'm'));
     expect(count(early.stdout + early.stderr, p.resumeCommand)).toBe(1);
     expect(early.stdout).toMatch(/^Resume with: +agctl task approve-step-up /m);
+    // The URL again: the transaction does not carry it, agctl kept it when the step-up started.
+    expect(early.stdout.split('\n').filter((l) => /^Confirm at: /.test(l))).toEqual([expect.stringContaining(p.redirectUrl)]);
 
     expect(await confirm(p.redirectUrl)).toBe(200);
     const done = await cli(resumeArgs);
@@ -122,7 +124,8 @@ describe('agctl task approve-step-up', async () => {
     });
     const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/Resuming step-up transaction [0-9A-Za-z]{27}/);
+    expect(stderr).toMatch(/Resuming step-up transaction [0-9A-Za-z]{27}: waiting for it to be verified\. Confirm it at:\n  (\S+)/);
+    expect(/Confirm it at:\n {2}(\S+)/.exec(stderr)![1]).toBe(url);
     expect(stdout).toMatch(/^Approve action: +[0-9A-Za-z]{27}$/m);
     const action = s.server.store.db.prepare('SELECT comment FROM task_approve_actions WHERE task_id = ?').get(taskId) as any;
     expect(action.comment).toBe("it's fine");
@@ -389,5 +392,13 @@ describe('agctl task approve-step-up', async () => {
     const r = await cli(['task', 'approve-step-up', taskId, '--open', '--no-wait'], { env: { BROWSER: join(dir, 'no-such-browser') } });
     expect(r.code).toBe(10);
     expect(r.stderr).toMatch(/could not open a browser/);
+  });
+
+  it('BROWSER=false (a command that fails at once): one warning line, and the URL still printed', async () => {
+    const { taskId } = fresh();
+    const r = await cli(['task', 'approve-step-up', taskId, '--open', '--no-wait'], { env: { BROWSER: 'false' } });
+    expect(r.code).toBe(10);
+    expect(r.stderr.split('\n').filter((l) => /browser/.test(l))).toEqual(['! could not open a browser with BROWSER=false; open the step-up URL yourself']);
+    expect(r.stdout).toMatch(/^Confirm at: +http:\/\/127\.0\.0\.1:\d+\/step-up\//m);
   });
 });

@@ -32,6 +32,17 @@ describe('embedded server: read routes', async () => {
     expect(open.task.stepApproverIds.sort()).toEqual([DEMO_USERS.admin.id, DEMO_USERS.ci.id].sort());
   });
 
+  it('finds given tasks by refs, with their related objects under the service\'s expand names', async () => {
+    const r = await search({ refs: [{ id: d.tasks.closed }, { id: d.tasks.stepUp2 }, { id: 'no-such-task' }], expandMask: { paths: ['app_id', 'created_by_user_id'] } });
+    expect(r.status).toBe(200);
+    expect(r.body.list.map((v: any) => v.task.id).sort()).toEqual([d.tasks.closed, d.tasks.stepUp2].sort());
+    const v = r.body.list[0];
+    expect(expandedIndices(v.appPath, r.body.expanded.length)).toHaveLength(1);
+    expect(expandedIndices(v.createdByUserPath, r.body.expanded.length)).toHaveLength(1);
+    expect(v.stepApproversPath).toBe('');
+    expect((await search({ refs: [{ id: 7 }] })).status).toBe(400);
+  });
+
   it('pages by the page token in the body (under 10 asked is 10), and shares one expanded per page', async () => {
     for (let i = 0; i < 12; i++) insertStepUpTask(s.server.store, s.clock, { displayName: `Paging task ${i}` });
     const seen: string[] = [];

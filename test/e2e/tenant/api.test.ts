@@ -44,9 +44,10 @@ describe('agctl api against the fake tenant', async () => {
     const all = await cli(['api', '/api/v1/search/step-up/transactions', '-F', 'pageSize=2', '-f', `taskId=${taskId}`, '--paginate']);
     expect(all.code, all.stderr).toBe(0);
     expect(ids(all.json().list).sort()).toEqual([...made].sort());
-    // An enum name the tenant does not know: 400, exit 7.
+    // An enum name the contract does not list: 400, exit 7, and the tenant records the violation.
     const bad = await cli(['api', '/api/v1/search/step-up/transactions', '-f', 'state=NOPE']);
     expect(bad.code).toBe(7);
+    expect(t.takeViolations()).toMatchObject([{ kind: 'request', operationId: 'c1.api.stepup.v1.StepUpTransactionService.Search', message: expect.stringMatching(/state/) }]);
   });
 
   it('with the key-form client: the token flow of every command', async () => {

@@ -1,8 +1,11 @@
 // The fake tenant itself is strict where the service is: these tests prove each
 // refusal, so that a CLI passing the tenant e2e tests passes them for the right reason.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SignJWT, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPEC_FILE } from '../../fake-tenant/contract.js';
 import { startFakeTenant, type FakeTenant } from '../../fake-tenant/server.js';
 
 let t: FakeTenant;
@@ -191,7 +194,7 @@ describe('fake tenant: step-up transactions', () => {
 
   it('issues the transaction, verifies it on its page, and approves once with {ticketActionId}', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    const first = await approve(taskId, { policyStepId: stepId });
+    const first = await approve(taskId, { policyStepId: stepId, stepUpTransactionId: '' });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ redirectUrl: expect.stringMatching(new RegExp(`^${t.baseUrl}/step-up/complete/`)) });
     const search = await api('/api/v1/search/step-up/transactions', { method: 'POST', json: { taskId, targetType: 'TARGET_TYPE_TICKET' } });
@@ -242,7 +245,7 @@ describe('fake tenant: step-up transactions', () => {
   it('refuses an expired transaction, and the page of an expired one no longer verifies it', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
     const verified = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' });
-    const first = await approve(taskId, { policyStepId: stepId });
+    const first = await approve(taskId, { policyStepId: stepId, stepUpTransactionId: '' });
     t.clock.advance(11 * 60 * 1000);
     try {
       const r = await approve(taskId, { policyStepId: stepId, stepUpTransactionId: verified.id });
@@ -252,5 +255,57 @@ describe('fake tenant: step-up transactions', () => {
     } finally {
       t.clock.advance(-11 * 60 * 1000);
     }
+  });
+});
+
+describe('fake tenant: the vendor OpenAPI', () => {
+  // The spec material lives in shared/ beside the repository (where it is checked out that way).
+  const shared = fileURLToPath(new URL('../../../../shared/vendor-openapi.yaml', import.meta.url));
+  it.skipIf(!existsSync(shared))('its copy of vendor-openapi.yaml is the shared one, verbatim', () => {
+    expect(readFileSync(SPEC_FILE, 'utf8')).toBe(readFileSync(shared, 'utf8'));
+  });
+
+  it('refuses (400) and records every request the contract forbids, before any route acts on it', async () => {
+    t.takeViolations();
+    const { taskId, stepId } = t.tasks.addStepUpTask();
+    const approvals = t.tasks.approveRequests.length;
+    const refused = [
+      // stepUpTransactionId is a required member, even on the first call (service-notes.md §2).
+      await api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, { method: 'POST', json: { policyStepId: stepId } }),
+      // The task's Get declares no query parameter.
+      await api(`/api/v1/tasks/${taskId}?expand=app`),
+      await api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers?page_size=ten`),
+      await api('/api/v1/search/tasks', { method: 'POST', json: { pageSize: '10' } }),
+      await api('/api/v1/search/step-up/transactions', { method: 'POST', json: { state: 'VERIFIED' } }),
+      await api('/api/v1/no-such-route'),
+    ];
+    for (const r of refused) {
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/vendor OpenAPI/) });
+    }
+    expect(t.tasks.approveRequests).toHaveLength(approvals);
+    const seen = t.takeViolations();
+    expect(seen.map((v) => v.operationId)).toEqual([
+      'c1.api.task.v1.TaskActionsService.ApproveWithStepUp',
+      'c1.api.task.v1.TaskService.Get',
+      'c1.api.ai_governance.v1.MCPServerService.List',
+      'c1.api.task.v1.TaskSearchService.Search',
+      'c1.api.stepup.v1.StepUpTransactionService.Search',
+      '',
+    ]);
+    expect(seen.every((v) => v.kind === 'request')).toBe(true);
+    expect(seen[0]!.message).toMatch(/stepUpTransactionId/);
+    expect(seen[1]!.message).toMatch(/expand/);
+  });
+
+  it('takes what the contract allows, and page_size/page_token on the rules list only (service-notes.md §4)', async () => {
+    t.takeViolations();
+    const { taskId, stepId } = t.tasks.addStepUpTask();
+    expect((await api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, { method: 'POST', json: { policyStepId: stepId, stepUpTransactionId: '', comment: 'ok', expandMask: { paths: ['*'] } } })).status).toBe(200);
+    expect((await api(`/api/v1/tasks/${taskId}`)).status).toBe(200);
+    expect((await api(`/api/v1/apps/${t.seed.rulesApp}/entitlement_configuration_rules?page_size=5&page_token=`)).status).toBe(200);
+    expect((await api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers?page_size=5&page_token=`)).status).toBe(200);
+    expect((await api(`/api/v1/apps/${t.seed.rulesApp}/entitlement_configuration_rules/rule-a?page_size=5`)).status).toBe(400);
+    expect(t.takeViolations().map((v) => v.operationId)).toEqual(['c1.api.app.v1.AppEntitlementRoutingRuleService.GetAppEntitlementRoutingRule']);
   });
 });

@@ -1,12 +1,19 @@
 // Shared set-up of the CLI tests against the fake tenant.
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
 import { startFakeTenant, type FakeTenant, type FakeTenantOptions } from '../../fake-tenant/server.js';
 
-/** A fake tenant closed after the test file. */
+/**
+ * A fake tenant closed after the test file, which then fails if the tenant
+ * received a request the vendor OpenAPI forbids (or gave an answer it forbids)
+ * that the test did not take with `takeViolations()`.
+ */
 export async function tenant(opts: FakeTenantOptions = {}): Promise<FakeTenant> {
   const t = await startFakeTenant(opts);
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    expect(t.violations, 'requests or answers the vendor OpenAPI forbids').toEqual([]);
+  });
   return t;
 }
 

@@ -40,7 +40,7 @@ describe('read commands against the fake tenant', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().map((v: any) => v.task.id)).toEqual([mine]);
     const table = await cli(['task', 'list', '--mine']);
-    expect(table.stdout).toMatch(/Salesforce admin for Ada\s+approval \(step-up\)\s+active/);
+    expect(table.stdout).toMatch(/Salesforce admin for Ada\s+approval \(step-up\)\s+open/);
   });
 
   it('task get summarises the task; -o json is the API object; an unknown task exits 5', async () => {
@@ -49,6 +49,13 @@ describe('read commands against the fake tenant', async () => {
     expect(r.stdout).toMatch(/^Task:\s+#\d+ Salesforce admin for Ada$/m);
     expect(r.stdout).toMatch(new RegExp(`^Can approve:\\s+${t.userId}$`, 'm'));
     expect(r.stdout).toMatch(/^Step-up:\s+required \(provider stepup-provider-1\)/m);
+    // Related objects come through the search (refs + expandMask): the GET declares no expand parameter.
+    expect(r.stdout).toMatch(/^Requester:\s+Grace Hopper <grace@example\.com>$/m);
+    const all = await cli(['task', 'get', mine, '--expand', '*', '-o', 'json']);
+    expect(all.json().expanded).toContainEqual(expect.objectContaining({ id: 'user-grace', displayName: 'Grace Hopper' }));
+    expect(all.json().taskView.createdByUserPath).toMatch(/^expanded\[\d+\]$/);
+    const none = await cli(['task', 'get', mine, '--expand', 'insights', '-o', 'json']);
+    expect(none.json().expanded).toEqual([]);
     const closed = await cli(['task', 'get', approved]);
     expect(closed.stdout).toMatch(/^State:\s+closed$/m);
     expect(closed.stdout).toMatch(new RegExp(`1\\. approval \\(step-up\\) \\S+: approved by ${t.userId} at `));

@@ -14,6 +14,8 @@ import {
   stepKind,
   validateApproveRequest,
   validateStepUpSearch,
+  validateTaskSearch,
+  wireExpandPaths,
   type ExpandedObject,
 } from '../../../src/api/tasks.js';
 
@@ -65,6 +67,25 @@ describe('expand mask', () => {
     const { expanded, paths } = assembleExpanded(['app', 'appUser'], () => [{ '@type': 'X' }]);
     expect(expanded).toHaveLength(2);
     expect(paths.appUserPath).toBe('expanded[1]');
+  });
+});
+
+describe("the service's expand names", () => {
+  it('sends the service names where it has them, agctl names for the rest, * alone', () => {
+    expect(wireExpandPaths(['app', 'createdByUser', 'approvers', 'stepApprovers'])).toEqual(['app_id', 'approvers', 'created_by_user_id', 'step_approver_ids']);
+    expect(wireExpandPaths(['app,insights', '*'])).toEqual(['*']);
+    expect(() => wireExpandPaths(['nope'])).toThrow(/unknown expand path/);
+  });
+
+  it('reads the service names as the keys they stand for', () => {
+    expect(parseExpandPaths(['app_id', 'created_by_user_id', 'step_approver_ids', 'app_entitlement_ids', 'insight_ids'])).toEqual(['app', 'createdByUser', 'entitlements', 'insights', 'stepApprovers']);
+  });
+
+  it('the search takes refs: [{id}] (at most 100) and reads their IDs', () => {
+    expect(validateTaskSearch({ refs: [{ id: 't1' }, { id: 't2' }] }).ids).toEqual(['t1', 't2']);
+    expect(validateTaskSearch({}).ids).toEqual([]);
+    expect(() => validateTaskSearch({ refs: [{ id: 7 }] })).toThrow(/refs must be an array/);
+    expect(() => validateTaskSearch({ refs: Array.from({ length: 101 }, () => ({ id: 'x' })) })).toThrow(/refs must be an array/);
   });
 });
 

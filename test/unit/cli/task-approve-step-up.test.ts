@@ -10,6 +10,7 @@ import {
   defaultDeps,
   findTransaction,
   formatDuration,
+  openUrl,
   resumeCommand,
   shellQuote,
   verified,
@@ -72,6 +73,15 @@ const tx = (over: Partial<StepUpTransaction> = {}): StepUpTransaction => ({
   updatedAt: null,
   expiresAt: new Date(NOW + 600_000).toISOString(),
   ...over,
+});
+
+describe('opening the step-up page', () => {
+  const env = { PATH: process.env.PATH };
+  it('is false when the browser command cannot start or fails at once (BROWSER=false), true when it succeeds', async () => {
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'false' })).toBe(false);
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: '/nonexistent/browser' })).toBe(false);
+    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'true' })).toBe(true);
+  });
 });
 
 describe('reading a transaction\'s state', () => {
@@ -161,11 +171,11 @@ describe('the approve call', () => {
   const view = { taskView: { task: {} } };
   const req = { policyStepId: 's1', comment: '', expandMask: { paths: ['app'] } };
 
-  it('leaves the transaction ID out of the first call, and sends it when there is one', async () => {
+  it('sends the transaction ID empty on the first call (the contract requires the member), and the ID when there is one', async () => {
     const { api, bodies } = approveApi({ ...view, redirectUrl: 'https://t.example/su' });
     await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: '' });
     await approveWithStepUp(api, 't1', { ...req, stepUpTransactionId: 'tx-1' });
-    expect(bodies[0]).toEqual(req);
+    expect(bodies[0]).toEqual({ ...req, stepUpTransactionId: '' });
     expect(bodies[1]).toEqual({ ...req, stepUpTransactionId: 'tx-1' });
   });
 
@@ -256,7 +266,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     const { f, ctx, deps } = start();
     expect(await approveStepUp({ args: ['t1'], opts }, ctx, deps), f.err()).toBe(0);
     const approves = t.seen.filter((r) => r.path.endsWith('/approve-with-step-up')).map((r) => JSON.parse(r.body));
-    expect(approves.map((b) => b.stepUpTransactionId)).toEqual([undefined, 'srv-issued-7']);
+    expect(approves.map((b) => b.stepUpTransactionId)).toEqual(['', 'srv-issued-7']);
     expect(f.err()).toMatch(/did not list the step-up transaction/);
     expect(f.out()).toMatch(/^Approve action: +act-for-srv-issued-7$/m);
   });

@@ -106,8 +106,9 @@ export const SOURCES: Record<DynamicSource, Source> = {
   }),
   // The open tasks. Imported here: the task modules load the schema library too.
   'task-ids': withApi(false, async (api) => {
-    const [{ listAllTasks }, { TASK_STATES }] = await Promise.all([import('../../../client/tasks.js'), import('../../../api/tasks.js')]);
-    return (await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE })).map((v) => ({ value: v.task.id, description: v.task.displayName || undefined }));
+    const [{ listAllTasks, viewTaskId }, { TASK_STATES }] = await Promise.all([import('../../../client/tasks.js'), import('../../../api/tasks.js')]);
+    const views = await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE });
+    return views.filter((v) => viewTaskId(v)).map((v) => ({ value: viewTaskId(v), description: v.task.displayName || undefined }));
   }),
   // the embedded server's listeners (agctl serve)
   'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),

@@ -3,13 +3,13 @@
 // sent shows its control characters as escapes (\x1b), as everywhere else.
 import { ApiError } from '../../../api/errors.js';
 import {
-  parseExpandPaths,
   resolveExpandedPath,
   stepKind,
   type ExpandedObject,
   type PolicyStepInstance,
   type TaskPathField,
   type TaskView,
+  wireExpandPaths,
 } from '../../../api/tasks.js';
 import { UsageError } from '../../../lib/exit.js';
 import type { CommandContext } from '../../context.js';
@@ -34,11 +34,17 @@ export function person(o: ExpandedObject | undefined, fallback: string): string 
   return email ? `${name} <${email}>` : name;
 }
 
-/** Resolves a view's path fields into `expanded`; a path that cannot be read gives nothing (and a --debug line). */
-export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, expanded: readonly ExpandedObject[]) {
+const isObject = (v: unknown): v is ExpandedObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Resolves a view's path fields into `expanded`; a path that cannot be read
+ * gives nothing (and a --debug line), and so does an entry of `expanded` that
+ * is not an object (null, a string, ...).
+ */
+export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, expanded: readonly unknown[]) {
   return (field: TaskPathField): ExpandedObject[] => {
     try {
-      return resolveExpandedPath(view[field], expanded);
+      return resolveExpandedPath(view[field], expanded).filter(isObject);
     } catch (err) {
       ctx.debug(`${field}: ${(err as Error).message}`);
       return [];
@@ -51,7 +57,15 @@ export function shortState(value: string, prefix: string): string {
   return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length).toLowerCase() : escapeControls(value);
 }
 
-export const taskState = (v: TaskView) => shortState(v.task.state, 'TASK_STATE_');
+/**
+ * The task's state in the words of `task list --state`: open or closed (a
+ * value agctl does not know, as received). A task whose state is left out is
+ * open while it has a current step.
+ */
+export function taskState(v: TaskView): string {
+  if (v.task.state === 'TASK_STATE_UNSPECIFIED') return v.task.policy.current ? 'open' : 'closed';
+  return shortState(v.task.state, 'TASK_STATE_');
+}
 
 /** The kind of a step, with "(step-up)" for an approval that needs it; '-' for none. */
 export function stepLabel(step: PolicyStepInstance | null): string {
@@ -98,15 +112,14 @@ export function stepOutcome(step: PolicyStepInstance, userName: (id: string) => 
 /** Related objects requested when --expand is absent: what the summaries show. */
 export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 
-/** --expand as expand-mask paths (checked here: an unknown name is a usage error). */
+/** --expand as the expand-mask paths sent (checked here: an unknown name is a usage error; the service's names are used where it has them). */
 export function expandPaths(raw: string | undefined): string[] {
-  if (raw === undefined) return DEFAULT_EXPAND;
+  if (raw === undefined) return wireExpandPaths(DEFAULT_EXPAND);
   const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
   try {
-    parseExpandPaths(paths);
+    return wireExpandPaths(paths);
   } catch (err) {
     if (err instanceof ApiError) throw new UsageError(`--expand: ${err.message}`);
     throw err;
   }
-  return paths;
 }

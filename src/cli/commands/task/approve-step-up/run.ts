@@ -29,6 +29,7 @@ import { escapeControls } from '../../../escape.js';
 import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
+import { recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
 import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
@@ -117,7 +118,7 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   const since = ctx.clock.now() - CLOCK_SKEW_MS;
   const res = await approve(api, a, '');
   if (!res.redirectUrl) {
-    await printApproved(ctx, res, a.stepId);
+    await printApproved(ctx, res, a);
     return 0;
   }
   const url = checkUrl(res.redirectUrl);
@@ -128,7 +129,9 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
   if (issued) ctx.debug(`the server issued step-up transaction ${escapeControls(issued.id)} (${escapeControls(String(issued.state))})`);
   else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
-  if (opts.open && !(await deps.openUrl(url, ctx.env))) ctx.out.warn('could not open a browser; open the step-up URL yourself');
+  if (opts.open && !(await deps.openUrl(url, ctx.env))) {
+    ctx.out.warn(`could not open a browser${ctx.env.BROWSER ? ` with BROWSER=${escapeControls(ctx.env.BROWSER)}` : ''}; open the step-up URL yourself`);
+  }
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
   ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
   if (target.txId) ctx.out.info(`Step-up transaction: ${escapeControls(target.txId)}`);
@@ -175,9 +178,15 @@ async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approv
   a.stepId ||= bound?.policyStepId || (await currentStep(ctx, api, a.taskId));
   const target: Target = { taskId: a.taskId, stepId: a.stepId, userId: tx.userId, txId, since: 0 };
   if (verified(ctx, tx)) return approveWith(ctx, api, a, txId);
-  if (!wait) return pending(ctx, a, target, { url: '', urlShown: true }, 'not waiting (--no-wait)');
-  ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started`);
-  return waitAndApprove(ctx, deps, api, a, target, '', waitMs);
+  // The transaction does not carry its URL: agctl shows the one it kept when the step-up started.
+  const url = recalledUrl(ctx, txId);
+  if (!wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
+  ctx.out.info(
+    url
+      ? `Resuming step-up transaction ${txId}: waiting for it to be verified. Confirm it at:\n  ${url}`
+      : `Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`,
+  );
+  return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
 }
 
 /**
@@ -262,7 +271,7 @@ async function waitAndApprove(ctx: CommandContext, deps: Deps, api: ApiClient, a
 async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txId: string): Promise<number> {
   const res = await approve(api, a, txId);
   if (res.redirectUrl) throw new CliError(`the server answered with another step-up URL for verified transaction ${txId}`, Exit.Server);
-  await printApproved(ctx, res, a.stepId);
+  await printApproved(ctx, res, a);
   return 0;
 }
 
@@ -409,6 +418,21 @@ function resumeFor(ctx: CommandContext, a: Approval, target: Target): string {
   return resumeCommand(ctx, { taskId: a.taskId, stepId: a.stepId, txId: target.txId, comment: a.comment, expand: a.rawExpand });
 }
 
+/** Keeps the step-up URL of a transaction left pending, for its resume command to show again. */
+function keepUrl(ctx: CommandContext, txId: string, url: string): void {
+  if (url && !rememberStepUpUrl(ctx.env, ctx.clock.now(), txId, url)) ctx.debug('could not keep the step-up URL for the resume command');
+}
+
+/** The URL kept for a transaction ('' when none, or not an http(s) URL). */
+function recalledUrl(ctx: CommandContext, txId: string): string {
+  const url = recalledStepUpUrl(ctx.env, ctx.clock.now(), txId);
+  try {
+    return url ? checkUrl(url) : '';
+  } catch {
+    return '';
+  }
+}
+
 function noResume(ctx: CommandContext): string {
   return ctx.flags.embedded
     ? 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command'
@@ -421,6 +445,7 @@ function noResume(ctx: CommandContext): string {
  */
 function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: string; urlShown: boolean }, why: string): number {
   const resume = resumeFor(ctx, a, target);
+  if (resume) keepUrl(ctx, target.txId, u.url);
   if (ctx.out.json) {
     ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: resume });
   } else {
@@ -445,6 +470,7 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
  */
 function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string): number {
   const resume = resumeFor(ctx, a, target);
+  if (resume) keepUrl(ctx, target.txId, url);
   if (ctx.out.json) {
     ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: resume });
   }
@@ -453,7 +479,8 @@ function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string
   return EXIT_INTERRUPTED;
 }
 
-async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, stepId: string): Promise<void> {
+async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse, a: Approval): Promise<void> {
+  const { stepId } = a;
   if (ctx.out.json) {
     ctx.out.printJson(res);
     return;
@@ -474,7 +501,7 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
   ctx.out.success(`Approved step ${stepId} of task #${text(t.numericId)}`);
   ctx.out.fields([
     ['Task', `#${text(t.numericId)} ${text(t.displayName)}`],
-    ['ID', text(t.id)],
+    ['ID', text(t.id) || a.taskId],
     ['App', named(resolve('appPath')[0])],
     ['Requester', person(resolve('createdByUserPath')[0], text(t.createdByUserId))],
     ['Approved step', approvedText],
@@ -495,7 +522,15 @@ export function browserEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** Opens a URL with $BROWSER (a command taking the URL) or the system opener; false when that fails. */
+/** How long a browser command may take to fail before it is taken to have opened the page. */
+export const OPEN_GRACE_MS = 1000;
+
+/**
+ * Opens a URL with $BROWSER (a command taking the URL) or the system opener.
+ * False when the command cannot be started, or exits non-zero within
+ * OPEN_GRACE_MS (BROWSER=false, an opener with no browser to hand the URL to);
+ * true when it exits 0 or is still running then.
+ */
 export async function openUrl(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
   const { spawn } = await import('node:child_process');
   const [cmd, args] = env.BROWSER
@@ -511,7 +546,11 @@ export async function openUrl(url: string, env: NodeJS.ProcessEnv, platform: Nod
       child.once('error', () => resolve(false));
       child.once('spawn', () => {
         child.unref();
-        resolve(true);
+        const timer = setTimeout(() => resolve(true), OPEN_GRACE_MS);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          resolve(code === 0);
+        });
       });
     } catch {
       resolve(false);

@@ -9,7 +9,9 @@ import type { GetInput } from './command.js';
 
 export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
-  const res = await getTask(api, await resolveTaskArg(ctx, api, taskId.trim()), expandPaths(opts.expand));
+  // The ID asked for: the one typed, or the one a task number names. It stands where the answer leaves the ID out.
+  const id = await resolveTaskArg(ctx, api, taskId.trim());
+  const res = await getTask(api, id, expandPaths(opts.expand));
   if (ctx.out.json) {
     ctx.out.printJson(res);
     return 0;
@@ -23,7 +25,7 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
   const current = t.policy.current;
   const rows: [string, string][] = [
     ['Task', `#${text(t.numericId)} ${text(t.displayName)}`],
-    ['ID', text(t.id)],
+    ['ID', text(t.id) || text(id)],
     ['State', taskState(view)],
     ['App', named(resolve('appPath')[0])],
     ['Requester', userName(t.createdByUserId)],
@@ -37,7 +39,7 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
     const ids = t.stepApproverIds.length ? t.stepApproverIds : approval.approval.users?.userIds ?? [];
     rows.push(['Can approve', fromView.length ? fromView.join(', ') : ids.map(userName).join(', ') || '-']);
     const provider = approval.approval.requiresStepUpProviderId;
-    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${nextCommand(ctx.flags, ['task', 'approve-step-up', text(t.id)])}` : 'not required']);
+    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${nextCommand(ctx.flags, ['task', 'approve-step-up', id])}` : 'not required']);
   }
   if (t.policy.next.length) rows.push(['Next steps', t.policy.next.map((n) => stepKind(n) || 'step').join(', ')]);
   ctx.out.fields(rows);

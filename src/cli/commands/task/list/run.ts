@@ -4,7 +4,7 @@ import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
 import { callerUserId } from '../../../../client/step-up.js';
 import { listAllTasks } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
-import { stepLabel, stepState, taskState, text } from '../summary.js';
+import { stepLabel, taskState, text } from '../summary.js';
 import { TASK_LIST_DEFAULT_LIMIT, type ListInput } from './command.js';
 
 const STATES = { open: [TASK_STATES.open], closed: [TASK_STATES.closed], all: [] } as const;
@@ -41,7 +41,8 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
       const v = normalizeTaskView(raw);
       const t = v.task;
       const current = t.policy.current;
-      return [text(t.id), t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), current ? stepState(current) : taskState(v), text(t.createdAt ?? '') || '-'];
+      // STATE is the task's, in the words of --state (the step's own state is in task get).
+      return [text(t.id) || '-', t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), taskState(v), text(t.createdAt ?? '') || '-'];
     }),
   );
   return 0;

@@ -1,0 +1,45 @@
+// The step-up URL of each transaction agctl left pending (--no-wait, a wait
+// that timed out, Ctrl-C), so that the resume command can show it again: the
+// service's transaction resource does not carry it (service-notes.md §2).
+// Kept in the config directory (0600, like the credentials: the URL is the
+// person's way to confirm), for a day, at most MAX_ENTRIES. Best effort: a
+// file that cannot be read or written only means the URL is not shown again.
+import { join } from 'node:path';
+import { configDir } from '../../../../config/paths.js';
+import { readTextIfExists, writePrivateFile } from '../../../../config/secure-file.js';
+
+const FILE = 'step-up-urls.json';
+const KEEP_MS = 24 * 60 * 60 * 1000;
+const MAX_ENTRIES = 50;
+
+type Entries = Record<string, { url: string; at: number }>;
+
+function read(path: string): Entries {
+  try {
+    const v = JSON.parse(readTextIfExists(path) ?? '{}') as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Entries) : {};
+  } catch {
+    return {};
+  }
+}
+
+const pathFor = (env: NodeJS.ProcessEnv) => join(configDir(env), FILE);
+
+/** Records the URL of a pending transaction; returns false when it could not be written. */
+export function rememberStepUpUrl(env: NodeJS.ProcessEnv, now: number, txId: string, url: string): boolean {
+  try {
+    const path = pathFor(env);
+    const fresh = Object.entries(read(path)).filter(([id, e]) => id !== txId && typeof e?.url === 'string' && typeof e.at === 'number' && now - e.at < KEEP_MS);
+    const kept = [...fresh.sort((a, b) => b[1].at - a[1].at).slice(0, MAX_ENTRIES - 1), [txId, { url, at: now }] as const];
+    writePrivateFile(path, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The URL recorded for a transaction, or '' when none was. */
+export function recalledStepUpUrl(env: NodeJS.ProcessEnv, now: number, txId: string): string {
+  const e = read(pathFor(env))[txId];
+  return e && typeof e.url === 'string' && typeof e.at === 'number' && now - e.at < KEEP_MS ? e.url : '';
+}
