@@ -16,12 +16,20 @@ export async function loadJqFilter(expression: string, env: NodeJS.ProcessEnv): 
   const { loadJq } = await import('jq-wasm');
   const jq = await loadJq();
   // Compiled alone first, so that jq's messages give the line and column of the expression as typed.
-  const check = jq.raw('null', expression, ['-c']);
+  /** jq's run; jq (WebAssembly) running out of memory or stack (on a value it builds too deep) is its error too. */
+  const raw = (input: string, filter: string, flags: string[]) => {
+    try {
+      return jq.raw(input, filter, flags);
+    } catch (err) {
+      return { stdout: '', stderr: `jq stopped: ${(err as Error).message}`, exitCode: 5 };
+    }
+  };
+  const check = raw('null', expression, ['-c']);
   if (check.exitCode === COMPILE_ERROR) throw jqError(check.stderr, check.exitCode);
   const vars = JSON.stringify(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
   // The line break keeps a trailing `# comment` from hiding the closing parenthesis.
   const program = `$${ENV_VAR} as $ENV | def env: $ENV; (${expression}\n)`;
-  const run = (value: unknown) => jq.raw(JSON.stringify(value) ?? 'null', program, ['-c', '--argjson', ENV_VAR, vars]);
+  const run = (value: unknown) => raw(JSON.stringify(value) ?? 'null', program, ['-c', '--argjson', ENV_VAR, vars]);
   return (value) => {
     const r = run(value);
     // -c prints one value a line; a string's own line breaks are escaped in it.

@@ -3,6 +3,7 @@ import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { CONTROL_CHAR, CONTROL_CHARS } from '../lib/controls.js';
+import { checkJsonDepth } from '../lib/json-depth.js';
 import { escapeControls } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
@@ -94,8 +95,9 @@ export class Output {
     this.#pager = command ? { command, env } : undefined;
   }
 
-  /** Prints a JSON document on stdout (or what --jq makes of it). */
+  /** Prints a JSON document on stdout (or what --jq makes of it); one that nests too deep to print is an error (exit 9). */
   printJson(value: unknown): void {
+    checkJsonDepth(value);
     if (!this.#jq) {
       this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
       return;
@@ -201,7 +203,7 @@ export class Output {
   fields(pairs: [string, Text | undefined | null][]): void {
     // A label can be a server's too (a catalog entry's own members).
     const labels = pairs.map(([k]) => escapeControls(k));
-    const width = Math.max(...labels.map((k) => visible(k))) + 2;
+    const width = widest(labels) + 2;
     pairs.forEach(([, v], i) => this.print(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`));
   }
 }
@@ -253,7 +255,14 @@ export function plainColumns(head: string[], rows: string[][]): string {
 }
 
 function naturalWidths(head: string[], rows: string[][]): number[] {
-  return head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))));
+  return head.map((h, j) => widest([h, ...rows.map((r) => r[j] ?? '')]));
+}
+
+/** The visible width of the widest text (a loop: `Math.max(...list)` overflows the stack on a long list). */
+function widest(texts: readonly string[]): number {
+  let max = 0;
+  for (const t of texts) max = Math.max(max, visible(t));
+  return max;
 }
 
 const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
@@ -266,7 +275,7 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
  * whole, for the terminal to wrap, so that it can be copied.
  */
 export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
-  const width = Math.max(...head.map((h) => visible(h))) + 2;
+  const width = widest(head) + 2;
   const max = Math.max(10, columns - width);
   const shown = (value: string) => (/\s/.test(value) ? truncate(value, max) : value);
   return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');

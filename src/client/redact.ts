@@ -1,6 +1,7 @@
 // Redaction for --debug logs and --dry-run output: secrets never reach a terminal or a log.
 import { schemaSecretFields, schemaSecretMaps } from '../api/secret-fields.js';
 import { REDACTED } from '../lib/url.js';
+import { checkJsonDepth, nestsDeeperThan, MAX_JSON_DEPTH } from '../lib/json-depth.js';
 
 export { REDACTED };
 
@@ -51,15 +52,19 @@ export function redactForm(body: string): string {
   return [...new URLSearchParams(body)].map(([k, v]) => `${k}=${isSecretField(k) ? REDACTED : encodeURIComponent(v)}`).join('&');
 }
 
-/** Deep copy of a JSON value with secret fields replaced. */
-export function redactJson(value: unknown, inSecretMap = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactJson(v, inSecretMap));
+/** Deep copy of a JSON value with secret fields replaced; a value that nests too deep is an error (exit 9). */
+export function redactJson(value: unknown): unknown {
+  return redact(checkJsonDepth(value), false);
+}
+
+function redact(value: unknown, inSecretMap: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => redact(v, inSecretMap));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (inSecretMap && typeof v === 'string') out[k] = REDACTED;
       else if (isSecretField(k) && (typeof v === 'string' || (v && typeof v === 'object'))) out[k] = REDACTED;
-      else out[k] = redactJson(v, schemaSecretMaps.has(k));
+      else out[k] = redact(v, schemaSecretMaps.has(k));
     }
     return out;
   }
@@ -77,6 +82,7 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
   const text = typeof body === 'string' ? body : body.toString('utf8');
   const type = (contentType ?? '').toLowerCase();
   const json = parseJson(text);
+  if (json !== undefined && nestsDeeperThan(json)) return `<${Buffer.byteLength(text)} bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>`;
   if (json !== undefined) {
     const s = JSON.stringify(redactJson(json));
     return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;

@@ -105,6 +105,27 @@ describe('Output.table', () => {
   });
 });
 
+describe('big tables', () => {
+  // About 125,000 rows were enough for a spread of a column's widths to overflow the stack.
+  const rows = Array.from({ length: 130_000 }, (_, i) => [`id-${i}`, `rule ${i}`]);
+  it.each([
+    ['a pipe', false],
+    ['a terminal', true],
+  ])('of 130,000 rows print on %s', async (_, tty) => {
+    const c = capture(tty, 80);
+    await c.out.table(['ID', 'NAME'], rows);
+    const lines = c.text().split('\n');
+    expect(lines).toHaveLength(rows.length + 2);
+    expect(lines[rows.length]).toBe('id-129999  rule 129999');
+  });
+
+  it('fields with 130,000 labels (a server\'s members) print', () => {
+    const c = capture(false);
+    c.out.fields(rows.map(([k, v]) => [k!, v!]));
+    expect(c.text().split('\n')[129_999]).toBe('id-129999: rule 129999');
+  });
+});
+
 describe('server text in tables and fields', () => {
   // A name as a server may hold it: a title change, a screen clear, a C1 CSI, a line break and a tab.
   const EVIL = 'a\u001b]0;pwned\u0007b\u001b[2Jc\u009b31m\r\nd\te';

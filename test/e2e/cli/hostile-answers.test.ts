@@ -1,0 +1,80 @@
+// Answers no real service sends but a broken or hostile one may: JSON nested
+// 100,000 levels deep, control characters in bodies, headers and messages.
+// Nothing they hold may crash agctl (exit 1) or reach the terminal raw.
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_DEPTH } from '../../../src/lib/json-depth.js';
+import { cliFor, tempDir } from '../../helpers/cli.js';
+import { tinyServer, type Seen } from '../../unit/client/tiny-server.js';
+
+const t = await tinyServer();
+const cli = cliFor(tempDir('agctl-hostile-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
+
+/** A JSON text of objects nested `depth` levels: {"a":{"a":...1...}}. */
+const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{"a":1' + '}'.repeat(depth);
+const DEEP = nested(100_000);
+
+function answer(status: number, body: string, headers: Record<string, string> = {}) {
+  return (_req: Seen, res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+    res.end(body);
+  };
+}
+
+describe('JSON nested deeper than agctl follows', () => {
+  it(`api, api --debug and api -o json refuse it with exit 9; ${MAX_JSON_DEPTH} levels print`, async () => {
+    t.reset(answer(200, `{"list":[],"deep":${DEEP}}`));
+    const runs = [['api', '/api/v1/deep'], ['api', '/api/v1/deep', '--debug'], ['api', '/api/v1/deep', '--paginate', '-o', 'json']];
+    const results = await Promise.all(runs.map((args) => cli(args)));
+    results.forEach((r, i) => {
+      expect(r.code, `${runs[i]!.join(' ')}\n${r.stderr.slice(-2000)}`).toBe(9);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`(^|\\n)(agctl: the answer nests deeper than ${MAX_JSON_DEPTH} levels\\n|\\{"error":\\{"code":"unavailable","message":"the answer nests deeper than ${MAX_JSON_DEPTH} levels")`));
+    });
+    expect(results[1]!.stderr).toMatch(new RegExp(`\\[debug\\] < <\\d+ bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>\\n`));
+
+    // The bound is the bound: an answer exactly that deep is printed as sent.
+    const edge = nested(MAX_JSON_DEPTH - 1);
+    t.reset(answer(200, `{"edge":${edge}}`));
+    const [ok, jq] = await Promise.all([cli(['api', '/api/v1/edge', '--debug']), cli(['api', '/api/v1/edge', '--jq', '.edge'])]);
+    expect(ok.code, ok.stderr.slice(-500)).toBe(0);
+    expect(ok.json()).toEqual({ edge: JSON.parse(edge) });
+    expect(jq.code, jq.stderr.slice(-500)).toBe(0);
+    expect(jq.json()).toEqual(JSON.parse(edge));
+  });
+
+  it('in an error answer: the error is reported (details left out), not a crash', async () => {
+    t.reset(answer(400, `{"code":3,"message":"bad","details":[${DEEP}]}`));
+    const [text, json] = await Promise.all([cli(['rules', 'list', 'app1']), cli(['rules', 'list', 'app1', '-o', 'json'])]);
+    expect(text.code, text.stderr.slice(-500)).toBe(7);
+    expect(text.stderr).toBe('agctl: bad (HTTP 400, InvalidArgument)\n');
+    expect(json.code).toBe(7);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'invalid_argument', message: 'bad', details: [] });
+  });
+
+  it('in a list: rules list -o json and mcp list -o json refuse it with exit 9', async () => {
+    t.reset(answer(200, `{"list":[{"id":"r1","connectorId":"c1","displayName":"R","extra":${DEEP}}]}`));
+    for (const args of [['rules', 'list', 'app1', '-o', 'json'], ['mcp', 'list', 'app1', '-o', 'json']]) {
+      const r = await cli(args);
+      expect(r.code, `${args.join(' ')}\n${r.stderr.slice(-2000)}`).toBe(9);
+      expect(JSON.parse(r.stderr).error.message).toBe(`the answer nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+  });
+
+  it('given by the user (an -f key, a --paginate POST body) is a usage error; one jq builds is jq\'s error', async () => {
+    t.reset(answer(200, '{"list":[]}'));
+    const key = `a${'[b]'.repeat(100_000)}=1`;
+    const [field, body, jq] = await Promise.all([
+      cli(['api', '/api/v1/x', '-f', key]),
+      cli(['api', '/api/v1/x', '--method', 'POST', '--paginate', '--input', '-'], { input: DEEP }),
+      cli(['version', '--jq', 'reduce range(5000) as $i (0; [.])']),
+    ]);
+    expect(field.code, field.stderr.slice(-500)).toBe(2);
+    expect(field.stderr).toMatch(new RegExp(`^agctl: -f a\\[b\\]\\[b\\].*\\.\\.\\.: nests deeper than ${MAX_JSON_DEPTH} levels\\n$`));
+    expect(body.code, body.stderr.slice(-500)).toBe(2);
+    expect(body.stderr).toBe(`agctl: the --input body nests deeper than ${MAX_JSON_DEPTH} levels\n`);
+    expect(jq.code, jq.stderr.slice(-500)).toBe(2);
+    expect(JSON.parse(jq.stderr).error.message).toMatch(/^--jq: jq stopped: /);
+    expect(t.seen).toHaveLength(0);
+  });
+});
