@@ -112,21 +112,26 @@ export class Output {
     this.io.stdout.write(line + '\n');
   }
 
-  /** Progress, hints and confirmations go to stderr. */
-  info(line: string): void {
-    this.io.stderr.write(line + '\n');
+  /**
+   * A line of progress, a hint or a confirmation, on stderr. Like a table
+   * cell it is text, `styled(...)` text or parts of these: its control
+   * characters (line breaks too: one call, one line) show as escapes, so
+   * pass server text as it is; the styles go on after that.
+   */
+  info(line: Text): void {
+    this.io.stderr.write(render(line, this.s) + '\n');
   }
 
-  success(line: string): void {
-    this.info(`${this.s.green('✓')} ${line}`);
+  success(line: Text): void {
+    this.info([styled('✓', 'green'), ' ', line]);
   }
 
-  warn(line: string): void {
-    this.info(`${this.s.yellow('!')} ${line}`);
+  warn(line: Text): void {
+    this.info([styled('!', 'yellow'), ' ', line]);
   }
 
-  failure(line: string): void {
-    this.info(`${this.s.red('✗')} ${line}`);
+  failure(line: Text): void {
+    this.info([styled('✗', 'red'), ' ', line]);
   }
 
   /**

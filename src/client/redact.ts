@@ -83,13 +83,13 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
   const type = (contentType ?? '').toLowerCase();
   const json = parseJson(text);
   if (json !== undefined && nestsDeeperThan(json)) return `<${Buffer.byteLength(text)} bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>`;
-  if (json !== undefined) {
-    const s = JSON.stringify(redactJson(json));
-    return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;
-  }
-  if (FORM.test(text)) return redactForm(text);
+  if (json !== undefined) return cut(JSON.stringify(redactJson(json)));
+  if (FORM.test(text)) return cut(redactForm(text));
   return `<${Buffer.byteLength(text)} bytes of ${type || 'unknown type'}, not shown>`;
 }
+
+/** A logged body: its first 4 KB, and its length when longer. */
+const cut = (s: string) => (s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s);
 
 /** `name=value` pairs joined by `&`: what a form body is (a text without `=` in each pair is not one). */
 const FORM = /^[^&=\s]+=[^&\s]*(&[^&=\s]+=[^&\s]*)*$/;

@@ -78,3 +78,44 @@ describe('JSON nested deeper than agctl follows', () => {
     expect(t.seen).toHaveLength(0);
   });
 });
+
+describe('control characters a server sends', () => {
+  /** Any C0 control but the line break that ends a line, DEL or a C1 control. */
+  const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+  it('--debug logs them as escapes: a header value, a form-shaped text body, a JSON body', async () => {
+    t.reset((req, res) => {
+      // Node writes a header value's characters as latin-1 bytes: U+009B arrives as the C1 CSI.
+      res.setHeader('x-note', 'a\u009b31mb');
+      if (req.path.includes('form')) {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('k\u001b[2J=v&%1b]0;t%07=x&y=\u007f');
+      } else sendJsonText(res, JSON.stringify({ name: 'n\u001b[2J\u009b31m\u007f', list: [] }));
+    });
+    const [form, json] = await Promise.all([cli(['api', '/api/v1/form', '--debug']), cli(['api', '/api/v1/json', '--debug'])]);
+    for (const r of [form, json]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr, r.stderr).not.toMatch(RAW);
+      expect(r.stderr).toMatch(/\[debug\] < x-note: a\S*\\x9b31mb\n/);
+    }
+    expect(form.stderr).toContain('[debug] < k\\x1b[2J=v&\\x1b]0;t\\x07=x&y=%7F\n');
+    expect(json.stderr).toContain('[debug] < {"name":"n\\u001b[2J\\x9b31m\\x7f","list":[]}\n');
+  });
+
+  it("api --paginate's warning about members it left out, and an error's message", async () => {
+    t.reset((req, res) => {
+      if (req.path.includes('fail')) return sendJsonText(res, JSON.stringify({ code: 9, message: 'step s\u001b]0;x\u0007 \u009b2J in state \u007f' }), 400);
+      const second = req.path.includes('page_token=');
+      sendJsonText(res, JSON.stringify(second ? { list: [{ id: 'b' }], ['more\u001b[2J']: [1], nextPageToken: '' } : { list: [{ id: 'a' }], nextPageToken: 'p\u001b[2J' }));
+    });
+    const [paged, failed] = await Promise.all([cli(['api', '/api/v1/list', '--paginate']), cli(['rules', 'list', 'fail'])]);
+    expect(paged.code, paged.stderr).toBe(0);
+    expect(paged.stderr).toBe('! --paginate merged only list; more\\x1b[2J of the pages after the first were left out (page by hand to keep them)\n');
+    expect(failed.code).toBe(7);
+    expect(failed.stderr).toBe('agctl: step s\\x1b]0;x\\x07 \\x9b2J in state \\x7f (HTTP 400, FailedPrecondition)\n');
+  });
+});
+
+function sendJsonText(res: ServerResponse, body: string, status = 200) {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

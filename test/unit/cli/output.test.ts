@@ -171,6 +171,21 @@ describe('server text in tables and fields', () => {
     expect(t.text()).toBe('A     B\nnull  [object Object]\n');
   });
 
+  it('shows control characters as escapes on stderr too (info, success, warn, failure), one call one line, the marks in colour', async () => {
+    let err = '';
+    const stderr = new PassThrough().on('data', (d) => (err += String(d)));
+    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: true } as unknown as IO;
+    const out = new Output(io, 'table', true);
+    await out.styles();
+    out.info(EVIL);
+    out.success(['done ', styled(EVIL, 'bold')]);
+    out.warn(`dropped ${EVIL}`);
+    out.failure(EVIL);
+    expect(err).toBe(
+      [SHOWN, `\u001b[32m✓\u001b[39m done \u001b[1m${SHOWN}\u001b[22m`, `\u001b[33m!\u001b[39m dropped ${SHOWN}`, `\u001b[31m✗\u001b[39m ${SHOWN}`, ''].join('\n'),
+    );
+  });
+
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
     await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);

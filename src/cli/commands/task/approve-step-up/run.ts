@@ -130,7 +130,8 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
   if (opts.open && !(await deps.openUrl(url, ctx.env))) ctx.out.warn('could not open a browser; open the step-up URL yourself');
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
-  ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
+  ctx.out.info('Step-up authentication required. Confirm it at:');
+  ctx.out.info(`  ${url}`);
   if (target.txId) ctx.out.info(`Step-up transaction: ${escapeControls(target.txId)}`);
   return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
 }
