@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { CONTROL_CHAR, CONTROL_CHARS } from '../lib/controls.js';
 import { checkJsonDepth } from '../lib/json-depth.js';
-import { escapeControls } from './escape.js';
+import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
@@ -99,7 +99,7 @@ export class Output {
   printJson(value: unknown): void {
     checkJsonDepth(value);
     if (!this.#jq) {
-      this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+      this.io.stdout.write(safeJson(value, 2) + '\n');
       return;
     }
     const { text, error } = this.#jq(value);

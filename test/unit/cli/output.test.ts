@@ -186,6 +186,13 @@ describe('server text in tables and fields', () => {
     );
   });
 
+  it('JSON output escapes DEL and C1 controls too (JSON.stringify leaves them raw): the same value, nothing a terminal acts on', () => {
+    const c = capture(true);
+    c.out.printJson({ name: EVIL });
+    expect(c.text()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(c.text())).toEqual({ name: EVIL });
+  });
+
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
     await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);
