@@ -162,6 +162,26 @@ describe('tables on narrow terminals', () => {
     }
   });
 
+  it('mcp list at 120 columns is a table: the name is cut, a URL too long for its column wraps onto a second line, whole', async () => {
+    const [tty, piped] = await Promise.all([onTerminal(['mcp', 'list', 'ai-tools'], {}, { columns: 120, rows: 500 }), cli(['mcp', 'list', 'ai-tools'])]);
+    expect(tty.code, tty.stderr).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CONNECTOR ID +NAME +KIND +AUTH METHOD +URL OR CATALOG ENTRY +UPDATED$/);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(120);
+    const at = lines[0]!.indexOf('URL OR');
+    const urls = [...piped.stdout.matchAll(/https:\/\/\S+/g)].map((m) => m[0]);
+    expect(urls.length).toBeGreaterThan(1);
+    // Each row's URL cell, with its continuation line (blank up to the column) joined on.
+    const shown: string[] = [];
+    for (const l of lines.slice(1)) {
+      const cell = l.slice(at).split(/\s{2,}/)[0]!;
+      if (/^\s/.test(l)) shown[shown.length - 1] += cell;
+      else shown.push(cell);
+    }
+    for (const url of urls) expect(shown).toContain(url);
+    expect(lines.some((l) => /^\s/.test(l))).toBe(true);
+  });
+
   it('webhook listeners list is a table whose URLs run past the edge whole', async () => {
     const r = await onTerminal(['webhook', 'listeners', 'list'], {}, { columns: 80, rows: 500 });
     expect(r.code, r.stderr).toBe(0);

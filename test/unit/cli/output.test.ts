@@ -48,13 +48,15 @@ describe('Output.table', () => {
         'ID         ecr-001',
         'NAME       Route 1: Sales and marketing',
         'ENABLED    yes',
-        'CONDITION  subject.department == "Sales…',
+        'CONDITION  subject.department == "Sales"',
+        '           && subject.region == "EMEA"',
         '',
         'PRIORITY   20',
         'ID         ecr-002',
         'NAME       Route 2: Engineering',
         'ENABLED    no',
-        'CONDITION  subject.department == "Engin…',
+        'CONDITION  subject.department ==',
+        '           "Engineering"',
         '',
       ].join('\n'),
     );
@@ -64,14 +66,14 @@ describe('Output.table', () => {
     expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
   });
 
-  it('in records, cuts free text but never an ID or a URL (the terminal wraps them whole)', async () => {
+  it('in records, wraps free text at spaces onto continuation lines, and never breaks an ID or a URL (the terminal wraps them whole)', async () => {
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
     const c = capture(true, 34);
     await c.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
     expect(c.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with a long name\nURL   ${url}\n`);
     const narrower = capture(true, 20);
     await narrower.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
-    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook wit…\nURL   ${url}\n`);
+    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with\n      a long name\nURL   ${url}\n`);
   });
 
   it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
@@ -222,8 +224,10 @@ describe('fitColumns: which column gives way', () => {
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MacKQ0OjQQa0cey0OQ3WMPP0ph';
     const widths = fitColumns(head, [['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'Demo: HMAC webhook', url]], 80);
     expect(widths).toEqual([27, 10, url.length]);
-    // A short last column does not: records.
-    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toBeUndefined();
+    // A short last column does not: a long ID column elsewhere wraps onto a second line instead, down to half its width.
+    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toEqual([64, 10, 2]);
+    // Narrower than that: records.
+    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 52)).toBeUndefined();
   });
 });
 
