@@ -225,6 +225,8 @@ export function visible(s: string): number {
 export function truncate(text: string, max: number): string {
   if (max <= 0) return '';
   if (visible(text) <= max) return text;
+  // Plain ASCII (nearly every cell): a character a column.
+  if (/^[\x20-\x7e]*$/.test(text)) return text.slice(0, max - 1).trimEnd() + '…';
   let kept = '';
   for (const ch of text) {
     if (visible(kept + ch) > max - 1) break;
