@@ -93,7 +93,7 @@ describe('auth list', () => {
     const io: IO = { stdin: Readable.from([]), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
     expect(await main(['node', BIN, 'auth', 'list'], { io, env: baseEnv(dir) })).toBe(0);
     await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(shown.split('\n')[1]).toMatch(/\s+valid\s+in \d+m$/);
+    expect(shown.split('\n')[1]).toMatch(/\s+valid\s+in \d+(m|h)$/);
     expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT/);
 
     // After logout the profile stays, logged out.
