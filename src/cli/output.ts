@@ -311,7 +311,9 @@ export function plainColumns(head: string[], rows: string[][]): string {
 }
 
 function naturalWidths(head: string[], rows: string[][]): number[] {
-  return head.map((h, j) => widest([h, ...rows.map((r) => r[j] ?? '')]));
+  const widths = head.map((h) => visible(h));
+  for (const r of rows) head.forEach((_, j) => (widths[j] = Math.max(widths[j]!, visible(r[j] ?? ''))));
+  return widths;
 }
 
 /** The visible width of the widest text (a loop: `Math.max(...list)` overflows the stack on a long list). */
