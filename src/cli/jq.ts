@@ -2,6 +2,7 @@
 // the flag is given. Strings print raw, other values as indented JSON (as gh's --jq).
 // `$ENV` and `env` are the invocation's environment (jq-wasm's own is a fake one).
 import { UsageError } from '../lib/exit.js';
+import { safeJson } from './escape.js';
 
 /** The text jq prints for one JSON value, and the error it stopped on (a UsageError naming jq's message), if any. */
 export type JqFilter = (value: unknown) => { text: string; error?: UsageError };
@@ -47,7 +48,7 @@ const COMPILE_ERROR = 3;
 /** One value jq printed (compact JSON): a string raw, anything else indented. */
 function show(line: string): string {
   const v = JSON.parse(line) as unknown;
-  return (typeof v === 'string' ? v : JSON.stringify(v, null, 2)) + '\n';
+  return (typeof v === 'string' ? v : safeJson(v, 2)) + '\n';
 }
 
 /** jq's message, on one line: "--jq: syntax error, unexpected ... at <top-level>, line 1, column 6". */

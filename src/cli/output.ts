@@ -103,7 +103,8 @@ export class Output {
       return;
     }
     const { text, error } = this.#jq(value);
-    this.io.stdout.write(text);
+    // Strings print raw, as jq -r prints them; on a terminal their control characters (but line breaks and tabs) show as escapes.
+    this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
     if (error) throw error;
   }
 
