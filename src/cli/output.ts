@@ -108,9 +108,9 @@ export class Output {
     if (error) throw error;
   }
 
-  /** Prints a line of data on stdout. */
+  /** Prints a line of data on stdout, as it is on a pipe; on a terminal its control characters (but line breaks and tabs) show as escapes. */
   print(line = ''): void {
-    this.io.stdout.write(line + '\n');
+    this.io.stdout.write((this.io.isStdoutTTY ? escapeControls(line, '\n\t') : line) + '\n');
   }
 
   /**
@@ -212,7 +212,8 @@ export class Output {
     // A label can be a server's too (a catalog entry's own members).
     const labels = pairs.map(([k]) => escapeControls(k));
     const width = widest(labels) + 2;
-    pairs.forEach(([, v], i) => this.print(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`));
+    // Written as rendered: escaped already, and in colour.
+    pairs.forEach(([, v], i) => this.io.stdout.write(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}\n`));
   }
 }
 

@@ -205,6 +205,13 @@ describe('server text in tables and fields', () => {
     expect(tty.text()).toBe(`a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`);
   });
 
+  it('print: a line of data as it is on a pipe, with control characters (but line breaks and tabs) as escapes on a terminal', () => {
+    const [tty, pipe] = [capture(true), capture(false)];
+    for (const c of [tty, pipe]) c.out.print(EVIL);
+    expect(pipe.text()).toBe(`${EVIL}\n`);
+    expect(tty.text()).toBe('a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n');
+  });
+
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
     await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);
