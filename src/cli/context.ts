@@ -9,6 +9,7 @@ import { ApiClient, type TokenProvider } from '../client/api.js';
 import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, type TokenCache } from '../client/auth.js';
 import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
+import { escapeControls } from './escape.js';
 import { CLEAR_LINE } from './live-line.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import type { Vault } from '../config/vault.js';
@@ -68,8 +69,9 @@ export class CommandContext {
     return this.config.vault;
   }
 
+  /** A `[debug]` line on stderr with --debug; its control characters (a server's bytes in a logged header or body) show as escapes. */
   debug(line: string): void {
-    if (this.settingsOfAnyProfile.debug) this.io.stderr.write(`[debug] ${line}\n`);
+    if (this.settingsOfAnyProfile.debug) this.io.stderr.write(`[debug] ${escapeControls(line)}\n`);
   }
 
   /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
@@ -85,7 +87,12 @@ export class CommandContext {
         sleep: this.clock.sleep && ((ms) => this.clock.sleep!(ms)),
         // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
         // spinner's line, which is redrawn below); logs and pipes get the final error only.
-        onRetry: this.io.isStderrTTY ? (line) => this.out.info(`${CLEAR_LINE}${line}`) : undefined,
+        onRetry: this.io.isStderrTTY
+          ? (line) => {
+              this.io.stderr.write(CLEAR_LINE);
+              this.out.info(line);
+            }
+          : undefined,
       });
       this.onClose(() => this.#http?.close());
     }

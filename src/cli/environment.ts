@@ -26,8 +26,8 @@ const GLOBAL: readonly EnvVar[] = [
 const TERMINAL: readonly EnvVar[] = [
   v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)', '--no-color'),
   v('FORCE_COLOR', 'colour even when stdout is not a terminal'),
-  v('AGCTL_PAGER', 'pager for tables longer than the terminal, run by the shell (default PAGER; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)'),
-  v('PAGER', 'pager when AGCTL_PAGER is unset (never used on a pipe)'),
+  v('AGCTL_PAGER', 'pager for tables longer than the terminal, run by the shell (default PAGER, else `less` when on PATH; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)'),
+  v('PAGER', 'pager when AGCTL_PAGER is unset (never used on a pipe or for JSON)'),
   v('CI', 'never prompt, when set to anything but empty, 0 or false', '--no-input'),
 ];
 

@@ -13,7 +13,7 @@ export function escapeControls(s: string, keep = ''): string {
   return s.replace(CONTROL_CHARS, (c) => (keep.includes(c) ? c : NAMED[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 
-/** JSON.stringify leaves DEL and C1 controls raw; this escapes them too (as \u00HH, still valid JSON). */
-export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** JSON.stringify leaves DEL and C1 controls raw; this escapes them too (as \u00HH, still valid JSON, the same value). */
+export function safeJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,4 +1,6 @@
 // Terminal facts decided in one place (after gh's iostreams): TTYs, colour, prompting.
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../lib/exit.js';
 import { FileReadError, describeLimit, readFileLimited } from '../lib/read-file.js';
@@ -35,11 +37,25 @@ export function colorEnabled(io: IO, env: NodeJS.ProcessEnv, flag: boolean | und
 
 /**
  * The pager for long tables on a terminal: AGCTL_PAGER, else PAGER (as gh's
- * GH_PAGER and PAGER); none when empty or `cat`.
+ * GH_PAGER and PAGER), else `less` when it is on PATH (as git does); none
+ * when empty or `cat`.
  */
 export function pagerCommand(env: NodeJS.ProcessEnv): string | undefined {
-  const command = (env.AGCTL_PAGER ?? env.PAGER ?? '').trim();
+  const command = (env.AGCTL_PAGER ?? env.PAGER ?? (onPath('less', env.PATH) ? 'less' : '')).trim();
   return command === '' || command === 'cat' ? undefined : command;
+}
+
+/** Whether an executable file `name` is in one of the directories of `path`. */
+function onPath(name: string, path: string | undefined): boolean {
+  return (path ?? '').split(delimiter).some((dir) => {
+    if (dir === '') return false;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return statSync(join(dir, name)).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Why agctl does not prompt here, in a hint's words; empty when it may. */

@@ -2,6 +2,7 @@
 // the flag is given. Strings print raw, other values as indented JSON (as gh's --jq).
 // `$ENV` and `env` are the invocation's environment (jq-wasm's own is a fake one).
 import { UsageError } from '../lib/exit.js';
+import { safeJson } from './escape.js';
 
 /** The text jq prints for one JSON value, and the error it stopped on (a UsageError naming jq's message), if any. */
 export type JqFilter = (value: unknown) => { text: string; error?: UsageError };
@@ -16,12 +17,20 @@ export async function loadJqFilter(expression: string, env: NodeJS.ProcessEnv): 
   const { loadJq } = await import('jq-wasm');
   const jq = await loadJq();
   // Compiled alone first, so that jq's messages give the line and column of the expression as typed.
-  const check = jq.raw('null', expression, ['-c']);
+  /** jq's run; jq (WebAssembly) running out of memory or stack (on a value it builds too deep) is its error too. */
+  const raw = (input: string, filter: string, flags: string[]) => {
+    try {
+      return jq.raw(input, filter, flags);
+    } catch (err) {
+      return { stdout: '', stderr: `jq stopped: ${(err as Error).message}`, exitCode: 5 };
+    }
+  };
+  const check = raw('null', expression, ['-c']);
   if (check.exitCode === COMPILE_ERROR) throw jqError(check.stderr, check.exitCode);
   const vars = JSON.stringify(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
   // The line break keeps a trailing `# comment` from hiding the closing parenthesis.
   const program = `$${ENV_VAR} as $ENV | def env: $ENV; (${expression}\n)`;
-  const run = (value: unknown) => jq.raw(JSON.stringify(value) ?? 'null', program, ['-c', '--argjson', ENV_VAR, vars]);
+  const run = (value: unknown) => raw(JSON.stringify(value) ?? 'null', program, ['-c', '--argjson', ENV_VAR, vars]);
   return (value) => {
     const r = run(value);
     // -c prints one value a line; a string's own line breaks are escaped in it.
@@ -39,7 +48,7 @@ const COMPILE_ERROR = 3;
 /** One value jq printed (compact JSON): a string raw, anything else indented. */
 function show(line: string): string {
   const v = JSON.parse(line) as unknown;
-  return (typeof v === 'string' ? v : JSON.stringify(v, null, 2)) + '\n';
+  return (typeof v === 'string' ? v : safeJson(v, 2)) + '\n';
 }
 
 /** jq's message, on one line: "--jq: syntax error, unexpected ... at <top-level>, line 1, column 6". */

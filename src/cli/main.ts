@@ -5,7 +5,7 @@
 import type { Clock } from '../lib/clock.js';
 import { EXIT_NAMES, Exit, jsonError } from '../lib/exit.js';
 import { version } from '../version.js';
-import { safeJson } from './escape.js';
+import { escapeControls, safeJson } from './escape.js';
 import { bindInvocation, type Invocation } from './invocation.js';
 import type { IO } from './io.js';
 
@@ -39,7 +39,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   for (const cmd of walk(program)) {
     cmd.configureOutput({
       writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      // commander quotes the arguments it refuses: their control characters show as escapes.
+      writeErr: (s) => io.stderr.write(escapeControls(s, '\n')),
       getOutHelpWidth: () => helpWidth(io.isStdoutTTY, io.stdout),
       getErrHelpWidth: () => helpWidth(io.isStderrTTY, io.stderr),
       // The help text carries no colour of its own.

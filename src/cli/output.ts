@@ -3,7 +3,8 @@ import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { CONTROL_CHAR, CONTROL_CHARS } from '../lib/controls.js';
-import { escapeControls } from './escape.js';
+import { checkJsonDepth } from '../lib/json-depth.js';
+import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
@@ -94,45 +95,53 @@ export class Output {
     this.#pager = command ? { command, env } : undefined;
   }
 
-  /** Prints a JSON document on stdout (or what --jq makes of it). */
+  /** Prints a JSON document on stdout (or what --jq makes of it); one that nests too deep to print is an error (exit 9). */
   printJson(value: unknown): void {
+    checkJsonDepth(value);
     if (!this.#jq) {
-      this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+      this.io.stdout.write(safeJson(value, 2) + '\n');
       return;
     }
     const { text, error } = this.#jq(value);
-    this.io.stdout.write(text);
+    // Strings print raw, as jq -r prints them; on a terminal their control characters (but line breaks and tabs) show as escapes.
+    this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
     if (error) throw error;
   }
 
-  /** Prints a line of data on stdout. */
+  /** Prints a line of data on stdout, as it is on a pipe; on a terminal its control characters (but line breaks and tabs) show as escapes. */
   print(line = ''): void {
-    this.io.stdout.write(line + '\n');
+    this.io.stdout.write((this.io.isStdoutTTY ? escapeControls(line, '\n\t') : line) + '\n');
   }
 
-  /** Progress, hints and confirmations go to stderr. */
-  info(line: string): void {
-    this.io.stderr.write(line + '\n');
+  /**
+   * A line of progress, a hint or a confirmation, on stderr. Like a table
+   * cell it is text, `styled(...)` text or parts of these: its control
+   * characters (line breaks too: one call, one line) show as escapes, so
+   * pass server text as it is; the styles go on after that.
+   */
+  info(line: Text): void {
+    this.io.stderr.write(render(line, this.s) + '\n');
   }
 
-  success(line: string): void {
-    this.info(`${this.s.green('✓')} ${line}`);
+  success(line: Text): void {
+    this.info([styled('✓', 'green'), ' ', line]);
   }
 
-  warn(line: string): void {
-    this.info(`${this.s.yellow('!')} ${line}`);
+  warn(line: Text): void {
+    this.info([styled('!', 'yellow'), ' ', line]);
   }
 
-  failure(line: string): void {
-    this.info(`${this.s.red('✗')} ${line}`);
+  failure(line: Text): void {
+    this.info([styled('✗', 'red'), ' ', line]);
   }
 
   /**
    * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
    * terminal), columns apart by two spaces, no borders. On a terminal a
    * timestamp (a cell that is an ISO 8601 time) shows as its age ("2h ago"),
-   * the table fits its width (free-text columns give way, see `fitColumns`;
-   * a terminal too narrow even then gets one record per row) and goes
+   * the table fits its width (free-text columns are cut, then long IDs and
+   * URLs wrap, see `fitColumns`; a terminal too narrow even then gets one
+   * record per row, its values wrapped) and goes
    * through the pager when longer than the terminal; on a pipe nothing is
    * cut or changed.
    */
@@ -155,8 +164,9 @@ export class Output {
       return;
     }
     const columns = this.io.stdout.columns;
-    const widths = fitColumns(head, cells, columns, freeText(raw, head.length));
-    const text = widths ? renderColumns(shownHead, cells, widths) : records(shownHead, head, cells, columns!);
+    const free = freeText(raw, head.length);
+    const widths = fitColumns(head, cells, columns, free);
+    const text = widths ? renderColumns(shownHead, cells, widths, free) : records(shownHead, head, cells, columns!);
     const rowsOnScreen = this.io.stdout.rows;
     if (rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
     this.io.stdout.write(text);
@@ -201,8 +211,9 @@ export class Output {
   fields(pairs: [string, Text | undefined | null][]): void {
     // A label can be a server's too (a catalog entry's own members).
     const labels = pairs.map(([k]) => escapeControls(k));
-    const width = Math.max(...labels.map((k) => visible(k))) + 2;
-    pairs.forEach(([, v], i) => this.print(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}`));
+    const width = widest(labels) + 2;
+    // Written as rendered: escaped already, and in colour.
+    pairs.forEach(([, v], i) => this.io.stdout.write(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}\n`));
   }
 }
 
@@ -216,6 +227,8 @@ export function visible(s: string): number {
 export function truncate(text: string, max: number): string {
   if (max <= 0) return '';
   if (visible(text) <= max) return text;
+  // Plain ASCII (nearly every cell): a character a column.
+  if (/^[\x20-\x7e]*$/.test(text)) return text.slice(0, max - 1).trimEnd() + '…';
   let kept = '';
   for (const ch of text) {
     if (visible(kept + ch) > max - 1) break;
@@ -231,20 +244,67 @@ const GAP = 2;
 const countLines = (text: string) => text.split('\n').length - 1;
 
 /**
- * Aligned columns, each `widths[j]` wide (cells over it cut with "…"),
- * two spaces apart, trailing spaces trimmed.
+ * Aligned columns, each `widths[j]` wide, two spaces apart, trailing spaces
+ * trimmed. A cell wider than its column is cut with "…" in a free-text
+ * column (`free[j]`), else wrapped onto continuation lines (nothing lost).
  */
-function renderColumns(head: string[], rows: string[][], widths: number[]): string {
-  const line = (r: string[]) =>
-    widths
-      .map((w, j) => {
-        const c = r[j] ?? '';
-        const shown = visible(c) > w ? truncate(c, w) : c;
-        return shown + ' '.repeat(Math.max(0, w - visible(shown)));
-      })
-      .join(' '.repeat(GAP))
-      .trimEnd();
-  return [head, ...rows].map(line).join('\n') + '\n';
+function renderColumns(head: string[], rows: string[][], widths: number[], free: boolean[] = []): string {
+  const row = (r: string[]) => {
+    const cells = widths.map((w, j) => {
+      const c = r[j] ?? '';
+      return visible(c) <= w ? [c] : free[j] ? [truncate(c, w)] : slices(c, w);
+    });
+    const height = Math.max(1, ...cells.map((lines) => lines.length));
+    const lines: string[] = [];
+    for (let i = 0; i < height; i++) {
+      lines.push(
+        cells
+          .map((c, j) => {
+            const shown = c[i] ?? '';
+            return shown + ' '.repeat(Math.max(0, widths[j]! - visible(shown)));
+          })
+          .join(' '.repeat(GAP))
+          .trimEnd(),
+      );
+    }
+    return lines.join('\n');
+  };
+  return [head, ...rows].map(row).join('\n') + '\n';
+}
+
+/** `text` in slices of at most `width` columns, the last one shorter (an ID or a URL over lines). */
+function slices(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const ch of text) {
+    if (line !== '' && visible(line + ch) > width) {
+      out.push(line);
+      line = '';
+    }
+    line += ch;
+  }
+  out.push(line);
+  return out;
+}
+
+/**
+ * `text` in lines of at most `width` columns, broken at spaces; a word longer
+ * than `width` is left whole on a line of its own (for the terminal to wrap,
+ * so that it can be copied).
+ */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`;
+    if (visible(joined) <= width) line = joined;
+    else {
+      if (line !== '') lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines;
 }
 
 /** Aligned columns as wide as their widest cell (a piped table: nothing cut). */
@@ -253,7 +313,16 @@ export function plainColumns(head: string[], rows: string[][]): string {
 }
 
 function naturalWidths(head: string[], rows: string[][]): number[] {
-  return head.map((h, j) => Math.max(visible(h), ...rows.map((r) => visible(r[j] ?? ''))));
+  const widths = head.map((h) => visible(h));
+  for (const r of rows) head.forEach((_, j) => (widths[j] = Math.max(widths[j]!, visible(r[j] ?? ''))));
+  return widths;
+}
+
+/** The visible width of the widest text (a loop: `Math.max(...list)` overflows the stack on a long list). */
+function widest(texts: readonly string[]): number {
+  let max = 0;
+  for (const t of texts) max = Math.max(max, visible(t));
+  return max;
 }
 
 const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1);
@@ -261,14 +330,16 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
 /**
  * A table as records, for a terminal too narrow for its columns: each row a
  * block of "HEADER  value" lines (headers aligned), blocks apart by a blank
- * line. Free text (a value with a space) is cut with "…" to the terminal's
- * width (never below 10); an ID, a URL or any value without a space stays
- * whole, for the terminal to wrap, so that it can be copied.
+ * line. A value longer than the terminal's width (less the headers', never
+ * below 10) wraps onto continuation lines under it, at spaces; a single word
+ * longer than that (an ID, a URL) stays whole, for the terminal to wrap, so
+ * that it can be copied.
  */
 export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
-  const width = Math.max(...head.map((h) => visible(h))) + 2;
-  const max = Math.max(10, columns - width);
-  const shown = (value: string) => (/\s/.test(value) ? truncate(value, max) : value);
+  const width = widest(head) + 2;
+  const room = Math.max(10, columns - width);
+  const indent = ' '.repeat(width);
+  const shown = (value: string) => (visible(value) <= room ? value : wrap(value, room).join(`\n${indent}`));
   return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');
 }
 
@@ -282,30 +353,39 @@ function freeText(rows: string[][], count: number): boolean[] {
 
 /**
  * Column widths that fit the table into `columns` (all of it when the width
- * is unknown), or undefined when no cutting of free text fits it (the caller
- * shows records). Only free-text columns give way: the widest takes the cut
- * alone down to its header or 10 (whichever is wider), then the next widest;
- * IDs, URLs, times, numbers and flags are never cut. When the last column
- * holds long values of those (a URL) and still does not fit, it may run past
- * the edge (the terminal wraps it, whole) if its header fits.
+ * is unknown), or undefined when nothing fits it (the caller shows records).
+ * Free-text columns give way first (their cells are cut): the widest takes
+ * the cut alone down to its header or 10 (whichever is wider), then the next
+ * widest. When that is not enough, a last column of long values (a URL) may
+ * run past the edge, whole, if its header fits; else the other columns of
+ * long values (IDs, URLs) give way, widest first, their cells wrapped onto a
+ * second line rather than cut (nothing of them is lost): each down to half
+ * its width, its header or LONG_VALUE, whichever is widest.
  */
 export function fitColumns(head: string[], rows: string[][], columns: number | undefined, free = freeText(rows, head.length)): number[] | undefined {
   const widths = naturalWidths(head, rows);
   let excess = columns && columns > 0 ? tableWidth(widths) - columns : 0;
-  const widestFirst = widths.map((_, j) => j).filter((j) => free[j]).sort((a, b) => widths[b]! - widths[a]! || a - b);
-  for (const j of widestFirst) {
-    if (excess <= 0) break;
-    const cut = Math.max(0, Math.min(excess, widths[j]! - Math.max(visible(head[j]!), 10)));
-    widths[j]! -= cut;
-    excess -= cut;
-  }
+  /** The columns `which` picks give way, widest first, each down to `floor(j)`. */
+  const giveWay = (which: (j: number) => boolean, floor: (j: number) => number) => {
+    const widestFirst = widths.map((_, j) => j).filter(which).sort((a, b) => widths[b]! - widths[a]! || a - b);
+    for (const j of widestFirst) {
+      if (excess <= 0) break;
+      const cut = Math.max(0, Math.min(excess, widths[j]! - floor(j)));
+      widths[j]! -= cut;
+      excess -= cut;
+    }
+  };
+  const headWidth = (j: number) => visible(head[j]!);
+  giveWay((j) => free[j]!, (j) => Math.max(headWidth(j), 10));
   if (excess <= 0) return widths;
   const last = widths.length - 1;
-  const overflows = !free[last] && widths[last]! >= LONG_VALUE && excess - widths[last]! + visible(head[last]!) <= 0;
-  return overflows ? widths : undefined;
+  if (!free[last] && widths[last]! >= LONG_VALUE && excess - widths[last]! + headWidth(last) <= 0) return widths;
+  // Wrapped, a long value takes two lines at most; a short one (a number, a time, a flag) never wraps.
+  giveWay((j) => !free[j] && widths[j]! > LONG_VALUE, (j) => Math.max(headWidth(j), LONG_VALUE, Math.ceil(widths[j]! / 2)));
+  return excess <= 0 ? widths : undefined;
 }
 
-/** Columns from which a last column of IDs or URLs may run past the terminal's edge rather than turn the table into records. */
+/** Columns from which a column of IDs or URLs is long: the last one may run past the terminal's edge, others wrap (down to this width), rather than turn the table into records. */
 const LONG_VALUE = 20;
 
 /** A cell that is an ISO 8601 time, as the service writes them ("2026-11-25T07:13:08.295Z"). */

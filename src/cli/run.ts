@@ -5,6 +5,7 @@ import { printsJson } from './declare.js';
 import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { jsonErrorLine, renderError, withProfile } from './errors.js';
+import { escapeControls, safeJson } from './escape.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
 
@@ -57,7 +58,8 @@ function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: b
     io.stderr.write(`agctl: ${r.line}\n`);
     if (hint) io.stderr.write(`hint: ${hint}\n`);
   }
-  if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
+  // The stack's first line is the message, which may quote a server's text.
+  if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(escapeControls(err.stack, '\n') + '\n');
   return r.exitCode;
 }
 

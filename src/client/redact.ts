@@ -1,6 +1,7 @@
 // Redaction for --debug logs and --dry-run output: secrets never reach a terminal or a log.
 import { schemaSecretFields, schemaSecretMaps } from '../api/secret-fields.js';
 import { REDACTED } from '../lib/url.js';
+import { checkJsonDepth, nestsDeeperThan, MAX_JSON_DEPTH } from '../lib/json-depth.js';
 
 export { REDACTED };
 
@@ -51,18 +52,22 @@ export function redactForm(body: string): string {
   return [...new URLSearchParams(body)].map(([k, v]) => `${k}=${isSecretField(k) ? REDACTED : encodeURIComponent(v)}`).join('&');
 }
 
-/** Deep copy of a JSON value with secret fields replaced. */
-export function redactJson(value: unknown, inSecretMap = false): unknown {
+/** Deep copy of a JSON value with secret fields replaced; a value that nests too deep is an error (exit 9). */
+export function redactJson(value: unknown): unknown {
+  return redact(checkJsonDepth(value), false);
+}
+
+function redact(value: unknown, inSecretMap: boolean): unknown {
   // A secret map's mark covers its own string values, never the members of objects in a list under that name
   // (a catalog entry's field list names fields; their names are not secrets).
-  if (Array.isArray(value)) return value.map((v) => (inSecretMap && typeof v === 'string' ? REDACTED : redactJson(v)));
+  if (Array.isArray(value)) return value.map((v) => (inSecretMap && typeof v === 'string' ? REDACTED : redact(v, false)));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       let r: unknown;
       if (inSecretMap && typeof v === 'string') r = REDACTED;
       else if (isSecretField(k) && (typeof v === 'string' || (v && typeof v === 'object'))) r = REDACTED;
-      else r = redactJson(v, schemaSecretMaps.has(k));
+      else r = redact(v, schemaSecretMaps.has(k));
       // Defined, not assigned: a member named `__proto__` (JSON.parse makes it an own member) stays a member.
       Object.defineProperty(out, k, { value: r, enumerable: true, writable: true, configurable: true });
     }
@@ -82,13 +87,14 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
   const text = typeof body === 'string' ? body : body.toString('utf8');
   const type = (contentType ?? '').toLowerCase();
   const json = parseJson(text);
-  if (json !== undefined) {
-    const s = JSON.stringify(redactJson(json));
-    return s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s;
-  }
-  if (FORM.test(text)) return redactForm(text);
+  if (json !== undefined && nestsDeeperThan(json)) return `<${Buffer.byteLength(text)} bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>`;
+  if (json !== undefined) return cut(JSON.stringify(redactJson(json)));
+  if (FORM.test(text)) return cut(redactForm(text));
   return `<${Buffer.byteLength(text)} bytes of ${type || 'unknown type'}, not shown>`;
 }
+
+/** A logged body: its first 4 KB, and its length when longer. */
+const cut = (s: string) => (s.length > 4096 ? `${s.slice(0, 4096)}... (${s.length} bytes)` : s);
 
 /** `name=value` pairs joined by `&`: what a form body is (a text without `=` in each pair is not one). */
 const FORM = /^[^&=\s]+=[^&\s]*(&[^&=\s]+=[^&\s]*)*$/;

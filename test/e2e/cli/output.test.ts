@@ -1,7 +1,8 @@
 // Output people can script and read: --jq, tables on a pipe and on a
 // terminal, the pager, inherited flags in help, `agctl version`.
 import { PassThrough, Readable } from 'node:stream';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { IO } from '../../../src/cli/io.js';
@@ -161,6 +162,26 @@ describe('tables on narrow terminals', () => {
     }
   });
 
+  it('mcp list at 120 columns is a table: the name is cut, a URL too long for its column wraps onto a second line, whole', async () => {
+    const [tty, piped] = await Promise.all([onTerminal(['mcp', 'list', 'ai-tools'], {}, { columns: 120, rows: 500 }), cli(['mcp', 'list', 'ai-tools'])]);
+    expect(tty.code, tty.stderr).toBe(0);
+    const lines = tty.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CONNECTOR ID +NAME +KIND +AUTH METHOD +URL OR CATALOG ENTRY +UPDATED$/);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(120);
+    const at = lines[0]!.indexOf('URL OR');
+    const urls = [...piped.stdout.matchAll(/https:\/\/\S+/g)].map((m) => m[0]);
+    expect(urls.length).toBeGreaterThan(1);
+    // Each row's URL cell, with its continuation line (blank up to the column) joined on.
+    const shown: string[] = [];
+    for (const l of lines.slice(1)) {
+      const cell = l.slice(at).split(/\s{2,}/)[0]!;
+      if (/^\s/.test(l)) shown[shown.length - 1] += cell;
+      else shown.push(cell);
+    }
+    for (const url of urls) expect(shown).toContain(url);
+    expect(lines.some((l) => /^\s/.test(l))).toBe(true);
+  });
+
   it('webhook listeners list is a table whose URLs run past the edge whole', async () => {
     const r = await onTerminal(['webhook', 'listeners', 'list'], {}, { columns: 80, rows: 500 });
     expect(r.code, r.stderr).toBe(0);
@@ -184,6 +205,27 @@ describe('the pager', () => {
     expect(less.stdout).toBe('LESS=FRX\n');
     const own = await onTerminal(['rules', 'list', app], { PAGER: 'echo "LESS=$LESS"; cat >/dev/null', LESS: 'R' }, { columns: 200, rows: 10 });
     expect(own.stdout).toBe('LESS=R\n');
+  });
+
+  it('is less (with LESS=FRX) when neither variable is set and less is on PATH, as git does; none without it', async () => {
+    const bin = join(work, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'less'), `#!/bin/sh\necho "LESS=$LESS"\nsed 's/^/| /'\n`, { mode: 0o755 });
+    const unset = { AGCTL_PAGER: undefined, PAGER: undefined, LESS: undefined } as unknown as Record<string, string>;
+    const [paged, json, missing] = await Promise.all([
+      onTerminal(['rules', 'list', app], { ...unset, PATH: `${bin}${delimiter}${process.env.PATH}` }, { columns: 200, rows: 10 }),
+      onTerminal(['rules', 'list', app, '-o', 'json'], { ...unset, PATH: `${bin}${delimiter}${process.env.PATH}` }, { columns: 200, rows: 10 }),
+      onTerminal(['rules', 'list', app], { ...unset, PATH: join(work, 'no-such-dir') }, { columns: 200, rows: 10 }),
+    ]);
+    expect(paged.code, paged.stderr).toBe(0);
+    const lines = paged.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('LESS=FRX');
+    expect(lines.slice(1)).toHaveLength(rules.length + 1);
+    for (const l of lines.slice(1)) expect(l).toMatch(/^\| /);
+    expect(JSON.parse(json.stdout)).toEqual(rules);
+    expect(missing.code, missing.stderr).toBe(0);
+    expect(missing.stderr).toBe('');
+    expect(missing.stdout.trimEnd().split('\n')).toHaveLength(rules.length + 1);
   });
 
   it('is not used for a table that fits, on a pipe, for JSON, or when it cannot start (the table is printed directly)', async () => {

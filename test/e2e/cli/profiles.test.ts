@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { Vault } from '../../../src/config/vault.js';
 import { tokenUrlFor } from '../../../src/client/auth.js';
-import { cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
+import { PassThrough, Readable } from 'node:stream';
+import { main } from '../../../src/cli/main.js';
+import type { IO } from '../../../src/cli/io.js';
+import { BIN, baseEnv, cliFor, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { closedPort, sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
@@ -74,21 +77,32 @@ describe('auth list', () => {
     const [table, json] = await Promise.all([cli(['auth', 'list']), cli(['auth', 'list', '-o', 'json'])]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+TOKEN$/);
+    expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+TOKEN\s+EXPIRES$/);
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+valid until \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(in \\d+m\\)$`));
-    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+valid until `));
+    // On a pipe the expiry is the time itself (on a terminal, its age: see below).
+    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+valid\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
+    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+valid\\s+\\d{4}-`));
     expect(json.json()).toEqual([
       { name: 'ci', current: true, baseUrl: s.baseUrl, clientId: plain.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
       { name: 'default', current: false, baseUrl: s.baseUrl, clientId: key.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
     ]);
     for (const r of [table, json]) expectClean(r);
 
+    // On a terminal the expiry is its age, as every time in a table, never a timestamp beside an age.
+    const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 200, rows: 50 });
+    let shown = '';
+    stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
+    const io: IO = { stdin: Readable.from([]), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
+    expect(await main(['node', BIN, 'auth', 'list'], { io, env: baseEnv(dir) })).toBe(0);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(shown.split('\n')[1]).toMatch(/\s+valid\s+in \d+(m|h)$/);
+    expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT/);
+
     // After logout the profile stays, logged out.
     expect((await cli(['logout', '--profile', 'default'])).code).toBe(0);
     const after = await cli(['auth', 'list', '-o', 'json']);
     expect(after.json()[1]).toMatchObject({ name: 'default', secretStored: false, token: { state: 'none' } });
-    expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+logged out$/m);
+    expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+logged out\s+-$/m);
 
     // The function completion uses.
     expect(profileNames(dir)).toEqual(['ci', 'default']);

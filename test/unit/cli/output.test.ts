@@ -48,13 +48,15 @@ describe('Output.table', () => {
         'ID         ecr-001',
         'NAME       Route 1: Sales and marketing',
         'ENABLED    yes',
-        'CONDITION  subject.department == "Sales…',
+        'CONDITION  subject.department == "Sales"',
+        '           && subject.region == "EMEA"',
         '',
         'PRIORITY   20',
         'ID         ecr-002',
         'NAME       Route 2: Engineering',
         'ENABLED    no',
-        'CONDITION  subject.department == "Engin…',
+        'CONDITION  subject.department ==',
+        '           "Engineering"',
         '',
       ].join('\n'),
     );
@@ -64,14 +66,14 @@ describe('Output.table', () => {
     expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
   });
 
-  it('in records, cuts free text but never an ID or a URL (the terminal wraps them whole)', async () => {
+  it('in records, wraps free text at spaces onto continuation lines, and never breaks an ID or a URL (the terminal wraps them whole)', async () => {
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
     const c = capture(true, 34);
     await c.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
     expect(c.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with a long name\nURL   ${url}\n`);
     const narrower = capture(true, 20);
     await narrower.out.table(['ID', 'NAME', 'URL'], [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'a webhook with a long name', url]]);
-    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook wit…\nURL   ${url}\n`);
+    expect(narrower.text()).toBe(`ID    3MabJ5Rmfw8x0cey0OQ3WMPP0ph\nNAME  a webhook with\n      a long name\nURL   ${url}\n`);
   });
 
   it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
@@ -102,6 +104,27 @@ describe('Output.table', () => {
     expect(w).toBeUndefined(); // records
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), 50)).toEqual([8, 7, 10, 7, 10]);
     expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), undefined)).toEqual([8, 7, 28, 7, 57]);
+  });
+});
+
+describe('big tables', () => {
+  // About 125,000 rows were enough for a spread of a column's widths to overflow the stack.
+  const rows = Array.from({ length: 130_000 }, (_, i) => [`id-${i}`, `rule ${i}`]);
+  it.each([
+    ['a pipe', false],
+    ['a terminal', true],
+  ])('of 130,000 rows print on %s', async (_, tty) => {
+    const c = capture(tty, 80);
+    await c.out.table(['ID', 'NAME'], rows);
+    const lines = c.text().split('\n');
+    expect(lines).toHaveLength(rows.length + 2);
+    expect(lines[rows.length]).toBe('id-129999  rule 129999');
+  });
+
+  it('fields with 130,000 labels (a server\'s members) print', () => {
+    const c = capture(false);
+    c.out.fields(rows.map(([k, v]) => [k!, v!]));
+    expect(c.text().split('\n')[129_999]).toBe('id-129999: rule 129999');
   });
 });
 
@@ -150,6 +173,45 @@ describe('server text in tables and fields', () => {
     expect(t.text()).toBe('A     B\nnull  [object Object]\n');
   });
 
+  it('shows control characters as escapes on stderr too (info, success, warn, failure), one call one line, the marks in colour', async () => {
+    let err = '';
+    const stderr = new PassThrough().on('data', (d) => (err += String(d)));
+    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: true } as unknown as IO;
+    const out = new Output(io, 'table', true);
+    await out.styles();
+    out.info(EVIL);
+    out.success(['done ', styled(EVIL, 'bold')]);
+    out.warn(`dropped ${EVIL}`);
+    out.failure(EVIL);
+    expect(err).toBe(
+      [SHOWN, `\u001b[32m✓\u001b[39m done \u001b[1m${SHOWN}\u001b[22m`, `\u001b[33m!\u001b[39m dropped ${SHOWN}`, `\u001b[31m✗\u001b[39m ${SHOWN}`, ''].join('\n'),
+    );
+  });
+
+  it('JSON output escapes DEL and C1 controls too (JSON.stringify leaves them raw): the same value, nothing a terminal acts on', () => {
+    const c = capture(true);
+    c.out.printJson({ name: EVIL });
+    expect(c.text()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(JSON.parse(c.text())).toEqual({ name: EVIL });
+  });
+
+  it('--jq prints strings raw on a pipe, with control characters (but line breaks and tabs) as escapes on a terminal; its JSON escapes DEL and C1', async () => {
+    const [tty, pipe] = [capture(true), capture(false)];
+    for (const c of [tty, pipe]) {
+      await c.out.useJq('.name, .', {});
+      c.out.printJson({ name: EVIL });
+    }
+    expect(pipe.text()).toBe(`${EVIL}\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`);
+    expect(tty.text()).toBe(`a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`);
+  });
+
+  it('print: a line of data as it is on a pipe, with control characters (but line breaks and tabs) as escapes on a terminal', () => {
+    const [tty, pipe] = [capture(true), capture(false)];
+    for (const c of [tty, pipe]) c.out.print(EVIL);
+    expect(pipe.text()).toBe(`${EVIL}\n`);
+    expect(tty.text()).toBe('a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n');
+  });
+
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
     await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);
@@ -179,8 +241,10 @@ describe('fitColumns: which column gives way', () => {
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MacKQ0OjQQa0cey0OQ3WMPP0ph';
     const widths = fitColumns(head, [['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'Demo: HMAC webhook', url]], 80);
     expect(widths).toEqual([27, 10, url.length]);
-    // A short last column does not: records.
-    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toBeUndefined();
+    // A short last column does not: a long ID column elsewhere wraps onto a second line instead, down to half its width.
+    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toEqual([64, 10, 2]);
+    // Narrower than that: records.
+    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 52)).toBeUndefined();
   });
 });
 

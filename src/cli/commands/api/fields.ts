@@ -2,6 +2,7 @@
 // `a[b]`, `a[]` (append) and `a[][k]` (fill the last object of an array, or
 // start a new one when it already has `k`). -F values are typed.
 import { UsageError } from '../../../lib/exit.js';
+import { MAX_JSON_DEPTH } from '../../../lib/json-depth.js';
 
 export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 type FieldObject = { [key: string]: FieldValue };
@@ -19,6 +20,7 @@ export function parseKey(key: string, flag: string): Segment[] {
   const m = KEY.exec(key);
   if (!m) throw new UsageError(`${flag} ${key}: not a field name (use name, name[key] or name[])`);
   const rest = [...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((s) => (s[1] === '' ? null : s[1]!));
+  if (rest.length >= MAX_JSON_DEPTH) throw new UsageError(`${flag} ${key.slice(0, 40)}...: nests deeper than ${MAX_JSON_DEPTH} levels`);
   return [m[1]!, ...rest];
 }
 

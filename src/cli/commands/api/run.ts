@@ -6,6 +6,7 @@ import { statusText } from '../../../client/http.js';
 import { pagingCapped, pagingLoop } from '../../../client/paginate.js';
 import { CONTROL_CHAR } from '../../../lib/controls.js';
 import { CliError, Exit, UsageError } from '../../../lib/exit.js';
+import { checkJsonDepth } from '../../../lib/json-depth.js';
 import { HTTP_TOKEN } from '../../../lib/net.js';
 import type { CommandContext } from '../../context.js';
 import { escapeControls } from '../../escape.js';
@@ -102,7 +103,8 @@ async function allPages(
       items.push(offset === 0 ? item : rebasePaths(item, offset, n, url));
       seenIds.add(idOf(item));
     }
-    if (Array.isArray(page.expanded)) (expanded ??= []).push(...(page.expanded as unknown[]));
+    // One at a time: a spread of a long array as arguments overflows the stack.
+    if (Array.isArray(page.expanded)) for (const e of page.expanded as unknown[]) (expanded ??= []).push(e);
     if (first === undefined) first = page;
     else for (const [k, v] of Object.entries(page)) if (k !== 'list' && k !== 'expanded' && Array.isArray(v) && v.length > 0) dropped.add(k);
     if (next === '') return { document: { ...first, list: items, ...(expanded ? { expanded } : {}), nextPageToken: '' }, dropped: [...dropped] };
@@ -191,7 +193,7 @@ function searchBody(body: string | Buffer | undefined): Record<string, unknown> 
     throw new UsageError('--paginate with POST needs a JSON object as the body (pageToken is added to it): --input is not valid JSON');
   }
   if (!isJsonObject(parsed)) throw new UsageError('--paginate with POST needs a JSON object as the body (pageToken is added to it)');
-  return parsed;
+  return checkJsonDepth(parsed, 'the --input body', Exit.Usage);
 }
 
 /** "content-type" -> "Content-Type". */

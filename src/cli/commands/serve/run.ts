@@ -6,7 +6,8 @@ import { readTextIfExists, writePrivateFile } from '../../../config/secure-file.
 import { pathProblem } from '../../../lib/fs-errors.js';
 import type { CommandContext } from '../../context.js';
 import type { ServeInput } from './command.js';
-import { shellQuote } from '../../output.js';
+import { shellQuote, styled } from '../../output.js';
+import { escapeControls } from '../../escape.js';
 
 /** The file in the data directory that keeps the port serve listened on last. */
 const PORT_FILE = 'serve-port';
@@ -27,7 +28,7 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   const [{ startEmbeddedServer, StartupError }, { lockDataDir }] = await Promise.all([import('../../../server/app.js'), import('../../../server/lock.js')]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
-  const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${escapeControls(line)}\n`);
   const start = (port: number) =>
     startEmbeddedServer({
       dataDir: dir,
@@ -102,8 +103,7 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     offInterrupt();
     stop('SIGINT');
   });
-  const s = await ctx.out.styles();
-  ctx.out.success(`agctl embedded server listening on ${s.bold(info.baseUrl)}`);
+  ctx.out.success(['agctl embedded server listening on ', styled(info.baseUrl, 'bold')]);
   if (taken) ctx.out.warn(`port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
   ctx.out.info(`  data: ${dir}`);
   ctx.out.info(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);

@@ -1,6 +1,6 @@
 import { profileTenant } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
-import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
+import { cachedTokenState, type TokenState } from '../token-state.js';
 import type { ListInput } from './command.js';
 
 export async function run(_input: ListInput, ctx: CommandContext): Promise<number> {
@@ -24,13 +24,19 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
     ctx.out.info('No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one');
     return 0;
   }
+  // The expiry is a column of its own, a time like any other: its age on a terminal ("in 59m"), ISO 8601 on a pipe.
   await ctx.out.table(
-    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'TOKEN'],
-    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretStored ? describeToken(r.token) : 'logged out']),
+    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'TOKEN', 'EXPIRES'],
+    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-']),
   );
   const s = ctx.settingsOfAnyProfile;
   if (s.profileSource === 'env' && s.profile !== current) {
     ctx.out.info(`note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`);
   }
   return 0;
+}
+
+/** The token's state in a word or two (its expiry is a column of its own). */
+function tokenState(token: TokenState): string {
+  return token.state === 'none' ? 'none cached' : token.state === 'unknown' ? 'expiry not known' : token.state;
 }

@@ -133,7 +133,8 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
     ctx.out.warn(`could not open a browser${ctx.env.BROWSER ? ` with BROWSER=${escapeControls(ctx.env.BROWSER)}` : ''}; open the step-up URL yourself`);
   }
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
-  ctx.out.info(`Step-up authentication required. Confirm it at:\n  ${url}`);
+  ctx.out.info('Step-up authentication required. Confirm it at:');
+  ctx.out.info(`  ${url}`);
   if (target.txId) ctx.out.info(`Step-up transaction: ${escapeControls(target.txId)}`);
   return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
 }

@@ -1,5 +1,6 @@
 // agctl webhook runs: what a listener's events ran (embedded server).
 import { listRuns } from '../../../../client/webhook-listeners.js';
+import { checkJsonDepth } from '../../../../lib/json-depth.js';
 import type { CommandContext } from '../../../context.js';
 import { withNotFoundHint } from '../../../errors.js';
 import type { RunsInput } from './command.js';
@@ -18,6 +19,8 @@ export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandC
     ctx.out.info(opts.eventId ? `No run of event ${opts.eventId} for listener ${listenerId}` : `No runs yet for listener ${listenerId}`);
     return 0;
   }
+  // A trigger is shown as JSON: one nested too deep to print is refused, as it is with -o json.
+  checkJsonDepth(page.runs);
   await ctx.out.table(
     ['RUN', 'ID', 'EVENT ID', 'CREATED', 'TRIGGER'],
     // The trigger is the event's body, as its sender wrote it (the table escapes it like every cell).
