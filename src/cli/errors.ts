@@ -1,7 +1,6 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
 import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
-import { nestsDeeperThan } from '../lib/json-depth.js';
 import { escapeControls, safeJson } from './escape.js';
 
 /** gRPC code names by number, for error lines. */
@@ -21,9 +20,8 @@ interface RenderedError {
  */
 export function renderError(err: unknown): RenderedError {
   const r = render(err);
-  // The service's details are printed as sent, unless they nest too deep to print.
-  const details = r.details && nestsDeeperThan(r.details) ? [] : r.details;
-  const json = jsonError(r.code, r.message ?? r.line, r.exitCode, { hint: r.hint, status: r.status, details });
+  // The service's details as the client kept them (src/client/api.ts serverDetails: cut short, none when too deep).
+  const json = jsonError(r.code, r.message ?? r.line, r.exitCode, { hint: r.hint, status: r.status, details: r.details });
   return { exitCode: r.exitCode, line: escapeControls(r.line), ...(r.hint !== undefined ? { hint: escapeControls(r.hint) } : {}), json };
 }
 

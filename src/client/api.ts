@@ -2,6 +2,7 @@
 // turned into ApiError, a 401 answered by dropping the token and retrying once.
 import { ApiError, codeForHttpStatus, parseCode } from '../api/errors.js';
 import { CliError, Exit } from '../lib/exit.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
 /** Where the API client gets its bearer token (implemented in auth.ts). */
@@ -178,8 +179,13 @@ export function serverMessage(text: string): string {
 /** How much of an error's `details` is kept (in characters of their JSON), for `-o json` errors. */
 export const MAX_DETAILS_CHARS = 16 * 1024;
 
-/** An error's `details` as kept: the leading entries whose JSON fits in MAX_DETAILS_CHARS, then a note of how many were left out. */
+/**
+ * An error's `details` as kept: the leading entries whose JSON fits in
+ * MAX_DETAILS_CHARS, then a note of how many were left out; none when they
+ * nest too deep to print (src/lib/json-depth.ts).
+ */
 export function serverDetails(details: unknown[]): unknown[] {
+  if (nestsDeeperThan(details)) return [];
   const kept: unknown[] = [];
   let used = 0;
   for (const d of details) {

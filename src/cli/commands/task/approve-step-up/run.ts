@@ -182,11 +182,12 @@ async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approv
   // The transaction does not carry its URL: agctl shows the one it kept when the step-up started.
   const url = recalledUrl(ctx, txId);
   if (!wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
-  ctx.out.info(
-    url
-      ? `Resuming step-up transaction ${txId}: waiting for it to be verified. Confirm it at:\n  ${url}`
-      : `Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`,
-  );
+  if (url) {
+    ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified. Confirm it at:`);
+    ctx.out.info(`  ${url}`);
+  } else {
+    ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`);
+  }
   return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
 }
 
