@@ -74,6 +74,11 @@ describe('a plain client secret and plain http to another machine', () => {
       expect(list.json()).toHaveLength(26);
       expect(list.stderr.split('\n').filter((l) => l.startsWith('! '))).toEqual([warning('profile "lab"')]);
     }
+    // Completion, which cannot warn, does not send the cached token there (it offers nothing).
+    lookups = 0;
+    const completed = await run(['__complete', '--', '--profile', 'lab', 'rules', 'delete', app, ''], { env: { AGCTL_COMPLETE_BUDGET_MS: '5000' } });
+    expect([completed.code, completed.stderr, completed.stdout]).toEqual([0, '', ':4\n']);
+    expect(lookups).toBe(0);
     // A new secret for the same client and URL: the profile's choice holds.
     const again = await run(['login', '--profile', 'lab', '--no-input', '--client-secret-stdin'], { input: plain.clientSecret });
     expect(again.code, again.stderr).toBe(0);
