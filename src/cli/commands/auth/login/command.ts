@@ -32,6 +32,7 @@ existing profile are used when not given (to log in again with a new secret).`,
           'agctl login --base-url https://acme.example.com --client-id ci-bot \\\n      --client-secret-stdin < secret.txt',
           "AGCTL_CLIENT_SECRET=... agctl login --client-id 'bot@acme.example.com/x' --profile ci --no-switch",
           'agctl login --profile ci --no-input --client-secret-stdin < new-secret.txt   # a new secret, same client',
+          'agctl login --profile lab --insecure-http --base-url http://lab.internal:8080 ...   # a lab server without TLS',
         ],
       ),
     );
