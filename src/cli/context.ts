@@ -6,7 +6,9 @@ import { ConfigContext, attachStoredSecret, refusePath, requireKnownProfile, res
 import { dataDir } from '../config/paths.js';
 import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
-import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, type TokenCache } from '../client/auth.js';
+import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, inClearWarning, type TokenCache } from '../client/auth.js';
+import { isKeySecret } from '../lib/client-secret.js';
+import { cleanSecret } from '../lib/secret-text.js';
 import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
 import { escapeControls } from './escape.js';
@@ -30,6 +32,7 @@ export class CommandContext {
   #http?: HttpClient;
   #api?: Promise<ApiClient>;
   #embedded?: Promise<EmbeddedHandle>;
+  #warnedInClear = false;
 
   constructor(opts: { io: IO; env: NodeJS.ProcessEnv; flags: GlobalFlags; clock?: Clock; prompter?: Prompter }) {
     this.io = opts.io;
@@ -156,6 +159,7 @@ export class CommandContext {
       if (!/^[\x21-\x7e]+$/.test(s.accessToken)) {
         throw new UsageError('AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters (CR, LF, ...) or non-ASCII characters', 'set it to the token alone, e.g. AGCTL_ACCESS_TOKEN="$(agctl auth token)"');
       }
+      this.warnInClear(baseUrl, 'token');
       return { baseUrl, provider: new StaticToken(s.accessToken) };
     }
     if (!s.clientId || !s.clientSecret) {
@@ -164,11 +168,17 @@ export class CommandContext {
         hint: 'run `agctl login`, or set AGCTL_CLIENT_ID and AGCTL_CLIENT_SECRET (or AGCTL_ACCESS_TOKEN)',
       });
     }
-    return {
-      baseUrl,
-      clientId: s.clientId,
-      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache(), this.clock),
-    };
+    const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
+    return { baseUrl, clientId: s.clientId, provider };
+  }
+
+  /** One warning line when credentials go to `baseUrl` in clear (plain http to another machine): once in every command that sends them. */
+  warnInClear(baseUrl: string, sent: Parameters<typeof inClearWarning>[1], allowedBy?: string): void {
+    const line = inClearWarning(baseUrl, sent, allowedBy);
+    if (line && !this.#warnedInClear) this.out.warn(line);
+    this.#warnedInClear ||= line !== undefined;
   }
 
   /** The authenticated API client. */

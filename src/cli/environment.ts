@@ -13,6 +13,7 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_CLIENT_ID', 'OAuth2 client ID', '--client-id ID'),
   v('AGCTL_CLIENT_SECRET', 'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag)'),
   v('AGCTL_ACCESS_TOKEN', 'a bearer token used as is (skips the token flow; never a flag)'),
+  v('AGCTL_INSECURE_HTTP', 'allow a plain client secret over plain http to a host other than this machine, when set to anything but empty, 0 or false (warns on every use)', '--insecure-http'),
   v('AGCTL_OUTPUT', 'output format: table or json', '-o table|json'),
   v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (default 30)', '--timeout SECONDS'),
   v('AGCTL_MAX_RESPONSE_BYTES', 'largest answer read from a server, in bytes, 1024 to 268435456 (default 33554432, 32 MiB), and one command reads 8 times that in all; more is exit 9'),

@@ -122,6 +122,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .option('--debug', 'log HTTP requests and responses to stderr, secrets redacted')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
     .option('--embedded', 'run against an embedded server started in this process (no tenant needed)')
+    .option('--insecure-http', 'allow a plain client secret over http to another machine, warning each time (env AGCTL_INSECURE_HTTP)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

@@ -3,10 +3,13 @@
 // the body; a plain secret goes as client_secret, a key secret signs an EdDSA
 // client_assertion built as the service's own clients build it.
 // Tokens are cached per (token URL, client ID) until 60 s before expiry.
+// A plain secret goes only over https or to this machine, unless the user
+// allowed plain http (--insecure-http): see sentInClear below.
 import { randomBytes } from 'node:crypto';
 import { CliError, Exit, exitCodeForStatus } from '../lib/exit.js';
 import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/client-secret.js';
 import type { Clock } from '../lib/clock.js';
+import { isLoopbackHost } from '../lib/net.js';
 import type { CachedToken } from '../config/vault.js';
 import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, serverMessage, shortCode, unexpectedResponse, type TokenProvider } from './api.js';
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
@@ -141,6 +144,40 @@ interface ClientCredentials {
   clientSecret: string;
 }
 
+/**
+ * Whether what is sent to `url` crosses the network unencrypted: plain http to
+ * a host other than this machine (loopback: 127.0.0.0/8, ::1, localhost, where
+ * the embedded server listens). The URL's host is judged as written, before
+ * any name is resolved.
+ */
+export function sentInClear(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'http:' && !isLoopbackHost(u.hostname);
+}
+
+/**
+ * The warning for credentials about to go to `baseUrl` in clear, if they do:
+ * shown on every use (nothing else would say it). `allowedBy` names what
+ * allowed a plain secret there (--insecure-http, AGCTL_INSECURE_HTTP, a profile).
+ */
+export function inClearWarning(baseUrl: string, sent: 'secret' | 'assertion' | 'token', allowedBy?: string): string | undefined {
+  if (!sentInClear(baseUrl)) return undefined;
+  const origin = new URL(baseUrl).origin;
+  const what = { secret: 'the client secret and the tokens cross', assertion: 'the client assertion and the tokens cross', token: 'the access token crosses' }[sent];
+  return `${origin} uses plain http: ${what} the network unencrypted (${allowedBy ? `allowed by ${allowedBy}` : 'use https unless this is a test server'})`;
+}
+
+/** A plain client secret that would be sent in clear, refused (exit 2) before anything is sent. */
+export class PlainSecretInClearError extends CliError {
+  constructor(baseUrl: string) {
+    const u = new URL(baseUrl);
+    super(`refusing to send the client secret in clear to ${u.origin}: plain http to a host other than this machine`, Exit.Usage, {
+      hint: `use https://${u.host}; for a lab server without TLS, pass --insecure-http (login keeps it in the profile) or set AGCTL_INSECURE_HTTP=1`,
+    });
+    this.name = 'PlainSecretInClearError';
+  }
+}
+
 export class ClientCredentialsFlow implements TokenProvider {
   readonly tokenUrl: string;
   #inflight?: Promise<CachedToken>;
@@ -151,8 +188,11 @@ export class ClientCredentialsFlow implements TokenProvider {
     private readonly creds: ClientCredentials,
     private readonly cache: TokenCache,
     private readonly clock: Clock,
+    opts: { insecureHttp?: boolean } = {},
   ) {
     this.tokenUrl = tokenUrlFor(baseUrl);
+    // Refused here, where the secret is bound to its URL: before any token is read or sent.
+    if (!opts.insecureHttp && !isKeySecret(creds.clientSecret) && sentInClear(baseUrl)) throw new PlainSecretInClearError(baseUrl);
   }
 
   /** The cached token when still valid for more than the expiry skew (and usable: one cached by an older agctl may not be). */

@@ -11,6 +11,8 @@ export interface Profile {
   baseUrl?: string;
   clientId?: string;
   output?: 'table' | 'json';
+  /** Logged in with --insecure-http to a plain-http base URL on another machine: its plain secret may go there (with a warning each time). */
+  insecureHttp?: boolean;
 }
 
 export interface ConfigFile {

@@ -15,6 +15,7 @@ export interface GlobalFlags {
   debug?: boolean;
   timeout?: string | number;
   embedded?: boolean;
+  insecureHttp?: boolean;
 }
 
 export type OutputFormat = 'table' | 'json';
@@ -33,6 +34,12 @@ export interface Settings {
   clientSecret?: string;
   clientSecretSource?: 'env' | 'stored';
   accessToken?: string;
+  /**
+   * What allows a plain client secret over plain http to a host other than
+   * this machine, in a message's words (`--insecure-http`, `AGCTL_INSECURE_HTTP`,
+   * `profile "lab"`); undefined: it is refused.
+   */
+  insecureHttp?: string;
   output: OutputFormat;
   timeoutMs: number;
   /** The largest answer the client reads (AGCTL_MAX_RESPONSE_BYTES; undefined: the client's default). */
@@ -171,8 +178,24 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   if (!s.baseUrl && p.baseUrl) [s.baseUrl, s.baseUrlSource] = [p.baseUrl, 'profile'];
 
   if (env.AGCTL_ACCESS_TOKEN) s.accessToken = env.AGCTL_ACCESS_TOKEN;
-  if (env.AGCTL_CLIENT_SECRET) [s.clientSecret, s.clientSecretSource] = [env.AGCTL_CLIENT_SECRET, 'env'];
+  // A secret loses the whitespace around it (src/lib/secret-text.ts); whitespace inside is refused where it is used.
+  if (env.AGCTL_CLIENT_SECRET?.trim()) [s.clientSecret, s.clientSecretSource] = [env.AGCTL_CLIENT_SECRET.trim(), 'env'];
+  s.insecureHttp = insecureHttpFrom(flags, env, profile, p, s.baseUrl);
   return s;
+}
+
+/**
+ * What allows a plain client secret over plain http to a host other than this
+ * machine, if anything: --insecure-http, AGCTL_INSECURE_HTTP (set to anything
+ * but empty, 0 or false), or a profile logged in with one of them, for the
+ * base URL it was logged in to.
+ */
+export function insecureHttpFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv, name: string, p: Profile | undefined, baseUrl: string | undefined): string | undefined {
+  if (flags.insecureHttp) return '--insecure-http';
+  const v = env.AGCTL_INSECURE_HTTP;
+  if (v !== undefined && v !== '' && v !== '0' && v !== 'false') return 'AGCTL_INSECURE_HTTP';
+  if (p?.insecureHttp && p.baseUrl && baseUrl && sameTenant(p.baseUrl, baseUrl)) return `profile "${name}"`;
+  return undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 // agctl login and auth token against a tenant that takes key-form client
 // assertions only, built as the service's own clients build them
 // (service-notes.md §1), and answers without token_type.
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cliFor, tempDir } from '../../helpers/cli.js';
 import { tenant } from './helpers.js';
@@ -38,6 +39,26 @@ describe('login and auth token against the fake tenant', async () => {
     const token = await cli(['auth', 'token']);
     expect(token.code, token.stderr).toBe(0);
     expect(t.tokens.userOf(token.stdout.trim())).toBe(t.userId);
+  });
+
+  it('a key secret with spaces and CRLF around it (a file, the environment) works; one broken by a space is refused (exit 2) before anything is sent', async () => {
+    const dir = tempDir();
+    const file = `${dir}/key.txt`;
+    writeFileSync(file, `  ${t.clientSecret} \r\n`, { mode: 0o600 });
+    const cli = cliFor(dir);
+    const fromFile = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--client-secret-file', file]);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    const env = { AGCTL_BASE_URL: t.baseUrl, AGCTL_CLIENT_ID: t.clientId, AGCTL_CLIENT_SECRET: `${t.clientSecret} \r\n` };
+    const rules = await cliFor(tempDir(), env)(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
+    expect(rules.code, rules.stderr).toBe(0);
+
+    const before = t.tokens.log.length;
+    const broken = `${t.clientSecret.slice(0, 30)} ${t.clientSecret.slice(30)}`;
+    const refused = await cliFor(tempDir(), { ...env, AGCTL_CLIENT_SECRET: broken })(['rules', 'list', t.seed.rulesApp]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/^agctl: the client secret from AGCTL_CLIENT_SECRET has whitespace or a control character inside it/m);
+    expect(refused.stderr).not.toContain(t.clientSecret.split(':')[3]!.slice(0, 12));
+    expect(t.tokens.log.length).toBe(before);
   });
 
   it('a token the tenant no longer accepts is replaced through a new assertion with a fresh nonce', async () => {

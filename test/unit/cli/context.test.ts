@@ -11,7 +11,7 @@ import { CommandContext } from '../../../src/cli/context.js';
 import { colorEnabled, noPromptHint, promptsAllowed, readStdin } from '../../../src/cli/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
-import { run as login, plainHttpWarning } from '../../../src/cli/commands/auth/login/run.js';
+import { run as login } from '../../../src/cli/commands/auth/login/run.js';
 import { run as rulesDelete } from '../../../src/cli/commands/rules/delete/run.js';
 import { run as rulesList } from '../../../src/cli/commands/rules/list/run.js';
 import type { GlobalFlags } from '../../../src/config/resolve.js';
@@ -127,6 +127,33 @@ describe('readSecret', () => {
     expect(m).toBeInstanceOf(UsageError);
     expect(m.message).toBe('missing client secret: provide it with --client-secret-stdin, --client-secret-file, AGCTL_CLIENT_SECRET (or run on a terminal to be prompted)');
   });
+
+  it('drops the whitespace around a secret from every source, and refuses whitespace inside, naming the source', async () => {
+    const file = join(root, 'secret-ws.txt');
+    writeFileSync(file, '\tfrom-file \r\n');
+    expect(await readSecret(fake({ stdin: ' from-stdin \r\n' }), { ...src, stdin: true })).toBe('from-stdin');
+    expect(await readSecret(fake({}), { ...src, file })).toBe('from-file');
+    expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'from-env\r\n' } }), src)).toBe('from-env');
+    expect(await readSecret(fake({ prompter: scripted({ 'Client secret': 'typed \t' }).p }), src)).toBe('typed');
+    await expect(readSecret(fake({ stdin: 'two words\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret from --client-secret-stdin has whitespace or a control character inside it');
+    await expect(readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'a\r\nb' } }), src)).rejects.toThrow('the client secret from AGCTL_CLIENT_SECRET has whitespace');
+    await expect(readSecret(fake({ stdin: ' \r\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret is empty');
+  });
+
+  it('asks again at the prompt when the secret typed has whitespace inside', async () => {
+    let validate: ((v: string) => true | string) | undefined;
+    const p: Prompter = { ...scripted({}).p, password: async (_m, o) => ((validate = o?.validate), 'ok') };
+    await readSecret(fake({ prompter: p }), src);
+    expect(validate!('two words')).toMatch(/^the client secret has whitespace or a control character inside it/);
+    expect(validate!(' ')).toBe('the client secret cannot be empty');
+    expect(validate!(' fine\t')).toBe(true);
+  });
+
+  it('keeps a text secret (a password, a PEM key) as given, less one trailing line break', async () => {
+    const text: SecretSource = { name: 'basic auth password', flag: '--password', text: true };
+    expect(await readSecret(fake({ stdin: ' pass word \r\n' }), { ...text, stdin: true })).toBe(' pass word ');
+    expect(await readSecret(fake({ stdin: '-----BEGIN KEY-----\nabc\n-----END KEY-----\n\n' }), { ...text, stdin: true })).toBe('-----BEGIN KEY-----\nabc\n-----END KEY-----\n');
+  });
 });
 
 describe('login (in-process)', () => {
@@ -174,12 +201,6 @@ describe('login (in-process)', () => {
     await ctx.close();
     expect(err()).toContain(`Base URL: https://127.0.0.1:${port} (https:// assumed)`);
     expect((e as CliError).message).toContain(`cannot reach https://127.0.0.1:${port}`);
-  });
-
-  it('warns before credentials go over plain http to another machine (never for loopback or https)', () => {
-    expect(plainHttpWarning('http://tenant.example.com', false)).toBe('http://tenant.example.com uses plain http: the client secret and the tokens cross the network unencrypted (use https unless this is a test server)');
-    expect(plainHttpWarning('http://10.0.0.5:8080', true)).toMatch(/^http:\/\/10\.0\.0\.5:8080 uses plain http: the client assertion and the tokens/);
-    for (const ok of ['https://tenant.example.com', 'http://127.0.0.1:8080', 'http://localhost:3000', 'http://[::1]:8080']) expect(plainHttpWarning(ok, false)).toBeUndefined();
   });
 
   it('suggests the tenant a name@host/suffix client ID names', async () => {

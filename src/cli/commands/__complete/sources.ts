@@ -5,7 +5,7 @@
 import type { DynamicSource } from '../../declare.js';
 import { ConfigContext, profileTenant, resolveSettings, sameTenant } from '../../../config/resolve.js';
 import { ApiClient } from '../../../client/api.js';
-import { StaticToken, isFresh, tokenUrlFor } from '../../../client/auth.js';
+import { StaticToken, isFresh, sentInClear, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
 import { listAllRules } from '../../../client/rules.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
@@ -52,7 +52,9 @@ function settingsOf(line: Line, env: NodeJS.ProcessEnv, config: ConfigContext) {
 /**
  * An API client sending the profile's cached access token, or undefined when
  * there is none to use: no valid cached token, `--embedded` (which would start
- * a server), or a base URL that is not the one the profile was logged in to.
+ * a server), a base URL that is not the one the profile was logged in to, or
+ * one the token would cross in clear (plain http to another machine: a
+ * completion cannot print the warning every other use shows).
  */
 function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   if (line.flags.has('--embedded')) return undefined;
@@ -60,7 +62,7 @@ function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
   const s = settingsOf(line, ctx.env, config);
   if (!s.baseUrl || !s.clientId) return undefined;
   const own = profileTenant(config.profiles.get(s.profile));
-  if (!own || !sameTenant(own, s.baseUrl)) return undefined;
+  if (!own || !sameTenant(own, s.baseUrl) || sentInClear(s.baseUrl)) return undefined;
   const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || !isFresh(token, ctx.clock.now())) return undefined;
   const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - performance.now())), maxRetries: 0, userAgent: userAgent() });

@@ -22,7 +22,8 @@ import {
 import { rootOf } from '../../../api/mcp-config.js';
 import { parseUpdateMask, relativeUpdateMask } from '../../../api/mcp-mask.js';
 import type { CommandContext } from '../../context.js';
-import { missingSecret, readSecret, type SecretSource } from '../../secrets.js';
+import { missingSecret, promptProblem, readSecret, type SecretSource } from '../../secrets.js';
+import { cleanSecret } from '../../../lib/secret-text.js';
 import { SECRET_ENV, type SetCredentialsInput } from './set-credentials/command.js';
 
 /** The flags of `mcp set-credentials`, typed by its declaration, and its two arguments. */
@@ -38,17 +39,24 @@ export interface SecretInput {
   env: string;
   /** Multi-line (PEM, JSON): prompted for as a file path, not typed into a hidden prompt. */
   multiline?: boolean;
+  /**
+   * Whitespace may mean something (a password, a header value, an OAuth2 client
+   * secret, which RFC 6749 lets hold spaces, PEM, JSON): the
+   * value is kept as given, less one trailing line break from a file or a pipe.
+   * Otherwise it is a one-word token: whitespace around it is dropped, inside it refused.
+   */
+  text?: boolean;
 }
 
 export const SECRET_INPUTS: readonly SecretInput[] = [
   { key: 'bearerToken', kind: 'bearerToken', field: 'token', name: 'bearer token', flag: '--bearer-token', env: SECRET_ENV.bearerToken.name },
-  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: SECRET_ENV.headerValue.name },
-  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: SECRET_ENV.password.name },
+  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: SECRET_ENV.headerValue.name, text: true },
+  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: SECRET_ENV.password.name, text: true },
   { key: 'awsSecretAccessKey', kind: 'awsSigv4', field: 'secretAccessKey', name: 'AWS secret access key', flag: '--aws-secret-access-key', env: SECRET_ENV.awsSecretAccessKey.name },
   { key: 'awsSessionToken', kind: 'awsSigv4', field: 'sessionToken', name: 'AWS session token', flag: '--aws-session-token', env: SECRET_ENV.awsSessionToken.name },
-  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: SECRET_ENV.oauth2ClientSecret.name },
-  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: SECRET_ENV.jwtPrivateKey.name, multiline: true },
-  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: SECRET_ENV.googleCredentials.name, multiline: true },
+  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: SECRET_ENV.oauth2ClientSecret.name, text: true },
+  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: SECRET_ENV.jwtPrivateKey.name, multiline: true, text: true },
+  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: SECRET_ENV.googleCredentials.name, multiline: true, text: true },
 ];
 export const secretInput = (kind: string, field: string) => SECRET_INPUTS.find((s) => s.kind === kind && s.field === field);
 
@@ -339,7 +347,7 @@ export async function readFlagSecrets(opts: SetCredentialsOptions, d: Draft, ctx
     const stdin = Boolean(opts[stdinKey(s)]);
     const file = opts[fileKey(s)] as string | undefined;
     if (!stdin && file === undefined) continue;
-    const value = await readSecret(ctx, { name: s.name, flag: s.flag, stdin, file });
+    const value = await readSecret(ctx, { name: s.name, flag: s.flag, stdin, file, text: s.text });
     if (value !== undefined) d.secrets[s.field] = value;
   }
 }
@@ -354,7 +362,7 @@ export async function obtainSecret(d: Draft, s: SecretInput, ctx: CommandContext
   if (d.secrets[s.field] !== undefined) return;
   const fromEnv = ctx.env[s.env];
   if (fromEnv) {
-    d.secrets[s.field] = fromEnv;
+    d.secrets[s.field] = s.text ? fromEnv : cleanSecret(fromEnv, s.name, s.env);
     return;
   }
   const src: SecretSource = { name: s.name, flag: s.flag, env: s.env, prompt: opts.message ?? `${s.name[0]!.toUpperCase()}${s.name.slice(1)}` };
@@ -374,14 +382,15 @@ export async function obtainSecret(d: Draft, s: SecretInput, ctx: CommandContext
         }
       },
     });
-    const value = path.trim() ? await readSecret(ctx, { name: s.name, flag: s.flag, file: path.trim() }) : undefined;
+    const value = path.trim() ? await readSecret(ctx, { name: s.name, flag: s.flag, file: path.trim(), text: s.text }) : undefined;
     if (value !== undefined) d.secrets[s.field] = value;
     return;
   }
   const value = await ctx.prompt.password(`${src.prompt}${opts.required ? '' : ' (empty to skip)'}`, {
-    validate: (x) => (opts.required && !x.trim() ? `the ${s.name} cannot be empty` : true),
+    validate: (x) => (!opts.required && !x.trim()) || (promptProblem(x, s) ?? true),
   });
-  if (value !== '') d.secrets[s.field] = value;
+  const typed = s.text ? value : cleanSecret(value, s.name, 'the prompt');
+  if (typed !== '') d.secrets[s.field] = typed;
 }
 
 /** Reads --config-file, --config-stdin and --config-secret into the draft's config fields. */
@@ -392,12 +401,12 @@ export async function readConfigInputs(opts: SetCredentialsOptions, d: Draft, ct
     d.configFields[key] = value;
   };
   for (const [key, file] of Object.entries(parsePairs('--config-file', opts.configFile) ?? {})) {
-    set('--config-file', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', file }))!);
+    set('--config-file', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', file, text: true }))!);
   }
   if (opts.configStdin !== undefined) {
     const key = opts.configStdin.trim();
     if (!key) throw new UsageError('--config-stdin: name the config field, e.g. --config-stdin apiKey');
-    set('--config-stdin', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', stdin: true }))!);
+    set('--config-stdin', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', stdin: true, text: true }))!);
   }
   for (const key of opts.configSecret ?? []) {
     if (!ctx.canPrompt) throw new UsageError(`--config-secret ${key} prompts on a terminal; otherwise use --config-file ${key}=PATH or --config-stdin ${key}`);

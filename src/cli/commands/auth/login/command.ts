@@ -18,15 +18,21 @@ prompt on a terminal. A token is fetched to prove the credentials before the
 profile is saved, and the profile becomes the current one (see \`agctl auth
 list\` and \`agctl auth switch\`) unless --no-switch is given.
 
+Spaces, tabs and line breaks around the secret are dropped; one with
+whitespace inside is refused.
+
 A base URL without a scheme (acme.example.com) is taken as https://; write
-http:// out for a local server. Without a terminal, the client ID and base URL
-of an existing profile are used when not given (to log in again with a new
-secret).`,
+http:// out for a local server. A plain secret goes over plain http only to
+this machine (localhost, 127.0.0.0/8, ::1); for a lab server on another host
+without TLS, --insecure-http allows it, the profile keeps that choice, and
+every command warns. Without a terminal, the client ID and base URL of an
+existing profile are used when not given (to log in again with a new secret).`,
         [
           'agctl login                                  # interactive',
           'agctl login --base-url https://acme.example.com --client-id ci-bot \\\n      --client-secret-stdin < secret.txt',
           "AGCTL_CLIENT_SECRET=... agctl login --client-id 'bot@acme.example.com/x' --profile ci --no-switch",
           'agctl login --profile ci --no-input --client-secret-stdin < new-secret.txt   # a new secret, same client',
+          'agctl login --profile lab --insecure-http --base-url http://lab.internal:8080 ...   # a lab server without TLS',
         ],
       ),
     );

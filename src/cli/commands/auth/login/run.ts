@@ -1,8 +1,7 @@
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
-import { ClientCredentialsFlow } from '../../../../client/auth.js';
+import { ClientCredentialsFlow, sentInClear } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { baseUrlFromClientId, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
-import { isLoopbackHost } from '../../../../lib/net.js';
+import { baseUrlFromClientId, insecureHttpFrom, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../secrets.js';
 import type { LoginInput } from './command.js';
@@ -63,11 +62,12 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   };
   const clientSecret = await readSecret(ctx, source);
   if (!clientSecret) throw missingSecret(source);
-  const insecure = plainHttpWarning(baseUrl, isKeySecret(clientSecret));
-  if (insecure) ctx.out.warn(insecure);
+  // A plain secret over plain http to another machine is refused (exit 2) unless allowed; then the profile keeps the choice.
+  const insecureHttp = insecureHttpFrom(ctx.flags, ctx.env, s.profile, profile, baseUrl);
+  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock, { insecureHttp: insecureHttp !== undefined });
+  ctx.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', insecureHttp);
 
   // Prove the credentials before saving anything.
-  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock);
   let token: Awaited<ReturnType<typeof flow.fetch>>;
   try {
     token = await flow.fetch();
@@ -75,7 +75,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     throw loginHint(err, urlFrom);
   }
 
-  await ctx.config.profiles.save(s.profile, { baseUrl, clientId }, opts.switch);
+  await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
   ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
@@ -97,13 +97,6 @@ function currentProfileLine(loggedIn: string, current: string, envProfile: strin
       ? `  current profile: "${current}"`
       : `  current profile: "${current}" (kept); use this one with --profile ${loggedIn} or \`agctl auth switch ${loggedIn}\``;
   return envProfile && envProfile !== current ? `${line}; AGCTL_PROFILE=${envProfile} overrides it in this shell` : line;
-}
-
-/** The warning for credentials sent over plain http to a host that is not this machine, if any. */
-export function plainHttpWarning(baseUrl: string, keySecret: boolean): string | undefined {
-  const u = new URL(baseUrl);
-  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return undefined;
-  return `${baseUrl} uses plain http: ${keySecret ? 'the client assertion' : 'the client secret'} and the tokens cross the network unencrypted (use https unless this is a test server)`;
 }
 
 /**
