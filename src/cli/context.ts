@@ -7,6 +7,7 @@ import { dataDir } from '../config/paths.js';
 import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
 import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, type TokenCache } from '../client/auth.js';
+import { VaultTokenCache } from './token-cache.js';
 import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
 import { escapeControls } from './escape.js';
@@ -138,9 +139,18 @@ export class CommandContext {
     return s.baseUrl;
   }
 
-  tokenCache(): TokenCache {
-    const vault = this.vault;
-    return { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+  /**
+   * The token cache (the vault's sealed files). A token that cannot be cached
+   * (a read-only config directory) is used for this run only, with one note;
+   * `quiet` leaves the note to --debug (credentials from the environment,
+   * where an unwritable directory is the usual case: a container).
+   */
+  tokenCache(opts: { quiet?: boolean } = {}): TokenCache {
+    return new VaultTokenCache(this.vault, (err) => {
+      const line = `note: the new token is used for this run only: it could not be cached (${err.message})`;
+      if (opts.quiet) this.debug(line);
+      else this.out.info(line);
+    });
   }
 
   /** The token provider for the current settings, or an authentication error naming what is missing. */
@@ -167,7 +177,7 @@ export class CommandContext {
     return {
       baseUrl,
       clientId: s.clientId,
-      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache(), this.clock),
+      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache({ quiet: s.clientSecretSource === 'env' }), this.clock),
     };
   }
 
