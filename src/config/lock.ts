@@ -77,7 +77,7 @@ function isStale(h: Holder, staleMs: number): boolean {
  * remove it: the one that moved a fresh lock instead (its content differs)
  * puts it back.
  */
-function takeOver(path: string, seen: string): void {
+export function takeOverLock(path: string, seen: string): void {
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
   try {
     renameSync(path, aside);
@@ -121,7 +121,7 @@ export async function acquireLock(path: string, opts: LockOptions): Promise<() =
     const holder = readHolder(path);
     if (!holder) continue;
     if (isStale(holder, opts.staleMs ?? DEFAULT_STALE_MS)) {
-      takeOver(path, holder.text);
+      takeOverLock(path, holder.text);
       continue;
     }
     if (Date.now() >= deadline) throw new LockBusyError(path, describe(holder));
