@@ -35,12 +35,13 @@ export class VaultTokenCache implements TokenCache {
   }
 
   remove(tokenUrl: string, clientId: string): void {
-    this.#memory.remove(tokenUrl, clientId);
     try {
       this.#vault.removeToken(tokenUrl, clientId);
+      this.#memory.remove(tokenUrl, clientId);
     } catch (err) {
-      // A refused token that cannot be removed from a read-only cache is replaced in memory.
       if (!(err instanceof ConfigDirError)) throw err;
+      // A refused token whose file cannot go: an expired entry in memory hides it for the rest of the run.
+      this.#memory.save(tokenUrl, clientId, { accessToken: '', expiresAt: 0 });
     }
   }
 

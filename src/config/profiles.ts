@@ -27,11 +27,16 @@ export function isValidProfileName(name: string): boolean {
   return PROFILE_NAME_RE.test(name);
 }
 
+/** How long a write waits for another agctl holding the config directory's lock. */
+export const CONFIG_LOCK_WAIT_MS = 10_000;
+
 export class ProfileStore {
   readonly dir: string;
   readonly #env: NodeJS.ProcessEnv;
   #cache?: ConfigFile;
   #holding = false;
+  /** How long a write waits for another agctl holding the lock (ms). */
+  lockWaitMs = CONFIG_LOCK_WAIT_MS;
 
   constructor(dir: string, env: NodeJS.ProcessEnv = {}) {
     this.dir = dir;
@@ -96,19 +101,18 @@ export class ProfileStore {
    * Runs `fn` holding the config directory's lock: what it reads of the
    * profiles is current, and no other agctl writes them (or the stored
    * credentials) meanwhile. Profiles are saved only inside. Waits up to
-   * CONFIG_LOCK_WAIT_MS for another holder; the lock of a process that died
-   * is taken over.
+   * lockWaitMs for another holder; the lock of a process that died is taken over.
    */
   async locked<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.#holding) return fn();
     const release = await inConfigDirAsync(this.dir, this.#env, async () => {
       ensurePrivateDir(this.dir);
       try {
-        return await acquireLock(this.lockPath, { waitMs: CONFIG_LOCK_WAIT_MS });
+        return await acquireLock(this.lockPath, { waitMs: this.lockWaitMs });
       } catch (err) {
         if (!(err instanceof LockBusyError)) throw err;
         throw new UsageError(
-          `the config directory ${this.dir} is busy: ${err.holder} has held its lock for ${CONFIG_LOCK_WAIT_MS / 1000} s`,
+          `the config directory ${this.dir} is busy: ${err.holder} still holds its lock after ${this.lockWaitMs / 1000} s`,
           `try again; if no agctl is running, remove ${this.lockPath}`,
         );
       }
@@ -153,9 +157,6 @@ export class ProfileStore {
     );
   }
 }
-
-/** How long a write waits for another agctl holding the config directory's lock. */
-export const CONFIG_LOCK_WAIT_MS = 10_000;
 
 /**
  * A profile named (by --profile, AGCTL_PROFILE or the config's current

@@ -7,6 +7,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LockBusyError, acquireLock, takeOverLock, withLock } from '../../../src/config/lock.js';
+import { ProfileStore } from '../../../src/config/profiles.js';
+import { UsageError } from '../../../src/lib/exit.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-lock-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -124,5 +126,44 @@ describe('lock file', () => {
   it('reports file system errors as they are (a directory that cannot be written)', async () => {
     const err = await acquireLock(join(root, 'missing', 'x.lock'), { waitMs: 0 }).catch((e: unknown) => e);
     expect((err as NodeJS.ErrnoException).code).toBe('ENOENT');
+  });
+});
+
+describe('config directory lock', () => {
+  it('a write waits for the holder and goes on once it is gone', async () => {
+    const dir = join(root, `c${n++}`);
+    const store = new ProfileStore(dir, {});
+    await store.save('a', { clientId: 'x' });
+    writeFileSync(store.lockPath, holderText(process.ppid));
+    setTimeout(() => rmSync(store.lockPath), 100);
+    await store.save('b', { clientId: 'y' }, true);
+    expect(new ProfileStore(dir, {}).read()).toEqual({ currentProfile: 'b', profiles: { a: { clientId: 'x' }, b: { clientId: 'y' } } });
+    expect(readdirSync(dir).sort()).toEqual(['config.json']);
+  });
+
+  it('a write that waited in vain is a usage error naming the directory, the holder and the lock file, and changes nothing', async () => {
+    const dir = join(root, `c${n++}`);
+    const store = new ProfileStore(dir, {});
+    await store.save('a', { clientId: 'x' });
+    const before = readFileSync(store.path, 'utf8');
+    writeFileSync(store.lockPath, holderText(process.ppid));
+    store.lockWaitMs = 100;
+    const err = (await store.setCurrent('zz').catch((e: unknown) => e)) as UsageError;
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe(`the config directory ${dir} is busy: process ${process.ppid} still holds its lock after 0.1 s`);
+    expect(err.hint).toBe(`try again; if no agctl is running, remove ${store.lockPath}`);
+    expect(readFileSync(store.path, 'utf8')).toBe(before);
+  });
+
+  it('is held across a profile and a secret saved together, and taken once (no deadlock when a save runs inside)', async () => {
+    const dir = join(root, `c${n++}`);
+    const store = new ProfileStore(dir, {});
+    const seen = await store.locked(async () => {
+      await store.save('a', { clientId: 'x' });
+      return JSON.parse(readFileSync(store.lockPath, 'utf8')).pid as number;
+    });
+    expect(seen).toBe(process.pid);
+    expect(existsSync(store.lockPath)).toBe(false);
+    expect(store.get('a')).toEqual({ clientId: 'x' });
   });
 });
