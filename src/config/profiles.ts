@@ -100,8 +100,9 @@ export class ProfileStore {
   /**
    * Runs `fn` holding the config directory's lock: what it reads of the
    * profiles is current, and no other agctl writes them (or the stored
-   * credentials) meanwhile. Profiles are saved only inside. Waits up to
-   * lockWaitMs for another holder; the lock of a process that died is taken over.
+   * credentials) meanwhile. `save` and `setCurrent` take it themselves; a
+   * command writing a profile and its secret takes it around both. Waits up
+   * to lockWaitMs for another holder; the lock of a process that died is taken over.
    */
   async locked<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.#holding) return fn();
@@ -128,9 +129,8 @@ export class ProfileStore {
     }
   }
 
-  /** Changes config.json (as it is on disk now) with `change`; only inside locked(). */
+  /** Changes config.json as it is on disk now (called holding the lock). */
   #update(change: (data: ConfigFile) => void): void {
-    if (!this.#holding) throw new Error('profiles are written only holding the config lock (ProfileStore.locked)');
     this.#cache = undefined;
     const data = this.read();
     change(data);
