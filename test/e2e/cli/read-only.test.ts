@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
-import { cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
+import { BIN, ROOT, cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 interface ReadOnly {
@@ -45,7 +45,8 @@ function readOnlyWay(): ReadOnly | string {
   }
   if (process.getuid?.() === 0) {
     const setpriv = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
-    const other = spawnSync(setpriv[0]!, [...setpriv.slice(1), process.execPath, '-e', ''], { timeout: 10_000 });
+    // nobody must be able to run the CLI from where it lies (a clone in a private home may not be readable).
+    const other = spawnSync(setpriv[0]!, [...setpriv.slice(1), process.execPath, BIN, '--version'], { timeout: 10_000, cwd: ROOT });
     if (other.status === 0) {
       return {
         how: 'another user',
@@ -58,7 +59,7 @@ function readOnlyWay(): ReadOnly | string {
       };
     }
   }
-  return `no private read-only mount (unshare -rm: ${mounted.stderr?.toString().trim() || `exit ${mounted.status}`}) and no other user to run as (setpriv, as root)`;
+  return `no private read-only mount (unshare -rm: ${mounted.stderr?.toString().trim() || `exit ${mounted.status}`}) and no other user to run the CLI as (setpriv as nobody, as root, with ${ROOT} readable by all)`;
 }
 
 const way = readOnlyWay();
