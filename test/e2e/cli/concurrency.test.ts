@@ -14,13 +14,14 @@ import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const s = await startTestServer();
+const work = tempDir('agctl-concurrency-');
 const app = s.demo.rules.appId as string;
 /** Tokens the server has issued so far (each one a token request that succeeded). */
 const issued = () => (s.server.store.db.prepare('SELECT count(*) AS n FROM access_tokens').get() as { n: number }).n;
 
 describe('concurrent CLI processes', () => {
   it('on an empty cache all succeed with one token request per client and leave valid cache files', { timeout: 60_000 }, async () => {
-    const dir = join(tempDir('agctl-concurrency-'), 'config');
+    const dir = join(work, 'cache', 'config');
     const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl }, spawnCliProcess);
     const clients = [s.plainClient, s.keyClient];
     const before = issued();
@@ -68,7 +69,7 @@ describe('concurrent CLI processes', () => {
   });
 
   it('20 logins, a switch and a logout at once: every profile saved, every secret with its profile, nothing orphaned', { timeout: 60_000 }, async () => {
-    const dir = join(tempDir('agctl-logins-'), 'config');
+    const dir = join(work, 'logins', 'config');
     const inProcess = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl });
     const spawned = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl }, spawnCliProcess);
     const clients = [s.plainClient, s.keyClient];

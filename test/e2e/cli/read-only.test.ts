@@ -67,6 +67,7 @@ const ro = typeof way === 'string' ? undefined : way;
 if (!ro) console.warn(`read-only config tests skipped: ${way}`);
 
 const s = await startTestServer();
+const work = tempDir('agctl-ro-');
 const app = s.demo.rules.appId as string;
 const tokenUrl = tokenUrlFor(s.baseUrl);
 /** Tokens the server has issued so far. */
@@ -89,7 +90,7 @@ function lines(r: CliResult): string[] {
 
 describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipped'})`, () => {
   it('a logged-in profile: the cached token is used, an expired one renewed for the run only with one note; login, logout and switch fail (exit 2) naming the directory', { timeout: 60_000 }, async () => {
-    const dir = join(tempDir('agctl-ro-'), 'config');
+    const dir = join(work, 'profile');
     const login = await cliFor(dir, { AGCTL_BASE_URL: s.baseUrl })(['login', '--profile', 'p', '--client-id', s.plainClient.clientId], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
     expect(login.code, login.stderr).toBe(0);
     const cli = readOnly(dir);
@@ -137,7 +138,7 @@ describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipp
   });
 
   it('credentials from the environment work with an empty directory, and nothing is written there', { timeout: 30_000 }, async () => {
-    const dir = join(tempDir('agctl-ro-empty-'), 'config');
+    const dir = join(work, 'empty');
     mkdirSync(dir);
     const cli = readOnly(dir);
     const accessToken = await s.token();
