@@ -9,6 +9,7 @@ import { ApiClient, type TokenProvider } from '../client/api.js';
 import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, inClearWarning, type TokenCache } from '../client/auth.js';
 import { isKeySecret } from '../lib/client-secret.js';
 import { cleanSecret } from '../lib/secret-text.js';
+import { VaultTokenCache } from './token-cache.js';
 import { colorEnabled, promptsAllowed, type IO } from './io.js';
 import { Output } from './output.js';
 import { escapeControls } from './escape.js';
@@ -141,9 +142,18 @@ export class CommandContext {
     return s.baseUrl;
   }
 
-  tokenCache(): TokenCache {
-    const vault = this.vault;
-    return { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+  /**
+   * The token cache (the vault's sealed files). A token that cannot be cached
+   * (a read-only config directory) is used for this run only, with one note;
+   * `quiet` leaves the note to --debug (credentials from the environment,
+   * where an unwritable directory is the usual case: a container).
+   */
+  tokenCache(opts: { quiet?: boolean } = {}): TokenCache {
+    return new VaultTokenCache(this.vault, (err) => {
+      const line = `note: the new token is used for this run only: it could not be cached (${err.message})`;
+      if (opts.quiet) this.debug(line);
+      else this.out.info(line);
+    });
   }
 
   /** The token provider for the current settings, or an authentication error naming what is missing. */
@@ -169,7 +179,7 @@ export class CommandContext {
       });
     }
     const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache({ quiet: s.clientSecretSource === 'env' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }

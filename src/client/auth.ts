@@ -47,6 +47,8 @@ export interface TokenCache {
   load(tokenUrl: string, clientId: string): CachedToken | undefined;
   save(tokenUrl: string, clientId: string, token: CachedToken): void;
   remove(tokenUrl: string, clientId: string): void;
+  /** Runs `fn` (check the cache, else fetch) as the only one doing so for this token, when the cache is shared with other processes. */
+  exclusive?<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export class MemoryTokenCache implements TokenCache {
@@ -204,7 +206,9 @@ export class ClientCredentialsFlow implements TokenProvider {
   async token(): Promise<string> {
     const hit = this.cached();
     if (hit) return hit.accessToken;
-    return (await this.fetch()).accessToken;
+    // Another process may be fetching this very token: wait for it and use it, else fetch it.
+    const miss = async () => (this.cached() ?? (await this.fetch())).accessToken;
+    return this.cache.exclusive ? this.cache.exclusive(this.tokenUrl, this.creds.clientId, miss) : miss();
   }
 
   /** Fetches a new token from the token endpoint and caches it. */

@@ -1,10 +1,12 @@
-// Profiles (non-secret settings) in <config dir>/config.json, managed by conf.
-// Reads parse the file directly: loading conf pulls in a JSON-schema validator
-// that costs more than the rest of a `rules list` start-up, and most commands
-// only read. Writes go through conf (atomic write, file mode 0600).
+// Profiles (non-secret settings) in <config dir>/config.json. Reads parse the
+// file as it is; writes read it again, change it and write it atomically
+// (temporary file + rename, mode 0600) holding the config directory's lock
+// (config.lock), so that agctl processes writing at once lose no update and
+// a reader never sees a torn file.
+import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, ensurePrivateDir, inConfigDir } from './secure-file.js';
-import { chmodSync } from 'node:fs';
+import { readTextIfExists, ensurePrivateDir, inConfigDir, inConfigDirAsync, writePrivateFile } from './secure-file.js';
+import { LockBusyError, acquireLock } from './lock.js';
 import { UsageError } from '../lib/exit.js';
 
 export interface Profile {
@@ -27,10 +29,16 @@ export function isValidProfileName(name: string): boolean {
   return PROFILE_NAME_RE.test(name);
 }
 
+/** How long a write waits for another agctl holding the config directory's lock. */
+export const CONFIG_LOCK_WAIT_MS = 10_000;
+
 export class ProfileStore {
   readonly dir: string;
   readonly #env: NodeJS.ProcessEnv;
   #cache?: ConfigFile;
+  #holding = false;
+  /** How long a write waits for another agctl holding the lock (ms). */
+  lockWaitMs = CONFIG_LOCK_WAIT_MS;
 
   constructor(dir: string, env: NodeJS.ProcessEnv = {}) {
     this.dir = dir;
@@ -39,6 +47,11 @@ export class ProfileStore {
 
   get path(): string {
     return join(this.dir, 'config.json');
+  }
+
+  /** The lock file held while the config directory is written. */
+  get lockPath(): string {
+    return join(this.dir, 'config.lock');
   }
 
   read(): ConfigFile {
@@ -74,33 +87,76 @@ export class ProfileStore {
     return Object.hasOwn(this.read().profiles ?? {}, name);
   }
 
-  async #conf() {
-    inConfigDir(this.dir, this.#env, () => ensurePrivateDir(this.dir));
-    const { default: Conf } = await import('conf');
-    return inConfigDir(this.dir, this.#env, () => new Conf<ConfigFile>({ cwd: this.dir, configName: 'config', projectName: 'agctl', configFileMode: 0o600 }));
+  /**
+   * Throws a usage error naming the config directory when agctl cannot write
+   * there (a read-only mount, no permission): for commands that must write,
+   * before they ask for anything.
+   */
+  requireWritable(): void {
+    inConfigDir(this.dir, this.#env, () => {
+      ensurePrivateDir(this.dir);
+      accessSync(this.dir, constants.W_OK);
+    });
+  }
+
+  /**
+   * Runs `fn` holding the config directory's lock: what it reads of the
+   * profiles is current, and no other agctl writes them (or the stored
+   * credentials) meanwhile. `save` and `setCurrent` take it themselves; a
+   * command writing a profile and its secret takes it around both. Waits up
+   * to lockWaitMs for another holder; the lock of a process that died is taken over.
+   */
+  async locked<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.#holding) return fn();
+    const release = await inConfigDirAsync(this.dir, this.#env, async () => {
+      ensurePrivateDir(this.dir);
+      try {
+        return await acquireLock(this.lockPath, { waitMs: this.lockWaitMs });
+      } catch (err) {
+        if (!(err instanceof LockBusyError)) throw err;
+        throw new UsageError(
+          `the config directory ${this.dir} is busy: ${err.holder} still holds its lock after ${this.lockWaitMs / 1000} s`,
+          `try again; if no agctl is running, remove ${this.lockPath}`,
+        );
+      }
+    });
+    this.#holding = true;
+    this.#cache = undefined;
+    try {
+      return await fn();
+    } finally {
+      this.#holding = false;
+      this.#cache = undefined;
+      release();
+    }
+  }
+
+  /** Changes config.json as it is on disk now (called holding the lock). */
+  #update(change: (data: ConfigFile) => void): void {
+    this.#cache = undefined;
+    const data = this.read();
+    change(data);
+    inConfigDir(this.dir, this.#env, () => writePrivateFile(this.path, `${JSON.stringify(data, null, '\t')}\n`));
+    this.#cache = undefined;
   }
 
   /** Saves (merges) a profile and optionally makes it the current one. */
   async save(name: string, profile: Profile, makeCurrent = false): Promise<void> {
-    const conf = await this.#conf();
-    inConfigDir(this.dir, this.#env, () => {
-      const profiles = { ...(conf.get('profiles') ?? {}) };
-      profiles[name] = { ...profiles[name], ...profile };
-      conf.set('profiles', profiles);
-      if (makeCurrent || !conf.get('currentProfile')) conf.set('currentProfile', name);
-      chmodSync(this.path, 0o600);
-    });
-    this.#cache = undefined;
+    await this.locked(() =>
+      this.#update((data) => {
+        data.profiles = { ...data.profiles, [name]: { ...data.profiles?.[name], ...profile } };
+        if (makeCurrent || !data.currentProfile) data.currentProfile = name;
+      }),
+    );
   }
 
   /** Makes an existing profile the current one (the caller checks that it exists). */
   async setCurrent(name: string): Promise<void> {
-    const conf = await this.#conf();
-    inConfigDir(this.dir, this.#env, () => {
-      conf.set('currentProfile', name);
-      chmodSync(this.path, 0o600);
-    });
-    this.#cache = undefined;
+    await this.locked(() =>
+      this.#update((data) => {
+        data.currentProfile = name;
+      }),
+    );
   }
 }
 

@@ -133,6 +133,16 @@ export class ConfigContext {
     this.profiles = new ProfileStore(this.dir, env);
     this.vault = new Vault(this.dir, env);
   }
+
+  /** Runs `fn` holding the config directory's lock: profiles and stored credentials change together (ProfileStore.locked). */
+  locked<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.profiles.locked(fn);
+  }
+
+  /** Throws a usage error naming the config directory when it cannot be written: for `login`, before it asks for anything. */
+  requireWritable(): void {
+    this.profiles.requireWritable();
+  }
 }
 
 export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigContext): Settings {

@@ -8,26 +8,51 @@ import { UsageError } from '../lib/exit.js';
 import { isFsError, pathProblem } from '../lib/fs-errors.js';
 
 /**
- * A file system error in the config directory as a usage error naming it (and
- * AGCTL_CONFIG_DIR when that chose it): a regular file where the directory
- * should be, no permission, a read-only disk. Other errors are returned as they are.
+ * A file system error in the config directory (a regular file where the
+ * directory should be, no permission, a read-only disk), as a usage error
+ * naming the directory (and AGCTL_CONFIG_DIR when that chose it). `code` is
+ * the error's errno code: a cache write may go on without it.
  */
+export class ConfigDirError extends UsageError {
+  constructor(
+    readonly dir: string,
+    readonly code: string | undefined,
+    message: string,
+    hint: string,
+  ) {
+    super(message, hint);
+    this.name = 'ConfigDirError';
+  }
+}
+
+/** A file system error in the config directory as a ConfigDirError; other errors are returned as they are. */
 function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unknown {
   if (!isFsError(err) || err instanceof UsageError) return err;
   const fromEnv = Boolean(env.AGCTL_CONFIG_DIR);
   const problem = pathProblem(dir, err, { isDir: true });
   const path = (err as NodeJS.ErrnoException).path;
   const where = path && path !== dir && !problem.includes(' is a file') ? ` (${path})` : '';
-  return new UsageError(
+  return new ConfigDirError(
+    dir,
+    (err as NodeJS.ErrnoException).code,
     `${fromEnv ? 'AGCTL_CONFIG_DIR' : 'config directory'} ${dir}: ${problem}${where}`,
     fromEnv ? 'AGCTL_CONFIG_DIR must name a directory agctl can write (it is created when missing)' : 'fix it, or set AGCTL_CONFIG_DIR to another directory',
   );
 }
 
-/** Runs `fn`, turning file system errors in the config directory into usage errors. */
+/** Runs `fn`, turning file system errors in the config directory into usage errors (ConfigDirError). */
 export function inConfigDir<T>(dir: string, env: NodeJS.ProcessEnv, fn: () => T): T {
   try {
     return fn();
+  } catch (err) {
+    throw configDirError(dir, env, err);
+  }
+}
+
+/** inConfigDir for an asynchronous `fn`. */
+export async function inConfigDirAsync<T>(dir: string, env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
   } catch (err) {
     throw configDirError(dir, env, err);
   }

@@ -4,9 +4,10 @@
 // (or AGCTL_CONFIG_KEY), so a copied credentials or token file alone is useless.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CliError, Exit, UsageError } from '../lib/exit.js';
-import { describeFsCode } from '../lib/fs-errors.js';
+import { describeFsCode, isFsError } from '../lib/fs-errors.js';
+import { LockBusyError, acquireLock } from './lock.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
@@ -35,7 +36,19 @@ class KeyProblem extends Error {
   }
 }
 
+/** How long a process needing a token waits for another one fetching the same token. */
+export const TOKEN_LOCK_WAIT_MS = 10_000;
+
 const LOGIN_AGAIN = 'run `agctl login` again to store it anew';
+
+/** keepPrivate, but a key on a read-only file system (a mounted secret, a container's read-only layer) is read as it is. */
+function keepPrivateIfWritable(path: string): void {
+  try {
+    keepPrivate(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EROFS') throw err;
+  }
+}
 
 /** Removes a file; true when there was one. */
 function removeFile(path: string): boolean {
@@ -99,7 +112,7 @@ export class Vault {
     }
     try {
       const sealer = new Sealer(parseKey(text));
-      keepPrivate(this.keyFile);
+      keepPrivateIfWritable(this.keyFile);
       return (this.#sealer = sealer);
     } catch (err) {
       if (err instanceof SealKeyError) {
@@ -186,12 +199,38 @@ export class Vault {
     return join(this.dir, 'tokens', `${h}.json`);
   }
 
+  /**
+   * Caches a token. The directory is checked first: on a read-only one the
+   * ConfigDirError comes before any key file is made.
+   */
   saveToken(tokenUrl: string, clientId: string, token: CachedToken): void {
+    this.#inDir(() => ensurePrivateDir(this.dir));
     const sealed = this.sealer.seal(token.accessToken, tokenPlace(tokenUrl, clientId));
-    this.#inDir(() => {
+    this.#inDir(() => writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n'));
+  }
+
+  /**
+   * Runs `fn` (check the cache, else fetch and cache a token) holding the lock
+   * of this token's cache file, so that processes needing the same token at
+   * once ask for it once: the others wait, then find it cached. Without the
+   * lock (a read-only directory, another holder still busy after
+   * TOKEN_LOCK_WAIT_MS) `fn` runs all the same: the worst is one more token request.
+   */
+  async withTokenLock<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T> {
+    const path = this.tokenPath(tokenUrl, clientId).replace(/\.json$/, '.lock');
+    let release: (() => void) | undefined;
+    try {
       ensurePrivateDir(this.dir);
-      writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n');
-    });
+      ensurePrivateDir(dirname(path));
+      release = await acquireLock(path, { waitMs: TOKEN_LOCK_WAIT_MS });
+    } catch (err) {
+      if (!(err instanceof LockBusyError) && !isFsError(err)) throw err;
+    }
+    try {
+      return await fn();
+    } finally {
+      release?.();
+    }
   }
 
   /** A cached token; anything that does not open (another key, a damaged file) is a cache miss: a new token is fetched. */

@@ -41,6 +41,8 @@ export interface CliOptions {
   cwd?: string;
   /** The script the process runs (spawnCliProcess only; default bin/agctl.js). */
   script?: string;
+  /** A command the process is started through, node and its arguments following (spawnCliProcess only): `unshare ...`, `setpriv ...`. */
+  launcher?: string[];
 }
 
 /** A fresh temporary directory removed after the test file. */
@@ -125,7 +127,7 @@ function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | 
 
 /** Runs the CLI in this process with an isolated config dir (and env from baseEnv + opts.env). */
 export async function runCli(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
-  if (opts.cwd !== undefined || opts.script !== undefined) throw new Error('runCli runs main() in this process, in its directory: use spawnCliProcess');
+  if (opts.cwd !== undefined || opts.script !== undefined || opts.launcher !== undefined) throw new Error('runCli runs main() in this process, in its directory: use spawnCliProcess');
   const run = startInProcess(args, runEnv(opts), opts.input);
   const timeoutMs = opts.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;
@@ -149,7 +151,9 @@ export function cliFor(configDir: string, defaults: Record<string, string | unde
 /** Runs the real bin/agctl.js in a child process, with an isolated config dir (and env from baseEnv + opts.env). */
 export function spawnCliProcess(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [opts.script ?? BIN, ...args], { env: runEnv(opts), cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const argv = [process.execPath, opts.script ?? BIN, ...args];
+    const [command, ...rest] = [...(opts.launcher ?? []), ...argv];
+    const child = spawn(command!, rest, { env: runEnv(opts), cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));

@@ -8,6 +8,8 @@ import type { LoginInput } from './command.js';
 
 export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<number> {
   if (ctx.flags.embedded) throw new UsageError('--embedded needs no login: it uses the embedded server\'s own client');
+  // A directory it cannot save to (a read-only mount) is said before anything is asked for or sent.
+  ctx.config.requireWritable();
   // Login creates the profile it names: no check that it exists.
   const s = ctx.settingsOfAnyProfile;
   let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
@@ -75,8 +77,11 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     throw loginHint(err, urlFrom);
   }
 
-  await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
-  ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+  // The profile and its secret are saved together: another agctl writing meanwhile waits its turn.
+  await ctx.config.locked(async () => {
+    await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
+    ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+  });
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();

@@ -7,8 +7,12 @@ export async function run({ args: [name] }: SwitchInput, ctx: CommandContext): P
   const store = ctx.config.profiles;
   if (!isValidProfileName(name)) throw new UsageError(`invalid profile name "${name}"`, 'see `agctl auth list` for the saved profiles');
   if (!store.has(name)) throw new UnknownProfileError(name, undefined, store.names());
-  const previous = store.currentName();
-  await store.setCurrent(name);
+  // Holding the config lock: the previous profile is the one this switch replaced.
+  const previous = await ctx.config.locked(async () => {
+    const before = store.currentName();
+    await store.setCurrent(name);
+    return before;
+  });
   const p = store.get(name) ?? {};
   if (ctx.out.json) {
     ctx.out.printJson({ profile: name, previous: previous ?? null, baseUrl: p.baseUrl ?? null, clientId: p.clientId ?? null });

@@ -1,0 +1,51 @@
+// The token cache of a command: the vault's sealed files, shared with other
+// agctl processes (a lock per token, so that processes needing the same
+// token at once ask for it once). When the config directory cannot be
+// written (a read-only mount, no permission), a new token is kept in memory
+// for this run only, with one note.
+import { MemoryTokenCache, type TokenCache } from '../client/auth.js';
+import type { CachedToken, Vault } from '../config/vault.js';
+import { ConfigDirError } from '../config/secure-file.js';
+
+export class VaultTokenCache implements TokenCache {
+  readonly #memory = new MemoryTokenCache();
+  readonly #vault: Vault;
+  /** Called once, with the reason, when a token could not be cached. */
+  readonly #notCached: (err: ConfigDirError) => void;
+  #noted = false;
+
+  constructor(vault: Vault, notCached: (err: ConfigDirError) => void) {
+    this.#vault = vault;
+    this.#notCached = notCached;
+  }
+
+  load(tokenUrl: string, clientId: string): CachedToken | undefined {
+    return this.#memory.load(tokenUrl, clientId) ?? this.#vault.loadToken(tokenUrl, clientId);
+  }
+
+  save(tokenUrl: string, clientId: string, token: CachedToken): void {
+    try {
+      this.#vault.saveToken(tokenUrl, clientId, token);
+    } catch (err) {
+      if (!(err instanceof ConfigDirError)) throw err;
+      this.#memory.save(tokenUrl, clientId, token);
+      if (!this.#noted) this.#notCached(err);
+      this.#noted = true;
+    }
+  }
+
+  remove(tokenUrl: string, clientId: string): void {
+    try {
+      this.#vault.removeToken(tokenUrl, clientId);
+      this.#memory.remove(tokenUrl, clientId);
+    } catch (err) {
+      if (!(err instanceof ConfigDirError)) throw err;
+      // A refused token whose file cannot go: an expired entry in memory hides it for the rest of the run.
+      this.#memory.save(tokenUrl, clientId, { accessToken: '', expiresAt: 0 });
+    }
+  }
+
+  exclusive<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T> {
+    return this.#vault.withTokenLock(tokenUrl, clientId, fn);
+  }
+}
