@@ -138,9 +138,10 @@ export class CommandContext {
     return s.baseUrl;
   }
 
-  tokenCache(): TokenCache {
+  /** The cached tokens of a profile (sealed with its key: `vault.unlock(profile)` first when it is kept in the keyring). */
+  tokenCache(profile: string): TokenCache {
     const vault = this.vault;
-    return { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+    return { load: (u, c) => vault.loadToken(profile, u, c), save: (u, c, t) => vault.saveToken(profile, u, c, t), remove: (u, c) => vault.removeToken(profile, u, c) };
   }
 
   /** The token provider for the current settings, or an authentication error naming what is missing. */
@@ -150,6 +151,7 @@ export class CommandContext {
       return { baseUrl: e.baseUrl, clientId: e.clientId, provider: new ClientCredentialsFlow(this.http, e.baseUrl, e, new MemoryTokenCache(), this.clock) };
     }
     const baseUrl = await this.baseUrl();
+    if (!this.settings.accessToken) await this.vault.unlock(this.settings.profile);
     const s = attachStoredSecret(this.settings, this.config);
     if (s.accessToken) {
       // It goes into an Authorization header as is: a stray newline or space would break the request.
@@ -167,7 +169,7 @@ export class CommandContext {
     return {
       baseUrl,
       clientId: s.clientId,
-      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache(), this.clock),
+      provider: new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret: s.clientSecret }, this.tokenCache(s.profile), this.clock),
     };
   }
 

@@ -8,6 +8,7 @@ export const login = () =>
     .option('--client-secret-stdin', 'read the client secret from standard input')
     .option('--client-secret-file <path>', 'read the client secret from a file')
     .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
+    .option('--insecure-storage', 'seal the secret with the key file in the config directory instead of a key in the OS keyring')
     .addHelpText(
       'after',
       () => helpText(
@@ -17,6 +18,12 @@ AGCTL_CLIENT_SECRET, --client-secret-stdin, --client-secret-file, or a hidden
 prompt on a terminal. A token is fetched to prove the credentials before the
 profile is saved, and the profile becomes the current one (see \`agctl auth
 list\` and \`agctl auth switch\`) unless --no-switch is given.
+
+The secret is sealed in the config directory with a key kept in the OS keyring
+(macOS Keychain, Windows Credential Manager, the Secret Service on Linux), so
+a copy of the directory opens nowhere. Where no keyring answers (no D-Bus
+session, a container, CI set), or with --insecure-storage, the key is a file
+in the config directory (one warning line says so when no keyring answered).
 
 A base URL without a scheme (acme.example.com) is taken as https://; write
 http:// out for a local server. Without a terminal, the client ID and base URL

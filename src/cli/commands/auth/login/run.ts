@@ -1,5 +1,5 @@
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
-import { ClientCredentialsFlow } from '../../../../client/auth.js';
+import { ClientCredentialsFlow, MemoryTokenCache } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { baseUrlFromClientId, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
 import { isLoopbackHost } from '../../../../lib/net.js';
@@ -66,8 +66,8 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   const insecure = plainHttpWarning(baseUrl, isKeySecret(clientSecret));
   if (insecure) ctx.out.warn(insecure);
 
-  // Prove the credentials before saving anything.
-  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock);
+  // Prove the credentials before saving anything; the token is cached once the profile's key is.
+  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, new MemoryTokenCache(), ctx.clock);
   let token: Awaited<ReturnType<typeof flow.fetch>>;
   try {
     token = await flow.fetch();
@@ -76,15 +76,19 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   }
 
   await ctx.config.profiles.save(s.profile, { baseUrl, clientId }, opts.switch);
-  ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+  const kept = await ctx.vault.saveCredential(s.profile, { clientId, clientSecret }, { insecureStorage: opts.insecureStorage });
+  if (kept.noKeyring !== undefined) {
+    ctx.out.warn(`no OS keyring answered (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
+  }
+  ctx.tokenCache(s.profile).save(flow.tokenUrl, clientId, token);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
   if (ctx.out.json) {
-    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', tokenExpiresAt: expiresAt, currentProfile: current });
+    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', secretKeptIn: kept.keptIn, tokenExpiresAt: expiresAt, currentProfile: current });
   } else {
     ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
-    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}`);
+    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, their key ${kept.keptIn === 'keyring' ? 'in the OS keyring' : `in ${ctx.vault.keyFile}`}`);
     ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;

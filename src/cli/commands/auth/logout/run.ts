@@ -7,10 +7,10 @@ export async function run(_input: LogoutInput, ctx: CommandContext): Promise<num
   const storedClientId = ctx.vault.storedClientId(s.profile);
   const profile = ctx.config.profiles.get(s.profile);
   const clientIds = new Set([storedClientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
-  const removedSecret = ctx.vault.removeCredential(s.profile);
-  // Every cached token of these client IDs, whatever base URL it was issued for.
-  let removedTokens = 0;
-  for (const id of clientIds) removedTokens += ctx.vault.removeTokensOf(id);
+  const { removed: removedSecret, keyringProblem } = await ctx.vault.removeCredential(s.profile);
+  // Every cached token of this profile, whatever base URL it was issued for; other profiles keep theirs.
+  const removedTokens = ctx.vault.removeTokensOf(s.profile, clientIds);
+  if (keyringProblem !== undefined) ctx.out.warn(`the key of profile "${s.profile}" could not be removed from the OS keyring (${keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
   if (ctx.out.json) {
     ctx.out.printJson({ profile: s.profile, removedSecret, removedTokens });
   } else if (removedSecret || removedTokens) {
