@@ -78,7 +78,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   await ctx.config.profiles.save(s.profile, { baseUrl, clientId }, opts.switch);
   const kept = await ctx.vault.saveCredential(s.profile, { clientId, clientSecret }, { insecureStorage: opts.insecureStorage });
   if (kept.noKeyring !== undefined) {
-    ctx.out.warn(`no OS keyring answered (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
+    ctx.out.warn(`no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
   }
   ctx.tokenCache(s.profile).save(flow.tokenUrl, clientId, token);
   const current = ctx.config.profiles.currentName() ?? s.profile;
