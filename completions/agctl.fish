@@ -54,7 +54,7 @@ function __agctl_dynamic --description 'the values agctl __complete offers at th
 end
 complete -c agctl -f
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
-complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret and cached tokens'
+complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret, its OS keyring entry and its cached tokens'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'auth' -d 'Inspect authentication state and manage profiles'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'rules' -d 'Manage an app'\''s entitlement configuration rules'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'
@@ -672,7 +672,7 @@ complete -c agctl -n 'test (__agctl_path) = '\''version'\''' -l help -s h -d 'sh
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'exit-codes' -d 'the exit codes and what they mean'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'environment' -d 'the environment variables agctl reads'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
-complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret and cached tokens'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret, its OS keyring entry and its cached tokens'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'auth' -d 'Inspect authentication state and manage profiles'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'rules' -d 'Manage an app'\''s entitlement configuration rules'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'

@@ -7,6 +7,8 @@
 // secret of a profile kept in the keyring (or logs in), never for --help,
 // --version or a start-up.
 
+import { ciSet } from '../lib/ci.js';
+
 export interface SecretStore {
   /** The secret kept under `account`, or undefined when there is none. */
   get(account: string): Promise<string | undefined>;
@@ -51,7 +53,7 @@ export async function osKeyring(): Promise<SecretStore> {
 
 /** The secret store for an environment: with CI set, a keyring is never touched. */
 export function secretStoreFor(env: NodeJS.ProcessEnv): () => Promise<SecretStore> {
-  if (env.CI) return async () => new NoKeyring('CI is set');
+  if (ciSet(env)) return async () => new NoKeyring(`the CI variable is set (CI=${env.CI})`);
   let store: Promise<SecretStore> | undefined;
   return () => (store ??= osKeyring());
 }

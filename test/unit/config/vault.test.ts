@@ -373,7 +373,7 @@ describe('the key of a profile in the OS keyring', () => {
     expect(new Vault(dir, FILE_ONLY).loadCredential('a')?.clientSecret).toBe(SECRET);
     expect(new Vault(dir, FILE_ONLY).keptIn('b')).toBe('file');
     // with CI set, the keyring is never asked
-    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'CI is set' });
+    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'the CI variable is set (CI=true)' });
   });
 
   it('keeps a credential file written before keyrings (no mark) on the key file, and a move to the file removes the keyring entry', async () => {
