@@ -165,11 +165,17 @@ export class Vault {
     const keptIn: KeptIn = sealer ? 'keyring' : 'file';
     sealer ??= this.sealer;
     const sealed = sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
-    this.#inDir(() => {
-      // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
-      ensurePrivateDir(this.dir);
-      writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
-    });
+    try {
+      this.#inDir(() => {
+        // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
+        ensurePrivateDir(this.dir);
+        writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
+      });
+    } catch (err) {
+      // A key whose secret could not be stored is not left in the keyring.
+      if (keptIn === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      throw err;
+    }
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
     else {
       this.#profileKeys.delete(profile);

@@ -394,4 +394,18 @@ describe('the key of a profile in the OS keyring', () => {
     expect(keyring.entries.size).toBe(0);
     expect(new Vault(dir, FILE_ONLY).loadCredential('p')?.clientSecret).toBe(SECRET);
   });
+
+  it('leaves no key in the keyring when the secret cannot be written', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    // the keyring takes the key; then a file takes the place of the credentials directory
+    const keyring = new (class extends MemoryKeyring {
+      override async set(account: string, secret: string) {
+        await super.set(account, secret);
+        writeFileSync(join(dir, 'credentials'), 'x');
+      }
+    })();
+    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
+    expect(keyring.entries.size).toBe(0);
+  });
 });
