@@ -21,17 +21,17 @@ export interface SecretStore {
 /** The keyring service name agctl's entries are kept under. */
 export const KEYRING_SERVICE = 'agctl';
 
-/** No keyring answers (or none may be used): nothing is kept, nothing is found. */
+/** No keyring answers (or none may be used): every call fails, saying why. */
 export class NoKeyring implements SecretStore {
   constructor(readonly reason: string) {}
-  async get(): Promise<undefined> {
-    return undefined;
+  async get(): Promise<string | undefined> {
+    throw new Error(this.reason);
   }
   async set(): Promise<void> {
     throw new Error(this.reason);
   }
   async delete(): Promise<boolean> {
-    return false;
+    throw new Error(this.reason);
   }
 }
 

@@ -231,7 +231,7 @@ export class Vault {
       key =
         err instanceof SealKeyError
           ? new KeyProblem(`its key in the OS keyring (service "${KEYRING_SERVICE}", account "${account}") is damaged`, LOGIN_AGAIN)
-          : new KeyProblem(`the OS keyring cannot be read: ${(err as Error).message}`, `unlock the keyring, or ${LOGIN_AGAIN}`);
+          : new KeyProblem(`its key is kept in the OS keyring, which cannot be read here (${(err as Error).message})`, `run it where the keyring answers (unlocked, CI unset), or ${LOGIN_AGAIN}`);
     }
     this.#profileKeys.set(profile, key);
   }

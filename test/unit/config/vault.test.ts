@@ -395,6 +395,15 @@ describe('the key of a profile in the OS keyring', () => {
     expect(new Vault(dir, FILE_ONLY).loadCredential('p')?.clientSecret).toBe(SECRET);
   });
 
+  it('with CI set (no keyring used), a profile kept in the keyring says so, and logout says its entry is left', async () => {
+    const dir = fresh();
+    await withKeyring(dir, new MemoryKeyring()).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const ci = new Vault(dir, { CI: '1' });
+    await ci.unlock('p');
+    expect(() => ci.loadCredential('p')).toThrow('cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))');
+    expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
+  });
+
   it('leaves no key in the keyring when the secret cannot be written', async () => {
     const dir = fresh();
     mkdirSync(dir);
