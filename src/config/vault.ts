@@ -71,6 +71,11 @@ export class Vault {
     return join(this.dir, 'key');
   }
 
+  /** The key secrets are sealed with when not in the keyring, in a message's words. */
+  get fileKey(): string {
+    return this.#env.AGCTL_CONFIG_KEY ? 'AGCTL_CONFIG_KEY' : `the key file ${this.keyFile}`;
+  }
+
   /** The sealer for writing: AGCTL_CONFIG_KEY, else the key file (created when missing). Usage errors name what is wrong. */
   get sealer(): Sealer {
     if (!this.#sealer) {

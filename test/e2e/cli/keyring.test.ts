@@ -81,7 +81,7 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     const r = await login(dir, session.env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/no OS keyring/);
-    expect(r.stderr).toContain('their key in the OS keyring');
+    expect(r.stderr).toContain(`credentials saved in ${dir}, sealed with a key in the OS keyring`);
     expect(existsSync(join(dir, 'key'))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'credentials', 'default.json'), 'utf8')).keptIn).toBe('keyring');
     expect(keyringEntry(session.env, dir, 'default')).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -143,5 +143,7 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     const token = await agctl(dir, noBus, ['auth', 'token']);
     expect(token.code, token.stderr).toBe(0);
     expect(token.stderr).toBe('');
+    const status = await agctl(dir, noBus, ['auth', 'status', '--offline', '-o', 'json']);
+    expect(status.json()).toMatchObject({ secretKeptIn: 'file', token: { state: 'valid' } });
   });
 });

@@ -71,6 +71,24 @@ describe('login and the current profile', () => {
   });
 });
 
+describe('where the secret is kept', () => {
+  it('with CI set (as here) or AGCTL_CONFIG_KEY: sealed with that key; login warns once when it tried no keyring for CI, not for the variable', async () => {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const ci = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stderr.split('\n').filter((l) => l.startsWith('! '))).toEqual([`! no OS keyring (the CI variable is set (CI=1)): the secret is sealed with the key file ${join(dir, 'key')} instead, which anyone who copies ${dir} has too`]);
+    expect((await cli(['auth', 'status', '--offline'])).stdout).toMatch(new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'));
+
+    const env = { AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
+    const withKey = await cli(['login', '--profile', 'k', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env });
+    expect(withKey.code, withKey.stderr).toBe(0);
+    expect(withKey.stderr).not.toMatch(/^! /m);
+    expect(withKey.stderr).toContain(`credentials saved in ${dir}, sealed with AGCTL_CONFIG_KEY`);
+    expect((await cli(['auth', 'status', '--offline', '--profile', 'k'], { env })).stdout).toMatch(/^Secret kept in:\s+file \(sealed with AGCTL_CONFIG_KEY\)$/m);
+  });
+});
+
 describe('logout', () => {
   it('removes the cached tokens of its profile only, even when another profile has the same client and base URL', async () => {
     const dir = configDir();

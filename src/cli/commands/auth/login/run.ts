@@ -88,7 +88,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', secretKeptIn: kept.keptIn, tokenExpiresAt: expiresAt, currentProfile: current });
   } else {
     ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
-    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, their key ${kept.keptIn === 'keyring' ? 'in the OS keyring' : `in ${ctx.vault.keyFile}`}`);
+    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, sealed with ${kept.keptIn === 'keyring' ? 'a key in the OS keyring' : ctx.vault.fileKey}`);
     ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;

@@ -149,7 +149,7 @@ async function checkWithServer(ctx: CommandContext, s: Settings): Promise<Server
 
 /** Where the key of the profile's stored secret is: the OS keyring, or the key file next to it. */
 function describeKeptIn(keptIn: KeptIn, ctx: CommandContext): string {
-  return keptIn === 'keyring' ? 'keyring (its key is in the OS keyring)' : `file (sealed with the key file ${ctx.vault.keyFile})`;
+  return keptIn === 'keyring' ? 'keyring (its key is in the OS keyring)' : `file (sealed with ${ctx.vault.fileKey})`;
 }
 
 function describeServer(c: ServerCheck): string {
