@@ -54,7 +54,7 @@ function __agctl_dynamic --description 'the values agctl __complete offers at th
 end
 complete -c agctl -f
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
-complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret and cached tokens'
+complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret, its OS keyring entry and its cached tokens'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'auth' -d 'Inspect authentication state and manage profiles'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'rules' -d 'Manage an app'\''s entitlement configuration rules'
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'
@@ -81,6 +81,7 @@ complete -c agctl -n 'test (__agctl_path) = '\'''\''' -l help -s h -d 'show help
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l client-secret-stdin -d 'read the client secret from standard input'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l client-secret-file -r -F -d 'read the client secret from a file'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l no-switch -d 'keep the current profile (by default the profile logged in to becomes the current one)'
+complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l insecure-storage -d 'seal the secret with the key file in the config directory instead of a key in the OS keyring'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l version -s V -d 'print the version'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l profile -x -a '(__agctl_dynamic)' -d 'configuration profile (env AGCTL_PROFILE)'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l base-url -x -d 'service base URL (env AGCTL_BASE_URL)'
@@ -707,7 +708,7 @@ complete -c agctl -n 'test (__agctl_path) = '\''version'\''' -l help -s h -d 'sh
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'exit-codes' -d 'the exit codes and what they mean'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'environment' -d 'the environment variables agctl reads'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'
-complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret and cached tokens'
+complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'logout' -d 'Remove the profile'\''s stored client secret, its OS keyring entry and its cached tokens'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'auth' -d 'Inspect authentication state and manage profiles'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'rules' -d 'Manage an app'\''s entitlement configuration rules'
 complete -c agctl -n 'test (__agctl_path --help-path) = '\'''\''' -a 'mcp' -d 'Manage MCP servers: credentials and config fields'

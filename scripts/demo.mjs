@@ -54,6 +54,14 @@ const stopServer = () => {
 };
 process.on('exit', () => {
   stopServer();
+  // The tour's profiles leave no key behind in the OS keyring (logout removes it; nothing is sent).
+  let profiles = [];
+  try {
+    profiles = Object.keys(JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles ?? {});
+  } catch {
+    // no profile saved
+  }
+  for (const p of profiles) spawnSync(process.execPath, [bin, 'logout', '--profile', p], { env, stdio: 'ignore', timeout: 10_000 });
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -143,13 +143,15 @@ export class CommandContext {
   }
 
   /**
-   * The token cache (the vault's sealed files). A token that cannot be cached
-   * (a read-only config directory) is used for this run only, with one note;
-   * `quiet` leaves the note to --debug (credentials from the environment,
-   * where an unwritable directory is the usual case: a container).
+   * The cached tokens of a profile: the vault's sealed files, sealed with the
+   * profile's key (`vault.unlock(profile)` first when it is kept in the
+   * keyring). A token that cannot be cached (a read-only config directory) is
+   * used for this run only, with one note; `quiet` leaves the note to --debug
+   * (credentials from the environment, where an unwritable directory is the
+   * usual case: a container).
    */
-  tokenCache(opts: { quiet?: boolean } = {}): TokenCache {
-    return new VaultTokenCache(this.vault, (err) => {
+  tokenCache(profile: string, opts: { quiet?: boolean } = {}): TokenCache {
+    return new VaultTokenCache(this.vault, profile, (err) => {
       const line = `note: the new token is used for this run only: it could not be cached (${err.message})`;
       if (opts.quiet) this.debug(line);
       else this.out.info(line);
@@ -163,6 +165,7 @@ export class CommandContext {
       return { baseUrl: e.baseUrl, clientId: e.clientId, provider: new ClientCredentialsFlow(this.http, e.baseUrl, e, new MemoryTokenCache(), this.clock) };
     }
     const baseUrl = await this.baseUrl();
+    if (!this.settings.accessToken) await this.vault.unlock(this.settings.profile);
     const s = attachStoredSecret(this.settings, this.config);
     if (s.accessToken) {
       // It goes into an Authorization header as is: a stray newline or space would break the request.
@@ -179,7 +182,7 @@ export class CommandContext {
       });
     }
     const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache({ quiet: s.clientSecretSource === 'env' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }

@@ -18,7 +18,7 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (default 30)', '--timeout SECONDS'),
   v('AGCTL_MAX_RESPONSE_BYTES', 'largest answer read from a server, in bytes, 1024 to 268435456 (default 33554432, 32 MiB), and one command reads 8 times that in all; more is exit 9'),
   v('AGCTL_CONFIG_DIR', 'profiles, sealed secrets and cached tokens (default `~/.config/agctl`)'),
-  v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens (64 hex digits or 43 base64url characters; default a 0600 key file in the config dir)'),
+  v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens instead of one in the OS keyring (64 hex digits or 43 base64url characters; without a keyring, default a 0600 key file in the config dir)'),
   v('AGCTL_DATA_DIR', 'data directory of `serve` and `--embedded` (default `~/.local/share/agctl/server`)'),
   v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (same format; default a 0600 `seal.key` in its data dir)'),
 ];
@@ -29,7 +29,7 @@ const TERMINAL: readonly EnvVar[] = [
   v('FORCE_COLOR', 'colour even when stdout is not a terminal'),
   v('AGCTL_PAGER', 'pager for tables longer than the terminal, run by the shell (default PAGER, else `less` when on PATH; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)'),
   v('PAGER', 'pager when AGCTL_PAGER is unset (never used on a pipe or for JSON)'),
-  v('CI', 'never prompt, when set to anything but empty, 0 or false', '--no-input'),
+  v('CI', 'never prompt, and never use the OS keyring, when set to anything but empty, 0 or false', '--no-input'),
 ];
 
 /** Every variable, for `agctl help environment`: `program` must hold every command group. */

@@ -2,6 +2,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { ciSet } from '../lib/ci.js';
 import { UsageError } from '../lib/exit.js';
 import { FileReadError, describeLimit, readFileLimited } from '../lib/read-file.js';
 
@@ -62,7 +63,7 @@ function onPath(name: string, path: string | undefined): boolean {
 function promptsOff(io: IO, env: NodeJS.ProcessEnv, inputFlag: boolean | undefined): string[] {
   const why: string[] = [];
   if (inputFlag === false) why.push('--no-input was given');
-  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') why.push(`the CI variable is set (CI=${env.CI})`);
+  if (ciSet(env)) why.push(`the CI variable is set (CI=${env.CI})`);
   const notTTY = [!io.isStdinTTY && 'stdin', !io.isStdoutTTY && 'stdout'].filter(Boolean);
   if (notTTY.length) why.push(`${notTTY.join(' and ')} ${notTTY.length > 1 ? 'are not terminals' : 'is not a terminal'}`);
   return why;

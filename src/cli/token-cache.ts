@@ -10,22 +10,25 @@ import { ConfigDirError } from '../config/secure-file.js';
 export class VaultTokenCache implements TokenCache {
   readonly #memory = new MemoryTokenCache();
   readonly #vault: Vault;
+  /** The profile whose tokens these are (sealed with its key). */
+  readonly #profile: string;
   /** Called once, with the reason, when a token could not be cached. */
   readonly #notCached: (err: ConfigDirError) => void;
   #noted = false;
 
-  constructor(vault: Vault, notCached: (err: ConfigDirError) => void) {
+  constructor(vault: Vault, profile: string, notCached: (err: ConfigDirError) => void) {
     this.#vault = vault;
+    this.#profile = profile;
     this.#notCached = notCached;
   }
 
   load(tokenUrl: string, clientId: string): CachedToken | undefined {
-    return this.#memory.load(tokenUrl, clientId) ?? this.#vault.loadToken(tokenUrl, clientId);
+    return this.#memory.load(tokenUrl, clientId) ?? this.#vault.loadToken(this.#profile, tokenUrl, clientId);
   }
 
   save(tokenUrl: string, clientId: string, token: CachedToken): void {
     try {
-      this.#vault.saveToken(tokenUrl, clientId, token);
+      this.#vault.saveToken(this.#profile, tokenUrl, clientId, token);
     } catch (err) {
       if (!(err instanceof ConfigDirError)) throw err;
       this.#memory.save(tokenUrl, clientId, token);
@@ -36,7 +39,7 @@ export class VaultTokenCache implements TokenCache {
 
   remove(tokenUrl: string, clientId: string): void {
     try {
-      this.#vault.removeToken(tokenUrl, clientId);
+      this.#vault.removeToken(this.#profile, tokenUrl, clientId);
       this.#memory.remove(tokenUrl, clientId);
     } catch (err) {
       if (!(err instanceof ConfigDirError)) throw err;
@@ -46,6 +49,6 @@ export class VaultTokenCache implements TokenCache {
   }
 
   exclusive<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T> {
-    return this.#vault.withTokenLock(tokenUrl, clientId, fn);
+    return this.#vault.withTokenLock(this.#profile, tokenUrl, clientId, fn);
   }
 }

@@ -1,10 +1,16 @@
 // The CLI's sealed store for secrets at rest: stored client secrets
 // (credentials/<profile>.json) and cached access tokens (tokens/<hash>.json).
-// Values are sealed with AES-256-GCM under a key kept in its own 0600 file
-// (or AGCTL_CONFIG_KEY), so a copied credentials or token file alone is useless.
-import { createHash } from 'node:crypto';
+// Values are sealed with AES-256-GCM. The key of a profile logged in where an
+// OS keyring answers is kept in that keyring (one entry per profile and config
+// directory), so a copied config directory opens nowhere; otherwise (no
+// keyring, CI, --insecure-storage, AGCTL_CONFIG_KEY) the key is the one in
+// its own 0600 file in the config directory (or AGCTL_CONFIG_KEY). A
+// credential file says where its key is ("keptIn"); one without that mark
+// (written by an older agctl) uses the key file.
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
 import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { describeFsCode, isFsError } from '../lib/fs-errors.js';
 import { LockBusyError, acquireLock } from './lock.js';
@@ -16,6 +22,9 @@ interface StoredCredential {
   clientSecret: string;
 }
 
+/** Where the key sealing a profile's secrets is kept. */
+export type KeptIn = 'keyring' | 'file';
+
 export interface CachedToken {
   accessToken: string;
   /** Unix seconds. */
@@ -24,7 +33,7 @@ export interface CachedToken {
 
 /** The additional data binding a sealed value to its place: a copied value opens nowhere else. */
 const credentialPlace = (profile: string, clientId: string) => `credential\u0000${profile}\u0000${clientId}`;
-const tokenPlace = (tokenUrl: string, clientId: string) => `token\u0000${tokenUrl}\u0000${clientId}`;
+const tokenPlace = (profile: string, tokenUrl: string, clientId: string) => `token\u0000${profile}\u0000${tokenUrl}\u0000${clientId}`;
 
 /** Why the sealing key cannot be had: a plain cause and what to do. */
 class KeyProblem extends Error {
@@ -61,14 +70,23 @@ export class Vault {
   readonly dir: string;
   #sealer?: Sealer;
   readonly #env: NodeJS.ProcessEnv;
+  readonly #keyring: () => Promise<SecretStore>;
+  /** The keys of profiles kept in the keyring, read by `unlock` (or why there is none). */
+  readonly #profileKeys = new Map<string, Sealer | KeyProblem>();
 
-  constructor(dir: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor(dir: string, env: NodeJS.ProcessEnv = process.env, keyring: () => Promise<SecretStore> = secretStoreFor(env)) {
     this.dir = dir;
     this.#env = env;
+    this.#keyring = keyring;
   }
 
   get keyFile(): string {
     return join(this.dir, 'key');
+  }
+
+  /** The key secrets are sealed with when not in the keyring, in a message's words. */
+  get fileKey(): string {
+    return this.#env.AGCTL_CONFIG_KEY ? 'AGCTL_CONFIG_KEY' : `the key file ${this.keyFile}`;
   }
 
   /** The sealer for writing: AGCTL_CONFIG_KEY, else the key file (created when missing). Usage errors name what is wrong. */
@@ -138,75 +156,192 @@ export class Vault {
     return join(this.dir, 'credentials', `${encodeURIComponent(profile)}.json`);
   }
 
-  saveCredential(profile: string, cred: StoredCredential): void {
-    const sealed = this.sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
-    this.#inDir(() => {
-      // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
-      ensurePrivateDir(this.dir);
-      writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, clientSecret: sealed }) + '\n');
-    });
+  /** The keyring account of a profile's key: the config directory (hashed) and the profile, so each directory has its own. */
+  keyringAccount(profile: string): string {
+    return `${createHash('sha256').update(resolve(this.dir)).digest('hex').slice(0, 16)}:${profile}`;
+  }
+
+  /**
+   * Stores a profile's client secret, sealed with a new key kept in the OS
+   * keyring; where no keyring takes it (or with `insecureStorage`, or
+   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, and
+   * why not in the keyring when one was tried and failed.
+   */
+  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
+    const previous = this.keptIn(profile);
+    let sealer: Sealer | undefined;
+    let noKeyring: string | undefined;
+    if (!opts.insecureStorage && !this.#env.AGCTL_CONFIG_KEY) {
+      const key = randomBytes(32);
+      try {
+        await (await this.#keyring()).set(this.keyringAccount(profile), key.toString('base64url'));
+        sealer = new Sealer(key);
+      } catch (err) {
+        noKeyring = err instanceof Error ? err.message : String(err);
+      }
+    }
+    const keptIn: KeptIn = sealer ? 'keyring' : 'file';
+    sealer ??= this.sealer;
+    const sealed = sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
+    try {
+      this.#inDir(() => {
+        // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
+        ensurePrivateDir(this.dir);
+        writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
+      });
+    } catch (err) {
+      // A key whose secret could not be stored is not left in the keyring.
+      if (keptIn === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      throw err;
+    }
+    if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
+    else {
+      this.#profileKeys.delete(profile);
+      // The key of an earlier keyring login is no longer needed: nothing is left behind.
+      if (previous === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+    }
+    return { keptIn, noKeyring };
+  }
+
+  /** The parsed credential file of a profile (undefined when none); file system problems are usage errors, a damaged file is `damaged`. */
+  #credentialFile(profile: string): { clientId?: unknown; clientSecret?: unknown; keptIn?: unknown } | 'damaged' | undefined {
+    const text = this.#inDir(() => readTextIfExists(this.credentialPath(profile)));
+    if (!text) return undefined;
+    try {
+      const v = JSON.parse(text) as unknown;
+      return v && typeof v === 'object' ? v : 'damaged';
+    } catch {
+      return 'damaged';
+    }
   }
 
   /** The client ID a profile's stored credential is for, without unsealing anything (undefined when none or unreadable). */
   storedClientId(profile: string): string | undefined {
+    const v = this.#credentialFile(profile);
+    return typeof v === 'object' && typeof v.clientId === 'string' ? v.clientId : undefined;
+  }
+
+  /** Where the key of a profile's stored secret is kept, without reading it (undefined when no secret is stored). */
+  keptIn(profile: string): KeptIn | undefined {
+    const v = this.#credentialFile(profile);
+    if (v === undefined) return undefined;
+    return typeof v === 'object' && v.keptIn === 'keyring' ? 'keyring' : 'file';
+  }
+
+  /**
+   * Reads from the OS keyring the key of a profile kept there (once): needed
+   * before its stored secret or cached tokens are read. A profile whose key is
+   * in the key file needs nothing, and the keyring is then not touched.
+   */
+  async unlock(profile: string): Promise<void> {
+    if (this.#profileKeys.has(profile) || this.keptIn(profile) !== 'keyring') return;
+    const account = this.keyringAccount(profile);
+    let key: Sealer | KeyProblem;
     try {
-      const v = JSON.parse(this.#inDir(() => readTextIfExists(this.credentialPath(profile))) ?? 'null') as { clientId?: unknown } | null;
-      return typeof v?.clientId === 'string' ? v.clientId : undefined;
+      const text = await (await this.#keyring()).get(account);
+      key = text
+        ? new Sealer(parseKey(text))
+        : new KeyProblem(
+            `its key is not in the OS keyring (service "${KEYRING_SERVICE}", account "${account}"): the config directory was copied from another place, user or machine, the entry was removed, or no keyring answers here`,
+            LOGIN_AGAIN,
+          );
     } catch (err) {
-      if (err instanceof UsageError) throw err;
-      return undefined;
+      key =
+        err instanceof SealKeyError
+          ? new KeyProblem(`its key in the OS keyring (service "${KEYRING_SERVICE}", account "${account}") is damaged`, LOGIN_AGAIN)
+          : new KeyProblem(`its key is kept in the OS keyring, which cannot be read here (${(err as Error).message})`, `run it where the keyring answers (unlocked, CI unset), or ${LOGIN_AGAIN}`);
     }
+    this.#profileKeys.set(profile, key);
+  }
+
+  /** The key a profile's secrets are sealed with in the keyring, as `unlock` found it. */
+  #keyringSealer(profile: string): Sealer {
+    const key = this.#profileKeys.get(profile);
+    if (key instanceof Sealer) return key;
+    if (key) throw key;
+    throw new Error(`the keyring key of profile "${profile}" was not read (unlock first)`);
+  }
+
+  /** Removes a profile's key from the keyring; true when there was one. */
+  async #forgetKey(profile: string): Promise<boolean> {
+    this.#profileKeys.delete(profile);
+    return (await this.#keyring()).delete(this.keyringAccount(profile));
   }
 
   /**
    * The stored credential, or undefined when there is none (or, with
    * `clientId`, when it is for another client). A credential that is stored
-   * but cannot be unsealed (another key, a damaged or missing key file, a
-   * damaged file) is a CliError (exit 3) saying why and what to do.
+   * but cannot be unsealed (another key, a damaged or missing key file, a key
+   * missing from the keyring, a damaged file) is a CliError (exit 3) saying
+   * why and what to do. A profile kept in the keyring is unlocked first.
    */
   loadCredential(profile: string, clientId?: string): StoredCredential | undefined {
     const path = this.credentialPath(profile);
-    const text = this.#inDir(() => readTextIfExists(path));
-    if (!text) return undefined;
+    const v = this.#credentialFile(profile);
+    if (v === undefined) return undefined;
     const fail = (cause: string, hint: string) =>
       new CliError(`the stored client secret of profile "${profile}" cannot be unsealed: ${cause}`, Exit.Unauthenticated, { hint });
-    let v: { clientId?: unknown; clientSecret?: unknown };
-    try {
-      v = JSON.parse(text) as typeof v;
-    } catch {
-      throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
-    }
-    if (typeof v?.clientId !== 'string' || typeof v.clientSecret !== 'string') throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
+    if (v === 'damaged' || typeof v.clientId !== 'string' || typeof v.clientSecret !== 'string') throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
     if (clientId !== undefined && v.clientId !== clientId) return undefined;
+    const inKeyring = v.keptIn === 'keyring';
     try {
-      return { clientId: v.clientId, clientSecret: this.#openingSealer().open(v.clientSecret, credentialPlace(profile, v.clientId)) };
+      const sealer = inKeyring ? this.#keyringSealer(profile) : this.#openingSealer();
+      return { clientId: v.clientId, clientSecret: sealer.open(v.clientSecret, credentialPlace(profile, v.clientId)) };
     } catch (err) {
       if (err instanceof KeyProblem) throw fail(err.message, err.hint);
       if (err instanceof SealOpenError) {
-        const problem = v.clientSecret.startsWith('v1.') ? this.#wrongKey() : new KeyProblem(`the file ${path} is damaged`, LOGIN_AGAIN);
+        const problem = !v.clientSecret.startsWith('v1.')
+          ? new KeyProblem(`the file ${path} is damaged`, LOGIN_AGAIN)
+          : inKeyring
+            ? new KeyProblem(`it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}")`, LOGIN_AGAIN)
+            : this.#wrongKey();
         throw fail(problem.message, problem.hint);
       }
       throw err;
     }
   }
 
-  removeCredential(profile: string): boolean {
-    return this.#inDir(() => removeFile(this.credentialPath(profile)));
+  /**
+   * Removes a profile's stored secret and, when its key is in the keyring, that
+   * entry too. `removed`: whether a secret was stored; `keyringProblem`: why
+   * the keyring entry could not be removed, if it could not.
+   */
+  async removeCredential(profile: string): Promise<{ removed: boolean; keyringProblem?: string }> {
+    let keyringProblem: string | undefined;
+    if (this.keptIn(profile) === 'keyring') {
+      try {
+        await this.#forgetKey(profile);
+      } catch (err) {
+        keyringProblem = (err as Error).message;
+      }
+    }
+    return { removed: this.#inDir(() => removeFile(this.credentialPath(profile))), keyringProblem };
   }
 
-  tokenPath(tokenUrl: string, clientId: string): string {
-    const h = createHash('sha256').update(`${tokenUrl}\n${clientId}`).digest('hex').slice(0, 32);
+  /** A cached token belongs to the profile that fetched it: logging out of one profile leaves the others' tokens. */
+  tokenPath(profile: string, tokenUrl: string, clientId: string): string {
+    const h = createHash('sha256').update(`${profile}\n${tokenUrl}\n${clientId}`).digest('hex').slice(0, 32);
     return join(this.dir, 'tokens', `${h}.json`);
   }
 
   /**
-   * Caches a token. The directory is checked first: on a read-only one the
-   * ConfigDirError comes before any key file is made.
+   * Caches a token of a profile, sealed with the profile's key: the keyring's
+   * when its secret is kept there (the token is then not cached when that key
+   * cannot be had), else the key file's. The directory is checked first: on a
+   * read-only one the ConfigDirError comes before any key file is made.
    */
-  saveToken(tokenUrl: string, clientId: string, token: CachedToken): void {
+  saveToken(profile: string, tokenUrl: string, clientId: string, token: CachedToken): void {
     this.#inDir(() => ensurePrivateDir(this.dir));
-    const sealed = this.sealer.seal(token.accessToken, tokenPlace(tokenUrl, clientId));
-    this.#inDir(() => writePrivateFile(this.tokenPath(tokenUrl, clientId), JSON.stringify({ tokenUrl, clientId, expiresAt: token.expiresAt, accessToken: sealed }) + '\n'));
+    const inKeyring = this.keptIn(profile) === 'keyring';
+    let sealer: Sealer;
+    if (inKeyring) {
+      const key = this.#profileKeys.get(profile);
+      if (!(key instanceof Sealer)) return;
+      sealer = key;
+    } else sealer = this.sealer;
+    const sealed = sealer.seal(token.accessToken, tokenPlace(profile, tokenUrl, clientId));
+    const keptIn: KeptIn = inKeyring ? 'keyring' : 'file';
+    this.#inDir(() => writePrivateFile(this.tokenPath(profile, tokenUrl, clientId), JSON.stringify({ profile, tokenUrl, clientId, expiresAt: token.expiresAt, keptIn, accessToken: sealed }) + '\n'));
   }
 
   /**
@@ -216,8 +351,8 @@ export class Vault {
    * lock (a read-only directory, another holder still busy after
    * TOKEN_LOCK_WAIT_MS) `fn` runs all the same: the worst is one more token request.
    */
-  async withTokenLock<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T> {
-    const path = this.tokenPath(tokenUrl, clientId).replace(/\.json$/, '.lock');
+  async withTokenLock<T>(profile: string, tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T> {
+    const path = this.tokenPath(profile, tokenUrl, clientId).replace(/\.json$/, '.lock');
     let release: (() => void) | undefined;
     try {
       ensurePrivateDir(this.dir);
@@ -233,25 +368,31 @@ export class Vault {
     }
   }
 
-  /** A cached token; anything that does not open (another key, a damaged file) is a cache miss: a new token is fetched. */
-  loadToken(tokenUrl: string, clientId: string): CachedToken | undefined {
-    const text = this.#inDir(() => readTextIfExists(this.tokenPath(tokenUrl, clientId)));
+  /** A cached token; anything that does not open (another key, a key not in the keyring, a damaged file) is a cache miss: a new token is fetched. */
+  loadToken(profile: string, tokenUrl: string, clientId: string): CachedToken | undefined {
+    const text = this.#inDir(() => readTextIfExists(this.tokenPath(profile, tokenUrl, clientId)));
     if (!text) return undefined;
     try {
-      const v = JSON.parse(text) as { tokenUrl: string; clientId: string; expiresAt: number; accessToken: string };
-      if (v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number') return undefined;
-      return { expiresAt: v.expiresAt, accessToken: this.#openingSealer().open(v.accessToken, tokenPlace(tokenUrl, clientId)) };
+      const v = JSON.parse(text) as { profile: string; tokenUrl: string; clientId: string; expiresAt: number; keptIn?: string; accessToken: string };
+      if (v.profile !== profile || v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number') return undefined;
+      const sealer = v.keptIn === 'keyring' ? this.#keyringSealer(profile) : this.#openingSealer();
+      return { expiresAt: v.expiresAt, accessToken: sealer.open(v.accessToken, tokenPlace(profile, tokenUrl, clientId)) };
     } catch {
       return undefined;
     }
   }
 
-  removeToken(tokenUrl: string, clientId: string): boolean {
-    return this.#inDir(() => removeFile(this.tokenPath(tokenUrl, clientId)));
+  removeToken(profile: string, tokenUrl: string, clientId: string): boolean {
+    return this.#inDir(() => removeFile(this.tokenPath(profile, tokenUrl, clientId)));
   }
 
-  /** Removes every cached token of a client ID (whatever its token URL); returns how many. */
-  removeTokensOf(clientId: string): number {
+  /**
+   * Removes every cached token of a profile (whatever its token URL and
+   * client); returns how many. Tokens cached by an older agctl (not per
+   * profile, never read any more) of the given client IDs go too.
+   */
+  removeTokensOf(profile: string, legacyClientIds: Iterable<string> = []): number {
+    const legacy = new Set(legacyClientIds);
     let n = 0;
     let names: string[] = [];
     try {
@@ -263,8 +404,8 @@ export class Vault {
       if (!name.endsWith('.json')) continue;
       const path = join(this.dir, 'tokens', name);
       try {
-        const v = JSON.parse(readTextIfExists(path) ?? '{}') as { clientId?: string };
-        if (v.clientId === clientId) {
+        const v = JSON.parse(readTextIfExists(path) ?? '{}') as { profile?: string; clientId?: string };
+        if (v.profile === undefined ? legacy.has(v.clientId ?? '') : v.profile === profile) {
           rmSync(path, { force: true });
           n++;
         }

@@ -45,7 +45,7 @@ describe('login', () => {
       expectNoSecrets(r);
     }
     expect(viaStdin.stderr).toContain(`Logged in to ${s.baseUrl} as ${plain.clientId} (profile "default")`);
-    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), currentProfile: 'admin' });
+    expect(viaFile.json()).toEqual({ profile: 'admin', baseUrl: s.baseUrl, clientId: key.clientId, secretForm: 'key', secretKeptIn: 'file', tokenExpiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), currentProfile: 'admin' });
 
     for (const [dir, profile, client] of [[dirs.stdin, 'default', plain], [dirs.file, 'admin', key], [dirs.env, 'ci', plain]] as const) {
       const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
@@ -56,9 +56,9 @@ describe('login', () => {
       expect(mode(join(dir, 'credentials'))).toBe(0o700);
       expect(mode(dir)).toBe(0o700);
       expect(readFileSync(cred, 'utf8')).not.toContain(client.clientSecret);
-      const token = new Vault(dir, {}).loadToken(tokenUrlFor(s.baseUrl), client.clientId);
+      const token = new Vault(dir, {}).loadToken(profile, tokenUrlFor(s.baseUrl), client.clientId);
       expect(token?.accessToken).toMatch(/^agt_/);
-      expect(readFileSync(new Vault(dir, {}).tokenPath(tokenUrlFor(s.baseUrl), client.clientId), 'utf8')).not.toContain(token!.accessToken);
+      expect(readFileSync(new Vault(dir, {}).tokenPath(profile, tokenUrlFor(s.baseUrl), client.clientId), 'utf8')).not.toContain(token!.accessToken);
     }
 
     // The saved profiles work on their own: no env, no flags.
@@ -250,7 +250,7 @@ describe('--debug', () => {
     expect(listKey.stderr).toContain('client_assertion=<redacted>');
     expect(listKey.stderr).toContain('[debug] > authorization: Bearer <redacted>');
     expect(listKey.stderr).toContain('[debug] < 200');
-    const cached = new Vault(dir, {}).loadToken(tokenUrlFor(s.baseUrl), plain.clientId)!.accessToken;
+    const cached = new Vault(dir, {}).loadToken('default', tokenUrlFor(s.baseUrl), plain.clientId)!.accessToken;
     expectNoSecrets(loginPlain, cached);
     expectNoSecrets(listKey);
   });

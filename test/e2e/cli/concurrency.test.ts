@@ -51,10 +51,10 @@ describe('concurrent CLI processes', () => {
 
     const vault = new Vault(dir, {});
     for (const c of clients) {
-      const path = vault.tokenPath(tokenUrlFor(s.baseUrl), c.clientId);
+      const path = vault.tokenPath('default', tokenUrlFor(s.baseUrl), c.clientId);
       expect(statSync(path).mode & 0o777).toBe(0o600);
       expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ tokenUrl: tokenUrlFor(s.baseUrl), clientId: c.clientId, expiresAt: expect.any(Number) });
-      const token = vault.loadToken(tokenUrlFor(s.baseUrl), c.clientId);
+      const token = vault.loadToken('default', tokenUrlFor(s.baseUrl), c.clientId);
       expect(token?.accessToken).toMatch(/^agt_/);
       // the cached token is one the server issued and still accepts
       const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, { auth: false, headers: { authorization: `Bearer ${token!.accessToken}` } });

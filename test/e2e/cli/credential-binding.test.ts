@@ -35,7 +35,7 @@ const everything = (r: Seen) => `${r.method} ${r.path}\n${JSON.stringify(r.heade
 /** The secrets and tokens that must never reach the capture server. */
 function forbidden(): string[] {
   const vault = new Vault(dir, {});
-  const cached = Object.values(PROFILES).map((c) => vault.loadToken(tokenUrlFor(s.baseUrl), c.clientId)?.accessToken);
+  const cached = Object.entries(PROFILES).map(([name, c]) => vault.loadToken(name, tokenUrlFor(s.baseUrl), c.clientId)?.accessToken);
   expect(cached.every(Boolean)).toBe(true); // the logins cached a token for each profile
   return [s.plainClient.clientSecret, s.keyClient.clientSecret, s.keyClient.clientSecret.split(':v1:')[1]!, ...(cached as string[])];
 }

@@ -16,7 +16,7 @@ async function setUp(chars: number, expiresIn?: unknown) {
   const dir = tempDir('agctl-hostile-tokens-');
   const cli = cliFor(dir, { AGCTL_BASE_URL: t.url, ...CLIENT });
   const vault = () => new Vault(dir, {});
-  const cached = () => vault().loadToken(tokenUrlFor(t.url), 'bot');
+  const cached = () => vault().loadToken('default', tokenUrlFor(t.url), 'bot');
   return { t, cli, cached, vault };
 }
 
@@ -53,7 +53,7 @@ describe('a token endpoint handing out unusable tokens', () => {
 
   it.concurrent('a cached token no header can carry (accepted by an older agctl) is not sent: a new one is fetched', async () => {
     const { t, cli, vault } = await setUp(MAX_TOKEN_CHARS);
-    vault().saveToken(tokenUrlFor(t.url), 'bot', { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    vault().saveToken('default', tokenUrlFor(t.url), 'bot', { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
     const r = await cli(['rules', 'list', 'app']);
     expect(r.code, r.stderr).toBe(0);
     expect(t.stats.requests.token).toBe(1);

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BIN, ROOT, spawnCliProcess, tempDir } from '../../helpers/cli.js';
+import { BIN, ROOT, runCli, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const work = tempDir('agctl-process-');
@@ -18,7 +18,7 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
  * share) and its runtime (the rest).
  */
 const HEAVY =
-  /^(src\/cli\/commands\/.*(?<!\/(command|flags)\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|src\/webhook\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm)\/)/;
+  /^(src\/cli\/commands\/.*(?<!\/(command|flags)\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|src\/webhook\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm|@napi-rs)\/)/;
 
 /**
  * Runs the launcher (or another script) and returns its result with the files it imported (paths
@@ -119,6 +119,26 @@ process.stdout.write(JSON.stringify(pages));
     expect(mcp.code, mcp.stderr).toBe(0);
     expect(zod(mcp.sources)).toContain('src/api/mcp-schema.ts');
     expect(zod(mcp.sources).some((m) => m.startsWith('node_modules/zod/'))).toBe(true);
+  });
+
+  it('loads the keyring binding only for a profile whose key is in the keyring', async () => {
+    const s = await startTestServer();
+    const dir = join(work, 'keyring-load');
+    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { configDir: dir, input: s.plainClient.clientSecret });
+    expect(login.code, login.stderr).toBe(0);
+    // CI unset, no session bus: only the profile's mark keeps the binding out
+    const env = { AGCTL_CONFIG_DIR: dir, CI: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } as unknown as Record<string, string>;
+    const keyring = (sources: string[]) => sources.filter((m) => m.startsWith('node_modules/@napi-rs/'));
+    const fileKept = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-file-kept', env);
+    expect(fileKept.code, fileKept.stderr).toBe(0);
+    expect(keyring(fileKept.sources)).toEqual([]);
+    // the same credential marked as kept in the keyring: the binding is loaded to ask for its key (none here)
+    const cred = join(dir, 'credentials', 'default.json');
+    writeFileSync(cred, readFileSync(cred, 'utf8').replace('"keptIn":"file"', '"keptIn":"keyring"'));
+    const inKeyring = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-keyring-kept', env);
+    expect(inKeyring.code).toBe(3);
+    expect(inKeyring.stderr).toMatch(/its key is not in the OS keyring/);
+    expect(keyring(inKeyring.sources)).toContain('node_modules/@napi-rs/keyring/index.js');
   });
 
   it('a command loads its own runtime, and only then the HTTP client', async () => {

@@ -71,20 +71,59 @@ describe('login and the current profile', () => {
   });
 });
 
+describe('where the secret is kept', () => {
+  it('with CI set (as here) or AGCTL_CONFIG_KEY: sealed with that key; login warns once when it tried no keyring for CI, not for the variable', async () => {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    const ci = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stderr.split('\n').filter((l) => l.startsWith('! '))).toEqual([`! no OS keyring (the CI variable is set (CI=1)): the secret is sealed with the key file ${join(dir, 'key')} instead, which anyone who copies ${dir} has too`]);
+    expect((await cli(['auth', 'status', '--offline'])).stdout).toMatch(new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'));
+
+    const env = { AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
+    const withKey = await cli(['login', '--profile', 'k', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env });
+    expect(withKey.code, withKey.stderr).toBe(0);
+    expect(withKey.stderr).not.toMatch(/^! /m);
+    expect(withKey.stderr).toContain(`credentials saved in ${dir}, sealed with AGCTL_CONFIG_KEY`);
+    expect((await cli(['auth', 'status', '--offline', '--profile', 'k'], { env })).stdout).toMatch(/^Secret kept in:\s+file \(sealed with AGCTL_CONFIG_KEY\)$/m);
+  });
+});
+
+describe('logout', () => {
+  it('removes the cached tokens of its profile only, even when another profile has the same client and base URL', async () => {
+    const dir = configDir();
+    const cli = cliFor(dir);
+    for (const profile of ['a', 'b']) {
+      const r = await cli(['login', '--profile', profile, '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const before = await cli(['auth', 'token', '--profile', 'b']);
+    expect(before.code, before.stderr).toBe(0);
+    const out = await cli(['logout', '--profile', 'a', '-o', 'json']);
+    expect(out.json()).toEqual({ profile: 'a', removedSecret: true, removedTokens: 1 });
+    // b's token is still cached: the same one comes back, no new one is fetched
+    const after = await cli(['auth', 'token', '--profile', 'b']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toBe(before.stdout);
+    expect((await cli(['auth', 'status', '--offline', '--profile', 'b', '-o', 'json'])).json().token.state).toBe('valid');
+    expect((await cli(['auth', 'status', '--offline', '--profile', 'a', '-o', 'json'])).json().token.state).toBe('none');
+  });
+});
+
 describe('auth list', () => {
   it('lists the profiles with the current one marked and the cached token expiry, never a token or secret', async () => {
     const { dir, cli } = await twoProfiles();
     const [table, json] = await Promise.all([cli(['auth', 'list']), cli(['auth', 'list', '-o', 'json'])]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+TOKEN\s+EXPIRES$/);
+    expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+SECRET\s+TOKEN\s+EXPIRES$/);
     expect(lines).toHaveLength(3);
     // On a pipe the expiry is the time itself (on a terminal, its age: see below).
-    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+valid\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
-    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+valid\\s+\\d{4}-`));
+    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+file\\s+valid\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
+    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+file\\s+valid\\s+\\d{4}-`));
     expect(json.json()).toEqual([
-      { name: 'ci', current: true, baseUrl: s.baseUrl, clientId: plain.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
-      { name: 'default', current: false, baseUrl: s.baseUrl, clientId: key.clientId, secretStored: true, token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
+      { name: 'ci', current: true, baseUrl: s.baseUrl, clientId: plain.clientId, secretStored: true, secretKeptIn: 'file', token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
+      { name: 'default', current: false, baseUrl: s.baseUrl, clientId: key.clientId, secretStored: true, secretKeptIn: 'file', token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
     ]);
     for (const r of [table, json]) expectClean(r);
 
@@ -102,7 +141,7 @@ describe('auth list', () => {
     expect((await cli(['logout', '--profile', 'default'])).code).toBe(0);
     const after = await cli(['auth', 'list', '-o', 'json']);
     expect(after.json()[1]).toMatchObject({ name: 'default', secretStored: false, token: { state: 'none' } });
-    expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+logged out\s+-$/m);
+    expect((await cli(['auth', 'list'])).stdout).toMatch(/^\s+default\s+\S+\s+\S+\s+-\s+logged out\s+-$/m);
 
     // The function completion uses.
     expect(profileNames(dir)).toEqual(['ci', 'default']);
@@ -314,9 +353,9 @@ describe('hints to log in again name the profile in use', () => {
     const cli = cliFor(dir);
     const login = await cli(['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(login.code, login.stderr).toBe(0);
-    const vault = new Vault(dir, {});
-    vault.saveCredential('p2', { clientId: plain.clientId, clientSecret: 'revoked-secret' });
-    vault.removeToken(tokenUrlFor(s.baseUrl), plain.clientId);
+    const vault = new Vault(dir, { CI: '1' });
+    await vault.saveCredential('p2', { clientId: plain.clientId, clientSecret: 'revoked-secret' });
+    vault.removeToken('p2', tokenUrlFor(s.baseUrl), plain.clientId);
     return { dir, cli };
   }
 

@@ -109,15 +109,15 @@ describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipp
 
     // An expired one: renewed once in memory for all the run's requests (3 pages), one note, the cache left as it was.
     const vault = new Vault(dir, {});
-    vault.saveToken(tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 });
-    const expiredFile = readFileSync(vault.tokenPath(tokenUrl, s.plainClient.clientId), 'utf8');
+    vault.saveToken('p', tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 });
+    const expiredFile = readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8');
     before = issued();
     const renewed = await cli(['rules', 'list', app, '--page-size', '10', '-o', 'json']);
     expect(renewed.code, renewed.stderr).toBe(0);
     expect(renewed.json()).toHaveLength(26);
     expect(issued() - before).toBe(1);
     expect(lines(renewed)).toEqual([`note: the new token is used for this run only: it could not be cached (AGCTL_CONFIG_DIR ${dir}: ${ro!.cause})`]);
-    expect(readFileSync(vault.tokenPath(tokenUrl, s.plainClient.clientId), 'utf8')).toBe(expiredFile);
+    expect(readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8')).toBe(expiredFile);
 
     // The commands that must write: exit 2, the directory and the cause, before anything is sent.
     const files = readdirSync(dir, { recursive: true }).sort();

@@ -153,14 +153,14 @@ describe('tokens', () => {
     const vault = new Vault(dir, {});
     const url = tokenUrlFor(m.baseUrl);
     // The same token, now said to expire in 30 s (still valid on the server).
-    vault.saveToken(url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 });
+    vault.saveToken('default', url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 });
     const status = await c(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json().token.state).toBe('expiring');
     const tokenPosts = requests(mlogs, 'POST /auth/v1/token').length;
     const r = await c(['rules', 'list', app, '--limit', '1', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(requests(mlogs, 'POST /auth/v1/token').length - tokenPosts).toBe(1);
-    const fresh = vault.loadToken(url, m.plainClient.clientId)!;
+    const fresh = vault.loadToken('default', url, m.plainClient.clientId)!;
     expect(fresh.accessToken).not.toBe(first);
     expect(fresh.expiresAt - Date.now() / 1000).toBeGreaterThan(3000);
     expect(mlogs.slice(-3).some((l) => / 401 /.test(l))).toBe(false);
@@ -171,7 +171,7 @@ describe('tokens', () => {
     const c = cliFor(dir, creds(m));
     expect((await c(['rules', 'list', app, '--limit', '1'])).code).toBe(0);
     const url = tokenUrlFor(m.baseUrl);
-    const old = new Vault(dir, {}).loadToken(url, m.plainClient.clientId)!;
+    const old = new Vault(dir, {}).loadToken('default', url, m.plainClient.clientId)!;
     m.clock.advance(2 * 3600_000); // expired on the server, still valid for the client
     try {
       const mark = mlogs.length;
@@ -180,7 +180,7 @@ describe('tokens', () => {
       expect(r.json()).toHaveLength(2);
       const seq = mlogs.slice(mark).map((l) => l.replace(/ [\d.]+ms$/, ''));
       expect(seq).toEqual([`GET ${rulesPath} 401`, 'POST /auth/v1/token 200', `GET ${rulesPath} 200`]);
-      expect(new Vault(dir, {}).loadToken(url, m.plainClient.clientId)!.accessToken).not.toBe(old.accessToken);
+      expect(new Vault(dir, {}).loadToken('default', url, m.plainClient.clientId)!.accessToken).not.toBe(old.accessToken);
     } finally {
       m.clock.offsetMs = 0;
     }

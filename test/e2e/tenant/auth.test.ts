@@ -128,6 +128,6 @@ describe('login and auth token against the fake tenant', async () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`Logged in to ${t.baseUrl} as ${t.clientId} (profile "default")`);
     const list = await cli(['auth', 'list', '-o', 'json']);
-    expect(list.json()).toEqual([{ name: 'default', current: true, baseUrl: t.baseUrl, clientId: t.clientId, secretStored: true, token: expect.objectContaining({ state: 'valid' }) }]);
+    expect(list.json()).toEqual([{ name: 'default', current: true, baseUrl: t.baseUrl, clientId: t.clientId, secretStored: true, secretKeptIn: 'file', token: expect.objectContaining({ state: 'valid' }) }]);
   });
 });

@@ -200,6 +200,7 @@ describe('command options', () => {
     expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true, switch: true } });
     expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s', switch: true } });
     expect((await parse('login', '--no-switch')).opts).toEqual({ args: [], opts: { switch: false } });
+    expect((await parse('login', '--insecure-storage')).opts).toEqual({ args: [], opts: { insecureStorage: true, switch: true } });
   });
 
   it('logout, auth status, auth token, auth list, auth switch', async () => {

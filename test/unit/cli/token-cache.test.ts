@@ -55,19 +55,19 @@ describe('token cache shared by processes', () => {
   it('flows needing the same token at once ask for it once, the others use it from the cache', async () => {
     const dir = fresh();
     // Each flow with a vault of its own, as separate processes have.
-    const flows = Array.from({ length: 6 }, () => new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), noNote), systemClock));
+    const flows = Array.from({ length: 6 }, () => new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock));
     const tokens = await Promise.all(flows.map((f) => f.token()));
     expect(tokenRequests()).toBe(1);
     expect(new Set(tokens)).toEqual(new Set(['tok-1']));
     // the token file, and no lock left behind
-    expect(readdirSync(join(dir, 'tokens'))).toEqual([new Vault(dir, {}).tokenPath(flows[0]!.tokenUrl, creds.clientId).split('/').pop()]);
+    expect(readdirSync(join(dir, 'tokens'))).toEqual([new Vault(dir, {}).tokenPath('default', flows[0]!.tokenUrl, creds.clientId).split('/').pop()]);
   });
 });
 
 describe('token cache that cannot be written', () => {
   it('keeps the new token in memory for the run: one token request for all its calls, one note', async () => {
     const notes: string[] = [];
-    const cache = new VaultTokenCache(new ReadOnlyVault(fresh(), {}), (err) => notes.push(err.message));
+    const cache = new VaultTokenCache(new ReadOnlyVault(fresh(), {}), 'default', (err) => notes.push(err.message));
     const api = new ApiClient(srv.url, http, new ClientCredentialsFlow(http, srv.url, creds, cache, systemClock));
     for (let i = 0; i < 3; i++) expect(await api.call('GET', '/api/v1/things')).toEqual({ ok: true, token: 'tok-1' });
     expect(tokenRequests()).toBe(1);
@@ -76,11 +76,11 @@ describe('token cache that cannot be written', () => {
 
   it('still uses a valid token cached before the directory became read-only, and replaces a refused one in memory', async () => {
     const dir = fresh();
-    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), noNote), systemClock);
+    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock);
     const old: CachedToken = { accessToken: 'tok-cached', expiresAt: Math.floor(Date.now() / 1000) + 3600 };
-    new Vault(dir, {}).saveToken(flow.tokenUrl, creds.clientId, old);
+    new Vault(dir, {}).saveToken('default', flow.tokenUrl, creds.clientId, old);
     const notes: string[] = [];
-    const cache = new VaultTokenCache(new ReadOnlyVault(dir, {}), (err) => notes.push(err.message));
+    const cache = new VaultTokenCache(new ReadOnlyVault(dir, {}), 'default', (err) => notes.push(err.message));
     const readOnlyFlow = new ClientCredentialsFlow(http, srv.url, creds, cache, systemClock);
     expect(await readOnlyFlow.token()).toBe('tok-cached');
     expect(tokenRequests()).toBe(0);

@@ -222,13 +222,13 @@ describe('token cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agctl-cache-'));
     try {
       const vault = new Vault(dir, {});
-      const fileCache: TokenCache = { load: (u, c) => vault.loadToken(u, c), save: (u, c, t) => vault.saveToken(u, c, t), remove: (u, c) => vault.removeToken(u, c) };
+      const fileCache: TokenCache = { load: (u, c) => vault.loadToken('default', u, c), save: (u, c, t) => vault.saveToken('default', u, c, t), remove: (u, c) => vault.removeToken('default', u, c) };
       const clock = new FakeClock();
       expect(await flow(fileCache, clock).token()).toBe('tok-1');
       expect(await flow({ ...fileCache }, clock).token()).toBe('tok-1');
       expect(await flow(fileCache, clock, { clientId: 'other-bot', clientSecret: 's' }).token()).toBe('tok-2');
       expect(tokenRequests()).toHaveLength(2);
-      expect(new Vault(dir, {}).loadToken(`${srv.url}/auth/v1/token`, 'ci-bot')?.accessToken).toBe('tok-1');
+      expect(new Vault(dir, {}).loadToken('default', `${srv.url}/auth/v1/token`, 'ci-bot')?.accessToken).toBe('tok-1');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -26,7 +26,7 @@ function setup(file?: ConfigFile, env: Record<string, string> = {}) {
   const dir = join(root, `c${n++}`);
   mkdirSync(dir, { recursive: true });
   if (file) writeFileSync(join(dir, 'config.json'), JSON.stringify(file));
-  const e: NodeJS.ProcessEnv = { AGCTL_CONFIG_DIR: dir, ...env };
+  const e: NodeJS.ProcessEnv = { AGCTL_CONFIG_DIR: dir, CI: '1', ...env };
   return { env: e, config: new ConfigContext(e) };
 }
 
@@ -196,9 +196,9 @@ describe('normalizeBaseUrl', () => {
 });
 
 describe('attachStoredSecret', () => {
-  it("loads the profile's stored secret only for the client it was saved with", () => {
+  it("loads the profile's stored secret only for the client it was saved with", async () => {
     const { env, config } = setup(PROFILES);
-    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
     expect(attachStoredSecret(resolveSettings({}, env, config), config)).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
     const other = attachStoredSecret(resolveSettings({ clientId: 'someone-else' }, env, config), config);
     expect(other.clientSecret).toBeUndefined();
@@ -209,13 +209,13 @@ describe('attachStoredSecret', () => {
 
 describe('stored credentials are bound to the base URL of their profile', () => {
   /** The "work" profile logged in (secret stored), plus whatever the test passes. */
-  function loggedIn(env: Record<string, string> = {}, file: ConfigFile = PROFILES) {
+  async function loggedIn(env: Record<string, string> = {}, file: ConfigFile = PROFILES) {
     const { env: e, config } = setup(file, env);
-    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
     return { attach: (flags: GlobalFlags = {}) => attachStoredSecret(resolveSettings(flags, e, config), config) };
   }
 
-  it('compares scheme, host and port after normalisation', () => {
+  it('compares scheme, host and port after normalisation', async () => {
     for (const [a, b] of [
       ['https://work.example.com', 'HTTPS://WORK.example.com:443/'],
       ['https://work.example.com', 'https://work.example.com/some/path'],
@@ -231,17 +231,17 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     ]) expect([a, b, sameTenant(a, b)]).toEqual([a, b, false]);
   });
 
-  it("uses the stored secret with the profile's own base URL, however it is spelled", () => {
-    const { attach } = loggedIn();
+  it("uses the stored secret with the profile's own base URL, however it is spelled", async () => {
+    const { attach } = await loggedIn();
     expect(attach()).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
     expect(attach({ baseUrl: 'HTTPS://Work.Example.com:443/' })).toMatchObject({ clientSecret: 'stored-secret' });
-    expect(loggedIn({ AGCTL_BASE_URL: 'https://work.example.com/' }).attach()).toMatchObject({ clientSecret: 'stored-secret' });
+    expect((await loggedIn({ AGCTL_BASE_URL: 'https://work.example.com/' })).attach()).toMatchObject({ clientSecret: 'stored-secret' });
   });
 
-  it('refuses it (exit 3, nothing unsealed) for another base URL from --base-url or AGCTL_BASE_URL, naming both URLs and the ways on', () => {
-    const viaFlag = (() => {
+  it('refuses it (exit 3, nothing unsealed) for another base URL from --base-url or AGCTL_BASE_URL, naming both URLs and the ways on', async () => {
+    const viaFlag = await (async () => {
       try {
-        loggedIn().attach({ baseUrl: 'https://home.example.com' });
+        (await loggedIn()).attach({ baseUrl: 'https://home.example.com' });
       } catch (err) {
         return err as CredentialBindingError;
       }
@@ -253,28 +253,30 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     expect(viaFlag!.hint).toBe(
       'use --profile home (logged in to https://home.example.com); or run `agctl login --base-url https://home.example.com --profile <name>` to save credentials for it; or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call; or to use profile "work" with https://work.example.com, drop --base-url',
     );
-    expect(() => loggedIn({ AGCTL_BASE_URL: 'http://work.example.com' }).attach()).toThrow(/not to http:\/\/work\.example\.com \(from AGCTL_BASE_URL\)/);
-    expect(() => loggedIn({ AGCTL_BASE_URL: 'https://work.example.com:8443' }).attach()).toThrow(CredentialBindingError);
+    const viaEnv = await loggedIn({ AGCTL_BASE_URL: 'http://work.example.com' });
+    expect(() => viaEnv.attach()).toThrow(/not to http:\/\/work\.example\.com \(from AGCTL_BASE_URL\)/);
+    const otherPort = await loggedIn({ AGCTL_BASE_URL: 'https://work.example.com:8443' });
+    expect(() => otherPort.attach()).toThrow(CredentialBindingError);
     // checked before unsealing: under another key the same call would fail to unseal, and does not get that far
     const { env: e, config } = setup(PROFILES);
-    config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
     const otherKey = { ...e, AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
     const attachOtherKey = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, otherKey, new ConfigContext(otherKey)), new ConfigContext(otherKey));
     expect(() => attachOtherKey({})).toThrow(/cannot be unsealed/);
     expect(() => attachOtherKey({ baseUrl: 'https://evil.example' })).toThrow(CredentialBindingError);
   });
 
-  it('lets a secret or token given for this invocation go where the invocation says', () => {
-    expect(loggedIn({ AGCTL_CLIENT_SECRET: 'one-off' }).attach({ baseUrl: 'https://other.example.com' })).toMatchObject({ baseUrl: 'https://other.example.com', clientSecret: 'one-off', clientSecretSource: 'env' });
-    const token = loggedIn({ AGCTL_ACCESS_TOKEN: 'tok' }).attach({ baseUrl: 'https://other.example.com' });
+  it('lets a secret or token given for this invocation go where the invocation says', async () => {
+    expect((await loggedIn({ AGCTL_CLIENT_SECRET: 'one-off' })).attach({ baseUrl: 'https://other.example.com' })).toMatchObject({ baseUrl: 'https://other.example.com', clientSecret: 'one-off', clientSecretSource: 'env' });
+    const token = (await loggedIn({ AGCTL_ACCESS_TOKEN: 'tok' })).attach({ baseUrl: 'https://other.example.com' });
     expect(token).toMatchObject({ accessToken: 'tok' });
     expect(token.clientSecret).toBeUndefined();
   });
 
-  it('binds a profile without a base URL to the tenant its client ID names', () => {
+  it('binds a profile without a base URL to the tenant its client ID names', async () => {
     const file: ConfigFile = { currentProfile: 'work', profiles: { work: { clientId: 'work-bot@work.example.com/x' } } };
     const { env: e, config } = setup(file);
-    config.vault.saveCredential('work', { clientId: 'work-bot@work.example.com/x', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential('work', { clientId: 'work-bot@work.example.com/x', clientSecret: 'stored-secret' });
     const attach = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, e, config), config);
     expect(attach({})).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'client-id', clientSecret: 'stored-secret' });
     expect(() => attach({ baseUrl: 'https://evil.example' })).toThrow(/logged in to https:\/\/work\.example\.com, not to https:\/\/evil\.example/);

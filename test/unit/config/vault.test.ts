@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { ensurePrivateDir, writePrivateFile } from '../../../src/config/secure-file.js';
 import { Vault } from '../../../src/config/vault.js';
+import { NoKeyring, type SecretStore } from '../../../src/config/secret-store.js';
 import { createKeyFile, loadOrCreateKeyFile } from '../../../src/lib/seal.js';
 import { CliError, Exit, UsageError } from '../../../src/lib/exit.js';
 
@@ -17,34 +18,36 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 const TOKEN_URL = 'https://acme.example.com/auth/v1/token';
 const TOKEN = 'agt_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ';
 const SECRET = 'plain-client-secret-value-that-must-stay-sealed';
+/** No keyring is touched (CI set): the key file, as before keyrings. */
+const FILE_ONLY = { CI: '1' };
 
 describe('file modes', () => {
-  it('writes secret files 0600 inside 0700 directories', () => {
+  it('writes secret files 0600 inside 0700 directories', async () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
-    vault.saveCredential('default', { clientId: 'bot', clientSecret: SECRET });
+    const vault = new Vault(dir, FILE_ONLY);
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    await vault.saveCredential('default', { clientId: 'bot', clientSecret: SECRET });
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'tokens'))).toBe(0o700);
     expect(mode(join(dir, 'credentials'))).toBe(0o700);
-    expect(mode(vault.tokenPath(TOKEN_URL, 'bot'))).toBe(0o600);
+    expect(mode(vault.tokenPath('default', TOKEN_URL, 'bot'))).toBe(0o600);
     expect(mode(vault.credentialPath('default'))).toBe(0o600);
     expect(mode(join(dir, 'key'))).toBe(0o600);
   });
 
-  it('tightens directories and files that were created with looser modes, on every save', () => {
+  it('tightens directories and files that were created with looser modes, on every save', async () => {
     const dir = fresh();
     mkdirSync(join(dir, 'tokens'), { recursive: true });
     mkdirSync(join(dir, 'credentials'), { recursive: true });
     chmodSync(dir, 0o755);
     chmodSync(join(dir, 'tokens'), 0o777);
     chmodSync(join(dir, 'credentials'), 0o755);
-    const vault = new Vault(dir, {});
-    const tokenFile = vault.tokenPath(TOKEN_URL, 'bot');
+    const vault = new Vault(dir, FILE_ONLY);
+    const tokenFile = vault.tokenPath('default', TOKEN_URL, 'bot');
     writeFileSync(tokenFile, '{}', { mode: 0o644 });
     chmodSync(tokenFile, 0o644);
 
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'tokens'))).toBe(0o700);
     expect(mode(tokenFile)).toBe(0o600);
@@ -53,23 +56,23 @@ describe('file modes', () => {
     chmodSync(dir, 0o755);
     chmodSync(join(dir, 'tokens'), 0o755);
     chmodSync(tokenFile, 0o666);
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 });
     expect([mode(dir), mode(join(dir, 'tokens')), mode(tokenFile)]).toEqual([0o700, 0o700, 0o600]);
 
-    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
     expect(mode(join(dir, 'credentials'))).toBe(0o700);
     expect(mode(vault.credentialPath('ci'))).toBe(0o600);
   });
 
-  it('sets a loosened key file back to 0600 when it is used, for writing or reading', () => {
+  it('sets a loosened key file back to 0600 when it is used, for writing or reading', async () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    const vault = new Vault(dir, FILE_ONLY);
+    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
     chmodSync(vault.keyFile, 0o644);
-    new Vault(dir, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await new Vault(dir, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
     expect(mode(vault.keyFile)).toBe(0o600);
     chmodSync(vault.keyFile, 0o666);
-    expect(new Vault(dir, {}).loadCredential('ci')?.clientSecret).toBe(SECRET);
+    expect(new Vault(dir, FILE_ONLY).loadCredential('ci')?.clientSecret).toBe(SECRET);
     expect(mode(vault.keyFile)).toBe(0o600);
   });
 
@@ -162,69 +165,77 @@ describe('atomic writes', () => {
 describe('sealed token cache', () => {
   it('round-trips a token per (token URL, client ID) without the token in the file bytes', () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
-    const bytes = readFileSync(vault.tokenPath(TOKEN_URL, 'bot'));
+    const vault = new Vault(dir, FILE_ONLY);
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    const bytes = readFileSync(vault.tokenPath('default', TOKEN_URL, 'bot'));
     expect(bytes.includes(TOKEN)).toBe(false);
     expect(bytes.includes(TOKEN.slice(4, 24))).toBe(false);
     const parsed = JSON.parse(bytes.toString('utf8'));
     expect(parsed).toMatchObject({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 2_000_000_000 });
     expect(parsed.accessToken).toMatch(/^v1\./);
-    expect(vault.loadToken(TOKEN_URL, 'bot')).toEqual({ accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    expect(vault.loadToken('default', TOKEN_URL, 'bot')).toEqual({ accessToken: TOKEN, expiresAt: 2_000_000_000 });
     // another process (a new Vault on the same dir) opens it with the key file
-    expect(new Vault(dir, {}).loadToken(TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
+    expect(new Vault(dir, FILE_ONLY).loadToken('default', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
     // other keys of the cache miss
-    expect(vault.loadToken(TOKEN_URL, 'other-bot')).toBeUndefined();
-    expect(vault.loadToken('https://other.example.com/auth/v1/token', 'bot')).toBeUndefined();
-    expect(vault.tokenPath(TOKEN_URL, 'bot')).not.toBe(vault.tokenPath(TOKEN_URL, 'other-bot'));
+    expect(vault.loadToken('default', TOKEN_URL, 'other-bot')).toBeUndefined();
+    expect(vault.loadToken('default', 'https://other.example.com/auth/v1/token', 'bot')).toBeUndefined();
+    expect(vault.tokenPath('default', TOKEN_URL, 'bot')).not.toBe(vault.tokenPath('default', TOKEN_URL, 'other-bot'));
   });
 
   it('does not open a sealed value moved to another place or under another key', () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
-    const sealed = JSON.parse(readFileSync(vault.tokenPath(TOKEN_URL, 'bot'), 'utf8'));
+    const vault = new Vault(dir, FILE_ONLY);
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    const sealed = JSON.parse(readFileSync(vault.tokenPath('default', TOKEN_URL, 'bot'), 'utf8'));
     // the same sealed value copied under the name of another client
-    writePrivateFile(vault.tokenPath(TOKEN_URL, 'mallory'), JSON.stringify({ ...sealed, clientId: 'mallory' }));
-    expect(vault.loadToken(TOKEN_URL, 'mallory')).toBeUndefined();
+    writePrivateFile(vault.tokenPath('default', TOKEN_URL, 'mallory'), JSON.stringify({ ...sealed, clientId: 'mallory' }));
+    expect(vault.loadToken('default', TOKEN_URL, 'mallory')).toBeUndefined();
     // another key (AGCTL_CONFIG_KEY) cannot open it
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadToken(TOKEN_URL, 'bot')).toBeUndefined();
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadToken('default', TOKEN_URL, 'bot')).toBeUndefined();
     // a corrupt file reads as a miss, not a crash
-    writeFileSync(vault.tokenPath(TOKEN_URL, 'bot'), '{"tokenUrl":');
-    expect(vault.loadToken(TOKEN_URL, 'bot')).toBeUndefined();
+    writeFileSync(vault.tokenPath('default', TOKEN_URL, 'bot'), '{"tokenUrl":');
+    expect(vault.loadToken('default', TOKEN_URL, 'bot')).toBeUndefined();
   });
 
-  it('seals stored client secrets and removes them', () => {
+  it('seals stored client secrets and removes them', async () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    const vault = new Vault(dir, FILE_ONLY);
+    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
     expect(readFileSync(vault.credentialPath('ci')).includes(SECRET)).toBe(false);
     expect(vault.loadCredential('ci')).toEqual({ clientId: 'bot', clientSecret: SECRET });
     expect(vault.loadCredential('other')).toBeUndefined();
-    expect(vault.removeCredential('ci')).toBe(true);
-    expect(vault.removeCredential('ci')).toBe(false);
+    expect(await vault.removeCredential('ci')).toEqual({ removed: true });
+    expect(await vault.removeCredential('ci')).toEqual({ removed: false });
     expect(existsSync(vault.credentialPath('ci'))).toBe(false);
   });
 
   it('uses AGCTL_CONFIG_KEY instead of a key file when set', () => {
     const dir = fresh();
     const vault = new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) });
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
     expect(existsSync(join(dir, 'key'))).toBe(false);
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) }).loadToken(TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) }).loadToken('default', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
   });
 
-  it('removes every cached token of a client', () => {
+  it('removes every cached token of a profile, and only of that profile, even for the same client and token URL', () => {
     const dir = fresh();
-    const vault = new Vault(dir, {});
-    vault.saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
-    vault.saveToken('http://127.0.0.1:1/auth/v1/token', 'bot', { accessToken: TOKEN, expiresAt: 1 });
-    vault.saveToken(TOKEN_URL, 'keep', { accessToken: TOKEN, expiresAt: 1 });
-    expect(vault.removeTokensOf('bot')).toBe(2);
-    expect(vault.loadToken(TOKEN_URL, 'keep')).toBeDefined();
-    expect(vault.removeToken(TOKEN_URL, 'keep')).toBe(true);
+    const vault = new Vault(dir, FILE_ONLY);
+    vault.saveToken('a', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken('a', 'http://127.0.0.1:1/auth/v1/token', 'other', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken('b', TOKEN_URL, 'bot', { accessToken: TOKEN + 'b', expiresAt: 1 });
+    expect(vault.tokenPath('a', TOKEN_URL, 'bot')).not.toBe(vault.tokenPath('b', TOKEN_URL, 'bot'));
+    // a token cached by an older agctl (one per token URL and client, never read any more) goes with the client IDs given
+    writePrivateFile(join(dir, 'tokens', 'legacy.json'), JSON.stringify({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 1, accessToken: 'v1.x.y' }));
+    expect(vault.removeTokensOf('a', ['bot'])).toBe(3);
+    expect(vault.loadToken('a', TOKEN_URL, 'bot')).toBeUndefined();
+    expect(vault.loadToken('b', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN + 'b');
+    // a token copied under another profile's name does not open there
+    writePrivateFile(vault.tokenPath('a', TOKEN_URL, 'bot'), readFileSync(vault.tokenPath('b', TOKEN_URL, 'bot'), 'utf8').replace('"profile":"b"', '"profile":"a"'));
+    expect(vault.loadToken('a', TOKEN_URL, 'bot')).toBeUndefined();
+    expect(vault.removeTokensOf('b')).toBe(1);
+    expect(vault.removeToken('a', TOKEN_URL, 'bot')).toBe(true);
     expect(readdirSync(join(dir, 'tokens'))).toEqual([]);
-    expect(new Vault(fresh(), {}).removeTokensOf('bot')).toBe(0);
+    expect(new Vault(fresh(), FILE_ONLY).removeTokensOf('a')).toBe(0);
   });
 });
 
@@ -239,15 +250,15 @@ describe('a stored secret that cannot be unsealed', () => {
     }
     throw new Error('expected a CliError');
   };
-  const stored = () => {
+  const stored = async () => {
     const dir = fresh();
-    new Vault(dir, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await new Vault(dir, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
     return dir;
   };
   const prefix = 'the stored client secret of profile "ci" cannot be unsealed: ';
 
-  it('names a wrong or malformed AGCTL_CONFIG_KEY (exit 3), and still tells nothing about another client', () => {
-    const dir = stored();
+  it('names a wrong or malformed AGCTL_CONFIG_KEY (exit 3), and still tells nothing about another client', async () => {
+    const dir = await stored();
     const wrong = cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential('ci'));
     expect(wrong.exitCode).toBe(Exit.Unauthenticated);
     expect(wrong.message).toBe(`${prefix}it was sealed with another key than AGCTL_CONFIG_KEY`);
@@ -260,24 +271,24 @@ describe('a stored secret that cannot be unsealed', () => {
     expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedClientId('ci')).toBe('bot');
   });
 
-  it('names a damaged, replaced or missing key file and a damaged credential file', () => {
-    const damaged = stored();
+  it('names a damaged, replaced or missing key file and a damaged credential file', async () => {
+    const damaged = await stored();
     writeFileSync(join(damaged, 'key'), 'abc\n');
-    expect(cliError(() => new Vault(damaged, {}).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
+    expect(cliError(() => new Vault(damaged, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
     // Saving with a damaged key file is a usage error: no new key is made behind the user's back.
-    expect(() => new Vault(damaged, {}).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).toThrow(UsageError);
+    await expect(new Vault(damaged, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
 
-    const replaced = stored();
+    const replaced = await stored();
     writeFileSync(join(replaced, 'key'), 'cd'.repeat(32) + '\n');
-    expect(cliError(() => new Vault(replaced, {}).loadCredential('ci')).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}`);
+    expect(cliError(() => new Vault(replaced, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}`);
 
-    const missing = stored();
+    const missing = await stored();
     rmSync(join(missing, 'key'));
-    expect(cliError(() => new Vault(missing, {}).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
+    expect(cliError(() => new Vault(missing, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
     expect(existsSync(join(missing, 'key'))).toBe(false);
 
-    const broken = stored();
-    const vault = new Vault(broken, {});
+    const broken = await stored();
+    const vault = new Vault(broken, FILE_ONLY);
     writeFileSync(vault.credentialPath('ci'), '{"clientId":');
     expect(cliError(() => vault.loadCredential('ci')).message).toBe(`${prefix}the file ${vault.credentialPath('ci')} is damaged`);
   });
@@ -290,8 +301,8 @@ describe('a config directory that is not one', () => {
     const env = { AGCTL_CONFIG_DIR: file };
     expect(() => new ProfileStore(file, env).read()).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
     expect(() => new Vault(file, env).loadCredential('default')).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
-    expect(() => new Vault(file, env).saveToken(TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 })).toThrow(UsageError);
-    expect(() => new Vault(join(file, 'sub'), {}).loadToken(TOKEN_URL, 'bot')).toThrow(`config directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    expect(() => new Vault(file, env).saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 })).toThrow(UsageError);
+    expect(() => new Vault(join(file, 'sub'), FILE_ONLY).loadToken('default', TOKEN_URL, 'bot')).toThrow(`config directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
   });
 
   it('makes ProfileStore.save a usage error too', async () => {
@@ -301,3 +312,109 @@ describe('a config directory that is not one', () => {
   });
 });
 
+
+describe('the key of a profile in the OS keyring', () => {
+  /** An in-memory keyring (the real one is tested in test/e2e/cli/keyring.test.ts). */
+  class MemoryKeyring implements SecretStore {
+    readonly entries = new Map<string, string>();
+    async get(account: string) {
+      return this.entries.get(account);
+    }
+    async set(account: string, secret: string) {
+      this.entries.set(account, secret);
+    }
+    async delete(account: string) {
+      return this.entries.delete(account);
+    }
+  }
+  const withKeyring = (dir: string, keyring: SecretStore, env: NodeJS.ProcessEnv = {}) => new Vault(dir, env, async () => keyring);
+
+  it('seals the secret and the profile tokens with a key kept in the keyring, not in the directory', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    const vault = withKeyring(dir, keyring);
+    expect(await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'keyring', noKeyring: undefined });
+    vault.saveToken('ci', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    expect([...keyring.entries.keys()]).toEqual([vault.keyringAccount('ci')]);
+    expect(vault.keyringAccount('ci')).toMatch(/^[0-9a-f]{16}:ci$/);
+    expect(existsSync(join(dir, 'key'))).toBe(false);
+    expect(vault.keptIn('ci')).toBe('keyring');
+    expect(JSON.parse(readFileSync(vault.tokenPath('ci', TOKEN_URL, 'bot'), 'utf8')).keptIn).toBe('keyring');
+
+    // another process: unlocked from the keyring, it opens both
+    const again = withKeyring(dir, keyring);
+    await again.unlock('ci');
+    expect(again.loadCredential('ci')?.clientSecret).toBe(SECRET);
+    expect(again.loadToken('ci', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
+
+    // the directory copied elsewhere (or used with an empty keyring): nothing opens, with a clear error
+    const copy = fresh();
+    cpSync(dir, copy, { recursive: true });
+    for (const other of [withKeyring(copy, keyring), withKeyring(dir, new MemoryKeyring())]) {
+      await other.unlock('ci');
+      expect(other.loadToken('ci', TOKEN_URL, 'bot')).toBeUndefined();
+      expect(() => other.loadCredential('ci')).toThrow(/cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:ci"\)/);
+    }
+
+    // logout: the entry goes with the file
+    expect(await again.removeCredential('ci')).toEqual({ removed: true, keyringProblem: undefined });
+    expect(keyring.entries.size).toBe(0);
+  });
+
+  it('falls back to the key file where no keyring takes the key, and with insecureStorage or AGCTL_CONFIG_KEY does not try', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    const none = withKeyring(dir, new NoKeyring('no session bus'));
+    expect(await none.saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'no session bus' });
+    expect(existsSync(join(dir, 'key'))).toBe(true);
+    expect(await withKeyring(dir, keyring).saveCredential('b', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true })).toEqual({ keptIn: 'file', noKeyring: undefined });
+    expect(await withKeyring(dir, keyring, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).saveCredential('c', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: undefined });
+    expect(keyring.entries.size).toBe(0);
+    expect(new Vault(dir, FILE_ONLY).loadCredential('a')?.clientSecret).toBe(SECRET);
+    expect(new Vault(dir, FILE_ONLY).keptIn('b')).toBe('file');
+    // with CI set, the keyring is never asked
+    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'the CI variable is set (CI=true)' });
+  });
+
+  it('keeps a credential file written before keyrings (no mark) on the key file, and a move to the file removes the keyring entry', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    await new Vault(dir, FILE_ONLY).saveCredential('old', { clientId: 'bot', clientSecret: SECRET });
+    const path = new Vault(dir, FILE_ONLY).credentialPath('old');
+    const { keptIn: _, ...legacy } = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify(legacy));
+    const vault = withKeyring(dir, keyring);
+    expect(vault.keptIn('old')).toBe('file');
+    await vault.unlock('old');
+    expect(vault.loadCredential('old')?.clientSecret).toBe(SECRET);
+
+    await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    expect(keyring.entries.size).toBe(1);
+    expect(await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true })).toMatchObject({ keptIn: 'file' });
+    expect(keyring.entries.size).toBe(0);
+    expect(new Vault(dir, FILE_ONLY).loadCredential('p')?.clientSecret).toBe(SECRET);
+  });
+
+  it('with CI set (no keyring used), a profile kept in the keyring says so, and logout says its entry is left', async () => {
+    const dir = fresh();
+    await withKeyring(dir, new MemoryKeyring()).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const ci = new Vault(dir, { CI: '1' });
+    await ci.unlock('p');
+    expect(() => ci.loadCredential('p')).toThrow('cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))');
+    expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
+  });
+
+  it('leaves no key in the keyring when the secret cannot be written', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    // the keyring takes the key; then a file takes the place of the credentials directory
+    const keyring = new (class extends MemoryKeyring {
+      override async set(account: string, secret: string) {
+        await super.set(account, secret);
+        writeFileSync(join(dir, 'credentials'), 'x');
+      }
+    })();
+    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
+    expect(keyring.entries.size).toBe(0);
+  });
+});

@@ -56,14 +56,15 @@ function settingsOf(line: Line, env: NodeJS.ProcessEnv, config: ConfigContext) {
  * one the token would cross in clear (plain http to another machine: a
  * completion cannot print the warning every other use shows).
  */
-function cachedTokenApi(line: Line, ctx: SourceContext): ApiClient | undefined {
+async function cachedTokenApi(line: Line, ctx: SourceContext): Promise<ApiClient | undefined> {
   if (line.flags.has('--embedded')) return undefined;
   const config = new ConfigContext(ctx.env);
   const s = settingsOf(line, ctx.env, config);
   if (!s.baseUrl || !s.clientId) return undefined;
   const own = profileTenant(config.profiles.get(s.profile));
   if (!own || !sameTenant(own, s.baseUrl) || sentInClear(s.baseUrl)) return undefined;
-  const token = config.vault.loadToken(tokenUrlFor(s.baseUrl), s.clientId);
+  await config.vault.unlock(s.profile);
+  const token = config.vault.loadToken(s.profile, tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || !isFresh(token, ctx.clock.now())) return undefined;
   const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - performance.now())), maxRetries: 0, userAgent: userAgent() });
   ctx.onClose(() => http.destroy());
@@ -76,7 +77,7 @@ const withApi =
   async (line, ctx) => {
     const scope = line.args[0];
     if (scoped && !scope) return [];
-    const api = cachedTokenApi(line, ctx);
+    const api = await cachedTokenApi(line, ctx);
     const left = ctx.deadline - performance.now();
     return api && left > 0 ? within(left, list(api, scope ?? ''), []) : [];
   };

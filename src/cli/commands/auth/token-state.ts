@@ -11,9 +11,9 @@ export interface TokenState {
   source?: string;
 }
 
-/** The state of the token cached for a client ID at a base URL. */
-export function cachedTokenState(vault: Vault, baseUrl: string, clientId: string, nowMs: number): TokenState {
-  const t = vault.loadToken(tokenUrlFor(baseUrl), clientId);
+/** The state of the token a profile cached for a client ID at a base URL (a profile kept in the keyring is unlocked first). */
+export function cachedTokenState(vault: Vault, profile: string, baseUrl: string, clientId: string, nowMs: number): TokenState {
+  const t = vault.loadToken(profile, tokenUrlFor(baseUrl), clientId);
   if (!t) return { state: 'none' };
   const left = t.expiresAt - Math.floor(nowMs / 1000);
   return { state: left <= 0 ? 'expired' : isFresh(t, nowMs) ? 'valid' : 'expiring', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };

@@ -8,14 +8,18 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
   const current = store.currentName();
   const now = ctx.clock.now();
   // Listing works whatever profile the environment names (that is how one finds the right name).
-  const rows = store.names().map((name) => {
+  const rows = [];
+  for (const name of store.names()) {
     const p = store.get(name) ?? {};
     const baseUrl = profileTenant(p);
     // Never unseals the secret: whether one is stored for the profile's client is enough.
     const secretStored = Boolean(p.clientId) && ctx.vault.storedClientId(name) === p.clientId;
-    const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, baseUrl, p.clientId, now) : { state: 'none' };
-    return { name, current: name === current, baseUrl: baseUrl ?? null, clientId: p.clientId ?? null, secretStored, token };
-  });
+    const keptIn = secretStored ? ctx.vault.keptIn(name) : undefined;
+    // The cached token's expiry is read through the profile's key (the keyring's, when kept there).
+    if (keptIn === 'keyring' && baseUrl) await ctx.vault.unlock(name);
+    const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, name, baseUrl, p.clientId, now) : { state: 'none' };
+    rows.push({ name, current: name === current, baseUrl: baseUrl ?? null, clientId: p.clientId ?? null, secretStored, secretKeptIn: keptIn ?? null, token });
+  }
   if (ctx.out.json) {
     ctx.out.printJson(rows);
     return 0;
@@ -26,8 +30,8 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
   }
   // The expiry is a column of its own, a time like any other: its age on a terminal ("in 59m"), ISO 8601 on a pipe.
   await ctx.out.table(
-    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'TOKEN', 'EXPIRES'],
-    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-']),
+    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'SECRET', 'TOKEN', 'EXPIRES'],
+    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretKeptIn ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-']),
   );
   const s = ctx.settingsOfAnyProfile;
   if (s.profileSource === 'env' && s.profile !== current) {

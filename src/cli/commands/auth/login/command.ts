@@ -8,6 +8,7 @@ export const login = () =>
     .option('--client-secret-stdin', 'read the client secret from standard input')
     .option('--client-secret-file <path>', 'read the client secret from a file')
     .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
+    .option('--insecure-storage', 'seal the secret with the key file in the config directory instead of a key in the OS keyring')
     .addHelpText(
       'after',
       () => helpText(
@@ -20,6 +21,12 @@ list\` and \`agctl auth switch\`) unless --no-switch is given.
 
 Spaces, tabs and line breaks around the secret are dropped; one with
 whitespace inside is refused.
+
+The secret is sealed in the config directory with a key kept in the OS keyring
+(macOS Keychain, Windows Credential Manager, the Secret Service on Linux), so
+a copy of the directory opens nowhere. Where no keyring answers (no D-Bus
+session, a container, CI set), or with --insecure-storage, the key is a file
+in the config directory (one warning line says so when no keyring answered).
 
 A base URL without a scheme (acme.example.com) is taken as https://; write
 http:// out for a local server. A plain secret goes over plain http only to

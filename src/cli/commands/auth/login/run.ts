@@ -1,5 +1,5 @@
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
-import { ClientCredentialsFlow, sentInClear } from '../../../../client/auth.js';
+import { ClientCredentialsFlow, MemoryTokenCache, sentInClear } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { baseUrlFromClientId, insecureHttpFrom, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
@@ -66,10 +66,10 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   if (!clientSecret) throw missingSecret(source);
   // A plain secret over plain http to another machine is refused (exit 2) unless allowed; then the profile keeps the choice.
   const insecureHttp = insecureHttpFrom(ctx.flags, ctx.env, s.profile, profile, baseUrl);
-  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, ctx.tokenCache(), ctx.clock, { insecureHttp: insecureHttp !== undefined });
+  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, new MemoryTokenCache(), ctx.clock, { insecureHttp: insecureHttp !== undefined });
   ctx.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', insecureHttp);
 
-  // Prove the credentials before saving anything.
+  // Prove the credentials before saving anything; the token is cached once the profile's key is.
   let token: Awaited<ReturnType<typeof flow.fetch>>;
   try {
     token = await flow.fetch();
@@ -78,18 +78,22 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   }
 
   // The profile and its secret are saved together: another agctl writing meanwhile waits its turn.
-  await ctx.config.locked(async () => {
+  const kept = await ctx.config.locked(async () => {
     await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
-    ctx.vault.saveCredential(s.profile, { clientId, clientSecret });
+    return ctx.vault.saveCredential(s.profile, { clientId, clientSecret }, { insecureStorage: opts.insecureStorage });
   });
+  if (kept.noKeyring !== undefined) {
+    ctx.out.warn(`no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
+  }
+  ctx.tokenCache(s.profile).save(flow.tokenUrl, clientId, token);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
   if (ctx.out.json) {
-    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', tokenExpiresAt: expiresAt, currentProfile: current });
+    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', secretKeptIn: kept.keptIn, tokenExpiresAt: expiresAt, currentProfile: current });
   } else {
     ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
-    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}`);
+    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, sealed with ${kept.keptIn === 'keyring' ? 'a key in the OS keyring' : ctx.vault.fileKey}`);
     ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;

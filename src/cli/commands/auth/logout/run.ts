@@ -4,17 +4,17 @@ import type { LogoutInput } from './command.js';
 export async function run(_input: LogoutInput, ctx: CommandContext): Promise<number> {
   const s = ctx.settings;
   // Holding the config lock: a login of the same profile at the same time comes wholly before or after.
-  const { removedSecret, removedTokens } = await ctx.config.locked(() => {
+  const { removedSecret, removedTokens, keyringProblem } = await ctx.config.locked(async () => {
     // Never unseals: a secret that no longer opens (another key) must still be removable.
     const storedClientId = ctx.vault.storedClientId(s.profile);
     const profile = ctx.config.profiles.get(s.profile);
     const clientIds = new Set([storedClientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
-    const removedSecret = ctx.vault.removeCredential(s.profile);
-    // Every cached token of these client IDs, whatever base URL it was issued for.
-    let removedTokens = 0;
-    for (const id of clientIds) removedTokens += ctx.vault.removeTokensOf(id);
-    return { removedSecret, removedTokens };
+    const { removed: removedSecret, keyringProblem } = await ctx.vault.removeCredential(s.profile);
+    // Every cached token of this profile, whatever base URL it was issued for; other profiles keep theirs.
+    const removedTokens = ctx.vault.removeTokensOf(s.profile, clientIds);
+    return { removedSecret, removedTokens, keyringProblem };
   });
+  if (keyringProblem !== undefined) ctx.out.warn(`the key of profile "${s.profile}" could not be removed from the OS keyring (${keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
   if (ctx.out.json) {
     ctx.out.printJson({ profile: s.profile, removedSecret, removedTokens });
   } else if (removedSecret || removedTokens) {

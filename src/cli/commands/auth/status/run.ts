@@ -5,6 +5,7 @@ import { ApiError } from '../../../../api/errors.js';
 import { callerUserId } from '../../../../client/step-up.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { CredentialBindingError, attachStoredSecret, type Settings } from '../../../../config/resolve.js';
+import type { KeptIn } from '../../../../config/vault.js';
 import type { CommandContext } from '../../../context.js';
 import { renderError, withProfile } from '../../../errors.js';
 import { cachedTokenState, describeToken, type TokenState } from '../token-state.js';
@@ -39,6 +40,8 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   // A stored secret that cannot be unsealed, or that belongs to another base
   // URL, is shown as such (not as "none"), with what to do.
   let unsealError: CliError | undefined;
+  if (!s.accessToken) await ctx.vault.unlock(s.profile);
+  const keptIn = ctx.vault.keptIn(s.profile);
   try {
     s = attachStoredSecret(s, ctx.config);
   } catch (err) {
@@ -61,7 +64,7 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
   // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
-  else if (s.baseUrl && s.clientId && !otherTenant) token = cachedTokenState(ctx.vault, s.baseUrl, s.clientId, ctx.clock.now());
+  else if (s.baseUrl && s.clientId && !otherTenant) token = cachedTokenState(ctx.vault, s.profile, s.baseUrl, s.clientId, ctx.clock.now());
   // Whatever its expiry says, a token the server refuses (or got from credentials it refuses) is not one to count on.
   const refused = server.state === 'refused';
   if (refused && token.state !== 'none') token = { ...token, state: 'refused' };
@@ -76,6 +79,7 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       clientId: s.clientId ?? null,
       clientIdSource: s.clientIdSource ?? null,
       credentials,
+      secretKeptIn: keptIn ?? null,
       ...(unsealError ? { credentialsError: unsealError.message, hint: withProfile(unsealError.hint, s) } : {}),
       token,
       server: server.hint === undefined ? server : { ...server, hint: withProfile(server.hint, s) },
@@ -87,6 +91,7 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       ['Base URL', s.baseUrl ? `${s.baseUrl}${s.baseUrlSource === 'profile' ? '' : ` (from ${s.baseUrlSource})`}` : undefined],
       ['Client ID', s.clientId ? `${s.clientId}${s.clientIdSource === 'profile' ? '' : ` (from ${s.clientIdSource})`}` : undefined],
       ['Credentials', credentials],
+      ['Secret kept in', keptIn && describeKeptIn(keptIn, ctx)],
       ['Token', token.state === 'refused' ? refusedToken(token) : describeToken(token)],
       ['Server', describeServer(server)],
       ['Config', ctx.config.dir],
@@ -140,6 +145,11 @@ async function checkWithServer(ctx: CommandContext, s: Settings): Promise<Server
     if (r.exitCode === Exit.Server && status === undefined) return { state: 'unreachable', message: r.line, hint: r.hint, exitCode: r.exitCode };
     return { state: 'failed', message: r.line, hint: r.hint, exitCode: r.exitCode };
   }
+}
+
+/** Where the key of the profile's stored secret is: the OS keyring, or the key file next to it. */
+function describeKeptIn(keptIn: KeptIn, ctx: CommandContext): string {
+  return keptIn === 'keyring' ? 'keyring (its key is in the OS keyring)' : `file (sealed with ${ctx.vault.fileKey})`;
 }
 
 function describeServer(c: ServerCheck): string {
