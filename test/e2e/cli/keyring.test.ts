@@ -135,7 +135,7 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     const r = await login(dir, noBus);
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
-    expect(warnings).toHaveLength(1);
+    expect(warnings, r.stderr).toHaveLength(1);
     expect(warnings[0]).toMatch(/^! no OS keyring \(.+\): /);
     expect(warnings[0]).toContain(`the secret is sealed with the key file ${join(dir, 'key')} instead`);
     expect(JSON.parse(readFileSync(join(dir, 'credentials', 'default.json'), 'utf8')).keptIn).toBe('file');
