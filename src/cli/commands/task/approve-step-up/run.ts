@@ -29,7 +29,7 @@ import { escapeControls } from '../../../escape.js';
 import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
-import { recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
+import { MAX_STEP_UP_URL_CHARS, recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
 import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
@@ -389,13 +389,6 @@ export function formatDuration(ms: number): string {
 }
 
 /** Only http(s) URLs are shown or opened; anything else from a server is refused. */
-/**
- * The longest step-up URL taken. Servers refuse longer request lines (8 KiB
- * is the common limit), so a longer URL is a bad answer; it would also be
- * printed whole and kept for the resume command (urls.ts).
- */
-export const MAX_STEP_UP_URL_CHARS = 8192;
-
 function checkUrl(raw: string): string {
   if (raw.length > MAX_STEP_UP_URL_CHARS) {
     throw new CliError(`the server answered with a step-up URL of ${raw.length} characters; agctl takes at most ${MAX_STEP_UP_URL_CHARS}`, Exit.Server);
