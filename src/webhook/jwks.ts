@@ -2,9 +2,10 @@
 // (fetched with a timeout, cached, refetched on an unknown kid after a
 // cooldown); they must be HTTPS, except loopback URLs when insecure JWKS are
 // allowed (`agctl serve --allow-insecure-jwks`, `webhook verify --allow-insecure-jwks`).
-// Local sets come from a JWKS object or file.
+// Local sets come from a JWKS object or file. A key set, fetched or read, is
+// at most JWKS_MAX_BYTES: reading stops there.
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
-import { createLocalJWKSet, createRemoteJWKSet, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
 
@@ -18,8 +19,8 @@ export class JwksError extends Error {
 }
 
 const JWKS_TIMEOUT_MS = 3000;
-/** A JWKS file larger than this is refused while it is read. */
-const JWKS_FILE_MAX_BYTES = 1024 * 1024;
+/** A JWKS (a file, or the answer of a JWKS URL) larger than this is refused while it is read. */
+const JWKS_MAX_BYTES = 1024 * 1024;
 const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
 const JWKS_COOLDOWN_MS = 30_000;
 
@@ -58,6 +59,39 @@ interface RemoteJwksOptions {
   cooldownMs?: number;
 }
 
+/**
+ * jose's fetch of a key set, reading at most JWKS_MAX_BYTES of the answer
+ * (jose itself reads all of it, whatever its size): a larger one is a
+ * JwksError once the cap is passed, the rest is not read.
+ */
+async function cappedFetch(url: string, init: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const tooLarge = () => new JwksError(`the JWKS answer is larger than ${JWKS_MAX_BYTES} bytes`);
+  if (Number(res.headers.get('content-length')) > JWKS_MAX_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  // jose reads only a 200 answer.
+  if (res.status !== 200 || !res.body) {
+    await res.body?.cancel().catch(() => {});
+    return new Response(null, { status: res.status, statusText: res.statusText });
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > JWKS_MAX_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new Response(Buffer.concat(chunks), { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 const remoteCache = new Map<string, KeyResolver>();
 const REMOTE_CACHE_LIMIT = 500;
 
@@ -76,7 +110,7 @@ export function remoteJwks(url: string, opts: RemoteJwksOptions, cache = remoteC
   let resolver = cache.get(key);
   if (!resolver) {
     if (cache.size >= REMOTE_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    resolver = createRemoteJWKSet(new URL(url), { timeoutDuration, cacheMaxAge, cooldownDuration }) as KeyResolver;
+    resolver = createRemoteJWKSet(new URL(url), { timeoutDuration, cacheMaxAge, cooldownDuration, [customFetch]: cappedFetch }) as KeyResolver;
     cache.set(key, resolver);
   }
   return resolver;
@@ -87,7 +121,7 @@ export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise
   if (hasScheme(source)) return remoteJwks(source, opts, new Map());
   let text: string;
   try {
-    text = readFileLimited(source, JWKS_FILE_MAX_BYTES).toString('utf8');
+    text = readFileLimited(source, JWKS_MAX_BYTES).toString('utf8');
   } catch (err) {
     if (err instanceof FileReadError) throw new JwksError(`cannot read JWKS file ${source}: ${err.message}`);
     throw err;

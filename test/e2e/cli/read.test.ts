@@ -272,3 +272,25 @@ describe('secrets a server sends by mistake', async () => {
     expect(j.stdout).toContain('<redacted>');
   });
 });
+
+describe('an MCP server view without the members the summary names', async () => {
+  const t = await tinyServer();
+  // Every member may be missing or null (vendor OpenAPI): no IDs, a service-mode authorization and a tunnel without their details.
+  const view = { serverType: 'MCP_SERVER_TYPE_EXTERNAL', appId: null, authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2', oauth2ServiceAuthorized: true, oauth2ServiceAuthorizedAsName: null, tunneled: true };
+  t.reset((req: Seen, res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ mcpServer: view }));
+  });
+  const client = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
+
+  it('mcp get and set-credentials show the IDs typed, and ? for the rest, never "undefined" or "null"', async () => {
+    for (const args of [['mcp', 'get', 'a', 'c1'], ['mcp', 'set-credentials', 'a', 'c1', '--external', '--transport', 'sse']]) {
+      const r = await client(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^MCP server:\s+a\/c1$/m);
+      expect(r.stdout).toMatch(/^Authorized as:\s+\? by \? at \?$/m);
+      expect(r.stdout).toMatch(/^Tunnel:\s+bridge \?, service \?$/m);
+      expect(r.stdout).not.toMatch(/undefined|null/);
+    }
+  });
+});

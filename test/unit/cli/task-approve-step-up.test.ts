@@ -238,6 +238,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
   const t = await tinyServer();
   const other = [tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' }, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })];
   let verifiedAfter = Infinity;
+  let redirectUrl = 'https://tenant.example/su/opaque';
   t.reset((req, res) => {
     const body = req.body ? JSON.parse(req.body) : {};
     if (req.path === '/api/v1/auth/introspect') return sendJson(res, 404, { code: 5, message: 'no such route' });
@@ -247,7 +248,7 @@ describe('a tenant that does not say who the caller is, nor list the new transac
       return sendJson(res, 200, { list: [...other, ...mine] });
     }
     if (req.path === '/api/v1/tasks/t1/action/approve-with-step-up') {
-      if (!body.stepUpTransactionId) return sendJson(res, 200, { taskView: { task: { id: 't1' } }, redirectUrl: 'https://tenant.example/su/opaque' });
+      if (!body.stepUpTransactionId) return sendJson(res, 200, { taskView: { task: { id: 't1' } }, redirectUrl });
       return sendJson(res, 200, { taskView: { task: { id: 't1', numericId: '9' } }, ticketActionId: `act-for-${body.stepUpTransactionId}` });
     }
     sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
@@ -278,5 +279,19 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     expect(f.out()).toMatch(/^Confirm at: +https:\/\/tenant\.example\/su\/opaque$/m);
     expect(f.out()).not.toMatch(/Resume with/);
     expect(f.err()).toMatch(/cannot resume it; run the command again/);
+  });
+
+  it('a step-up URL longer than 8 KiB is a bad answer (exit 9): neither printed nor opened', async () => {
+    redirectUrl = `https://tenant.example/su/opaque?pad=${'a'.repeat(8192)}`;
+    try {
+      const { f, ctx, deps } = start();
+      let opened = 0;
+      const run = approveStepUp({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx, { ...deps, openUrl: async () => Boolean(++opened) });
+      await expect(run).rejects.toMatchObject({ exitCode: 9, message: `the server answered with a step-up URL of ${redirectUrl.length} characters; agctl takes at most 8192` });
+      expect(f.out()).not.toContain('pad=');
+      expect(opened).toBe(0);
+    } finally {
+      redirectUrl = 'https://tenant.example/su/opaque';
+    }
   });
 });

@@ -62,10 +62,28 @@ describe('remote JWKS over loopback', () => {
   let server: Server;
   let base = '';
   const hits: Record<string, number> = {};
+  /** Body bytes handed to the socket by /huge (stops when the client closes). */
+  let hugeWritten = 0;
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits[req.url!] = (hits[req.url!] ?? 0) + 1;
-      if (req.url === '/jwks.json') {
+      if (req.url === '/huge' || req.url === '/announced') {
+        // 16 MiB of a key set, chunked; /announced says 4 GB up front and sends a little.
+        res.writeHead(200, { 'content-type': 'application/json', ...(req.url === '/announced' ? { 'content-length': String(4 * 1024 ** 3) } : {}) });
+        const chunk = Buffer.alloc(64 * 1024, 'A');
+        let left = req.url === '/announced' ? 1 : 256;
+        res.on('close', () => (left = 0));
+        res.write('{"keys":[{"kty":"EC","x":"');
+        const pump = () => {
+          while (left > 0) {
+            left--;
+            hugeWritten += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed && req.url === '/huge') res.end('"}]}');
+        };
+        pump();
+      } else if (req.url === '/jwks.json') {
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify(key.publicJwks));
       } else if (req.url === '/broken') {
@@ -123,6 +141,15 @@ describe('remote JWKS over loopback', () => {
     const r = await check(remoteJwks(`${base}/hang`, { allowInsecure: true, timeoutMs: 300 }));
     expect(r).toMatchObject({ status: 401, reason: 'JWKS unreachable: the fetch timed out' });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a key set answer larger than 1 MiB is refused while it is read (chunked or announced)', async () => {
+    const r = await check(remoteJwks(`${base}/huge`, { allowInsecure: true }));
+    expect(r).toMatchObject({ status: 401, reason: `the JWKS answer is larger than ${1024 * 1024} bytes` });
+    // Reading stopped at the cap: far less than the 16 MiB the server had to send.
+    expect(hugeWritten).toBeLessThan(8 * 1024 * 1024);
+    const a = await check(remoteJwks(`${base}/announced`, { allowInsecure: true }));
+    expect(a).toMatchObject({ status: 401, reason: `the JWKS answer is larger than ${1024 * 1024} bytes` });
   });
 
   it('a closed port is 401 "JWKS unreachable"', async () => {

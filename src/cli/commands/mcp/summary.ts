@@ -35,11 +35,18 @@ const pairs = (m: Record<string, string> | null | undefined) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(', ');
 
-export function printServerSummary(ctx: CommandContext, v: McpServerView): void {
+/** A member that is text, else '' (the contract lets any member be missing or null). */
+const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+
+/**
+ * `asked`: the app and connector IDs the user typed, shown where the view
+ * leaves its own out.
+ */
+export function printServerSummary(ctx: CommandContext, v: McpServerView, asked: { appId: string; connectorId: string }): void {
   const kind =
     v.serverType === 'MCP_SERVER_TYPE_EXTERNAL' ? 'external' : v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? 'hosted' : enumLabel(v.serverType, SERVER_TYPES);
   const rows: [string, Text | undefined | null][] = [
-    ['MCP server', `${v.appId}/${v.connectorId}${v.displayName ? ` (${v.displayName})` : ''}`],
+    ['MCP server', `${str(v.appId) || asked.appId}/${str(v.connectorId) || asked.connectorId}${str(v.displayName) ? ` (${v.displayName})` : ''}`],
     ['Kind', kind],
   ];
   if (v.serverType !== 'MCP_SERVER_TYPE_HOSTED') {
@@ -96,7 +103,8 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView): void 
       if (v.oauth2Mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER') secrets.push(['JWT private key', v.oauth2JwtPrivateKeyConfigured]);
       else secrets.push(['client ID and secret', v.oauth2CredentialsConfigured]);
       if (v.oauth2ServiceAuthorized) {
-        rows.push(['Authorized as', `${v.oauth2ServiceAuthorizedAsName || v.oauth2ServiceAuthorizedAsEmail} <${v.oauth2ServiceAuthorizedAsEmail}> by ${v.oauth2ServiceAuthorizedBy} at ${v.oauth2ServiceAuthorizedAt ?? '?'}`]);
+        const [name, email, by, at] = [v.oauth2ServiceAuthorizedAsName, v.oauth2ServiceAuthorizedAsEmail, v.oauth2ServiceAuthorizedBy, v.oauth2ServiceAuthorizedAt].map(str);
+        rows.push(['Authorized as', `${name || email || '?'}${email ? ` <${email}>` : ''} by ${by || '?'} at ${at || '?'}`]);
       }
       break;
     }
@@ -114,7 +122,7 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView): void 
     }
   }
   rows.push(['Secrets', secrets.length ? secrets.map(([n, b], i) => [i ? ', ' : '', `${n}: `, b ? styled('configured', 'green') : styled('not set', 'dim')]) : 'none']);
-  if (v.tunneled) rows.push(['Tunnel', `bridge ${v.tunnelBridgeId}, service ${v.tunnelServiceName}`]);
+  if (v.tunneled) rows.push(['Tunnel', `bridge ${str(v.tunnelBridgeId) || '?'}, service ${str(v.tunnelServiceName) || '?'}`]);
   rows.push(['Setup URL', v.credentialsSetupUrl], ['Updated', v.updatedAt], ['Last called', v.lastCalledAt]);
   ctx.out.fields(rows);
 }

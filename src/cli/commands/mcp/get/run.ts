@@ -12,6 +12,6 @@ export async function run({ args: [appId, connectorId] }: GetInput, ctx: Command
   if (!mcpServer) throw new CliError(`the server returned no view of MCP server ${connectorId}`, Exit.Server);
   // A view holds no secret; one sent by mistake is not passed on.
   if (ctx.out.json) ctx.out.printJson(redactJson(mcpServer));
-  else printServerSummary(ctx, mcpServer);
+  else printServerSummary(ctx, mcpServer, { appId, connectorId });
   return 0;
 }

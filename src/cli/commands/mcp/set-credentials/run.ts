@@ -92,7 +92,7 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return 0;
   }
   ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
-  printServerSummary(ctx, mcpServer);
+  printServerSummary(ctx, mcpServer, opts);
   return 0;
 }
 

@@ -29,7 +29,7 @@ import { escapeControls } from '../../../escape.js';
 import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
-import { recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
+import { MAX_STEP_UP_URL_CHARS, recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
 import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
 
@@ -390,6 +390,9 @@ export function formatDuration(ms: number): string {
 
 /** Only http(s) URLs are shown or opened; anything else from a server is refused. */
 function checkUrl(raw: string): string {
+  if (raw.length > MAX_STEP_UP_URL_CHARS) {
+    throw new CliError(`the server answered with a step-up URL of ${raw.length} characters; agctl takes at most ${MAX_STEP_UP_URL_CHARS}`, Exit.Server);
+  }
   let u: URL;
   try {
     u = new URL(raw);

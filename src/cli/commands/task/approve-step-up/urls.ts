@@ -11,6 +11,14 @@ import { readTextIfExists, writePrivateFile } from '../../../../config/secure-fi
 const FILE = 'step-up-urls.json';
 const KEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_ENTRIES = 50;
+/**
+ * The longest step-up URL taken (run.ts refuses a longer one in an answer).
+ * Servers refuse longer request lines (8 KiB is the common limit), so a
+ * longer URL is a bad answer.
+ */
+export const MAX_STEP_UP_URL_CHARS = 8192;
+/** An entry with a longer transaction ID or URL (a server's, so any size) is not kept: the file stays under half a megabyte. */
+const MAX_ID_CHARS = 256;
 
 type Entries = Record<string, { url: string; at: number }>;
 
@@ -27,6 +35,7 @@ const pathFor = (env: NodeJS.ProcessEnv) => join(configDir(env), FILE);
 
 /** Records the URL of a pending transaction; returns false when it could not be written. */
 export function rememberStepUpUrl(env: NodeJS.ProcessEnv, now: number, txId: string, url: string): boolean {
+  if (txId.length > MAX_ID_CHARS || url.length > MAX_STEP_UP_URL_CHARS) return false;
   try {
     const path = pathFor(env);
     const fresh = Object.entries(read(path)).filter(([id, e]) => id !== txId && typeof e?.url === 'string' && typeof e.at === 'number' && now - e.at < KEEP_MS);
