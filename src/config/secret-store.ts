@@ -43,11 +43,15 @@ export async function osKeyring(): Promise<SecretStore> {
   } catch (err) {
     return new NoKeyring(`the keyring module cannot be loaded: ${(err as Error).message}`);
   }
-  const entry = (account: string) => new mod.AsyncEntry(KEYRING_SERVICE, account);
+  // On Linux, the Secret Service only: the binding would otherwise fall back to the kernel's keyutils
+  // keyring, which lives in memory only (gone at reboot, or with the login session) and so is no place
+  // for a key that must open the sealed files later. Where no Secret Service answers, the constructor
+  // throws, and the vault falls back to the key file, saying so.
+  const entry = (account: string) => new mod.AsyncEntry(KEYRING_SERVICE, account, { linux: { store: 'secret-service' } });
   return {
     get: async (account) => (await entry(account).getPassword()) ?? undefined,
-    set: (account, secret) => entry(account).setPassword(secret),
-    delete: (account) => entry(account).deletePassword(),
+    set: async (account, secret) => entry(account).setPassword(secret),
+    delete: async (account) => entry(account).deletePassword(),
   };
 }
 

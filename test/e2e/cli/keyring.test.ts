@@ -49,7 +49,7 @@ async function keyringSession(name: string): Promise<{ env: Record<string, strin
 /** The keyring entry agctl keeps for a profile of a config directory, read with the binding in a process of the session. */
 function keyringEntry(sessionEnv: Record<string, string>, configDir: string, profile: string): string | null {
   const account = `${createHash('sha256').update(resolve(configDir)).digest('hex').slice(0, 16)}:${profile}`;
-  const r = spawnSync(process.execPath, ['-e', `const { Entry } = require('@napi-rs/keyring'); process.stdout.write(JSON.stringify(new Entry('agctl', ${JSON.stringify(account)}).getPassword()))`], {
+  const r = spawnSync(process.execPath, ['-e', `const { Entry } = require('@napi-rs/keyring'); process.stdout.write(JSON.stringify(new Entry('agctl', ${JSON.stringify(account)}, { linux: { store: 'secret-service' } }).getPassword()))`], {
     cwd: ROOT,
     env: { ...process.env, ...sessionEnv },
     encoding: 'utf8',
