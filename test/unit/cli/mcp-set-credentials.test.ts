@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { EXIT_INTERRUPTED, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
@@ -369,6 +369,34 @@ describe('--interactive', async () => {
     expect(hosted.code).toBe(0);
     expect(hosted.shown).toContain('Data\\x1b[2Jdog');
     for (const text of [...ext.shown, ...hosted.shown]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+
+  it('a current value holding a control character is kept on Enter (the question says so), never cleared', async () => {
+    const db = srv.server.store.db;
+    const stored = row(d.hosted) as { config_fields_json: string; source_app_id: string };
+    onTestFinished(() => {
+      db.prepare('UPDATE mcp_servers SET source_app_id = ?, config_fields_json = ? WHERE app_id = ? AND connector_id = ?').run(stored.source_app_id, stored.config_fields_json, d.appId, d.hosted);
+    });
+    const json = JSON.parse(stored.config_fields_json) as Record<string, unknown>;
+    db.prepare('UPDATE mcp_servers SET source_app_id = ?, config_fields_json = ? WHERE app_id = ? AND connector_id = ?').run(
+      'app\u001b[1m',
+      JSON.stringify({ ...json, site: 'datadoghq.eu\u0007' }),
+      d.appId,
+      d.hosted,
+    );
+    const r = await walk(on(d.hosted, { dryRun: true }), [
+      ['MCP catalog entry', ENTER],
+      ['Source app ID (optional) [Enter keeps the current value, not shown: it holds control characters]', ENTER],
+      ['Change the config fields (site, apiKey)?', true],
+      ['Datadog site (site) [Enter keeps the current value, not shown: it holds control characters]', ENTER],
+      ['API key (apiKey), secret', 'typed-api-key'],
+      ['Authentication method', ENTER],
+      ['Require approval', ENTER],
+    ]);
+    expect(r.code).toBe(0);
+    // The source app stays out of the request; the stored site is re-sent exactly as it was.
+    expect(JSON.parse(r.out)).toEqual({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu\u0007', apiKey: '<redacted>' } }, updateMask: 'configFields' });
+    for (const text of r.shown) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
   it('a hosted AWS setup, skipping what flags gave and leaving the config fields as stored', async () => {

@@ -67,6 +67,22 @@ const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
  */
 const offered = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) ? v : undefined);
 
+/**
+ * Asks for a text value starting from `current`: offered as the default when
+ * it can be shown; one that cannot (it holds a control character) is kept
+ * when the answer is empty, and the question says so, so that Enter never
+ * clears a value the admin was not shown.
+ */
+async function askFrom(p: CommandContext['prompt'], message: string, current: unknown, validate?: (v: string) => true | string): Promise<string> {
+  const shown = offered(current);
+  const unshown = shown === undefined && typeof current === 'string' && current !== '' ? current : undefined;
+  if (unshown === undefined) return (await p.input(message, { validate, default: shown })).trim();
+  const answer = (await p.input(`${message} [Enter keeps the current value, not shown: it holds control characters]`, {
+    validate: (v) => (v.trim() === '' || !validate ? true : validate(v)),
+  })).trim();
+  return answer === '' ? unshown : answer;
+}
+
 /** The request auth object a view's method stands for; undefined for none set or a method this version does not know. */
 export function authKindOfView(v: McpServerView | null): AuthKind | undefined {
   if (!v) return undefined;
@@ -87,7 +103,7 @@ const kindOfView = (v: McpServerView | null): ConfigKind | undefined =>
 export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStart): Promise<void> {
   const p = ctx.prompt;
   const cur = start.view;
-  const ask = async (message: string, validate?: (v: string) => true | string, def?: string) => (await p.input(message, { validate, default: offered(def) })).trim();
+  const ask = (message: string, validate?: (v: string) => true | string, def?: string) => askFrom(p, message, def, validate);
   const askOptional = async (message: string, validate?: (v: string) => true | string, def?: string) => {
     const v = await ask(`${message} (optional)`, validate, def);
     return v === '' ? undefined : v;
@@ -273,7 +289,7 @@ async function configFields(d: Draft, ctx: CommandContext, fields: CatalogField[
       const label = escapeControls(`${f.displayName || f.name}${f.displayName && f.displayName !== f.name ? ` (${f.name})` : ''}`);
       const value = f.secret
         ? await p.password(`${label}, secret${f.required ? '' : ' (empty to clear)'}`, { validate: (x) => (f.required && !x ? `${escapeControls(f.name)} is required` : true) })
-        : (await p.input(`${label}${f.required ? '' : ' (optional)'}`, { default: offered(has(stored, f.name) ? stored[f.name] : f.default), validate: (x) => (f.required && !x.trim() ? `${escapeControls(f.name)} is required` : true) })).trim();
+        : await askFrom(p, `${label}${f.required ? '' : ' (optional)'}`, has(stored, f.name) ? stored[f.name] : f.default, (x) => (f.required && !x.trim() ? `${escapeControls(f.name)} is required` : true));
       if (value !== '') out[f.name] = value;
     }
     d.configFields = out;
