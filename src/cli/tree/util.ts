@@ -20,3 +20,11 @@ export function positiveInt(name: string, max?: number) {
 export function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
+
+/** An option that may be given once (`why`: what a second one could not mean); a second is refused, not silently kept over the first. */
+export function once(name: string, why: string) {
+  return (v: string, prev: string | undefined): string => {
+    if (prev !== undefined) throw new InvalidArgumentError(`${name} may be given once: ${why}`);
+    return v;
+  };
+}

@@ -333,6 +333,7 @@ describe('agctl mcp set-credentials', async () => {
       [set(d.external, '--external', '--aws-access-key-id', 'AKIA'), /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'), /^agctl: only one input can come from stdin/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--interactive'), /^agctl: --interactive needs a terminal/m],
+      [set(d.hosted, '--hosted', '--config-stdin', 'apiKey', '--config-stdin', 'site'), /--config-stdin may be given once: standard input holds one value/],
     ];
     for (const [args, message] of cases) {
       const c = await cli(args, { input: 'x' });

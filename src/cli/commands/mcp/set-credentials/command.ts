@@ -1,6 +1,6 @@
 // agctl mcp set-credentials: the declaration.
 import { Argument, Command, completeWith, helpText, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
-import { collect } from '../../../tree/util.js';
+import { collect, once } from '../../../tree/util.js';
 
 const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp set-credentials: ${meaning}` });
 
@@ -43,7 +43,7 @@ export const setCredentials = () =>
     .option('--source-app-id <id>', 'hosted: source app ID')
     .option('--config <key=value>', 'hosted: a non-secret config field (repeatable; secret fields: --config-file, --config-stdin, --config-secret)', collect)
     .option('--config-file <key=path>', 'hosted: a config field read from a file, for secret fields (repeatable)', collect)
-    .option('--config-stdin <key>', 'hosted: a config field read from stdin')
+    .option('--config-stdin <key>', 'hosted: a config field read from stdin', once('--config-stdin', 'standard input holds one value (use --config-file or --config-secret for more)'))
     .option('--config-secret <key>', 'hosted: a config field asked for with a hidden prompt (repeatable)', collect)
     .option('--replace-config-fields', 'hosted: the config fields given replace the stored ones; every field not given is cleared, secrets included')
 
