@@ -399,6 +399,25 @@ describe('--interactive', async () => {
     for (const text of r.shown) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
+  it('another catalog entry picked: its own default authentication method is offered, not the stored one', async () => {
+    const r = await walk(on(d.hosted, { dryRun: true }), [
+      ['MCP catalog entry', d.catalogIds.awsBedrock],
+      ['Source app ID', ENTER],
+      ['Set the config fields (region, knowledgeBaseId)?', ENTER],
+      ['AWS region (region)', ENTER],
+      ['Knowledge base ID (knowledgeBaseId)', 'kb-1'],
+      ['Authentication method', ENTER],
+      ['AWS access key ID', 'AKIAEXAMPLE'],
+      ['AWS secret access key', 'typed-aws-secret'],
+      ['Are these temporary credentials', false],
+      ['Require approval', ENTER],
+    ]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({
+      hostedConfig: { mcpServerCatalogId: d.catalogIds.awsBedrock, configFields: { region: 'us-east-1', knowledgeBaseId: 'kb-1' }, awsSigv4: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: '<redacted>' } },
+    });
+  });
+
   it('a hosted AWS setup, skipping what flags gave and leaving the config fields as stored', async () => {
     const r = await walk(on(d.hosted, { hosted: true, awsAccessKeyId: 'AKIAFLAG' }), [
       ['MCP catalog entry', ENTER],

@@ -142,7 +142,10 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
     // A method this version does not know (from a newer service): kept unless another is chosen.
     const unknown = !currentAuth && typeof now?.authMethod === 'string' && now.authMethod !== '' && now.authMethod !== AuthMethod.UNSPECIFIED ? now.authMethod : undefined;
     if (unknown) choices.unshift({ value: KEEP, name: `Keep the current method (${escapeControls(unknown)}, not known to this version)` });
-    const def = unknown ? KEEP : currentAuth && AUTH_KINDS[d.kind].includes(currentAuth) ? currentAuth : catalogDefault ?? 'none';
+    // Another catalog entry than the stored one: its own default method is offered first.
+    const otherEntry = d.kind === 'hosted' && d.settings.mcpServerCatalogId !== undefined && catalogDefault !== undefined;
+    const keepable = currentAuth && AUTH_KINDS[d.kind].includes(currentAuth) ? currentAuth : undefined;
+    const def = otherEntry ? catalogDefault : unknown ? KEEP : keepable ?? catalogDefault ?? 'none';
     const chosen = await p.select('Authentication method', choices, { default: def });
     // The current method: its stored settings and secrets stay unless the admin says otherwise.
     keepAuth =
