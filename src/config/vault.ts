@@ -259,7 +259,8 @@ export class Vault {
     const key = this.#profileKeys.get(profile);
     if (key instanceof Sealer) return key;
     if (key) throw key;
-    throw new Error(`the keyring key of profile "${profile}" was not read (unlock first)`);
+    // `unlock` found the key in the key file (or no secret): another agctl logged the profile in meanwhile.
+    throw new KeyProblem('it was logged in again while this command ran (its key is now in the OS keyring)', 'run the command again');
   }
 
   /** Removes a profile's key from the keyring; true when there was one. */

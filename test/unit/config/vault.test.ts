@@ -404,6 +404,25 @@ describe('the key of a profile in the OS keyring', () => {
     expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
   });
 
+  it('a profile logged in to the keyring by another process after this one looked is a clear error (exit 3), not a crash', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    await new Vault(dir, FILE_ONLY).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const reader = withKeyring(dir, keyring);
+    await reader.unlock('p'); // kept in the key file: the keyring is not read
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET }); // a login meanwhile
+    let err: unknown;
+    try {
+      reader.loadCredential('p');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect((err as CliError).message).toMatch(/logged in again while this command ran/);
+    expect(reader.loadToken('p', TOKEN_URL, 'bot')).toBeUndefined();
+  });
+
   it('leaves no key in the keyring when the secret cannot be written', async () => {
     const dir = fresh();
     mkdirSync(dir);
