@@ -171,10 +171,14 @@ export class Vault {
     const previous = this.keptIn(profile);
     let sealer: Sealer | undefined;
     let noKeyring: string | undefined;
+    /** The key of the secret stored before in the keyring, put back should this one not be written. */
+    let previousKey: string | undefined;
     if (!opts.insecureStorage && !this.#env.AGCTL_CONFIG_KEY) {
       const key = randomBytes(32);
       try {
-        await (await this.#keyring()).set(this.keyringAccount(profile), key.toString('base64url'));
+        const keyring = await this.#keyring();
+        if (previous === 'keyring') previousKey = await keyring.get(this.keyringAccount(profile));
+        await keyring.set(this.keyringAccount(profile), key.toString('base64url'));
         sealer = new Sealer(key);
       } catch (err) {
         noKeyring = err instanceof Error ? err.message : String(err);
@@ -190,8 +194,12 @@ export class Vault {
         writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
       });
     } catch (err) {
-      // A key whose secret could not be stored is not left in the keyring.
-      if (keptIn === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      // A key whose secret could not be stored is not left in the keyring: the one of the secret still stored is put back.
+      if (keptIn === 'keyring') {
+        this.#profileKeys.delete(profile);
+        const account = this.keyringAccount(profile);
+        await (previousKey ? this.#keyring().then((k) => k.set(account, previousKey)) : this.#forgetKey(profile)).catch(() => undefined);
+      }
       throw err;
     }
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);

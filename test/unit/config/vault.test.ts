@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -435,5 +435,29 @@ describe('the key of a profile in the OS keyring', () => {
     })();
     await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
     expect(keyring.entries.size).toBe(0);
+  });
+
+  it('a login again whose secret cannot be written leaves the key of the secret stored before, which still opens', async () => {
+    const dir = fresh();
+    const creds = join(dir, 'credentials');
+    let failNext = false;
+    // once the new key is in the keyring, the credentials directory is taken away (the old file kept aside)
+    const keyring = new (class extends MemoryKeyring {
+      override async set(account: string, secret: string) {
+        await super.set(account, secret);
+        if (!failNext) return;
+        renameSync(creds, `${creds}.aside`);
+        writeFileSync(creds, 'x');
+      }
+    })();
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    failNext = true;
+    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'another-secret' })).rejects.toThrow(UsageError);
+    // the failed write left the old file as it was
+    rmSync(creds);
+    renameSync(`${creds}.aside`, creds);
+    const again = withKeyring(dir, keyring);
+    await again.unlock('p');
+    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
   });
 });
