@@ -317,12 +317,16 @@ export class Vault {
    */
   async removeCredential(profile: string): Promise<{ removed: boolean; keyringProblem?: string }> {
     let keyringProblem: string | undefined;
-    if (this.keptIn(profile) === 'keyring') {
+    const file = this.#credentialFile(profile);
+    if (typeof file === 'object' && file.keptIn === 'keyring') {
       try {
         await this.#forgetKey(profile);
       } catch (err) {
         keyringProblem = (err as Error).message;
       }
+    } else if (file === 'damaged') {
+      // Its key may be in the keyring: removed when it is, no word when no keyring answers.
+      await this.#forgetKey(profile).catch(() => undefined);
     }
     return { removed: this.#inDir(() => removeFile(this.credentialPath(profile))), keyringProblem };
   }

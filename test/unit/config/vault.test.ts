@@ -423,6 +423,20 @@ describe('the key of a profile in the OS keyring', () => {
     expect(reader.loadToken('p', TOKEN_URL, 'bot')).toBeUndefined();
   });
 
+  it('logout removes the keyring entry of a profile whose credential file is damaged too: nothing is left behind', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    const vault = withKeyring(dir, keyring);
+    await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    writeFileSync(vault.credentialPath('p'), '{"clientId": "bot", "keptIn": "keyr');
+    expect(await withKeyring(dir, keyring).removeCredential('p')).toEqual({ removed: true, keyringProblem: undefined });
+    expect(keyring.entries.size).toBe(0);
+    // where no keyring answers, a damaged file (whose key may be anywhere) is removed without a word about one
+    await vault.saveCredential('q', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true });
+    writeFileSync(vault.credentialPath('q'), 'x');
+    expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({ removed: true, keyringProblem: undefined });
+  });
+
   it('leaves no key in the keyring when the secret cannot be written', async () => {
     const dir = fresh();
     mkdirSync(dir);
