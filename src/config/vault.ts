@@ -164,10 +164,11 @@ export class Vault {
   /**
    * Stores a profile's client secret, sealed with a new key kept in the OS
    * keyring; where no keyring takes it (or with `insecureStorage`, or
-   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, and
-   * why not in the keyring when one was tried and failed.
+   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, why
+   * not in the keyring when one was tried and failed, and why the key of an
+   * earlier keyring login could not be removed (`keyringProblem`), if it could not.
    */
-  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
+  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string; keyringProblem?: string }> {
     const previous = this.keptIn(profile);
     let sealer: Sealer | undefined;
     let noKeyring: string | undefined;
@@ -202,13 +203,20 @@ export class Vault {
       }
       throw err;
     }
+    let keyringProblem: string | undefined;
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
     else {
       this.#profileKeys.delete(profile);
-      // The key of an earlier keyring login is no longer needed: nothing is left behind.
-      if (previous === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      // The key of an earlier keyring login is no longer needed: nothing is left behind (or the caller says what is).
+      if (previous === 'keyring') {
+        try {
+          await this.#forgetKey(profile);
+        } catch (err) {
+          keyringProblem = (err as Error).message;
+        }
+      }
     }
-    return { keptIn, noKeyring };
+    return { keptIn, noKeyring, ...(keyringProblem === undefined ? {} : { keyringProblem }) };
   }
 
   /** The parsed credential file of a profile (undefined when none); file system problems are usage errors, a damaged file is `damaged`. */
