@@ -59,6 +59,16 @@ function keepPrivateIfWritable(path: string): void {
   }
 }
 
+/** The key in a keyring entry's text; undefined when there is none, or the text is not a key. */
+function keyFrom(text: string | undefined): Buffer | undefined {
+  try {
+    return text ? parseKey(text) : undefined;
+  } catch (err) {
+    if (err instanceof SealKeyError) return undefined;
+    throw err;
+  }
+}
+
 /** Removes a file; true when there was one. */
 function removeFile(path: string): boolean {
   const had = existsSync(path);
@@ -162,8 +172,8 @@ export class Vault {
   }
 
   /**
-   * Stores a profile's client secret, sealed with a new key kept in the OS
-   * keyring; where no keyring takes it (or with `insecureStorage`, or
+   * Stores a profile's client secret, sealed with a key kept in the OS
+   * keyring (the profile's key there, else a new one); where no keyring takes it (or with `insecureStorage`, or
    * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, why
    * not in the keyring when one was tried and failed, and why the key of an
    * earlier keyring login could not be removed (`keyringProblem`), if it could not.
@@ -172,14 +182,20 @@ export class Vault {
     const previous = this.keptIn(profile);
     let sealer: Sealer | undefined;
     let noKeyring: string | undefined;
-    /** The key of the secret stored before in the keyring, put back should this one not be written. */
-    let previousKey: string | undefined;
+    /** Whether the key was made (and put in the keyring) by this call. */
+    let madeKey = false;
     if (!opts.insecureStorage && !this.#env.AGCTL_CONFIG_KEY) {
-      const key = randomBytes(32);
       try {
         const keyring = await this.#keyring();
-        if (previous === 'keyring') previousKey = await keyring.get(this.keyringAccount(profile));
-        await keyring.set(this.keyringAccount(profile), key.toString('base64url'));
+        const account = this.keyringAccount(profile);
+        // A profile kept in the keyring keeps its key: a command reading the profile meanwhile opens the
+        // secret it finds, the old one or the new one, and a write that fails leaves the old one openable.
+        let key = previous === 'keyring' ? keyFrom(await keyring.get(account)) : undefined;
+        if (!key) {
+          key = randomBytes(32);
+          await keyring.set(account, key.toString('base64url'));
+          madeKey = true;
+        }
         sealer = new Sealer(key);
       } catch (err) {
         noKeyring = err instanceof Error ? err.message : String(err);
@@ -195,12 +211,8 @@ export class Vault {
         writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
       });
     } catch (err) {
-      // A key whose secret could not be stored is not left in the keyring: the one of the secret still stored is put back.
-      if (keptIn === 'keyring') {
-        this.#profileKeys.delete(profile);
-        const account = this.keyringAccount(profile);
-        await (previousKey ? this.#keyring().then((k) => k.set(account, previousKey)) : this.#forgetKey(profile)).catch(() => undefined);
-      }
+      // A key made for a secret that could not be stored is not left in the keyring.
+      if (madeKey) await this.#forgetKey(profile).catch(() => undefined);
       throw err;
     }
     let keyringProblem: string | undefined;

@@ -437,6 +437,23 @@ describe('the key of a profile in the OS keyring', () => {
     expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({ removed: true, keyringProblem: undefined });
   });
 
+  it('a login again keeps the key in the keyring: a command that read it before opens the new secret', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const reader = withKeyring(dir, keyring);
+    await reader.unlock('p');
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'the-new-secret' }); // a login meanwhile
+    expect(reader.loadCredential('p')?.clientSecret).toBe('the-new-secret');
+    expect(keyring.entries.size).toBe(1);
+    // a key in the keyring that is not one (damaged) is replaced by a new one
+    keyring.entries.set(reader.keyringAccount('p'), 'not a key');
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const again = withKeyring(dir, keyring);
+    await again.unlock('p');
+    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
+  });
+
   it('leaves no key in the keyring when the secret cannot be written', async () => {
     const dir = fresh();
     mkdirSync(dir);
@@ -455,13 +472,15 @@ describe('the key of a profile in the OS keyring', () => {
     const dir = fresh();
     const creds = join(dir, 'credentials');
     let failNext = false;
-    // once the new key is in the keyring, the credentials directory is taken away (the old file kept aside)
+    // once the key is asked for, the credentials directory is taken away (the old file kept aside)
     const keyring = new (class extends MemoryKeyring {
-      override async set(account: string, secret: string) {
-        await super.set(account, secret);
-        if (!failNext) return;
-        renameSync(creds, `${creds}.aside`);
-        writeFileSync(creds, 'x');
+      override async get(account: string) {
+        if (failNext) {
+          failNext = false;
+          renameSync(creds, `${creds}.aside`);
+          writeFileSync(creds, 'x');
+        }
+        return super.get(account);
       }
     })();
     await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
