@@ -8,7 +8,7 @@
 // credential file says where its key is ("keptIn"); one without that mark
 // (written by an older agctl) uses the key file.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
 import { CliError, Exit, UsageError } from '../lib/exit.js';
@@ -166,9 +166,19 @@ export class Vault {
     return join(this.dir, 'credentials', `${encodeURIComponent(profile)}.json`);
   }
 
-  /** The keyring account of a profile's key: the config directory (hashed) and the profile, so each directory has its own. */
+  /**
+   * The keyring account of a profile's key: the config directory (hashed) and
+   * the profile, so each directory has its own. The directory is the one it
+   * is, whatever path (a symbolic link, a relative one) reaches it.
+   */
   keyringAccount(profile: string): string {
-    return `${createHash('sha256').update(resolve(this.dir)).digest('hex').slice(0, 16)}:${profile}`;
+    let dir = resolve(this.dir);
+    try {
+      dir = realpathSync(dir);
+    } catch {
+      // not there (yet): the path as given
+    }
+    return `${createHash('sha256').update(dir).digest('hex').slice(0, 16)}:${profile}`;
   }
 
   /**
@@ -179,6 +189,8 @@ export class Vault {
    * earlier keyring login could not be removed (`keyringProblem`), if it could not.
    */
   async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string; keyringProblem?: string }> {
+    // The directory exists before its keyring account is named (the account follows its real path).
+    this.#inDir(() => ensurePrivateDir(this.dir));
     const previous = this.keptIn(profile);
     let sealer: Sealer | undefined;
     let noKeyring: string | undefined;

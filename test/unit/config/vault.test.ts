@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -452,6 +452,20 @@ describe('the key of a profile in the OS keyring', () => {
     const again = withKeyring(dir, keyring);
     await again.unlock('p');
     expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
+  });
+
+  it('finds the key of a config directory reached by another path (a symbolic link)', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    const link = `${dir}-link`;
+    symlinkSync(dir, link);
+    const keyring = new MemoryKeyring();
+    const viaLink = withKeyring(link, keyring);
+    await viaLink.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const direct = withKeyring(dir, keyring);
+    expect(direct.keyringAccount('p')).toBe(viaLink.keyringAccount('p'));
+    await direct.unlock('p');
+    expect(direct.loadCredential('p')?.clientSecret).toBe(SECRET);
   });
 
   it('leaves no key in the keyring when the secret cannot be written', async () => {
