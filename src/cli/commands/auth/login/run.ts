@@ -88,7 +88,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   if (kept.keyringProblem !== undefined) {
     ctx.out.warn(`the key of the earlier login of profile "${s.profile}" could not be removed from the OS keyring (${kept.keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
   }
-  ctx.tokenCache(s.profile).save(flow.tokenUrl, clientId, token);
+  ctx.tokenCache(s.profile, { storedSecret: true }).save(flow.tokenUrl, clientId, token);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
