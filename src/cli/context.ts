@@ -16,6 +16,7 @@ import { escapeControls } from './escape.js';
 import { CLEAR_LINE } from './live-line.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import type { Vault } from '../config/vault.js';
+import type { ConfigDirError } from '../config/secure-file.js';
 import { userAgent } from '../version.js';
 import type { EmbeddedHandle } from './embedded.js';
 
@@ -148,14 +149,16 @@ export class CommandContext {
    * keyring). A token that cannot be cached (a read-only config directory) is
    * used for this run only, with one note; `quiet` leaves the note to --debug
    * (credentials from the environment, where an unwritable directory is the
-   * usual case: a container).
+   * usual case: a container). `storedSecret`: the tokens come from the
+   * profile's stored secret, and none is left cached once a logout removed it.
    */
-  tokenCache(profile: string, opts: { quiet?: boolean } = {}): TokenCache {
-    return new VaultTokenCache(this.vault, profile, (err) => {
+  tokenCache(profile: string, opts: { quiet?: boolean; storedSecret?: boolean } = {}): TokenCache {
+    const notCached = (err: ConfigDirError) => {
       const line = `note: the new token is used for this run only: it could not be cached (${err.message})`;
       if (opts.quiet) this.debug(line);
       else this.out.info(line);
-    });
+    };
+    return new VaultTokenCache(this.vault, profile, notCached, { storedSecret: opts.storedSecret });
   }
 
   /** The token provider for the current settings, or an authentication error naming what is missing. */
@@ -182,7 +185,7 @@ export class CommandContext {
       });
     }
     const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }

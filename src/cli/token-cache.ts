@@ -14,12 +14,15 @@ export class VaultTokenCache implements TokenCache {
   readonly #profile: string;
   /** Called once, with the reason, when a token could not be cached. */
   readonly #notCached: (err: ConfigDirError) => void;
+  /** The tokens come from the profile's stored secret: none is left cached once that secret is gone (a logout). */
+  readonly #storedSecret: boolean;
   #noted = false;
 
-  constructor(vault: Vault, profile: string, notCached: (err: ConfigDirError) => void) {
+  constructor(vault: Vault, profile: string, notCached: (err: ConfigDirError) => void, opts: { storedSecret?: boolean } = {}) {
     this.#vault = vault;
     this.#profile = profile;
     this.#notCached = notCached;
+    this.#storedSecret = opts.storedSecret ?? false;
   }
 
   load(tokenUrl: string, clientId: string): CachedToken | undefined {
@@ -29,6 +32,12 @@ export class VaultTokenCache implements TokenCache {
   save(tokenUrl: string, clientId: string, token: CachedToken): void {
     try {
       this.#vault.saveToken(this.#profile, tokenUrl, clientId, token);
+      // A logout of the profile while the token was fetched removed its secret: the token goes too (checked
+      // after the write, so that a logout coming later finds the file to remove). This run still uses it.
+      if (this.#storedSecret && this.#vault.storedClientId(this.#profile) !== clientId) {
+        this.#vault.removeToken(this.#profile, tokenUrl, clientId);
+        this.#memory.save(tokenUrl, clientId, token);
+      }
     } catch (err) {
       if (!(err instanceof ConfigDirError)) throw err;
       this.#memory.save(tokenUrl, clientId, token);

@@ -8,7 +8,7 @@
 // credential file says where its key is ("keptIn"); one without that mark
 // (written by an older agctl) uses the key file.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
 import { CliError, Exit, UsageError } from '../lib/exit.js';
@@ -56,6 +56,16 @@ function keepPrivateIfWritable(path: string): void {
     keepPrivate(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EROFS') throw err;
+  }
+}
+
+/** The key in a keyring entry's text; undefined when there is none, or the text is not a key. */
+function keyFrom(text: string | undefined): Buffer | undefined {
+  try {
+    return text ? parseKey(text) : undefined;
+  } catch (err) {
+    if (err instanceof SealKeyError) return undefined;
+    throw err;
   }
 }
 
@@ -156,25 +166,48 @@ export class Vault {
     return join(this.dir, 'credentials', `${encodeURIComponent(profile)}.json`);
   }
 
-  /** The keyring account of a profile's key: the config directory (hashed) and the profile, so each directory has its own. */
+  /**
+   * The keyring account of a profile's key: the config directory (hashed) and
+   * the profile, so each directory has its own. The directory is the one it
+   * is, whatever path (a symbolic link, a relative one) reaches it.
+   */
   keyringAccount(profile: string): string {
-    return `${createHash('sha256').update(resolve(this.dir)).digest('hex').slice(0, 16)}:${profile}`;
+    let dir = resolve(this.dir);
+    try {
+      dir = realpathSync(dir);
+    } catch {
+      // not there (yet): the path as given
+    }
+    return `${createHash('sha256').update(dir).digest('hex').slice(0, 16)}:${profile}`;
   }
 
   /**
-   * Stores a profile's client secret, sealed with a new key kept in the OS
-   * keyring; where no keyring takes it (or with `insecureStorage`, or
-   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, and
-   * why not in the keyring when one was tried and failed.
+   * Stores a profile's client secret, sealed with a key kept in the OS
+   * keyring (the profile's key there, else a new one); where no keyring takes it (or with `insecureStorage`, or
+   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, why
+   * not in the keyring when one was tried and failed, and why the key of an
+   * earlier keyring login could not be removed (`keyringProblem`), if it could not.
    */
-  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
+  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string; keyringProblem?: string }> {
+    // The directory exists before its keyring account is named (the account follows its real path).
+    this.#inDir(() => ensurePrivateDir(this.dir));
     const previous = this.keptIn(profile);
     let sealer: Sealer | undefined;
     let noKeyring: string | undefined;
+    /** Whether the key was made (and put in the keyring) by this call. */
+    let madeKey = false;
     if (!opts.insecureStorage && !this.#env.AGCTL_CONFIG_KEY) {
-      const key = randomBytes(32);
       try {
-        await (await this.#keyring()).set(this.keyringAccount(profile), key.toString('base64url'));
+        const keyring = await this.#keyring();
+        const account = this.keyringAccount(profile);
+        // A profile kept in the keyring keeps its key: a command reading the profile meanwhile opens the
+        // secret it finds, the old one or the new one, and a write that fails leaves the old one openable.
+        let key = previous === 'keyring' ? keyFrom(await keyring.get(account)) : undefined;
+        if (!key) {
+          key = randomBytes(32);
+          await keyring.set(account, key.toString('base64url'));
+          madeKey = true;
+        }
         sealer = new Sealer(key);
       } catch (err) {
         noKeyring = err instanceof Error ? err.message : String(err);
@@ -190,17 +223,24 @@ export class Vault {
         writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
       });
     } catch (err) {
-      // A key whose secret could not be stored is not left in the keyring.
-      if (keptIn === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      // A key made for a secret that could not be stored is not left in the keyring.
+      if (madeKey) await this.#forgetKey(profile).catch(() => undefined);
       throw err;
     }
+    let keyringProblem: string | undefined;
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
     else {
       this.#profileKeys.delete(profile);
-      // The key of an earlier keyring login is no longer needed: nothing is left behind.
-      if (previous === 'keyring') await this.#forgetKey(profile).catch(() => undefined);
+      // The key of an earlier keyring login is no longer needed: nothing is left behind (or the caller says what is).
+      if (previous === 'keyring') {
+        try {
+          await this.#forgetKey(profile);
+        } catch (err) {
+          keyringProblem = (err as Error).message;
+        }
+      }
     }
-    return { keptIn, noKeyring };
+    return { keptIn, noKeyring, ...(keyringProblem === undefined ? {} : { keyringProblem }) };
   }
 
   /** The parsed credential file of a profile (undefined when none); file system problems are usage errors, a damaged file is `damaged`. */
@@ -259,7 +299,8 @@ export class Vault {
     const key = this.#profileKeys.get(profile);
     if (key instanceof Sealer) return key;
     if (key) throw key;
-    throw new Error(`the keyring key of profile "${profile}" was not read (unlock first)`);
+    // `unlock` found the key in the key file (or no secret): another agctl logged the profile in meanwhile.
+    throw new KeyProblem('it was logged in again while this command ran (its key is now in the OS keyring)', 'run the command again');
   }
 
   /** Removes a profile's key from the keyring; true when there was one. */
@@ -308,12 +349,16 @@ export class Vault {
    */
   async removeCredential(profile: string): Promise<{ removed: boolean; keyringProblem?: string }> {
     let keyringProblem: string | undefined;
-    if (this.keptIn(profile) === 'keyring') {
+    const file = this.#credentialFile(profile);
+    if (typeof file === 'object' && file.keptIn === 'keyring') {
       try {
         await this.#forgetKey(profile);
       } catch (err) {
         keyringProblem = (err as Error).message;
       }
+    } else if (file === 'damaged') {
+      // Its key may be in the keyring: removed when it is, no word when no keyring answers.
+      await this.#forgetKey(profile).catch(() => undefined);
     }
     return { removed: this.#inDir(() => removeFile(this.credentialPath(profile))), keyringProblem };
   }

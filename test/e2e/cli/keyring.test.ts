@@ -8,7 +8,7 @@
 // Manager are not run here (the same binding, behind the same interface).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, spawnCliProcess, tempDir } from '../../helpers/cli.js';
@@ -48,7 +48,7 @@ async function keyringSession(name: string): Promise<{ env: Record<string, strin
 
 /** The keyring entry agctl keeps for a profile of a config directory, read with the binding in a process of the session. */
 function keyringEntry(sessionEnv: Record<string, string>, configDir: string, profile: string): string | null {
-  const account = `${createHash('sha256').update(resolve(configDir)).digest('hex').slice(0, 16)}:${profile}`;
+  const account = `${createHash('sha256').update(realpathSync(resolve(configDir))).digest('hex').slice(0, 16)}:${profile}`;
   const r = spawnSync(process.execPath, ['-e', `const { Entry } = require('@napi-rs/keyring'); process.stdout.write(JSON.stringify(new Entry('agctl', ${JSON.stringify(account)}, { linux: { store: 'secret-service' } }).getPassword()))`], {
     cwd: ROOT,
     env: { ...process.env, ...sessionEnv },

@@ -89,6 +89,21 @@ describe('where the secret is kept', () => {
   });
 });
 
+describe('a login again where no keyring answers', () => {
+  it('says that the key of the earlier login is left in the OS keyring, naming the entry', async () => {
+    const dir = configDir();
+    // logged in before where a keyring answered
+    const earlier = new Vault(dir, {}, async () => ({ get: async () => undefined, set: async () => {}, delete: async () => true }));
+    await new ProfileStore(dir).save('p', { baseUrl: s.baseUrl, clientId: plain.clientId }, true);
+    expect((await earlier.saveCredential('p', { clientId: plain.clientId, clientSecret: plain.clientSecret })).keptIn).toBe('keyring');
+    const r = await cliFor(dir)(['login', '--profile', 'p', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toBe(`! the key of the earlier login of profile "p" could not be removed from the OS keyring (the CI variable is set (CI=1)): remove the entry "${earlier.keyringAccount('p')}" of service "agctl" by hand`);
+  });
+});
+
 describe('logout', () => {
   it('removes the cached tokens of its profile only, even when another profile has the same client and base URL', async () => {
     const dir = configDir();

@@ -64,6 +64,31 @@ describe('token cache shared by processes', () => {
   });
 });
 
+describe('token cache and logout', () => {
+  it('a token fetched with a stored secret that a logout removed meanwhile is used for the run, not left cached', async () => {
+    const dir = fresh();
+    const env = { CI: '1' };
+    await new Vault(dir, env).saveCredential('p', creds);
+    // the logout (another process) runs while the token is asked for
+    srv.reset(async (req, res) => {
+      const other = new Vault(dir, env);
+      await other.removeCredential('p');
+      other.removeTokensOf('p');
+      sendJson(res, 200, { access_token: 'tok-late', token_type: 'Bearer', expires_in: 3600 });
+    });
+    const vault = new Vault(dir, env);
+    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote, { storedSecret: true }), systemClock);
+    expect(await flow.token()).toBe('tok-late');
+    expect(await flow.token()).toBe('tok-late');
+    expect(tokenRequests()).toBe(1);
+    expect(vault.loadToken('p', flow.tokenUrl, creds.clientId)).toBeUndefined();
+    // with a secret from the environment (no stored one), the token is cached as ever
+    const envFlow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote), systemClock);
+    expect(await envFlow.token()).toBe('tok-late');
+    expect(vault.loadToken('p', flow.tokenUrl, creds.clientId)?.accessToken).toBe('tok-late');
+  });
+});
+
 describe('token cache that cannot be written', () => {
   it('keeps the new token in memory for the run: one token request for all its calls, one note', async () => {
     const notes: string[] = [];

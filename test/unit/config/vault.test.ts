@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -404,6 +404,70 @@ describe('the key of a profile in the OS keyring', () => {
     expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
   });
 
+  it('a profile logged in to the keyring by another process after this one looked is a clear error (exit 3), not a crash', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    await new Vault(dir, FILE_ONLY).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const reader = withKeyring(dir, keyring);
+    await reader.unlock('p'); // kept in the key file: the keyring is not read
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET }); // a login meanwhile
+    let err: unknown;
+    try {
+      reader.loadCredential('p');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
+    expect((err as CliError).message).toMatch(/logged in again while this command ran/);
+    expect(reader.loadToken('p', TOKEN_URL, 'bot')).toBeUndefined();
+  });
+
+  it('logout removes the keyring entry of a profile whose credential file is damaged too: nothing is left behind', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    const vault = withKeyring(dir, keyring);
+    await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    writeFileSync(vault.credentialPath('p'), '{"clientId": "bot", "keptIn": "keyr');
+    expect(await withKeyring(dir, keyring).removeCredential('p')).toEqual({ removed: true, keyringProblem: undefined });
+    expect(keyring.entries.size).toBe(0);
+    // where no keyring answers, a damaged file (whose key may be anywhere) is removed without a word about one
+    await vault.saveCredential('q', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true });
+    writeFileSync(vault.credentialPath('q'), 'x');
+    expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({ removed: true, keyringProblem: undefined });
+  });
+
+  it('a login again keeps the key in the keyring: a command that read it before opens the new secret', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const reader = withKeyring(dir, keyring);
+    await reader.unlock('p');
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'the-new-secret' }); // a login meanwhile
+    expect(reader.loadCredential('p')?.clientSecret).toBe('the-new-secret');
+    expect(keyring.entries.size).toBe(1);
+    // a key in the keyring that is not one (damaged) is replaced by a new one
+    keyring.entries.set(reader.keyringAccount('p'), 'not a key');
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const again = withKeyring(dir, keyring);
+    await again.unlock('p');
+    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
+  });
+
+  it('finds the key of a config directory reached by another path (a symbolic link)', async () => {
+    const dir = fresh();
+    mkdirSync(dir);
+    const link = `${dir}-link`;
+    symlinkSync(dir, link);
+    const keyring = new MemoryKeyring();
+    const viaLink = withKeyring(link, keyring);
+    await viaLink.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    const direct = withKeyring(dir, keyring);
+    expect(direct.keyringAccount('p')).toBe(viaLink.keyringAccount('p'));
+    await direct.unlock('p');
+    expect(direct.loadCredential('p')?.clientSecret).toBe(SECRET);
+  });
+
   it('leaves no key in the keyring when the secret cannot be written', async () => {
     const dir = fresh();
     mkdirSync(dir);
@@ -416,5 +480,31 @@ describe('the key of a profile in the OS keyring', () => {
     })();
     await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
     expect(keyring.entries.size).toBe(0);
+  });
+
+  it('a login again whose secret cannot be written leaves the key of the secret stored before, which still opens', async () => {
+    const dir = fresh();
+    const creds = join(dir, 'credentials');
+    let failNext = false;
+    // once the key is asked for, the credentials directory is taken away (the old file kept aside)
+    const keyring = new (class extends MemoryKeyring {
+      override async get(account: string) {
+        if (failNext) {
+          failNext = false;
+          renameSync(creds, `${creds}.aside`);
+          writeFileSync(creds, 'x');
+        }
+        return super.get(account);
+      }
+    })();
+    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    failNext = true;
+    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'another-secret' })).rejects.toThrow(UsageError);
+    // the failed write left the old file as it was
+    rmSync(creds);
+    renameSync(`${creds}.aside`, creds);
+    const again = withKeyring(dir, keyring);
+    await again.unlock('p');
+    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
   });
 });

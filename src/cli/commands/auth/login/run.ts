@@ -85,7 +85,10 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   if (kept.noKeyring !== undefined) {
     ctx.out.warn(`no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
   }
-  ctx.tokenCache(s.profile).save(flow.tokenUrl, clientId, token);
+  if (kept.keyringProblem !== undefined) {
+    ctx.out.warn(`the key of the earlier login of profile "${s.profile}" could not be removed from the OS keyring (${kept.keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
+  }
+  ctx.tokenCache(s.profile, { storedSecret: true }).save(flow.tokenUrl, clientId, token);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
