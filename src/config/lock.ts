@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isRunning } from '../lib/pid.js';
 
 export interface LockOptions {
   /** How long to wait for another holder before giving up (ms). */
@@ -56,19 +57,9 @@ function readHolder(path: string): Holder | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: a process of another user, alive.
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 function isStale(h: Holder, staleMs: number): boolean {
   if (h.ageMs > staleMs) return true;
-  return h.pid !== undefined && h.host === hostname() && h.pid !== process.pid && !isAlive(h.pid);
+  return h.pid !== undefined && h.host === hostname() && h.pid !== process.pid && !isRunning(h.pid);
 }
 
 /**

@@ -12,6 +12,7 @@
 // servers may (every write is one BEGIN IMMEDIATE transaction, store/db.ts).
 import { linkSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isRunning } from '../lib/pid.js';
 import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from './startup.js';
 
 export const LOCK_FILE = 'serve.pid';
@@ -22,16 +23,6 @@ const mine = new Set<string>();
 export interface DataDirLock {
   /** Removes the lock file (when it is still this process's); idempotent. */
   release(): void;
-}
-
-/** Whether a process with this PID runs (EPERM: it runs, as another user). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The PID a lock file names, or undefined when it names none (empty, damaged, gone). */

@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LOCK_FILE, isRunning, lockDataDir } from '../../../src/server/lock.js';
+import { isRunning } from '../../../src/lib/pid.js';
+import { LOCK_FILE, lockDataDir } from '../../../src/server/lock.js';
 import { StartupError } from '../../../src/server/startup.js';
 import { tempDir } from '../../helpers/cli.js';
 
