@@ -255,11 +255,14 @@ describe('__complete: the time budget', () => {
       // Time already spent: no request at all.
       const late = await complete(program, words, env, systemClock, performance.now() - 1);
       expect([late.candidates, h.sockets.length]).toEqual([[], 0]);
+      // Once first, so that what this worker loads on the way (modules, the token cache) is not timed below.
+      await complete(program, words, env, systemClock, performance.now() + 100);
+      const before = h.sockets.length;
       // 100 ms left: the request is made and given up on then.
       const started = performance.now();
       const soon = await complete(program, words, env, systemClock, started + 100);
       const took = performance.now() - started;
-      expect([soon.candidates, h.sockets.length]).toEqual([[], 1]);
+      expect([soon.candidates, h.sockets.length - before]).toEqual([[], 1]);
       expect(took).toBeGreaterThanOrEqual(99);
       expect(took).toBeLessThan(BUDGET_MS);
     } finally {
