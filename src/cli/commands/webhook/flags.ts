@@ -8,6 +8,13 @@ export const unixSeconds = (name: string) => (v: string): number => {
   return Number(v);
 };
 
+/** Parses a positive number of seconds (decimals allowed: 0.5), at most `max`. */
+export const positiveSeconds = (name: string, max: number) => (v: string): number => {
+  const n = Number(v);
+  if (!/^\d+(?:\.\d+)?$/.test(v.trim()) || !(n >= 0.001) || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from 0.001 to ${max}`);
+  return n;
+};
+
 /**
  * The JWT algorithms a listener key can use, in the order help shows them: the
  * same set as JWT_ALGORITHMS of src/webhook/sign.ts (which loads jose), as the
