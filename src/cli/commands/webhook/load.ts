@@ -320,7 +320,7 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
     ctx.out.printJson(s);
     return;
   }
-  const what = s.events ? `lines of ${s.events.file}` : `${s.bodyBytes}-byte body`;
+  const what = s.events ? `lines of ${s.events.file === '-' ? 'standard input' : s.events.file}` : `${s.bodyBytes}-byte body`;
   const of = s.count === null ? `${s.sent}` : `${s.sent} of ${s.count}`;
   const why = s.interrupted ? 'Interrupted (Ctrl-C)' : s.stopped ? 'Stopped (no HTTP answer)' : s.timed ? `Time up (--duration ${s.durationLimitS} s)` : undefined;
   ctx.out.print(
