@@ -55,6 +55,7 @@ describe('EventLines', () => {
     writeFileSync(p, '\n\n');
     const lines = new EventLines(p);
     expect(await lines.next()).toBeUndefined();
+    expect(lines.failure).toMatch(/holds no event any more: it changed after the check/);
     await lines.close();
   });
 });

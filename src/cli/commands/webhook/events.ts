@@ -134,6 +134,8 @@ export class EventLines {
   /** Lines given since the file was last opened (none in a whole pass: the file has become empty, the end). */
   #inPass = 0;
   #ended = false;
+  /** Why the lines ended before the run did: the file changed or could not be read after the check. */
+  failure?: string;
 
   constructor(path: string) {
     this.#path = path;
@@ -156,19 +158,27 @@ export class EventLines {
   async #read(): Promise<void> {
     for (;;) {
       this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024 }));
-      const r = await this.#batches.next();
+      let r: IteratorResult<Line[]>;
+      try {
+        r = await this.#batches.next();
+      } catch (err) {
+        return this.#end(`reading it failed (${(err as NodeJS.ErrnoException).code ?? 'error'}) after the check`);
+      }
       if (!r.done) {
         this.#lines = r.value;
         this.#i = 0;
         return;
       }
       this.#batches = undefined;
-      if (this.#inPass === 0) {
-        this.#ended = true;
-        return;
-      }
+      if (this.#inPass === 0) return this.#end('it holds no event any more: it changed after the check');
       this.#inPass = 0;
     }
+  }
+
+  #end(failure: string): void {
+    this.#ended = true;
+    this.#batches = undefined;
+    this.failure = failure;
   }
 
   /** Closes the file. */

@@ -112,11 +112,12 @@ export function progressLine(done: number, total: number, elapsedMs: number, sta
   const rate = `${secs > 0 ? Math.round(done / secs) : 0}/s`;
   const of = counted ? `${done}/${total}` : String(done);
   const time = limitMs ? `  ${Math.min(secs, limitMs / 1000).toFixed(1)}/${limitMs / 1000} s` : '';
-  const counts = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  const listed = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  const counts = listed ? `  ${listed}` : '';
   const errs = errors ? `  errors:${errors}` : '';
   return fitLine(
     [
-      `${bar(30)} ${of}  ${rate}${time}  ${counts}${errs}`,
+      `${bar(30)} ${of}  ${rate}${time}${counts}${errs}`,
       `${bar(30)} ${of}  ${rate}${time}${errs}`,
       `${bar(10)} ${of}  ${rate}${time}${errs}`,
       `${of}  ${rate}${errs}`,
@@ -326,7 +327,7 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   ctx.out.print(
     why
       ? `${why} after sending ${of} events (${what}) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
-      : `${s.delivered} of ${s.count} delivered: sent ${s.count} events (${what}) to ${s.url}`,
+      : `${s.delivered} of ${s.sent} delivered: sent ${s.sent} events (${what}) to ${s.url}`,
   );
   ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
   const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);

@@ -1,5 +1,5 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import { EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { pathSegment } from '../../../../client/paths.js';
 import { isUuidV4 } from '../../../../lib/ids.js';
 import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/keys.js';
@@ -148,6 +148,10 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
         onInterrupt: (listener) => ctx.io.onInterrupt(listener),
       });
       await printSummary(summary, ctx);
+      if (lines?.failure) {
+        ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
+        return Exit.Usage;
+      }
       return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
     } finally {
       await lines?.close();
