@@ -79,6 +79,13 @@ describe.concurrent('webhook send --events', () => {
     );
   });
 
+  it('signs each line in its own JWT (htb_s256 of its bytes) with --jwt-key', async () => {
+    const keyFile = file('demo.private.jwk.json', JSON.stringify(s.demo.webhooks.jwt.privateJwk));
+    const r = await cli()(['webhook', 'send', s.demo.webhooks.jwt.listenerId, '--events', file('jwt.ndjson', CORPUS), '--jwt-key', keyFile, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ sent: 5, delivered: 5, statuses: { '200': 5 } });
+  });
+
   it('--count N cycles through the lines; more concurrency sends them all', async () => {
     const rec = await recorder();
     const corpus = file('three.ndjson', '{"n":1}\n{"n":2}\n{"n":3}\n');

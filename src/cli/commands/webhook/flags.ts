@@ -8,6 +8,14 @@ export const unixSeconds = (name: string) => (v: string): number => {
   return Number(v);
 };
 
+/**
+ * Load mode takes the listener as down, and stops, when the first
+ * DOWN_ATTEMPTS attempts, or every attempt in the first DOWN_MS of the run,
+ * got no HTTP answer (refused, reset, timed out, unreachable).
+ */
+export const DOWN_ATTEMPTS = 20;
+export const DOWN_MS = 1000;
+
 /** Parses a positive number of seconds (decimals allowed: 0.5), at most `max`. */
 export const positiveSeconds = (name: string, max: number) => (v: string): number => {
   const n = Number(v);

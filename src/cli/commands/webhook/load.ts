@@ -13,6 +13,7 @@ import { Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
+import { DOWN_ATTEMPTS, DOWN_MS } from './flags.js';
 import { LatencyHistogram, histogramLines, type LatencyBucket } from './latency.js';
 
 /** Bodies one after another (the lines of --events); undefined when there are none left. */
@@ -49,13 +50,6 @@ export const INTERRUPT_GRACE_MS = 2000;
 export const LOAD_MAX_BODY_BYTES = 128 * 1024;
 /** The error counted for requests aborted after Ctrl-C. */
 export const ABORTED = 'aborted';
-/**
- * The listener is taken as down, and the run stops, when the first
- * DOWN_ATTEMPTS attempts, or every attempt in the first DOWN_MS of the run,
- * got no HTTP answer (refused, reset, timed out, unreachable).
- */
-export const DOWN_ATTEMPTS = 20;
-export const DOWN_MS = 1000;
 
 export interface LoadSummary {
   url: string;

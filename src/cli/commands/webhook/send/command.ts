@@ -1,7 +1,7 @@
 // agctl webhook send: the declaration.
 import { Argument, Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
-import { JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, positiveSeconds, unixSeconds } from '../flags.js';
+import { DOWN_ATTEMPTS, DOWN_MS, JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, positiveSeconds, unixSeconds } from '../flags.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const send = () =>
@@ -43,8 +43,8 @@ Load mode (--count, --duration or --events) sends events with fresh event IDs
 and prints "N of M delivered" (answered 2xx), status counts and a latency
 histogram; it exits 0 when every event was delivered, otherwise with the code
 of the most frequent failure (9 for requests that got no answer: refused,
-reset, timed out). It stops with exit 9 when the first 20 attempts, or every
-attempt in the first second, got no HTTP answer (the listener is down).
+reset, timed out). It stops with exit 9 when the first ${DOWN_ATTEMPTS} attempts, or every
+attempt in the first ${DOWN_MS / 1000} s, got no HTTP answer (the listener is down).
 --events sends each non-blank line of an NDJSON file as its exact bytes, every
 line once in order (--count N: N events, from the first line again after the
 last); every line is checked first, and one that is not JSON or is over 64 KiB
