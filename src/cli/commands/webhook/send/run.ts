@@ -6,6 +6,7 @@ import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/k
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook/sign.js';
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
+import type { EventsFile } from '../events.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
@@ -109,56 +110,68 @@ function checkOptions(opts: SendOptions): void {
   if (opts.tenant !== undefined && opts.jwtKey === undefined) throw new UsageError('--tenant applies to JWT sends: add --jwt-key');
 }
 
+interface LoadRun {
+  url: string;
+  signer: Signer;
+  extra: [string, string][];
+  /** One body for every event, or the checked corpus of --events. */
+  source: Buffer | EventsFile;
+}
+
+/** Load mode: the run, its summary, and the exit code. */
+async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
+  const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
+  const events = Buffer.isBuffer(source) ? undefined : source;
+  const lines = events && new EventLines(events.path);
+  try {
+    const summary = await runLoad({
+      url,
+      count: opts.count ?? events?.lines ?? Infinity,
+      durationMs: opts.duration !== undefined ? Math.round(opts.duration * 1000) : undefined,
+      concurrency: opts.concurrency ?? (events ? 1 : 16),
+      rate: opts.rate,
+      body: lines ?? (source as Buffer),
+      events: events && { file: events.name, lines: events.lines },
+      headersFor: async (id, bytes) => {
+        const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
+        return buildHeaders(ts, id, await signer(ts, id, bytes), extra);
+      },
+      timeoutMs: ctx.settings.timeoutMs,
+      progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
+      onInterrupt: (listener) => ctx.io.onInterrupt(listener),
+    });
+    await printSummary(summary, ctx);
+    if (lines?.failure) {
+      ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
+      return Exit.Usage;
+    }
+    return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
+  } finally {
+    await lines?.close();
+  }
+}
+
 export async function run({ args: [target], opts }: SendInput, ctx: CommandContext): Promise<number> {
   checkOptions(opts);
   const extra = parseSendHeaderFlags(opts.header);
   const url = await listenerUrl(target, ctx);
   const tenantOf = hasScheme(target) ? new URL(url).origin : await ctx.baseUrl();
   // The body (or every line of --events) first: a missing or bad body is reported before any secret prompt.
-  const events = opts.events !== undefined ? await (await import('../events.js')).checkEvents(opts.events, ctx) : undefined;
-  const body = events ? undefined : await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
+  if (opts.events !== undefined) {
+    const events = await (await import('../events.js')).checkEvents(opts.events, ctx);
+    const { signer } = await makeSigner(opts, ctx, url, tenantOf);
+    return sendLoad(opts, ctx, { url, signer, extra, source: events });
+  }
+  const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
   const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf);
-  if (body) {
-    try {
-      JSON.parse(body.bytes.toString('utf8'));
-    } catch {
-      ctx.out.warn('the body is not valid JSON: the listener will answer 400');
-    }
-    if (body.bytes.length > MAX_BODY_BYTES) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
+  try {
+    JSON.parse(body.bytes.toString('utf8'));
+  } catch {
+    ctx.out.warn('the body is not valid JSON: the listener will answer 400');
   }
+  if (body.bytes.length > MAX_BODY_BYTES) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
+  if (loadFlag(opts)) return sendLoad(opts, ctx, { url, signer, extra, source: body.bytes });
 
-  if (loadFlag(opts)) {
-    const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
-    const lines = events && new EventLines(events.path);
-    try {
-      const summary = await runLoad({
-        url,
-        count: opts.count ?? events?.lines ?? Infinity,
-        durationMs: opts.duration !== undefined ? Math.round(opts.duration * 1000) : undefined,
-        concurrency: opts.concurrency ?? (events ? 1 : 16),
-        rate: opts.rate,
-        body: lines ?? body!.bytes,
-        events: events && { file: events.name, lines: events.lines },
-        headersFor: async (id, bytes) => {
-          const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
-          return buildHeaders(ts, id, await signer(ts, id, bytes), extra);
-        },
-        timeoutMs: ctx.settings.timeoutMs,
-        progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
-        onInterrupt: (listener) => ctx.io.onInterrupt(listener),
-      });
-      await printSummary(summary, ctx);
-      if (lines?.failure) {
-        ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
-        return Exit.Usage;
-      }
-      return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
-    } finally {
-      await lines?.close();
-    }
-  }
-
-  if (!body) throw new Error('unreachable: a body outside load mode');
   const id = opts.eventId ?? newEventId();
   if (!isUuidV4(id)) ctx.out.warn(`event ID "${id}" is not a UUID v4: the listener will answer 400`);
   const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
