@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliFor, tempDir } from '../../helpers/cli.js';
+import { baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { hmacSignature } from '../../../src/webhook/sign.js';
 
@@ -122,6 +122,20 @@ describe.concurrent('webhook send --events', () => {
     const r = await cli()(['webhook', 'send', rec.url, '--events', file('edge.ndjson', `${line}\r\n`), '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(rec.seen[0]!.body.toString()).toBe(line);
+  });
+
+  it('a file emptied after its check ends the run there, saying so (exit 2)', async () => {
+    // One connection, answers after 200 ms: the file is read again for the third event, long after it is emptied.
+    const slow = await recorder(200);
+    const corpus = file('emptied.ndjson', '{"n":1}\n{"n":2}\n');
+    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10'], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
+    for (const end = Date.now() + 10_000; slow.seen.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+    writeFileSync(corpus, '');
+    const r = await run.done;
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
+    expect(r.stderr).toMatch(/^✗ --events \S+: it holds no event any more: it changed after the check; the run ended there$/m);
+    expect(slow.seen).toHaveLength(2);
   });
 
   it('reads the events from standard input with "-", copied aside so --count can cycle', async () => {
