@@ -1,7 +1,7 @@
 // Inbound webhooks: an HMAC send, its replay (409), a JWT send, the IP
 // allowlist (403), a dry run as curl, an offline verify of a captured request,
-// a signing key for a JWT listener, a short load run; the listeners and
-// their runs.
+// a signing key for a JWT listener, load runs (a corpus replayed, a timed
+// run, a listener that is down); the listeners and their runs.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -62,8 +62,18 @@ export default async function ({ agctl, ready, work }) {
   agctl(['webhook', 'keygen', '--alg', 'es256', '--out', join(work, 'partner-es')]);
   agctl(['webhook', 'keygen', '--alg', 'EdDSA', '--kid', 'partner-2025', '--out', join(work, 'partner')]);
 
-  // Load mode: fresh event IDs through one keep-alive pool, then a summary.
+  // Load mode: fresh event IDs through one keep-alive pool, then a summary with a latency histogram.
   agctl(['webhook', 'send', hmacUrl, '-d', '{"load":true}', '--count', '2000', '--concurrency', '16'], { extraEnv: secretEnv });
-  // Nothing listening: "0 of 20 delivered", exit 9.
-  agctl(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/x', '-d', '{}', '--count', '20'], { extraEnv: secretEnv, expect: 9 });
+  // A captured corpus replayed: each NDJSON line its own event, its exact bytes signed, in order (blank lines skipped).
+  const corpus = join(work, 'captured.ndjson');
+  const tickets = Array.from({ length: 50 }, (_, i) => JSON.stringify({ ticket: `INC-${100 + i}`, priority: ['low', 'high'][i % 2], tags: i % 5 ? [] : ['vip'] }));
+  writeFileSync(corpus, `${tickets.slice(0, 25).join('\n')}\n\n${tickets.slice(25).join('\n')}\n`);
+  agctl(['webhook', 'send', hmacUrl, '--events', corpus], { extraEnv: secretEnv });
+  // A line that is not JSON is named before anything is sent (exit 2).
+  writeFileSync(join(work, 'broken.ndjson'), `${tickets[0]}\n{"ticket":"INC-9",\n`);
+  agctl(['webhook', 'send', hmacUrl, '--events', join(work, 'broken.ndjson')], { extraEnv: secretEnv, expect: 2 });
+  // A timed run at a fixed rate: about 300 events in 1.5 s, latency from when each was due.
+  agctl(['webhook', 'send', hmacUrl, '--events', corpus, '--count', '100000', '--rate', '200', '--duration', '1.5', '--concurrency', '8'], { extraEnv: secretEnv });
+  // Nothing listening: the run stops after a few attempts, says why, exit 9.
+  agctl(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/x', '-d', '{}', '--count', '100000'], { extraEnv: secretEnv, expect: 9 });
 }

@@ -368,7 +368,30 @@ const CERT_ERRORS: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
 };
 
-type Failure = { kind: 'refused' | 'not-found' | 'timeout' | 'reset' | 'not-tls' | 'tls' | 'certificate' | 'other'; detail: string };
+type FailureKind = 'refused' | 'not-found' | 'timeout' | 'reset' | 'unreachable' | 'not-tls' | 'tls' | 'certificate' | 'other';
+type Failure = { kind: FailureKind; detail: string };
+
+/** A failure's kind in a word, as summaries count it (never a library's error code). */
+const FAILURE_WORDS: Record<FailureKind, string> = {
+  refused: 'refused',
+  'not-found': 'DNS',
+  timeout: 'timed out',
+  reset: 'reset',
+  unreachable: 'unreachable',
+  'not-tls': 'TLS',
+  tls: 'TLS',
+  certificate: 'TLS certificate',
+  other: 'other',
+};
+
+/**
+ * Why a request got no HTTP answer, from the error of node:http or undici
+ * (load mode): its kind, the kind in a word, and a few words of detail.
+ */
+export function networkFailure(err: unknown): Failure & { word: string } {
+  const f = classifyNetworkError(err);
+  return { ...f, word: FAILURE_WORDS[f.kind] };
+}
 
 function classifyNetworkError(err: unknown): Failure {
   const code = errorCode(err);
@@ -380,10 +403,21 @@ function classifyNetworkError(err: unknown): Failure {
       return { kind: 'not-found', detail: 'host not found' };
     case 'ETIMEDOUT':
     case CONNECT_TIMEOUT:
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
       return { kind: 'timeout', detail: 'timed out' };
     case 'ECONNRESET':
+    case 'EPIPE':
       return { kind: 'reset', detail: 'connection reset' };
+    case 'UND_ERR_SOCKET':
+      return { kind: 'reset', detail: 'connection closed before the answer' };
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return { kind: 'unreachable', detail: 'host unreachable' };
   }
+  if ((err as Error)?.name === 'TimeoutError') return { kind: 'timeout', detail: 'timed out' };
   if (code && NOT_TLS.has(code)) return { kind: 'not-tls', detail: 'the server does not speak TLS on that port (is it http://?)' };
   if (code && CERT_ERRORS[code]) return { kind: 'certificate', detail: CERT_ERRORS[code]! };
   // OpenSSL's own text (library, function, source file) means nothing to a user: the code names it.

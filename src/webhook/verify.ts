@@ -185,23 +185,33 @@ function checkRequest(input: VerifyInput): VerifyResult | { text: string; eventI
   // 400, not 415: §7 answers every invalid request with 400 and lists no 415, so a sender written to the spec knows it.
   const coding = headerValue(h, 'content-encoding')?.trim().toLowerCase();
   if (coding && coding !== 'identity') return badRequest(`Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not accepted: the body must be sent as is, not encoded`, id);
-  const b = input.body;
+  const body = jsonBody(input.body);
+  if ('problem' in body) return badRequest(body.problem, id);
+  return { text: body.text, eventId: id };
+}
+
+/**
+ * Step 2's body rule: the body is UTF-8 JSON text without a byte order mark.
+ * Gives the text, or what is wrong ("body is not valid JSON: ..."). Also
+ * checks each line of `webhook send --events` before anything is sent.
+ */
+export function jsonBody(b: Uint8Array): { text: string } | { problem: string } {
   if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
-    return badRequest('body starts with a UTF-8 byte order mark, which JSON text must not have (RFC 8259 §8.1)', id);
+    return { problem: 'body starts with a UTF-8 byte order mark, which JSON text must not have (RFC 8259 §8.1)' };
   }
   let text: string;
   try {
-    text = utf8.decode(input.body);
+    text = utf8.decode(b);
   } catch {
-    return badRequest('body is not valid UTF-8', id);
+    return { problem: 'body is not valid UTF-8' };
   }
   try {
     JSON.parse(text);
   } catch (err) {
-    if (text.trim() === '') return badRequest('body is empty; a JSON document is required', id);
-    return badRequest(`body is not valid JSON: ${(err as Error).message}`, id);
+    if (text.trim() === '') return { problem: 'body is empty; a JSON document is required' };
+    return { problem: `body is not valid JSON: ${(err as Error).message}` };
   }
-  return { text, eventId: id };
+  return { text };
 }
 
 function unauthorized(reason: string, eventId: string): VerifyResult {

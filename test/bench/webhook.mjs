@@ -6,9 +6,14 @@
 //     request, each its own transaction). Throughput as a ratio of each (targets
 //     >= 0.45 of bare, >= 1.5x the reference), p99 latency, server CPU, peak RSS.
 //  2. The sender: `agctl webhook send --count N` (which signs every request)
-//     against autocannon (which signs none) on the same bare server, same
-//     body and concurrency, taking turns; events/s as a ratio of autocannon's
-//     requests/s (target >= 1.0).
+//     against autocannon doing the same work (its setupRequest hook gives each
+//     request a fresh event ID, timestamp and HMAC, signed as agctl signs) and
+//     autocannon sending one unsigned request over and over, on the same bare
+//     server, same body and concurrency, taking turns; events/s as a ratio of
+//     each (target >= 1.0 of the signing autocannon). And a replay of N
+//     distinct lines (`--events`) against the single-body run (target >= 0.9),
+//     with the peak RSS of each agctl run.
+// `node test/bench/webhook.mjs sender` runs the sender part alone.
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
 // scheduler cannot put both on one core (applied the same way to both servers;
@@ -90,14 +95,33 @@ async function generate({ url, secret, requests, concurrency, warmup }) {
   return result;
 }
 
-/** autocannon's requests/s for `requests` POSTs of the body, `concurrency` connections, no pipelining. */
-async function autocannon({ url, requests, concurrency }) {
+/**
+ * The headers of one event as `agctl webhook send` signs it (src/webhook/sign.ts):
+ * a fresh UUID v4, the time in Unix seconds, base64url HMAC-SHA256 of
+ * `<timestamp>.<event_id>.<body>` keyed with the secret string.
+ */
+function signedHeaders(secret, body) {
+  const id = randomUUID();
+  const ts = String(Math.floor(Date.now() / 1000));
+  const sig = createHmac('sha256', secret).update(`${ts}.${id}.`, 'utf8').update(body).digest('base64url');
+  return { 'content-type': 'application/json', 'webhook-timestamp': ts, 'webhook-event-id': id, 'webhook-signature': sig };
+}
+
+/**
+ * autocannon's requests/s for `requests` POSTs of the body, `concurrency`
+ * connections, no pipelining; with `secret`, each request signed afresh in
+ * its setupRequest hook (the work agctl does per event).
+ */
+async function autocannon({ url, requests, concurrency, secret }) {
   const { default: run } = await import('autocannon');
+  const body = bodyOf(BODY_BYTES);
   const result = await run({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: bodyOf(BODY_BYTES),
+    body,
+    // The hook goes on a request of `requests` (autocannon ignores it at the top level) and runs before each send.
+    ...(secret ? { requests: [{ setupRequest: (req) => ({ ...req, headers: signedHeaders(secret, body) }) }] } : {}),
     connections: concurrency,
     pipelining: 1,
     amount: requests,
@@ -122,19 +146,31 @@ if (process.argv[2] === '--generate') {
 
 // ---- the benchmark ----
 
+/** Runs a process to its end; `peakRssMiB`: its peak resident set, read from /proc every 50 ms while it runs (Linux; else null). */
 function runChild(cmd, args, opts = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
     let out = '';
     let err = '';
+    let peak = null;
+    const sample = () => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak ?? 0, Number(m[1]) / 1024);
+      } catch {
+        // gone, or not Linux
+      }
+    };
+    const sampler = setInterval(sample, 50);
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), PHASE_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      clearInterval(sampler);
       if (code !== 0 && !opts.allowFailure) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
-      else resolve({ code, out, err });
+      else resolve({ code, out, err, peakRssMiB: peak });
     });
   });
 }
@@ -275,52 +311,106 @@ async function startEmbedded(dir) {
 /**
  * agctl's load mode and autocannon, taking turns on the bare server (each in
  * its own process, pinned like the load generator): SENDER_ROUNDS rounds of
- * SENDER_COUNT events each. The bare server answers 200 without checking the
- * signature; agctl computes it all the same.
+ * SENDER_COUNT events each, by agctl with one body, agctl replaying
+ * SENDER_COUNT distinct lines of the same size (--events), autocannon signing
+ * each request and autocannon unsigned. The bare server answers 200 without
+ * checking the signatures; agctl and the signing autocannon compute them all
+ * the same.
  */
 export async function senderRounds(dir, url) {
   const bodyFile = join(dir, 'body.json');
   writeFileSync(bodyFile, bodyOf(BODY_BYTES));
-  const env = { ...process.env, AGCTL_WEBHOOK_SECRET: 'bench-secret-not-checked-by-the-bare-server', AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-  const agctlArgs = [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(SENDER_COUNT), '--concurrency', String(CONCURRENCY), '-o', 'json'];
-  const cannonEnv = { ...process.env, AGCTL_BENCH_LOAD: JSON.stringify({ url, requests: SENDER_COUNT, concurrency: CONCURRENCY }) };
+  const eventsFile = join(dir, 'events.ndjson');
+  const lines = [];
+  for (let i = 0; i < SENDER_COUNT; i++) {
+    const head = `{"seq":${i},"pad":"`;
+    lines.push(`${head}${'x'.repeat(BODY_BYTES - head.length - 2)}"}`);
+  }
+  writeFileSync(eventsFile, lines.join('\n') + '\n');
+  const secret = 'bench-secret-not-checked-by-the-bare-server';
+  const env = { ...process.env, AGCTL_WEBHOOK_SECRET: secret, AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+  const common = ['--concurrency', String(CONCURRENCY), '-o', 'json'];
+  const single = [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(SENDER_COUNT), ...common];
+  const replay = [BIN, 'webhook', 'send', url, '--events', eventsFile, ...common];
+  const cannonEnv = (signed) => ({ ...process.env, AGCTL_BENCH_LOAD: JSON.stringify({ url, requests: SENDER_COUNT, concurrency: CONCURRENCY, ...(signed ? { secret } : {}) }) });
+  const agctlRun = async (args) => {
+    settle();
+    const r = await runChild(...pinned(0, process.execPath, args), { env });
+    const sum = JSON.parse(r.out);
+    if (sum.statuses['200'] !== SENDER_COUNT) throw new Error(`webhook send: not every event was answered 200: ${JSON.stringify(sum.statuses)} ${JSON.stringify(sum.errors)}`);
+    return { throughput: sum.throughput, p99: sum.latencyMs.p99, rss: r.peakRssMiB };
+  };
+  const cannonRun = async (signed) => {
+    settle();
+    const cannon = JSON.parse((await runChild(...pinned(0, process.execPath, [SELF, '--autocannon']), { env: cannonEnv(signed) })).out);
+    if (cannon.statuses['200'] !== SENDER_COUNT) throw new Error(`autocannon: not every request was answered 200: ${JSON.stringify(cannon)}`);
+    return cannon.throughput;
+  };
   const rounds = [];
   for (let r = 0; r < SENDER_ROUNDS; r++) {
-    settle();
-    const agctl = JSON.parse((await runChild(...pinned(0, process.execPath, agctlArgs), { env })).out);
-    if (agctl.statuses['200'] !== SENDER_COUNT) throw new Error(`webhook send: not every event was answered 200: ${JSON.stringify(agctl.statuses)} ${JSON.stringify(agctl.errors)}`);
-    settle();
-    const cannon = JSON.parse((await runChild(...pinned(0, process.execPath, [SELF, '--autocannon']), { env: cannonEnv })).out);
-    if (cannon.statuses['200'] !== SENDER_COUNT) throw new Error(`autocannon: not every request was answered 200: ${JSON.stringify(cannon)}`);
-    rounds.push({ agctl: agctl.throughput, autocannon: cannon.throughput, p99: agctl.latencyMs.p99 });
+    const agctl = await agctlRun(single);
+    const signed = await cannonRun(true);
+    const events = await agctlRun(replay);
+    const unsigned = await cannonRun(false);
+    rounds.push({ agctl, events, signed, unsigned });
   }
-  const ratios = rounds.map((x) => x.agctl / x.autocannon);
+  const ratios = (f) => rounds.map(f);
+  const rss = (xs) => (xs.some((x) => x === null) ? null : Math.max(...xs));
   return {
-    agctl: median(rounds.map((x) => x.agctl)),
-    autocannon: median(rounds.map((x) => x.autocannon)),
-    p99: median(rounds.map((x) => x.p99)),
-    ratio: median(ratios),
-    ratios,
+    agctl: median(rounds.map((x) => x.agctl.throughput)),
+    events: median(rounds.map((x) => x.events.throughput)),
+    signed: median(rounds.map((x) => x.signed)),
+    unsigned: median(rounds.map((x) => x.unsigned)),
+    p99: median(rounds.map((x) => x.agctl.p99)),
+    eventsP99: median(rounds.map((x) => x.events.p99)),
+    rss: rss(rounds.map((x) => x.agctl.rss)),
+    eventsRss: rss(rounds.map((x) => x.events.rss)),
+    signedRatios: ratios((x) => x.agctl.throughput / x.signed),
+    unsignedRatios: ratios((x) => x.agctl.throughput / x.unsigned),
+    eventsRatios: ratios((x) => x.events.throughput / x.agctl.throughput),
   };
 }
 
 export function printSender(s) {
+  const mib = (x) => (x === null ? '-' : `${x.toFixed(0)} MiB`);
   console.log(
-    `\nWebhook sender: ${SENDER_COUNT} POSTs x ${SENDER_ROUNDS} rounds each, ${BODY_BYTES}-byte body, ${CONCURRENCY} connections, to the bare node:http server` +
-      `${canPin ? ' (pinned to CPU 1; senders to CPU 0)' : ''}, taking turns (ratio: median of each round's ratio)\n`,
+    `\nWebhook sender: ${SENDER_COUNT} POSTs x ${SENDER_ROUNDS} rounds each, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, to the bare node:http server` +
+      `${canPin ? ' (pinned to CPU 1; senders to CPU 0)' : ''}, taking turns (ratios: median of each round's ratio; peak RSS: the largest of the rounds)\n`,
   );
   printTable(
-    ['sender', 'req/s', ''],
+    ['sender', 'req/s', 'p99 ms', 'peak RSS'],
     [
-      ['autocannon (baseline; unsigned)', s.autocannon.toFixed(0), '-'],
-      [`agctl webhook send --count ${SENDER_COUNT} (HMAC-signed)`, s.agctl.toFixed(0), `p99 ${s.p99} ms`],
+      ['autocannon, unsigned (one request over and over)', s.unsigned.toFixed(0), '-', '-'],
+      ['autocannon, each request signed in setupRequest (same work)', s.signed.toFixed(0), '-', '-'],
+      [`agctl webhook send --count ${SENDER_COUNT} (HMAC-signed, one body)`, s.agctl.toFixed(0), String(s.p99), mib(s.rss)],
+      [`agctl webhook send --events (${SENDER_COUNT} distinct lines)`, s.events.toFixed(0), String(s.eventsP99), mib(s.eventsRss)],
     ],
   );
   console.log('');
+  const median_ = (xs) => median(xs).toFixed(2);
+  const row = (name, xs, target, met) => [name, median_(xs), xs.map((x) => x.toFixed(2)).join(' '), target, met === undefined ? '-' : met ? 'met' : 'MISSED'];
   printTable(
     ['measure', 'value', 'rounds', 'target', ''],
-    [['throughput ratio (agctl / autocannon)', s.ratio.toFixed(2), s.ratios.map((x) => x.toFixed(2)).join(' '), '>= 1.00', s.ratio >= 1 ? 'met' : 'MISSED']],
+    [
+      row('throughput ratio (agctl / signing autocannon)', s.signedRatios, '>= 1.00', median(s.signedRatios) >= 1),
+      row('throughput ratio (agctl / unsigned autocannon)', s.unsignedRatios, '-'),
+      row('throughput ratio (--events replay / one body)', s.eventsRatios, '>= 0.90', median(s.eventsRatios) >= 0.9),
+    ],
   );
+}
+
+/** The sender part alone, against a bare server of its own. */
+async function runSender() {
+  const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-sender-'));
+  const bare = await startBare();
+  try {
+    const sender = await senderRounds(dir, bare.url);
+    printSender(sender);
+    return sender;
+  } finally {
+    await bare.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function run() {
@@ -399,4 +489,4 @@ export async function run() {
   }
 }
 
-if (process.argv[1] === SELF) await run();
+if (process.argv[1] === SELF) await (process.argv[2] === 'sender' ? runSender() : run());

@@ -102,6 +102,12 @@ describe('load progress bar', () => {
     expect(progressLine(42, 100, 2000, statuses, 0, 4)).toBe('42/…');
   });
 
+  it('in a timed run, fills with the time (or the count, when further along) and shows it', () => {
+    expect(progressLine(42, Infinity, 2000, {}, 0, 200, 8000)).toBe('[########......................] 42  21/s  2.0/8 s');
+    expect(progressLine(42, Infinity, 9000, {}, 0, 200, 8000)).toBe('[##############################] 42  5/s  8.0/8 s');
+    expect(progressLine(90, 100, 2000, { '200': 90 }, 0, 200, 8000)).toBe('[###########################...] 90/100  45/s  2.0/8 s  200:90');
+  });
+
   it('redraws within a 40-column terminal during a real run', async () => {
     const srv = await tinyServer();
     srv.reset((_r, res) => res.end('{}'));

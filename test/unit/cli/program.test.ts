@@ -362,7 +362,7 @@ describe('option parsers', () => {
     expect(() => positiveInt('--big')('9007199254740992')).toThrow(/^--big is too large$/);
   });
 
-  it('every flag that takes a count refuses 0 naming a bound a person would write', async () => {
+  it('every flag that takes a count (or a time) refuses 0 naming a bound a person would write', async () => {
     const refusals: string[] = [];
     for (const c of walk(await buildProgram())) {
       for (const o of c.options) {
@@ -376,7 +376,7 @@ describe('option parsers', () => {
       }
     }
     expect(refusals.length).toBeGreaterThan(10);
-    for (const m of refusals) expect(m).toMatch(/^--[a-z-]+ must be a whole number (1 or more|from 1 to \d{1,7})$/);
+    for (const m of refusals) expect(m).toMatch(/^--[a-z-]+ must be a (whole number (1 or more|from 1 to \d{1,7})|number of seconds from 0\.001 to \d{1,7})$/);
   });
 
   it('collect', () => {

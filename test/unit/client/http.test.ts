@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CliError, Exit } from '../../../src/lib/exit.js';
 import { ApiClient } from '../../../src/client/api.js';
 import { StaticToken } from '../../../src/client/auth.js';
-import { HttpClient, retryAfterMs } from '../../../src/client/http.js';
+import { HttpClient, networkFailure, retryAfterMs } from '../../../src/client/http.js';
 import { closedPort, sendJson, tinyServer } from './tiny-server.js';
 
 const srv = await tinyServer();
@@ -332,5 +332,26 @@ describe('the size of an answer', () => {
 
   it('the default cap is 32 MiB an answer, 256 MiB in all', () => {
     expect([new HttpClient().maxResponseBytes, new HttpClient().maxTotalBytes]).toEqual([32 * 1024 * 1024, 256 * 1024 * 1024]);
+  });
+});
+
+describe('networkFailure', () => {
+  const coded = (code: string, cause?: unknown) => Object.assign(new Error(`boom ${code}`), { code, cause });
+  it.each([
+    [coded('ECONNREFUSED'), 'refused'],
+    [coded('ECONNRESET'), 'reset'],
+    [coded('UND_ERR_SOCKET'), 'reset'],
+    [coded('EPIPE'), 'reset'],
+    [coded('UND_ERR_CONNECT_TIMEOUT'), 'timed out'],
+    [coded('UND_ERR_HEADERS_TIMEOUT'), 'timed out'],
+    [coded('ETIMEDOUT'), 'timed out'],
+    [coded('EHOSTUNREACH'), 'unreachable'],
+    [coded('ENOTFOUND'), 'DNS'],
+    [coded('ERR_SSL_WRONG_VERSION_NUMBER'), 'TLS'],
+    [coded('DEPTH_ZERO_SELF_SIGNED_CERT'), 'TLS certificate'],
+    [new Error('fetch failed', { cause: coded('ECONNREFUSED') }), 'refused'],
+    [coded('SOMETHING_NEW'), 'other'],
+  ])('names %s in a word: %s', (err, word) => {
+    expect(networkFailure(err).word).toBe(word);
   });
 });

@@ -2,7 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { parseHeaderFlags, parseSendHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
-import { loadExitCode, percentile, undelivered, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
+import { loadExitCode, undelivered, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
+import { LatencyHistogram, histogramLines } from '../../../src/cli/commands/webhook/latency.js';
 import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';
 import { curlCommand } from '../../../src/cli/commands/webhook/send/run.js';
 
@@ -144,26 +145,60 @@ describe('curl output and flags', () => {
 
 describe('load-mode summaries', () => {
   const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
-    url: 'http://x', count: 0, sent: 0, delivered: 0, interrupted: false, concurrency: 1, rate: null, bodyBytes: 0, durationMs: 1, throughput: 1, statuses, errors,
-    latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0 },
+    url: 'http://x', count: 0, durationLimitS: null, sent: 0, delivered: 0, timed: false, interrupted: false, stopped: null, concurrency: 1, rate: null, bodyBytes: 0, events: null,
+    durationMs: 1, throughput: 1, statuses, errors, latencyFrom: 'sent', latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0, min: 0 }, latencyBuckets: [],
   });
 
-  it('nearest-rank percentiles', () => {
-    const xs = Float64Array.from({ length: 100 }, (_, i) => i + 1);
-    expect([percentile(xs, 50), percentile(xs, 95), percentile(xs, 99), percentile(xs, 100)]).toEqual([50, 95, 99, 100]);
-    expect(percentile(new Float64Array(0), 99)).toBe(0);
-    expect(percentile(Float64Array.of(7), 1)).toBe(7);
+  it('nearest-rank percentiles within 1% in constant memory, exact min, max and mean', () => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= 100; i++) h.record(i);
+    for (const [p, want] of [[50, 50], [95, 95], [99, 99], [100, 100]] as const) {
+      expect(h.percentile(p)).toBeGreaterThanOrEqual(want);
+      expect(h.percentile(p)).toBeLessThanOrEqual(want * 1.01);
+    }
+    expect([h.min, h.max, h.mean]).toEqual([1, 100, 50.5]);
+    expect(new LatencyHistogram().percentile(99)).toBe(0);
+    const one = new LatencyHistogram();
+    one.record(0.1234);
+    expect(one.percentile(1)).toBeCloseTo(0.1234, 3);
+    // Sub-millisecond values to the microsecond; an hour is clamped, not lost.
+    one.record(3_600_000);
+    expect(one.count).toBe(2);
+    expect(one.max).toBe(3_600_000);
+  });
+
+  it('ten buckets of equal width from the fastest to the slowest, drawn as bars fitted to the width', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 90; i++) h.record(1 + (i % 9) / 100);
+    for (let i = 0; i < 10; i++) h.record(10);
+    const b = h.buckets();
+    expect(b).toHaveLength(10);
+    expect(b[0]).toMatchObject({ fromMs: 1, count: 90 });
+    expect(b[9]).toMatchObject({ toMs: 10, count: 10 });
+    expect(b.reduce((n, x) => n + x.count, 0)).toBe(100);
+    const lines = histogramLines(b, 60);
+    expect(lines[0]).toMatch(/^ +1\.000 - 1\.900 ms +90 +█+$/);
+    expect(lines[9]).toMatch(/^ +9\.100 - 10\.00 ms +10 +█+$/);
+    expect(lines[1]).toMatch(/ms +0$/);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(59);
+    const bars = (l: string) => l.split('█').length - 1;
+    expect(bars(lines[0]!) / bars(lines[9]!)).toBeGreaterThanOrEqual(8);
+    expect(bars(lines[0]!) / bars(lines[9]!)).toBeLessThanOrEqual(12);
+    const same = new LatencyHistogram();
+    same.record(2);
+    same.record(2);
+    expect(same.buckets()).toEqual([{ fromMs: 2, toMs: 2, count: 2 }]);
   });
 
   it('exits 0 only when every event got a 2xx, else with the most frequent failure', () => {
     expect(loadExitCode(summary({ '200': 10 }))).toBe(0);
     expect(loadExitCode(summary({ '200': 5, '409': 3, '401': 1 }))).toBe(6);
-    expect(loadExitCode(summary({ '200': 5, '401': 2 }, { ECONNRESET: 3 }))).toBe(9);
+    expect(loadExitCode(summary({ '200': 5, '401': 2 }, { reset: 3 }))).toBe(9);
     expect(loadExitCode(summary({ '413': 1 }))).toBe(7);
   });
 
   it('says how many were delivered and why the others were not, most frequent first', () => {
-    const s = { ...summary({ '200': 5, '202': 1, '401': 2, '503': 4 }, { ECONNRESET: 3 }), count: 15, sent: 15, delivered: 6 };
-    expect(undelivered(s)).toBe('6 of 15 delivered; 4 HTTP 503, 3 no answer (ECONNRESET), 2 HTTP 401');
+    const s = { ...summary({ '200': 5, '202': 1, '401': 2, '503': 4 }, { reset: 3 }), count: 15, sent: 15, delivered: 6 };
+    expect(undelivered(s)).toBe('6 of 15 delivered; 4 HTTP 503, 3 no answer (reset), 2 HTTP 401');
   });
 });

@@ -9,6 +9,21 @@ export const unixSeconds = (name: string) => (v: string): number => {
 };
 
 /**
+ * Load mode takes the listener as down, and stops, when the first
+ * DOWN_ATTEMPTS attempts, or every attempt in the first DOWN_MS of the run,
+ * got no HTTP answer (refused, reset, timed out, unreachable).
+ */
+export const DOWN_ATTEMPTS = 20;
+export const DOWN_MS = 1000;
+
+/** Parses a positive number of seconds (decimals allowed: 0.5), at most `max`. */
+export const positiveSeconds = (name: string, max: number) => (v: string): number => {
+  const n = Number(v);
+  if (!/^\d+(?:\.\d+)?$/.test(v.trim()) || !(n >= 0.001) || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from 0.001 to ${max}`);
+  return n;
+};
+
+/**
  * The JWT algorithms a listener key can use, in the order help shows them: the
  * same set as JWT_ALGORITHMS of src/webhook/sign.ts (which loads jose), as the
  * compiler checks here.

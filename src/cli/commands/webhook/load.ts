@@ -1,23 +1,40 @@
-// Load mode of `agctl webhook send`: N events with fresh event IDs through one
-// keep-alive undici pool, C in flight, optionally paced to R per second; a
-// progress bar on a terminal; a summary with status counts, throughput and
-// latency percentiles. Ctrl-C stops sending, lets the requests in flight
-// finish (aborting them after INTERRUPT_GRACE_MS or a second Ctrl-C) and
-// summarizes what was sent, marked as interrupted.
+// Load mode of `agctl webhook send`: events with fresh event IDs through one
+// keep-alive undici pool, C in flight, optionally paced to R per second, until
+// N were sent, the time given is up, or the listener gives no answer at all
+// (it is not running); a progress bar on a terminal; a summary with status
+// counts, throughput, latency percentiles and a histogram. Under a rate each
+// latency is measured from when its request was due, not from when a free
+// connection let it go (no coordinated omission). Ctrl-C stops sending, lets
+// the requests in flight finish (aborting them after INTERRUPT_GRACE_MS or a
+// second Ctrl-C) and summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
+import { networkFailure } from '../../../client/http.js';
 import { Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
+import { DOWN_ATTEMPTS, DOWN_MS } from './flags.js';
+import { LatencyHistogram, histogramLines, type LatencyBucket } from './latency.js';
+
+/** Bodies one after another (the lines of --events); undefined when there are none left. */
+export interface BodySource {
+  next(): Buffer | undefined | Promise<Buffer | undefined>;
+}
 
 export interface LoadOptions {
   url: string;
+  /** Events to send at most (Infinity: until the time is up). */
   count: number;
+  /** Stop sending after this long (--duration). */
+  durationMs?: number;
   concurrency: number;
   /** Requests per second at most. */
   rate?: number;
-  body: Buffer;
-  headersFor: (eventId: string) => Promise<Record<string, string>>;
+  /** The body of every event, or where each event's body comes from. */
+  body: Buffer | BodySource;
+  /** Where the bodies come from, for the summary (--events). */
+  events?: { file: string; lines: number };
+  headersFor: (eventId: string, body: Buffer) => Promise<Record<string, string>>;
   timeoutMs: number;
   /** A terminal to draw the progress bar on (fitted to its current `columns`). */
   progress?: Writable & { columns?: number };
@@ -31,74 +48,96 @@ export interface LoadOptions {
 export const INTERRUPT_GRACE_MS = 2000;
 /** Bytes of an answer's body load mode reads at most (only its status counts); a longer body's connection is closed there. */
 export const LOAD_MAX_BODY_BYTES = 128 * 1024;
-/** The error code counted for requests aborted after Ctrl-C. */
+/** The error counted for requests aborted after Ctrl-C. */
 export const ABORTED = 'aborted';
 
 export interface LoadSummary {
   url: string;
-  /** Events asked for (--count). */
-  count: number;
-  /** Events sent: `count`, or fewer after Ctrl-C. */
+  /** Events asked for (--count, or the lines of --events); null when only --duration bounds the run. */
+  count: number | null;
+  /** The time limit (--duration), in seconds; null without one. */
+  durationLimitS: number | null;
+  /** Events sent: `count`, or fewer when the time was up, the listener was down, or after Ctrl-C. */
   sent: number;
   /** Events the listener accepted (answered 2xx). */
   delivered: number;
+  /** Ended because the time given (--duration) was up. */
+  timed: boolean;
   /** Stopped with Ctrl-C before every event was sent. */
   interrupted: boolean;
+  /** Why the run stopped early when the listener gave no HTTP answer (it is taken as down); else null. */
+  stopped: string | null;
   concurrency: number;
   rate: number | null;
-  bodyBytes: number;
+  /** The size of the one body sent; null when the bodies are the lines of --events. */
+  bodyBytes: number | null;
+  /** The corpus sent (--events): its name and number of events; else null. */
+  events: { file: string; lines: number } | null;
   durationMs: number;
   /** Completed requests per second (answered or failed). */
   throughput: number;
   statuses: Record<string, number>;
-  /** Requests that got no HTTP answer, by error code (`aborted`: still in flight when the run was interrupted). */
+  /** Requests that got no HTTP answer, by what happened: refused, reset, timed out, unreachable, DNS, TLS (`aborted`: still in flight when the run was interrupted). */
   errors: Record<string, number>;
-  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
-}
-
-/** The nearest-rank percentile of sorted values. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
+  /** From when each request was sent, or under a rate from when it was due. */
+  latencyFrom: 'sent' | 'due';
+  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number; min: number };
+  /** The latencies in ten buckets of equal width, from the fastest to the slowest. */
+  latencyBuckets: LatencyBucket[];
 }
 
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
-function errorCode(err: unknown): string {
-  let e = err as { code?: string; name?: string; cause?: unknown } | undefined;
-  for (let i = 0; e && i < 4; i++) {
-    if (typeof e.code === 'string') return e.code;
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'ETIMEDOUT';
-    e = e.cause as typeof e;
-  }
-  return (err as Error)?.name ?? 'error';
-}
-
 /**
  * The progress bar's text fitted to `max` columns: in full when it fits (as on
  * any terminal of usual width), else without the status counts, then with a
- * shorter bar, then the counts alone, cut with "…" as a last resort.
+ * shorter bar, then the counts alone, cut with "…" as a last resort. With a
+ * time limit (`limitMs`) the bar fills with the time or the count, whichever
+ * is further along; `total` is Infinity when only the time bounds the run.
  */
-export function progressLine(done: number, total: number, elapsedMs: number, statuses: Record<string, number>, errors: number, max: number): string {
+export function progressLine(done: number, total: number, elapsedMs: number, statuses: Record<string, number>, errors: number, max: number, limitMs?: number): string {
+  const counted = Number.isFinite(total);
+  const fraction = Math.min(1, Math.max(counted ? (total > 0 ? done / total : 1) : 0, limitMs ? elapsedMs / limitMs : 0));
   const bar = (width: number) => {
-    const filled = total > 0 ? Math.round((done / total) * width) : width;
+    const filled = Math.round(fraction * width);
     return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   };
   const secs = elapsedMs / 1000;
   const rate = `${secs > 0 ? Math.round(done / secs) : 0}/s`;
-  const counts = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  const of = counted ? `${done}/${total}` : String(done);
+  const time = limitMs ? `  ${Math.min(secs, limitMs / 1000).toFixed(1)}/${limitMs / 1000} s` : '';
+  const listed = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  const counts = listed ? `  ${listed}` : '';
   const errs = errors ? `  errors:${errors}` : '';
   return fitLine(
     [
-      `${bar(30)} ${done}/${total}  ${rate}  ${counts}${errs}`,
-      `${bar(30)} ${done}/${total}  ${rate}${errs}`,
-      `${bar(10)} ${done}/${total}  ${rate}${errs}`,
-      `${done}/${total}  ${rate}${errs}`,
-      `${done}/${total}`,
+      `${bar(30)} ${of}  ${rate}${time}${counts}${errs}`,
+      `${bar(30)} ${of}  ${rate}${time}${errs}`,
+      `${bar(10)} ${of}  ${rate}${time}${errs}`,
+      `${of}  ${rate}${errs}`,
+      of,
     ],
     max,
   );
+}
+
+/** Why the run stopped when no attempt got an HTTP answer, in plain words. */
+function downReason(err: unknown, url: string): string {
+  const f = networkFailure(err);
+  const { host, hostname } = new URL(url);
+  switch (f.kind) {
+    case 'refused':
+    case 'reset':
+      return `connection ${f.kind} by ${host}: is the listener running?`;
+    case 'not-found':
+      return `cannot find ${hostname}: ${f.detail}: check the listener URL`;
+    case 'not-tls':
+    case 'tls':
+    case 'certificate':
+      return `TLS handshake with ${host} failed: ${f.detail}`;
+    default:
+      return `no answer from ${host}: ${f.detail}: is the listener running?`;
+  }
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
@@ -113,23 +152,35 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     bodyTimeout: o.timeoutMs,
     connect: { timeout: Math.min(o.timeoutMs, 10_000) },
   });
-  /** Latencies of the requests that completed (answered or failed), in completion order. */
-  const latencies = new Float64Array(o.count);
-  let completed = 0;
+  const latency = new LatencyHistogram();
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let errorCount = 0;
+  /** Requests that got an HTTP answer, and those that got none (not counting those aborted after Ctrl-C). */
+  let answered = 0;
+  let noAnswer = 0;
   let next = 0;
   let sent = 0;
   let done = 0;
   const started = performance.now();
   const interval = o.rate ? 1000 / o.rate : 0;
+  const deadline = o.durationMs !== undefined ? started + o.durationMs : Infinity;
+  const single = Buffer.isBuffer(o.body) ? o.body : undefined;
+  const source = o.body as BodySource;
 
   // Ctrl-C: no new event is sent; the requests in flight get a grace period, then the pool is destroyed.
+  // Time up, or the listener down: no new event is sent; the requests in flight finish.
   let interrupted = false;
+  let timeUp = false;
+  let slotsPastTime = false;
+  let down: string | undefined;
+  const halted = () => interrupted || timeUp || down !== undefined;
   let destroyed: Promise<void> | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   const wakers = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of [...wakers]) wake();
+  };
   const abandon = () => {
     clearTimeout(graceTimer);
     destroyed ??= pool.destroy().catch(() => {});
@@ -141,10 +192,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
       clearInterval(timer);
       o.progress!.write(CLEAR_LINE);
     }
-    for (const wake of [...wakers]) wake();
+    wakeAll();
     graceTimer = setTimeout(abandon, o.interruptGraceMs ?? INTERRUPT_GRACE_MS);
   });
-  /** Waits for a --rate slot; Ctrl-C ends the wait. */
+  const endTimer = o.durationMs !== undefined ? setTimeout(() => ((timeUp = true), wakeAll()), o.durationMs) : undefined;
+  /** Waits for a --rate slot; Ctrl-C, the time limit or a down listener ends the wait. */
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const wake = () => {
@@ -158,37 +210,57 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
 
   const drawBar = (end = '') => {
     const p = o.progress!;
-    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount, lineWidth(p))) + end);
+    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount, lineWidth(p), o.durationMs)) + end);
   };
   const timer = o.progress ? setInterval(drawBar, 100) : undefined;
 
   const worker = async () => {
     for (;;) {
-      if (interrupted) return;
+      if (halted()) return;
       const i = next++;
       if (i >= o.count) return;
+      let due = 0;
       if (interval) {
-        const wait = started + i * interval - performance.now();
+        due = started + i * interval;
+        // Due after the time is up: not sent (the other workers may still have slots due before).
+        if (due >= deadline) {
+          slotsPastTime = true;
+          return;
+        }
+        const wait = due - performance.now();
         if (wait > 0) await pause(wait);
+        if (halted()) return;
       }
-      const headers = await o.headersFor(newEventId());
-      if (interrupted) return;
+      let body = single ?? source.next();
+      if (body instanceof Promise) body = await body;
+      if (body === undefined) return;
+      const headers = await o.headersFor(newEventId(), body);
+      if (halted()) return;
       sent++;
-      const t0 = performance.now();
+      // Under a rate, from when the request was due: a request kept waiting for a free connection counts its wait
+      // (one a timer let go a little early counts from when it left).
+      const t0 = interval ? Math.min(due, performance.now()) : performance.now();
       try {
-        const res = await pool.request({ path, method: 'POST', headers, body: o.body });
+        const res = await pool.request({ path, method: 'POST', headers, body });
+        answered++;
         await res.body.dump({ limit: LOAD_MAX_BODY_BYTES });
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       } catch (err) {
-        const code = destroyed ? ABORTED : errorCode(err);
-        errors[code] = (errors[code] ?? 0) + 1;
         errorCount++;
         if (destroyed) {
+          errors[ABORTED] = (errors[ABORTED] ?? 0) + 1;
           done++;
           continue;
         }
+        const word = networkFailure(err).word;
+        errors[word] = (errors[word] ?? 0) + 1;
+        noAnswer++;
+        if (answered === 0 && down === undefined && (noAnswer >= DOWN_ATTEMPTS || performance.now() - started >= DOWN_MS)) {
+          down = downReason(err, o.url);
+          wakeAll();
+        }
       }
-      latencies[completed++] = performance.now() - t0;
+      latency.record(performance.now() - t0);
       done++;
     }
   };
@@ -197,6 +269,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   } finally {
     unsubscribe?.();
     clearTimeout(graceTimer);
+    clearTimeout(endTimer);
     if (timer && !interrupted) {
       clearInterval(timer);
       drawBar('\n');
@@ -205,31 +278,35 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     else await pool.close();
   }
   const durationMs = performance.now() - started;
-  const sorted = latencies.subarray(0, completed).sort();
-  let sum = 0;
-  for (const v of sorted) sum += v;
   let delivered = 0;
   for (const [st, n] of Object.entries(statuses)) if (Number(st) >= 200 && Number(st) < 300) delivered += n;
   return {
     url: o.url,
-    count: o.count,
+    count: Number.isFinite(o.count) ? o.count : null,
+    durationLimitS: o.durationMs !== undefined ? o.durationMs / 1000 : null,
     sent,
     delivered,
+    timed: (timeUp || slotsPastTime) && !interrupted && down === undefined && sent < o.count,
     interrupted,
+    stopped: down ?? null,
     concurrency: o.concurrency,
     rate: o.rate ?? null,
-    bodyBytes: o.body.length,
+    bodyBytes: single ? single.length : null,
+    events: o.events ?? null,
     durationMs: round(durationMs, 1),
-    throughput: round((completed / durationMs) * 1000, 1),
+    throughput: round((latency.count / durationMs) * 1000, 1),
     statuses,
     errors,
+    latencyFrom: interval ? 'due' : 'sent',
     latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p95: round(percentile(sorted, 95)),
-      p99: round(percentile(sorted, 99)),
-      max: round(sorted[sorted.length - 1] ?? 0),
-      mean: round(sorted.length ? sum / sorted.length : 0),
+      p50: round(latency.percentile(50)),
+      p95: round(latency.percentile(95)),
+      p99: round(latency.percentile(99)),
+      max: round(latency.max),
+      mean: round(latency.mean),
+      min: round(latency.min),
     },
+    latencyBuckets: latency.buckets(),
   };
 }
 
@@ -238,31 +315,38 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
     ctx.out.printJson(s);
     return;
   }
+  const what = s.events ? `lines of ${s.events.file === '-' ? 'standard input' : s.events.file}` : `${s.bodyBytes}-byte body`;
+  const of = s.count === null ? `${s.sent}` : `${s.sent} of ${s.count}`;
+  const why = s.interrupted ? 'Interrupted (Ctrl-C)' : s.stopped ? 'Stopped (no HTTP answer)' : s.timed ? `Time up (--duration ${s.durationLimitS} s)` : undefined;
   ctx.out.print(
-    s.interrupted
-      ? `Interrupted (Ctrl-C) after sending ${s.sent} of ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
-      : `${s.delivered} of ${s.count} delivered: sent ${s.count} events (${s.bodyBytes}-byte body) to ${s.url}`,
+    why
+      ? `${why} after sending ${of} events (${what}) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
+      : `${s.delivered} of ${s.sent} delivered: sent ${s.sent} events (${what}) to ${s.url}`,
   );
   ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
   const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
-  for (const [code, n] of Object.entries(s.errors)) rows.push([`error ${code}`, n]);
+  for (const [what, n] of Object.entries(s.errors)) rows.push([`error ${what}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
-  ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}`);
-  if (!s.interrupted && s.delivered < s.count) ctx.out.failure(undelivered(s));
+  ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
+  const columns = (ctx.io.stdout as { columns?: number }).columns;
+  for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);
+  if (s.stopped) ctx.out.failure(s.stopped);
+  else if (!s.interrupted && s.delivered < s.sent) ctx.out.failure(undelivered(s));
 }
 
 /** Why not every event was delivered, in one line: the failures, most frequent first. */
 export function undelivered(s: LoadSummary): string {
   const failures: [string, number][] = [
     ...Object.entries(s.statuses).filter(([st]) => Number(st) < 200 || Number(st) >= 300).map(([st, n]): [string, number] => [`HTTP ${st}`, n]),
-    ...Object.entries(s.errors).map(([code, n]): [string, number] => [`no answer (${code})`, n]),
+    ...Object.entries(s.errors).map(([what, n]): [string, number] => [`no answer (${what})`, n]),
   ].sort((a, b) => b[1] - a[1]);
-  return `${s.delivered} of ${s.count} delivered; ${failures.map(([what, n]) => `${n} ${what}`).join(', ')}`;
+  return `${s.delivered} of ${s.sent} delivered; ${failures.map(([what, n]) => `${n} ${what}`).join(', ')}`;
 }
 
-/** 0 when every event was answered 2xx; otherwise the exit code of the most frequent failure. */
+/** 0 when every event was answered 2xx; otherwise the exit code of the most frequent failure (9 when the listener was down). */
 export function loadExitCode(s: LoadSummary): ExitCode {
+  if (s.stopped) return Exit.Server;
   let worst: [number, ExitCode] = [0, Exit.OK];
   for (const [st, n] of Object.entries(s.statuses)) {
     const code = exitCodeForStatus(Number(st));

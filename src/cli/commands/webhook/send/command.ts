@@ -1,7 +1,7 @@
 // agctl webhook send: the declaration.
 import { Argument, Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
 import { collect, positiveInt } from '../../../tree/util.js';
-import { JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, unixSeconds } from '../flags.js';
+import { DOWN_ATTEMPTS, DOWN_MS, JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, positiveSeconds, unixSeconds } from '../flags.js';
 
 /** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
 export const send = () =>
@@ -22,7 +22,9 @@ export const send = () =>
     .option('-H, --header <header>', "extra request header 'Name: value' (repeatable)", collect, [] as string[])
     .option('--dry-run', 'print the signed request instead of sending it: a runnable curl command, or with -o json {method, url, headers, body}')
     .option('--count <n>', 'load mode: send this many events, each with a fresh event ID', positiveInt('--count', 1_000_000))
-    .option('--concurrency <n>', 'load mode: requests in flight at once (default 16)', positiveInt('--concurrency', 1000))
+    .option('--events <file>', 'load mode: send each line of this NDJSON file as an event, in order ("-" for stdin)')
+    .option('--duration <seconds>', 'load mode: send until this many seconds have passed (with --count: whichever ends first)', positiveSeconds('--duration', 86400))
+    .option('--concurrency <n>', 'load mode: requests in flight at once (default 16; 1 with --events)', positiveInt('--concurrency', 1000))
     .option('--rate <n>', 'load mode: at most this many requests per second', positiveInt('--rate', 1_000_000))
     .addHelpText(
       'after',
@@ -35,10 +37,19 @@ value). With --jwt-key the request carries an Authorization: Bearer JWT with
 sub, aud (the listener URL), exp, jti (= event ID), htm and htb_s256 instead.
 
 Exit code from the listener's answer: 200 -> 0, 400/413/431 -> 7, 401 -> 3,
-403 -> 4, 404 -> 5, 409 -> 6, 5xx or network failure -> 9. Load mode prints
-"N of M delivered" (answered 2xx) and exits 0 when every event was delivered,
-otherwise with the code of the most frequent failure (9 for requests that got
-no answer: refused, reset, timed out).`,
+403 -> 4, 404 -> 5, 409 -> 6, 5xx or network failure -> 9.
+
+Load mode (--count, --duration or --events) sends events with fresh event IDs
+and prints "N of M delivered" (answered 2xx), status counts and a latency
+histogram; it exits 0 when every event was delivered, otherwise with the code
+of the most frequent failure (9 for requests that got no answer: refused,
+reset, timed out). It stops with exit 9 when the first ${DOWN_ATTEMPTS} attempts, or every
+attempt in the first ${DOWN_MS / 1000} s, got no HTTP answer (the listener is down).
+--events sends each non-blank line of an NDJSON file as its exact bytes, every
+line once in order (--count N: N events, from the first line again after the
+last); every line is checked first, and one that is not JSON or is over 64 KiB
+is an error naming its line (exit 2), with nothing sent. Under --rate, latency
+is measured from when each request was due, so a slow listener shows as slow.`,
         [
           `export ${WEBHOOK_SECRET_ENV.name}=...   # from \`agctl serve\` or the listener setup`,
           `agctl webhook send http://127.0.0.1:8080/api/v1/webhooks/incoming/LISTENER -d '{"ticket":"INC-1"}'`,
@@ -47,6 +58,8 @@ no answer: refused, reset, timed out).`,
           "agctl webhook send LISTENER -d '{}' --dry-run          # a curl command",
           "agctl webhook send LISTENER -d '{}' --dry-run -o json  # the request as JSON",
           "agctl webhook send LISTENER -d '{}' --count 20000 --concurrency 32 -o json",
+          'agctl webhook send LISTENER --events captured.ndjson            # replay, in order',
+          "agctl webhook send LISTENER -d '{}' --rate 200 --duration 60    # one minute at 200/s",
         ],
       ),
     );

@@ -1,13 +1,15 @@
 // agctl webhook send: one signed event (or N in load mode) to a listener.
-import { EXIT_INTERRUPTED, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
+import { EXIT_INTERRUPTED, Exit, UsageError, exitCodeForStatus } from '../../../../lib/exit.js';
 import { pathSegment } from '../../../../client/paths.js';
 import { isUuidV4 } from '../../../../lib/ids.js';
 import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/keys.js';
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook/sign.js';
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
+import type { EventsFile } from '../events.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
+import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
 
 type SendOptions = SendInput['opts'];
 
@@ -95,12 +97,58 @@ function answerReason(answer: Record<string, unknown> | undefined): string | und
   return undefined;
 }
 
+/** The flag that puts the command in load mode, if one does. */
+const loadFlag = (opts: SendOptions) => (opts.count !== undefined ? '--count' : opts.duration !== undefined ? '--duration' : opts.events !== undefined ? '--events' : undefined);
+
 function checkOptions(opts: SendOptions): void {
-  const load = opts.count !== undefined;
-  if (!load && (opts.concurrency !== undefined || opts.rate !== undefined)) throw new UsageError('--concurrency and --rate apply to load mode: add --count N');
-  if (load && opts.eventId !== undefined) throw new UsageError('--event-id cannot be used with --count: load mode sends a fresh event ID per event');
-  if (load && opts.dryRun) throw new UsageError('--dry-run prints one request; it cannot be used with --count');
+  const load = loadFlag(opts);
+  if (!load && (opts.concurrency !== undefined || opts.rate !== undefined)) throw new UsageError('--concurrency and --rate apply to load mode: add --count N, --duration SECONDS or --events FILE');
+  if (load && opts.eventId !== undefined) throw new UsageError(`--event-id cannot be used with ${load}: load mode sends a fresh event ID per event`);
+  if (load && opts.dryRun) throw new UsageError(`--dry-run prints one request; it cannot be used with ${load}`);
+  if (opts.events !== undefined && (opts.data !== undefined || opts.dataFile !== undefined)) throw new UsageError('use either --events or --data/--data-file: with --events each line is a body');
+  if (opts.events === '-' && opts.secretStdin) throw new UsageError('standard input cannot carry both the events and the secret: pass the secret with --secret-file or AGCTL_WEBHOOK_SECRET');
   if (opts.tenant !== undefined && opts.jwtKey === undefined) throw new UsageError('--tenant applies to JWT sends: add --jwt-key');
+}
+
+interface LoadRun {
+  url: string;
+  signer: Signer;
+  extra: [string, string][];
+  /** One body for every event, or the checked corpus of --events. */
+  source: Buffer | EventsFile;
+}
+
+/** Load mode: the run, its summary, and the exit code. */
+async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
+  const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
+  const events = Buffer.isBuffer(source) ? undefined : source;
+  const lines = events && new EventLines(events.path);
+  try {
+    const summary = await runLoad({
+      url,
+      count: opts.count ?? events?.lines ?? Infinity,
+      durationMs: opts.duration !== undefined ? Math.round(opts.duration * 1000) : undefined,
+      concurrency: opts.concurrency ?? (events ? 1 : 16),
+      rate: opts.rate,
+      body: lines ?? (source as Buffer),
+      events: events && { file: events.name, lines: events.lines },
+      headersFor: async (id, bytes) => {
+        const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
+        return buildHeaders(ts, id, await signer(ts, id, bytes), extra);
+      },
+      timeoutMs: ctx.settings.timeoutMs,
+      progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
+      onInterrupt: (listener) => ctx.io.onInterrupt(listener),
+    });
+    await printSummary(summary, ctx);
+    if (lines?.failure) {
+      ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
+      return Exit.Usage;
+    }
+    return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
+  } finally {
+    await lines?.close();
+  }
 }
 
 export async function run({ args: [target], opts }: SendInput, ctx: CommandContext): Promise<number> {
@@ -108,7 +156,12 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   const extra = parseSendHeaderFlags(opts.header);
   const url = await listenerUrl(target, ctx);
   const tenantOf = hasScheme(target) ? new URL(url).origin : await ctx.baseUrl();
-  // The body first: a missing body is reported before any secret prompt.
+  // The body (or every line of --events) first: a missing or bad body is reported before any secret prompt.
+  if (opts.events !== undefined) {
+    const events = await (await import('../events.js')).checkEvents(opts.events, ctx);
+    const { signer } = await makeSigner(opts, ctx, url, tenantOf);
+    return sendLoad(opts, ctx, { url, signer, extra, source: events });
+  }
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
   const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf);
   try {
@@ -116,27 +169,8 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   } catch {
     ctx.out.warn('the body is not valid JSON: the listener will answer 400');
   }
-  if (body.bytes.length > 64 * 1024) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than 65536 (413)`);
-
-  if (opts.count !== undefined) {
-    const { runLoad, printSummary, loadExitCode } = await import('../load.js');
-    const summary = await runLoad({
-      url,
-      count: opts.count,
-      concurrency: opts.concurrency ?? 16,
-      rate: opts.rate,
-      body: body.bytes,
-      headersFor: async (id) => {
-        const ts = opts.timestamp ?? Math.floor(ctx.clock.now() / 1000);
-        return buildHeaders(ts, id, await signer(ts, id, body.bytes), extra);
-      },
-      timeoutMs: ctx.settings.timeoutMs,
-      progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
-      onInterrupt: (listener) => ctx.io.onInterrupt(listener),
-    });
-    await printSummary(summary, ctx);
-    return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
-  }
+  if (body.bytes.length > MAX_BODY_BYTES) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
+  if (loadFlag(opts)) return sendLoad(opts, ctx, { url, signer, extra, source: body.bytes });
 
   const id = opts.eventId ?? newEventId();
   if (!isUuidV4(id)) ctx.out.warn(`event ID "${id}" is not a UUID v4: the listener will answer 400`);

@@ -1,0 +1,190 @@
+// `webhook send --events FILE`: a corpus of events as NDJSON, one body a
+// line, read as a stream in both of its passes (the check of every line
+// before the first send, then the sending), so that its size does not
+// matter. Standard input, which cannot be read twice, is copied to a
+// private temporary file during the check and sent from there.
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../../../lib/exit.js';
+import { MAX_BODY_BYTES, jsonBody } from '../../../webhook/verify.js';
+import type { CommandContext } from '../../context.js';
+
+/** One line of the file: its number (from 1) and its bytes without the line ending, or null when longer than the listener's limit. */
+interface Line {
+  no: number;
+  bytes: Buffer | null;
+}
+
+const isBlank = (b: Buffer) => {
+  for (const c of b) if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  return true;
+};
+
+/**
+ * The non-blank lines of a byte stream, a batch per chunk read. A line ends
+ * at LF (a CR before it is dropped too); a line over `max` bytes is not kept
+ * (its bytes are null), so a file without line breaks takes no memory.
+ */
+export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = MAX_BODY_BYTES): AsyncGenerator<Line[]> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let no = 0;
+  const finish = (): Line | undefined => {
+    no++;
+    let bytes: Buffer | null = null;
+    if (size <= max + 1) {
+      bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      if (bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+      if (bytes.length > max) bytes = null;
+    }
+    parts = [];
+    const blank = bytes !== null && isBlank(bytes);
+    size = 0;
+    return blank ? undefined : { no, bytes };
+  };
+  for await (const c of input) {
+    const chunk = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+    const batch: Line[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
+      size += piece.length;
+      if (size <= max + 1) parts.push(piece);
+      if (nl < 0) break;
+      const line = finish();
+      if (line) batch.push(line);
+      start = nl + 1;
+    }
+    if (batch.length) yield batch;
+  }
+  if (size > 0) {
+    const line = finish();
+    if (line) yield [line];
+  }
+}
+
+/** A checked corpus: where to read it from, and how many events it holds. */
+export interface EventsFile {
+  /** As named on the command line ("-" for standard input). */
+  name: string;
+  /** The file the sending reads (for standard input, the temporary copy). */
+  path: string;
+  lines: number;
+}
+
+/**
+ * Checks every line of `--events` before anything is sent: each is JSON (as
+ * the listener's step 2 judges it) of at most the listener's 64 KiB; the
+ * first that is not is a usage error naming its line number.
+ */
+export async function checkEvents(name: string, ctx: CommandContext): Promise<EventsFile> {
+  let input: AsyncIterable<Buffer | string>;
+  let path = name;
+  let spool: number | undefined;
+  if (name === '-') {
+    if (ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
+    const dir = mkdtempSync(join(tmpdir(), 'agctl-events-'));
+    ctx.onClose(() => rmSync(dir, { recursive: true, force: true }));
+    path = join(dir, 'events.ndjson');
+    spool = openSync(path, 'wx', 0o600);
+    const fd = spool;
+    input = (async function* () {
+      for await (const c of ctx.io.stdin as AsyncIterable<Buffer | string>) {
+        writeSync(fd, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+        yield c;
+      }
+    })();
+  } else {
+    input = createReadStream(name, { highWaterMark: 64 * 1024 });
+  }
+  let lines = 0;
+  try {
+    for await (const batch of lineBatches(input)) {
+      for (const l of batch) {
+        if (l.bytes === null) throw new UsageError(`--events ${name}, line ${l.no}: more than ${MAX_BODY_BYTES} bytes, the listener's limit (it would answer 413)`);
+        const body = jsonBody(l.bytes);
+        if ('problem' in body) throw new UsageError(`--events ${name}, line ${l.no}: ${body.problem.replace(/^body /, 'the event ')}`, 'one JSON event a line (NDJSON); blank lines are skipped');
+        lines++;
+      }
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`--events ${name}: cannot read it${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : code === 'EACCES' ? ': permission denied' : ''}`);
+  } finally {
+    if (spool !== undefined) closeSync(spool);
+  }
+  if (lines === 0) throw new UsageError(`--events ${name}: no events (every line is blank)`);
+  return { name, path, lines };
+}
+
+/**
+ * The lines of a checked corpus in order, from the start again after the
+ * last (for --count beyond its length), read a chunk at a time. `next()`
+ * gives a line at once while the chunk read lasts.
+ */
+export class EventLines {
+  readonly #path: string;
+  #batches?: AsyncGenerator<Line[]>;
+  #lines: Line[] = [];
+  #i = 0;
+  #refill?: Promise<void>;
+  /** Lines given since the file was last opened (none in a whole pass: the file has become empty, the end). */
+  #inPass = 0;
+  #ended = false;
+  /** Why the lines ended before the run did: the file changed or could not be read after the check. */
+  failure?: string;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  next(): Buffer | undefined | Promise<Buffer | undefined> {
+    while (this.#i < this.#lines.length) {
+      const l = this.#lines[this.#i++]!;
+      // A line that changed since the check and is now too long is left out.
+      if (l.bytes) {
+        this.#inPass++;
+        return l.bytes;
+      }
+    }
+    if (this.#ended) return undefined;
+    this.#refill ??= this.#read().finally(() => (this.#refill = undefined));
+    return this.#refill.then(() => this.next());
+  }
+
+  async #read(): Promise<void> {
+    for (;;) {
+      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024 }));
+      let r: IteratorResult<Line[]>;
+      try {
+        r = await this.#batches.next();
+      } catch (err) {
+        return this.#end(`reading it failed (${(err as NodeJS.ErrnoException).code ?? 'error'}) after the check`);
+      }
+      if (!r.done) {
+        this.#lines = r.value;
+        this.#i = 0;
+        return;
+      }
+      this.#batches = undefined;
+      if (this.#inPass === 0) return this.#end('it holds no event any more: it changed after the check');
+      this.#inPass = 0;
+    }
+  }
+
+  #end(failure: string): void {
+    this.#ended = true;
+    this.#batches = undefined;
+    this.failure = failure;
+  }
+
+  /** Closes the file. */
+  async close(): Promise<void> {
+    this.#ended = true;
+    await this.#refill;
+    await this.#batches?.return(undefined);
+  }
+}

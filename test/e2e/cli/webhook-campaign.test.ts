@@ -1,0 +1,282 @@
+// agctl webhook send campaigns: a corpus replayed from NDJSON (--events), timed
+// runs (--duration), a run that stops when the listener is down, and the
+// latency histogram; against the in-process embedded server and small
+// loopback servers of the test's own.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
+import { startTestServer } from '../../helpers/server.js';
+import { hmacSignature } from '../../../src/webhook/sign.js';
+
+const s = await startTestServer();
+const work = tempDir('agctl-campaign-e2e-');
+const SECRET = 'campaign-test-secret';
+let n = 0;
+const cli = (env: Record<string, string> = {}) => cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl, AGCTL_WEBHOOK_SECRET: SECRET, ...env });
+const newListener = async () => (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener as { id: string; url: string; secret: string };
+const runsOf = async (id: string) => (await s.api(`/_embedded/v1/webhook_listeners/${id}/runs?limit=1000`)).body as { runs: any[]; total: number };
+const file = (name: string, content: string | Buffer) => {
+  const p = join(work, name);
+  writeFileSync(p, content);
+  return p;
+};
+
+interface Seen {
+  body: Buffer;
+  headers: IncomingMessage['headers'];
+}
+
+/** A loopback server recording each request (in arrival order) and answering 200, after `delayMs` when given. */
+async function recorder(delayMs = 0): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ body: Buffer.concat(chunks), headers: req.headers });
+      const answer = () => res.end('{"status":200}');
+      if (delayMs) setTimeout(answer, delayMs);
+      else answer();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`, seen };
+}
+
+/** The signature the request carries is the HMAC of its own body's exact bytes. */
+const signedAsSent = (x: Seen) => x.headers['webhook-signature'] === hmacSignature(SECRET, x.headers['webhook-timestamp'] as string, x.headers['webhook-event-id'] as string, x.body);
+
+// Lines written as a capture would hold them: spacing kept, a CRLF ending, blank lines between.
+const CORPUS_LINES = ['{"seq":1, "ticket":"INC-1"}', '{ "seq" : 2 }', '{"seq":3,"nested":{"a":[1,2,3]},"text":"é ☃"}', '[4]', '{"seq":5}'];
+const CORPUS = `${CORPUS_LINES[0]}\n\n${CORPUS_LINES[1]}\r\n   \n${CORPUS_LINES[2]}\n${CORPUS_LINES[3]}\n\t\n${CORPUS_LINES[4]}`;
+
+describe.concurrent('webhook send --events', () => {
+  it('replays every line once, in order, each its exact bytes signed under a fresh event ID; blank lines skipped', async () => {
+    const rec = await recorder();
+    const corpus = file('corpus.ndjson', CORPUS);
+    const r = await cli()(['webhook', 'send', rec.url, '--events', corpus]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^5 of 5 delivered: sent 5 events \\(lines of ${corpus.replace(/[.\\/]/g, '\\$&')}\\)`, 'm'));
+    expect(rec.seen.map((x) => x.body.toString('utf8'))).toEqual(CORPUS_LINES);
+    expect(rec.seen.every(signedAsSent)).toBe(true);
+    expect(new Set(rec.seen.map((x) => x.headers['webhook-event-id'])).size).toBe(5);
+
+    // The listener's own check: every signature holds, and each event carries its line.
+    const l = await newListener();
+    const json = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })(['webhook', 'send', l.url, '--events', corpus, '-o', 'json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toMatchObject({ count: 5, sent: 5, delivered: 5, concurrency: 1, bodyBytes: null, events: { file: corpus, lines: 5 }, statuses: { '200': 5 } });
+    const runs = await runsOf(l.id);
+    expect(runs.runs.map((x) => x.context.trigger).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      CORPUS_LINES.map((x) => JSON.parse(x)).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+  });
+
+  it('signs each line in its own JWT (htb_s256 of its bytes) with --jwt-key', async () => {
+    const keyFile = file('demo.private.jwk.json', JSON.stringify(s.demo.webhooks.jwt.privateJwk));
+    const r = await cli()(['webhook', 'send', s.demo.webhooks.jwt.listenerId, '--events', file('jwt.ndjson', CORPUS), '--jwt-key', keyFile, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ sent: 5, delivered: 5, statuses: { '200': 5 } });
+  });
+
+  it('--count N cycles through the lines; more concurrency sends them all', async () => {
+    const rec = await recorder();
+    const corpus = file('three.ndjson', '{"n":1}\n{"n":2}\n{"n":3}\n');
+    const r = await cli()(['webhook', 'send', rec.url, '--events', corpus, '--count', '7', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ count: 7, sent: 7, delivered: 7 });
+    expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"n":1}', '{"n":2}', '{"n":3}', '{"n":1}', '{"n":2}', '{"n":3}', '{"n":1}']);
+    expect(rec.seen.every(signedAsSent)).toBe(true);
+
+    const wide = await recorder();
+    const w = await cli()(['webhook', 'send', wide.url, '--events', corpus, '--count', '30', '--concurrency', '4', '-o', 'json']);
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.json()).toMatchObject({ sent: 30, concurrency: 4 });
+    expect(wide.seen.map((x) => x.body.toString()).sort()).toEqual([...Array(10).fill('{"n":1}'), ...Array(10).fill('{"n":2}'), ...Array(10).fill('{"n":3}')]);
+  });
+
+  it.each([
+    ['a line that is not JSON', '{"ok":1}\n\n{"ok":2}\n{oops\n{"ok":3}\n', /^agctl: --events \S+, line 4: the event is not valid JSON/m],
+    ['a line over the listener\'s 64 KiB', `{"ok":1}\n{"pad":"${'x'.repeat(65_530)}"}\n`, /^agctl: --events \S+, line 2: more than 65536 bytes, the listener's limit/m],
+    ['a line that is not UTF-8', Buffer.concat([Buffer.from('{"ok":1}\n{"e":"'), Buffer.from([0xff]), Buffer.from('"}\n')]), /^agctl: --events \S+, line 2: the event is not valid UTF-8/m],
+    ['a file of blank lines', '\n  \n\n', /^agctl: --events \S+: no events/m],
+  ])('refuses %s with exit 2 before sending anything', async (_name, content, message) => {
+    const rec = await recorder();
+    const r = await cli()(['webhook', 'send', rec.url, '--events', file(`bad-${n}.ndjson`, content), '--count', '50']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(rec.seen).toHaveLength(0);
+  });
+
+  it('a line of exactly 64 KiB is sent', async () => {
+    const rec = await recorder();
+    const line = `{"pad":"${'x'.repeat(65_536 - 10)}"}`;
+    expect(Buffer.byteLength(line)).toBe(65_536);
+    const r = await cli()(['webhook', 'send', rec.url, '--events', file('edge.ndjson', `${line}\r\n`), '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(rec.seen[0]!.body.toString()).toBe(line);
+  });
+
+  it('a file emptied after its check ends the run there, saying so (exit 2)', async () => {
+    // One connection, answers after 200 ms: the file is read again for the third event, long after it is emptied.
+    const slow = await recorder(200);
+    const corpus = file('emptied.ndjson', '{"n":1}\n{"n":2}\n');
+    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10'], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
+    for (const end = Date.now() + 10_000; slow.seen.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+    writeFileSync(corpus, '');
+    const r = await run.done;
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
+    expect(r.stderr).toMatch(/^✗ --events \S+: it holds no event any more: it changed after the check; the run ended there$/m);
+    expect(slow.seen).toHaveLength(2);
+  });
+
+  it('reads the events from standard input with "-", copied aside so --count can cycle', async () => {
+    const rec = await recorder();
+    const r = await cli()(['webhook', 'send', rec.url, '--events', '-', '--count', '4', '-o', 'json'], { input: '{"in":1}\n\n{"in":2}\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ sent: 4, events: { file: '-', lines: 2 } });
+    expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"in":1}', '{"in":2}', '{"in":1}', '{"in":2}']);
+    const bad = await cli()(['webhook', 'send', rec.url, '--events', '-'], { input: '{"in":1}\nnope\n' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--events -, line 2: the event is not valid JSON/);
+    const both = await cli()(['webhook', 'send', rec.url, '--events', '-', '--secret-stdin'], { input: SECRET });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/standard input cannot carry both the events and the secret/);
+    const withData = await cli()(['webhook', 'send', rec.url, '--events', '-', '-d', '{}'], { input: '{}' });
+    expect(withData.code).toBe(2);
+    expect(rec.seen).toHaveLength(4);
+  });
+});
+
+describe.concurrent('webhook send --duration', () => {
+  it('sends until the time is up, lets the requests in flight finish, and says the run was timed', async () => {
+    const l = await newListener();
+    const r = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })(['webhook', 'send', l.url, '-d', '{"timed":1}', '--duration', '0.3', '--concurrency', '2', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = r.json();
+    expect(sum).toMatchObject({ count: null, durationLimitS: 0.3, timed: true, interrupted: false, stopped: null, errors: {} });
+    expect(sum.sent).toBeGreaterThan(0);
+    expect(sum.delivered).toBe(sum.sent);
+    expect((await runsOf(l.id)).total).toBe(sum.sent);
+
+    const text = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })(['webhook', 'send', l.url, '-d', '{}', '--duration', '0.2', '--rate', '20']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^Time up \(--duration 0\.2 s\) after sending (\d+) events \(2-byte body\) to \S+: \1 of \1 delivered$/m);
+  });
+
+  it('with --count, whichever ends first', async () => {
+    const rec = await recorder();
+    const byCount = await cli()(['webhook', 'send', rec.url, '-d', '{}', '--count', '5', '--duration', '60', '-o', 'json']);
+    expect(byCount.code, byCount.stderr).toBe(0);
+    expect(byCount.json()).toMatchObject({ count: 5, sent: 5, timed: false });
+    // 50/s for 0.2 s: the requests due at 0, 20, ... 180 ms; none due after the time is up.
+    const byTime = await cli()(['webhook', 'send', rec.url, '-d', '{}', '--count', '100000', '--duration', '0.2', '--rate', '50', '-o', 'json']);
+    expect(byTime.code, byTime.stderr).toBe(0);
+    const sum = byTime.json();
+    expect(sum).toMatchObject({ count: 100000, timed: true });
+    expect(sum.sent).toBeGreaterThan(0);
+    expect(sum.sent).toBeLessThanOrEqual(10);
+    const corpus = file('timed.ndjson', '{"a":1}\n{"a":2}\n');
+    const events = await cli()(['webhook', 'send', rec.url, '--events', corpus, '--duration', '5', '-o', 'json']);
+    expect(events.json()).toMatchObject({ count: 2, sent: 2, timed: false });
+  });
+
+  it.each([['0'], ['-1'], ['abc'], ['86401'], ['1e3']])('refuses --duration %s with exit 2', async (v) => {
+    const r = await cli()(['webhook', 'send', 'http://127.0.0.1:1/x', '-d', '{}', '--duration', v]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--duration must be a number of seconds from 0\.001 to 86400/);
+  });
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+describe.concurrent('webhook send: a listener that is down', () => {
+  it('stops within seconds, says why in words, and exits 9', async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}/api/v1/webhooks/incoming/L1`;
+    const started = Date.now();
+    const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '1000000', '--concurrency', '8']);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toMatch(new RegExp(`^Stopped \\(no HTTP answer\\) after sending (\\d+) of 1000000 events \\(2-byte body\\) to ${url.replace(/[.\\/]/g, '\\$&')}: 0 of \\1 delivered$`, 'm'));
+    expect(r.stdout).toMatch(/^error refused +\d+$/m);
+    expect(r.stderr).toMatch(new RegExp(`^✗ connection refused by 127\\.0\\.0\\.1:${port}: is the listener running\\?$`, 'm'));
+    for (const out of [r.stdout, r.stderr]) expect(out).not.toMatch(/ECONN|UND_ERR/);
+
+    const json = await cli()(['webhook', 'send', url, '-d', '{}', '--duration', '60', '-o', 'json']);
+    expect(json.code).toBe(9);
+    const sum = json.json();
+    expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
+    expect(sum.sent).toBeLessThanOrEqual(20 + 16);
+  });
+
+  it('a listener that answers, even with errors, is not taken as down', async () => {
+    const flaky = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = 503;
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`;
+      const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '60', '-o', 'json']);
+      expect(r.code).toBe(9);
+      expect(r.json()).toMatchObject({ sent: 60, stopped: null, statuses: { '503': 60 } });
+    } finally {
+      await new Promise((r) => flaky.close(r));
+    }
+  });
+});
+
+describe.concurrent('webhook send: latency', () => {
+  it('draws a histogram in the table summary and gives its buckets in JSON', async () => {
+    const rec = await recorder();
+    const table = await cli()(['webhook', 'send', rec.url, '-d', '{}', '--count', '50', '--concurrency', '4']);
+    expect(table.code, table.stderr).toBe(0);
+    const bars = table.stdout.split('\n').filter((l) => /^ +[\d.]+ - [\d.]+ ms +\d+( +█+)?$/.test(l));
+    expect(bars.length).toBeGreaterThanOrEqual(1);
+    expect(bars.length).toBeLessThanOrEqual(10);
+    expect(bars.reduce((k, l) => k + Number(/ms +(\d+)/.exec(l)![1]), 0)).toBe(50);
+    expect(bars.some((l) => l.includes('█'))).toBe(true);
+
+    const json = await cli()(['webhook', 'send', rec.url, '-d', '{}', '--count', '50', '--concurrency', '4', '-o', 'json']);
+    const sum = json.json();
+    expect(sum.latencyFrom).toBe('sent');
+    expect(sum.latencyBuckets.reduce((k: number, b: { count: number }) => k + b.count, 0)).toBe(50);
+    expect(Math.abs(sum.latencyBuckets[0].fromMs - sum.latencyMs.min)).toBeLessThanOrEqual(0.006);
+    expect(Math.abs(sum.latencyBuckets.at(-1).toMs - sum.latencyMs.max)).toBeLessThanOrEqual(0.006);
+    expect(sum.latencyMs.p50).toBeLessThanOrEqual(sum.latencyMs.p99);
+  });
+
+  it('under --rate, from when each request was due: a slow listener shows as slow (no coordinated omission)', async () => {
+    // One connection, answers after 100 ms, 50 requests/s asked: the 8th is due at 140 ms but can only
+    // leave after the 7 before it (700 ms): its latency counts that wait.
+    const slow = await recorder(100);
+    const r = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '8', '--concurrency', '1', '--rate', '50', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = r.json();
+    expect(sum.latencyFrom).toBe('due');
+    expect(sum.latencyMs.min).toBeGreaterThanOrEqual(95);
+    expect(sum.latencyMs.max).toBeGreaterThanOrEqual(600);
+    expect(sum.latencyMs.p50).toBeGreaterThanOrEqual(250);
+    const text = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '2', '--rate', '50']);
+    expect(text.stdout).toMatch(/^latency ms: .* \(from when each request was due\)$/m);
+  });
+});

@@ -1,0 +1,61 @@
+// The NDJSON reader of `webhook send --events`: lines split across chunks,
+// CRLF endings, blank lines, over-long lines not kept, and the corpus read
+// again from its start for --count.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventLines, lineBatches } from '../../../src/cli/commands/webhook/events.js';
+import { tempDir } from '../../helpers/cli.js';
+
+const work = tempDir('agctl-events-');
+const all = async (chunks: (string | Buffer)[], max?: number) => {
+  const out: { no: number; text: string | null }[] = [];
+  for await (const batch of lineBatches((async function* () { yield* chunks; })(), max)) for (const l of batch) out.push({ no: l.no, text: l.bytes && l.bytes.toString('utf8') });
+  return out;
+};
+
+describe('lineBatches', () => {
+  it('splits lines across chunks, drops CR before LF, skips blank lines but counts them, keeps a last line without LF', async () => {
+    expect(await all(['{"a"', ':1}\r\n\n  \r\n{"b":', '2}\n', '\t\n[3]'])).toEqual([
+      { no: 1, text: '{"a":1}' },
+      { no: 4, text: '{"b":2}' },
+      { no: 6, text: '[3]' },
+    ]);
+  });
+
+  it('keeps the exact bytes of a line (spaces, a CR inside, bytes that are not UTF-8)', async () => {
+    const bytes = Buffer.from([0x7b, 0x20, 0xff, 0x0d, 0x20, 0x7d]);
+    const out: Buffer[] = [];
+    for await (const b of lineBatches((async function* () { yield Buffer.concat([bytes, Buffer.from('\n')]); })())) out.push(...b.map((l) => l.bytes!));
+    expect(out[0]!.equals(bytes)).toBe(true);
+  });
+
+  it('does not keep a line longer than the limit, however long, and goes on after it', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    const chunks = [...Array.from({ length: 64 }, () => chunk), Buffer.from('\n{"after":1}\n')];
+    expect(await all(chunks, 1000)).toEqual([{ no: 1, text: null }, { no: 2, text: '{"after":1}' }]);
+    expect(await all(['x'.repeat(10) + '\r\n'], 10)).toEqual([{ no: 1, text: 'x'.repeat(10) }]);
+    expect(await all(['x'.repeat(11) + '\n'], 10)).toEqual([{ no: 1, text: null }]);
+  });
+});
+
+describe('EventLines', () => {
+  it('gives the lines in order, then from the start again', async () => {
+    const p = join(work, 'cycle.ndjson');
+    writeFileSync(p, '{"n":1}\n\n{"n":2}\n');
+    const lines = new EventLines(p);
+    const got: string[] = [];
+    for (let i = 0; i < 5; i++) got.push((await lines.next())!.toString());
+    await lines.close();
+    expect(got).toEqual(['{"n":1}', '{"n":2}', '{"n":1}', '{"n":2}', '{"n":1}']);
+  });
+
+  it('ends when a whole pass gives no line (the file was emptied after the check)', async () => {
+    const p = join(work, 'emptied.ndjson');
+    writeFileSync(p, '\n\n');
+    const lines = new EventLines(p);
+    expect(await lines.next()).toBeUndefined();
+    expect(lines.failure).toMatch(/holds no event any more: it changed after the check/);
+    await lines.close();
+  });
+});
