@@ -1,8 +1,8 @@
 // agctl rules delete: the declaration.
-import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const del = () =>
+export const command = () =>
   new Command('delete')
     .description('Delete one or more rules of an app')
     .argument('<app-id>', 'app ID')
@@ -18,4 +18,4 @@ export const del = () =>
       ]),
     );
 
-export type DeleteInput = Input<ReturnType<typeof del>>;
+export type DeleteInput = Input<ReturnType<typeof command>>;

@@ -1,9 +1,9 @@
 // agctl mcp catalog list: the declaration.
-import { Command, helpText, type Input } from '../../../../declare.js';
+import { Command, type Input } from '../../../../declare.js';
+import { helpText } from '../../../../help-text.js';
 import { positiveInt } from '../../../../tree/util.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const list = () =>
+export const command = () =>
   new Command('list')
     .description('List the MCP catalog entries')
     .option('--query <text>', 'entries whose name matches (the service decides how)')
@@ -18,4 +18,4 @@ export const list = () =>
       ]),
     );
 
-export type ListInput = Input<ReturnType<typeof list>>;
+export type ListInput = Input<ReturnType<typeof command>>;
