@@ -17,11 +17,11 @@ export const command = () =>
           'after',
           () => helpText(
             `The scripts complete commands, flags and fixed values themselves, and ask
-  agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
-  connector IDs after an app ID, open task IDs, and the webhook listener IDs of
-  an embedded server, read with the profile's cached token only (no login, no
-  prompt). An answer that would take more than 0.3 s from agctl's start offers
-  nothing (AGCTL_COMPLETE_BUDGET_MS widens that on a slow machine).`,
+agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
+connector IDs after an app ID, open task IDs, and the webhook listener IDs of
+an embedded server, read with the profile's cached token only (no login, no
+prompt). An answer that would take more than 0.3 s from agctl's start offers
+nothing (AGCTL_COMPLETE_BUDGET_MS widens that on a slow machine).`,
             [
               'agctl completion bash > /etc/bash_completion.d/agctl',
               'agctl completion zsh > "${fpath[1]}/_agctl"',
