@@ -44,7 +44,7 @@ export class CommandContext {
     this.config = new ConfigContext(opts.env);
     // Output format errors must surface as usage errors before anything else runs.
     this.out = new Output(opts.io, this.settingsOfAnyProfile.output, colorEnabled(opts.io, opts.env, opts.flags.color), () => this.clock.now());
-    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, opts.flags.color === false);
+    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, colorEnabled(opts.io, opts.env, opts.flags.color, 'stderr'));
   }
 
   /**
