@@ -40,7 +40,7 @@ function jqOutput(cmd: Command, output: string | undefined): 'json' {
 /** The settings of the command, when they resolve (an error may be about them). */
 function settingsIfAny(ctx: CommandContext | undefined): Settings | undefined {
   try {
-    return ctx?.settingsOfAnyProfile;
+    return ctx?.settingsWithoutProfileCheck;
   } catch {
     return undefined;
   }
