@@ -1,13 +1,13 @@
 // agctl webhook listeners list: the declaration.
 import { Command, type Input } from '../../../../declare.js';
 import { helpText } from '../../../../help-text.js';
-import { positiveInt } from '../../../../tree/util.js';
+import { limitOption } from '../../../../tree/util.js';
 import { EMBEDDED_ONLY } from '../../flags.js';
 
 export const command = () =>
   new Command('list')
     .description('List webhook listeners: ID, name, auth method, allowed sources, runs and the URL to send to (embedded server)')
-    .option('--limit <n>', 'stop after this many listeners', positiveInt('--limit'))
+    .addOption(limitOption('listeners'))
     .addHelpText(
       'after',
       () => helpText(
