@@ -31,7 +31,7 @@ export function globalOptions(): Option[] {
 }
 
 /** A command line read before commander parses it. */
-export interface ReadLine {
+interface ReadLine {
   /** The words that are not flags or a global flag's value, up to `--`. */
   words: string[];
   /** Whether the line has a `--` (after which nothing is read). */

@@ -5,7 +5,7 @@ import { printsJson, type CommandResult } from './declare.js';
 import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { jsonErrorLine, renderError, withProfile } from './errors.js';
-import { escapeControls, safeJson } from './escape.js';
+import { escapeControls } from './escape.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
 

@@ -6,7 +6,10 @@ import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/k
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook/sign.js';
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
-import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
+import { statusText } from '../../../../client/http.js';
+import { readFileBytes } from '../../../io.js';
+import { shellQuote } from '../../../output.js';
+import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 
 type SendOptions = SendInput['opts'];
