@@ -1,8 +1,8 @@
 // How a command is declared: with commander's classes as typed by
 // @commander-js/extra-typings, so the type of its options and arguments is
 // inferred from its flags (a renamed flag still read somewhere does not
-// compile). This module and the declarations import nothing but commander at
-// run time.
+// compile). This module imports nothing but commander at run time, and the
+// declarations nothing but it, help-text.ts and tree/util.ts.
 import type * as typed from '@commander-js/extra-typings';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import * as commander from 'commander';

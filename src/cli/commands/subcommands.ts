@@ -1,4 +1,4 @@
-// The program's commands, in help order: one line a command (src/cli/README.md).
+// The program's commands, in help order: one line a command or group (src/cli/README.md).
 import { command, group, hiddenWithoutContext, type Entry } from '../tree/entries.js';
 
 export const subcommands: readonly Entry[] = [

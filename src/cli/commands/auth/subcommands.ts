@@ -1,4 +1,4 @@
-// agctl auth's commands, in help order: one line a command (src/cli/README.md).
+// agctl auth: its commands.
 import { command, type Entry } from '../../tree/entries.js';
 
 export const subcommands: readonly Entry[] = [

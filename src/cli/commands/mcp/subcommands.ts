@@ -1,4 +1,4 @@
-// agctl mcp's commands, in help order: one line a command (src/cli/README.md).
+// agctl mcp: its commands.
 import { command, group, type Entry } from '../../tree/entries.js';
 
 export const subcommands: readonly Entry[] = [

@@ -1,4 +1,4 @@
-// agctl webhook's commands, in help order: one line a command (src/cli/README.md).
+// agctl webhook: its commands.
 import { command, group, type Entry } from '../../tree/entries.js';
 
 export const subcommands: readonly Entry[] = [
