@@ -2,7 +2,8 @@
 // @commander-js/extra-typings, so the type of its options and arguments is
 // inferred from its flags (a renamed flag still read somewhere does not
 // compile). This module imports nothing but commander at run time, and the
-// declarations nothing but it, help-text.ts and tree/util.ts.
+// declarations nothing but it, help-text.ts, tree/util.ts and flag files
+// next to them (commands/webhook/flags.ts).
 import type * as typed from '@commander-js/extra-typings';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import * as commander from 'commander';
