@@ -56,6 +56,24 @@ const lazyChildProcess = {
   },
 };
 
+/**
+ * The declarations a `subcommands.ts` lists (`() => import('./…/command.js')`)
+ * are small and needed together (the root help needs every top-level one, a
+ * group's help all of its own): they are bundled with their list, not written
+ * a file each (which would double the files `agctl --help` reads). The runs
+ * stay a file each, loaded when their command runs.
+ */
+const declarationsWithList = {
+  name: 'declarations-with-list',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]commands[\\/](.+[\\/])?subcommands\.ts$/ }, (a) => {
+      const specs = [];
+      const source = readFileSync(a.path, 'utf8').replace(/\(\) => import\(('[^']+\/command\.js')\)/g, (_, spec) => `async () => __declaration${specs.push(spec) - 1}`);
+      return { contents: `${specs.map((s, i) => `import * as __declaration${i} from ${s};`).join('\n')}\n${source}`, loader: 'ts' };
+    });
+  },
+};
+
 /** Every file whose change calls for a rebuild. */
 function inputs() {
   const files = [join(root, 'package.json'), join(root, 'tsconfig.json'), fileURLToPath(import.meta.url)];
@@ -95,7 +113,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [lazyChildProcess, externalPackages],
+  plugins: [lazyChildProcess, externalPackages, declarationsWithList],
   sourcemap: sourcemap ? 'linked' : false,
   // The version is written into the build: `agctl --version` reads no file.
   define: { AGCTL_BUILD_VERSION: JSON.stringify(version) },

@@ -307,7 +307,6 @@ const FormDefinitionSchema = z.object({
 const form = z.preprocess((v) => (isPlainObject(v) ? v : null), FormDefinitionSchema.nullable());
 
 export const APPROVAL_ASSIGNEE_KINDS = ['agent', 'appOwners', 'entitlementOwners', 'expression', 'group', 'manager', 'resourceOwners', 'self', 'users', 'webhook'] as const;
-export type ApprovalAssigneeKind = (typeof APPROVAL_ASSIGNEE_KINDS)[number];
 
 const ApprovalDefinitionSchema = z.object({
   allowDelegation: bool,
@@ -355,7 +354,6 @@ const ApprovalInstanceSchema = z.object({
 
 /** Kind-specific objects of non-approval steps: kept as stored, with their `state` filled in. */
 const stepObject = (unspecified: string) => oneOf(z.looseObject({ state: enumOf(unspecified) }));
-export type StepObject = Record<string, unknown>;
 
 export const POLICY_STEP_KINDS = ['accept', 'reject', 'action', 'approval', 'form', 'provision', 'wait'] as const;
 export type PolicyStepKind = (typeof POLICY_STEP_KINDS)[number];

@@ -43,8 +43,8 @@ export class CommandContext {
     this.clock = opts.clock ?? systemClock;
     this.config = new ConfigContext(opts.env);
     // Output format errors must surface as usage errors before anything else runs.
-    this.out = new Output(opts.io, this.settingsOfAnyProfile.output, colorEnabled(opts.io, opts.env, opts.flags.color), () => this.clock.now());
-    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, opts.flags.color === false);
+    this.out = new Output(opts.io, this.settingsWithoutProfileCheck.output, colorEnabled(opts.io, opts.env, opts.flags.color), () => this.clock.now());
+    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, colorEnabled(opts.io, opts.env, opts.flags.color, 'stderr'));
   }
 
   /**
@@ -53,7 +53,7 @@ export class CommandContext {
    * not saved is a usage error naming the saved ones.
    */
   get settings(): Settings {
-    const s = this.settingsOfAnyProfile;
+    const s = this.settingsWithoutProfileCheck;
     if (!this.#profileKnown) {
       requireKnownProfile(s, this.config.profiles);
       this.#profileKnown = true;
@@ -62,7 +62,7 @@ export class CommandContext {
   }
 
   /** The settings without the check that the profile exists: for `login`, which creates it. */
-  get settingsOfAnyProfile(): Settings {
+  get settingsWithoutProfileCheck(): Settings {
     return (this.#settings ??= resolveSettings(this.flags, this.env, this.config));
   }
 
@@ -76,13 +76,13 @@ export class CommandContext {
 
   /** A `[debug]` line on stderr with --debug; its control characters (a server's bytes in a logged header or body) show as escapes. */
   debug(line: string): void {
-    if (this.settingsOfAnyProfile.debug) this.io.stderr.write(`[debug] ${escapeControls(line)}\n`);
+    if (this.settingsWithoutProfileCheck.debug) this.io.stderr.write(`[debug] ${escapeControls(line)}\n`);
   }
 
   /** The shared HTTP client (keep-alive pool, retries, --debug logging). */
   get http(): HttpClient {
     if (!this.#http) {
-      const s = this.settingsOfAnyProfile;
+      const s = this.settingsWithoutProfileCheck;
       this.#http = new HttpClient({
         timeoutMs: s.timeoutMs,
         maxResponseBytes: s.maxResponseBytes,

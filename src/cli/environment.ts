@@ -2,7 +2,8 @@
 // with it (`readsEnv` in its declaration); these are the others.
 import { EXIT_CODE_TABLE } from '../lib/exit.js';
 import type { Command } from 'commander';
-import { declaredEnv, fill, type EnvVar } from './declare.js';
+import { declaredEnv, type EnvVar } from './declare.js';
+import { fill } from './help-text.js';
 
 const v = (name: string, meaning: string, flag?: string): EnvVar => ({ name, meaning, ...(flag && { flag }) });
 

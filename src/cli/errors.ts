@@ -39,7 +39,7 @@ export function jsonErrorLine(json: JsonError, more: Record<string, unknown> = {
  * `not_found`, or a string it sent, `invalid_client`), else the name of the
  * exit code (`usage`, `unauthenticated`, ...).
  */
-export function errorCode(code: number | string | undefined, exitCode: number): string {
+function errorCode(code: number | string | undefined, exitCode: number): string {
   if (typeof code === 'string') return code;
   if (typeof code === 'number') return CODE_NAMES[code] !== undefined ? snakeCase(CODE_NAMES[code]) : String(code);
   return EXIT_NAMES[exitCode] ?? 'error';

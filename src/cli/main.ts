@@ -28,7 +28,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     io.stdout.write(version() + '\n');
     return 0;
   }
-  const { buildProgram, walk } = await import('./program.js');
+  const { buildProgram, walk, wantsJson } = await import('./program.js');
   const program = await buildProgram(args);
   const json = wantsJson(args, env);
   const invocation: Invocation = { io, env, clock: deps.clock, startedAt, json };
@@ -65,24 +65,3 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
 
 /** Help is wrapped to the terminal's width, or to 80 columns (commander's default) elsewhere. */
 const helpWidth = (tty: boolean, stream: { columns?: number }): number => (tty && stream.columns ? stream.columns : 80);
-
-/**
- * Whether errors are JSON, read before commander parses anything: -o/--output
- * on the command line decides, else --jq (which implies JSON), else
- * AGCTL_OUTPUT. (Once a command's context exists, its resolved output format
- * decides: a profile's too.)
- */
-export function wantsJson(args: string[], env: NodeJS.ProcessEnv): boolean {
-  let format: string | undefined;
-  let jq = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') break;
-    if (a === '-o' || a === '--output') format = args[++i];
-    else if (a.startsWith('--output=')) format = a.slice('--output='.length);
-    else if (/^-o[^-]/.test(a)) format = a.slice(2);
-    else if (a === '--jq' || a.startsWith('--jq=')) jq = true;
-  }
-  if (format !== undefined) return format.toLowerCase() === 'json';
-  return jq || env.AGCTL_OUTPUT?.toLowerCase() === 'json';
-}

@@ -76,7 +76,7 @@ export class Output {
   }
 
   /** Styles usable synchronously after `styles()` has been awaited once (plain before that). */
-  get s(): Styles {
+  get style(): Styles {
     return this.#styles ?? PLAIN_STYLES;
   }
 
@@ -120,7 +120,7 @@ export class Output {
    * pass server text as it is; the styles go on after that.
    */
   info(line: Text): void {
-    this.io.stderr.write(render(line, this.s) + '\n');
+    this.io.stderr.write(render(line, this.style) + '\n');
   }
 
   success(line: Text): void {
@@ -213,7 +213,7 @@ export class Output {
     const labels = pairs.map(([k]) => escapeControls(k));
     const width = widest(labels) + 2;
     // Written as rendered: escaped already, and in colour.
-    pairs.forEach(([, v], i) => this.io.stdout.write(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.s)}\n`));
+    pairs.forEach(([, v], i) => this.io.stdout.write(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.style)}\n`));
   }
 }
 

@@ -1,49 +1,27 @@
-// The program tree: names, arguments, flags and help only. Importing it loads
-// commander and the small always-present trees; each action imports its command
-// module lazily, and the command groups are loaded only when the command line
-// names them (every group is loaded for completion scripts and tests).
-import { Command, Help, InvalidArgumentError, Option } from 'commander';
+// The program tree: names, arguments, flags and help only. Building it imports
+// the top-level declarations (src/cli/commands/subcommands.ts); a group's
+// subcommands are declared only when the command line names the group (every
+// group for completion scripts and tests), and each action imports its run
+// lazily.
+import { Command, Help } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { version } from '../version.js';
-import { completeWith } from './declare.js';
 import { environmentSummary } from './environment.js';
 import { escapeControls } from './escape.js';
-import { register as registerAuth } from './tree/auth.js';
-import { register as registerServe } from './tree/serve.js';
-import { register as registerApi } from './tree/api.js';
-import { register as registerMeta } from './tree/meta.js';
-
-interface Group {
-  name: string;
-  description: string;
-  load(): Promise<{ register(group: Command): void }>;
-}
-
-/** Command groups, in help order. Their subcommands live in src/cli/tree/<name>.ts. */
-export const GROUPS: readonly Group[] = [
-  { name: 'rules', description: "Manage an app's entitlement configuration rules", load: () => import('./tree/rules.js') },
-  { name: 'mcp', description: 'Manage MCP servers: credentials and config fields', load: () => import('./tree/mcp.js') },
-  { name: 'task', description: 'Act on access request tasks', load: () => import('./tree/task.js') },
-  { name: 'webhook', description: 'Send, verify and prepare keys for inbound webhooks (HMAC or JWT); list listeners and their runs', load: () => import('./tree/webhook.js') },
-];
-
-/** Global options that take a value (so their value is not mistaken for a command name). */
-const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--client-id', '-o', '--output', '--jq', '--timeout']);
+import { globalOptions, readLine } from './global-flags.js';
+import { subcommands } from './commands/subcommands.js';
+import type { Entry } from './tree/entries.js';
 
 /**
- * The groups a command line needs: the one it names (also after `help`), all
- * of them for `completion`, `help environment` (commands declare the variables
- * they read) or when the line cannot be read with certainty.
+ * The groups a command line needs (of `groups`): the one it names (also after
+ * `help`), all of them for `completion`, `help environment` (commands declare
+ * the variables they read) or when the line cannot be read with certainty.
  */
-export function groupsFor(args: readonly string[]): Set<string> {
-  const all = new Set(GROUPS.map((g) => g.name));
-  const words: string[] = [];
-  for (let i = 0; i < args.length && words.length < 2; i++) {
-    const a = args[i]!;
-    if (a === '--') return all;
-    if (VALUE_OPTIONS.has(a)) i++;
-    else if (!a.startsWith('-')) words.push(a);
-  }
+export function groupsFor(args: readonly string[], groups: readonly string[]): Set<string> {
+  const all = new Set(groups);
+  const { words, dashes } = readLine(args);
   const [first, second] = words;
+  if (dashes && words.length < 2) return all;
   if (first === undefined) return new Set();
   if (first === 'completion' || (first === 'help' && second === 'environment')) return all;
   const named = first === 'help' ? second : first;
@@ -51,17 +29,21 @@ export function groupsFor(args: readonly string[]): Set<string> {
   return all.has(named) ? new Set([named]) : new Set();
 }
 
+/**
+ * Whether errors are JSON, read before commander parses anything: -o/--output
+ * on the command line decides, else --jq (which implies JSON), else
+ * AGCTL_OUTPUT. (Once a command's context exists, its resolved output format
+ * decides: a profile's too.)
+ */
+export function wantsJson(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const { given, values } = readLine(args);
+  const format = values.get('output');
+  if (format !== undefined) return format.toLowerCase() === 'json';
+  return given.has('jq') || env.AGCTL_OUTPUT?.toLowerCase() === 'json';
+}
+
 /** commander's parse errors as `agctl: ...`, an argument's control characters shown as escapes (commander's own line breaks stay). */
 const outputError = (str: string, write: (s: string) => void) => write(`agctl: ${escapeControls(str.replace(/^error: /, ''), '\n')}`);
-
-const OUTPUT_FORMATS = ['table', 'json'];
-
-/** -o's value, in any case (`-o JSON`). */
-function outputFormat(value: string): string {
-  const format = value.toLowerCase();
-  if (!OUTPUT_FORMATS.includes(format)) throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
-  return format;
-}
 
 /**
  * Every help page fits 80 columns: a subcommand listed by its name alone (its
@@ -101,45 +83,29 @@ const commandPath = (cmd: Command): string => (cmd.parent ? `${commandPath(cmd.p
 
 /**
  * Builds the program. With `args`, only the groups that command line needs are
- * loaded (the others appear in help with their description alone); without,
- * the whole tree is built.
+ * declared with their subcommands (the others appear in help with their
+ * description alone); without, the whole tree is built.
  */
 export async function buildProgram(args?: readonly string[]): Promise<Command> {
-  const wanted = args ? groupsFor(args) : new Set(GROUPS.map((g) => g.name));
-  const loaded = await Promise.all(GROUPS.map((g) => (wanted.has(g.name) ? g.load() : undefined)));
+  const top = await Promise.all(subcommands.map((e) => e.declare()));
+  const groups = subcommands.flatMap((e, i) => (e.children ? [top[i]!.name()] : []));
+  const wanted = args ? groupsFor(args, groups) : new Set(groups);
   const program = new Command('agctl');
   program
     .description('Administer the access governance service: rules, MCP server credentials, step-up approvals and webhooks')
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addOption(completeWith(new Option('--profile <name>', 'configuration profile (env AGCTL_PROFILE)'), { dynamic: 'profiles' }))
-    .option('--base-url <url>', 'service base URL (env AGCTL_BASE_URL)')
-    .option('--client-id <id>', 'OAuth2 client ID (env AGCTL_CLIENT_ID)')
-    .addOption(new Option('-o, --output <format>', 'output format (env AGCTL_OUTPUT)').choices(OUTPUT_FORMATS).argParser(outputFormat))
-    .option('--jq <expression>', 'filter JSON output with a jq expression; strings print raw (implies -o json)')
-    .option('--no-input', 'never prompt; fail on missing input instead')
-    .option('--no-color', 'disable colour (also NO_COLOR)')
-    .option('--debug', 'log HTTP requests and responses to stderr, secrets redacted')
-    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .option('--embedded', 'run against an embedded server started in this process (no tenant needed)')
-    .option('--insecure-http', 'allow a plain client secret over http to another machine, warning each time (env AGCTL_INSECURE_HTTP)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
       outputError,
     })
     .addHelpText('after', () => `\n${environmentSummary()}\nExit codes: see \`agctl help exit-codes\`.`);
+  for (const o of globalOptions()) program.addOption(o);
   program.helpCommand(false);
   program.configureHelp(HELP);
 
-  registerAuth(program);
-  GROUPS.forEach((g, i) => {
-    const group = program.command(g.name).description(g.description);
-    loaded[i]?.register(group);
-  });
-  registerApi(program);
-  registerServe(program);
-  registerMeta(program);
+  await Promise.all(subcommands.map((e, i) => add(program, e, top[i]!, wanted.has(top[i]!.name()))));
 
   // Every command inherits the error handling of the root, and shows the global flags in its help.
   for (const cmd of walk(program)) {
@@ -149,6 +115,16 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     cmd.configureHelp(INHERITED_FLAGS);
   }
   return program;
+}
+
+/** Adds a declared command to `parent`, with a group's subcommands when `withChildren` (a sub-group's always come with it). */
+async function add(parent: Command, entry: Entry, declared: CommandUnknownOpts, withChildren: boolean): Promise<void> {
+  const cmd = declared as unknown as Command;
+  parent.addCommand(cmd, { hidden: entry.hidden });
+  if (!entry.children || !withChildren) return;
+  const { subcommands: entries } = await entry.children();
+  const children = await Promise.all(entries.map((c) => c.declare()));
+  for (const [i, c] of entries.entries()) await add(cmd, c, children[i]!, true);
 }
 
 export function* walk(cmd: Command): Generator<Command> {

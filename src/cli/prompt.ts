@@ -10,19 +10,43 @@ export interface Prompter {
   select<T extends string>(message: string, choices: { value: T; name?: string; description?: string }[], opts?: { default?: T }): Promise<T>;
 }
 
+const same = (text: string) => text;
+
+/** The prompts' theme without colour: their default one's text, no escape sequences. */
+const PLAIN_THEME = {
+  prefix: { idle: '?', done: '✔' },
+  spinner: { interval: 80, frames: ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] },
+  style: {
+    answer: same,
+    message: same,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: same,
+    highlight: same,
+    key: (text: string) => `<${text}>`,
+    // select's own
+    disabled: (text: string) => `- ${text}`,
+    description: same,
+    keysHelpTip: (keys: [string, string][]) => keys.map(([key, action]) => `${key} ${action}`).join(' • '),
+  },
+};
+
 export class InquirerPrompter implements Prompter {
   constructor(
     readonly enabled: boolean,
     private readonly io: IO,
-    /** --no-color: the prompts are plain too. */
-    private readonly noColor = false,
+    /** Whether the prompts may colour their text (the context decides: --no-color, NO_COLOR, a terminal on stderr). */
+    private readonly color: boolean,
   ) {}
 
   async #lib() {
     if (!this.enabled) throw new UsageError('cannot prompt: not a terminal, CI is set, or --no-input was given');
-    // The prompts' colour library decides once, from the environment, when it is first loaded.
-    if (this.noColor) process.env.NO_COLOR = '1';
     return import('@inquirer/prompts');
+  }
+
+  /** The theme every prompt gets: its own (coloured) one, or the plain one. */
+  get #theme() {
+    return this.color ? undefined : PLAIN_THEME;
   }
 
   get #ctx() {
@@ -31,22 +55,22 @@ export class InquirerPrompter implements Prompter {
 
   async input(message: string, opts: { default?: string; validate?: (v: string) => true | string } = {}) {
     const { input } = await this.#lib();
-    return input({ message, default: opts.default, validate: opts.validate }, this.#ctx);
+    return input({ message, default: opts.default, validate: opts.validate, theme: this.#theme }, this.#ctx);
   }
 
   async password(message: string, opts: { validate?: (v: string) => true | string } = {}) {
     const { password } = await this.#lib();
     // No mask character: a row of * would tell the secret's length.
-    return password({ message, mask: false, validate: opts.validate }, this.#ctx);
+    return password({ message, mask: false, validate: opts.validate, theme: this.#theme }, this.#ctx);
   }
 
   async confirm(message: string, opts: { default?: boolean } = {}) {
     const { confirm } = await this.#lib();
-    return confirm({ message, default: opts.default ?? false }, this.#ctx);
+    return confirm({ message, default: opts.default ?? false, theme: this.#theme }, this.#ctx);
   }
 
   async select<T extends string>(message: string, choices: { value: T; name?: string; description?: string }[], opts: { default?: T } = {}) {
     const { select } = await this.#lib();
-    return select<T>({ message, choices, default: opts.default }, this.#ctx);
+    return select<T>({ message, choices, default: opts.default, theme: this.#theme }, this.#ctx);
   }
 }

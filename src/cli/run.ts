@@ -1,15 +1,13 @@
 // Runs a command module with its context, and maps every outcome to an exit code.
 import type { Command } from 'commander';
 import { Exit, UsageError } from '../lib/exit.js';
-import { printsJson } from './declare.js';
+import { printsJson, type CommandResult } from './declare.js';
 import type { GlobalFlags, Settings } from '../config/resolve.js';
 import { CommandContext } from './context.js';
 import { jsonErrorLine, renderError, withProfile } from './errors.js';
-import { escapeControls, safeJson } from './escape.js';
+import { escapeControls } from './escape.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
-
-export type CommandResult = number | void;
 
 export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise<CommandResult>): Promise<void> {
   const invocation = invocationOf(cmd);
@@ -42,7 +40,7 @@ function jqOutput(cmd: Command, output: string | undefined): 'json' {
 /** The settings of the command, when they resolve (an error may be about them). */
 function settingsIfAny(ctx: CommandContext | undefined): Settings | undefined {
   try {
-    return ctx?.settingsOfAnyProfile;
+    return ctx?.settingsWithoutProfileCheck;
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } f
 import { hostname } from 'node:os';
 import { isRunning } from '../lib/pid.js';
 
-export interface LockOptions {
+interface LockOptions {
   /** How long to wait for another holder before giving up (ms). */
   waitMs: number;
   /** A lock older than this is stale whoever holds it (a PID reused, a holder on another host) (ms). */

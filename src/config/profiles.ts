@@ -31,7 +31,7 @@ export function isValidProfileName(name: string): boolean {
 }
 
 /** How long a write waits for another agctl holding the config directory's lock. */
-export const CONFIG_LOCK_WAIT_MS = 10_000;
+const CONFIG_LOCK_WAIT_MS = 10_000;
 
 export class ProfileStore {
   readonly dir: string;

@@ -112,10 +112,10 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
 }
 
 /** The bounds of AGCTL_MAX_RESPONSE_BYTES: 1 KiB, and 256 MiB (a larger text is more than JavaScript holds as one string). */
-export const MAX_RESPONSE_BYTES_RANGE = [1024, 256 * 1024 * 1024] as const;
+const MAX_RESPONSE_BYTES_RANGE = [1024, 256 * 1024 * 1024] as const;
 
 /** AGCTL_MAX_RESPONSE_BYTES: a whole number of bytes, undefined when unset. */
-export function parseMaxResponseBytes(env: NodeJS.ProcessEnv): number | undefined {
+function parseMaxResponseBytes(env: NodeJS.ProcessEnv): number | undefined {
   const v = env.AGCTL_MAX_RESPONSE_BYTES?.trim();
   if (v === undefined || v === '') return undefined;
   const [min, max] = MAX_RESPONSE_BYTES_RANGE;

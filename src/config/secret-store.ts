@@ -36,7 +36,7 @@ export class NoKeyring implements SecretStore {
 }
 
 /** The OS keyring, through @napi-rs/keyring (loaded on the first call). */
-export async function osKeyring(): Promise<SecretStore> {
+async function osKeyring(): Promise<SecretStore> {
   let mod: typeof import('@napi-rs/keyring');
   try {
     mod = await import('@napi-rs/keyring');

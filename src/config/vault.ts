@@ -46,7 +46,7 @@ class KeyProblem extends Error {
 }
 
 /** How long a process needing a token waits for another one fetching the same token. */
-export const TOKEN_LOCK_WAIT_MS = 10_000;
+const TOKEN_LOCK_WAIT_MS = 10_000;
 
 const LOGIN_AGAIN = 'run `agctl login` again to store it anew';
 

@@ -30,7 +30,7 @@ export function describeFsCode(code: string | undefined): string {
 }
 
 /** The deepest existing part of `path` (itself included) that is not a directory, if any. */
-export function fileInTheWay(path: string): string | undefined {
+function fileInTheWay(path: string): string | undefined {
   for (let p = path; ; p = dirname(p)) {
     try {
       const st = statSync(p, { throwIfNoEntry: false });

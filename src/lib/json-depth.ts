@@ -30,7 +30,7 @@ export function nestsDeeperThan(value: unknown, max = MAX_JSON_DEPTH): boolean {
 }
 
 /** The error for a value that nests too deep: exit 9 for a server's answer, `exitCode` for the user's own input. */
-export function tooDeep(what = 'the answer', exitCode: ExitCode = Exit.Server): CliError {
+function tooDeep(what = 'the answer', exitCode: ExitCode = Exit.Server): CliError {
   return new CliError(`${what} nests deeper than ${MAX_JSON_DEPTH} levels`, exitCode);
 }
 

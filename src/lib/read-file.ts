@@ -5,8 +5,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { describeFsCode } from './fs-errors.js';
 
-export { describeFsCode };
-
 export class FileReadError extends Error {
   /** The errno code, or "EFBIG" when the file is larger than the limit. */
   readonly code: string;

@@ -2,7 +2,7 @@
 // Used by `agctl serve`, by `agctl --embedded`, and in-process by the tests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError, Code, codeForHttpStatus } from '../api/errors.js';
+import { ApiError, Code } from '../api/errors.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
 import { Store, databaseError } from './store/db.js';
@@ -16,7 +16,7 @@ import type { ServerModule } from './module.js';
 export { StartupError };
 
 /** How long close() waits for the requests in flight before it closes their connections. */
-export const CLOSE_GRACE_MS = 10_000;
+const CLOSE_GRACE_MS = 10_000;
 
 export interface EmbeddedServerOptions {
   /** Data directory; omitted (or ':memory:') for an in-memory store. */
@@ -38,7 +38,7 @@ export interface EmbeddedServerOptions {
   modules?: ServerModule[];
 }
 
-export interface ReadyInfo {
+interface ReadyInfo {
   baseUrl: string;
   clients: { clientId: string; clientSecret: string; form: 'key' | 'plain' }[];
   demo: Record<string, unknown>;
@@ -354,12 +354,12 @@ export function parseTarget(target: string): { path: string; search: string } {
 }
 
 /** Reads a request body, refusing it with 413 as soon as it grows past `limit`. */
-export function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => readBodyThen(req, res, limit, (err, body) => (err ? reject(err) : resolve(body!))));
 }
 
 /** `readBody` with a callback: called once, with the error (ApiError 413 when too large) or the body. */
-export function readBodyThen(req: IncomingMessage, res: ServerResponse, limit: number, done: (err: unknown, body?: Buffer) => void): void {
+function readBodyThen(req: IncomingMessage, res: ServerResponse, limit: number, done: (err: unknown, body?: Buffer) => void): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     res.setHeader('Connection', 'close');
@@ -397,7 +397,7 @@ export function readBodyThen(req: IncomingMessage, res: ServerResponse, limit: n
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function sendJson(res: ServerResponse, result: JsonResult): void {
+function sendJson(res: ServerResponse, result: JsonResult): void {
   const body = JSON.stringify(result.body);
   const extra = result.headers;
   if (extra) for (const k of Object.keys(extra)) res.setHeader(k, extra[k]!);
@@ -408,7 +408,6 @@ export function sendJson(res: ServerResponse, result: JsonResult): void {
   res.end(body);
 }
 
-export { codeForHttpStatus };
 
 /** Starts a server on loopback; a convenience for tests and `--embedded`. */
 export async function startEmbeddedServer(opts: EmbeddedServerOptions & { port?: number; host?: string } = {}): Promise<EmbeddedServer> {

@@ -20,7 +20,7 @@ export const LOCK_FILE = 'serve.pid';
 /** The lock files this process holds (its own PID in a file it did not write is a stale file from a process with the same PID). */
 const mine = new Set<string>();
 
-export interface DataDirLock {
+interface DataDirLock {
   /** Removes the lock file (when it is still this process's); idempotent. */
   release(): void;
 }

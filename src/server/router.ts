@@ -44,7 +44,7 @@ export interface JsonResult {
   body: unknown;
   headers?: Record<string, string>;
 }
-export type Handler = (ctx: RequestContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
+type Handler = (ctx: RequestContext) => Promise<JsonResult | undefined> | JsonResult | undefined;
 
 interface RouteOptions {
   /** Require a valid bearer token (default true). */
@@ -53,7 +53,7 @@ interface RouteOptions {
   maxBody?: number;
 }
 
-export interface Route {
+interface Route {
   method: string;
   segments: string[];
   handler: Handler;

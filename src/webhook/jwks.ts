@@ -24,8 +24,6 @@ const JWKS_MAX_BYTES = 1024 * 1024;
 const JWKS_CACHE_MAX_AGE_MS = 10 * 60_000;
 const JWKS_COOLDOWN_MS = 30_000;
 
-export { isLoopbackHost };
-
 /** Why a JWKS URL may not be used, or null when it may. */
 export function jwksUrlProblem(url: string, allowInsecure: boolean): string | null {
   if (!URL.canParse(url)) return `JWKS URL "${hideUserinfo(url)}" is not a valid URL`;

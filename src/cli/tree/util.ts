@@ -1,5 +1,7 @@
-// Flag parsers every declaration may use (they import commander only).
+// Flag parsers every declaration may use, and the paging flags of list commands
+// (they import commander only).
 import { InvalidArgumentError } from 'commander';
+import { Option } from '../declare.js';
 
 /**
  * Parses a positive whole number option value, at most `max`. The error names
@@ -28,3 +30,9 @@ export function once(name: string, why: string) {
     return v;
   };
 }
+
+/** `--limit <n>`: a list command stops after this many `things` (every page followed until then). */
+export const limitOption = (things: string) => new Option('--limit <n>', `stop after this many ${things}`).argParser(positiveInt('--limit'));
+
+/** `--page-size <n>`: how many `things` a list command asks for in one request, 1 to `max`. */
+export const pageSizeOption = (things: string, max: number) => new Option('--page-size <n>', `${things} per request, 1 to ${max}`).argParser(positiveInt('--page-size', max));

@@ -86,7 +86,7 @@ function loadServer(store: Store, appId: string, connectorId: string): McpRow {
 const parseObj = <T>(text: string): T => (text ? (JSON.parse(text) as T) : ({} as T));
 
 /** What the validation needs to know about a stored server; secrets stay sealed (KEPT). */
-export function storedServerOf(row: McpRow): StoredServer {
+function storedServerOf(row: McpRow): StoredServer {
   const secrets = parseObj<Record<string, string>>(row.secrets_json);
   const kind = row.server_type === ServerType.HOSTED ? 'hosted' : 'external';
   const configFields: Record<string, FieldValue> = {};
@@ -113,13 +113,13 @@ export function storedServerOf(row: McpRow): StoredServer {
 }
 
 /** The frontend deep link where credentials can be entered; empty without a frontend URL. */
-export function credentialsSetupUrl(frontendUrl: string, appId: string, connectorId: string): string {
+function credentialsSetupUrl(frontendUrl: string, appId: string, connectorId: string): string {
   if (!frontendUrl) return '';
   return `${frontendUrl.replace(/\/+$/, '')}/apps/${encodeURIComponent(appId)}/mcp-servers/${encodeURIComponent(connectorId)}`;
 }
 
 /** Derives the MCPServerView from a stored row (service-api.md §2.1). */
-export function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
+function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
   const values = parseObj<Record<string, unknown>>(row.auth_json);
   const secrets = parseObj<Record<string, string>>(row.secrets_json);
   const state = parseObj<OAuth2State>(row.oauth2_state_json);

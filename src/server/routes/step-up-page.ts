@@ -11,7 +11,7 @@ import type { RequestContext, Router } from '../router.js';
 import type { Store } from '../store/db.js';
 import { loadTx, type TxRow } from './step-up-transactions.js';
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -57,7 +57,7 @@ interface TaskRow {
   updated_at: string;
 }
 
-export function loadTaskRow(store: Store, id: string): TaskRow | undefined {
+function loadTaskRow(store: Store, id: string): TaskRow | undefined {
   return store.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
 }
 
@@ -73,7 +73,7 @@ const parseRelated = (row: TaskRow): TaskRelated => {
 };
 
 /** The users who may act on an approval step. */
-export function approversOf(def: ApprovalDefinition, related: TaskRelated): string[] {
+function approversOf(def: ApprovalDefinition, related: TaskRelated): string[] {
   const out: string[] = [];
   if (def.users) {
     const self = def.users.allowSelfApproval === true;

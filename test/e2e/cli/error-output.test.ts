@@ -48,3 +48,21 @@ describe('control characters in error output', () => {
     expect(t.seen).toHaveLength(3); // the first test's requests only: nothing was sent here
   });
 });
+
+describe('JSON errors before the command line is parsed', () => {
+  it('follow -o json in every spelling, after any global flag that takes a value (read from the declarations)', async () => {
+    const { buildProgram } = await import('../../../src/cli/program.js');
+    const valued = (await buildProgram()).options.filter((o) => o.required && o.long !== '--output' && o.long !== '--jq');
+    expect(valued.length).toBeGreaterThan(2);
+    const lines = valued.flatMap((o) => [['-o', 'json'], ['--output=json'], ['-ojson']].map((json) => [o.long!, 'v', ...json, 'rulez']));
+    const results = await Promise.all(lines.map((args) => cli(args)));
+    for (const [i, r] of results.entries()) {
+      expect(r.code, lines[i]!.join(' ')).toBe(2);
+      expect(JSON.parse(r.stderr).error, lines[i]!.join(' ')).toMatchObject({ exitCode: 2 });
+    }
+    // The value of a global flag is not -o: here the profile is named "-o", and the error is a line.
+    const r = await cli(['--profile', '-o', 'json', 'rulez']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agctl: unknown command 'json'/);
+  });
+});

@@ -70,6 +70,11 @@ describe('terminal decisions', () => {
     expect(colorEnabled(io(true), { TERM: 'dumb' }, undefined)).toBe(false);
     expect(colorEnabled(io(false), { FORCE_COLOR: '1' }, undefined)).toBe(true);
     expect(colorEnabled(io(false), { FORCE_COLOR: '0' }, undefined)).toBe(false);
+    // The prompts write on stderr: its terminal decides for them.
+    const stderrOnly = { ...io(false), isStderrTTY: true };
+    expect(colorEnabled(stderrOnly, {}, undefined, 'stderr')).toBe(true);
+    expect(colorEnabled(stderrOnly, {}, undefined)).toBe(false);
+    expect(colorEnabled(stderrOnly, { NO_COLOR: '1' }, undefined, 'stderr')).toBe(false);
   });
 
   it('prompts: only with terminals on stdin and stdout, CI unset and without --no-input', () => {

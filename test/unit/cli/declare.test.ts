@@ -7,7 +7,9 @@ import { Command as PlainCommand } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
 import type { SendInput } from '../../../src/cli/commands/webhook/send/command.js';
 import type { VerifyInput } from '../../../src/cli/commands/webhook/verify/command.js';
-import { addCommands, completeWith, declaredCompletion, declaredEnv, helpText, lazyRun, readsEnv, type Input } from '../../../src/cli/declare.js';
+import { completeWith, declaredCompletion, declaredEnv, readsEnv, type Input } from '../../../src/cli/declare.js';
+import { helpText } from '../../../src/cli/help-text.js';
+import { lazyRun } from '../../../src/cli/tree/entries.js';
 
 // The runner builds the context from the environment: replaced by one passing a stand-in.
 vi.mock('../../../src/cli/run.js', () => ({ execute: async (_cmd: unknown, fn: (ctx: unknown) => Promise<unknown>) => void (await fn({ fake: 'ctx' })) }));
@@ -45,12 +47,11 @@ describe('lazyRun', () => {
     const received: unknown[] = [];
     const program = new PlainCommand('t').exitOverride();
     const cmd = new Command('x').argument('<id>').option('--n <n>', 'n', (v) => Number(v), 1);
-    addCommands(
-      program,
+    program.addCommand(
       lazyRun(cmd, async () => {
         loads++;
         return { run: async (input, ctx, c) => void received.push(input, ctx, c.name()) };
-      }),
+      }) as unknown as PlainCommand,
     );
     expect(loads).toBe(0);
     await program.parseAsync(['x', 'a1', '--n', '7'], { from: 'user' });
@@ -68,7 +69,7 @@ describe('declared facts', () => {
     expect(declaredCompletion(new Option('--other <x>'))).toBeUndefined();
     const root = new PlainCommand('r');
     const one = { name: 'ONE', meaning: '1' };
-    addCommands(root, readsEnv(new Command('a'), one), readsEnv(new Command('b'), one, { name: 'TWO', meaning: '2' }));
+    for (const c of [readsEnv(new Command('a'), one), readsEnv(new Command('b'), one, { name: 'TWO', meaning: '2' })]) root.addCommand(c as unknown as PlainCommand);
     expect(declaredEnv(root)).toEqual([one, { name: 'TWO', meaning: '2' }]);
   });
 

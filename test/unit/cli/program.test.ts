@@ -1,64 +1,36 @@
 // Flag parsing: argv -> the options object each command's run() receives, and
-// the global flags the context resolves. The command modules and the runner are
-// replaced by recorders, so nothing runs and nothing touches the network.
+// the global flags the context resolves. The runner is replaced by a recorder,
+// so nothing runs and nothing touches the network.
 import { CommanderError, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-const h = vi.hoisted(() => {
-  const state = {
-    loaded: [] as string[],
-    calls: [] as { name: string; opts: any; ctx: unknown; cmd?: Command }[],
-    globals: undefined as Record<string, unknown> | undefined,
-    module(name: string) {
-      state.loaded.push(name);
-      return {
-        run: async (opts: unknown, ctx: unknown, cmd?: Command) => {
-          state.calls.push({ name, opts, ctx, cmd });
-          return 0;
-        },
-      };
+const h = vi.hoisted(() => ({
+  calls: [] as { name: string; opts: any; ctx: unknown; cmd?: Command }[],
+  globals: undefined as Record<string, unknown> | undefined,
+}));
+
+// The runner is replaced by a recorder: it records the command and what its
+// run would receive, and runs nothing (no command's run.ts is imported).
+vi.mock('../../../src/cli/run.js', async () => {
+  const { inputOf } = await import('../../../src/cli/tree/entries.js');
+  const path = (c: Command): string => (c.parent?.parent ? `${path(c.parent)} ${c.name()}` : c.name());
+  return {
+    execute: async (cmd: Command) => {
+      h.globals = cmd.optsWithGlobals();
+      h.calls.push({ name: path(cmd), opts: inputOf(cmd as never), ctx: { fake: 'ctx' }, cmd });
     },
   };
-  return state;
 });
 
-vi.mock('../../../src/cli/run.js', () => ({
-  execute: async (cmd: Command, fn: (ctx: unknown) => Promise<unknown>) => {
-    h.globals = cmd.optsWithGlobals();
-    await fn({ fake: 'ctx' });
-  },
-}));
-vi.mock('../../../src/cli/commands/auth/login/run.js', () => h.module('login'));
-vi.mock('../../../src/cli/commands/auth/logout/run.js', () => h.module('logout'));
-vi.mock('../../../src/cli/commands/auth/status/run.js', () => h.module('auth status'));
-vi.mock('../../../src/cli/commands/auth/token/run.js', () => h.module('auth token'));
-vi.mock('../../../src/cli/commands/auth/list/run.js', () => h.module('auth list'));
-vi.mock('../../../src/cli/commands/auth/switch/run.js', () => h.module('auth switch'));
-vi.mock('../../../src/cli/commands/rules/list/run.js', () => h.module('rules list'));
-vi.mock('../../../src/cli/commands/rules/delete/run.js', () => h.module('rules delete'));
-vi.mock('../../../src/cli/commands/rules/get/run.js', () => h.module('rules get'));
-vi.mock('../../../src/cli/commands/mcp/list/run.js', () => h.module('mcp list'));
-vi.mock('../../../src/cli/commands/mcp/catalog/list/run.js', () => h.module('mcp catalog list'));
-vi.mock('../../../src/cli/commands/mcp/catalog/get/run.js', () => h.module('mcp catalog get'));
-vi.mock('../../../src/cli/commands/task/list/run.js', () => h.module('task list'));
-vi.mock('../../../src/cli/commands/task/get/run.js', () => h.module('task get'));
-vi.mock('../../../src/cli/commands/mcp/set-credentials/run.js', () => h.module('mcp set-credentials'));
-vi.mock('../../../src/cli/commands/mcp/get/run.js', () => h.module('mcp get'));
-vi.mock('../../../src/cli/commands/task/approve-step-up/run.js', () => h.module('task approve-step-up'));
-vi.mock('../../../src/cli/commands/serve/run.js', () => h.module('serve'));
-vi.mock('../../../src/cli/commands/api/run.js', () => h.module('api'));
-vi.mock('../../../src/cli/commands/help/run.js', () => h.module('help'));
-vi.mock('../../../src/cli/commands/completion/run.js', () => h.module('completion'));
-vi.mock('../../../src/cli/commands/webhook/send/run.js', () => h.module('webhook send'));
-vi.mock('../../../src/cli/commands/webhook/verify/run.js', () => h.module('webhook verify'));
-vi.mock('../../../src/cli/commands/webhook/keygen/run.js', () => h.module('webhook keygen'));
-vi.mock('../../../src/cli/commands/webhook/listeners/list/run.js', () => h.module('webhook listeners list'));
-vi.mock('../../../src/cli/commands/webhook/listeners/create/run.js', () => h.module('webhook listeners create'));
-vi.mock('../../../src/cli/commands/webhook/runs/run.js', () => h.module('webhook runs'));
-
-const { buildProgram, groupsFor, walk } = await import('../../../src/cli/program.js');
+const { buildProgram, groupsFor, walk, wantsJson } = await import('../../../src/cli/program.js');
 const { positiveInt, collect } = await import('../../../src/cli/tree/util.js');
+
+/** The groups, as src/cli/tree/commands.ts declares them. */
+const GROUPS = ['auth', 'rules', 'mcp', 'task', 'webhook'];
 
 interface Call {
   name: string;
@@ -107,30 +79,38 @@ beforeEach(() => {
   h.calls.length = 0;
 });
 
-describe('lazy command modules', () => {
-  it('are not imported by building the tree, only when their command runs', async () => {
-    h.loaded.length = 0;
-    await buildProgram();
-    expect(h.loaded).toEqual([]);
-    await parse('rules', 'list', 'crm-app');
-    expect(h.loaded).toEqual(['rules list']);
+describe('the tree', () => {
+  it('has every command folder (a folder with a command.ts), each once, and nothing else', async () => {
+    const root = fileURLToPath(new URL('../../../src/cli/commands/', import.meta.url));
+    const folders = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => basename(f) === 'command.ts');
+    const inTree = [...walk(await buildProgram())].slice(1);
+    const found = await Promise.all(
+      folders.map(async (f) => {
+        const declared = (await import(join(root, f))).command() as Command;
+        return inTree.filter((c) => c.name() === declared.name() && c.description() === declared.description());
+      }),
+    );
+    for (const [i, f] of folders.entries()) expect(found[i], f).toHaveLength(1);
+    expect(new Set(found.flat()).size).toBe(inTree.length);
   });
 });
 
 describe('group loading', () => {
   it('loads only the group a command line names', () => {
-    expect([...groupsFor(['rules', 'list', 'x'])]).toEqual(['rules']);
-    expect([...groupsFor(['--profile', 'rules', 'mcp', 'get', 'a', 'b'])]).toEqual(['mcp']);
-    expect([...groupsFor(['-o', 'json', 'task', 'approve-step-up', 't'])]).toEqual(['task']);
-    expect([...groupsFor(['--output=json', 'webhook', 'send'])]).toEqual(['webhook']);
-    expect([...groupsFor(['help', 'rules', 'list'])]).toEqual(['rules']);
-    expect([...groupsFor(['--help'])]).toEqual([]);
-    expect([...groupsFor(['login', '--client-id', 'x'])]).toEqual([]);
-    expect([...groupsFor(['completion', 'bash'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
-    expect([...groupsFor(['--', 'rules'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['rules', 'list', 'x'], GROUPS)]).toEqual(['rules']);
+    expect([...groupsFor(['--profile', 'rules', 'mcp', 'get', 'a', 'b'], GROUPS)]).toEqual(['mcp']);
+    expect([...groupsFor(['-o', 'json', 'task', 'approve-step-up', 't'], GROUPS)]).toEqual(['task']);
+    expect([...groupsFor(['--output=json', 'webhook', 'send'], GROUPS)]).toEqual(['webhook']);
+    expect([...groupsFor(['help', 'rules', 'list'], GROUPS)]).toEqual(['rules']);
+    expect([...groupsFor(['--help'], GROUPS)]).toEqual([]);
+    expect([...groupsFor(['login', '--client-id', 'x'], GROUPS)]).toEqual([]);
+    expect([...groupsFor(['completion', 'bash'], GROUPS)].sort()).toEqual(['auth', 'mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['--', 'rules'], GROUPS)].sort()).toEqual(['auth', 'mcp', 'rules', 'task', 'webhook']);
     // Commands declare the variables they read: `help environment` needs them all.
-    expect([...groupsFor(['help', 'environment'])].sort()).toEqual(['mcp', 'rules', 'task', 'webhook']);
-    expect([...groupsFor(['help', 'exit-codes'])]).toEqual([]);
+    expect([...groupsFor(['help', 'environment'], GROUPS)].sort()).toEqual(['auth', 'mcp', 'rules', 'task', 'webhook']);
+    expect([...groupsFor(['help', 'exit-codes'], GROUPS)]).toEqual([]);
+    expect([...groupsFor(['auth', 'status'], GROUPS)]).toEqual(['auth']);
+    expect([...groupsFor(['rules', 'list', '--', 'x'], GROUPS)]).toEqual(['rules']);
   });
 
   it('shows every group in the root help whether or not it is loaded', async () => {
@@ -157,7 +137,7 @@ describe('environment variables', () => {
 
   it('declared by mcp set-credentials are the ones its secret inputs read', async () => {
     const { SECRET_INPUTS } = await import('../../../src/cli/commands/mcp/draft.js');
-    const { setCredentials } = await import('../../../src/cli/commands/mcp/set-credentials/command.js');
+    const { command: setCredentials } = await import('../../../src/cli/commands/mcp/set-credentials/command.js');
     const { declaredEnv } = await import('../../../src/cli/declare.js');
     expect(declaredEnv(setCredentials()).map((v) => v.name)).toEqual(SECRET_INPUTS.map((i) => i.env));
   });
@@ -387,7 +367,6 @@ describe('option parsers', () => {
 
 describe('JSON errors before parsing', () => {
   it('wantsJson reads -o/--output in every spelling, the last one winning, and AGCTL_OUTPUT', async () => {
-    const { wantsJson } = await import('../../../src/cli/main.js');
     expect(wantsJson(['rules', 'list', '-o', 'json'], {})).toBe(true);
     expect(wantsJson(['--output', 'json', 'rules'], {})).toBe(true);
     expect(wantsJson(['--output=json'], {})).toBe(true);
@@ -400,5 +379,22 @@ describe('JSON errors before parsing', () => {
     // --jq implies JSON, -o on the command line still decides (--jq with -o table is a usage error, shown as a table).
     expect(wantsJson(['--jq', '.', 'rules'], { AGCTL_OUTPUT: 'table' })).toBe(true);
     expect(wantsJson(['--jq=.', '-o', 'table'], {})).toBe(false);
+    // A global flag's value is its value, as commander reads it: here the profile is "-o".
+    expect(wantsJson(['--profile', '-o', 'table', 'rules'], { AGCTL_OUTPUT: 'json' })).toBe(true);
+  });
+
+  it('are read with the global flags as the program declares them', async () => {
+    const { readLine } = await import('../../../src/cli/global-flags.js');
+    const program = await buildProgram();
+    const valued = program.options.filter((o) => o.required);
+    expect(valued.map((o) => o.long)).toEqual(['--profile', '--base-url', '--client-id', '--output', '--jq', '--timeout']);
+    for (const o of valued) {
+      for (const spelling of [[o.long!, 'v'], [`${o.long}=v`], ...(o.short ? [[o.short, 'v'], [`${o.short}v`]] : [])]) {
+        const line = readLine([...spelling, 'rules', '-o', 'json', 'list']);
+        expect(line.words, spelling.join(' ')).toEqual(['rules', 'list']);
+        expect(line.values.get(o.attributeName()), spelling.join(' ')).toBe(o.long === '--output' ? 'json' : 'v');
+        expect([...groupsFor([...spelling, 'rules', 'list'], GROUPS)]).toEqual(['rules']);
+      }
+    }
   });
 });

@@ -22,7 +22,7 @@ function fakeTerminal() {
 describe('InquirerPrompter', () => {
   it('reads a secret without echoing it or a mask of its length', async () => {
     const t = fakeTerminal();
-    const answer = new InquirerPrompter(true, t.io).password('Client secret');
+    const answer = new InquirerPrompter(true, t.io, false).password('Client secret');
     await new Promise((r) => setTimeout(r, 50));
     t.type('s3cr3t-value');
     t.type('\r');
@@ -30,5 +30,18 @@ describe('InquirerPrompter', () => {
     expect(t.shown()).toContain('Client secret');
     expect(t.shown()).not.toContain('s3cr3t');
     expect(t.shown()).not.toMatch(/\*{3,}/);
+  });
+
+  it('without colour, as the context says, shows no colour and leaves the process environment alone', async () => {
+    const before = process.env.NO_COLOR;
+    const t = fakeTerminal();
+    const answer = new InquirerPrompter(true, t.io, false).confirm('Delete 2 rules?', { default: false });
+    await new Promise((r) => setTimeout(r, 50));
+    t.type('y');
+    t.type('\r');
+    expect(await answer).toBe(true);
+    expect(t.shown()).toContain('Delete 2 rules? (y/N)');
+    expect(t.shown()).not.toMatch(/\x1b\[[0-9;]*m/);
+    expect(process.env.NO_COLOR).toBe(before);
   });
 });

@@ -1,7 +1,8 @@
 // Pure helpers of the webhook commands: captured-request parsing, curl output, load-mode summaries.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseHeaderFlags, parseSendHeaderFlags, shellQuote } from '../../../src/cli/commands/webhook/common.js';
+import { parseHeaderFlags, parseSendHeaderFlags } from '../../../src/cli/commands/webhook/common.js';
+import { shellQuote } from '../../../src/cli/output.js';
 import { loadExitCode, undelivered, type LoadSummary } from '../../../src/cli/commands/webhook/load.js';
 import { LatencyHistogram, histogramLines } from '../../../src/cli/commands/webhook/latency.js';
 import { CaptureError, parseCapturedRequest } from '../../../src/cli/commands/webhook/request-file.js';

@@ -10,6 +10,7 @@ import { collectTree, type Node } from '../../completion.js';
 import { invocationOf } from '../../invocation.js';
 import { systemClock, type Clock } from '../../../lib/clock.js';
 import { CONTROL_CHARS } from '../../../lib/controls.js';
+import type { CompleteInput } from './command.js';
 import { BUDGET_MS, SOURCES, type Candidate } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
 
@@ -21,7 +22,7 @@ interface Answer {
   directive: number;
 }
 
-export async function run(words: string[], cmd: CommandUnknownOpts): Promise<void> {
+export async function run({ args: [words] }: CompleteInput, cmd: CommandUnknownOpts): Promise<void> {
   const inv = invocationOf(cmd as unknown as Command);
   inv.exitCode = 0;
   let answer: Answer = { candidates: [], directive: Directive.NoFileNames };

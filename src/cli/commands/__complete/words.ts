@@ -5,7 +5,7 @@
 import { valueFlags, type Node, type Spec } from '../../completion.js';
 
 /** What the word under the cursor is. */
-export type Slot =
+type Slot =
   | { kind: 'value'; flag: string; spec: Spec }
   | { kind: 'word'; node: Node; /** its index among the positional arguments */ index: number };
 

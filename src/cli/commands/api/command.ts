@@ -1,9 +1,9 @@
 // agctl api: the declaration.
-import { Command, completeWith, helpText, Option, type Input } from '../../declare.js';
+import { Command, completeWith, Option, type Input } from '../../declare.js';
+import { helpText } from '../../help-text.js';
 import { collect } from '../../tree/util.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (src/cli/tree/api.ts). */
-export const api = () =>
+export const command = () =>
   new Command('api')
     .description("Send an authenticated request to any route of the service and print the answer")
     .argument('<path>', 'the route, e.g. /api/v1/search/tasks (a query string may follow)')
@@ -53,4 +53,4 @@ still printed on standard output, and the error line on standard error.`,
       ),
     );
 
-export type ApiInput = Input<ReturnType<typeof api>>;
+export type ApiInput = Input<ReturnType<typeof command>>;

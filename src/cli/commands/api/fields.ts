@@ -4,7 +4,7 @@
 import { UsageError } from '../../../lib/exit.js';
 import { MAX_JSON_DEPTH } from '../../../lib/json-depth.js';
 
-export type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
+type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 type FieldObject = { [key: string]: FieldValue };
 
 /** Where an `@` value of -F comes from: `-` for standard input, else a file path. */

@@ -16,7 +16,7 @@ import type { CommandContext } from '../../context.js';
 import { escapeControls } from '../../escape.js';
 
 /** What the merge learnt: the schema's secret field names (undefined without a schema). */
-export interface ConfigFieldsOutcome {
+interface ConfigFieldsOutcome {
   secret?: ReadonlySet<string>;
 }
 

@@ -30,7 +30,7 @@ import { SECRET_ENV, type SetCredentialsInput } from './set-credentials/command.
 export type SetCredentialsOptions = SetCredentialsInput['opts'] & { appId: string; connectorId: string };
 
 /** A secret the command can take: from `<flag>-stdin`, `<flag>-file`, an env var, or a prompt. */
-export interface SecretInput {
+interface SecretInput {
   key: string;
   kind: AuthKind;
   field: string;
@@ -92,7 +92,7 @@ export const isGiven = (v: unknown) => v !== undefined && v !== false && !(Array
 const given = (opts: SetCredentialsOptions, keys: OptKey[]) => [...new Set(keys)].filter((k) => isGiven(opts[k]));
 
 /** `--auth` values (and the request's own names). */
-export const AUTH_NAMES: Record<string, AuthKind> = {
+const AUTH_NAMES: Record<string, AuthKind> = {
   none: 'none',
   bearer: 'bearerToken',
   'bearer-token': 'bearerToken',
@@ -106,7 +106,7 @@ export const AUTH_NAMES: Record<string, AuthKind> = {
   'google-service-account': 'googleServiceAccount',
   google: 'googleServiceAccount',
 };
-export const AUTH_FLAG_VALUE: Record<AuthKind, string> = {
+const AUTH_FLAG_VALUE: Record<AuthKind, string> = {
   none: 'none',
   bearerToken: 'bearer',
   customHeader: 'custom-header',

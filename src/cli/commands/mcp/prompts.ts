@@ -54,7 +54,7 @@ const issuerUrl = (v: string): true | string => {
 const required = (what: string) => (v: string) => (v.trim() ? true : `${what} is required`);
 
 /** What the walk-through starts from: the server's current view (null when the service sent none). */
-export interface WalkStart {
+interface WalkStart {
   view: McpServerView | null;
 }
 
@@ -84,7 +84,7 @@ async function askFrom(p: CommandContext['prompt'], message: string, current: un
 }
 
 /** The request auth object a view's method stands for; undefined for none set or a method this version does not know. */
-export function authKindOfView(v: McpServerView | null): AuthKind | undefined {
+function authKindOfView(v: McpServerView | null): AuthKind | undefined {
   if (!v) return undefined;
   if (v.authMethod === AuthMethod.OAUTH2) return v.oauth2Mode === OAuth2Mode.GOOGLE_SERVICE_ACCOUNT ? 'googleServiceAccount' : 'oauth2';
   return (Object.keys(AUTH_METHOD_FOR_KIND) as AuthKind[]).find((k) => k !== 'googleServiceAccount' && k !== 'oauth2' && AUTH_METHOD_FOR_KIND[k] === v.authMethod);

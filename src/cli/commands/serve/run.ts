@@ -13,7 +13,7 @@ import { escapeControls } from '../../escape.js';
 const PORT_FILE = 'serve-port';
 
 /** The port kept for the data directory, if any (a damaged file counts as none). */
-export function rememberedPort(dir: string): number | undefined {
+function rememberedPort(dir: string): number | undefined {
   let text: string | undefined;
   try {
     text = readTextIfExists(join(dir, PORT_FILE));

@@ -53,7 +53,7 @@ export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, exp
 }
 
 /** The short form of an enum value with a known prefix, lower case (POLICY_STEP_STATE_ACTIVE -> active); other values as they are. */
-export function shortState(value: string, prefix: string): string {
+function shortState(value: string, prefix: string): string {
   return value.startsWith(prefix) && value.length > prefix.length ? value.slice(prefix.length).toLowerCase() : escapeControls(value);
 }
 

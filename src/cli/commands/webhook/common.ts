@@ -19,7 +19,6 @@ export async function readStdinBytes(ctx: CommandContext, what: string): Promise
   return readAllStdin(ctx.io, what, MAX_INPUT_BYTES);
 }
 
-export { readFileBytes };
 
 /** A body or captured request from a file: at most MAX_INPUT_BYTES. */
 export function readInputFile(path: string, flag: string): Buffer {
@@ -94,7 +93,3 @@ export function allowedRanges(values: string[]): string[] {
   if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
   return ranges;
 }
-
-export { shellQuote } from '../../output.js';
-
-export { statusText } from '../../../client/http.js';

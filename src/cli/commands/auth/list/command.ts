@@ -1,8 +1,8 @@
 // agctl auth list: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Command, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const list = () =>
+export const command = () =>
   new Command('list')
     .description('List the saved profiles: base URL, client ID, the current one, token expiry')
     .addHelpText(
@@ -16,4 +16,4 @@ token cache (no request is sent); \`agctl auth status\` checks with the server.`
       ),
     );
 
-export type ListInput = Input<ReturnType<typeof list>>;
+export type ListInput = Input<ReturnType<typeof command>>;

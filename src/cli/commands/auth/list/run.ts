@@ -33,7 +33,7 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
     ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'SECRET', 'TOKEN', 'EXPIRES'],
     rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretKeptIn ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-']),
   );
-  const s = ctx.settingsOfAnyProfile;
+  const s = ctx.settingsWithoutProfileCheck;
   if (s.profileSource === 'env' && s.profile !== current) {
     ctx.out.info(`note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`);
   }

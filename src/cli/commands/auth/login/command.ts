@@ -1,8 +1,8 @@
 // agctl login: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Command, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const login = () =>
+export const command = () =>
   new Command('login')
     .description('Log in with OAuth2 client credentials and save them to a profile')
     .option('--client-secret-stdin', 'read the client secret from standard input')
@@ -44,4 +44,4 @@ existing profile are used when not given (to log in again with a new secret).`,
       ),
     );
 
-export type LoginInput = Input<ReturnType<typeof login>>;
+export type LoginInput = Input<ReturnType<typeof command>>;

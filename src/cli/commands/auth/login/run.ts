@@ -11,7 +11,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   // A directory it cannot save to (a read-only mount) is said before anything is asked for or sent.
   ctx.config.requireWritable();
   // Login creates the profile it names: no check that it exists.
-  const s = ctx.settingsOfAnyProfile;
+  const s = ctx.settingsWithoutProfileCheck;
   let clientId = s.clientIdSource === 'flag' || s.clientIdSource === 'env' ? s.clientId : undefined;
   let baseUrl = s.baseUrlSource === 'flag' || s.baseUrlSource === 'env' ? s.baseUrl : undefined;
   /** Where the base URL came from, in the words hints use. */

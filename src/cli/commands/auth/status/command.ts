@@ -1,8 +1,8 @@
 // agctl auth status: the declaration.
-import { Command, helpText, type Input } from '../../../declare.js';
+import { Command, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const status = () =>
+export const command = () =>
   new Command('status')
     .description('Check the credentials with the server and show the profile, base URL, client ID and token expiry (never the token)')
     .option('--offline', 'only show what is saved: no request to the server')
@@ -24,4 +24,4 @@ AGCTL_ACCESS_TOKEN) or refused (the server refuses it or its credentials);
       ),
     );
 
-export type StatusInput = Input<ReturnType<typeof status>>;
+export type StatusInput = Input<ReturnType<typeof command>>;

@@ -1,8 +1,8 @@
 // agctl auth switch: the declaration.
-import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const switchProfile = () =>
+export const command = () =>
   new Command('switch')
     .description('Make a saved profile the current one')
     .addArgument(completeWith(new Argument('<profile>', 'name of a saved profile (see `agctl auth list`)'), { dynamic: 'profiles' }))
@@ -17,4 +17,4 @@ listing the saved profiles; \`agctl login --profile NAME\` creates one.`,
       ),
     );
 
-export type SwitchInput = Input<ReturnType<typeof switchProfile>>;
+export type SwitchInput = Input<ReturnType<typeof command>>;

@@ -1,4 +1,4 @@
-// agctl mcp catalog: the sub-group (its commands are added in src/cli/tree/mcp.ts).
+// agctl mcp catalog: the sub-group (its commands: ./subcommands.ts).
 import { Command } from '../../../declare.js';
 
-export const catalog = () => new Command('catalog').description('Browse the MCP server catalog: the entries hosted MCP servers are created from');
+export const command = () => new Command('catalog').description('Browse the MCP server catalog: the entries hosted MCP servers are created from');

@@ -1,12 +1,12 @@
 // agctl mcp get: the declaration.
-import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const get = () =>
+export const command = () =>
   new Command('get')
     .description('Show an MCP server (secrets only as configured or not)')
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<connector-id>', 'MCP server (connector) ID'), { dynamic: 'connector-ids' }))
     .addHelpText('after', () => helpText('', ['agctl mcp get ai-tools wiki-mcp', 'agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod']));
 
-export type GetInput = Input<ReturnType<typeof get>>;
+export type GetInput = Input<ReturnType<typeof command>>;

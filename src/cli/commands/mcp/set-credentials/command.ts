@@ -1,5 +1,6 @@
 // agctl mcp set-credentials: the declaration.
-import { Argument, Command, completeWith, helpText, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { collect, once } from '../../../tree/util.js';
 
 const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp set-credentials: ${meaning}` });
@@ -23,8 +24,7 @@ export const SECRET_ENV = {
   googleCredentials: env('AGCTL_MCP_GOOGLE_CREDENTIALS', 'Google service account key (JSON)'),
 };
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const setCredentials = () =>
+export const command = () =>
   readsEnv(new Command('set-credentials'), ...Object.values(SECRET_ENV))
     .description('Replace the authentication config and/or config fields of an MCP server')
     .argument('<app-id>', 'app ID')
@@ -152,4 +152,4 @@ server's own rules before it is sent (exit 2 on a mistake).`,
       ),
     );
 
-export type SetCredentialsInput = Input<ReturnType<typeof setCredentials>>;
+export type SetCredentialsInput = Input<ReturnType<typeof command>>;

@@ -39,8 +39,6 @@ import { shellQuote } from '../../../output.js';
 import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 
-export type { SetCredentialsOptions } from '../draft.js';
-
 export async function run({ args: [appId, connectorId], opts: flags }: SetCredentialsInput, ctx: CommandContext): Promise<number> {
   const opts: SetCredentialsOptions = { ...flags, appId, connectorId };
   // Before any secret is read or prompted for.
@@ -284,7 +282,7 @@ function warnIgnoredParams(d: ReturnType<typeof draftFromFlags>, ctx: CommandCon
 }
 
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
-export async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<{ body: UpdateCredentialsRequest; replace: boolean }> {
+async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<{ body: UpdateCredentialsRequest; replace: boolean }> {
   checkStdinUse(opts);
   const d = draftFromFlags(opts);
   warnPlainSecrets(d, ctx);

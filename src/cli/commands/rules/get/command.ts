@@ -1,12 +1,12 @@
 // agctl rules get: the declaration.
-import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const get = () =>
+export const command = () =>
   new Command('get')
     .description('Show one rule of an app')
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<rule-id>', 'rule ID'), { dynamic: 'rule-ids' }))
     .addHelpText('after', () => helpText('A rule that does not exist (or was deleted) exits with 5.', ['agctl rules get crm-app ecr-001', 'agctl rules get crm-app ecr-001 -o json | jq .condition']));
 
-export type GetInput = Input<ReturnType<typeof get>>;
+export type GetInput = Input<ReturnType<typeof command>>;

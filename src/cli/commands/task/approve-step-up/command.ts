@@ -1,9 +1,9 @@
 // agctl task approve-step-up: the declaration.
-import { Argument, Command, completeWith, helpText, readsEnv, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, readsEnv, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { positiveInt } from '../../../tree/util.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const approveStepUp = () =>
+export const command = () =>
   readsEnv(new Command('approve-step-up'), { name: 'BROWSER', meaning: 'browser command used by --open (default: the system opener)' })
     .description('Approve the current (or given) policy step of a task with step-up authentication')
     .addArgument(completeWith(new Argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)'), { dynamic: 'task-ids' }))
@@ -35,4 +35,4 @@ resume command agctl prints then carries --transaction-id.`,
       ),
     );
 
-export type ApproveStepUpInput = Input<ReturnType<typeof approveStepUp>>;
+export type ApproveStepUpInput = Input<ReturnType<typeof command>>;

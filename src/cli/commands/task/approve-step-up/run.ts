@@ -365,7 +365,7 @@ export function startSpinner(ctx: Pick<CommandContext, 'io' | 'out' | 'clock' | 
     const max = lineWidth(stderr);
     const frame = FRAMES[i++ % FRAMES.length]!;
     // The frame and its space take two columns; on a terminal narrower than that, only what fits.
-    const line = max >= 3 ? `${ctx.out.s.cyan(frame)} ${spinnerText(deadline - ctx.clock.now(), max - 2)}` : max >= 1 ? ctx.out.s.cyan(frame) : '';
+    const line = max >= 3 ? `${ctx.out.style.cyan(frame)} ${spinnerText(deadline - ctx.clock.now(), max - 2)}` : max >= 1 ? ctx.out.style.cyan(frame) : '';
     stderr.write(redraw(line));
   };
   draw();

@@ -1,11 +1,11 @@
 // agctl task list: the declaration.
-import { Command, Option, helpText, type Input } from '../../../declare.js';
+import { Command, Option, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { positiveInt } from '../../../tree/util.js';
 
 export const TASK_LIST_DEFAULT_LIMIT = 100;
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const list = () =>
+export const command = () =>
   new Command('list')
     .description("List tasks, through the service's task search")
     .addOption(new Option('--state <state>', 'open, closed or all').choices(['open', 'closed', 'all'] as const).default('open' as const))
@@ -31,4 +31,4 @@ from the service (GET /api/v1/auth/introspect). -o json prints the task views.`,
       ),
     );
 
-export type ListInput = Input<ReturnType<typeof list>>;
+export type ListInput = Input<ReturnType<typeof command>>;

@@ -1,9 +1,9 @@
 // agctl webhook keygen: the declaration.
-import { Command, completeWith, helpText, Option, type Input } from '../../../declare.js';
+import { Command, completeWith, Option, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { JWT_ALGS, anyCase } from '../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const keygen = () =>
+export const command = () =>
   new Command('keygen')
     .description('Generate a signing key for a JWT listener: a private JWK (0600) and a public JWKS')
     .addOption(completeWith(new Option('--alg <alg>', `algorithm: ${JWT_ALGS.join(', ')} (any case)`).argParser(anyCase(JWT_ALGS)).default('ES256' as const), JWT_ALGS))
@@ -22,4 +22,4 @@ the private JWK secret and sign with it: agctl webhook send ... --jwt-key FILE.`
       ),
     );
 
-export type KeygenInput = Input<ReturnType<typeof keygen>>;
+export type KeygenInput = Input<ReturnType<typeof command>>;

@@ -1,8 +1,9 @@
-// agctl webhook listeners: the group (its commands are list/ and create/).
-import { Command, helpText } from '../../../declare.js';
+// agctl webhook listeners: the sub-group (its commands: ./subcommands.ts).
+import { Command } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { EMBEDDED_ONLY } from '../flags.js';
 
-export const listeners = () =>
+export const command = () =>
   new Command('listeners')
     .helpCommand(false)
     .description("List and create the embedded server's webhook listeners (embedded-server routes, not the service's)")

@@ -1,10 +1,10 @@
 // agctl webhook runs: the declaration.
-import { Argument, Command, completeWith, helpText, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { positiveInt } from '../../../tree/util.js';
 import { EMBEDDED_ONLY } from '../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const runs = () =>
+export const command = () =>
   new Command('runs')
     .description("List what a listener's events ran: its automation runs, newest first, with each event's body (embedded server)")
     .addArgument(completeWith(new Argument('<listener-id>', 'listener ID (agctl webhook listeners list)'), { dynamic: 'listener-ids' }))
@@ -19,4 +19,4 @@ export const runs = () =>
       ]),
     );
 
-export type RunsInput = Input<ReturnType<typeof runs>>;
+export type RunsInput = Input<ReturnType<typeof command>>;

@@ -1,10 +1,10 @@
 // agctl webhook send: the declaration.
-import { Argument, Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../declare.js';
+import { Argument, Command, completeWith, Option, readsEnv, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { collect, positiveInt } from '../../../tree/util.js';
 import { DOWN_ATTEMPTS, DOWN_MS, JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, positiveSeconds, unixSeconds } from '../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const send = () =>
+export const command = () =>
   readsEnv(new Command('send'), WEBHOOK_SECRET_ENV)
     .description("Send a signed event to a webhook listener and print the listener's answer")
     .addArgument(completeWith(new Argument('<listener>', 'listener URL, or a listener ID on the configured base URL'), { dynamic: 'listener-ids' }))
@@ -64,4 +64,4 @@ is measured from when each request was due, so a slow listener shows as slow.`,
       ),
     );
 
-export type SendInput = Input<ReturnType<typeof send>>;
+export type SendInput = Input<ReturnType<typeof command>>;

@@ -7,7 +7,10 @@ import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
 import type { EventsFile } from '../events.js';
-import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
+import { statusText } from '../../../../client/http.js';
+import { readFileBytes } from '../../../io.js';
+import { shellQuote } from '../../../output.js';
+import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
 

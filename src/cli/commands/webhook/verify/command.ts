@@ -1,10 +1,10 @@
 // agctl webhook verify: the declaration.
-import { Command, helpText, readsEnv, type Input } from '../../../declare.js';
+import { Command, readsEnv, type Input } from '../../../declare.js';
+import { helpText } from '../../../help-text.js';
 import { collect } from '../../../tree/util.js';
 import { WEBHOOK_SECRET_ENV, unixSeconds } from '../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const verify = () =>
+export const command = () =>
   readsEnv(new Command('verify'), WEBHOOK_SECRET_ENV)
     .description('Check a captured webhook request offline with the listener pipeline, and say why it would fail')
     .option('--request <path>', 'a raw HTTP request as captured (request line, headers, blank line, body; "-" for stdin)')
@@ -39,4 +39,4 @@ exit code follows that status (0 when it would be accepted).`,
       ),
     );
 
-export type VerifyInput = Input<ReturnType<typeof verify>>;
+export type VerifyInput = Input<ReturnType<typeof command>>;

@@ -7,7 +7,8 @@ import { isIP } from 'node:net';
 import type { CommandContext } from '../../../context.js';
 import { styled } from '../../../output.js';
 import type { VerifyInput } from './command.js';
-import { allowedRanges, parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret, statusText } from '../common.js';
+import { statusText } from '../../../../client/http.js';
+import { allowedRanges, parseHeaderFlags, readInputFile, readStdinBytes, readWebhookSecret } from '../common.js';
 import { CaptureError, addHeader, parseCapturedRequest, type CapturedRequest } from '../request-file.js';
 import { hideUserinfo } from '../../../../lib/url.js';
 

@@ -1,21 +1,16 @@
 // agctl mcp catalog list: the declaration.
-import { Command, helpText, type Input } from '../../../../declare.js';
-import { positiveInt } from '../../../../tree/util.js';
+import { Command, type Input } from '../../../../declare.js';
+import { helpText } from '../../../../help-text.js';
+import { limitOption, pageSizeOption } from '../../../../tree/util.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const list = () =>
+export const command = () =>
   new Command('list')
     .description('List the MCP catalog entries')
     .option('--query <text>', 'entries whose name matches (the service decides how)')
-    .option('--limit <n>', 'stop after this many entries', positiveInt('--limit'))
-    .option('--page-size <n>', 'entries per request, 1 to 100', positiveInt('--page-size', 100))
-    .addHelpText(
-      'after',
-      () => helpText('An entry\'s ID is the mcpServerCatalogId of the hosted MCP servers made from it.', [
-        'agctl mcp catalog list',
-        'agctl mcp catalog list --query datadog',
-        "agctl mcp catalog list -o json | jq -r '.[] | [.id, .displayName] | @tsv'",
-      ]),
+    .addOption(limitOption('entries'))
+    .addOption(pageSizeOption('entries', 100))
+    .addHelpText('after', () =>
+      helpText('An entry\'s ID is the mcpServerCatalogId of the hosted MCP servers made from it.', ['agctl mcp catalog list', 'agctl mcp catalog list --query datadog', "agctl mcp catalog list -o json | jq -r '.[] | [.id, .displayName] | @tsv'"]),
     );
 
-export type ListInput = Input<ReturnType<typeof list>>;
+export type ListInput = Input<ReturnType<typeof command>>;

@@ -1,10 +1,10 @@
 // agctl webhook listeners create: the declaration.
-import { Command, completeWith, helpText, Option, readsEnv, type Input } from '../../../../declare.js';
+import { Command, completeWith, Option, readsEnv, type Input } from '../../../../declare.js';
+import { helpText } from '../../../../help-text.js';
 import { collect } from '../../../../tree/util.js';
 import { EMBEDDED_ONLY, LISTENER_AUTH, WEBHOOK_SECRET_ENV, anyCase } from '../../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const create = () =>
+export const command = () =>
   readsEnv(new Command('create'), WEBHOOK_SECRET_ENV)
     .description('Create a webhook listener and its automation (embedded server)')
     .addOption(
@@ -34,4 +34,4 @@ file of mode 0600 that must not exist yet; otherwise the secret comes from
       ),
     );
 
-export type CreateInput = Input<ReturnType<typeof create>>;
+export type CreateInput = Input<ReturnType<typeof command>>;

@@ -1,13 +1,13 @@
 // agctl webhook listeners list: the declaration.
-import { Command, helpText, type Input } from '../../../../declare.js';
-import { positiveInt } from '../../../../tree/util.js';
+import { Command, type Input } from '../../../../declare.js';
+import { helpText } from '../../../../help-text.js';
+import { limitOption } from '../../../../tree/util.js';
 import { EMBEDDED_ONLY } from '../../flags.js';
 
-/** The declaration; its run is ./run.ts, imported when it runs (see the group's file in src/cli/tree/). */
-export const list = () =>
+export const command = () =>
   new Command('list')
     .description('List webhook listeners: ID, name, auth method, allowed sources, runs and the URL to send to (embedded server)')
-    .option('--limit <n>', 'stop after this many listeners', positiveInt('--limit'))
+    .addOption(limitOption('listeners'))
     .addHelpText(
       'after',
       () => helpText(
@@ -16,4 +16,4 @@ export const list = () =>
       ),
     );
 
-export type ListInput = Input<ReturnType<typeof list>>;
+export type ListInput = Input<ReturnType<typeof command>>;

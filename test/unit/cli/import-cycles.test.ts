@@ -1,0 +1,56 @@
+// src/cli has no import cycle: every import counts, type-only and dynamic ones too.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+
+/** The relative imports of each .ts file below `dir` (paths relative to src/). */
+function importGraph(dir: string): Map<string, string[]> {
+  const files = readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  const graph = new Map<string, string[]>();
+  for (const f of files) {
+    const text = readFileSync(join(SRC, f), 'utf8');
+    const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)|(?:^|\n)import\s+'(\.[^']+)'/g)].map((m) => (m[1] ?? m[2] ?? m[3])!);
+    graph.set(f, specs.map((s) => relative(SRC, resolve(SRC, dirname(f), s.replace(/\.js$/, '.ts')))));
+  }
+  return graph;
+}
+
+/** One cycle of the graph (a path that comes back to its start), if any. */
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (f: string): string[] | undefined => {
+    if (state.get(f) === 'open') return [...path.slice(path.indexOf(f)), f];
+    if (state.get(f) === 'done' || !graph.has(f)) return undefined;
+    state.set(f, 'open');
+    path.push(f);
+    for (const d of graph.get(f)!) {
+      const cycle = visit(d);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(f, 'done');
+    return undefined;
+  };
+  for (const f of graph.keys()) {
+    const cycle = visit(f);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe('imports', () => {
+  it('the cycle finder finds a type-only cycle', () => {
+    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']], ['c.ts', ['a.ts']]]))).toEqual(['a.ts', 'b.ts', 'a.ts']);
+  });
+
+  it('src/cli has no import cycle, type-only and dynamic imports included', () => {
+    const graph = importGraph('cli');
+    expect(graph.size).toBeGreaterThan(50);
+    expect(graph.get('cli/run.ts')).toContain('cli/declare.ts');
+    expect(findCycle(graph)).toBeUndefined();
+  });
+});
