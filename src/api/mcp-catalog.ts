@@ -4,6 +4,7 @@
 // the catalog's default); there is no top-level `configFields` member. Every
 // member may be missing or null (vendor OpenAPI), so the CLI reads an entry
 // only through the functions below; `-o json` prints it as received.
+import { isJsonObject } from '../lib/json.js';
 
 /** A config field as the service sends it (sdk-go `mcpservercatalogconfigfield.md`). */
 export interface CatalogConfigFieldWire {
@@ -55,7 +56,6 @@ export interface GetCatalogEntryResponse {
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The entry's config fields, or undefined when the entry carries no schema
@@ -65,10 +65,10 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  */
 export function catalogFields(e: McpCatalogEntry): CatalogField[] | undefined {
   const schema = e.configSchema;
-  if (!isObj(schema)) return undefined;
+  if (!isJsonObject(schema)) return undefined;
   const out: CatalogField[] = [];
   for (const f of Array.isArray(schema.fields) ? (schema.fields as unknown[]) : []) {
-    if (!isObj(f) || !text(f.name)) continue;
+    if (!isJsonObject(f) || !text(f.name)) continue;
     out.push({
       name: text(f.name),
       displayName: text(f.displayName),
@@ -85,7 +85,7 @@ export function catalogFields(e: McpCatalogEntry): CatalogField[] | undefined {
 /** The entry's auth methods in its order (the first is the default); unknown values are kept as they are. */
 export function catalogAuthMethods(e: McpCatalogEntry): string[] {
   if (!Array.isArray(e.authModes)) return [];
-  return (e.authModes as unknown[]).map((m) => (isObj(m) ? text(m.authMethod) : '')).filter(Boolean);
+  return (e.authModes as unknown[]).map((m) => (isJsonObject(m) ? text(m.authMethod) : '')).filter(Boolean);
 }
 
 export const MCP_PAGE_SIZE_DEFAULT = 50;

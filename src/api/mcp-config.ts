@@ -2,6 +2,7 @@
 // store holds, the format checks of single values, and the rules on a
 // resulting config (required fields and combinations). Pure: no I/O.
 import { createPrivateKey } from 'node:crypto';
+import { isJsonObject } from '../lib/json.js';
 import { HTTP_TOKEN } from '../lib/net.js';
 import { invalidArgument } from './errors.js';
 import {
@@ -15,10 +16,10 @@ import {
   TRANSPORT_TYPES,
   TokenSharing,
   shortEnum,
-  type AuthKind,
   type ConfigKind,
   type ConfigRoot,
 } from './mcp-schema.js';
+import type { AuthKind } from './secret-fields.js';
 
 /** The auth method the view reports for each request auth object. */
 export const AUTH_METHOD_FOR_KIND: Record<AuthKind, string> = {
@@ -127,7 +128,6 @@ export interface CredentialsPlan {
 // ---------------------------------------------------------------------------
 // Helpers.
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 export const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
@@ -191,7 +191,7 @@ export function parseGoogleCredentials(path: string, json: string): GoogleServic
   } catch {
     throw invalidArgument(`${path}: must be the JSON of a Google service account key file (not valid JSON)`);
   }
-  if (!isObject(doc)) throw invalidArgument(`${path}: must be the JSON object of a Google service account key file`);
+  if (!isJsonObject(doc)) throw invalidArgument(`${path}: must be the JSON object of a Google service account key file`);
   for (const k of ['private_key', 'client_email', 'token_uri']) {
     if (typeof doc[k] !== 'string' || doc[k] === '') throw invalidArgument(`${path}: the service account key has no ${k}`);
   }

@@ -1,7 +1,8 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
 import type { GetCatalogEntryResponse, McpCatalogEntry } from '../api/mcp-catalog.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 

@@ -1,6 +1,7 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
 import type { EntitlementConfigurationRule, GetRuleResponse, ListRulesResponse } from '../api/rules.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 

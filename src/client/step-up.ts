@@ -7,7 +7,8 @@ import {
   type SearchStepUpTransactionsRequest,
   type StepUpTransaction,
 } from '../api/tasks.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage } from './paginate.js';
 import { pathSegment } from './paths.js';
 

@@ -1,6 +1,7 @@
 // The embedded server's webhook listener routes (under /_embedded/v1/: not part
 // of the service API, which sets listeners up in its web app).
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
