@@ -1,26 +1,32 @@
-// Entitlement configuration rules (service-api.md §2.3, §4.2, §4.3).
+// Entitlement configuration rules (service-api.md §2.3, §4.2, §4.3), declared
+// once as a table (src/api/shape.ts): the type, the client's check of an
+// answer and the server's view come from it, without the schema library
+// (`rules list` is on the start-up budget).
+import { shape, type Infer } from './shape.js';
 
-export interface RuleSettings {
-  requestPolicyId: string;
-  requestSchemaId: string;
-  emergencyGrantEnabled: boolean;
-  emergencyGrantPolicyId: string;
-  maxGrantDuration: string;
-}
+const RULE_SETTINGS = shape({
+  requestPolicyId: { kind: 'string' },
+  requestSchemaId: { kind: 'string' },
+  emergencyGrantEnabled: { kind: 'boolean' },
+  emergencyGrantPolicyId: { kind: 'string' },
+  maxGrantDuration: { kind: 'string' },
+});
+export type RuleSettings = Infer<typeof RULE_SETTINGS>;
 
-export interface EntitlementConfigurationRule {
-  id: string;
-  appId: string;
-  displayName: string;
-  description: string;
-  condition: string;
-  enabled: boolean;
-  priority: number;
-  settings: RuleSettings;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+export const RULE = shape({
+  id: { kind: 'string', required: true },
+  appId: { kind: 'string' },
+  displayName: { kind: 'string' },
+  description: { kind: 'string' },
+  condition: { kind: 'string' },
+  enabled: { kind: 'boolean' },
+  priority: { kind: 'number' },
+  settings: { kind: 'object', of: RULE_SETTINGS },
+  createdAt: { kind: 'string' },
+  updatedAt: { kind: 'string' },
+  deletedAt: { kind: 'string', nullable: true },
+});
+export type EntitlementConfigurationRule = Infer<typeof RULE>;
 
 export interface ListRulesResponse {
   list: EntitlementConfigurationRule[];

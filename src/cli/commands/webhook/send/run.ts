@@ -8,13 +8,12 @@ import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
 import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
+import { INCOMING_PATH } from '../../../../api/webhook-listeners.js';
 
 type SendOptions = SendInput['opts'];
 
 /** Produces the authentication headers of one request. */
 export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promise<Record<string, string>>;
-
-export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
 
 /** A listener URL as given, or the listener ID on the configured base URL. */
 export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
