@@ -178,7 +178,8 @@ function checkRequest(s: Shape, body: Record<string, unknown>, prefix: string, f
       if (m.required) throw wrong();
       continue;
     }
-    if (!hasKind(m, v) || (m.kind === 'string' && m.values && !m.values.includes(v as string))) throw wrong();
+    // An optional enum left empty is unset (proto3 JSON); a required one must be one of its values.
+    if (!hasKind(m, v) || (m.kind === 'string' && m.values && !(v === '' && !m.required) && !m.values.includes(v as string))) throw wrong();
     if (m.kind === 'object' && m.of) checkRequest(m.of, v as Record<string, unknown>, `${path}.`, fail);
   }
 }

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { isJsonObject } from '../lib/json.js';
 import { invalidArgument } from './errors.js';
+import { itemProblem, normalize, parseRequest, shape, type Infer } from './shape.js';
 
 // ---------------------------------------------------------------------------
 // Path fields and the expand mask
@@ -472,17 +473,46 @@ export const STEP_UP_STATES = {
 export const STEP_UP_TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 export type StepUpTargetType = (typeof STEP_UP_TARGET_TYPES)[number];
 
-export interface SearchStepUpTransactionsRequest {
-  taskId?: string;
-  state?: string;
-  userId?: string;
-  providerId?: string;
-  targetType?: StepUpTargetType;
-  createdAfter?: string;
-  createdBefore?: string;
-  pageSize?: number;
-  pageToken?: string;
-}
+/**
+ * A step-up transaction (the vendor's `c1.api.stepup.v1.StepUpTransaction`):
+ * the type, the client's check and `normalizeStepUpTransaction` come from
+ * this table (src/api/shape.ts); the embedded server's view is of its type.
+ */
+const STEP_UP_TRANSACTION = shape({
+  id: { kind: 'string', required: true },
+  state: { kind: 'string', default: STEP_UP_STATES.unspecified },
+  /** Set for a transaction that approves a task step (the other target is `test`). */
+  approveTask: { kind: 'object', optional: true, of: { taskId: { kind: 'string' }, policyStepId: { kind: 'string' } } },
+  test: { kind: 'object', optional: true, of: {} },
+  providerId: { kind: 'string' },
+  userId: { kind: 'string' },
+  claims: { kind: 'object', nullable: true },
+  errorMessage: { kind: 'string' },
+  createdAt: { kind: 'string', nullable: true },
+  updatedAt: { kind: 'string', nullable: true },
+  expiresAt: { kind: 'string', nullable: true },
+});
+export type StepUpTransaction = Infer<typeof STEP_UP_TRANSACTION>;
+
+/** What is wrong with a step-up transaction received from a server, if anything. */
+export const stepUpTransactionProblem = (t: unknown): string | undefined => itemProblem(STEP_UP_TRANSACTION, t, 'a step-up transaction');
+
+/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
+export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => normalize(STEP_UP_TRANSACTION, raw);
+
+/** POST /api/v1/search/step-up/transactions: every member optional. */
+const STEP_UP_SEARCH_REQUEST = shape({
+  taskId: { kind: 'string', optional: true },
+  state: { kind: 'string', optional: true, values: Object.values(STEP_UP_STATES) as string[], error: `state must be one of ${Object.values(STEP_UP_STATES).join(', ')}` },
+  userId: { kind: 'string', optional: true },
+  providerId: { kind: 'string', optional: true },
+  targetType: { kind: 'string', optional: true, values: STEP_UP_TARGET_TYPES, error: `targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}` },
+  createdAfter: { kind: 'string', optional: true },
+  createdBefore: { kind: 'string', optional: true },
+  pageSize: { kind: 'number', optional: true, error: 'pageSize must be a non-negative integer' },
+  pageToken: { kind: 'string', optional: true },
+});
+export type SearchStepUpTransactionsRequest = Infer<typeof STEP_UP_SEARCH_REQUEST>;
 
 export interface SearchStepUpTransactionsResponse {
   list: StepUpTransaction[];
@@ -682,15 +712,13 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
   createdAfter: number | null;
   createdBefore: number | null;
 } {
-  if (!isJsonObject(body)) throw invalidArgument('request body must be a JSON object');
-  const text = (name: string) => bodyText(body, name);
-  const time = (name: string) => bodyTime(body, name);
-  const state = text('state') || STEP_UP_STATES.unspecified;
-  if (!Object.values(STEP_UP_STATES).includes(state as never)) throw invalidArgument(`state must be one of ${Object.values(STEP_UP_STATES).join(', ')}`);
-  const targetType = (text('targetType') || 'TARGET_TYPE_UNSPECIFIED') as StepUpTargetType;
-  if (!STEP_UP_TARGET_TYPES.includes(targetType)) throw invalidArgument(`targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}`);
-  const size = body.pageSize ?? 0;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalidArgument('pageSize must be a non-negative integer');
+  const b = parseRequest(STEP_UP_SEARCH_REQUEST, body, invalidArgument);
+  const text = (name: string) => bodyText(b, name);
+  const time = (name: string) => bodyTime(b, name);
+  const state = b.state || STEP_UP_STATES.unspecified;
+  const targetType = b.targetType || 'TARGET_TYPE_UNSPECIFIED';
+  const size = b.pageSize ?? 0;
+  if (!Number.isInteger(size) || size < 0) throw invalidArgument('pageSize must be a non-negative integer');
   return {
     taskId: text('taskId'),
     state,
@@ -703,24 +731,3 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
     pageToken: text('pageToken'),
   };
 }
-
-const StepUpTransactionSchema = member(
-  z.object({
-    id: str,
-    state: enumOf(STEP_UP_STATES.unspecified),
-    /** Set for a transaction that approves a task step (the other target is `test`). */
-    approveTask: oneOf(z.object({ taskId: str, policyStepId: str })),
-    test: oneOf(z.object({})),
-    providerId: str,
-    userId: str,
-    claims: objectOrNull,
-    errorMessage: str,
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    expiresAt: timestamp,
-  }),
-);
-export type StepUpTransaction = z.infer<typeof StepUpTransactionSchema>;
-
-/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
-export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => StepUpTransactionSchema.parse(raw);
