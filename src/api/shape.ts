@@ -200,7 +200,7 @@ export function normalize<S extends Shape>(s: S, raw: unknown): Infer<S> {
     if (m.kind === 'object' || (m.kind === 'array' && m.of)) {
       if (!hasKind(m, v)) {
         if (m.nullable) out[name] = null;
-        else if (!m.optional) out[name] = m.kind === 'array' ? [] : {};
+        else if (!m.optional) out[name] = m.kind === 'array' ? [] : m.of ? normalize(m.of, {}) : {};
         continue;
       }
       out[name] = !m.of ? v : m.kind === 'array' ? (v as unknown[]).filter(isJsonObject).map((x) => normalize(m.of!, x)) : normalize(m.of, v);

@@ -28,6 +28,7 @@ const SCENARIOS: Record<string, Answer> = {
   'list-object': [200, '{"list":{}}', JSON_TYPE],
   'rule-without-id': [200, '{"list":[{"displayName":"x"}]}', JSON_TYPE],
   'rule-bad-name': [200, '{"list":[{"id":"r1","displayName":5}]}', JSON_TYPE],
+  'rule-bad-setting': [200, '{"list":[{"id":"r1","settings":{"maxGrantDuration":3600}}]}', JSON_TYPE],
   'token-number': [200, '{"list":[],"nextPageToken":7}', JSON_TYPE],
   // proto3 JSON leaves out empty fields: an empty page, and a rule with only defaults
   'empty-object': [200, '{}', 'application/json; charset=utf-8'],
@@ -86,6 +87,7 @@ describe('unexpected 2xx answers', () => {
       ['list-object', '"list" is an object, expected an array of rules'],
       ['rule-without-id', '"list\\[0\\]" has no "id"'],
       ['rule-bad-name', '"list\\[0\\]" has "displayName" as a number, expected a string'],
+      ['rule-bad-setting', '"list\\[0\\]" has "settings.maxGrantDuration" as a number, expected a string'],
       ['token-number', '"nextPageToken" is a number, expected a string'],
     ];
     const runs = await Promise.all(cases.flatMap(([app]) => [cli(['rules', 'list', app]), cli(['rules', 'list', app, '-o', 'json'])]));
