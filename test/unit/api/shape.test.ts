@@ -7,6 +7,7 @@ import { answerProblem, itemProblem, normalize, parseRequest, shape, viewOf } fr
 import { normalizeStepUpTransaction, stepUpTransactionProblem } from '../../../src/api/tasks.js';
 import { CREATE_LISTENER_REQUEST, LISTENER, LIST_RUNS_RESPONSE } from '../../../src/api/webhook-listeners.js';
 import { catalogEntryProblem, catalogFields } from '../../../src/api/mcp-catalog.js';
+import { toTransaction } from '../../../src/server/routes/step-up-transactions.js';
 
 const rule = { id: 'r1', appId: 'a', displayName: 'R', description: '', condition: 'true', enabled: true, priority: 10, settings: { requestPolicyId: 'p', maxGrantDuration: '3600s' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', deletedAt: null };
 
@@ -110,5 +111,16 @@ describe('normalize (a received value given its full shape)', () => {
     expect(t.claims).toEqual({ c: 1 });
     expect(Object.keys(t)).toEqual(['id', 'state', 'approveTask', 'test', 'providerId', 'userId', 'claims', 'errorMessage', 'createdAt', 'updatedAt', 'expiresAt']);
     expect(normalize(RULE, null).settings).toEqual({ requestPolicyId: '', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '' });
+  });
+});
+
+describe('the embedded server views of the declared shapes', () => {
+  it('a step-up transaction view passes the client check and is already its full shape', () => {
+    const row = { id: 't1', task_id: 'k1', step_id: 's1', user_id: 'u1', provider_id: 'p1', token_sealed: 'x', state: 'pending' as const, created_at: 0, expires_at: 1000, verified_at: null, used_at: null };
+    for (const now of [0, 2000]) {
+      const view = toTransaction(row, now);
+      expect(stepUpTransactionProblem(view)).toBeUndefined();
+      expect(JSON.stringify(normalizeStepUpTransaction(view))).toBe(JSON.stringify(view));
+    }
   });
 });
