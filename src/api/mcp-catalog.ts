@@ -29,15 +29,15 @@ export type McpCatalogEntry = Infer<typeof CATALOG_ENTRY>;
 /** A config field as the service sends it (sdk-go `mcpservercatalogconfigfield.md`), every member optional. */
 const CATALOG_CONFIG_FIELD = shape({
   /** The key in a hosted config's `configFields`. */
-  name: { kind: 'string' },
-  displayName: { kind: 'string' },
-  description: { kind: 'string' },
-  placeholder: { kind: 'string' },
+  name: 'string',
+  displayName: 'string',
+  description: 'string',
+  placeholder: 'string',
   /** Ignored when `secret`. */
-  default: { kind: 'string' },
-  required: { kind: 'boolean' },
+  default: 'string',
+  required: 'boolean',
   /** Sealed on the server, never returned (the view's `configFieldValues` omits it). */
-  secret: { kind: 'boolean' },
+  secret: 'boolean',
 });
 /** A config field with every member filled in (absent text is '', absent flags false). */
 export type CatalogField = Infer<typeof CATALOG_CONFIG_FIELD>;

@@ -61,14 +61,19 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   sourceAppId: '',
 });
 
-export interface EffectiveAuth {
-  /** A request auth object name; stored rows may hold a kind this version does not know. */
-  kind: string;
-  /** Non-secret fields (absent = default). Google service accounts also carry the derived clientEmail and tokenUri. */
+/** An auth object: its name (`Kind`), its non-secret fields (absent = default) and its secret fields that are set. */
+interface AuthOf<Kind extends string, Secret> {
+  kind: Kind;
   values: Record<string, unknown>;
-  /** Secret fields that are set. */
-  secrets: Record<string, FieldValue>;
+  secrets: Record<string, Secret>;
 }
+
+/**
+ * An auth object of a config: stored rows may hold a kind this version does
+ * not know; Google service accounts also carry the derived clientEmail and
+ * tokenUri in `values`.
+ */
+export type EffectiveAuth = AuthOf<string, FieldValue>;
 
 /** A server's credential config: what is stored, or what an update results in. */
 export interface EffectiveConfig {
@@ -79,12 +84,8 @@ export interface EffectiveConfig {
   auth: EffectiveAuth | null;
 }
 
-export interface ParsedAuth {
-  kind: AuthKind;
-  values: Record<string, unknown>;
-  /** Non-empty secret values of the request. */
-  secrets: Record<string, string>;
-}
+/** An auth object of a request; its secrets are the non-empty secret values sent. */
+export type ParsedAuth = AuthOf<AuthKind, string>;
 
 export interface ParsedCredentialsRequest {
   kind: ConfigKind;

@@ -2,36 +2,36 @@
 // once as a table (src/api/shape.ts): the type, the client's check of an
 // answer and the server's view come from it, without the schema library
 // (`rules list` is on the start-up budget).
-import { shape, type Infer } from './shape.js';
+import { shape, type Infer, type ListPage } from './shape.js';
 
 const RULE_SETTINGS = shape({
-  requestPolicyId: { kind: 'string' },
-  requestSchemaId: { kind: 'string' },
-  emergencyGrantEnabled: { kind: 'boolean' },
-  emergencyGrantPolicyId: { kind: 'string' },
-  maxGrantDuration: { kind: 'string' },
+  requestPolicyId: 'string',
+  requestSchemaId: 'string',
+  emergencyGrantEnabled: 'boolean',
+  emergencyGrantPolicyId: 'string',
+  /** A duration such as "86400s". */
+  maxGrantDuration: 'string',
 });
 export type RuleSettings = Infer<typeof RULE_SETTINGS>;
 
 export const RULE = shape({
   id: { kind: 'string', required: true },
-  appId: { kind: 'string' },
-  displayName: { kind: 'string' },
-  description: { kind: 'string' },
-  condition: { kind: 'string' },
-  enabled: { kind: 'boolean' },
-  priority: { kind: 'number' },
+  appId: 'string',
+  displayName: 'string',
+  description: 'string',
+  /** A CEL expression. */
+  condition: 'string',
+  enabled: 'boolean',
+  /** Rules are evaluated by ascending priority, then ID. */
+  priority: 'number',
   settings: { kind: 'object', of: RULE_SETTINGS },
-  createdAt: { kind: 'string' },
-  updatedAt: { kind: 'string' },
+  createdAt: 'string',
+  updatedAt: 'string',
   deletedAt: { kind: 'string', nullable: true },
 });
 export type EntitlementConfigurationRule = Infer<typeof RULE>;
 
-export interface ListRulesResponse {
-  list: EntitlementConfigurationRule[];
-  nextPageToken: string;
-}
+export type ListRulesResponse = ListPage<EntitlementConfigurationRule>;
 
 /** GET .../entitlement_configuration_rules/{id} (service-notes.md §4: sdk-go `getappentitlementroutingruleresponse.md`). */
 export interface GetRuleResponse {

@@ -24,7 +24,12 @@ interface Common {
   readonly error?: string;
 }
 
-export type Member = Common &
+type Kind = 'string' | 'number' | 'boolean' | 'strings' | 'unknown' | 'array' | 'object';
+
+/** A member: its kind alone (`'string'`), or its kind with more. */
+export type Member = Kind | Spec;
+
+type Spec = Common &
   (
     | { readonly kind: 'string'; readonly values?: readonly string[]; readonly default?: string }
     | { readonly kind: 'number' | 'boolean' | 'strings' | 'unknown' }
@@ -36,7 +41,9 @@ export type Member = Common &
 
 export type Shape = { readonly [name: string]: Member };
 
-type Base<M> = M extends { kind: 'string'; values: readonly (infer V)[] }
+type Base<M> = M extends Kind
+  ? Base<{ kind: M }>
+  : M extends { kind: 'string'; values: readonly (infer V)[] }
   ? V
   : M extends { kind: 'string' }
     ? string
@@ -65,11 +72,17 @@ export type Infer<S extends Shape> = Flat<
   }
 >;
 
+/** The answer of a list route: a page of items and the token of the next page ('' on the last). */
+export interface ListPage<T> {
+  list: T[];
+  nextPageToken: string;
+}
+
 /** Declares a shape (checked as one, its literal types kept for `Infer`). */
 export const shape = <const S extends Shape>(s: S): S => s;
 
 /** What a member's type is called in messages. */
-const EXPECTED: Record<Member['kind'], string> = {
+const EXPECTED: Record<Kind, string> = {
   string: 'a string',
   number: 'a number',
   boolean: 'a boolean',
@@ -79,7 +92,7 @@ const EXPECTED: Record<Member['kind'], string> = {
   object: 'an object',
 };
 
-function hasKind(m: Member, v: unknown): boolean {
+function hasKind(m: Spec, v: unknown): boolean {
   switch (m.kind) {
     case 'string':
       return typeof v === 'string';
@@ -106,8 +119,12 @@ interface Bad {
   missing: boolean;
 }
 
+/** A member with its kind alone, as a spec. */
+const spec = (m: Member): Spec => (typeof m === 'string' ? { kind: m } : m);
+
 function firstBad(s: Shape, obj: Record<string, unknown>, prefix: string): Bad | undefined {
-  for (const [name, m] of Object.entries(s)) {
+  for (const [name, member] of Object.entries(s)) {
+    const m = spec(member);
     const v = obj[name];
     const path = prefix + name;
     const expected = EXPECTED[m.kind];
@@ -170,7 +187,8 @@ export function parseRequest<S extends Shape>(s: S, body: unknown, fail: (messag
 }
 
 function checkRequest(s: Shape, body: Record<string, unknown>, prefix: string, fail: (message: string) => Error): void {
-  for (const [name, m] of Object.entries(s)) {
+  for (const [name, member] of Object.entries(s)) {
+    const m = spec(member);
     const v = body[name];
     const path = prefix + name;
     const wrong = () => fail(m.error ?? `${path} must be ${EXPECTED[m.kind]}`);
@@ -194,7 +212,8 @@ function checkRequest(s: Shape, body: Record<string, unknown>, prefix: string, f
 export function normalize<S extends Shape>(s: S, raw: unknown): Infer<S> {
   const obj = isJsonObject(raw) ? raw : {};
   const out: Record<string, unknown> = {};
-  for (const [name, m] of Object.entries(s)) {
+  for (const [name, member] of Object.entries(s)) {
+    const m = spec(member);
     const v = obj[name];
     const unset = v === undefined || v === null || (m.nullable && v === '');
     if (m.kind === 'object' || (m.kind === 'array' && m.of)) {
@@ -212,7 +231,7 @@ export function normalize<S extends Shape>(s: S, raw: unknown): Infer<S> {
   return out as Infer<S>;
 }
 
-const DEFAULTS: Record<Exclude<Member['kind'], 'object'>, (m: Member) => unknown> = {
+const DEFAULTS: Record<Exclude<Kind, 'object'>, (m: Spec) => unknown> = {
   string: (m) => (m.kind === 'string' && m.default) || '',
   number: () => 0,
   boolean: () => false,

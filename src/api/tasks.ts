@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { isJsonObject } from '../lib/json.js';
 import { invalidArgument } from './errors.js';
-import { itemProblem, normalize, parseRequest, shape, type Infer } from './shape.js';
+import { itemProblem, normalize, parseRequest, shape, type Infer, type ListPage } from './shape.js';
 
 // ---------------------------------------------------------------------------
 // Path fields and the expand mask
@@ -482,12 +482,12 @@ const STEP_UP_TRANSACTION = shape({
   id: { kind: 'string', required: true },
   state: { kind: 'string', default: STEP_UP_STATES.unspecified },
   /** Set for a transaction that approves a task step (the other target is `test`). */
-  approveTask: { kind: 'object', optional: true, of: { taskId: { kind: 'string' }, policyStepId: { kind: 'string' } } },
+  approveTask: { kind: 'object', optional: true, of: { taskId: 'string', policyStepId: 'string' } },
   test: { kind: 'object', optional: true, of: {} },
-  providerId: { kind: 'string' },
-  userId: { kind: 'string' },
+  providerId: 'string',
+  userId: 'string',
   claims: { kind: 'object', nullable: true },
-  errorMessage: { kind: 'string' },
+  errorMessage: 'string',
   createdAt: { kind: 'string', nullable: true },
   updatedAt: { kind: 'string', nullable: true },
   expiresAt: { kind: 'string', nullable: true },
@@ -514,10 +514,7 @@ const STEP_UP_SEARCH_REQUEST = shape({
 });
 export type SearchStepUpTransactionsRequest = Infer<typeof STEP_UP_SEARCH_REQUEST>;
 
-export interface SearchStepUpTransactionsResponse {
-  list: StepUpTransaction[];
-  nextPageToken: string;
-}
+export type SearchStepUpTransactionsResponse = ListPage<StepUpTransaction>;
 
 export interface GetStepUpTransactionResponse {
   transaction: StepUpTransaction;

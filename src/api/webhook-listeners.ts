@@ -24,7 +24,7 @@ export const LISTENER = shape({
   automation: {
     kind: 'object',
     required: true,
-    of: { id: { kind: 'string' }, name: { kind: 'string', optional: true }, published: { kind: 'boolean' }, triggerEnabled: { kind: 'boolean' } },
+    of: { id: 'string', name: { kind: 'string', optional: true }, published: 'boolean', triggerEnabled: 'boolean' },
   },
   runCount: { kind: 'number', optional: true },
   createdAt: { kind: 'string', optional: true },
@@ -49,14 +49,16 @@ export const CREATE_LISTENER_REQUEST = shape({
 export type CreateListenerRequest = Infer<typeof CREATE_LISTENER_REQUEST>;
 
 export const RUN = shape({
-  id: { kind: 'string' },
-  number: { kind: 'number' },
-  listenerId: { kind: 'string' },
-  automationId: { kind: 'string' },
-  eventId: { kind: 'string' },
+  id: 'string',
+  /** 1, 2, 3, ... in the listener's order. */
+  number: 'number',
+  listenerId: 'string',
+  automationId: 'string',
+  /** The event's `webhook-event-id`. */
+  eventId: 'string',
   /** The event's body as received (its text when it is not JSON). */
-  context: { kind: 'object', of: { trigger: { kind: 'unknown' } } },
-  createdAt: { kind: 'string' },
+  context: { kind: 'object', of: { trigger: 'unknown' } },
+  createdAt: 'string',
 });
 export type WebhookRun = Infer<typeof RUN>;
 
