@@ -122,18 +122,23 @@ interface Bad {
 /** A member with its kind alone, as a spec. */
 const spec = (m: Member): Spec => (typeof m === 'string' ? { kind: m } : m);
 
+/** A shape's members as specs, made once per shape (answers are checked item by item). */
+const specsOf = new WeakMap<Shape, [string, Spec][]>();
+function members(s: Shape): [string, Spec][] {
+  let list = specsOf.get(s);
+  if (!list) specsOf.set(s, (list = Object.entries(s).map(([name, m]) => [name, spec(m)])));
+  return list;
+}
+
 function firstBad(s: Shape, obj: Record<string, unknown>, prefix: string): Bad | undefined {
-  for (const [name, member] of Object.entries(s)) {
-    const m = spec(member);
+  for (const [name, m] of members(s)) {
     const v = obj[name];
-    const path = prefix + name;
-    const expected = EXPECTED[m.kind];
     if (v === undefined || v === null) {
-      if (m.required) return { path, value: v, expected, missing: true };
+      if (m.required) return { path: prefix + name, value: v, expected: EXPECTED[m.kind], missing: true };
       continue;
     }
-    if (!hasKind(m, v)) return { path, value: v, expected, missing: m.required === true };
-    if (m.required && v === '') return { path, value: v, expected, missing: true };
+    if (!hasKind(m, v) || (m.required && v === '')) return { path: prefix + name, value: v, expected: EXPECTED[m.kind], missing: m.required === true };
+    const path = prefix + name;
     if (m.kind === 'object' && m.of) {
       const bad = firstBad(m.of, v as Record<string, unknown>, `${path}.`);
       if (bad) return bad;
@@ -187,8 +192,7 @@ export function parseRequest<S extends Shape>(s: S, body: unknown, fail: (messag
 }
 
 function checkRequest(s: Shape, body: Record<string, unknown>, prefix: string, fail: (message: string) => Error): void {
-  for (const [name, member] of Object.entries(s)) {
-    const m = spec(member);
+  for (const [name, m] of members(s)) {
     const v = body[name];
     const path = prefix + name;
     const wrong = () => fail(m.error ?? `${path} must be ${EXPECTED[m.kind]}`);
@@ -212,8 +216,7 @@ function checkRequest(s: Shape, body: Record<string, unknown>, prefix: string, f
 export function normalize<S extends Shape>(s: S, raw: unknown): Infer<S> {
   const obj = isJsonObject(raw) ? raw : {};
   const out: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(s)) {
-    const m = spec(member);
+  for (const [name, m] of members(s)) {
     const v = obj[name];
     const unset = v === undefined || v === null || (m.nullable && v === '');
     if (m.kind === 'object' || (m.kind === 'array' && m.of)) {
