@@ -1,6 +1,6 @@
 // Wire shapes declared as a table of members, without the schema library:
-// rules (which `rules list` reads on its start-up path, where zod's 100 ms
-// is not paid), webhook listeners and runs, step-up transactions and catalog
+// rules (which `rules list` reads on its start-up path, where loading zod
+// would cost more than the start-up budget allows), webhook listeners and runs, step-up transactions and catalog
 // entries. From one table come
 //   - the TypeScript type (`Infer`);
 //   - the client's check of an answer (`itemProblem` for an item of a list or
@@ -41,27 +41,17 @@ type Spec = Common &
 
 export type Shape = { readonly [name: string]: Member };
 
-type Base<M> = M extends Kind
-  ? Base<{ kind: M }>
-  : M extends { kind: 'string'; values: readonly (infer V)[] }
-  ? V
-  : M extends { kind: 'string' }
-    ? string
-    : M extends { kind: 'number' }
-      ? number
-      : M extends { kind: 'boolean' }
-        ? boolean
-        : M extends { kind: 'strings' }
-          ? string[]
-          : M extends { kind: 'array'; of: infer S extends Shape }
-            ? Infer<S>[]
-            : M extends { kind: 'array' }
-              ? unknown[]
-              : M extends { kind: 'object'; of: infer S extends Shape }
-                ? Infer<S>
-                : M extends { kind: 'object' }
-                  ? Record<string, unknown>
-                  : unknown;
+type Base<M> = M extends Kind ? Base<{ kind: M }>
+  : M extends { kind: 'string'; values: readonly (infer V)[] } ? V
+  : M extends { kind: 'string' } ? string
+  : M extends { kind: 'number' } ? number
+  : M extends { kind: 'boolean' } ? boolean
+  : M extends { kind: 'strings' } ? string[]
+  : M extends { kind: 'array'; of: infer S extends Shape } ? Infer<S>[]
+  : M extends { kind: 'array' } ? unknown[]
+  : M extends { kind: 'object'; of: infer S extends Shape } ? Infer<S>
+  : M extends { kind: 'object' } ? Record<string, unknown>
+  : unknown;
 type Value<M> = Base<M> | (M extends { nullable: true } ? null : never);
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
