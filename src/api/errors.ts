@@ -47,30 +47,22 @@ export function httpStatusForCode(code: number): number {
   return HTTP_FOR_CODE[code] ?? 500;
 }
 
+/** The gRPC code of a bare HTTP status that has one of its own. */
+const CODE_FOR_STATUS: Readonly<Record<number, number>> = {
+  400: Code.InvalidArgument,
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  404: Code.NotFound,
+  409: Code.AlreadyExists,
+  429: Code.ResourceExhausted,
+  501: Code.Unimplemented,
+  503: Code.Unavailable,
+  504: Code.DeadlineExceeded,
+};
+
 /** Best guess of a gRPC code for a bare HTTP status (used when a body carries none). */
 export function codeForHttpStatus(status: number): number {
-  switch (status) {
-    case 400:
-      return Code.InvalidArgument;
-    case 401:
-      return Code.Unauthenticated;
-    case 403:
-      return Code.PermissionDenied;
-    case 404:
-      return Code.NotFound;
-    case 409:
-      return Code.AlreadyExists;
-    case 429:
-      return Code.ResourceExhausted;
-    case 501:
-      return Code.Unimplemented;
-    case 503:
-      return Code.Unavailable;
-    case 504:
-      return Code.DeadlineExceeded;
-    default:
-      return status >= 500 ? Code.Internal : Code.Unknown;
-  }
+  return Object.hasOwn(CODE_FOR_STATUS, status) ? CODE_FOR_STATUS[status]! : status >= 500 ? Code.Internal : Code.Unknown;
 }
 
 /** gRPC code names lower-cased without underscores ("notfound"), plus Connect's spelling "canceled". */

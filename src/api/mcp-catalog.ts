@@ -4,50 +4,46 @@
 // the catalog's default); there is no top-level `configFields` member. Every
 // member may be missing or null (vendor OpenAPI), so the CLI reads an entry
 // only through the functions below; `-o json` prints it as received.
+import { isJsonObject } from '../lib/json.js';
+import { itemProblem, normalize, shape, type Infer } from './shape.js';
 
-/** A config field as the service sends it (sdk-go `mcpservercatalogconfigfield.md`). */
-export interface CatalogConfigFieldWire {
-  /** The key in a hosted config's `configFields`. */
-  name?: string | null;
-  displayName?: string | null;
-  description?: string | null;
-  placeholder?: string | null;
-  /** Ignored when `secret`. */
-  default?: string | null;
-  required?: boolean | null;
-  /** Sealed on the server, never returned (the view's `configFieldValues` omits it). */
-  secret?: boolean | null;
-  [key: string]: unknown;
-}
-
-/** An auth mode of a catalog entry (sdk-go `mcpservercatalogauthmode.md`); the first of `authModes` is the default. */
-export interface CatalogAuthMode {
-  authMethod?: string | null;
-  [key: string]: unknown;
-}
-
-export interface McpCatalogEntry {
+/**
+ * A catalog entry, declared once as a table (src/api/shape.ts): its type and
+ * the client's check of an answer come from it. Entries of `authModes` and
+ * `configSchema.fields` are not checked: one that cannot be read is skipped.
+ */
+export const CATALOG_ENTRY = shape({
   /** A 27-character KSUID: the `mcpServerCatalogId` of hosted servers. */
-  id: string;
-  displayName?: string | null;
-  description?: string | null;
+  id: { kind: 'string', required: true },
+  displayName: { kind: 'string', optional: true, nullable: true },
+  description: { kind: 'string', optional: true, nullable: true },
   /** The service the entry serves: the default tool prefix of its servers. */
-  serviceName?: string | null;
-  authModes?: CatalogAuthMode[] | null;
-  configSchema?: { fields?: CatalogConfigFieldWire[] | null; [key: string]: unknown } | null;
-  [key: string]: unknown;
-}
+  serviceName: { kind: 'string', optional: true, nullable: true },
+  /** `fields`: config fields, each as CATALOG_CONFIG_FIELD. */
+  configSchema: { kind: 'object', optional: true, nullable: true, of: { fields: { kind: 'array', optional: true, nullable: true } } },
+  /** Auth modes (sdk-go `mcpservercatalogauthmode.md`: `{authMethod}`); the first is the default. */
+  authModes: { kind: 'array', optional: true, nullable: true },
+});
+export type McpCatalogEntry = Infer<typeof CATALOG_ENTRY>;
 
+/** A config field as the service sends it (sdk-go `mcpservercatalogconfigfield.md`), every member optional. */
+const CATALOG_CONFIG_FIELD = shape({
+  /** The key in a hosted config's `configFields`. */
+  name: 'string',
+  displayName: 'string',
+  description: 'string',
+  placeholder: 'string',
+  /** Ignored when `secret`. */
+  default: 'string',
+  required: 'boolean',
+  /** Sealed on the server, never returned (the view's `configFieldValues` omits it). */
+  secret: 'boolean',
+});
 /** A config field with every member filled in (absent text is '', absent flags false). */
-export interface CatalogField {
-  name: string;
-  displayName: string;
-  description: string;
-  placeholder: string;
-  default: string;
-  required: boolean;
-  secret: boolean;
-}
+export type CatalogField = Infer<typeof CATALOG_CONFIG_FIELD>;
+
+/** What is wrong with a catalog entry, if anything. */
+export const catalogEntryProblem = (e: unknown): string | undefined => itemProblem(CATALOG_ENTRY, e, 'a catalog entry');
 
 /** GET /api/v1/mcp_server_catalog/{catalog_id} */
 export interface GetCatalogEntryResponse {
@@ -55,7 +51,6 @@ export interface GetCatalogEntryResponse {
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The entry's config fields, or undefined when the entry carries no schema
@@ -65,19 +60,12 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
  */
 export function catalogFields(e: McpCatalogEntry): CatalogField[] | undefined {
   const schema = e.configSchema;
-  if (!isObj(schema)) return undefined;
+  if (!isJsonObject(schema)) return undefined;
   const out: CatalogField[] = [];
-  for (const f of Array.isArray(schema.fields) ? (schema.fields as unknown[]) : []) {
-    if (!isObj(f) || !text(f.name)) continue;
-    out.push({
-      name: text(f.name),
-      displayName: text(f.displayName),
-      description: text(f.description),
-      placeholder: text(f.placeholder),
-      default: f.secret === true ? '' : text(f.default),
-      required: f.required === true,
-      secret: f.secret === true,
-    });
+  for (const f of Array.isArray(schema.fields) ? schema.fields : []) {
+    if (!isJsonObject(f)) continue;
+    const field = normalize(CATALOG_CONFIG_FIELD, f);
+    if (field.name) out.push(field.secret ? { ...field, default: '' } : field);
   }
   return out;
 }
@@ -85,7 +73,7 @@ export function catalogFields(e: McpCatalogEntry): CatalogField[] | undefined {
 /** The entry's auth methods in its order (the first is the default); unknown values are kept as they are. */
 export function catalogAuthMethods(e: McpCatalogEntry): string[] {
   if (!Array.isArray(e.authModes)) return [];
-  return (e.authModes as unknown[]).map((m) => (isObj(m) ? text(m.authMethod) : '')).filter(Boolean);
+  return e.authModes.map((m) => (isJsonObject(m) ? text(m.authMethod) : '')).filter(Boolean);
 }
 
 export const MCP_PAGE_SIZE_DEFAULT = 50;

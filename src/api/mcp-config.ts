@@ -2,6 +2,7 @@
 // store holds, the format checks of single values, and the rules on a
 // resulting config (required fields and combinations). Pure: no I/O.
 import { createPrivateKey } from 'node:crypto';
+import { isJsonObject } from '../lib/json.js';
 import { HTTP_TOKEN } from '../lib/net.js';
 import { invalidArgument } from './errors.js';
 import {
@@ -15,10 +16,10 @@ import {
   TRANSPORT_TYPES,
   TokenSharing,
   shortEnum,
-  type AuthKind,
   type ConfigKind,
   type ConfigRoot,
 } from './mcp-schema.js';
+import type { AuthKind } from './secret-fields.js';
 
 /** The auth method the view reports for each request auth object. */
 export const AUTH_METHOD_FOR_KIND: Record<AuthKind, string> = {
@@ -60,14 +61,19 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   sourceAppId: '',
 });
 
-export interface EffectiveAuth {
-  /** A request auth object name; stored rows may hold a kind this version does not know. */
-  kind: string;
-  /** Non-secret fields (absent = default). Google service accounts also carry the derived clientEmail and tokenUri. */
+/** An auth object: its name (`Kind`), its non-secret fields (absent = default) and its secret fields that are set. */
+interface AuthOf<Kind extends string, Secret> {
+  kind: Kind;
   values: Record<string, unknown>;
-  /** Secret fields that are set. */
-  secrets: Record<string, FieldValue>;
+  secrets: Record<string, Secret>;
 }
+
+/**
+ * An auth object of a config: stored rows may hold a kind this version does
+ * not know; Google service accounts also carry the derived clientEmail and
+ * tokenUri in `values`.
+ */
+export type EffectiveAuth = AuthOf<string, FieldValue>;
 
 /** A server's credential config: what is stored, or what an update results in. */
 export interface EffectiveConfig {
@@ -78,12 +84,8 @@ export interface EffectiveConfig {
   auth: EffectiveAuth | null;
 }
 
-export interface ParsedAuth {
-  kind: AuthKind;
-  values: Record<string, unknown>;
-  /** Non-empty secret values of the request. */
-  secrets: Record<string, string>;
-}
+/** An auth object of a request; its secrets are the non-empty secret values sent. */
+export type ParsedAuth = AuthOf<AuthKind, string>;
 
 export interface ParsedCredentialsRequest {
   kind: ConfigKind;
@@ -127,7 +129,6 @@ export interface CredentialsPlan {
 // ---------------------------------------------------------------------------
 // Helpers.
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 export const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
@@ -191,7 +192,7 @@ export function parseGoogleCredentials(path: string, json: string): GoogleServic
   } catch {
     throw invalidArgument(`${path}: must be the JSON of a Google service account key file (not valid JSON)`);
   }
-  if (!isObject(doc)) throw invalidArgument(`${path}: must be the JSON object of a Google service account key file`);
+  if (!isJsonObject(doc)) throw invalidArgument(`${path}: must be the JSON object of a Google service account key file`);
   for (const k of ['private_key', 'client_email', 'token_uri']) {
     if (typeof doc[k] !== 'string' || doc[k] === '') throw invalidArgument(`${path}: the service account key has no ${k}`);
   }

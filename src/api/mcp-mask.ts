@@ -19,7 +19,8 @@ import {
   type ParsedCredentialsRequest,
   type StoredServer,
 } from './mcp-config.js';
-import { AUTH_FIELDS, AUTH_KINDS, isReadOnlyField, isSecretField, OAuth2Mode, ServerType, SETTINGS, type AuthKind, type ConfigKind } from './mcp-schema.js';
+import { AUTH_FIELDS, AUTH_KINDS, isReadOnlyField, isSecretField, OAuth2Mode, ServerType, SETTINGS, type ConfigKind } from './mcp-schema.js';
+import type { AuthKind } from './secret-fields.js';
 
 // ---------------------------------------------------------------------------
 // updateMask. The spec leaves its semantics open; agctl defines them so:

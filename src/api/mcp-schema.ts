@@ -4,7 +4,7 @@
 // names in src/api/secret-fields.ts: sealing on the server derives from the
 // marks, redaction in logs from those names.
 import { z } from 'zod';
-import { AUTH_SECRET_FIELDS, CONFIG_FIELDS_MAP } from './secret-fields.js';
+import { AUTH_SECRET_FIELDS, CONFIG_FIELDS_MAP, type AuthKind } from './secret-fields.js';
 
 // ---------------------------------------------------------------------------
 // Enums, each value declared once under its short name. Views may carry values
@@ -121,7 +121,6 @@ const MAX_CODE_CHALLENGE_METHODS = 8;
 
 export type ConfigKind = 'external' | 'hosted';
 export type ConfigRoot = 'externalConfig' | 'hostedConfig';
-export type AuthKind = 'none' | 'bearerToken' | 'oauth2' | 'customHeader' | 'basicAuth' | 'awsSigv4' | 'googleServiceAccount';
 
 /** The fields of each request auth object; the secret ones marked from AUTH_SECRET_FIELDS (src/api/secret-fields.ts). */
 export const AUTH_FIELDS = markSecrets({

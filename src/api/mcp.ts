@@ -14,6 +14,7 @@
 //     the stored config, checks the result again, the kind of the server, the
 //     catalog entry and its config fields, and the locked endpoint URL.
 import { isKsuid } from '../lib/ids.js';
+import { isJsonObject } from '../lib/json.js';
 import { invalidArgument } from './errors.js';
 import {
   authFromRequest,
@@ -24,7 +25,6 @@ import {
   has,
   HEADER_NAME_RE,
   isAuthKind,
-  isObject,
   isPemRsaPrivateKey,
   parseGoogleCredentials,
   quote,
@@ -44,10 +44,10 @@ import {
   PKCE_VALUES,
   SETTINGS,
   TokenSharing,
-  type AuthKind,
   type ConfigKind,
   type ConfigRoot,
 } from './mcp-schema.js';
+import type { AuthKind } from './secret-fields.js';
 import type { z } from 'zod';
 
 /**
@@ -93,7 +93,7 @@ function checkField(path: string, schema: z.ZodType, value: unknown, onUnlisted?
 
 function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown, onUnlisted?: UnlistedEnumHandler): ParsedAuth {
   const path = `${root}.${kind}`;
-  if (!isObject(raw)) throw invalidArgument(`${path}: must be an object`);
+  if (!isJsonObject(raw)) throw invalidArgument(`${path}: must be an object`);
   const fields: Record<string, z.ZodType> = AUTH_FIELDS[kind];
   const auth: ParsedAuth = { kind, values: {}, secrets: {} };
   for (const [name, value] of Object.entries(raw)) {
@@ -139,7 +139,7 @@ function parseAuth(root: ConfigRoot, kind: AuthKind, raw: unknown, onUnlisted?: 
  * full-form enum values this version does not list through (see UnlistedEnumHandler).
  */
 export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedEnumHandler): ParsedCredentialsRequest {
-  if (!isObject(body)) throw invalidArgument('request body: must be a JSON object');
+  if (!isJsonObject(body)) throw invalidArgument('request body: must be a JSON object');
   for (const k of Object.keys(body)) {
     if (k !== 'externalConfig' && k !== 'hostedConfig' && k !== 'updateMask') throw invalidArgument(`${k}: unknown field`);
   }
@@ -150,7 +150,7 @@ export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedE
   const kind: ConfigKind = ext !== null ? 'external' : 'hosted';
   const root = rootOf(kind);
   const cfg = ext ?? hosted;
-  if (!isObject(cfg)) throw invalidArgument(`${root}: must be an object`);
+  if (!isJsonObject(cfg)) throw invalidArgument(`${root}: must be an object`);
   const maskRaw = body.updateMask ?? null;
   if (maskRaw !== null && typeof maskRaw !== 'string') throw invalidArgument('updateMask: must be a string of comma-separated field paths');
 

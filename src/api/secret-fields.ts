@@ -3,8 +3,9 @@
 // this list; redaction (src/client/redact.ts), which every command loads,
 // reads it directly, so --debug hides them whichever command sent them
 // (`agctl api` included) without loading the schema library.
-import type { AuthKind } from './mcp-schema.js';
 
+/** The auth objects of an MCP config (`bearerToken`, `oauth2`, ...): the keys of AUTH_SECRET_FIELDS and of the schemas' AUTH_FIELDS. */
+export type AuthKind = 'none' | 'bearerToken' | 'oauth2' | 'customHeader' | 'basicAuth' | 'awsSigv4' | 'googleServiceAccount';
 /** The secret fields of each MCP credentials auth object (sealed at rest, redacted in logs and dry runs). */
 export const AUTH_SECRET_FIELDS: Readonly<Record<AuthKind, readonly string[]>> = {
   none: [],

@@ -9,7 +9,9 @@
 //   - `normalizeTaskView`, which gives any task view the full shape of §2.4
 //     (every member present, enum values as strings, unknown values kept).
 import { z } from 'zod';
+import { isJsonObject } from '../lib/json.js';
 import { invalidArgument } from './errors.js';
+import { itemProblem, normalize, parseRequest, shape, type Infer, type ListPage } from './shape.js';
 
 // ---------------------------------------------------------------------------
 // Path fields and the expand mask
@@ -239,8 +241,6 @@ export function resolveTaskViewPaths<T = unknown>(view: Partial<PathFields>, exp
 // step, the outcome of an instance, the typed sub-object of a form field)
 // appear only when set.
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** Enum values travel as strings; unknown names pass through unchanged. */
 export function enumValue(v: unknown, unspecified: string): string {
   if (typeof v === 'string' && v) return v;
@@ -256,15 +256,15 @@ const int = z.transform((v): number => {
 });
 const timestamp = z.transform((v): string | null => (typeof v === 'string' && v ? v : null));
 const strings = z.transform((v): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
-const anyObject = z.transform((v): Record<string, unknown> => (isPlainObject(v) ? v : {}));
-const objectOrNull = z.transform((v): Record<string, unknown> | null => (isPlainObject(v) ? v : null));
+const anyObject = z.transform((v): Record<string, unknown> => (isJsonObject(v) ? v : {}));
+const objectOrNull = z.transform((v): Record<string, unknown> | null => (isJsonObject(v) ? v : null));
 const enumOf = (unspecified: string) => z.transform((v) => enumValue(v, unspecified));
 /** An object member: anything but an object reads as an empty one. */
-const member = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isPlainObject(v) ? v : {}), s);
+const member = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isJsonObject(v) ? v : {}), s);
 /** A one-of member: present only when it is an object. */
-const oneOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isPlainObject(v) ? v : undefined), s.optional());
+const oneOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (isJsonObject(v) ? v : undefined), s.optional());
 /** A list of objects: other entries are left out. */
-const listOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (Array.isArray(v) ? v.filter(isPlainObject) : []), z.array(s));
+const listOf = <T extends z.ZodType>(s: T) => z.preprocess((v) => (Array.isArray(v) ? v.filter(isJsonObject) : []), z.array(s));
 /** A one-of member kept as sent. */
 const opaque = oneOf(z.record(z.string(), z.unknown()));
 
@@ -275,11 +275,8 @@ export const FORM_FIELD_KINDS = ['boolField', 'int64Field', 'stringField', 'stri
 export type FormFieldKind = (typeof FORM_FIELD_KINDS)[number];
 
 const FormFieldSchema = z.object({
-  name: str,
-  displayName: str,
-  description: str,
-  readOnly: bool,
-  required: bool,
+  name: str, displayName: str, description: str,
+  readOnly: bool, required: bool,
   adminConfig: member(z.object({ defaultValueCel: str, showToUser: bool })),
   sharedConfig: member(z.object({ defaultValueCel: str, inputTransformationCel: str, lockDefaultValues: bool })),
   userConfig: member(z.object({ inputTransformationCel: str })),
@@ -304,7 +301,7 @@ const FormDefinitionSchema = z.object({
   fields: listOf(FormFieldSchema),
 });
 /** A form, or null when there is none. */
-const form = z.preprocess((v) => (isPlainObject(v) ? v : null), FormDefinitionSchema.nullable());
+const form = z.preprocess((v) => (isJsonObject(v) ? v : null), FormDefinitionSchema.nullable());
 
 export const APPROVAL_ASSIGNEE_KINDS = ['agent', 'appOwners', 'entitlementOwners', 'expression', 'group', 'manager', 'resourceOwners', 'self', 'users', 'webhook'] as const;
 
@@ -389,7 +386,7 @@ export type PolicyStep = z.infer<typeof PolicyStepSchema>;
 const TaskPolicySchema = z.object({
   id: str,
   policyGenerationId: str,
-  current: z.preprocess((v) => (isPlainObject(v) ? v : null), PolicyStepInstanceSchema.nullable()),
+  current: z.preprocess((v) => (isJsonObject(v) ? v : null), PolicyStepInstanceSchema.nullable()),
   history: listOf(PolicyStepInstanceSchema),
   next: listOf(PolicyStepSchema),
 });
@@ -474,22 +471,48 @@ export const STEP_UP_STATES = {
 export const STEP_UP_TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 export type StepUpTargetType = (typeof STEP_UP_TARGET_TYPES)[number];
 
-export interface SearchStepUpTransactionsRequest {
-  taskId?: string;
-  state?: string;
-  userId?: string;
-  providerId?: string;
-  targetType?: StepUpTargetType;
-  createdAfter?: string;
-  createdBefore?: string;
-  pageSize?: number;
-  pageToken?: string;
-}
+/**
+ * A step-up transaction (the vendor's `c1.api.stepup.v1.StepUpTransaction`):
+ * the type, the client's check and `normalizeStepUpTransaction` come from
+ * this table (src/api/shape.ts); the embedded server's view is of its type.
+ */
+const STEP_UP_TRANSACTION = shape({
+  id: { kind: 'string', required: true },
+  state: { kind: 'string', default: STEP_UP_STATES.unspecified },
+  /** Set for a transaction that approves a task step (the other target is `test`). */
+  approveTask: { kind: 'object', optional: true, of: { taskId: 'string', policyStepId: 'string' } },
+  test: { kind: 'object', optional: true, of: {} },
+  providerId: 'string',
+  userId: 'string',
+  claims: { kind: 'object', nullable: true },
+  errorMessage: 'string',
+  createdAt: { kind: 'string', nullable: true },
+  updatedAt: { kind: 'string', nullable: true },
+  expiresAt: { kind: 'string', nullable: true },
+});
+export type StepUpTransaction = Infer<typeof STEP_UP_TRANSACTION>;
 
-export interface SearchStepUpTransactionsResponse {
-  list: StepUpTransaction[];
-  nextPageToken: string;
-}
+/** What is wrong with a step-up transaction received from a server, if anything. */
+export const stepUpTransactionProblem = (t: unknown): string | undefined => itemProblem(STEP_UP_TRANSACTION, t, 'a step-up transaction');
+
+/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
+export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => normalize(STEP_UP_TRANSACTION, raw);
+
+/** POST /api/v1/search/step-up/transactions: every member optional. */
+const STEP_UP_SEARCH_REQUEST = shape({
+  taskId: { kind: 'string', optional: true },
+  state: { kind: 'string', optional: true, values: Object.values(STEP_UP_STATES) as string[], error: `state must be one of ${Object.values(STEP_UP_STATES).join(', ')}` },
+  userId: { kind: 'string', optional: true },
+  providerId: { kind: 'string', optional: true },
+  targetType: { kind: 'string', optional: true, values: STEP_UP_TARGET_TYPES, error: `targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}` },
+  createdAfter: { kind: 'string', optional: true },
+  createdBefore: { kind: 'string', optional: true },
+  pageSize: { kind: 'number', optional: true, error: 'pageSize must be a non-negative integer' },
+  pageToken: { kind: 'string', optional: true },
+});
+export type SearchStepUpTransactionsRequest = Infer<typeof STEP_UP_SEARCH_REQUEST>;
+
+export type SearchStepUpTransactionsResponse = ListPage<StepUpTransaction>;
 
 export interface GetStepUpTransactionResponse {
   transaction: StepUpTransaction;
@@ -570,7 +593,7 @@ export interface ParsedTaskSearch {
 
 /** Validates a task search body as the embedded server reads it. Throws ApiError InvalidArgument naming the member. */
 export function validateTaskSearch(body: unknown): ParsedTaskSearch {
-  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
+  if (!isJsonObject(body)) throw invalidArgument('request body must be a JSON object');
   for (const [k, v] of Object.entries(body)) {
     if (v === null || v === undefined || (Array.isArray(v) && v.length === 0) || v === '') continue;
     if (TASK_SEARCH_UNSUPPORTED.includes(k)) throw invalidArgument(`${k}: this filter is not implemented by the embedded server (it implements ${TASK_SEARCH_SUPPORTED.join(', ')})`);
@@ -583,11 +606,11 @@ export function validateTaskSearch(body: unknown): ParsedTaskSearch {
   const known = Object.values(TASK_STATES) as string[];
   for (const st of rawStates) if (typeof st !== 'string' || !known.includes(st)) throw invalidArgument(`taskStates: unknown value ${JSON.stringify(st)}; expected ${known.join(', ')}`);
   const mask = body.expandMask ?? null;
-  if (mask !== null && (!isPlainObject(mask) || (mask.paths != null && !Array.isArray(mask.paths)))) throw invalidArgument('expandMask must be an object with paths: [string]');
+  if (mask !== null && (!isJsonObject(mask) || (mask.paths != null && !Array.isArray(mask.paths)))) throw invalidArgument('expandMask must be an object with paths: [string]');
   const size = body.pageSize ?? 0;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > TASK_SEARCH_PAGE_SIZE_MAX) throw invalidArgument(`pageSize must be an integer from 0 to ${TASK_SEARCH_PAGE_SIZE_MAX}`);
   const refs = body.refs ?? [];
-  if (!Array.isArray(refs) || refs.length > TASK_SEARCH_REFS_MAX || !refs.every((r) => isPlainObject(r) && (r.id === undefined || r.id === null || typeof r.id === 'string'))) {
+  if (!Array.isArray(refs) || refs.length > TASK_SEARCH_REFS_MAX || !refs.every((r) => isJsonObject(r) && (r.id === undefined || r.id === null || typeof r.id === 'string'))) {
     throw invalidArgument(`refs must be an array of at most ${TASK_SEARCH_REFS_MAX} objects {id: string}`);
   }
   return {
@@ -684,15 +707,13 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
   createdAfter: number | null;
   createdBefore: number | null;
 } {
-  if (!isPlainObject(body)) throw invalidArgument('request body must be a JSON object');
-  const text = (name: string) => bodyText(body, name);
-  const time = (name: string) => bodyTime(body, name);
-  const state = text('state') || STEP_UP_STATES.unspecified;
-  if (!Object.values(STEP_UP_STATES).includes(state as never)) throw invalidArgument(`state must be one of ${Object.values(STEP_UP_STATES).join(', ')}`);
-  const targetType = (text('targetType') || 'TARGET_TYPE_UNSPECIFIED') as StepUpTargetType;
-  if (!STEP_UP_TARGET_TYPES.includes(targetType)) throw invalidArgument(`targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}`);
-  const size = body.pageSize ?? 0;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) throw invalidArgument('pageSize must be a non-negative integer');
+  const b = parseRequest(STEP_UP_SEARCH_REQUEST, body, invalidArgument);
+  const text = (name: string) => bodyText(b, name);
+  const time = (name: string) => bodyTime(b, name);
+  const state = b.state || STEP_UP_STATES.unspecified;
+  const targetType = b.targetType || 'TARGET_TYPE_UNSPECIFIED';
+  const size = b.pageSize ?? 0;
+  if (!Number.isInteger(size) || size < 0) throw invalidArgument('pageSize must be a non-negative integer');
   return {
     taskId: text('taskId'),
     state,
@@ -705,24 +726,3 @@ export function validateStepUpSearch(body: unknown): Required<Omit<SearchStepUpT
     pageToken: text('pageToken'),
   };
 }
-
-const StepUpTransactionSchema = member(
-  z.object({
-    id: str,
-    state: enumOf(STEP_UP_STATES.unspecified),
-    /** Set for a transaction that approves a task step (the other target is `test`). */
-    approveTask: oneOf(z.object({ taskId: str, policyStepId: str })),
-    test: oneOf(z.object({})),
-    providerId: str,
-    userId: str,
-    claims: objectOrNull,
-    errorMessage: str,
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    expiresAt: timestamp,
-  }),
-);
-export type StepUpTransaction = z.infer<typeof StepUpTransactionSchema>;
-
-/** Gives a step-up transaction received from a server the full shape (proto3 JSON leaves out empty members). */
-export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => StepUpTransactionSchema.parse(raw);

@@ -3,6 +3,7 @@
 import { ApiError, codeForHttpStatus, parseCode } from '../api/errors.js';
 import { CliError, Exit } from '../lib/exit.js';
 import { nestsDeeperThan } from '../lib/json-depth.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
 /** Where the API client gets its bearer token (implemented in auth.ts). */
@@ -82,15 +83,6 @@ export class ApiClient {
 export function unexpectedResponse(url: string, problem: string): CliError {
   return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, { hint: 'check the base URL: it must be the service\'s address' });
 }
-
-/** How a JSON value is described in messages. */
-export function jsonKind(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
-
-export const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The media type of an answer, lower case, without parameters ('' when none). */
 export function contentType(res: HttpResponse): string {

@@ -11,7 +11,8 @@ import { CLIENT_ASSERTION_TYPE, isKeySecret, parseKeySecret } from '../lib/clien
 import type { Clock } from '../lib/clock.js';
 import { isLoopbackHost } from '../lib/net.js';
 import type { CachedToken } from '../config/vault.js';
-import { errorFromResponse, isJsonObject, jsonKind, jsonObjectBody, serverMessage, shortCode, unexpectedResponse, type TokenProvider } from './api.js';
+import { errorFromResponse, jsonObjectBody, serverMessage, shortCode, unexpectedResponse, type TokenProvider } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
 export const EXPIRY_SKEW_S = 60;

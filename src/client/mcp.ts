@@ -1,7 +1,8 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
-import type { GetCatalogEntryResponse, McpCatalogEntry } from '../api/mcp-catalog.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { catalogEntryProblem, type GetCatalogEntryResponse, type McpCatalogEntry } from '../api/mcp-catalog.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
@@ -39,17 +40,6 @@ function listedViewProblem(v: unknown): string | undefined {
   const bad = badMember(v);
   if (bad) return `has "${bad[0]}" as ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
   return typeof v.connectorId === 'string' && v.connectorId ? undefined : 'has no "connectorId"';
-}
-
-/** What is wrong with a catalog entry, if anything. */
-function catalogEntryProblem(e: unknown): string | undefined {
-  if (!isJsonObject(e)) return `is ${e === undefined ? 'missing' : jsonKind(e)}, expected a catalog entry`;
-  if (typeof e.id !== 'string' || !e.id) return 'has no "id"';
-  const schema = e.configSchema;
-  if (schema !== undefined && schema !== null && !isJsonObject(schema)) return `has "configSchema" as ${jsonKind(schema)}, expected an object`;
-  if (isJsonObject(schema) && schema.fields !== undefined && schema.fields !== null && !Array.isArray(schema.fields)) return `has "configSchema.fields" as ${jsonKind(schema.fields)}, expected an array`;
-  if (e.authModes !== undefined && e.authModes !== null && !Array.isArray(e.authModes)) return `has "authModes" as ${jsonKind(e.authModes)}, expected an array`;
-  return undefined;
 }
 
 /** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view, or null (the contract allows it). */

@@ -11,7 +11,7 @@
 // A listing is bounded whatever the server sends: MAX_PAGES pages and
 // MAX_ITEMS items at most (pagingCapped, shared with `agctl api --paginate`).
 import { CliError, Exit } from '../lib/exit.js';
-import { jsonKind } from './api.js';
+import { jsonKind } from '../lib/json.js';
 
 export interface Page<T> {
   list?: T[] | null;

@@ -1,31 +1,13 @@
 // Entitlement configuration rules endpoints (service-api.md §4.2, §4.3).
-import type { EntitlementConfigurationRule, GetRuleResponse, ListRulesResponse } from '../api/rules.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { RULE, type EntitlementConfigurationRule, type GetRuleResponse, type ListRulesResponse } from '../api/rules.js';
+import { itemProblem } from '../api/shape.js';
+import type { ApiClient } from './api.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
 
-/** Types of the rule fields the CLI reads; each may be left out (proto3 JSON omits defaults), but not be of another type. */
-const RULE_FIELDS: Record<string, 'string' | 'number' | 'boolean' | 'object'> = {
-  displayName: 'string',
-  description: 'string',
-  condition: 'string',
-  enabled: 'boolean',
-  priority: 'number',
-  settings: 'object',
-};
-
-function ruleProblem(r: unknown): string | undefined {
-  if (!isJsonObject(r)) return `is ${jsonKind(r)}, expected a rule`;
-  if (typeof r.id !== 'string' || r.id === '') return 'has no "id"';
-  for (const [k, type] of Object.entries(RULE_FIELDS)) {
-    const v = r[k];
-    if (v === undefined || v === null) continue;
-    if (type === 'object' ? !isJsonObject(v) : typeof v !== type) return `has "${k}" as ${jsonKind(v)}, expected ${type === 'object' ? 'an object' : `a ${type}`}`;
-  }
-  return undefined;
-}
+const ruleProblem = (r: unknown) => itemProblem(RULE, r, 'a rule');
 
 function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
   return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkPage(ruleProblem, 'an array of rules') });

@@ -1,6 +1,7 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
 import { TASK_STATES, type ApproveWithStepUpRequest, type ApproveWithStepUpResponse, type GetTaskResponse, type TaskSearchRequest, type TaskSearchResponse, type TaskView } from '../api/tasks.js';
-import { isJsonObject, jsonKind, type ApiClient } from './api.js';
+import { type ApiClient } from './api.js';
+import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions } from './paginate.js';
 import { pathSegment } from './paths.js';
 

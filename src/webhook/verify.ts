@@ -14,6 +14,7 @@
 // applies the same rule to the bytes it is given.
 import { timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { AUTH_METHODS } from '../api/webhook-listeners.js';
 import { isUuidV4 } from '../lib/ids.js';
 import { AllowList, normalizeIp } from './cidr.js';
 import type { KeyResolver } from './jwks.js';
@@ -24,7 +25,8 @@ const MAX_SKEW_SECONDS = 300;
 const MAX_JWT_LIFETIME_SECONDS = 600;
 export const EVENT_RETENTION_MS = 7 * 24 * 3600_000;
 
-export type AuthMethod = 'HMAC' | 'JWT';
+/** How a listener authenticates its events (the values of a listener's `authMethod`). */
+export type AuthMethod = (typeof AUTH_METHODS)[number];
 type HeaderMap = Record<string, string | string[] | undefined>;
 
 export interface ListenerConfig {

@@ -30,7 +30,7 @@ import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
-import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type CatalogConfigFieldWire, type McpCatalogEntry } from '../../api/mcp-catalog.js';
+import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 
 interface McpRow {
@@ -299,7 +299,7 @@ const toCatalogEntry = (row: CatalogRow): McpCatalogEntry => ({
   description: row.description,
   serviceName: row.service_name,
   authModes: JSON.parse(row.auth_modes) as McpCatalogEntry['authModes'],
-  configSchema: { fields: JSON.parse(row.config_fields) as CatalogConfigFieldWire[] },
+  configSchema: { fields: JSON.parse(row.config_fields) as unknown[] },
 });
 
 /**

@@ -2,6 +2,7 @@
 // pagination, get, and soft delete.
 import { invalidArgument, notFound } from '../../api/errors.js';
 import { RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigurationRule } from '../../api/rules.js';
+import { isJsonObject } from '../../lib/json.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import { DEMO_APPS, decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
@@ -35,7 +36,7 @@ const toRule = (r: RuleRow): EntitlementConfigurationRule => ({
 });
 
 const isRuleKey = (v: unknown): v is { p: number; i: string } =>
-  typeof v === 'object' && v !== null && Number.isSafeInteger((v as { p: unknown }).p) && typeof (v as { i: unknown }).i === 'string' && (v as { i: string }).i !== '';
+  isJsonObject(v) && Number.isSafeInteger(v.p) && typeof v.i === 'string' && v.i !== '';
 
 function listRules(ctx: RequestContext) {
   const app = requireApp(ctx.store, ctx.params.app_id!);
@@ -66,7 +67,7 @@ function getRule(ctx: RequestContext) {
 
 async function deleteRule(ctx: RequestContext) {
   const body = await ctx.json();
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('request body must be a JSON object');
+  if (!isJsonObject(body)) throw invalidArgument('request body must be a JSON object');
   const app = requireApp(ctx.store, ctx.params.app_id!);
   const now = new Date(ctx.clock.now()).toISOString();
   const res = ctx.store.db

@@ -68,7 +68,7 @@ export function loadTx(store: Store, id: string): TxRow | undefined {
 /** The service's state of a stored transaction at `now`. */
 const API_STATE_SQL = `CASE WHEN state <> 'pending' THEN '${STEP_UP_STATES.verified}' WHEN expires_at <= @now THEN '${STEP_UP_STATES.error}' ELSE '${STEP_UP_STATES.pending}' END`;
 
-function toTransaction(row: TxRow, now: number): StepUpTransaction {
+export function toTransaction(row: TxRow, now: number): StepUpTransaction {
   const expired = row.state === 'pending' && now >= row.expires_at;
   const iso = (ms: number) => new Date(ms).toISOString();
   return {

@@ -9,7 +9,8 @@ import { DEMO_JWKS_PATH, demoJwks, revealWebhookSecrets, seedWebhooks } from '..
 import { incoming, prunePeriodically } from '../webhooks/ingest.js';
 import { createListener, listListeners } from '../webhooks/listeners.js';
 import { listRuns } from '../webhooks/runs.js';
-import { INCOMING_PREFIX, createWebhookTables } from '../webhooks/schema.js';
+import { INCOMING_PATH } from '../../api/webhook-listeners.js';
+import { createWebhookTables } from '../webhooks/schema.js';
 
 export const webhooksModule: ServerModule = {
   name: 'webhooks',
@@ -17,7 +18,7 @@ export const webhooksModule: ServerModule = {
   seed: seedWebhooks,
   reveal: revealWebhookSecrets,
   routes(router) {
-    router.post(`${INCOMING_PREFIX}:listener_id`, incoming, { auth: false, maxBody: MAX_BODY_BYTES });
+    router.post(`${INCOMING_PATH}:listener_id`, incoming, { auth: false, maxBody: MAX_BODY_BYTES });
     router.get(DEMO_JWKS_PATH, (ctx) => ({ body: demoJwks(ctx.store) }), { auth: false });
     router.post('/_embedded/v1/webhook_listeners', createListener, { maxBody: 64 * 1024 });
     router.get('/_embedded/v1/webhook_listeners', listListeners);

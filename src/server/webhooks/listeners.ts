@@ -7,6 +7,8 @@ import { cidrListError } from '../../webhook/cidr.js';
 import { jwksUrlProblem } from '../../webhook/jwks.js';
 import { newHmacSecret } from '../../webhook/sign.js';
 import type { AuthMethod } from '../../webhook/verify.js';
+import { CREATE_LISTENER_REQUEST, LISTENER, type WebhookListener } from '../../api/webhook-listeners.js';
+import { parseRequest, viewOf } from '../../api/shape.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
@@ -57,41 +59,41 @@ export function insertListener(store: Store, now: number, input: CreateListenerI
 }
 
 /**
- * A listener as the embedded routes show it. The secret appears only in the
- * answer that created it, and only when the server generated it.
+ * A listener as the embedded routes show it (LISTENER). The secret appears
+ * only in the answer that created it, and only when the server generated it.
  */
-function listenerView(base: string, row: ListenerRow, automation: AutomationRow & { name: string }, extra: { secret?: string; runCount?: number } = {}) {
-  return {
+function listenerView(base: string, row: ListenerRow, automation: AutomationRow & { name: string }, extra: { secret?: string; runCount?: number } = {}): WebhookListener {
+  return viewOf(LISTENER, {
     id: row.id,
     url: base + listenerPath(row.id),
     authMethod: row.auth_method,
-    ...(extra.secret ? { secret: extra.secret } : {}),
-    ...(row.jwks_url ? { jwksUrl: row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url } : {}),
-    ...(row.allowed_cidrs ? { allowedCidrs: JSON.parse(row.allowed_cidrs) as string[] } : {}),
+    secret: extra.secret || undefined,
+    jwksUrl: row.jwks_url ? (row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url) : undefined,
+    allowedCidrs: row.allowed_cidrs ? (JSON.parse(row.allowed_cidrs) as string[]) : undefined,
     automation: { id: automation.id, name: automation.name, published: automation.published === 1, triggerEnabled: automation.trigger_enabled === 1 },
-    ...(extra.runCount !== undefined ? { runCount: extra.runCount } : {}),
+    runCount: extra.runCount,
     createdAt: new Date(row.created_at).toISOString(),
-  };
+  });
 }
 
+/** Reads a creation request: the types from CREATE_LISTENER_REQUEST, then what they cannot say. */
 function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput & { name?: string } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalidArgument('request body must be a JSON object');
-  const b = body as Record<string, unknown>;
-  if (b.authMethod !== 'HMAC' && b.authMethod !== 'JWT') throw invalidArgument('authMethod must be "HMAC" or "JWT"');
-  const input: CreateListenerInput & { name?: string } = { authMethod: b.authMethod, published: true, triggerEnabled: true };
+  const b = parseRequest(CREATE_LISTENER_REQUEST, body, invalidArgument);
+  const authMethod = b.authMethod!;
+  const input: CreateListenerInput & { name?: string } = { authMethod, published: true, triggerEnabled: true };
   if (b.name !== undefined && b.name !== null) {
-    if (typeof b.name !== 'string' || !b.name.trim()) throw invalidArgument('name must be a non-empty string');
+    if (!b.name.trim()) throw invalidArgument('name must be a non-empty string');
     if (b.name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(b.name)) throw invalidArgument(`name must be at most ${MAX_NAME_CHARS} characters, without control characters`);
     input.name = b.name.trim();
   }
   if (b.secret !== undefined && b.secret !== null) {
-    if (b.authMethod !== 'HMAC') throw invalidArgument('secret applies to HMAC listeners only');
+    if (authMethod !== 'HMAC') throw invalidArgument('secret applies to HMAC listeners only');
     // The value is never quoted back: it is a secret.
-    if (typeof b.secret !== 'string' || !GIVEN_SECRET.test(b.secret)) throw invalidArgument('secret must be 32 to 512 printable ASCII characters without spaces');
+    if (!GIVEN_SECRET.test(b.secret)) throw invalidArgument('secret must be 32 to 512 printable ASCII characters without spaces');
     input.secret = b.secret;
   }
-  if (b.authMethod === 'JWT') {
-    if (typeof b.jwksUrl !== 'string' || !b.jwksUrl) throw invalidArgument('jwksUrl is required for a JWT listener');
+  if (authMethod === 'JWT') {
+    if (!b.jwksUrl) throw invalidArgument('jwksUrl is required for a JWT listener');
     const problem = jwksUrlProblem(b.jwksUrl, allowInsecure);
     if (problem) throw invalidArgument(problem);
     input.jwksUrl = b.jwksUrl;
@@ -101,16 +103,12 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
   if (b.allowedCidrs !== undefined && b.allowedCidrs !== null) {
     const err = cidrListError(b.allowedCidrs);
     if (err) throw invalidArgument(err);
-    if ((b.allowedCidrs as string[]).length > MAX_CIDRS) throw invalidArgument(`allowedCidrs holds at most ${MAX_CIDRS} ranges`);
-    input.allowedCidrs = (b.allowedCidrs as string[]).map((c) => c.trim());
+    if (b.allowedCidrs.length > MAX_CIDRS) throw invalidArgument(`allowedCidrs holds at most ${MAX_CIDRS} ranges`);
+    input.allowedCidrs = b.allowedCidrs.map((c) => c.trim());
   }
-  if (b.automation !== undefined && b.automation !== null) {
-    const a = b.automation as Record<string, unknown>;
-    if (typeof a !== 'object' || Array.isArray(a)) throw invalidArgument('automation must be an object {published, triggerEnabled}');
-    for (const k of ['published', 'triggerEnabled'] as const) {
-      if (a[k] !== undefined && typeof a[k] !== 'boolean') throw invalidArgument(`automation.${k} must be a boolean`);
-      if (typeof a[k] === 'boolean') input[k] = a[k];
-    }
+  for (const k of ['published', 'triggerEnabled'] as const) {
+    const v = b.automation?.[k];
+    if (typeof v === 'boolean') input[k] = v;
   }
   return input;
 }

@@ -1,13 +1,14 @@
 // GET /_embedded/v1/webhook_listeners/:id/runs: a listener's automation runs,
 // newest first, with the body of each event as its context data.
 import { invalidArgument, notFound } from '../../api/errors.js';
+import type { ListRunsResponse, WebhookRun } from '../../api/webhook-listeners.js';
 import type { RequestContext } from '../router.js';
 import { RUNS_PER_LISTENER, lastRunKey, type RunRow } from './schema.js';
 
 const RUNS_LIMIT_DEFAULT = 50;
 const RUNS_LIMIT_MAX = 1000;
 
-export function listRuns(ctx: RequestContext) {
+export function listRuns(ctx: RequestContext): { body: ListRunsResponse } {
   const id = ctx.params.id!;
   const db = ctx.store.db;
   const num = db.prepare('SELECT num FROM webhook_listeners WHERE id = ?').pluck().get(id) as number | undefined;
@@ -26,7 +27,7 @@ export function listRuns(ctx: RequestContext) {
   const total = eventId ? (db.prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`).pluck().get(...args) as number) : lastRunKey(db, num) - lo;
   return {
     body: {
-      runs: rows.map((r) => ({
+      runs: rows.map((r): WebhookRun => ({
         id: r.id,
         number: r.seq - lo,
         listenerId: r.listener_id,

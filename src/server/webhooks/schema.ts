@@ -2,11 +2,10 @@
 import type { Statement } from 'better-sqlite3';
 import type { DB } from '../store/db.js';
 import type { AuthMethod } from '../../webhook/verify.js';
-
-export const INCOMING_PREFIX = '/api/v1/webhooks/incoming/';
+import { INCOMING_PATH } from '../../api/webhook-listeners.js';
 
 /** A listener's endpoint path (relative to the server's base URL). */
-export const listenerPath = (id: string) => INCOMING_PREFIX + encodeURIComponent(id);
+export const listenerPath = (id: string) => INCOMING_PATH + encodeURIComponent(id);
 
 /** Where a listener's sealed HMAC secret lives (the additional data of its seal). */
 export const secretPlace = (id: string) => ['webhook_listeners', id, 'secret'] as const;

@@ -28,6 +28,11 @@ const SCENARIOS: Record<string, Answer> = {
   'list-object': [200, '{"list":{}}', JSON_TYPE],
   'rule-without-id': [200, '{"list":[{"displayName":"x"}]}', JSON_TYPE],
   'rule-bad-name': [200, '{"list":[{"id":"r1","displayName":5}]}', JSON_TYPE],
+  'rule-bad-setting': [200, '{"list":[{"id":"r1","settings":{"maxGrantDuration":3600}}]}', JSON_TYPE],
+  'get-rule-missing': [200, '{}', JSON_TYPE],
+  'get-rule-bad': [200, '{"routingRule":{"id":"r1","enabled":"yes"}}', JSON_TYPE],
+  // the embedded-only listener routes (all under one scenario)
+  _embedded: [200, '{"list":[{"id":"l1","url":"http://x/l1","authMethod":"HMAC","automation":{"id":"a1","published":"yes"}}]}', JSON_TYPE],
   'token-number': [200, '{"list":[],"nextPageToken":7}', JSON_TYPE],
   // proto3 JSON leaves out empty fields: an empty page, and a rule with only defaults
   'empty-object': [200, '{}', 'application/json; charset=utf-8'],
@@ -86,6 +91,7 @@ describe('unexpected 2xx answers', () => {
       ['list-object', '"list" is an object, expected an array of rules'],
       ['rule-without-id', '"list\\[0\\]" has no "id"'],
       ['rule-bad-name', '"list\\[0\\]" has "displayName" as a number, expected a string'],
+      ['rule-bad-setting', '"list\\[0\\]" has "settings.maxGrantDuration" as a number, expected a string'],
       ['token-number', '"nextPageToken" is a number, expected a string'],
     ];
     const runs = await Promise.all(cases.flatMap(([app]) => [cli(['rules', 'list', app]), cli(['rules', 'list', app, '-o', 'json'])]));
@@ -110,6 +116,18 @@ describe('unexpected 2xx answers', () => {
     expect([ok.code, ok.stderr]).toEqual([0, '✓ Deleted rule r1\n']);
     expect(bad.code).toBe(9);
     expect(bad.stderr).toBe(`✗ rule r1: unexpected response from ${t.url}/api/v1/apps/delete-array/entitlement_configuration_rules/r1: HTTP 200 with an array, expected a JSON object\n`);
+  });
+
+  it('rules get: the answer must hold a rule whose members are as declared', async () => {
+    const [missing, bad] = await Promise.all([cli(['rules', 'get', 'get-rule-missing', 'r1']), cli(['rules', 'get', 'get-rule-bad', 'r1'])]);
+    const url = (app: string) => `${t.url}/api/v1/apps/${app}/entitlement_configuration_rules/r1`;
+    expectUnexpected(missing, url('get-rule-missing'), '"routingRule" is missing', 'get-rule-missing');
+    expectUnexpected(bad, url('get-rule-bad'), '"routingRule" has "enabled" as a string, expected a boolean', 'get-rule-bad');
+  });
+
+  it('webhook listeners list: each listener as declared, its automation included', async () => {
+    const r = await cli(['webhook', 'listeners', 'list']);
+    expectUnexpected(r, `${t.url}/_embedded/v1/webhook_listeners`, '"list\\[0\\]" has "automation.published" as a string, expected a boolean', '_embedded');
   });
 
   it('task approve-step-up: the task read and the approval must carry a task view', async () => {

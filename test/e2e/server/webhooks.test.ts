@@ -8,6 +8,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { answerProblem, itemProblem } from '../../../src/api/shape.js';
+import { CREATE_LISTENER_REQUEST, LISTENER, LIST_RUNS_RESPONSE, RUN } from '../../../src/api/webhook-listeners.js';
 import { EmbeddedServer } from '../../../src/server/app.js';
 import { pruneWebhookEvents } from '../../../src/server/webhooks/ingest.js';
 import { createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
@@ -356,6 +358,29 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(reason);
+  });
+
+  // Derived from the declaration: each member sent with a value of another type is refused with its message.
+  it.each(Object.entries(CREATE_LISTENER_REQUEST))('refuses a listener whose %s has another type, as src/api declares it', async (name, member) => {
+    const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', [name]: member.kind === 'string' ? 5 : 'x' } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe(member.error);
+  });
+
+  it('shows listeners and runs as src/api declares them, no member more', async () => {
+    const created = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', name: 'Declared', allowedCidrs: ['127.0.0.0/8'] } })).body.listener;
+    expect(Object.keys(created)).toEqual(['id', 'url', 'authMethod', 'secret', 'allowedCidrs', 'automation', 'runCount', 'createdAt']);
+    await sendHmac(created.url, created.secret, now());
+    const { list } = (await s.api('/_embedded/v1/webhook_listeners')).body;
+    expect(list.length).toBeGreaterThan(1);
+    for (const l of list) {
+      expect(itemProblem(LISTENER, l, 'a listener')).toBeUndefined();
+      expect(Object.keys(l).filter((k) => !Object.hasOwn(LISTENER, k))).toEqual([]);
+    }
+    const runs = (await s.api(`/_embedded/v1/webhook_listeners/${created.id}/runs`)).body;
+    expect(runs.total).toBe(1);
+    expect(answerProblem(LIST_RUNS_RESPONSE, runs)).toBeUndefined();
+    expect(Object.keys(runs.runs[0])).toEqual(Object.keys(RUN));
   });
 
   it.each([

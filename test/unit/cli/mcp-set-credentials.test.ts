@@ -15,8 +15,8 @@ import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type
 import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
 import { looksSecret } from '../../../src/cli/commands/mcp/set-credentials/secret-name.js';
-import { AUTH_FIELDS, TRANSPORT_TYPES, type AuthKind, type McpServerView } from '../../../src/api/mcp-schema.js';
-import { AUTH_SECRET_FIELDS as SECRET_FIELDS } from '../../../src/api/secret-fields.js';
+import { AUTH_FIELDS, TRANSPORT_TYPES, type McpServerView } from '../../../src/api/mcp-schema.js';
+import { AUTH_SECRET_FIELDS as SECRET_FIELDS, type AuthKind } from '../../../src/api/secret-fields.js';
 import { validateCredentialsRequest } from '../../../src/api/mcp.js';
 import { unappliedChanges } from '../../../src/cli/commands/mcp/applied.js';
 import { REDACTED, redactJson } from '../../../src/client/redact.js';

@@ -3,6 +3,7 @@
 // start a new one when it already has `k`). -F values are typed.
 import { UsageError } from '../../../lib/exit.js';
 import { MAX_JSON_DEPTH } from '../../../lib/json-depth.js';
+import { isJsonObject } from '../../../lib/json.js';
 
 type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 type FieldObject = { [key: string]: FieldValue };
@@ -39,7 +40,7 @@ export function typedValue(text: string): FieldValue {
 }
 
 const kind = (v: FieldValue | undefined) => (v === undefined ? 'unset' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
-const isObject = (v: FieldValue | undefined): v is FieldObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: FieldValue | undefined): v is FieldObject => isJsonObject(v);
 
 /** Sets an own member (a key like __proto__ stays a plain member). */
 function setMember(obj: FieldObject, key: string, value: FieldValue): void {

@@ -1,6 +1,7 @@
 // agctl api: one request (or every page of a list) to a route of the
 // configured server, with the profile's token, printed as the server answered.
-import { errorFromResponse, isJsonObject, isJsonType, contentType, jsonObjectBody, unexpectedResponse, type ApiClient } from '../../../client/api.js';
+import { errorFromResponse, isJsonType, contentType, jsonObjectBody, unexpectedResponse, type ApiClient } from '../../../client/api.js';
+import { isJsonObject } from '../../../lib/json.js';
 import type { HttpResponse } from '../../../client/http.js';
 import { statusText } from '../../../client/http.js';
 import { pagingCapped, pagingLoop } from '../../../client/paginate.js';

@@ -4,7 +4,7 @@
 import { AUTH_METHOD_FOR_KIND, isAuthKind } from '../../../api/mcp-config.js';
 import { AUTH_SECRET_FIELDS } from '../../../api/secret-fields.js';
 import { AUTH_METHODS, OAUTH2_MODES, TOKEN_SHARING, TRANSPORT_TYPES, type McpServerView, type UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
-import { isJsonObject } from '../../../client/api.js';
+import { isJsonObject } from '../../../lib/json.js';
 import { enumLabel, toolApproval } from './summary.js';
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.filter((x) => typeof x === 'string').join(' ') : '');

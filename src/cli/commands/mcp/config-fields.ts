@@ -9,7 +9,7 @@
 // field of the schema counts as possibly stored.
 import { catalogFields } from '../../../api/mcp-catalog.js';
 import type { McpServerView, UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
-import { isJsonObject } from '../../../client/api.js';
+import { isJsonObject } from '../../../lib/json.js';
 import { getCatalogEntry } from '../../../client/mcp.js';
 import { UsageError } from '../../../lib/exit.js';
 import type { CommandContext } from '../../context.js';

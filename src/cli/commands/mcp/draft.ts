@@ -15,10 +15,10 @@ import {
   TokenSharing,
   isUnlistedEnumValue,
   shortEnum,
-  type AuthKind,
   type ConfigKind,
   type UpdateCredentialsRequest,
 } from '../../../api/mcp-schema.js';
+import type { AuthKind } from '../../../api/secret-fields.js';
 import { rootOf } from '../../../api/mcp-config.js';
 import { parseUpdateMask, relativeUpdateMask } from '../../../api/mcp-mask.js';
 import type { CommandContext } from '../../context.js';

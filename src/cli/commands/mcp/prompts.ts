@@ -12,10 +12,10 @@ import {
   OAuth2Mode,
   ServerType,
   TokenSharing,
-  type AuthKind,
   type ConfigKind,
   type McpServerView,
 } from '../../../api/mcp-schema.js';
+import type { AuthKind } from '../../../api/secret-fields.js';
 import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } from '../../../api/mcp-config.js';
 import { catalogAuthMethods, catalogFields, type CatalogField } from '../../../api/mcp-catalog.js';
 import { ApiError } from '../../../api/errors.js';

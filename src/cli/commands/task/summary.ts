@@ -12,6 +12,7 @@ import {
   wireExpandPaths,
 } from '../../../api/tasks.js';
 import { UsageError } from '../../../lib/exit.js';
+import { isJsonObject } from '../../../lib/json.js';
 import type { CommandContext } from '../../context.js';
 import { escapeControls } from '../../escape.js';
 
@@ -34,7 +35,7 @@ export function person(o: ExpandedObject | undefined, fallback: string): string 
   return email ? `${name} <${email}>` : name;
 }
 
-const isObject = (v: unknown): v is ExpandedObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is ExpandedObject => isJsonObject(v);
 
 /**
  * Resolves a view's path fields into `expanded`; a path that cannot be read

@@ -5,7 +5,7 @@ import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type McpServerView,
 import { rootOf } from '../../../../api/mcp-config.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
 import { validateCredentialsRequest } from '../../../../api/mcp.js';
-import { isJsonObject } from '../../../../client/api.js';
+import { isJsonObject } from '../../../../lib/json.js';
 import { getMcpServer, mcpCredentialsPath, setMcpCredentials } from '../../../../client/mcp.js';
 import { checkPathId } from '../../../../client/paths.js';
 import { redactJson } from '../../../../client/redact.js';

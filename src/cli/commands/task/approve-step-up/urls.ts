@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { configDir } from '../../../../config/paths.js';
 import { readTextIfExists, writePrivateFile } from '../../../../config/secure-file.js';
+import { isJsonObject } from '../../../../lib/json.js';
 
 const FILE = 'step-up-urls.json';
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -25,7 +26,7 @@ type Entries = Record<string, { url: string; at: number }>;
 function read(path: string): Entries {
   try {
     const v = JSON.parse(readTextIfExists(path) ?? '{}') as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Entries) : {};
+    return isJsonObject(v) ? (v as Entries) : {};
   } catch {
     return {};
   }

@@ -1,5 +1,5 @@
 // How the listener commands show a listener: never with a secret.
-import type { WebhookListener } from '../../../../client/webhook-listeners.js';
+import type { WebhookListener } from '../../../../api/webhook-listeners.js';
 
 /** The listener as printed by -o json: the API object without any secret. */
 export function listenerShown(l: WebhookListener): Omit<WebhookListener, 'secret'> {

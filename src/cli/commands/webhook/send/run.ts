@@ -13,13 +13,12 @@ import { shellQuote } from '../../../output.js';
 import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
+import { INCOMING_PATH } from '../../../../api/webhook-listeners.js';
 
 type SendOptions = SendInput['opts'];
 
 /** Produces the authentication headers of one request. */
 export type Signer = (timestamp: number, eventId: string, body: Buffer) => Promise<Record<string, string>>;
-
-export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
 
 /** A listener URL as given, or the listener ID on the configured base URL. */
 export async function listenerUrl(target: string, ctx: CommandContext): Promise<string> {
