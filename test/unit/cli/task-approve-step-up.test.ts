@@ -12,7 +12,6 @@ import {
   formatDuration,
   openUrl,
   resumeCommand,
-  shellQuote,
   verified,
   waitFor,
   type Deps,
@@ -25,13 +24,6 @@ import { nextCommand } from '../../../src/cli/commands/task/next-command.js';
 import { fakeIO } from '../../helpers/io.js';
 
 describe('approve-step-up helpers', () => {
-  it('quotes shell arguments only when needed', () => {
-    expect(shellQuote('3MRDWnd7GeWPMoSDtJYbtJEXKxQ')).toBe('3MRDWnd7GeWPMoSDtJYbtJEXKxQ');
-    expect(shellQuote('*')).toBe("'*'");
-    expect(shellQuote("it's fine")).toBe(`'it'\\''s fine'`);
-    expect(shellQuote('$(rm -rf /)')).toBe("'$(rm -rf /)'");
-  });
-
   it('builds a resume command carrying the global flags that were given', () => {
     const args = { taskId: 't1', stepId: 's1', txId: '2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', comment: '', expand: undefined };
     expect(resumeCommand({ flags: {} }, args)).toBe('agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW');

@@ -95,6 +95,4 @@ export function allowedRanges(values: string[]): string[] {
   return ranges;
 }
 
-export { shellQuote } from '../../output.js';
-
 export { statusText } from '../../../client/http.js';

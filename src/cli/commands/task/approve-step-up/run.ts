@@ -26,14 +26,11 @@ import type { CommandContext } from '../../../context.js';
 import { withNotFoundHint } from '../../../errors.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
 import { escapeControls } from '../../../escape.js';
-import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
 import { MAX_STEP_UP_URL_CHARS, recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
-import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
+import { describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
-
-export { DEFAULT_EXPAND, shellQuote };
 
 /** Side effects the tests may replace. */
 export interface Deps {

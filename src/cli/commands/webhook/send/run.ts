@@ -6,7 +6,8 @@ import { KeyError, checkSigningKey, loadSigningKey } from '../../../../webhook/k
 import { createWebhookJwt, hmacSignature, newEventId } from '../../../../webhook/sign.js';
 import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
-import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, shellQuote, statusText } from '../common.js';
+import { shellQuote } from '../../../shell-quote.js';
+import { parseSendHeaderFlags, readBody, readFileBytes, readWebhookSecret, statusText } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 
 type SendOptions = SendInput['opts'];
