@@ -136,8 +136,7 @@ export class Output {
 
   /**
    * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
-   * terminal), columns apart by two spaces, no borders (drawn by cli-table3,
-   * see `drawColumns`). On a terminal a
+   * terminal), columns apart by two spaces, no borders. On a terminal a
    * timestamp (a cell that is an ISO 8601 time) shows as its age ("2h ago"),
    * the table fits its width (free-text columns are cut, then long IDs and
    * URLs wrap, see `fitColumns`; a terminal too narrow even then gets one
@@ -160,13 +159,13 @@ export class Output {
     const shownHead = head.map((h) => s.bold(h));
     if (!tty) {
       // Piped: every cell whole, nothing measured against a width.
-      this.io.stdout.write(await plainColumns(shownHead, cells));
+      this.io.stdout.write(plainColumns(shownHead, cells));
       return;
     }
     const columns = this.io.stdout.columns;
     const free = freeText(raw, head.length);
     const widths = fitColumns(head, cells, columns, free);
-    const text = widths ? await drawColumns(shownHead, cells, widths, free) : records(shownHead, head, cells, columns!);
+    const text = widths ? renderColumns(shownHead, cells, widths, free) : records(shownHead, head, cells, columns!);
     const rowsOnScreen = this.io.stdout.rows;
     if (rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
     this.io.stdout.write(text);
@@ -243,46 +242,33 @@ const GAP = 2;
 /** Lines of text (ending in a line break). */
 const countLines = (text: string) => text.split('\n').length - 1;
 
-/** cli-table3 without borders (kubectl's and gh's look): columns GAP spaces apart, no padding, no colours of its own. */
-const BORDERLESS = {
-  chars: {
-    top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-    bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-    left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
-    middle: ' '.repeat(GAP),
-  },
-  style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-};
-
 /**
- * Rows handed to cli-table3 at once. Its layout checks each cell against
- * every row above it (10,000 rows in one table take seconds), so a long
- * table is drawn in blocks of rows; with the same fixed column widths the
- * blocks line up as one table.
+ * Aligned columns, each `widths[j]` wide, two spaces apart, trailing spaces
+ * trimmed. A cell wider than its column is cut with "…" in a free-text
+ * column (`free[j]`), else wrapped onto continuation lines (nothing lost).
  */
-const BLOCK_ROWS = 100;
-
-/**
- * Aligned columns, each `widths[j]` wide, drawn by cli-table3 (loaded here,
- * only when a table is drawn); trailing spaces trimmed. A cell wider than its
- * column is cut with "…" in a free-text column (`free[j]`), else wrapped onto
- * continuation lines (nothing lost) that cli-table3 lays out under it.
- */
-async function drawColumns(head: string[], rows: string[][], widths: number[], free: boolean[] = []): Promise<string> {
-  const { default: Table } = await import('cli-table3');
-  const fitted = (r: string[]) =>
-    widths.map((w, j) => {
+function renderColumns(head: string[], rows: string[][], widths: number[], free: boolean[] = []): string {
+  const row = (r: string[]) => {
+    const cells = widths.map((w, j) => {
       const c = r[j] ?? '';
-      return visible(c) <= w ? c : free[j] ? truncate(c, w) : slices(c, w).join('\n');
+      return visible(c) <= w ? [c] : free[j] ? [truncate(c, w)] : slices(c, w);
     });
-  const all = [head, ...rows];
-  let out = '';
-  for (let i = 0; i < all.length; i += BLOCK_ROWS) {
-    const table = new Table({ ...BORDERLESS, colWidths: widths });
-    table.push(...all.slice(i, i + BLOCK_ROWS).map(fitted));
-    for (const line of table.toString().split('\n')) out += line.trimEnd() + '\n';
-  }
-  return out;
+    const height = Math.max(1, ...cells.map((lines) => lines.length));
+    const lines: string[] = [];
+    for (let i = 0; i < height; i++) {
+      lines.push(
+        cells
+          .map((c, j) => {
+            const shown = c[i] ?? '';
+            return shown + ' '.repeat(Math.max(0, widths[j]! - visible(shown)));
+          })
+          .join(' '.repeat(GAP))
+          .trimEnd(),
+      );
+    }
+    return lines.join('\n');
+  };
+  return [head, ...rows].map(row).join('\n') + '\n';
 }
 
 /** `text` in slices of at most `width` columns, the last one shorter (an ID or a URL over lines). */
@@ -321,8 +307,8 @@ export function wrap(text: string, width: number): string[] {
 }
 
 /** Aligned columns as wide as their widest cell (a piped table: nothing cut). */
-export function plainColumns(head: string[], rows: string[][]): Promise<string> {
-  return drawColumns(head, rows, naturalWidths(head, rows));
+export function plainColumns(head: string[], rows: string[][]): string {
+  return renderColumns(head, rows, naturalWidths(head, rows));
 }
 
 function naturalWidths(head: string[], rows: string[][]): number[] {

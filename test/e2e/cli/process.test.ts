@@ -18,7 +18,7 @@ const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
  * share) and its runtime (the rest).
  */
 const HEAVY =
-  /^(src\/cli\/commands\/.*(?<!\/(command|flags)\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|src\/webhook\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm|@napi-rs|cli-table3)\/)/;
+  /^(src\/cli\/commands\/.*(?<!\/(command|flags)\.ts)$|src\/cli\/(context|run|embedded)\.ts|src\/client\/|src\/server\/|src\/webhook\/|node_modules\/(undici|jose|conf|@inquirer|better-sqlite3|chalk|zod|jq-wasm|@napi-rs)\/)/;
 
 /**
  * Runs the launcher (or another script) and returns its result with the files it imported (paths
@@ -119,19 +119,6 @@ process.stdout.write(JSON.stringify(pages));
     expect(mcp.code, mcp.stderr).toBe(0);
     expect(zod(mcp.sources)).toContain('src/api/mcp-schema.ts');
     expect(zod(mcp.sources).some((m) => m.startsWith('node_modules/zod/'))).toBe(true);
-  });
-
-  it('loads cli-table3 only to draw a table: rules list does, rules list -o json does not', async () => {
-    const s = await startTestServer();
-    const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() };
-    const table = (sources: string[]) => sources.filter((m) => m.startsWith('node_modules/cli-table3/'));
-    const drawn = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-table', env);
-    expect(drawn.code, drawn.stderr).toBe(0);
-    expect(drawn.stdout).toMatch(/^PRIORITY  /);
-    expect(table(drawn.sources)).toContain('node_modules/cli-table3/index.js');
-    const json = await traced(['rules', 'list', s.demo.rules.appId as string, '-o', 'json'], 'rules-list-json', env);
-    expect(json.code, json.stderr).toBe(0);
-    expect(table(json.sources)).toEqual([]);
   });
 
   it('loads the keyring binding only for a profile whose key is in the keyring', async () => {

@@ -110,29 +110,15 @@ describe('Output.table', () => {
 describe('big tables', () => {
   // About 125,000 rows were enough for a spread of a column's widths to overflow the stack.
   const rows = Array.from({ length: 130_000 }, (_, i) => [`id-${i}`, `rule ${i}`]);
-  it('the widths of 130,000 rows are measured', () => {
-    expect(fitColumns(['ID', 'NAME'], rows, undefined)).toEqual([9, 11]);
-    expect(fitColumns(['ID', 'NAME'], rows, 21)).toEqual([9, 10]);
-    expect(fitColumns(['ID', 'NAME'], rows, 15)).toBeUndefined();
-  });
-
-  // cli-table3 lays out a long table in blocks of rows: they line up as one table, the widest cell anywhere setting each column.
-  const long = Array.from({ length: 1_000 }, (_, i) => [`id-${i}`, `rule ${i}`]);
-  long.push(['an-id-wider-than-any-other', 'last']);
   it.each([
     ['a pipe', false],
     ['a terminal', true],
-  ])('of 1,001 rows print on %s, every row aligned', async (_, tty) => {
+  ])('of 130,000 rows print on %s', async (_, tty) => {
     const c = capture(tty, 80);
-    await c.out.table(['ID', 'NAME'], long);
+    await c.out.table(['ID', 'NAME'], rows);
     const lines = c.text().split('\n');
-    expect(lines).toHaveLength(long.length + 2);
-    expect(lines[0]).toBe('ID                          NAME');
-    expect(lines[1]).toBe('id-0                        rule 0');
-    expect(lines[long.length - 1]).toBe('id-999                      rule 999');
-    expect(lines[long.length]).toBe('an-id-wider-than-any-other  last');
-    // The second column starts at the same place on every line.
-    expect(lines.slice(0, -1).map((l) => l.search(/(?<=  )\S/))).toEqual(Array(long.length + 1).fill(28));
+    expect(lines).toHaveLength(rows.length + 2);
+    expect(lines[rows.length]).toBe('id-129999  rule 129999');
   });
 
   it('fields with 130,000 labels (a server\'s members) print', () => {
@@ -287,7 +273,7 @@ describe('times in tables', () => {
 });
 
 describe('plainColumns (piped tables)', () => {
-  it('pads every cell to its column, two spaces apart, and trims line ends, for any plain text', async () => {
+  it('pads every cell to its column, two spaces apart, and trims line ends, for any plain text', () => {
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const word = () => Array.from({ length: rnd(12) }, () => 'abcXYZ09 ._-=>"'[rnd(15)]).join('');
@@ -295,7 +281,7 @@ describe('plainColumns (piped tables)', () => {
       const cols = 1 + rnd(6);
       const head = Array.from({ length: cols }, () => word().toUpperCase() || 'H');
       const rows = Array.from({ length: rnd(8) }, () => Array.from({ length: cols }, word));
-      const lines = (await plainColumns(head, rows)).split('\n');
+      const lines = plainColumns(head, rows).split('\n');
       expect(lines.pop()).toBe('');
       expect(lines).toHaveLength(rows.length + 1);
       [head, ...rows].forEach((r, i) => {
@@ -311,8 +297,8 @@ describe('plainColumns (piped tables)', () => {
     }
   });
 
-  it('aligns wide characters and colour codes by the columns they take', async () => {
-    const out = await plainColumns(['NAME', 'ID'], [['\u001b[32m漢字\u001b[39m', 'a'], ['ab', 'b'], ['e\u0301', 'c']]);
+  it('aligns wide characters and colour codes by the columns they take', () => {
+    const out = plainColumns(['NAME', 'ID'], [['\u001b[32m漢字\u001b[39m', 'a'], ['ab', 'b'], ['e\u0301', 'c']]);
     expect(out.replace(/\u001b\[\d+m/g, '')).toBe('NAME  ID\n漢字  a\nab    b\ne\u0301     c\n');
     expect(visible('漢字')).toBe(4);
     expect(visible('🙂x')).toBe(3);
