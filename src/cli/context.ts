@@ -15,6 +15,7 @@ import { Output } from './output.js';
 import { escapeControls } from './escape.js';
 import { CLEAR_LINE } from './live-line.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
+import { systemBrowser, type Browser } from './browser.js';
 import type { Vault } from '../config/vault.js';
 import type { ConfigDirError } from '../config/secure-file.js';
 import { userAgent } from '../version.js';
@@ -28,6 +29,8 @@ export class CommandContext {
   readonly config: ConfigContext;
   readonly out: Output;
   readonly prompt: Prompter;
+  /** Opens URLs (step-up pages) in the user's browser. */
+  readonly browser: Browser;
   readonly #closers: (() => Promise<void> | void)[] = [];
   #settings?: Settings;
   #profileKnown = false;
@@ -36,7 +39,7 @@ export class CommandContext {
   #embedded?: Promise<EmbeddedHandle>;
   #warnedInClear = false;
 
-  constructor(opts: { io: IO; env: NodeJS.ProcessEnv; flags: GlobalFlags; clock?: Clock; prompter?: Prompter }) {
+  constructor(opts: { io: IO; env: NodeJS.ProcessEnv; flags: GlobalFlags; clock?: Clock; prompter?: Prompter; browser?: Browser }) {
     this.io = opts.io;
     this.env = opts.env;
     this.flags = opts.flags;
@@ -45,6 +48,7 @@ export class CommandContext {
     // Output format errors must surface as usage errors before anything else runs.
     this.out = new Output(opts.io, this.settingsWithoutProfileCheck.output, colorEnabled(opts.io, opts.env, opts.flags.color), () => this.clock.now());
     this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, colorEnabled(opts.io, opts.env, opts.flags.color, 'stderr'));
+    this.browser = opts.browser ?? systemBrowser(opts.env);
   }
 
   /**
@@ -89,7 +93,7 @@ export class CommandContext {
         debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(s),
-        sleep: this.clock.sleep && ((ms) => this.clock.sleep!(ms)),
+        sleep: (ms) => this.clock.sleep(ms),
         // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
         // spinner's line, which is redrawn below); logs and pipes get the final error only.
         onRetry: this.io.isStderrTTY

@@ -2,7 +2,6 @@
 import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
-import { CONTROL_CHAR, CONTROL_CHARS } from '../lib/controls.js';
 import { checkJsonDepth } from '../lib/json-depth.js';
 import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
@@ -403,23 +402,3 @@ export function age(iso: string, now: number): string {
   const n = `${Math.floor(abs / size)}${unit}`;
   return seconds > 0 ? `${n} ago` : `in ${n}`;
 }
-
-/**
- * Quotes a value for a shell (commands printed for the user to copy): as it
- * is when safe, else in single quotes. A value with control characters (a
- * line break too) is written in ANSI-C quotes, `$'a\nb'` (bash, zsh, ksh,
- * busybox sh, POSIX.1-2024), so the command is one line that pastes exactly
- * and cannot drive the terminal.
- */
-export function shellQuote(s: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  if (!CONTROL_CHAR.test(s)) return `'${s.replace(/'/g, `'\\''`)}'`;
-  return `$'${s.replace(/[\\']/g, '\\$&').replace(CONTROL_CHARS, ansiC)}'`;
-}
-
-const ANSI_C_NAMED: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
-/** A control character in ANSI-C quotes: C1 as \u (a \x byte would not be the character in UTF-8). */
-const ansiC = (c: string): string => {
-  const code = c.charCodeAt(0);
-  return ANSI_C_NAMED[c] ?? (code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
-};

@@ -7,6 +7,7 @@
 // undici instead (src/cli/commands/webhook/load.ts).
 import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { CliError, Exit } from '../lib/exit.js';
+import { sleep } from '../lib/clock.js';
 import { redactBody, redactHeaders } from './redact.js';
 
 interface HttpRequest {
@@ -42,6 +43,7 @@ interface HttpOptions {
   userAgent?: string;
   /** Where request URLs come from, for hints on network failures (default "--base-url"). */
   urlSource?: string;
+  /** Waits between retries (default: a timer; the CLI passes its clock's). */
   sleep?: (ms: number) => Promise<void>;
   /** Told before each retry (the CLI shows it on a terminal): what failed and "retrying (2/4)…". */
   onRetry?: (line: string) => void;
@@ -255,8 +257,7 @@ export class HttpClient {
 
   #sleep(ms: number): Promise<void> {
     this.#debug(`  retrying in ${ms} ms`);
-    if (this.#opts.sleep) return this.#opts.sleep(ms);
-    return new Promise((r) => setTimeout(r, ms));
+    return (this.#opts.sleep ?? sleep)(ms);
   }
 
   #debug(line: string): void {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { sleep } from '../lib/clock.js';
 import { isRunning } from '../lib/pid.js';
 
 interface LockOptions {
@@ -116,7 +117,7 @@ export async function acquireLock(path: string, opts: LockOptions): Promise<() =
       continue;
     }
     if (Date.now() >= deadline) throw new LockBusyError(path, describe(holder));
-    await new Promise((r) => setTimeout(r, POLL_MS[0] + Math.random() * (POLL_MS[1] - POLL_MS[0])));
+    await sleep(POLL_MS[0] + Math.random() * (POLL_MS[1] - POLL_MS[0]));
   }
 }
 

@@ -12,18 +12,19 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { IO } from '../../src/cli/io.js';
-import type { Clock } from '../../src/lib/clock.js';
+import { sleep, type Clock } from '../../src/lib/clock.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'agctl.js');
 
 /**
- * The clock of in-process runs: the system's time, but a request's retries
- * follow each other after at most 10 ms instead of the back-off (whose
- * policy test/unit/client/http.test.ts checks with recorded waits), so a
- * test of an unreachable server does not wait seconds for nothing.
+ * The clock of in-process runs: the system's time, but every wait (a
+ * request's retries, the pauses of a poll) takes at most 10 ms instead of the
+ * back-off (whose policy test/unit/client/http.test.ts checks with recorded
+ * waits), so a test of an unreachable server does not wait seconds for
+ * nothing.
  */
-export const testClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 10))) };
+export const testClock: Clock = { now: () => Date.now(), sleep: (ms, signal) => sleep(Math.min(ms, 10), signal) };
 
 export interface CliResult {
   code: number | null;

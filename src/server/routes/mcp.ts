@@ -29,7 +29,8 @@ import { seedMcp } from '../fixtures/mcp.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
-import { decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
+import { requireApp } from './apps.js';
+import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 

@@ -5,7 +5,8 @@ import { RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigura
 import { isJsonObject } from '../../lib/json.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
-import { DEMO_APPS, decodePageToken, pageOf, parsePageSize, requireApp } from './apps.js';
+import { DEMO_APPS, requireApp } from './apps.js';
+import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 
 interface RuleRow {
   id: string;

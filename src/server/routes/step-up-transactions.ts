@@ -20,7 +20,7 @@ import {
   type StepUpTransaction,
 } from '../../api/tasks.js';
 import { ksuid } from '../../lib/ids.js';
-import { decodePageToken, pageOf } from './apps.js';
+import { decodePageToken, pageOf } from '../paging.js';
 import type { RequestContext, Router } from '../router.js';
 import type { Store } from '../store/db.js';
 

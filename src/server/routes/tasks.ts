@@ -34,7 +34,7 @@ import {
   type TaskSearchResponse,
   type TaskView,
 } from '../../api/tasks.js';
-import { decodePageToken, pageOf } from './apps.js';
+import { decodePageToken, pageOf } from '../paging.js';
 import { isoAt } from '../../lib/clock.js';
 import { ksuid } from '../../lib/ids.js';
 import type { ServerModule } from '../module.js';

@@ -12,7 +12,7 @@ import { parseRequest, viewOf } from '../../api/shape.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
-import { decodePageToken, pageOf, parsePageSize } from '../routes/apps.js';
+import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 
 const MAX_CIDRS = 100;
 const MAX_NAME_CHARS = 200;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fitLine, lineWidth, redraw } from '../../../src/cli/live-line.js';
 import { truncate } from '../../../src/cli/output.js';
-import { spinnerText, startSpinner } from '../../../src/cli/commands/task/approve-step-up/run.js';
+import { startSpinner } from '../../../src/cli/spinner.js';
 import { progressLine, runLoad } from '../../../src/cli/commands/webhook/load.js';
 import { fakeIO } from '../../helpers/io.js';
 import { tinyServer } from '../client/tiny-server.js';
@@ -40,19 +40,23 @@ describe('fitting a line to the terminal', () => {
   });
 });
 
-describe('step-up spinner', () => {
+describe('spinner', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  async function spin(columns: number | undefined, steps: (s: { columns?: number }) => void = () => {}) {
+  /** What a wait's spinner says, most complete first, for `left` seconds left. */
+  const text = (left: number) => [`Waiting for the thing to be done (${left}s left, Ctrl-C to stop)`, `Waiting for the thing to be done (${left}s left)`, `Waiting for the thing (${left}s left)`];
+
+  async function spin(columns: number | undefined, steps: (s: { columns?: number }) => void = () => {}, tty = true) {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
-    const f = fakeIO({ tty: true });
+    const f = fakeIO({ tty });
     const stderr = f.io.stderr as PassThrough & { columns?: number };
     if (columns !== undefined) stderr.columns = columns;
     const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent' }, flags: { color: true } });
     await ctx.out.styles();
-    const spinner = startSpinner(ctx, Date.now() + 300_000);
+    const deadline = Date.now() + 300_000;
+    const spinner = startSpinner(ctx, () => text(Math.ceil((deadline - Date.now()) / 1000)), 'Waiting up to 300s for the thing...');
     vi.advanceTimersByTime(350);
     steps(stderr);
     spinner.stop();
@@ -60,35 +64,38 @@ describe('step-up spinner', () => {
     return f.err();
   }
 
-  it('keeps the whole line on a wide terminal', async () => {
+  it('keeps the whole line on a wide terminal, and the time left follows the clock', async () => {
     const out = await spin(200);
     const all = frames(out);
     expect(all.length).toBeGreaterThanOrEqual(4);
-    expect(all[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the step-up to be confirmed (5m00s left, Ctrl-C to stop)');
+    expect(all[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the thing to be done (300s left, Ctrl-C to stop)');
+    expect(all[3]!.replace(ANSI, '')).toMatch(/^⠸ Waiting for the thing to be done \(300s left/);
     expect(out.endsWith('\r\x1b[K')).toBe(true);
   });
 
-  it('fits every frame to 60 columns: the Ctrl-C hint goes first, each frame clears the rest of the line', async () => {
-    const out = await spin(60);
+  it('fits every frame to 50 columns: the first candidate that fits, each frame clearing the rest of the line', async () => {
+    const out = await spin(50);
     const drawn = frames(out).slice(0, -1);
     for (const f of drawn) {
-      expect(visible(f)).toBeLessThanOrEqual(57);
+      expect(visible(f)).toBeLessThanOrEqual(47);
       expect(f.endsWith('\x1b[K')).toBe(true);
     }
-    expect(drawn[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the step-up to be confirmed (5m00s left)');
+    expect(drawn[0]!.replace(ANSI, '')).toBe('⠋ Waiting for the thing to be done (300s left)');
   });
 
   it('follows a resize, cuts with an ellipsis on a narrow terminal, and assumes 80 columns when the width is unknown', async () => {
     const out = await spin(200, (s) => {
-      s.columns = 30;
+      s.columns = 21;
       vi.advanceTimersByTime(100);
     });
     const last = frames(out).slice(0, -1).at(-1)!.replace(ANSI, '');
-    expect(last).toBe('⠼ Waiting for the step-up…');
-    expect(visible(last)).toBeLessThanOrEqual(27);
+    expect(last).toBe('⠼ Waiting for the…');
+    expect(visible(last)).toBeLessThanOrEqual(18);
     for (const f of frames(await spin(undefined))) expect(visible(f)).toBeLessThanOrEqual(77);
-    expect(spinnerText(61_000, 100)).toBe('Waiting for the step-up to be confirmed (1m01s left, Ctrl-C to stop)');
-    expect(spinnerText(61_000, 45)).toBe('Waiting for the step-up (1m01s left)');
+  });
+
+  it('writes its plain line once when stderr is not a terminal', async () => {
+    expect(await spin(200, () => vi.advanceTimersByTime(1000), false)).toBe('Waiting up to 300s for the thing...\n');
   });
 });
 

@@ -6,18 +6,18 @@ import { approveWithStepUp } from '../../../src/client/tasks.js';
 import { sendJson, tinyServer } from '../client/tiny-server.js';
 import {
   CLOCK_SKEW_MS,
-  approveStepUp,
-  defaultDeps,
   findTransaction,
   formatDuration,
-  openUrl,
   resumeCommand,
-  shellQuote,
+  run,
   verified,
   waitFor,
-  type Deps,
+  waitingText,
   type Target,
 } from '../../../src/cli/commands/task/approve-step-up/run.js';
+import { systemBrowser, type Browser } from '../../../src/cli/browser.js';
+import { fitLine } from '../../../src/cli/live-line.js';
+import { sleep, type Clock } from '../../../src/lib/clock.js';
 import { text } from '../../../src/cli/commands/task/summary.js';
 import { escapeControls } from '../../../src/cli/escape.js';
 import { CommandContext } from '../../../src/cli/context.js';
@@ -25,13 +25,6 @@ import { nextCommand } from '../../../src/cli/commands/task/next-command.js';
 import { fakeIO } from '../../helpers/io.js';
 
 describe('approve-step-up helpers', () => {
-  it('quotes shell arguments only when needed', () => {
-    expect(shellQuote('3MRDWnd7GeWPMoSDtJYbtJEXKxQ')).toBe('3MRDWnd7GeWPMoSDtJYbtJEXKxQ');
-    expect(shellQuote('*')).toBe("'*'");
-    expect(shellQuote("it's fine")).toBe(`'it'\\''s fine'`);
-    expect(shellQuote('$(rm -rf /)')).toBe("'$(rm -rf /)'");
-  });
-
   it('builds a resume command carrying the global flags that were given', () => {
     const args = { taskId: 't1', stepId: 's1', txId: '2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', comment: '', expand: undefined };
     expect(resumeCommand({ flags: {} }, args)).toBe('agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW');
@@ -54,13 +47,17 @@ describe('approve-step-up helpers', () => {
     expect(formatDuration(300_000)).toBe('5m00s');
     expect(formatDuration(61_500)).toBe('1m02s');
     expect(formatDuration(999)).toBe('1s');
+    // The spinner's text: the Ctrl-C hint goes first, then words around the time left.
+    expect(fitLine(waitingText(61_000), 100)).toBe('Waiting for the step-up to be confirmed (1m01s left, Ctrl-C to stop)');
+    expect(fitLine(waitingText(61_000), 55)).toBe('Waiting for the step-up to be confirmed (1m01s left)');
+    expect(fitLine(waitingText(61_000), 45)).toBe('Waiting for the step-up (1m01s left)');
     expect(text('Task\x1b[31m red\r\n\u009b')).toBe('Task\\x1b[31m red\\r\\n\\x9b');
     expect(text(42)).toBe('');
   });
 });
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
-const clock = { now: () => NOW };
+const clock: Clock = { now: () => NOW, sleep };
 const tx = (over: Partial<StepUpTransaction> = {}): StepUpTransaction => ({
   id: 'tx1',
   state: 'STEP_UP_TRANSACTION_STATE_PENDING',
@@ -78,9 +75,9 @@ const tx = (over: Partial<StepUpTransaction> = {}): StepUpTransaction => ({
 describe('opening the step-up page', () => {
   const env = { PATH: process.env.PATH };
   it('is false when the browser command cannot start or fails at once (BROWSER=false), true when it succeeds', async () => {
-    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'false' })).toBe(false);
-    expect(await openUrl('https://t.example/su', { ...env, BROWSER: '/nonexistent/browser' })).toBe(false);
-    expect(await openUrl('https://t.example/su', { ...env, BROWSER: 'true' })).toBe(true);
+    expect(await systemBrowser({ ...env, BROWSER: 'false' }).open('https://t.example/su')).toBe(false);
+    expect(await systemBrowser({ ...env, BROWSER: '/nonexistent/browser' }).open('https://t.example/su')).toBe(false);
+    expect(await systemBrowser({ ...env, BROWSER: 'true' }).open('https://t.example/su')).toBe(true);
   });
 });
 
@@ -188,18 +185,19 @@ describe('the approve call', () => {
 });
 
 describe('waiting for the step-up, and Ctrl-C', () => {
-  function setup(tty = true) {
+  /** A context whose clock records each pause and waits `scale(ms)` instead. */
+  function setup(tty = true, scale = (ms: number) => Math.min(ms, 20)) {
     const f = fakeIO({ tty });
-    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent' }, flags: {} });
     const sleeps: number[] = [];
-    const deps: Deps = { ...defaultDeps, sleep: (ms, signal) => (sleeps.push(ms), defaultDeps.sleep(Math.min(ms, 20), signal)) };
-    return { ...f, ctx, deps, sleeps };
+    const clock: Clock = { now: () => Date.now(), sleep: (ms, signal) => (sleeps.push(ms), sleep(scale(ms), signal)) };
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent' }, flags: {}, clock });
+    return { ...f, ctx, sleeps };
   }
 
   it('Ctrl-C during the pause between polls stops at once, clears the spinner line and unsubscribes', async () => {
-    const t = setup();
+    const t = setup(true, (ms) => ms * 100);
     let calls = 0;
-    const wait = waitFor(t.ctx, { ...t.deps, sleep: (ms, signal) => defaultDeps.sleep(ms * 100, signal) }, async () => (calls++, undefined), 60_000);
+    const wait = waitFor(t.ctx, async () => (calls++, undefined), 60_000);
     expect(t.interruptListeners()).toBe(1);
     t.interrupt();
     expect(await wait).toBe('interrupted');
@@ -212,7 +210,7 @@ describe('waiting for the step-up, and Ctrl-C', () => {
     const t = setup(false);
     let calls = 0;
     const started = Date.now();
-    const wait = waitFor(t.ctx, t.deps, () => (calls++, new Promise<string | undefined>(() => {})), 60_000);
+    const wait = waitFor(t.ctx, () => (calls++, new Promise<string | undefined>(() => {})), 60_000);
     while (calls < 1) await new Promise((r) => setTimeout(r, 5));
     t.interrupt();
     expect(await wait).toBe('interrupted');
@@ -223,10 +221,10 @@ describe('waiting for the step-up, and Ctrl-C', () => {
   it('polls until a value comes, with growing pauses, and unsubscribes after it and after a timeout', async () => {
     const t = setup(false);
     let calls = 0;
-    expect(await waitFor(t.ctx, t.deps, async () => (++calls === 3 ? 'tx9' : undefined), 60_000)).toEqual({ value: 'tx9' });
+    expect(await waitFor(t.ctx, async () => (++calls === 3 ? 'tx9' : undefined), 60_000)).toEqual({ value: 'tx9' });
     expect(t.sleeps).toEqual([500, 1000, 1500]);
     expect(t.interruptListeners()).toBe(0);
-    expect(await waitFor(t.ctx, t.deps, async () => undefined, 50)).toBe('timeout');
+    expect(await waitFor(t.ctx, async () => undefined, 50)).toBe('timeout');
     expect(t.interruptListeners()).toBe(0);
   });
 });
@@ -254,18 +252,21 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
   });
   const opts = { step: 's1', wait: true, waitTimeout: 5 };
+  /** A command context on the stand-in tenant: pauses of 5 ms, and a browser that records the URLs it is given. */
   const start = () => {
     const f = fakeIO();
-    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {} });
-    const deps: Deps = { ...defaultDeps, sleep: (_ms, signal) => defaultDeps.sleep(5, signal) };
-    return { f, ctx, deps };
+    const opened: string[] = [];
+    const browser: Browser = { open: async (url) => (opened.push(url), true) };
+    const clock: Clock = { now: () => Date.now(), sleep: (_ms, signal) => sleep(5, signal) };
+    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {}, clock, browser });
+    return { f, ctx, opened };
   };
 
   it('waits for a verified transaction for this task and step, then approves with it', async () => {
     verifiedAfter = 3;
     t.seen.length = 0;
-    const { f, ctx, deps } = start();
-    expect(await approveStepUp({ args: ['t1'], opts }, ctx, deps), f.err()).toBe(0);
+    const { f, ctx } = start();
+    expect(await run({ args: ['t1'], opts }, ctx), f.err()).toBe(0);
     const approves = t.seen.filter((r) => r.path.endsWith('/approve-with-step-up')).map((r) => JSON.parse(r.body));
     expect(approves.map((b) => b.stepUpTransactionId)).toEqual(['', 'srv-issued-7']);
     expect(f.err()).toMatch(/did not list the step-up transaction/);
@@ -274,22 +275,33 @@ describe('a tenant that does not say who the caller is, nor list the new transac
 
   it('--no-wait exits 10 without a resume command it cannot give', async () => {
     verifiedAfter = Infinity;
-    const { f, ctx, deps } = start();
-    expect(await approveStepUp({ args: ['t1'], opts: { ...opts, wait: false } }, ctx, deps)).toBe(10);
+    const { f, ctx } = start();
+    expect(await run({ args: ['t1'], opts: { ...opts, wait: false } }, ctx)).toBe(10);
     expect(f.out()).toMatch(/^Confirm at: +https:\/\/tenant\.example\/su\/opaque$/m);
     expect(f.out()).not.toMatch(/Resume with/);
     expect(f.err()).toMatch(/cannot resume it; run the command again/);
   });
 
+  it('--open hands the step-up URL to the context\'s browser, and warns when it could not open it', async () => {
+    verifiedAfter = Infinity;
+    const { f, ctx, opened } = start();
+    expect(await run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx)).toBe(10);
+    expect(opened).toEqual(['https://tenant.example/su/opaque']);
+    expect(f.err()).not.toMatch(/could not open a browser/);
+    const refused = start();
+    const none = new CommandContext({ io: refused.f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {}, browser: { open: async () => false } });
+    expect(await run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, none)).toBe(10);
+    expect(refused.f.err()).toMatch(/could not open a browser; open the step-up URL yourself/);
+  });
+
   it('a step-up URL longer than 8 KiB is a bad answer (exit 9): neither printed nor opened', async () => {
     redirectUrl = `https://tenant.example/su/opaque?pad=${'a'.repeat(8192)}`;
     try {
-      const { f, ctx, deps } = start();
-      let opened = 0;
-      const run = approveStepUp({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx, { ...deps, openUrl: async () => Boolean(++opened) });
-      await expect(run).rejects.toMatchObject({ exitCode: 9, message: `the server answered with a step-up URL of ${redirectUrl.length} characters; agctl takes at most 8192` });
+      const { f, ctx, opened } = start();
+      const approving = run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx);
+      await expect(approving).rejects.toMatchObject({ exitCode: 9, message: `the server answered with a step-up URL of ${redirectUrl.length} characters; agctl takes at most 8192` });
       expect(f.out()).not.toContain('pad=');
-      expect(opened).toBe(0);
+      expect(opened).toEqual([]);
     } finally {
       redirectUrl = 'https://tenant.example/su/opaque';
     }

@@ -11,7 +11,7 @@ import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
 import { generateJwkPair } from '../../../src/lib/keypair.js';
-import type { Clock } from '../../../src/lib/clock.js';
+import { sleep, type Clock } from '../../../src/lib/clock.js';
 import { sendJson, tinyServer } from './tiny-server.js';
 
 /** A clock tests set by hand. */
@@ -23,6 +23,7 @@ class FakeClock implements Clock {
   advanceSeconds(s: number) {
     this.ms += s * 1000;
   }
+  sleep = sleep;
 }
 
 const srv = await tinyServer();

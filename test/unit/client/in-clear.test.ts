@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ClientCredentialsFlow, MemoryTokenCache, PlainSecretInClearError, inClearWarning, sentInClear } from '../../../src/client/auth.js';
 import type { HttpClient } from '../../../src/client/http.js';
 import { Exit } from '../../../src/lib/exit.js';
+import { systemClock } from '../../../src/lib/clock.js';
 import { encodeKeySecret } from '../../../src/lib/client-secret.js';
 import { generateJwkPair } from '../../../src/lib/keypair.js';
 
@@ -40,7 +41,7 @@ describe('ClientCredentialsFlow and plain http', () => {
     const http = { send: async (r: { url: string }) => { sent.push(r.url); throw new Error('not sent in this test'); } } as unknown as HttpClient;
     return { http, sent };
   };
-  const clock = { now: () => Date.now() };
+  const clock = systemClock;
   const flow = (baseUrl: string, clientSecret: string, insecureHttp?: boolean) => {
     const r = recorder();
     const make = () => new ClientCredentialsFlow(r.http, baseUrl, { clientId: 'bot', clientSecret }, new MemoryTokenCache(), clock, { insecureHttp });

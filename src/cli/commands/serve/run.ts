@@ -6,7 +6,8 @@ import { readTextIfExists, writePrivateFile } from '../../../config/secure-file.
 import { pathProblem } from '../../../lib/fs-errors.js';
 import type { CommandContext } from '../../context.js';
 import type { ServeInput } from './command.js';
-import { shellQuote, styled } from '../../output.js';
+import { styled } from '../../output.js';
+import { shellQuote } from '../../shell-quote.js';
 import { escapeControls } from '../../escape.js';
 
 /** The file in the data directory that keeps the port serve listened on last. */

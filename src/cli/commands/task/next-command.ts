@@ -2,7 +2,7 @@
 // the global flags this run was given that select its target (profile,
 // server, client), so that it runs against the same one.
 import type { GlobalFlags } from '../../../config/resolve.js';
-import { shellQuote } from '../../output.js';
+import { shellQuote } from '../../shell-quote.js';
 
 export function nextCommand(flags: GlobalFlags, args: readonly string[]): string {
   const parts = ['agctl'];

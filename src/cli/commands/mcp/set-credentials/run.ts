@@ -35,7 +35,7 @@ import { completeConfigFields } from '../config-fields.js';
 import { describeChanges } from '../changes.js';
 import { printServerSummary } from '../summary.js';
 import { escapeControls } from '../../../escape.js';
-import { shellQuote } from '../../../output.js';
+import { shellQuote } from '../../../shell-quote.js';
 import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 

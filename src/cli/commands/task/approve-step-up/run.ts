@@ -24,23 +24,13 @@ import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '..
 import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { withNotFoundHint } from '../../../errors.js';
-import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../../live-line.js';
+import { startSpinner } from '../../../spinner.js';
 import { escapeControls } from '../../../escape.js';
-import { shellQuote } from '../../../output.js';
 import { nextCommand } from '../next-command.js';
 import { resolveTaskArg } from '../task-ref.js';
 import { MAX_STEP_UP_URL_CHARS, recalledStepUpUrl, rememberStepUpUrl } from './urls.js';
-import { DEFAULT_EXPAND, describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
+import { describeStep, expandPaths, named, person, resolver, text } from '../summary.js';
 import type { ApproveStepUpInput } from './command.js';
-
-export { DEFAULT_EXPAND, shellQuote };
-
-/** Side effects the tests may replace. */
-export interface Deps {
-  /** Resolves after `ms`, or at once when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  openUrl(url: string, env: NodeJS.ProcessEnv): Promise<boolean>;
-}
 
 export const DEFAULT_WAIT_SECONDS = 300;
 const FIRST_POLL_MS = 500;
@@ -49,21 +39,6 @@ const MAX_POLL_MS = 3000;
 export const CLOCK_SKEW_MS = 2 * 60_000;
 /** Pages read at most in one transaction search (a server that repeats its page token stops earlier). */
 const MAX_SEARCH_PAGES = 20;
-
-export const defaultDeps: Deps = {
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal?.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-    }),
-  openUrl,
-};
 
 /** What identifies the approval being waited for. */
 interface Approval {
@@ -88,10 +63,7 @@ export interface Target {
   since: number;
 }
 
-/** The command's run, with the real sleep and browser opener. */
-export const run = (input: ApproveStepUpInput, ctx: CommandContext): Promise<number> => approveStepUp(input, ctx);
-
-export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: CommandContext, deps: Deps = defaultDeps): Promise<number> {
+export async function run({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: CommandContext): Promise<number> {
   const taskArg = taskIdArg.trim();
   if (!taskArg) throw new UsageError('a task ID is required');
   if (opts.step !== undefined && !opts.step.trim()) throw new UsageError('--step must not be empty');
@@ -111,7 +83,7 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   const taskId = await resolveTaskArg(ctx, api, taskArg);
   const a: Approval = { taskId, stepId: opts.step?.trim() ?? '', comment, expand, rawExpand: opts.expand };
 
-  if (txId) return resume(ctx, deps, api, a, txId, opts.wait, waitMs);
+  if (txId) return resume(ctx, api, a, txId, opts.wait, waitMs);
 
   if (!a.stepId) a.stepId = await currentStep(ctx, api, taskId);
   // Allow for the server's clock being behind ours when finding the transaction it is about to issue.
@@ -129,14 +101,14 @@ export async function approveStepUp({ args: [taskIdArg], opts }: ApproveStepUpIn
   const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
   if (issued) ctx.debug(`the server issued step-up transaction ${escapeControls(issued.id)} (${escapeControls(String(issued.state))})`);
   else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
-  if (opts.open && !(await deps.openUrl(url, ctx.env))) {
+  if (opts.open && !(await ctx.browser.open(url))) {
     ctx.out.warn(`could not open a browser${ctx.env.BROWSER ? ` with BROWSER=${escapeControls(ctx.env.BROWSER)}` : ''}; open the step-up URL yourself`);
   }
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
   ctx.out.info('Step-up authentication required. Confirm it at:');
   ctx.out.info(`  ${url}`);
   if (target.txId) ctx.out.info(`Step-up transaction: ${escapeControls(target.txId)}`);
-  return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
+  return waitAndApprove(ctx, api, a, target, url, waitMs);
 }
 
 async function currentStep(ctx: CommandContext, api: ApiClient, taskId: string): Promise<string> {
@@ -159,7 +131,7 @@ async function whoAmI(ctx: CommandContext, api: ApiClient): Promise<string> {
 }
 
 /** --transaction-id: read the transaction, then approve (verified), wait (pending) or stop. */
-async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approval, txId: string, wait: boolean, waitMs: number): Promise<number> {
+async function resume(ctx: CommandContext, api: ApiClient, a: Approval, txId: string, wait: boolean, waitMs: number): Promise<number> {
   const tx = await withNotFoundHint(
     getStepUpTransaction(api, txId),
     'use the transaction ID agctl printed, or leave out --transaction-id to start a new step-up',
@@ -188,7 +160,7 @@ async function resume(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approv
   } else {
     ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`);
   }
-  return waitAndApprove(ctx, deps, api, a, target, url, waitMs);
+  return waitAndApprove(ctx, api, a, target, url, waitMs);
 }
 
 /**
@@ -258,13 +230,13 @@ export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: A
 }
 
 /** Waits for the target transaction to be verified, then approves with it. */
-async function waitAndApprove(ctx: CommandContext, deps: Deps, api: ApiClient, a: Approval, target: Target, url: string, waitMs: number): Promise<number> {
+async function waitAndApprove(ctx: CommandContext, api: ApiClient, a: Approval, target: Target, url: string, waitMs: number): Promise<number> {
   const poll = async (): Promise<StepUpTransaction | undefined> => {
     if (!target.txId) return findTransaction(ctx, api, target, STEP_UP_STATES.verified);
     const tx = await getStepUpTransaction(api, target.txId);
     return verified(ctx, tx) ? tx : undefined;
   };
-  const outcome = await waitFor(ctx, deps, poll, waitMs);
+  const outcome = await waitFor(ctx, poll, waitMs);
   if (outcome === 'timeout') return pending(ctx, a, target, { url, urlShown: true }, `step-up not completed within ${formatDuration(waitMs)}`);
   if (outcome === 'interrupted') return cancelled(ctx, a, target, url);
   return approveWith(ctx, api, a, outcome.value.id);
@@ -301,7 +273,7 @@ export type WaitOutcome<T> = { value: T } | 'timeout' | 'interrupted';
  * flight is abandoned. Ctrl-C ends the process as usual again once the wait
  * is over.
  */
-export async function waitFor<T>(ctx: CommandContext, deps: Deps, poll: () => Promise<T | undefined>, waitMs: number): Promise<WaitOutcome<T>> {
+export async function waitFor<T>(ctx: CommandContext, poll: () => Promise<T | undefined>, waitMs: number): Promise<WaitOutcome<T>> {
   const deadline = ctx.clock.now() + waitMs;
   const stop = new AbortController();
   const interrupted = new Promise<'interrupted'>((resolve) => stop.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }));
@@ -310,13 +282,13 @@ export async function waitFor<T>(ctx: CommandContext, deps: Deps, poll: () => Pr
     spinner.stop();
     stop.abort();
   });
-  const spinner = startSpinner(ctx, deadline);
+  const spinner = startSpinner(ctx, () => waitingText(deadline - ctx.clock.now()), `Waiting up to ${formatDuration(waitMs)} for the step-up to be confirmed...`);
   try {
     let delay = FIRST_POLL_MS;
     for (;;) {
       const left = deadline - ctx.clock.now();
       if (left <= 0) return 'timeout';
-      await deps.sleep(Math.min(delay, left), stop.signal);
+      await ctx.clock.sleep(Math.min(delay, left), stop.signal);
       if (stop.signal.aborted) return 'interrupted';
       delay = Math.min(delay + 500, MAX_POLL_MS);
       const sent = poll();
@@ -334,51 +306,18 @@ export async function waitFor<T>(ctx: CommandContext, deps: Deps, poll: () => Pr
   }
 }
 
-const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
 /**
- * The spinner's text after its frame and a space, fitted to `max` columns:
- * the Ctrl-C hint is dropped first, then words around the time left, then the
- * text is cut with "…".
+ * What the spinner says while waiting, `leftMs` before the deadline, most
+ * complete first: the Ctrl-C hint is dropped first, then words around the
+ * time left (the spinner cuts the last one to the terminal's width).
  */
-export function spinnerText(leftMs: number, max: number): string {
+export function waitingText(leftMs: number): string[] {
   const left = formatDuration(Math.max(0, leftMs));
-  return fitLine(
-    [
-      `Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`,
-      `Waiting for the step-up to be confirmed (${left} left)`,
-      `Waiting for the step-up (${left} left)`,
-    ],
-    max,
-  );
-}
-
-/** A spinner redrawn in place on a terminal stderr (one line, fitted to its current width); one plain line elsewhere. */
-export function startSpinner(ctx: Pick<CommandContext, 'io' | 'out' | 'clock' | 'onClose'>, deadline: number): { stop(): void } {
-  if (!ctx.io.isStderrTTY) {
-    ctx.out.info(`Waiting up to ${formatDuration(deadline - ctx.clock.now())} for the step-up to be confirmed...`);
-    return { stop() {} };
-  }
-  const stderr = ctx.io.stderr;
-  let i = 0;
-  const draw = () => {
-    const max = lineWidth(stderr);
-    const frame = FRAMES[i++ % FRAMES.length]!;
-    // The frame and its space take two columns; on a terminal narrower than that, only what fits.
-    const line = max >= 3 ? `${ctx.out.style.cyan(frame)} ${spinnerText(deadline - ctx.clock.now(), max - 2)}` : max >= 1 ? ctx.out.style.cyan(frame) : '';
-    stderr.write(redraw(line));
-  };
-  draw();
-  const timer = setInterval(draw, 100);
-  let stopped = false;
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    clearInterval(timer);
-    stderr.write(CLEAR_LINE);
-  };
-  ctx.onClose(stop);
-  return { stop };
+  return [
+    `Waiting for the step-up to be confirmed (${left} left, Ctrl-C to stop)`,
+    `Waiting for the step-up to be confirmed (${left} left)`,
+    `Waiting for the step-up (${left} left)`,
+  ];
 }
 
 export function formatDuration(ms: number): string {
@@ -513,52 +452,4 @@ async function printApproved(ctx: CommandContext, res: ApproveWithStepUpResponse
     ['Next step', describeStep(t.policy.current, resolve('stepApproversPath'), t.policy.next.length)],
     ['Approve action', text(res.ticketActionId)],
   ]);
-}
-
-/**
- * The environment a browser is started with: this one without the AGCTL_*
- * variables, which may hold secrets (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN,
- * AGCTL_CONFIG_KEY, AGCTL_MCP_*, ...) that a long-running browser and
- * everything it starts would otherwise keep.
- */
-export function browserEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!k.toUpperCase().startsWith('AGCTL_')) out[k] = v;
-  return out;
-}
-
-/** How long a browser command may take to fail before it is taken to have opened the page. */
-export const OPEN_GRACE_MS = 1000;
-
-/**
- * Opens a URL with $BROWSER (a command taking the URL) or the system opener.
- * False when the command cannot be started, or exits non-zero within
- * OPEN_GRACE_MS (BROWSER=false, an opener with no browser to hand the URL to);
- * true when it exits 0 or is still running then.
- */
-export async function openUrl(url: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
-  const { spawn } = await import('node:child_process');
-  const [cmd, args] = env.BROWSER
-    ? [env.BROWSER, [url]]
-    : platform === 'darwin'
-      ? ['open', [url]]
-      : platform === 'win32'
-        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
-        : ['xdg-open', [url]];
-  return new Promise((resolve) => {
-    try {
-      const child = spawn(cmd, args, { stdio: 'ignore', detached: true, env: browserEnv(env) });
-      child.once('error', () => resolve(false));
-      child.once('spawn', () => {
-        child.unref();
-        const timer = setTimeout(() => resolve(true), OPEN_GRACE_MS);
-        child.once('exit', (code) => {
-          clearTimeout(timer);
-          resolve(code === 0);
-        });
-      });
-    } catch {
-      resolve(false);
-    }
-  });
 }

@@ -9,7 +9,7 @@ import type { SendInput } from './command.js';
 import type { EventsFile } from '../events.js';
 import { statusText } from '../../../../client/http.js';
 import { readFileBytes } from '../../../io.js';
-import { shellQuote } from '../../../output.js';
+import { shellQuote } from '../../../shell-quote.js';
 import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
