@@ -23,25 +23,28 @@ const isBlank = (b: Buffer) => {
 
 /**
  * The non-blank lines of a byte stream, a batch per chunk read. A line ends
- * at LF (a CR before it is dropped too); a line over `max` bytes is not kept
- * (its bytes are null), so a file without line breaks takes no memory.
+ * at LF (a CR before it is dropped too). A line over `max` bytes is given
+ * (its bytes null) as soon as its length passes max + 1, before its end is
+ * read, and the rest of it is passed over: a stream without line breaks
+ * takes no memory, and a reader that stops at such a line reads no further.
  */
 export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = MAX_BODY_BYTES): AsyncGenerator<Line[]> {
   let parts: Buffer[] = [];
   let size = 0;
   let no = 0;
+  /** The line being read is over `max` and has been given already. */
+  let long = false;
   const finish = (): Line | undefined => {
-    no++;
-    let bytes: Buffer | null = null;
-    if (size <= max + 1) {
-      bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-      if (bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
-      if (bytes.length > max) bytes = null;
-    }
+    const wasLong = long;
+    let bytes: Buffer | null = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     parts = [];
-    const blank = bytes !== null && isBlank(bytes);
     size = 0;
-    return blank ? undefined : { no, bytes };
+    long = false;
+    if (wasLong) return undefined;
+    no++;
+    if (bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+    if (bytes.length > max) bytes = null;
+    return bytes !== null && isBlank(bytes) ? undefined : { no, bytes };
   };
   for await (const c of input) {
     const chunk = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
@@ -51,7 +54,13 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = 
       const nl = chunk.indexOf(0x0a, start);
       const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
       size += piece.length;
-      if (size <= max + 1) parts.push(piece);
+      if (!long && size > max + 1) {
+        // Over the limit even without a CR at its end: given now, its bytes dropped.
+        long = true;
+        parts = [];
+        batch.push({ no: ++no, bytes: null });
+      }
+      if (!long) parts.push(piece);
       if (nl < 0) break;
       const line = finish();
       if (line) batch.push(line);
