@@ -4,7 +4,7 @@
 // loopback servers of the test's own.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
@@ -153,6 +153,42 @@ describe.concurrent('webhook send --events', () => {
     const withData = await cli()(['webhook', 'send', rec.url, '--events', '-', '-d', '{}'], { input: '{}' });
     expect(withData.code).toBe(2);
     expect(rec.seen).toHaveLength(4);
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('copies standard input to a 0600 file in TMPDIR that has no name from the start and is closed at every end', async () => {
+    const tmp = tempDir('agctl-spool-');
+    /** The files this process holds open under `tmp`, as /proc shows them (a removed one ends in " (deleted)"), with their modes. */
+    const spools = () =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = readlinkSync(`/proc/self/fd/${fd}`);
+          return target.startsWith(tmp) ? [{ target, mode: statSync(`/proc/self/fd/${fd}`).mode & 0o777 }] : [];
+        } catch {
+          return [];
+        }
+      });
+    const slow = await recorder(150);
+    const seen: { target: string; mode: number }[] = [];
+    let inTmp = 0;
+    const running = cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-', '-o', 'json'], { input: '{"n":1}\n{"n":2}\n{"n":3}\n' });
+    while (slow.seen.length < 2) {
+      seen.push(...spools());
+      inTmp = Math.max(inTmp, readdirSync(tmp).length);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const s of seen) {
+      expect(s.target).toMatch(/\/agctl-events-[^/]+\/events\.ndjson \(deleted\)$/);
+      expect(s.mode).toBe(0o600);
+    }
+    expect(inTmp).toBe(0);
+    expect(spools()).toEqual([]);
+    const bad = await cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-'], { input: '{"n":1}\nnope\n' });
+    expect(bad.code).toBe(2);
+    expect(spools()).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 

@@ -1,9 +1,12 @@
 // `webhook send --events FILE`: a corpus of events as NDJSON, one body a
 // line, read as a stream in both of its passes (the check of every line
 // before the first send, then the sending), so that its size does not
-// matter. Standard input, which cannot be read twice, is copied to a
-// private temporary file during the check and sent from there.
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+// matter. Standard input, which cannot be read twice, is copied during the
+// check to a private temporary file (0600, in a directory of its own) whose
+// name is removed as soon as it is opened: it is read back through the open
+// descriptor, and nothing is left behind however the command ends (an
+// error, Ctrl-C, a kill).
+import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
@@ -78,8 +81,10 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = 
 export interface EventsFile {
   /** As named on the command line ("-" for standard input). */
   name: string;
-  /** The file the sending reads (for standard input, the temporary copy). */
+  /** The file the sending reads. */
   path: string;
+  /** For standard input, the open descriptor of its temporary copy (which has no name any more); read from it instead of `path`. */
+  fd?: number;
   lines: number;
 }
 
@@ -90,18 +95,19 @@ export interface EventsFile {
  */
 export async function checkEvents(name: string, ctx: CommandContext): Promise<EventsFile> {
   let input: AsyncIterable<Buffer | string>;
-  let path = name;
-  let spool: number | undefined;
+  let fd: number | undefined;
   if (name === '-') {
     if (ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
-    const dir = mkdtempSync(join(tmpdir(), 'agctl-events-'));
-    ctx.onClose(() => rmSync(dir, { recursive: true, force: true }));
-    path = join(dir, 'events.ndjson');
-    spool = openSync(path, 'wx', 0o600);
-    const fd = spool;
+    const dir = mkdtempSync(join(ctx.env.TMPDIR || tmpdir(), 'agctl-events-'));
+    const file = join(dir, 'events.ndjson');
+    const spool = openSync(file, 'wx+', 0o600);
+    ctx.onClose(() => closeSync(spool));
+    unlinkSync(file);
+    rmdirSync(dir);
+    fd = spool;
     input = (async function* () {
       for await (const c of ctx.io.stdin as AsyncIterable<Buffer | string>) {
-        writeSync(fd, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+        writeSync(spool, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
         yield c;
       }
     })();
@@ -122,11 +128,9 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--events ${name}: cannot read it${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : code === 'EACCES' ? ': permission denied' : ''}`);
-  } finally {
-    if (spool !== undefined) closeSync(spool);
   }
   if (lines === 0) throw new UsageError(`--events ${name}: no events (every line is blank)`);
-  return { name, path, lines };
+  return { name, path: name, lines, fd };
 }
 
 /**
@@ -136,6 +140,7 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
  */
 export class EventLines {
   readonly #path: string;
+  readonly #fd?: number;
   #batches?: AsyncGenerator<Line[]>;
   #lines: Line[] = [];
   #i = 0;
@@ -146,8 +151,10 @@ export class EventLines {
   /** Why the lines ended before the run did: the file changed or could not be read after the check. */
   failure?: string;
 
-  constructor(path: string) {
+  /** `fd`: read from this open descriptor (from its start each pass) instead of opening `path`. */
+  constructor(path: string, fd?: number) {
     this.#path = path;
+    this.#fd = fd;
   }
 
   next(): Buffer | undefined | Promise<Buffer | undefined> {
@@ -166,7 +173,7 @@ export class EventLines {
 
   async #read(): Promise<void> {
     for (;;) {
-      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024 }));
+      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024, ...(this.#fd !== undefined && { fd: this.#fd, start: 0, autoClose: false }) }));
       let r: IteratorResult<Line[]>;
       try {
         r = await this.#batches.next();
