@@ -106,12 +106,25 @@ describe.concurrent('webhook send --events', () => {
     ['a line that is not JSON', '{"ok":1}\n\n{"ok":2}\n{oops\n{"ok":3}\n', /^agctl: --events \S+, line 4: the event is not valid JSON/m],
     ['a line over the listener\'s 64 KiB', `{"ok":1}\n{"pad":"${'x'.repeat(65_530)}"}\n`, /^agctl: --events \S+, line 2: more than 65536 bytes, the listener's limit/m],
     ['a line that is not UTF-8', Buffer.concat([Buffer.from('{"ok":1}\n{"e":"'), Buffer.from([0xff]), Buffer.from('"}\n')]), /^agctl: --events \S+, line 2: the event is not valid UTF-8/m],
-    ['a file of blank lines', '\n  \n\n', /^agctl: --events \S+: no events/m],
+    ['a file of blank lines', '\n  \n\n', /^agctl: --events \S+: no events \(it is empty, or every line is blank\)$/m],
+    ['an empty file', '', /^agctl: --events \S+: no events \(it is empty, or every line is blank\)$/m],
+    ['a byte order mark, as the listener refuses it', '\ufeff{"ok":1}\n', /^agctl: --events \S+, line 1: the event starts with a UTF-8 byte order mark/m],
+    ['a line with control characters, escaped in the message', '{"ok":1}\nx\u001b[2J\u0007\n', /^agctl: --events \S+, line 2: the event is not valid JSON: .*\\x1b\[2J\\x07/m],
   ])('refuses %s with exit 2 before sending anything', async (_name, content, message) => {
     const rec = await recorder();
     const r = await cli()(['webhook', 'send', rec.url, '--events', file(`bad-${n}.ndjson`, content), '--count', '50']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]|\n +at /);
+    expect(rec.seen).toHaveLength(0);
+  });
+
+  it('refuses a missing file or a directory with exit 2 and a plain message', async () => {
+    const rec = await recorder();
+    const missing = await cli()(['webhook', 'send', rec.url, '--events', join(work, 'nowhere.ndjson')]);
+    expect([missing.code, missing.stderr]).toEqual([2, `agctl: --events ${join(work, 'nowhere.ndjson')}: cannot read it: no such file\n`]);
+    const dir = await cli()(['webhook', 'send', rec.url, '--events', work]);
+    expect([dir.code, dir.stderr]).toEqual([2, `agctl: --events ${work}: cannot read it: it is a directory\n`]);
     expect(rec.seen).toHaveLength(0);
   });
 

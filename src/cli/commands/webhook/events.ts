@@ -129,7 +129,7 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--events ${name}: cannot read it${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : code === 'EACCES' ? ': permission denied' : ''}`);
   }
-  if (lines === 0) throw new UsageError(`--events ${name}: no events (every line is blank)`);
+  if (lines === 0) throw new UsageError(`--events ${name}: no events (it is empty, or every line is blank)`);
   return { name, path: name, lines, fd };
 }
 
