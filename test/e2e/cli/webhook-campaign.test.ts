@@ -201,6 +201,16 @@ describe.concurrent('webhook send --events', () => {
     const bad = await cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-'], { input: '{"n":1}\nnope\n' });
     expect(bad.code).toBe(2);
     expect(spools()).toEqual([]);
+    const down = await cli({ TMPDIR: tmp })(['webhook', 'send', `http://127.0.0.1:${await closedPort()}/x`, '--events', '-'], { input: '{"n":1}\n'.repeat(40) });
+    expect(down.code).toBe(9);
+    expect(spools()).toEqual([]);
+    const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET, TMPDIR: tmp };
+    const before = slow.seen.length;
+    const run = startCli(['webhook', 'send', slow.url, '--events', '-', '--count', '1000'], env, '{"n":1}\n');
+    while (slow.seen.length === before) await new Promise((r) => setTimeout(r, 10));
+    run.interrupt();
+    expect((await run.done).code).toBe(130);
+    expect(spools()).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
