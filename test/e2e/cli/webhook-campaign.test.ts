@@ -6,6 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -166,6 +168,21 @@ describe.concurrent('webhook send --events', () => {
     const withData = await cli()(['webhook', 'send', rec.url, '--events', '-', '-d', '{}'], { input: '{}' });
     expect(withData.code).toBe(2);
     expect(rec.seen).toHaveLength(4);
+  });
+
+  it.skipIf(process.platform === 'win32')('reads a named pipe once, copied aside like standard input (--events <(zcat corpus.gz))', async () => {
+    const rec = await recorder();
+    const fifo = join(tempDir('agctl-fifo-'), 'events');
+    execFileSync('mkfifo', [fifo]);
+    const writing = writeFile(fifo, '{"p":1}\n{"p":2}\n');
+    const r = await cli()(['webhook', 'send', rec.url, '--events', fifo, '--count', '3', '-o', 'json']);
+    await writing;
+    expect(r.code, r.stderr).toBe(0);
+    expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"p":1}', '{"p":2}', '{"p":1}']);
+    const noTmp = await cli({ TMPDIR: join(work, 'no-such-dir') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
+    expect(noTmp.code).toBe(2);
+    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir \(ENOENT\)$/m);
+    expect(rec.seen).toHaveLength(3);
   });
 
   it.skipIf(!existsSync('/proc/self/fd'))('copies standard input to a 0600 file in TMPDIR that has no name from the start and is closed at every end', async () => {

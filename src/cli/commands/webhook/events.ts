@@ -1,12 +1,12 @@
 // `webhook send --events FILE`: a corpus of events as NDJSON, one body a
 // line, read as a stream in both of its passes (the check of every line
 // before the first send, then the sending), so that its size does not
-// matter. Standard input, which cannot be read twice, is copied during the
-// check to a private temporary file (0600, in a directory of its own) whose
+// matter. Standard input, or a named pipe (`--events <(zcat corpus.gz)`),
+// which cannot be read twice, is copied during the check to a private temporary file (0600, in a directory of its own) whose
 // name is removed as soon as it is opened: it is read back through the open
 // descriptor, and nothing is left behind however the command ends (an
 // error, Ctrl-C, a kill).
-import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
@@ -83,9 +83,36 @@ export interface EventsFile {
   name: string;
   /** The file the sending reads. */
   path: string;
-  /** For standard input, the open descriptor of its temporary copy (which has no name any more); read from it instead of `path`. */
+  /** For standard input or a pipe, the open descriptor of its temporary copy (which has no name any more); read from it instead of `path`. */
   fd?: number;
   lines: number;
+}
+
+/** A new private temporary file, open for writing and reading, whose name is already removed; closed when the command ends. */
+function tempCopy(name: string, ctx: CommandContext): number {
+  const under = ctx.env.TMPDIR || tmpdir();
+  let fd: number;
+  try {
+    const dir = mkdtempSync(join(under, 'agctl-events-'));
+    const file = join(dir, 'events.ndjson');
+    fd = openSync(file, 'wx+', 0o600);
+    unlinkSync(file);
+    rmdirSync(dir);
+  } catch (err) {
+    throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'set TMPDIR to a writable directory');
+  }
+  ctx.onClose(() => closeSync(fd));
+  return fd;
+}
+
+/** Whether `name` can be read again from its start: a regular file (or a directory or missing file, refused when read), not a pipe or a device. */
+function readTwice(name: string): boolean {
+  try {
+    const st = statSync(name);
+    return st.isFile() || st.isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -94,26 +121,19 @@ export interface EventsFile {
  * first that is not is a usage error naming its line number.
  */
 export async function checkEvents(name: string, ctx: CommandContext): Promise<EventsFile> {
-  let input: AsyncIterable<Buffer | string>;
-  let fd: number | undefined;
-  if (name === '-') {
-    if (ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
-    const dir = mkdtempSync(join(ctx.env.TMPDIR || tmpdir(), 'agctl-events-'));
-    const file = join(dir, 'events.ndjson');
-    const spool = openSync(file, 'wx+', 0o600);
-    ctx.onClose(() => closeSync(spool));
-    unlinkSync(file);
-    rmdirSync(dir);
-    fd = spool;
-    input = (async function* () {
-      for await (const c of ctx.io.stdin as AsyncIterable<Buffer | string>) {
-        writeSync(spool, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
-        yield c;
-      }
-    })();
-  } else {
-    input = createReadStream(name, { highWaterMark: 64 * 1024 });
-  }
+  if (name === '-' && ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
+  // Standard input or a pipe cannot be read twice: it is copied aside as it is checked.
+  const fd = name === '-' || !readTwice(name) ? tempCopy(name, ctx) : undefined;
+  const source: AsyncIterable<Buffer | string> = name === '-' ? ctx.io.stdin : createReadStream(name, { highWaterMark: 64 * 1024 });
+  const input =
+    fd === undefined
+      ? source
+      : (async function* () {
+          for await (const c of source) {
+            writeSync(fd, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+            yield c;
+          }
+        })();
   let lines = 0;
   try {
     for await (const batch of lineBatches(input)) {
