@@ -200,8 +200,9 @@ describe.concurrent('webhook send --events', () => {
     const slow = await recorder(150);
     const seen: { target: string; mode: number }[] = [];
     let inTmp = 0;
-    const running = cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-', '-o', 'json'], { input: '{"n":1}\n{"n":2}\n{"n":3}\n' });
-    while (slow.seen.length < 2) {
+    let finished = false;
+    const running = cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-', '-o', 'json'], { input: '{"n":1}\n{"n":2}\n{"n":3}\n' }).finally(() => (finished = true));
+    while (slow.seen.length < 2 && !finished) {
       seen.push(...spools());
       inTmp = Math.max(inTmp, readdirSync(tmp).length);
       await new Promise((r) => setTimeout(r, 10));
@@ -218,15 +219,18 @@ describe.concurrent('webhook send --events', () => {
     const bad = await cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-'], { input: '{"n":1}\nnope\n' });
     expect(bad.code).toBe(2);
     expect(spools()).toEqual([]);
-    const down = await cli({ TMPDIR: tmp })(['webhook', 'send', `http://127.0.0.1:${await closedPort()}/x`, '--events', '-'], { input: '{"n":1}\n'.repeat(40) });
+    const down = await cli({ TMPDIR: tmp })(['--timeout', '5', 'webhook', 'send', 'http://127.0.0.1:1/x', '--events', '-'], { input: '{"n":1}\n'.repeat(40) });
     expect(down.code).toBe(9);
     expect(spools()).toEqual([]);
     const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET, TMPDIR: tmp };
     const before = slow.seen.length;
     const run = startCli(['webhook', 'send', slow.url, '--events', '-', '--count', '1000'], env, '{"n":1}\n');
-    while (slow.seen.length === before) await new Promise((r) => setTimeout(r, 10));
+    let ended = false;
+    void run.done.finally(() => (ended = true));
+    while (slow.seen.length === before && !ended) await new Promise((r) => setTimeout(r, 10));
     run.interrupt();
-    expect((await run.done).code).toBe(130);
+    const r2 = await run.done;
+    expect(r2.code, r2.stderr).toBe(130);
     expect(spools()).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
   });
