@@ -3,7 +3,7 @@
 // latency histogram; against the in-process embedded server and small
 // loopback servers of the test's own.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { existsSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -303,6 +303,28 @@ describe.concurrent('webhook send: a listener that is down', () => {
     const sum = json.json();
     expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
     expect(sum.sent).toBeLessThanOrEqual(20 + 16);
+  });
+
+  it('a port that answers something other than HTTP: counted and stopped in words, the answer never printed', async () => {
+    const junk = createNetServer((c) => {
+      c.on('error', () => {});
+      c.once('data', () => c.end('HTTP/1.1 2\u001b[31m00 OK\r\nX: \u0007\r\n\r\n'));
+    });
+    await new Promise<void>((r) => junk.listen(0, '127.0.0.1', r));
+    try {
+      const host = `127.0.0.1:${(junk.address() as AddressInfo).port}`;
+      const r = await cli()(['webhook', 'send', `http://${host}/x`, '-d', '{}', '--count', '1000']);
+      expect(r.code).toBe(9);
+      expect(r.stdout).toMatch(/^error not HTTP +\d+$/m);
+      expect(r.stderr).toBe(`✗ ${host} answered, but not in HTTP: check the listener URL (its port and scheme)\n`);
+      const json = await cli()(['webhook', 'send', `http://${host}/x`, '-d', '{}', '--count', '1000', '-o', 'json']);
+      expect(json.code).toBe(9);
+      expect(json.json()).toMatchObject({ delivered: 0, statuses: {}, stopped: `${host} answered, but not in HTTP: check the listener URL (its port and scheme)` });
+      expect(Object.keys(json.json().errors)).toEqual(['not HTTP']);
+      for (const out of [r.stdout, r.stderr, json.stdout]) expect(out).not.toMatch(/\u001b|\u0007|HPE_|Parse Error/);
+    } finally {
+      await new Promise((r) => junk.close(r));
+    }
   });
 
   it('a listener that answers, even with errors, is not taken as down', async () => {

@@ -135,6 +135,8 @@ function downReason(err: unknown, url: string): string {
     case 'tls':
     case 'certificate':
       return `TLS handshake with ${host} failed: ${f.detail}`;
+    case 'not-http':
+      return `${host} answered, but not in HTTP: check the listener URL (its port and scheme)`;
     default:
       return `no answer from ${host}: ${f.detail}: is the listener running?`;
   }
