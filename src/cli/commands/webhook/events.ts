@@ -2,10 +2,10 @@
 // line, read as a stream in both of its passes (the check of every line
 // before the first send, then the sending), so that its size does not
 // matter. Standard input, or a named pipe (`--events <(zcat corpus.gz)`),
-// which cannot be read twice, is copied during the check to a private temporary file (0600, in a directory of its own) whose
-// name is removed as soon as it is opened: it is read back through the open
-// descriptor, and nothing is left behind however the command ends (an
-// error, Ctrl-C, a kill).
+// which cannot be read twice, is copied during the check to a private
+// temporary file (0600, in a directory of its own) whose name is removed as
+// soon as it is opened: it is read back through the open descriptor, and
+// nothing is left behind however the command ends (an error, Ctrl-C, a kill).
 import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,18 +91,17 @@ export interface EventsFile {
 /** A new private temporary file, open for writing and reading, whose name is already removed; closed when the command ends. */
 function tempCopy(name: string, ctx: CommandContext): number {
   const under = ctx.env.TMPDIR || tmpdir();
-  let fd: number;
   try {
     const dir = mkdtempSync(join(under, 'agctl-events-'));
     const file = join(dir, 'events.ndjson');
-    fd = openSync(file, 'wx+', 0o600);
+    const fd = openSync(file, 'wx+', 0o600);
+    ctx.onClose(() => closeSync(fd));
     unlinkSync(file);
     rmdirSync(dir);
+    return fd;
   } catch (err) {
     throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'set TMPDIR to a writable directory');
   }
-  ctx.onClose(() => closeSync(fd));
-  return fd;
 }
 
 /** Whether `name` can be read again from its start: a regular file (or a directory or missing file, refused when read), not a pipe or a device. */
