@@ -369,7 +369,7 @@ const CERT_ERRORS: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
 };
 
-type FailureKind = 'refused' | 'not-found' | 'timeout' | 'reset' | 'unreachable' | 'not-tls' | 'tls' | 'certificate' | 'other';
+type FailureKind = 'refused' | 'not-found' | 'timeout' | 'reset' | 'unreachable' | 'not-tls' | 'tls' | 'certificate' | 'not-http' | 'other';
 type Failure = { kind: FailureKind; detail: string };
 
 /** A failure's kind in a word, as summaries count it (never a library's error code). */
@@ -382,6 +382,7 @@ const FAILURE_WORDS: Record<FailureKind, string> = {
   'not-tls': 'TLS',
   tls: 'TLS',
   certificate: 'TLS certificate',
+  'not-http': 'not HTTP',
   other: 'other',
 };
 
@@ -422,6 +423,8 @@ function classifyNetworkError(err: unknown): Failure {
   if (code && NOT_TLS.has(code)) return { kind: 'not-tls', detail: 'the server does not speak TLS on that port (is it http://?)' };
   if (code && CERT_ERRORS[code]) return { kind: 'certificate', detail: CERT_ERRORS[code]! };
   // OpenSSL's own text (library, function, source file) means nothing to a user: the code names it.
+  // The HTTP parser (node:http and undici) could not read the answer: something else listens there.
+  if (code?.startsWith('HPE_') || (err as Error)?.name === 'HTTPParserError') return { kind: 'not-http', detail: 'the answer is not HTTP' };
   if (code?.startsWith('ERR_SSL_')) return { kind: 'tls', detail: code.slice('ERR_SSL_'.length).toLowerCase().replace(/_/g, ' ') };
   return { kind: 'other', detail: (err as Error)?.message ?? String(err) };
 }

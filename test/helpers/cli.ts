@@ -194,8 +194,8 @@ function stderrWaiter(stderr: () => string, onStderr: (l: () => void) => void, d
  * react to its stderr while it runs: confirm a step-up page mid-wait.
  * `interrupt()` is Ctrl-C as the command sees it (for a real SIGINT, use spawnCli).
  */
-export function startCli(args: string[], env: Record<string, string>) {
-  const run = startInProcess(args, env);
+export function startCli(args: string[], env: Record<string, string>, input?: string | Buffer) {
+  const run = startInProcess(args, env, input);
   return { done: run.done, interrupt: run.interrupt, waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done) };
 }
 

@@ -3,9 +3,11 @@
 // latency histogram; against the in-process embedded server and small
 // loopback servers of the test's own.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { existsSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseEnv, cliFor, startCli, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -106,12 +108,25 @@ describe.concurrent('webhook send --events', () => {
     ['a line that is not JSON', '{"ok":1}\n\n{"ok":2}\n{oops\n{"ok":3}\n', /^agctl: --events \S+, line 4: the event is not valid JSON/m],
     ['a line over the listener\'s 64 KiB', `{"ok":1}\n{"pad":"${'x'.repeat(65_530)}"}\n`, /^agctl: --events \S+, line 2: more than 65536 bytes, the listener's limit/m],
     ['a line that is not UTF-8', Buffer.concat([Buffer.from('{"ok":1}\n{"e":"'), Buffer.from([0xff]), Buffer.from('"}\n')]), /^agctl: --events \S+, line 2: the event is not valid UTF-8/m],
-    ['a file of blank lines', '\n  \n\n', /^agctl: --events \S+: no events/m],
+    ['a file of blank lines', '\n  \n\n', /^agctl: --events \S+: no events \(it is empty, or every line is blank\)$/m],
+    ['an empty file', '', /^agctl: --events \S+: no events \(it is empty, or every line is blank\)$/m],
+    ['a byte order mark, as the listener refuses it', '\ufeff{"ok":1}\n', /^agctl: --events \S+, line 1: the event starts with a UTF-8 byte order mark/m],
+    ['a line with control characters, escaped in the message', '{"ok":1}\nx\u001b[2J\u0007\n', /^agctl: --events \S+, line 2: the event is not valid JSON: .*\\x1b\[2J\\x07/m],
   ])('refuses %s with exit 2 before sending anything', async (_name, content, message) => {
     const rec = await recorder();
     const r = await cli()(['webhook', 'send', rec.url, '--events', file(`bad-${n}.ndjson`, content), '--count', '50']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]|\n +at /);
+    expect(rec.seen).toHaveLength(0);
+  });
+
+  it('refuses a missing file or a directory with exit 2 and a plain message', async () => {
+    const rec = await recorder();
+    const missing = await cli()(['webhook', 'send', rec.url, '--events', join(work, 'nowhere.ndjson')]);
+    expect([missing.code, missing.stderr]).toEqual([2, `agctl: --events ${join(work, 'nowhere.ndjson')}: cannot read it: no such file\n`]);
+    const dir = await cli()(['webhook', 'send', rec.url, '--events', work]);
+    expect([dir.code, dir.stderr]).toEqual([2, `agctl: --events ${work}: cannot read it: it is a directory\n`]);
     expect(rec.seen).toHaveLength(0);
   });
 
@@ -153,6 +168,71 @@ describe.concurrent('webhook send --events', () => {
     const withData = await cli()(['webhook', 'send', rec.url, '--events', '-', '-d', '{}'], { input: '{}' });
     expect(withData.code).toBe(2);
     expect(rec.seen).toHaveLength(4);
+  });
+
+  it.skipIf(process.platform === 'win32')('reads a named pipe once, copied aside like standard input (--events <(zcat corpus.gz))', async () => {
+    const rec = await recorder();
+    const fifo = join(tempDir('agctl-fifo-'), 'events');
+    execFileSync('mkfifo', [fifo]);
+    const writing = writeFile(fifo, '{"p":1}\n{"p":2}\n');
+    const r = await cli()(['webhook', 'send', rec.url, '--events', fifo, '--count', '3', '-o', 'json']);
+    await writing;
+    expect(r.code, r.stderr).toBe(0);
+    expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"p":1}', '{"p":2}', '{"p":1}']);
+    const noTmp = await cli({ TMPDIR: join(work, 'no-such-dir') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
+    expect(noTmp.code).toBe(2);
+    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir \(ENOENT\)$/m);
+    expect(rec.seen).toHaveLength(3);
+  });
+
+  it.skipIf(!existsSync('/proc/self/fd'))('copies standard input to a 0600 file in TMPDIR that has no name from the start and is closed at every end', async () => {
+    const tmp = tempDir('agctl-spool-');
+    /** The files this process holds open under `tmp`, as /proc shows them (a removed one ends in " (deleted)"), with their modes. */
+    const spools = () =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = readlinkSync(`/proc/self/fd/${fd}`);
+          return target.startsWith(tmp) ? [{ target, mode: statSync(`/proc/self/fd/${fd}`).mode & 0o777 }] : [];
+        } catch {
+          return [];
+        }
+      });
+    const slow = await recorder(150);
+    const seen: { target: string; mode: number }[] = [];
+    let inTmp = 0;
+    let finished = false;
+    const running = cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-', '-o', 'json'], { input: '{"n":1}\n{"n":2}\n{"n":3}\n' }).finally(() => (finished = true));
+    while (slow.seen.length < 2 && !finished) {
+      seen.push(...spools());
+      inTmp = Math.max(inTmp, readdirSync(tmp).length);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const r = await running;
+    expect(r.code, r.stderr).toBe(0);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const s of seen) {
+      expect(s.target).toMatch(/\/agctl-events-[^/]+\/events\.ndjson \(deleted\)$/);
+      expect(s.mode).toBe(0o600);
+    }
+    expect(inTmp).toBe(0);
+    expect(spools()).toEqual([]);
+    const bad = await cli({ TMPDIR: tmp })(['webhook', 'send', slow.url, '--events', '-'], { input: '{"n":1}\nnope\n' });
+    expect(bad.code).toBe(2);
+    expect(spools()).toEqual([]);
+    const down = await cli({ TMPDIR: tmp })(['--timeout', '5', 'webhook', 'send', 'http://127.0.0.1:1/x', '--events', '-'], { input: '{"n":1}\n'.repeat(40) });
+    expect(down.code).toBe(9);
+    expect(spools()).toEqual([]);
+    const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET, TMPDIR: tmp };
+    const before = slow.seen.length;
+    const run = startCli(['webhook', 'send', slow.url, '--events', '-', '--count', '1000'], env, '{"n":1}\n');
+    let ended = false;
+    void run.done.finally(() => (ended = true));
+    while (slow.seen.length === before && !ended) await new Promise((r) => setTimeout(r, 10));
+    run.interrupt();
+    const r2 = await run.done;
+    expect(r2.code, r2.stderr).toBe(130);
+    expect(spools()).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 
@@ -223,6 +303,28 @@ describe.concurrent('webhook send: a listener that is down', () => {
     const sum = json.json();
     expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
     expect(sum.sent).toBeLessThanOrEqual(20 + 16);
+  });
+
+  it('a port that answers something other than HTTP: counted and stopped in words, the answer never printed', async () => {
+    const junk = createNetServer((c) => {
+      c.on('error', () => {});
+      c.once('data', () => c.end('HTTP/1.1 2\u001b[31m00 OK\r\nX: \u0007\r\n\r\n'));
+    });
+    await new Promise<void>((r) => junk.listen(0, '127.0.0.1', r));
+    try {
+      const host = `127.0.0.1:${(junk.address() as AddressInfo).port}`;
+      const r = await cli()(['webhook', 'send', `http://${host}/x`, '-d', '{}', '--count', '1000']);
+      expect(r.code).toBe(9);
+      expect(r.stdout).toMatch(/^error not HTTP +\d+$/m);
+      expect(r.stderr).toBe(`✗ ${host} answered, but not in HTTP: check the listener URL (its port and scheme)\n`);
+      const json = await cli()(['webhook', 'send', `http://${host}/x`, '-d', '{}', '--count', '1000', '-o', 'json']);
+      expect(json.code).toBe(9);
+      expect(json.json()).toMatchObject({ delivered: 0, statuses: {}, stopped: `${host} answered, but not in HTTP: check the listener URL (its port and scheme)` });
+      expect(Object.keys(json.json().errors)).toEqual(['not HTTP']);
+      for (const out of [r.stdout, r.stderr, json.stdout]) expect(out).not.toMatch(/\u001b|\u0007|HPE_|Parse Error/);
+    } finally {
+      await new Promise((r) => junk.close(r));
+    }
   });
 
   it('a listener that answers, even with errors, is not taken as down', async () => {

@@ -350,6 +350,8 @@ describe('networkFailure', () => {
     [coded('ERR_SSL_WRONG_VERSION_NUMBER'), 'TLS'],
     [coded('DEPTH_ZERO_SELF_SIGNED_CERT'), 'TLS certificate'],
     [new Error('fetch failed', { cause: coded('ECONNREFUSED') }), 'refused'],
+    [coded('HPE_INVALID_STATUS'), 'not HTTP'],
+    [Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), { name: 'HTTPParserError', code: undefined }), 'not HTTP'],
     [coded('SOMETHING_NEW'), 'other'],
   ])('names %s in a word: %s', (err, word) => {
     expect(networkFailure(err).word).toBe(word);

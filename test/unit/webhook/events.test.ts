@@ -37,6 +37,25 @@ describe('lineBatches', () => {
     expect(await all(['x'.repeat(10) + '\r\n'], 10)).toEqual([{ no: 1, text: 'x'.repeat(10) }]);
     expect(await all(['x'.repeat(11) + '\n'], 10)).toEqual([{ no: 1, text: null }]);
   });
+  it('gives an over-long line as soon as it passes the limit, without reading to its end (a stream that never ends a line)', async () => {
+    let read = 0;
+    const endless = (async function* () {
+      for (;;) {
+        if (++read > 4) throw new Error('read past the limit');
+        yield Buffer.alloc(400, 0x61);
+      }
+    })();
+    const it = lineBatches(endless, 1000);
+    expect((await it.next()).value).toEqual([{ no: 1, bytes: null }]);
+    await it.return(undefined);
+    expect(read).toBe(3);
+    // Given once, then the lines after it as before.
+    expect(await all(['{"a":1}\n', 'x'.repeat(30), 'x'.repeat(30), '\n{"b":2}\n'], 10)).toEqual([
+      { no: 1, text: '{"a":1}' },
+      { no: 2, text: null },
+      { no: 3, text: '{"b":2}' },
+    ]);
+  });
 });
 
 describe('EventLines', () => {

@@ -1,9 +1,12 @@
 // `webhook send --events FILE`: a corpus of events as NDJSON, one body a
 // line, read as a stream in both of its passes (the check of every line
 // before the first send, then the sending), so that its size does not
-// matter. Standard input, which cannot be read twice, is copied to a
-// private temporary file during the check and sent from there.
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+// matter. Standard input, or a named pipe (`--events <(zcat corpus.gz)`),
+// which cannot be read twice, is copied during the check to a private
+// temporary file (0600, in a directory of its own) whose name is removed as
+// soon as it is opened: it is read back through the open descriptor, and
+// nothing is left behind however the command ends (an error, Ctrl-C, a kill).
+import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
@@ -23,25 +26,28 @@ const isBlank = (b: Buffer) => {
 
 /**
  * The non-blank lines of a byte stream, a batch per chunk read. A line ends
- * at LF (a CR before it is dropped too); a line over `max` bytes is not kept
- * (its bytes are null), so a file without line breaks takes no memory.
+ * at LF (a CR before it is dropped too). A line over `max` bytes is given
+ * (its bytes null) as soon as its length passes max + 1, before its end is
+ * read, and the rest of it is passed over: a stream without line breaks
+ * takes no memory, and a reader that stops at such a line reads no further.
  */
 export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = MAX_BODY_BYTES): AsyncGenerator<Line[]> {
   let parts: Buffer[] = [];
   let size = 0;
   let no = 0;
+  /** The line being read is over `max` and has been given already. */
+  let long = false;
   const finish = (): Line | undefined => {
-    no++;
-    let bytes: Buffer | null = null;
-    if (size <= max + 1) {
-      bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-      if (bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
-      if (bytes.length > max) bytes = null;
-    }
+    const wasLong = long;
+    let bytes: Buffer | null = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     parts = [];
-    const blank = bytes !== null && isBlank(bytes);
     size = 0;
-    return blank ? undefined : { no, bytes };
+    long = false;
+    if (wasLong) return undefined;
+    no++;
+    if (bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
+    if (bytes.length > max) bytes = null;
+    return bytes !== null && isBlank(bytes) ? undefined : { no, bytes };
   };
   for await (const c of input) {
     const chunk = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
@@ -51,7 +57,13 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = 
       const nl = chunk.indexOf(0x0a, start);
       const piece = chunk.subarray(start, nl < 0 ? chunk.length : nl);
       size += piece.length;
-      if (size <= max + 1) parts.push(piece);
+      if (!long && size > max + 1) {
+        // Over the limit even without a CR at its end: given now, its bytes dropped.
+        long = true;
+        parts = [];
+        batch.push({ no: ++no, bytes: null });
+      }
+      if (!long) parts.push(piece);
       if (nl < 0) break;
       const line = finish();
       if (line) batch.push(line);
@@ -69,9 +81,37 @@ export async function* lineBatches(input: AsyncIterable<Buffer | string>, max = 
 export interface EventsFile {
   /** As named on the command line ("-" for standard input). */
   name: string;
-  /** The file the sending reads (for standard input, the temporary copy). */
+  /** The file the sending reads. */
   path: string;
+  /** For standard input or a pipe, the open descriptor of its temporary copy (which has no name any more); read from it instead of `path`. */
+  fd?: number;
   lines: number;
+}
+
+/** A new private temporary file, open for writing and reading, whose name is already removed; closed when the command ends. */
+function tempCopy(name: string, ctx: CommandContext): number {
+  const under = ctx.env.TMPDIR || tmpdir();
+  try {
+    const dir = mkdtempSync(join(under, 'agctl-events-'));
+    const file = join(dir, 'events.ndjson');
+    const fd = openSync(file, 'wx+', 0o600);
+    ctx.onClose(() => closeSync(fd));
+    unlinkSync(file);
+    rmdirSync(dir);
+    return fd;
+  } catch (err) {
+    throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'set TMPDIR to a writable directory');
+  }
+}
+
+/** Whether `name` can be read again from its start: a regular file (or a directory or missing file, refused when read), not a pipe or a device. */
+function readTwice(name: string): boolean {
+  try {
+    const st = statSync(name);
+    return st.isFile() || st.isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -80,25 +120,19 @@ export interface EventsFile {
  * first that is not is a usage error naming its line number.
  */
 export async function checkEvents(name: string, ctx: CommandContext): Promise<EventsFile> {
-  let input: AsyncIterable<Buffer | string>;
-  let path = name;
-  let spool: number | undefined;
-  if (name === '-') {
-    if (ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
-    const dir = mkdtempSync(join(tmpdir(), 'agctl-events-'));
-    ctx.onClose(() => rmSync(dir, { recursive: true, force: true }));
-    path = join(dir, 'events.ndjson');
-    spool = openSync(path, 'wx', 0o600);
-    const fd = spool;
-    input = (async function* () {
-      for await (const c of ctx.io.stdin as AsyncIterable<Buffer | string>) {
-        writeSync(fd, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
-        yield c;
-      }
-    })();
-  } else {
-    input = createReadStream(name, { highWaterMark: 64 * 1024 });
-  }
+  if (name === '-' && ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
+  // Standard input or a pipe cannot be read twice: it is copied aside as it is checked.
+  const fd = name === '-' || !readTwice(name) ? tempCopy(name, ctx) : undefined;
+  const source: AsyncIterable<Buffer | string> = name === '-' ? ctx.io.stdin : createReadStream(name, { highWaterMark: 64 * 1024 });
+  const input =
+    fd === undefined
+      ? source
+      : (async function* () {
+          for await (const c of source) {
+            writeSync(fd, typeof c === 'string' ? Buffer.from(c, 'utf8') : c);
+            yield c;
+          }
+        })();
   let lines = 0;
   try {
     for await (const batch of lineBatches(input)) {
@@ -113,11 +147,9 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(`--events ${name}: cannot read it${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : code === 'EACCES' ? ': permission denied' : ''}`);
-  } finally {
-    if (spool !== undefined) closeSync(spool);
   }
-  if (lines === 0) throw new UsageError(`--events ${name}: no events (every line is blank)`);
-  return { name, path, lines };
+  if (lines === 0) throw new UsageError(`--events ${name}: no events (it is empty, or every line is blank)`);
+  return { name, path: name, lines, fd };
 }
 
 /**
@@ -127,6 +159,7 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
  */
 export class EventLines {
   readonly #path: string;
+  readonly #fd?: number;
   #batches?: AsyncGenerator<Line[]>;
   #lines: Line[] = [];
   #i = 0;
@@ -137,8 +170,10 @@ export class EventLines {
   /** Why the lines ended before the run did: the file changed or could not be read after the check. */
   failure?: string;
 
-  constructor(path: string) {
+  /** `fd`: read from this open descriptor (from its start each pass) instead of opening `path`. */
+  constructor(path: string, fd?: number) {
     this.#path = path;
+    this.#fd = fd;
   }
 
   next(): Buffer | undefined | Promise<Buffer | undefined> {
@@ -157,7 +192,7 @@ export class EventLines {
 
   async #read(): Promise<void> {
     for (;;) {
-      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024 }));
+      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024, ...(this.#fd !== undefined && { fd: this.#fd, start: 0, autoClose: false }) }));
       let r: IteratorResult<Line[]>;
       try {
         r = await this.#batches.next();

@@ -135,6 +135,8 @@ function downReason(err: unknown, url: string): string {
     case 'tls':
     case 'certificate':
       return `TLS handshake with ${host} failed: ${f.detail}`;
+    case 'not-http':
+      return `${host} answered, but not in HTTP: check the listener URL (its port and scheme)`;
     default:
       return `no answer from ${host}: ${f.detail}: is the listener running?`;
   }
@@ -328,7 +330,8 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   for (const [what, n] of Object.entries(s.errors)) rows.push([`error ${what}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
-  ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
+  if (s.latencyBuckets.length === 0) ctx.out.print('latency: none measured (no request finished)');
+  else ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
   const columns = (ctx.io.stdout as { columns?: number }).columns;
   for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);
   if (s.stopped) ctx.out.failure(s.stopped);

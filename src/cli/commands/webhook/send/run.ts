@@ -124,7 +124,7 @@ interface LoadRun {
 async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
   const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
   const events = Buffer.isBuffer(source) ? undefined : source;
-  const lines = events && new EventLines(events.path);
+  const lines = events && new EventLines(events.path, events.fd);
   try {
     const summary = await runLoad({
       url,
