@@ -277,17 +277,10 @@ describe.concurrent('webhook send --duration', () => {
 });
 
 /** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 describe.concurrent('webhook send: a listener that is down', () => {
   it('stops within seconds, says why in words, and exits 9', async () => {
-    const port = await closedPort();
+    // Port 1: nothing listens there (a port freed by the test could be taken by another test's server meanwhile).
+    const port = 1;
     const url = `http://127.0.0.1:${port}/api/v1/webhooks/incoming/L1`;
     const started = Date.now();
     const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '1000000', '--concurrency', '8']);
@@ -325,6 +318,31 @@ describe.concurrent('webhook send: a listener that is down', () => {
     } finally {
       await new Promise((r) => junk.close(r));
     }
+  });
+
+  it('a listener that goes down mid-run: the run stops within seconds of its last answer (exit 9)', async () => {
+    let answers = 0;
+    const dying = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.end('{}');
+        if (++answers === 30) {
+          dying.close();
+          dying.closeAllConnections();
+        }
+      });
+    });
+    await new Promise<void>((r) => dying.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(dying.address() as AddressInfo).port}/api/v1/webhooks/incoming/L1`;
+    const started = Date.now();
+    const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '1000000', '--concurrency', '4', '-o', 'json']);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.code).toBe(9);
+    const sum = r.json();
+    expect(sum.delivered).toBeGreaterThanOrEqual(30);
+    expect(sum.stopped).toMatch(/is the listener running\?$/);
+    // The 20 in a row that stop the run, and at most the requests then in flight, went unanswered.
+    expect(sum.sent - sum.delivered).toBeLessThanOrEqual(20 + 4 + 4);
   });
 
   it('a listener that answers, even with errors, is not taken as down', async () => {

@@ -9,9 +9,10 @@ export const unixSeconds = (name: string) => (v: string): number => {
 };
 
 /**
- * Load mode takes the listener as down, and stops, when the first
- * DOWN_ATTEMPTS attempts, or every attempt in the first DOWN_MS of the run,
- * got no HTTP answer (refused, reset, timed out, unreachable).
+ * Load mode takes the listener as down, and stops, when DOWN_ATTEMPTS
+ * attempts in a row, or every attempt for DOWN_MS, got no HTTP answer
+ * (refused, reset, timed out, unreachable): from the start of the run, or
+ * since the listener last answered.
  */
 export const DOWN_ATTEMPTS = 20;
 export const DOWN_MS = 1000;

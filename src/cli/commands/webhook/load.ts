@@ -158,9 +158,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let errorCount = 0;
-  /** Requests that got an HTTP answer, and those that got none (not counting those aborted after Ctrl-C). */
-  let answered = 0;
+  /** Requests in a row, since the last HTTP answer, that got none (not counting those aborted after Ctrl-C), and when the first of them was sent. */
   let noAnswer = 0;
+  let noAnswerSince = 0;
   let next = 0;
   let sent = 0;
   let done = 0;
@@ -241,10 +241,11 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
       sent++;
       // Under a rate, from when the request was due: a request kept waiting for a free connection counts its wait
       // (one a timer let go a little early counts from when it left).
-      const t0 = interval ? Math.min(due, performance.now()) : performance.now();
+      const sentAt = performance.now();
+      const t0 = interval ? Math.min(due, sentAt) : sentAt;
       try {
         const res = await pool.request({ path, method: 'POST', headers, body });
-        answered++;
+        noAnswer = 0;
         await res.body.dump({ limit: LOAD_MAX_BODY_BYTES });
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       } catch (err) {
@@ -256,8 +257,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
         }
         const word = networkFailure(err).word;
         errors[word] = (errors[word] ?? 0) + 1;
-        noAnswer++;
-        if (answered === 0 && down === undefined && (noAnswer >= DOWN_ATTEMPTS || performance.now() - started >= DOWN_MS)) {
+        if (noAnswer++ === 0) noAnswerSince = sentAt;
+        if (down === undefined && (noAnswer >= DOWN_ATTEMPTS || performance.now() - noAnswerSince >= DOWN_MS)) {
           down = downReason(err, o.url);
           wakeAll();
         }

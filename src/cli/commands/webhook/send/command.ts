@@ -43,8 +43,8 @@ Load mode (--count, --duration or --events) sends events with fresh event IDs
 and prints "N of M delivered" (answered 2xx), status counts and a latency
 histogram; it exits 0 when every event was delivered, otherwise with the code
 of the most frequent failure (9 for requests that got no answer: refused,
-reset, timed out). It stops with exit 9 when the first ${DOWN_ATTEMPTS} attempts, or every
-attempt in the first ${DOWN_MS / 1000} s, got no HTTP answer (the listener is down).
+reset, timed out). It stops with exit 9 when ${DOWN_ATTEMPTS} attempts in a row, or every
+attempt for ${DOWN_MS / 1000} s, got no HTTP answer (the listener is down or went down).
 --events sends each non-blank line of an NDJSON file as its exact bytes, every
 line once in order (--count N: N events, from the first line again after the
 last); every line is checked first, and one that is not JSON or is over 64 KiB
