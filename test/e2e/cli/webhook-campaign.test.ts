@@ -130,6 +130,14 @@ describe.concurrent('webhook send --events', () => {
     expect(rec.seen).toHaveLength(0);
   });
 
+  it('events on standard input and no secret: the hint names the ways that leave standard input to the events', async () => {
+    const rec = await recorder();
+    const r = await cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl })(['webhook', 'send', rec.url, '--events', '-'], { input: '{"n":1}\n' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^agctl: missing .*\nhint: standard input carries the events: give the secret with --secret-file or AGCTL_WEBHOOK_SECRET\n$/);
+    expect(rec.seen).toHaveLength(0);
+  });
+
   it('a line of exactly 64 KiB is sent', async () => {
     const rec = await recorder();
     const line = `{"pad":"${'x'.repeat(65_536 - 10)}"}`;

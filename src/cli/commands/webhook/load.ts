@@ -81,7 +81,8 @@ export interface LoadSummary {
   errors: Record<string, number>;
   /** From when each request was sent, or under a rate from when it was due. */
   latencyFrom: 'sent' | 'due';
-  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number; min: number };
+  /** null when no request finished. */
+  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number; min: number } | null;
   /** The latencies in ten buckets of equal width, from the fastest to the slowest. */
   latencyBuckets: LatencyBucket[];
 }
@@ -301,14 +302,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     statuses,
     errors,
     latencyFrom: interval ? 'due' : 'sent',
-    latencyMs: {
-      p50: round(latency.percentile(50)),
-      p95: round(latency.percentile(95)),
-      p99: round(latency.percentile(99)),
-      max: round(latency.max),
-      mean: round(latency.mean),
-      min: round(latency.min),
-    },
+    latencyMs:
+      latency.count === 0
+        ? null
+        : {
+            p50: round(latency.percentile(50)),
+            p95: round(latency.percentile(95)),
+            p99: round(latency.percentile(99)),
+            max: round(latency.max),
+            mean: round(latency.mean),
+            min: round(latency.min),
+          },
     latencyBuckets: latency.buckets(),
   };
 }
@@ -331,7 +335,7 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   for (const [what, n] of Object.entries(s.errors)) rows.push([`error ${what}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
-  if (s.latencyBuckets.length === 0) ctx.out.print('latency: none measured (no request finished)');
+  if (l === null) ctx.out.print('latency: none measured (no request finished)');
   else ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
   const columns = (ctx.io.stdout as { columns?: number }).columns;
   for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);

@@ -40,7 +40,7 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
 async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, tenantOf: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
   if (opts.jwtKey === undefined) {
     if (opts.kid !== undefined || opts.alg !== undefined) throw new UsageError('--kid and --alg apply to JWT sends: add --jwt-key');
-    const secret = await readWebhookSecret(ctx, opts);
+    const secret = await readWebhookSecret(ctx, opts, opts.events === '-' ? 'standard input carries the events: give the secret with --secret-file or AGCTL_WEBHOOK_SECRET' : undefined);
     return { method: 'HMAC', detail: 'HMAC-SHA256', signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }) };
   }
   if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
