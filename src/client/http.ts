@@ -466,6 +466,8 @@ function networkError(err: unknown, url: string, tries: Tries, source: string): 
       const what = tries.count > 1 ? `timed out: ${tries.count} attempts of ${seconds(tries.limitMs)} s each, ${seconds(tries.elapsedMs)} s in all` : `timed out after ${seconds(tries.limitMs)} s`;
       return new CliError(`cannot reach ${u.origin}: ${what}`, Exit.Server, { hint: 'raise --timeout (or AGCTL_TIMEOUT) or try again' });
     }
+    case 'not-http':
+      return new CliError(`${u.host} answered, but not in HTTP`, Exit.Server, { hint: `check ${source}: its port and scheme` });
     default:
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server);
   }

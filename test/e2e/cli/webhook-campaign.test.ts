@@ -322,7 +322,10 @@ describe.concurrent('webhook send: a listener that is down', () => {
       expect(json.code).toBe(9);
       expect(json.json()).toMatchObject({ delivered: 0, statuses: {}, stopped: `${host} answered, but not in HTTP: check the listener URL (its port and scheme)` });
       expect(Object.keys(json.json().errors)).toEqual(['not HTTP']);
-      for (const out of [r.stdout, r.stderr, json.stdout]) expect(out).not.toMatch(/\u001b|\u0007|HPE_|Parse Error/);
+      const one = await cli()(['webhook', 'send', `http://${host}/x`, '-d', '{}']);
+      expect(one.code).toBe(9);
+      expect(one.stderr).toMatch(new RegExp(`^agctl: ${host.replace(/\./g, '\\.')} answered, but not in HTTP\nhint: check .*: its port and scheme\n$`));
+      for (const out of [r.stdout, r.stderr, json.stdout, one.stderr]) expect(out).not.toMatch(/\u001b|\u0007|HPE_|Parse Error/);
     } finally {
       await new Promise((r) => junk.close(r));
     }
