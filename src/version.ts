@@ -12,7 +12,12 @@ export function version(): string {
   return cached;
 }
 
+/** The runtime agctl runs on (`agctl version`, the User-Agent). */
+export function runtime(): { node: string; platform: string; arch: string } {
+  return { node: process.versions.node, platform: process.platform, arch: process.arch };
+}
+
 /** The User-Agent of every request the CLI sends: product, version, runtime. */
 export function userAgent(): string {
-  return `agctl/${version()} node/${process.versions.node}`;
+  return `agctl/${version()} node/${runtime().node}`;
 }

@@ -25,6 +25,8 @@ export interface IO {
    * stops what it is doing and returns 130 itself. Subscribe only around a wait.
    */
   onInterrupt(listener: () => void): () => void;
+  /** Calls `listener` on SIGTERM until the returned function is called (`serve` stops cleanly). */
+  onTerminate(listener: () => void): () => void;
 }
 
 /** Colour is on for terminals unless NO_COLOR, --no-color, or TERM=dumb; FORCE_COLOR forces it. */

@@ -20,12 +20,16 @@ export function processIO(): IO {
     isStdoutTTY: Boolean(process.stdout.isTTY),
     isStdinTTY: Boolean(process.stdin.isTTY),
     isStderrTTY: Boolean(process.stderr.isTTY),
-    onInterrupt(listener) {
-      const handler = () => listener();
-      process.on('SIGINT', handler);
-      return () => {
-        process.off('SIGINT', handler);
-      };
-    },
+    onInterrupt: (listener) => onSignal('SIGINT', listener),
+    onTerminate: (listener) => onSignal('SIGTERM', listener),
+  };
+}
+
+/** Calls `listener` on `signal` until the returned function is called. */
+function onSignal(signal: NodeJS.Signals, listener: () => void): () => void {
+  const handler = () => listener();
+  process.on(signal, handler);
+  return () => {
+    process.off(signal, handler);
   };
 }

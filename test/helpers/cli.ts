@@ -98,6 +98,7 @@ function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | 
     for (const l of stderrListeners) l();
   });
   const interruptListeners = new Set<() => void>();
+  const terminateListeners = new Set<() => void>();
   const io: IO = {
     stdin: Readable.from(input.length ? [Buffer.from(input)] : []),
     stdout,
@@ -109,6 +110,11 @@ function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | 
       const l = () => listener();
       interruptListeners.add(l);
       return () => void interruptListeners.delete(l);
+    },
+    onTerminate(listener) {
+      const l = () => listener();
+      terminateListeners.add(l);
+      return () => void terminateListeners.delete(l);
     },
   };
   const done = main(['node', BIN, ...args], { io, env, clock: testClock }).then(async (code) => {
@@ -122,6 +128,10 @@ function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | 
     onStderr: (l: () => void) => stderrListeners.add(l),
     interrupt: () => {
       for (const l of [...interruptListeners]) l();
+    },
+    /** SIGTERM as io.onTerminate sees it. */
+    terminate: () => {
+      for (const l of [...terminateListeners]) l();
     },
   };
 }
@@ -192,11 +202,11 @@ function stderrWaiter(stderr: () => string, onStderr: (l: () => void) => void, d
 /**
  * Starts the CLI in this process (env as given, see baseEnv) and lets the test
  * react to its stderr while it runs: confirm a step-up page mid-wait.
- * `interrupt()` is Ctrl-C as the command sees it (for a real SIGINT, use spawnCli).
+ * `interrupt()` is Ctrl-C and `terminate()` SIGTERM as the command sees them (for a real signal, use spawnCli).
  */
 export function startCli(args: string[], env: Record<string, string>, input?: string | Buffer) {
   const run = startInProcess(args, env, input);
-  return { done: run.done, interrupt: run.interrupt, waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done) };
+  return { done: run.done, interrupt: run.interrupt, terminate: run.terminate, waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done) };
 }
 
 /**

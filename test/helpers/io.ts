@@ -24,6 +24,7 @@ export function fakeIO(opts: { tty?: boolean; stdin?: string } = {}) {
         interruptListeners.delete(l);
       };
     },
+    onTerminate: () => () => {},
   };
   return {
     io,

@@ -24,7 +24,7 @@ async function onTerminal(args: string[], env: Record<string, string>, size: { c
   let err = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
+  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {}, onTerminate: () => () => {} };
   const code = await main(['node', BIN, ...args], { io, env: { ...baseEnv(join(work, 'tty')), ...creds, ...env } });
   await new Promise<void>((resolve) => setImmediate(resolve));
   return { code, stdout: out, stderr: err };

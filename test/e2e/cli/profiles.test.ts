@@ -146,7 +146,7 @@ describe('auth list', () => {
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 200, rows: 50 });
     let shown = '';
     stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
-    const io: IO = { stdin: Readable.from([]), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {} };
+    const io: IO = { stdin: Readable.from([]), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {}, onTerminate: () => () => {} };
     expect(await main(['node', BIN, 'auth', 'list'], { io, env: baseEnv(dir) })).toBe(0);
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(shown.split('\n')[1]).toMatch(/\s+valid\s+in \d+(m|h)$/);

@@ -258,6 +258,21 @@ describe('two `agctl serve` processes on one data directory', () => {
   });
 });
 
+describe('`agctl serve` in this process', () => {
+  it('hears SIGTERM through its io, never through process-wide handlers, and stops cleanly', async () => {
+    const dir = tempDir('agctl-serve-term-');
+    const before = process.listenerCount('SIGTERM');
+    const r = startCli(['serve', '--quiet', '--port', '0', '--data-dir', join(dir, 'data'), '--ready-file', join(dir, 'ready.json')], baseEnv(join(dir, 'cfg')));
+    await r.waitForStderr(/press Ctrl-C to stop/);
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+    r.terminate();
+    const result = await r.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('SIGTERM: finishing in-flight requests and closing the database');
+    expect(existsSync(join(dir, 'data', 'serve.pid'))).toBe(false);
+  });
+});
+
 // Run in this process (Ctrl-C as the command sees it): what is checked here is
 // the port kept in the data directory, not the process.
 describe('`agctl serve` stopped and started again on one data directory', () => {

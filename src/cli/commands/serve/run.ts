@@ -98,8 +98,10 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
       closed();
     });
   };
-  const onTerm = () => stop('SIGTERM');
-  process.once('SIGTERM', onTerm);
+  const offTerminate = ctx.io.onTerminate(() => {
+    offTerminate();
+    stop('SIGTERM');
+  });
   const offInterrupt = ctx.io.onInterrupt(() => {
     offInterrupt();
     stop('SIGINT');
@@ -121,7 +123,7 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   ctx.out.info('  press Ctrl-C to stop');
 
   await stopped;
-  process.off('SIGTERM', onTerm);
+  offTerminate();
   offInterrupt();
   return 0;
 }
