@@ -73,7 +73,7 @@ type Element<T> = T extends readonly (infer E)[] ? E : T;
  * The members shape `S` declares that type `T` lacks or types otherwise
  * (members of `of` too, as "a.b"); never when there are none.
  */
-export type Unmatched<S extends Shape, T> = {
+type Unmatched<S extends Shape, T> = {
   [K in keyof S & string]: K extends keyof T
     ? NonNullable<T[K]> extends Base<{ kind: KindOf<S[K]> }>
       ? S[K] extends { of: infer O extends Shape }
@@ -193,7 +193,7 @@ export function answerProblem(s: Shape, body: Record<string, unknown>): string |
 }
 
 /** A value for `viewOf`: every member the shape declares, one it may leave out given as undefined (so a forgotten member fails the typecheck). */
-export type ViewValue<S extends Shape> = { [K in keyof Required<Infer<S>>]: Infer<S>[K] | undefined };
+type ViewValue<S extends Shape> = { [K in keyof Required<Infer<S>>]: Infer<S>[K] | undefined };
 
 /** The view of `value` as shape `s`: its declared members in declared order, those left undefined dropped. */
 export function viewOf<S extends Shape>(s: S, value: ViewValue<S>): Infer<S> {
