@@ -19,10 +19,10 @@ export const CATALOG_ENTRY = shape({
   description: { kind: 'string', optional: true, nullable: true },
   /** The service the entry serves: the default tool prefix of its servers. */
   serviceName: { kind: 'string', optional: true, nullable: true },
-  /** `fields`: config fields, each as CATALOG_CONFIG_FIELD. */
-  configSchema: { kind: 'object', optional: true, nullable: true, of: { fields: { kind: 'array', optional: true, nullable: true } } },
   /** Auth modes (sdk-go `mcpservercatalogauthmode.md`: `{authMethod}`); the first is the default. */
   authModes: { kind: 'array', optional: true, nullable: true },
+  /** `fields`: config fields, each as CATALOG_CONFIG_FIELD. */
+  configSchema: { kind: 'object', optional: true, nullable: true, of: { fields: { kind: 'array', optional: true, nullable: true } } },
 });
 export type McpCatalogEntry = Infer<typeof CATALOG_ENTRY>;
 
@@ -60,9 +60,13 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
  */
 export function catalogFields(e: McpCatalogEntry): CatalogField[] | undefined {
   const schema = e.configSchema;
-  if (!isJsonObject(schema)) return undefined;
+  return isJsonObject(schema) ? configFieldsOf(schema.fields) : undefined;
+}
+
+/** The config fields of a `configSchema.fields` as received (not an array: none), each filled in; fields without a name are skipped, a secret's default is dropped. */
+export function configFieldsOf(fields: unknown): CatalogField[] {
   const out: CatalogField[] = [];
-  for (const f of Array.isArray(schema.fields) ? schema.fields : []) {
+  for (const f of Array.isArray(fields) ? fields : []) {
     if (!isJsonObject(f)) continue;
     const field = normalize(CATALOG_CONFIG_FIELD, f);
     if (field.name) out.push(field.secret ? { ...field, default: '' } : field);

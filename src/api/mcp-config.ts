@@ -19,6 +19,7 @@ import {
   type ConfigKind,
   type ConfigRoot,
 } from './mcp-schema.js';
+import type { CatalogField, McpCatalogEntry } from './mcp-catalog.js';
 import type { AuthKind } from './secret-fields.js';
 
 /** The auth method the view reports for each request auth object. */
@@ -108,16 +109,10 @@ export interface StoredServer {
   config: EffectiveConfig;
 }
 
-export interface CatalogConfigField {
-  name: string;
-  displayName?: string;
-  secret: boolean;
-}
-export interface CatalogEntryInfo {
-  id: string;
-  serviceName: string;
-  configFields: CatalogConfigField[];
-}
+/** What a credentials update reads of a catalog entry's config field (declared in mcp-catalog.ts). */
+export type CatalogConfigField = Pick<CatalogField, 'name' | 'secret'>;
+/** What a credentials update reads of a catalog entry (declared in mcp-catalog.ts). */
+export type CatalogEntryInfo = Pick<McpCatalogEntry, 'id'> & { serviceName: string; configFields: CatalogConfigField[] };
 
 export interface CredentialsPlan {
   config: EffectiveConfig;

@@ -8,8 +8,12 @@
 //     or null is accepted (proto3 JSON omits empty members) unless `required`,
 //     a member present with another type is not;
 //   - the server's view (`viewOf`: the declared members in declared order,
-//     those left undefined dropped) and its request parsing (`parseRequest`);
+//     those left undefined dropped; each must be given, so a forgotten one
+//     fails the typecheck) and its request parsing (`parseRequest`);
 //   - a received value given its full shape (`normalize`).
+// `shapeOf<T>()` declares a table of members of a type declared elsewhere
+// (by a zod schema), checked against it: what a client checks of an answer
+// that type describes, without loading zod.
 // Unknown enum values pass: `values` types the members and checks requests.
 import { isJsonObject, jsonKind } from '../lib/json.js';
 
@@ -62,6 +66,23 @@ export type Infer<S extends Shape> = Flat<
   }
 >;
 
+type KindOf<M> = M extends Kind ? M : M extends { kind: infer K } ? K : never;
+type Element<T> = T extends readonly (infer E)[] ? E : T;
+
+/**
+ * The members shape `S` declares that type `T` lacks or types otherwise
+ * (members of `of` too, as "a.b"); never when there are none.
+ */
+type Unmatched<S extends Shape, T> = {
+  [K in keyof S & string]: K extends keyof T
+    ? NonNullable<T[K]> extends Base<{ kind: KindOf<S[K]> }>
+      ? S[K] extends { of: infer O extends Shape }
+        ? `${K}.${Unmatched<O, NonNullable<Element<NonNullable<T[K]>>>>}`
+        : never
+      : K
+    : K;
+}[keyof S & string];
+
 /** The answer of a list route: a page of items and the token of the next page ('' on the last). */
 export interface ListPage<T> {
   list: T[];
@@ -70,6 +91,16 @@ export interface ListPage<T> {
 
 /** Declares a shape (checked as one, its literal types kept for `Infer`). */
 export const shape = <const S extends Shape>(s: S): S => s;
+
+/**
+ * Declares a shape of some members of type `T` (a type the schema library
+ * declares): a member `T` lacks, or has with another type, fails the
+ * typecheck. Used for what a client checks without loading that library.
+ */
+export const shapeOf =
+  <T>() =>
+  <const S extends Shape>(s: S & ([Unmatched<S, T>] extends [never] ? unknown : { [K in `not a member of the type: ${Unmatched<S, T>}`]: never })): S =>
+    s;
 
 /** What a member's type is called in messages. */
 const EXPECTED: Record<Kind, string> = {
@@ -161,8 +192,11 @@ export function answerProblem(s: Shape, body: Record<string, unknown>): string |
   return bad && `"${bad.path}" is ${bad.value === undefined ? 'missing' : jsonKind(bad.value)}, expected ${bad.expected}`;
 }
 
+/** A value for `viewOf`: every member the shape declares, one it may leave out given as undefined (so a forgotten member fails the typecheck). */
+type ViewValue<S extends Shape> = { [K in keyof Required<Infer<S>>]: Infer<S>[K] | undefined };
+
 /** The view of `value` as shape `s`: its declared members in declared order, those left undefined dropped. */
-export function viewOf<S extends Shape>(s: S, value: Infer<S>): Infer<S> {
+export function viewOf<S extends Shape>(s: S, value: ViewValue<S>): Infer<S> {
   const v = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(s)) if (v[name] !== undefined) out[name] = v[name];

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { isJsonObject } from '../lib/json.js';
 import { invalidArgument } from './errors.js';
-import { itemProblem, normalize, parseRequest, shape, type Infer, type ListPage } from './shape.js';
+import { itemProblem, normalize, parseRequest, shape, shapeOf, type Infer, type ListPage } from './shape.js';
 
 // ---------------------------------------------------------------------------
 // Path fields and the expand mask
@@ -531,6 +531,23 @@ export interface GetTaskResponse {
   taskView: TaskView;
   expanded: ExpandedObject[];
 }
+
+// What the client checks of the task answers (their members as above; the
+// rest of a view is read tolerantly by normalizeTaskView). Tables of members
+// (src/api/shape.ts) typed against the types above: a member renamed or
+// retyped there fails the typecheck here.
+
+/** A task view of a search page: its `task`, when there is one, an object whose `id`, when there is one, is a string (the contract lets either be null or left out). */
+export const TASK_VIEW_CHECKED = shapeOf<TaskView>()({ task: { kind: 'object', of: { id: 'string' } } });
+
+/** A task's answer: `taskView` with its `task` must be there; `expanded` may be left out. */
+export const TASK_ANSWER_CHECKED = shapeOf<GetTaskResponse>()({
+  taskView: { kind: 'object', required: true, of: { task: { kind: 'object', required: true } } },
+  expanded: 'array',
+});
+
+/** The IDs of an approve-with-step-up answer (its task view is checked as TASK_ANSWER_CHECKED, unless it redirects). */
+export const APPROVE_ANSWER_CHECKED = shapeOf<ApproveWithStepUpResponse>()({ redirectUrl: 'string', ticketActionId: 'string', taskActionId: 'string' });
 
 // ---------------------------------------------------------------------------
 // Task search (service-notes.md §2: `POST /api/v1/search/tasks`, sdk-ts OpenAPI

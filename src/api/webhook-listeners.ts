@@ -3,7 +3,7 @@
 // web app), declared once as tables (src/api/shape.ts): the types, the
 // client's checks of the answers, and the server's views and request parsing
 // come from them.
-import { shape, type Infer } from './shape.js';
+import { shape, type Infer, type ListPage } from './shape.js';
 
 /** Where a listener receives events: this path, then its ID. */
 export const INCOMING_PATH = '/api/v1/webhooks/incoming/';
@@ -30,6 +30,14 @@ export const LISTENER = shape({
   createdAt: { kind: 'string', optional: true },
 });
 export type WebhookListener = Infer<typeof LISTENER>;
+
+/** GET /_embedded/v1/webhook_listeners: a page of listeners, in creation order. */
+export type ListListenersResponse = ListPage<WebhookListener>;
+
+/** POST /_embedded/v1/webhook_listeners: the listener created. */
+export interface CreateListenerResponse {
+  listener: WebhookListener;
+}
 
 /** POST /_embedded/v1/webhook_listeners: members left out or null take their defaults. */
 export const CREATE_LISTENER_REQUEST = shape({

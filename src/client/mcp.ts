@@ -1,6 +1,8 @@
 // MCP server endpoints (service-api.md §4.1, service-notes.md §3).
 import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse } from '../api/mcp-schema.js';
 import { catalogEntryProblem, type GetCatalogEntryResponse, type McpCatalogEntry } from '../api/mcp-catalog.js';
+import { MCP_LISTED_VIEW, MCP_SERVER_ANSWER } from '../api/mcp-view.js';
+import { answerProblem, itemProblem } from '../api/shape.js';
 import { type ApiClient } from './api.js';
 import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
@@ -12,35 +14,18 @@ const mcpServerPath = (appId: string, connectorId: string) => `${mcpServersPath(
 
 export const mcpCredentialsPath = (appId: string, connectorId: string) => `${mcpServerPath(appId, connectorId)}/credentials`;
 
-/** View fields the summary reads as lists or maps. Other fields are shown as they are. */
-const LIST_FIELDS = ['oauth2Scopes', 'oauth2ScopesSupported', 'oauth2CodeChallengeMethodsSupported'];
-const MAP_FIELDS = ['configFieldValues', 'oauth2ExtraAuthorizeParams', 'oauth2ExtraTokenParams'];
-
-/** The first view member of the wrong type, and what it should be, if any. */
-function badMember(v: Record<string, unknown>): [string, string] | undefined {
-  for (const k of LIST_FIELDS) if (v[k] !== undefined && v[k] !== null && !Array.isArray(v[k])) return [k, 'an array'];
-  for (const k of MAP_FIELDS) if (v[k] !== undefined && v[k] !== null && !isJsonObject(v[k])) return [k, 'an object'];
-  return undefined;
-}
-
 /** `mcpServer` must be a view (an object), or null where `nullable`. */
 function checkServerAnswer(nullable: boolean) {
   return (b: Record<string, unknown>): string | undefined => {
     const v = b.mcpServer;
     if (v === null && nullable) return undefined;
     if (!isJsonObject(v)) return `"mcpServer" is ${v === undefined ? 'missing' : jsonKind(v)}, expected an MCP server view`;
-    const bad = badMember(v);
-    return bad && `"mcpServer.${bad[0]}" is ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
+    return answerProblem(MCP_SERVER_ANSWER, b);
   };
 }
 
-/** What is wrong with a view of a list page, if anything; it must name its server (`connectorId`). */
-function listedViewProblem(v: unknown): string | undefined {
-  if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected an MCP server view`;
-  const bad = badMember(v);
-  if (bad) return `has "${bad[0]}" as ${jsonKind(v[bad[0]])}, expected ${bad[1]}`;
-  return typeof v.connectorId === 'string' && v.connectorId ? undefined : 'has no "connectorId"';
-}
+/** What is wrong with a view of a list page, if anything. */
+const listedViewProblem = (v: unknown): string | undefined => itemProblem(MCP_LISTED_VIEW, v, 'an MCP server view');
 
 /** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view, or null (the contract allows it). */
 export function setMcpCredentials(api: ApiClient, appId: string, connectorId: string, body: UpdateCredentialsRequest): Promise<UpdateCredentialsResponse> {

@@ -4,17 +4,19 @@
 import {
   normalizeStepUpTransaction,
   stepUpTransactionProblem,
+  type GetStepUpTransactionResponse,
   type IntrospectResponse,
   type SearchStepUpTransactionsRequest,
+  type SearchStepUpTransactionsResponse,
   type StepUpTransaction,
 } from '../api/tasks.js';
 import type { ApiClient } from './api.js';
 import { checkPage } from './paginate.js';
 import { pathSegment } from './paths.js';
 
-/** GET /api/v1/step-up/transactions/{id} → the transaction. */
+/** GET /api/v1/step-up/transactions/{id} → the transaction, given its full shape. */
 export async function getStepUpTransaction(api: ApiClient, id: string): Promise<StepUpTransaction> {
-  const res = await api.call<{ transaction: unknown }>('GET', `/api/v1/step-up/transactions/${pathSegment(id, 'transaction ID')}`, {
+  const res = await api.call<GetStepUpTransactionResponse>('GET', `/api/v1/step-up/transactions/${pathSegment(id, 'transaction ID')}`, {
     check: (b) => {
       const p = stepUpTransactionProblem(b.transaction);
       return p && `"transaction" ${p}`;
@@ -23,9 +25,10 @@ export async function getStepUpTransaction(api: ApiClient, id: string): Promise<
   return normalizeStepUpTransaction(res.transaction);
 }
 
-/** POST /api/v1/search/step-up/transactions: one page. */
-export async function searchStepUpTransactions(api: ApiClient, req: SearchStepUpTransactionsRequest): Promise<{ list: StepUpTransaction[]; nextPageToken: string }> {
-  const res = await api.call<{ list?: unknown[] | null; nextPageToken?: string | null }>('POST', '/api/v1/search/step-up/transactions', {
+/** POST /api/v1/search/step-up/transactions: one page, its transactions given their full shape. */
+export async function searchStepUpTransactions(api: ApiClient, req: SearchStepUpTransactionsRequest): Promise<SearchStepUpTransactionsResponse> {
+  // Members of a received page may be left out or null (checked by checkPage).
+  const res = await api.call<Partial<SearchStepUpTransactionsResponse>>('POST', '/api/v1/search/step-up/transactions', {
     body: req,
     idempotent: true,
     check: checkPage(stepUpTransactionProblem),

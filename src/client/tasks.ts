@@ -1,40 +1,34 @@
 // Task endpoints (service-api.md §4.4, and the task read the CLI uses to find the current step).
-import { TASK_STATES, type ApproveWithStepUpRequest, type ApproveWithStepUpResponse, type GetTaskResponse, type TaskSearchRequest, type TaskSearchResponse, type TaskView } from '../api/tasks.js';
+import {
+  APPROVE_ANSWER_CHECKED,
+  TASK_ANSWER_CHECKED,
+  TASK_STATES,
+  TASK_VIEW_CHECKED,
+  type ApproveWithStepUpRequest,
+  type ApproveWithStepUpResponse,
+  type GetTaskResponse,
+  type TaskSearchRequest,
+  type TaskSearchResponse,
+  type TaskView,
+} from '../api/tasks.js';
+import { answerProblem, itemProblem } from '../api/shape.js';
 import { type ApiClient } from './api.js';
-import { isJsonObject, jsonKind } from '../lib/json.js';
+import { isJsonObject } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions } from './paginate.js';
 import { pathSegment } from './paths.js';
 
 const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
 
-/**
- * A task view of a search page: an object whose `task`, when there is one, is
- * an object whose `id`, when there is one, is a string. The contract lets
- * either be null or left out.
- */
-function taskViewProblem(v: unknown): string | undefined {
-  if (!isJsonObject(v)) return `is ${jsonKind(v)}, expected a task view`;
-  if (v.task === undefined || v.task === null) return undefined;
-  if (!isJsonObject(v.task)) return `has "task" as ${jsonKind(v.task)}, expected an object`;
-  if (v.task.id !== undefined && v.task.id !== null && typeof v.task.id !== 'string') return `has "task.id" as ${jsonKind(v.task.id)}, expected a string`;
-  return undefined;
-}
+const taskViewProblem = (v: unknown): string | undefined => itemProblem(TASK_VIEW_CHECKED, v, 'a task view');
 
 /** The task ID of a view as received ('' when the view has none). */
 export const viewTaskId = (v: TaskView): string => (isJsonObject(v.task) && typeof v.task.id === 'string' ? v.task.id : '');
 
-/** `taskView` (with its `task`) must be there; `expanded` may be left out. The view's fields are read tolerantly (normalizeTaskView). */
-function checkTaskAnswer(b: Record<string, unknown>): string | undefined {
-  if (!isJsonObject(b.taskView)) return `"taskView" is ${b.taskView === undefined ? 'missing' : jsonKind(b.taskView)}, expected an object`;
-  if (!isJsonObject(b.taskView.task)) return `"taskView.task" is ${b.taskView.task === undefined ? 'missing' : jsonKind(b.taskView.task)}, expected an object`;
-  if (b.expanded !== undefined && b.expanded !== null && !Array.isArray(b.expanded)) return `"expanded" is ${jsonKind(b.expanded)}, expected an array`;
-  return undefined;
-}
+const checkTaskAnswer = (b: Record<string, unknown>): string | undefined => answerProblem(TASK_ANSWER_CHECKED, b);
 
 function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
-  for (const k of ['redirectUrl', 'ticketActionId', 'taskActionId']) {
-    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') return `"${k}" is ${jsonKind(b[k])}, expected a string`;
-  }
+  const bad = answerProblem(APPROVE_ANSWER_CHECKED, b);
+  if (bad) return bad;
   // A redirect approves nothing: the service may leave the (unchanged) task view out or null (the contract allows both).
   if (b.redirectUrl && (b.taskView === undefined || b.taskView === null)) return undefined;
   return checkTaskAnswer(b);

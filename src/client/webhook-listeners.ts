@@ -2,7 +2,7 @@
 // of the service API, which sets listeners up in its web app). The shapes are
 // declared in src/api/webhook-listeners.ts.
 import { isJsonObject } from '../lib/json.js';
-import { LISTENER, LISTENERS_PATH, LIST_RUNS_RESPONSE, type CreateListenerRequest, type ListRunsResponse, type WebhookListener } from '../api/webhook-listeners.js';
+import { LISTENER, LISTENERS_PATH, LIST_RUNS_RESPONSE, type CreateListenerRequest, type CreateListenerResponse, type ListListenersResponse, type ListRunsResponse, type WebhookListener } from '../api/webhook-listeners.js';
 import { answerProblem, itemProblem } from '../api/shape.js';
 import type { ApiClient } from './api.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
@@ -13,7 +13,7 @@ const listenerProblem = (l: unknown) => itemProblem(LISTENER, l, 'a listener');
 /** Every listener, in creation order. */
 export function listListeners(api: ApiClient, opts: { limit?: number } = {}): Promise<WebhookListener[]> {
   const page = (req: PageRequest) =>
-    api.call<{ list?: WebhookListener[]; nextPageToken?: string }>('GET', LISTENERS_PATH, {
+    api.call<ListListenersResponse>('GET', LISTENERS_PATH, {
       query: { page_size: req.pageSize, page_token: req.pageToken },
       check: checkPage(listenerProblem, 'an array of listeners'),
     });
@@ -22,7 +22,7 @@ export function listListeners(api: ApiClient, opts: { limit?: number } = {}): Pr
 
 /** Creates a listener and its automation. */
 export async function createListener(api: ApiClient, req: CreateListenerRequest): Promise<WebhookListener> {
-  const res = await api.call<{ listener: WebhookListener }>('POST', LISTENERS_PATH, {
+  const res = await api.call<CreateListenerResponse>('POST', LISTENERS_PATH, {
     body: req,
     check: (b) => (isJsonObject(b.listener) ? listenerProblem(b.listener) : '"listener" is missing'),
   });

@@ -16,7 +16,6 @@ import {
   KEPT,
   isAuthKind,
   reportedTokenSharing,
-  type CatalogConfigField,
   type CatalogEntryInfo,
   type CredentialsPlan,
   type EffectiveConfig,
@@ -31,7 +30,8 @@ import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { requireApp } from './apps.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
-import { MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, type McpCatalogEntry } from '../../api/mcp-catalog.js';
+import { CATALOG_ENTRY, MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, configFieldsOf, type McpCatalogEntry } from '../../api/mcp-catalog.js';
+import { viewOf } from '../../api/shape.js';
 import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
 
 interface McpRow {
@@ -75,7 +75,7 @@ interface CatalogRow {
 function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
   if (!id) return undefined;
   const row = store.db.prepare('SELECT * FROM mcp_catalog WHERE id = ?').get(id) as CatalogRow | undefined;
-  return row ? { id: row.id, serviceName: row.service_name, configFields: JSON.parse(row.config_fields) as CatalogConfigField[] } : undefined;
+  return row ? { id: row.id, serviceName: row.service_name, configFields: configFieldsOf(JSON.parse(row.config_fields)) } : undefined;
 }
 
 function loadServer(store: Store, appId: string, connectorId: string): McpRow {
@@ -294,14 +294,15 @@ function listServers(ctx: RequestContext) {
 const isKey = (v: unknown): v is string => typeof v === 'string' && v !== '';
 
 /** The catalog entry as the service sends it (service-notes.md §3): `authModes[]` and `configSchema.fields[]`, no top-level `configFields`. */
-const toCatalogEntry = (row: CatalogRow): McpCatalogEntry => ({
-  id: row.id,
-  displayName: row.display_name,
-  description: row.description,
-  serviceName: row.service_name,
-  authModes: JSON.parse(row.auth_modes) as McpCatalogEntry['authModes'],
-  configSchema: { fields: JSON.parse(row.config_fields) as unknown[] },
-});
+const toCatalogEntry = (row: CatalogRow): McpCatalogEntry =>
+  viewOf(CATALOG_ENTRY, {
+    id: row.id,
+    displayName: row.display_name,
+    description: row.description,
+    serviceName: row.service_name,
+    authModes: JSON.parse(row.auth_modes) as McpCatalogEntry['authModes'],
+    configSchema: { fields: JSON.parse(row.config_fields) as unknown[] },
+  });
 
 /**
  * GET /api/v1/mcp_server_catalog?page_size=&page_token=&query= (ListCatalog in

@@ -1,7 +1,8 @@
 // Entitlement configuration rules: list in evaluation order with keyset
 // pagination, get, and soft delete.
 import { invalidArgument, notFound } from '../../api/errors.js';
-import { RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigurationRule } from '../../api/rules.js';
+import { RULE, RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigurationRule } from '../../api/rules.js';
+import { viewOf } from '../../api/shape.js';
 import { isJsonObject } from '../../lib/json.js';
 import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
@@ -22,7 +23,8 @@ interface RuleRow {
   deleted_at: string | null;
 }
 
-const toRule = (r: RuleRow): EntitlementConfigurationRule => ({
+const toRule = (r: RuleRow): EntitlementConfigurationRule =>
+  viewOf(RULE, {
   id: r.id,
   appId: r.app_id,
   displayName: r.display_name,
@@ -34,7 +36,7 @@ const toRule = (r: RuleRow): EntitlementConfigurationRule => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
-});
+  });
 
 const isRuleKey = (v: unknown): v is { p: number; i: string } =>
   isJsonObject(v) && Number.isSafeInteger(v.p) && typeof v.i === 'string' && v.i !== '';

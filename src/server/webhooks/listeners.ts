@@ -7,7 +7,7 @@ import { cidrListError } from '../../webhook/cidr.js';
 import { jwksUrlProblem } from '../../webhook/jwks.js';
 import { newHmacSecret } from '../../webhook/sign.js';
 import type { AuthMethod } from '../../webhook/verify.js';
-import { CREATE_LISTENER_REQUEST, LISTENER, type WebhookListener } from '../../api/webhook-listeners.js';
+import { CREATE_LISTENER_REQUEST, LISTENER, type CreateListenerResponse, type ListListenersResponse, type WebhookListener } from '../../api/webhook-listeners.js';
 import { parseRequest, viewOf } from '../../api/shape.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
@@ -114,14 +114,14 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
 }
 
 /** POST /_embedded/v1/webhook_listeners */
-export async function createListener(ctx: RequestContext) {
+export async function createListener(ctx: RequestContext): Promise<{ body: CreateListenerResponse }> {
   const input = parseCreate(await ctx.json(), ctx.server.allowInsecureJwks);
   const { row, automation, secret } = ctx.store.write(() => insertListener(ctx.store, ctx.clock.now(), input, input.name ?? 'Incoming webhook'));
   return { body: { listener: listenerView(ctx.baseUrl, row, automation, { secret, runCount: 0 }) } };
 }
 
 /** GET /_embedded/v1/webhook_listeners?page_size=&page_token=: every listener in creation order, with its run count. */
-export function listListeners(ctx: RequestContext) {
+export function listListeners(ctx: RequestContext): { body: ListListenersResponse } {
   const size = parsePageSize(ctx.query.get('page_size'), LIST_PAGE_SIZE_DEFAULT, LIST_PAGE_SIZE_MAX);
   const token = ctx.query.get('page_token');
   // The page token names the number of the last listener of the previous page.

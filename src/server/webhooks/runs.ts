@@ -1,7 +1,8 @@
 // GET /_embedded/v1/webhook_listeners/:id/runs: a listener's automation runs,
 // newest first, with the body of each event as its context data.
 import { invalidArgument, notFound } from '../../api/errors.js';
-import type { ListRunsResponse, WebhookRun } from '../../api/webhook-listeners.js';
+import { RUN, type ListRunsResponse } from '../../api/webhook-listeners.js';
+import { viewOf } from '../../api/shape.js';
 import type { RequestContext } from '../router.js';
 import { RUNS_PER_LISTENER, lastRunKey, type RunRow } from './schema.js';
 
@@ -27,15 +28,17 @@ export function listRuns(ctx: RequestContext): { body: ListRunsResponse } {
   const total = eventId ? (db.prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`).pluck().get(...args) as number) : lastRunKey(db, num) - lo;
   return {
     body: {
-      runs: rows.map((r): WebhookRun => ({
-        id: r.id,
-        number: r.seq - lo,
-        listenerId: r.listener_id,
-        automationId: r.automation_id,
-        eventId: r.event_id,
-        context: { trigger: contextData(r.context) },
-        createdAt: new Date(r.created_at).toISOString(),
-      })),
+      runs: rows.map((r) =>
+        viewOf(RUN, {
+          id: r.id,
+          number: r.seq - lo,
+          listenerId: r.listener_id,
+          automationId: r.automation_id,
+          eventId: r.event_id,
+          context: { trigger: contextData(r.context) },
+          createdAt: new Date(r.created_at).toISOString(),
+        }),
+      ),
       total,
     },
   };

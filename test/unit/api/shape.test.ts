@@ -3,10 +3,10 @@
 // derive from one declaration.
 import { describe, expect, it } from 'vitest';
 import { RULE } from '../../../src/api/rules.js';
-import { answerProblem, itemProblem, normalize, parseRequest, shape, viewOf } from '../../../src/api/shape.js';
+import { answerProblem, itemProblem, normalize, parseRequest, shape, shapeOf, viewOf } from '../../../src/api/shape.js';
 import { normalizeStepUpTransaction, stepUpTransactionProblem } from '../../../src/api/tasks.js';
 import { CREATE_LISTENER_REQUEST, LISTENER, LIST_RUNS_RESPONSE } from '../../../src/api/webhook-listeners.js';
-import { catalogEntryProblem, catalogFields } from '../../../src/api/mcp-catalog.js';
+import { catalogEntryProblem, catalogFields, configFieldsOf } from '../../../src/api/mcp-catalog.js';
 import { toTransaction } from '../../../src/server/routes/step-up-transactions.js';
 
 const rule = { id: 'r1', appId: 'a', displayName: 'R', description: '', condition: 'true', enabled: true, priority: 10, settings: { requestPolicyId: 'p', maxGrantDuration: '3600s' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', deletedAt: null };
@@ -74,6 +74,30 @@ describe('viewOf (the server view)', () => {
     const v = viewOf(S, { c: true, b: undefined, a: 'x' });
     expect(JSON.stringify(v)).toBe('{"a":"x","c":true}');
   });
+
+  it('takes every declared member, one it may leave out included: a forgotten one fails the typecheck', () => {
+    const S = shape({ a: 'string', b: { kind: 'number', optional: true } });
+    // @ts-expect-error `b` is declared: a view names it, undefined when unset
+    expect(viewOf(S, { a: 'x' })).toEqual({ a: 'x' });
+  });
+});
+
+describe('shapeOf (a table of members of a type declared elsewhere)', () => {
+  type T = { list: string[] | null; map: Record<string, string>; task: { id: string; n: number } };
+  it('accepts members of the type with their kinds, nested ones included', () => {
+    const S = shapeOf<T>()({ list: 'array', map: 'object', task: { kind: 'object', of: { id: 'string' } } });
+    expect(itemProblem(S, { task: { id: 1 } }, 'a T')).toBe('has "task.id" as a number, expected a string');
+  });
+
+  it('fails the typecheck for a member the type lacks or types otherwise', () => {
+    // @ts-expect-error no member `lists`
+    shapeOf<T>()({ lists: 'array' });
+    // @ts-expect-error `map` is not an array
+    shapeOf<T>()({ map: 'array' });
+    // @ts-expect-error no member `task.ids`
+    shapeOf<T>()({ task: { kind: 'object', of: { ids: 'string' } } });
+    expect(true).toBe(true);
+  });
 });
 
 describe('parseRequest (the server request parse)', () => {
@@ -111,6 +135,16 @@ describe('normalize (a received value given its full shape)', () => {
     expect(t.claims).toEqual({ c: 1 });
     expect(Object.keys(t)).toEqual(['id', 'state', 'approveTask', 'test', 'providerId', 'userId', 'claims', 'errorMessage', 'createdAt', 'updatedAt', 'expiresAt']);
     expect(normalize(RULE, null).settings).toEqual({ requestPolicyId: '', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '' });
+  });
+});
+
+describe('configFieldsOf (a catalog entry\'s config fields, on both sides)', () => {
+  it('fills in each field, skips those without a name or not objects, drops a secret\'s default', () => {
+    expect(configFieldsOf([{ name: 'site', default: 'us1', required: 'yes' }, { name: 'key', secret: true, default: 'x' }, { displayName: 'nameless' }, 'x'])).toEqual([
+      { name: 'site', displayName: '', description: '', placeholder: '', default: 'us1', required: false, secret: false },
+      { name: 'key', displayName: '', description: '', placeholder: '', default: '', required: false, secret: true },
+    ]);
+    expect(configFieldsOf(null)).toEqual([]);
   });
 });
 
