@@ -298,12 +298,16 @@ describe.concurrent('webhook send: a listener that is down', () => {
     expect(r.stdout).toMatch(/^error refused +\d+$/m);
     expect(r.stderr).toMatch(new RegExp(`^✗ connection refused by 127\\.0\\.0\\.1:${port}: is the listener running\\?$`, 'm'));
     for (const out of [r.stdout, r.stderr]) expect(out).not.toMatch(/ECONN|UND_ERR/);
+    // Refused attempts got no answer: no latency measured, no histogram.
+    expect(r.stdout).toMatch(/^latency: none measured \(no request answered\)$/m);
+    expect(r.stdout).not.toMatch(/p50| ms +\d+/);
 
     const json = await cli()(['webhook', 'send', url, '-d', '{}', '--duration', '60', '-o', 'json']);
     expect(json.code).toBe(9);
     const sum = json.json();
     expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
     expect(sum.sent).toBeLessThanOrEqual(20 + 16);
+    expect([sum.latencyMs, sum.latencyBuckets]).toEqual([null, []]);
   });
 
   it('a port that answers something other than HTTP: counted and stopped in words, the answer never printed', async () => {
@@ -354,6 +358,8 @@ describe.concurrent('webhook send: a listener that is down', () => {
     expect(sum.stopped).toMatch(/is the listener running\?$/);
     // The 20 in a row that stop the run, and at most the requests then in flight, went unanswered.
     expect(sum.sent - sum.delivered).toBeLessThanOrEqual(20 + 4 + 4);
+    // Only the answered requests are measured.
+    expect(sum.latencyBuckets.reduce((k: number, b: { count: number }) => k + b.count, 0)).toBe(sum.delivered);
   });
 
   it('a listener that answers, even with errors, is not taken as down', async () => {
@@ -409,5 +415,23 @@ describe.concurrent('webhook send: latency', () => {
     expect(sum.latencyMs.p50).toBeGreaterThanOrEqual(250);
     const text = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '2', '--rate', '50']);
     expect(text.stdout).toMatch(/^latency ms: .* \(from when each request was due\)$/m);
+  });
+
+  it('under --rate, events that fell due but were never sent before the time was up are counted and explained', async () => {
+    // One connection, answers after 200 ms, 50/s for 0.5 s: 25 fall due, about 3 can be sent.
+    const slow = await recorder(200);
+    const r = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--rate', '50', '--concurrency', '1', '--duration', '0.5', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = r.json();
+    expect(sum).toMatchObject({ timed: true, delivered: sum.sent });
+    expect(sum.sent + sum.dueNotSent).toBe(25);
+    expect(sum.dueNotSent).toBeGreaterThanOrEqual(15);
+    const text = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--rate', '50', '--concurrency', '1', '--duration', '0.5']);
+    expect(text.code, text.stderr).toBe(0);
+    const [, notSent] = /^(\d+) more events fell due but were not sent before the time was up: the listener answered too slowly for 50\/s over 1 connection \(raise --concurrency\)$/m.exec(text.stdout) ?? [];
+    expect(Number(notSent)).toBeGreaterThanOrEqual(15);
+    // Without --rate there is no schedule: nothing is due.
+    const free = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '1', '-o', 'json']);
+    expect(free.json().dueNotSent).toBeNull();
   });
 });
