@@ -189,7 +189,9 @@ describe.concurrent('webhook send --events', () => {
     expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"p":1}', '{"p":2}', '{"p":1}']);
     const noTmp = await cli({ TMPDIR: join(work, 'no-such-dir') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
     expect(noTmp.code).toBe(2);
-    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir \(ENOENT\)$/m);
+    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir: no such file or directory$/m);
+    const fileTmp = await cli({ TMPDIR: file('tmp-is-a-file', 'x') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
+    expect([fileTmp.code, fileTmp.stderr]).toEqual([2, `agctl: --events -: cannot make a temporary copy of it in ${join(work, 'tmp-is-a-file')}: it is a file, not a directory\nhint: set TMPDIR to a writable directory\n`]);
     expect(rec.seen).toHaveLength(3);
   });
 

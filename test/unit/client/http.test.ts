@@ -352,8 +352,20 @@ describe('networkFailure', () => {
     [new Error('fetch failed', { cause: coded('ECONNREFUSED') }), 'refused'],
     [coded('HPE_INVALID_STATUS'), 'not HTTP'],
     [Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), { name: 'HTTPParserError', code: undefined }), 'not HTTP'],
+    [coded('EHOSTDOWN'), 'unreachable'],
+    [coded('ENETDOWN'), 'unreachable'],
+    [coded('ECONNABORTED'), 'reset'],
+    [coded('EAI_FAIL'), 'DNS'],
+    [coded('EAI_NODATA'), 'DNS'],
+    [coded('EAI_NONAME'), 'DNS'],
     [coded('SOMETHING_NEW'), 'other'],
   ])('names %s in a word: %s', (err, word) => {
     expect(networkFailure(err).word).toBe(word);
+    // Never the library's message or code.
+    expect(networkFailure(err).detail).not.toMatch(/boom|[A-Z]{2,}_|\bE[A-Z]{4,}/);
+  });
+
+  it('an error of no known kind is a plain phrase', () => {
+    expect(networkFailure(coded('SOMETHING_NEW'))).toEqual({ kind: 'other', word: 'other', detail: 'the connection failed' });
   });
 });
