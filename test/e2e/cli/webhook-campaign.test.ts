@@ -134,7 +134,10 @@ describe.concurrent('webhook send --events', () => {
     const rec = await recorder();
     const r = await cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl })(['webhook', 'send', rec.url, '--events', '-'], { input: '{"n":1}\n' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^agctl: missing .*\nhint: standard input carries the events: give the secret with --secret-file or AGCTL_WEBHOOK_SECRET\n$/);
+    expect(r.stderr).toBe('agctl: missing webhook signing secret: provide it with --secret-file, AGCTL_WEBHOOK_SECRET\nhint: standard input carries the events\n');
+    // The same when standard input carries the body of one event.
+    const body = await cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl })(['webhook', 'send', rec.url], { input: '{"n":1}' });
+    expect([body.code, body.stderr]).toEqual([2, 'agctl: missing webhook signing secret: provide it with --secret-file, AGCTL_WEBHOOK_SECRET\nhint: standard input carries the body\n']);
     expect(rec.seen).toHaveLength(0);
   });
 
