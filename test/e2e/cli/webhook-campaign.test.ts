@@ -150,17 +150,24 @@ describe.concurrent('webhook send --events', () => {
     expect(rec.seen[0]!.body.toString()).toBe(line);
   });
 
-  it('a file emptied after its check ends the run there, saying so (exit 2)', async () => {
+  it.each([['table'], ['json']])('a file emptied after its check ends the run there, saying so (exit 2; -o %s)', async (format) => {
     // One connection, answers after 200 ms: the file is read again for the third event, long after it is emptied.
     const slow = await recorder(200);
-    const corpus = file('emptied.ndjson', '{"n":1}\n{"n":2}\n');
-    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10'], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
+    const corpus = file(`emptied-${format}.ndjson`, '{"n":1}\n{"n":2}\n');
+    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10', '-o', format], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
     for (const end = Date.now() + 10_000; slow.seen.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
     writeFileSync(corpus, '');
     const r = await run.done;
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
-    expect(r.stderr).toMatch(/^✗ --events \S+: it holds no event any more: it changed after the check; the run ended there$/m);
+    const message = `--events ${corpus}: it holds no event any more: it changed after the check; the run ended there`;
+    if (format === 'json') {
+      // Errors on stderr are JSON, as the runner prints them; the summary alone on stdout.
+      expect(r.json()).toMatchObject({ sent: 2, delivered: 2 });
+      expect(r.stderr).toBe(`${JSON.stringify({ error: { code: 'usage', message, hint: null, exitCode: 2, status: null, details: [] } })}\n`);
+    } else {
+      expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
+      expect(r.stderr).toBe(`✗ ${message}\n`);
+    }
     expect(slow.seen).toHaveLength(2);
   });
 
@@ -313,6 +320,8 @@ describe.concurrent('webhook send: a listener that is down', () => {
     expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
     expect(sum.sent).toBeLessThanOrEqual(20 + 16);
     expect([sum.latencyMs, sum.latencyBuckets]).toEqual([null, []]);
+    // Why, on stderr, as JSON as every error with -o json.
+    expect(json.stderr).toBe(`${JSON.stringify({ error: { code: 'unavailable', message: sum.stopped, hint: null, exitCode: 9, status: null, details: [] } })}\n`);
   });
 
   it('a port that answers something other than HTTP: counted and stopped in words, the answer never printed', async () => {
@@ -381,6 +390,7 @@ describe.concurrent('webhook send: a listener that is down', () => {
       const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '60', '-o', 'json']);
       expect(r.code).toBe(9);
       expect(r.json()).toMatchObject({ sent: 60, stopped: null, statuses: { '503': 60 } });
+      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'unavailable', message: '0 of 60 delivered; 60 HTTP 503', hint: null, exitCode: 9, status: null, details: [] } });
     } finally {
       await new Promise((r) => flaky.close(r));
     }

@@ -11,9 +11,10 @@
 // second Ctrl-C) and summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
 import { networkFailure } from '../../../client/http.js';
-import { Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
+import { CliError, Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
+import { jsonErrorLine, renderError } from '../../errors.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
 import { DOWN_ATTEMPTS, DOWN_MS } from './flags.js';
 import { LatencyHistogram, histogramLines, type LatencyBucket } from './latency.js';
@@ -326,11 +327,24 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   };
 }
 
+/**
+ * A failure of the run, on stderr: a `✗` line, or with -o json the error
+ * object (`{"error":{...}}`) as the runner prints errors, with the run's exit code.
+ */
+export function reportFailure(ctx: CommandContext, message: string, exitCode: ExitCode): void {
+  if (ctx.out.json) ctx.io.stderr.write(jsonErrorLine(renderError(new CliError(message, exitCode)).json));
+  else ctx.out.failure(message);
+}
+
+/** The summary on stdout; on stderr, why the listener was taken as down, or why not every event was delivered. */
 export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise<void> {
-  if (ctx.out.json) {
-    ctx.out.printJson(s);
-    return;
-  }
+  if (ctx.out.json) ctx.out.printJson(s);
+  else await printTable(s, ctx);
+  if (s.stopped) reportFailure(ctx, s.stopped, loadExitCode(s));
+  else if (!s.interrupted && s.delivered < s.sent) reportFailure(ctx, undelivered(s), loadExitCode(s));
+}
+
+async function printTable(s: LoadSummary, ctx: CommandContext): Promise<void> {
   const what = s.events ? `lines of ${s.events.file === '-' ? 'standard input' : s.events.file}` : `${s.bodyBytes}-byte body`;
   const of = s.count === null ? `${s.sent}` : `${s.sent} of ${s.count}`;
   const why = s.interrupted ? 'Interrupted (Ctrl-C)' : s.stopped ? 'Stopped (no HTTP answer)' : s.timed ? `Time up (--duration ${s.durationLimitS} s)` : undefined;
@@ -349,8 +363,6 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   else ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
   const columns = (ctx.io.stdout as { columns?: number }).columns;
   for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);
-  if (s.stopped) ctx.out.failure(s.stopped);
-  else if (!s.interrupted && s.delivered < s.sent) ctx.out.failure(undelivered(s));
 }
 
 /** Events the schedule of --rate held before the time was up that were never sent, and why, in one line. */

@@ -123,7 +123,7 @@ interface LoadRun {
 
 /** Load mode: the run, its summary, and the exit code. */
 async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
-  const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
+  const [{ runLoad, printSummary, loadExitCode, reportFailure }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
   const events = Buffer.isBuffer(source) ? undefined : source;
   const lines = events && new EventLines(events.path, events.fd);
   try {
@@ -145,7 +145,7 @@ async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, e
     });
     await printSummary(summary, ctx);
     if (lines?.failure) {
-      ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
+      reportFailure(ctx, `--events ${events!.name}: ${lines.failure}; the run ended there`, Exit.Usage);
       return Exit.Usage;
     }
     return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
