@@ -368,4 +368,14 @@ describe('networkFailure', () => {
   it('an error of no known kind is a plain phrase', () => {
     expect(networkFailure(coded('SOMETHING_NEW'))).toEqual({ kind: 'other', word: 'other', detail: 'the connection failed' });
   });
+
+  it('a request failing in a way of no known kind says so in words; the library\'s message is in the --debug log only', async () => {
+    const lines: string[] = [];
+    const http = new HttpClient({ debug: (l) => lines.push(l), maxRetries: 0 });
+    // node:http refuses the header value before connecting (ERR_INVALID_CHAR): no kind of network failure.
+    const err = await http.send({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: { 'x-a': 'a\nb' }, body: '{}', idempotent: false }).then(() => undefined, (e: CliError) => e);
+    await http.close();
+    expect([err?.message, err?.hint]).toEqual(['cannot reach http://127.0.0.1:1: the connection failed', 'check --base-url; --debug shows the error']);
+    expect(lines.at(-1)).toMatch(/^< the connection failed \(Invalid character in header content \["x-a"\]\) after \d+ ms$/);
+  });
 });
