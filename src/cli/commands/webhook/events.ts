@@ -147,7 +147,8 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--events ${name}: cannot read it: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : describeFsCode(code)}`);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code ? describeFsCode(code) : undefined;
+    throw new UsageError(`--events ${name}: cannot read it${why ? `: ${why}` : ''}`);
   }
   if (lines === 0) throw new UsageError(`--events ${name}: no events (it is empty, or every line is blank)`);
   return { name, path: name, lines, fd };
@@ -198,7 +199,8 @@ export class EventLines {
       try {
         r = await this.#batches.next();
       } catch (err) {
-        return this.#end(`reading it failed after the check: ${describeFsCode((err as NodeJS.ErrnoException).code)}`);
+        const code = (err as NodeJS.ErrnoException).code;
+        return this.#end(`reading it failed after the check${code ? `: ${describeFsCode(code)}` : ''}`);
       }
       if (!r.done) {
         this.#lines = r.value;
