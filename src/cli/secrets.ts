@@ -57,8 +57,11 @@ export function promptProblem(v: string, src: Pick<SecretSource, 'name' | 'text'
   }
 }
 
-/** The usage error for a secret that is needed but was not given. */
-export function missingSecret(src: SecretSource, hint?: string): UsageError {
-  const ways = [`${src.flag}-stdin`, `${src.flag}-file`, ...(src.env ? [src.env] : [])].join(', ');
-  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt ? ' (or run on a terminal to be prompted)' : ''}`, hint);
+/**
+ * The usage error for a secret that is needed but was not given. `stdinTaken`: standard input carries something
+ * else, so neither `--<name>-stdin` nor the prompt (which reads standard input) is offered.
+ */
+export function missingSecret(src: SecretSource, hint?: string, o: { stdinTaken?: boolean } = {}): UsageError {
+  const ways = [...(o.stdinTaken ? [] : [`${src.flag}-stdin`]), `${src.flag}-file`, ...(src.env ? [src.env] : [])].join(', ');
+  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt && !o.stdinTaken ? ' (or run on a terminal to be prompted)' : ''}`, hint);
 }

@@ -131,7 +131,8 @@ export class HttpClient {
         }
         const code = errorCode(err);
         const retryable = code !== undefined && (NEVER_SENT.has(code) || (idempotent && TRANSIENT.has(code)));
-        this.#debug(`< ${describeNetworkError(err)} after ${Math.round(performance.now() - started)} ms`);
+        const raw = classifyNetworkError(err).kind === 'other' ? ` (${(err as Error)?.message ?? String(err)})` : '';
+        this.#debug(`< ${describeNetworkError(err)}${raw} after ${Math.round(performance.now() - started)} ms`);
         if (retryable && attempt < this.maxRetries) {
           this.#retrying(req.url, describeNetworkError(err, this.#attemptLimitMs(err)), attempt + 2, attempts);
           await this.#sleep(this.#backoff(attempt));
@@ -402,6 +403,9 @@ function classifyNetworkError(err: unknown): Failure {
       return { kind: 'refused', detail: 'connection refused' };
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NODATA':
+    case 'EAI_NONAME':
       return { kind: 'not-found', detail: 'host not found' };
     case 'ETIMEDOUT':
     case CONNECT_TIMEOUT:
@@ -410,12 +414,17 @@ function classifyNetworkError(err: unknown): Failure {
     case 'UND_ERR_BODY_TIMEOUT':
       return { kind: 'timeout', detail: 'timed out' };
     case 'ECONNRESET':
+    case 'ECONNABORTED':
     case 'EPIPE':
       return { kind: 'reset', detail: 'connection reset' };
     case 'UND_ERR_SOCKET':
       return { kind: 'reset', detail: 'connection closed before the answer' };
+    case DESTROYED:
+      return { kind: 'other', detail: 'the request was abandoned' };
     case 'EHOSTUNREACH':
+    case 'EHOSTDOWN':
     case 'ENETUNREACH':
+    case 'ENETDOWN':
     case 'EADDRNOTAVAIL':
       return { kind: 'unreachable', detail: 'host unreachable' };
   }
@@ -426,7 +435,8 @@ function classifyNetworkError(err: unknown): Failure {
   // The HTTP parser (node:http and undici) could not read the answer: something else listens there.
   if (code?.startsWith('HPE_') || (err as Error)?.name === 'HTTPParserError') return { kind: 'not-http', detail: 'the answer is not HTTP' };
   if (code?.startsWith('ERR_SSL_')) return { kind: 'tls', detail: code.slice('ERR_SSL_'.length).toLowerCase().replace(/_/g, ' ') };
-  return { kind: 'other', detail: (err as Error)?.message ?? String(err) };
+  // Anything else in a plain phrase: the library's message (and code) only in the --debug log.
+  return { kind: 'other', detail: 'the connection failed' };
 }
 
 /** One line for --debug logs and retry notices. */
@@ -469,7 +479,7 @@ function networkError(err: unknown, url: string, tries: Tries, source: string): 
     case 'not-http':
       return new CliError(`${u.host} answered, but not in HTTP`, Exit.Server, { hint: `check ${source}: its port and scheme` });
     default:
-      return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server);
+      return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `check ${source}; --debug shows the error` });
   }
 }
 

@@ -23,9 +23,22 @@ export function describeFsCode(code: string | undefined): string {
     case 'EROFS':
       return 'the file system is read-only';
     case 'ENOSPC':
+    case 'EDQUOT':
       return 'no space left on the device';
+    case 'EIO':
+      return 'an input/output error (the disk or device failed)';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many files are open';
+    case 'EEXIST':
+      return 'it exists already';
+    case 'EBUSY':
+      return 'it is busy';
+    case undefined:
+      return 'cannot be read';
     default:
-      return code ?? 'cannot be read';
+      // Another error code of the system: said in words, never as the code.
+      return /^E[A-Z0-9]+$/.test(code) ? 'the file system refused it' : code;
   }
 }
 

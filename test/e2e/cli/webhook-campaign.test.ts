@@ -134,7 +134,10 @@ describe.concurrent('webhook send --events', () => {
     const rec = await recorder();
     const r = await cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl })(['webhook', 'send', rec.url, '--events', '-'], { input: '{"n":1}\n' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^agctl: missing .*\nhint: standard input carries the events: give the secret with --secret-file or AGCTL_WEBHOOK_SECRET\n$/);
+    expect(r.stderr).toBe('agctl: missing webhook signing secret: provide it with --secret-file, AGCTL_WEBHOOK_SECRET\nhint: standard input carries the events\n');
+    // The same when standard input carries the body of one event.
+    const body = await cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl })(['webhook', 'send', rec.url], { input: '{"n":1}' });
+    expect([body.code, body.stderr]).toEqual([2, 'agctl: missing webhook signing secret: provide it with --secret-file, AGCTL_WEBHOOK_SECRET\nhint: standard input carries the body\n']);
     expect(rec.seen).toHaveLength(0);
   });
 
@@ -147,17 +150,24 @@ describe.concurrent('webhook send --events', () => {
     expect(rec.seen[0]!.body.toString()).toBe(line);
   });
 
-  it('a file emptied after its check ends the run there, saying so (exit 2)', async () => {
+  it.each([['table'], ['json']])('a file emptied after its check ends the run there, saying so (exit 2; -o %s)', async (format) => {
     // One connection, answers after 200 ms: the file is read again for the third event, long after it is emptied.
     const slow = await recorder(200);
-    const corpus = file('emptied.ndjson', '{"n":1}\n{"n":2}\n');
-    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10'], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
+    const corpus = file(`emptied-${format}.ndjson`, '{"n":1}\n{"n":2}\n');
+    const run = startCli(['webhook', 'send', slow.url, '--events', corpus, '--count', '10', '-o', format], { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: SECRET });
     for (const end = Date.now() + 10_000; slow.seen.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
     writeFileSync(corpus, '');
     const r = await run.done;
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
-    expect(r.stderr).toMatch(/^✗ --events \S+: it holds no event any more: it changed after the check; the run ended there$/m);
+    const message = `--events ${corpus}: it holds no event any more: it changed after the check; the run ended there`;
+    if (format === 'json') {
+      // Errors on stderr are JSON, as the runner prints them; the summary alone on stdout.
+      expect(r.json()).toMatchObject({ sent: 2, delivered: 2 });
+      expect(r.stderr).toBe(`${JSON.stringify({ error: { code: 'usage', message, hint: null, exitCode: 2, status: null, details: [] } })}\n`);
+    } else {
+      expect(r.stdout).toMatch(/^2 of 2 delivered: sent 2 events/m);
+      expect(r.stderr).toBe(`✗ ${message}\n`);
+    }
     expect(slow.seen).toHaveLength(2);
   });
 
@@ -189,7 +199,9 @@ describe.concurrent('webhook send --events', () => {
     expect(rec.seen.map((x) => x.body.toString())).toEqual(['{"p":1}', '{"p":2}', '{"p":1}']);
     const noTmp = await cli({ TMPDIR: join(work, 'no-such-dir') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
     expect(noTmp.code).toBe(2);
-    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir \(ENOENT\)$/m);
+    expect(noTmp.stderr).toMatch(/^agctl: --events -: cannot make a temporary copy of it in \S+no-such-dir: no such file or directory$/m);
+    const fileTmp = await cli({ TMPDIR: file('tmp-is-a-file', 'x') })(['webhook', 'send', rec.url, '--events', '-'], { input: '{}\n' });
+    expect([fileTmp.code, fileTmp.stderr]).toEqual([2, `agctl: --events -: cannot make a temporary copy of it in ${join(work, 'tmp-is-a-file')}: it is a file, not a directory\nhint: set TMPDIR to a writable directory\n`]);
     expect(rec.seen).toHaveLength(3);
   });
 
@@ -298,12 +310,18 @@ describe.concurrent('webhook send: a listener that is down', () => {
     expect(r.stdout).toMatch(/^error refused +\d+$/m);
     expect(r.stderr).toMatch(new RegExp(`^✗ connection refused by 127\\.0\\.0\\.1:${port}: is the listener running\\?$`, 'm'));
     for (const out of [r.stdout, r.stderr]) expect(out).not.toMatch(/ECONN|UND_ERR/);
+    // Refused attempts got no answer: no latency measured, no histogram.
+    expect(r.stdout).toMatch(/^latency: none measured \(no request answered\)$/m);
+    expect(r.stdout).not.toMatch(/p50| ms +\d+/);
 
     const json = await cli()(['webhook', 'send', url, '-d', '{}', '--duration', '60', '-o', 'json']);
     expect(json.code).toBe(9);
     const sum = json.json();
     expect(sum).toMatchObject({ delivered: 0, timed: false, stopped: `connection refused by 127.0.0.1:${port}: is the listener running?`, errors: { refused: sum.sent } });
     expect(sum.sent).toBeLessThanOrEqual(20 + 16);
+    expect([sum.latencyMs, sum.latencyBuckets]).toEqual([null, []]);
+    // Why, on stderr, as JSON as every error with -o json.
+    expect(json.stderr).toBe(`${JSON.stringify({ error: { code: 'unavailable', message: sum.stopped, hint: null, exitCode: 9, status: null, details: [] } })}\n`);
   });
 
   it('a port that answers something other than HTTP: counted and stopped in words, the answer never printed', async () => {
@@ -354,6 +372,8 @@ describe.concurrent('webhook send: a listener that is down', () => {
     expect(sum.stopped).toMatch(/is the listener running\?$/);
     // The 20 in a row that stop the run, and at most the requests then in flight, went unanswered.
     expect(sum.sent - sum.delivered).toBeLessThanOrEqual(20 + 4 + 4);
+    // Only the answered requests are measured.
+    expect(sum.latencyBuckets.reduce((k: number, b: { count: number }) => k + b.count, 0)).toBe(sum.delivered);
   });
 
   it('a listener that answers, even with errors, is not taken as down', async () => {
@@ -370,6 +390,7 @@ describe.concurrent('webhook send: a listener that is down', () => {
       const r = await cli()(['webhook', 'send', url, '-d', '{}', '--count', '60', '-o', 'json']);
       expect(r.code).toBe(9);
       expect(r.json()).toMatchObject({ sent: 60, stopped: null, statuses: { '503': 60 } });
+      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'unavailable', message: '0 of 60 delivered; 60 HTTP 503', hint: null, exitCode: 9, status: null, details: [] } });
     } finally {
       await new Promise((r) => flaky.close(r));
     }
@@ -409,5 +430,23 @@ describe.concurrent('webhook send: latency', () => {
     expect(sum.latencyMs.p50).toBeGreaterThanOrEqual(250);
     const text = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '2', '--rate', '50']);
     expect(text.stdout).toMatch(/^latency ms: .* \(from when each request was due\)$/m);
+  });
+
+  it('under --rate, events that fell due but were never sent before the time was up are counted and explained', async () => {
+    // One connection, answers after 200 ms, 50/s for 0.5 s: 25 fall due, about 3 can be sent.
+    const slow = await recorder(200);
+    const r = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--rate', '50', '--concurrency', '1', '--duration', '0.5', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sum = r.json();
+    expect(sum).toMatchObject({ timed: true, delivered: sum.sent });
+    expect(sum.sent + sum.dueNotSent).toBe(25);
+    expect(sum.dueNotSent).toBeGreaterThanOrEqual(15);
+    const text = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--rate', '50', '--concurrency', '1', '--duration', '0.5']);
+    expect(text.code, text.stderr).toBe(0);
+    const [, notSent] = /^(\d+) more events fell due but were not sent before the time was up: the listener answered too slowly for 50\/s over 1 connection \(raise --concurrency\)$/m.exec(text.stdout) ?? [];
+    expect(Number(notSent)).toBeGreaterThanOrEqual(15);
+    // Without --rate there is no schedule: nothing is due.
+    const free = await cli()(['webhook', 'send', slow.url, '-d', '{}', '--count', '1', '-o', 'json']);
+    expect(free.json().dueNotSent).toBeNull();
   });
 });

@@ -352,8 +352,30 @@ describe('networkFailure', () => {
     [new Error('fetch failed', { cause: coded('ECONNREFUSED') }), 'refused'],
     [coded('HPE_INVALID_STATUS'), 'not HTTP'],
     [Object.assign(new Error('Response does not match the HTTP/1.1 protocol'), { name: 'HTTPParserError', code: undefined }), 'not HTTP'],
+    [coded('EHOSTDOWN'), 'unreachable'],
+    [coded('ENETDOWN'), 'unreachable'],
+    [coded('ECONNABORTED'), 'reset'],
+    [coded('EAI_FAIL'), 'DNS'],
+    [coded('EAI_NODATA'), 'DNS'],
+    [coded('EAI_NONAME'), 'DNS'],
     [coded('SOMETHING_NEW'), 'other'],
   ])('names %s in a word: %s', (err, word) => {
     expect(networkFailure(err).word).toBe(word);
+    // Never the library's message or code.
+    expect(networkFailure(err).detail).not.toMatch(/boom|[A-Z]{2,}_|\bE[A-Z]{4,}/);
+  });
+
+  it('an error of no known kind is a plain phrase', () => {
+    expect(networkFailure(coded('SOMETHING_NEW'))).toEqual({ kind: 'other', word: 'other', detail: 'the connection failed' });
+  });
+
+  it('a request failing in a way of no known kind says so in words; the library\'s message is in the --debug log only', async () => {
+    const lines: string[] = [];
+    const http = new HttpClient({ debug: (l) => lines.push(l), maxRetries: 0 });
+    // node:http refuses the header value before connecting (ERR_INVALID_CHAR): no kind of network failure.
+    const err = await http.send({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: { 'x-a': 'a\nb' }, body: '{}', idempotent: false }).then(() => undefined, (e: CliError) => e);
+    await http.close();
+    expect([err?.message, err?.hint]).toEqual(['cannot reach http://127.0.0.1:1: the connection failed', 'check --base-url; --debug shows the error']);
+    expect(lines.at(-1)).toMatch(/^< the connection failed \(Invalid character in header content \["x-a"\]\) after \d+ ms$/);
   });
 });

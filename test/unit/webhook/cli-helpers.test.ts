@@ -126,7 +126,7 @@ describe('curl output and flags', () => {
 
 describe('load-mode summaries', () => {
   const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
-    url: 'http://x', count: 0, durationLimitS: null, sent: 0, delivered: 0, timed: false, interrupted: false, stopped: null, concurrency: 1, rate: null, bodyBytes: 0, events: null,
+    url: 'http://x', count: 0, durationLimitS: null, sent: 0, delivered: 0, timed: false, interrupted: false, stopped: null, concurrency: 1, rate: null, dueNotSent: null, bodyBytes: 0, events: null,
     durationMs: 1, throughput: 1, statuses, errors, latencyFrom: 'sent', latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0, min: 0 }, latencyBuckets: [],
   });
 

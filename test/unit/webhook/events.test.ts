@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventLines, lineBatches } from '../../../src/cli/commands/webhook/events.js';
 import { tempDir } from '../../helpers/cli.js';
+import { describeFsCode } from '../../../src/lib/fs-errors.js';
 
 const work = tempDir('agctl-events-');
 const all = async (chunks: (string | Buffer)[], max?: number) => {
@@ -76,5 +77,23 @@ describe('EventLines', () => {
     expect(await lines.next()).toBeUndefined();
     expect(lines.failure).toMatch(/holds no event any more: it changed after the check/);
     await lines.close();
+  });
+
+  it('a file that cannot be read after the check says why in words, not as an error code', async () => {
+    const lines = new EventLines(work);
+    expect(await lines.next()).toBeUndefined();
+    expect(lines.failure).toBe('reading it failed after the check: is a directory');
+    await lines.close();
+  });
+});
+
+describe('describeFsCode', () => {
+  it.each([
+    ['EIO', 'an input/output error (the disk or device failed)'],
+    ['EMFILE', 'too many files are open'],
+    ['ENOENT', 'no such file or directory'],
+    ['ESOMETHINGNEW', 'the file system refused it'],
+  ])('says %s in words', (code, words) => {
+    expect(describeFsCode(code)).toBe(words);
   });
 });

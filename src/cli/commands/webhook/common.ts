@@ -79,11 +79,14 @@ const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
   prompt: 'Webhook signing secret',
 };
 
-/** The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error (with `hint`) when none. */
-export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string }, hint?: string): Promise<string> {
+/**
+ * The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error (with `hint`) when none,
+ * which leaves --secret-stdin out when standard input carries something else (`stdinTaken`).
+ */
+export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string; stdinTaken?: boolean }, hint?: string): Promise<string> {
   const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
   const secret = await readSecret(ctx, src);
-  if (secret === undefined) throw missingSecret(src, hint);
+  if (secret === undefined) throw missingSecret(src, hint, { stdinTaken: o.stdinTaken });
   return secret;
 }
 

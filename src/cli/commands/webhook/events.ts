@@ -10,6 +10,7 @@ import { closeSync, createReadStream, mkdtempSync, openSync, rmdirSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../../lib/exit.js';
+import { describeFsCode, pathProblem } from '../../../lib/fs-errors.js';
 import { MAX_BODY_BYTES, jsonBody } from '../../../webhook/verify.js';
 import type { CommandContext } from '../../context.js';
 
@@ -100,7 +101,7 @@ function tempCopy(name: string, ctx: CommandContext): number {
     rmdirSync(dir);
     return fd;
   } catch (err) {
-    throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'set TMPDIR to a writable directory');
+    throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under}: ${pathProblem(under, err, { isDir: true })}`, 'set TMPDIR to a writable directory');
   }
 }
 
@@ -146,7 +147,8 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`--events ${name}: cannot read it${code === 'ENOENT' ? ': no such file' : code === 'EISDIR' ? ': it is a directory' : code === 'EACCES' ? ': permission denied' : ''}`);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code ? describeFsCode(code) : undefined;
+    throw new UsageError(`--events ${name}: cannot read it${why ? `: ${why}` : ''}`);
   }
   if (lines === 0) throw new UsageError(`--events ${name}: no events (it is empty, or every line is blank)`);
   return { name, path: name, lines, fd };
@@ -197,7 +199,8 @@ export class EventLines {
       try {
         r = await this.#batches.next();
       } catch (err) {
-        return this.#end(`reading it failed (${(err as NodeJS.ErrnoException).code ?? 'error'}) after the check`);
+        const code = (err as NodeJS.ErrnoException).code;
+        return this.#end(`reading it failed after the check${code ? `: ${describeFsCode(code)}` : ''}`);
       }
       if (!r.done) {
         this.#lines = r.value;

@@ -1,4 +1,5 @@
 // What the webhook commands' declarations share (cheap to import: commander only).
+import type { AUTH_METHODS } from '../../../api/webhook-listeners.js';
 import type { JwtAlgorithm } from '../../../webhook/sign.js';
 import { InvalidArgumentError, type EnvVar } from '../../declare.js';
 
@@ -53,5 +54,11 @@ export const EMBEDDED_ONLY = `Listeners are managed through routes of the embedd
 --embedded) under /_embedded/v1/, not routes of the service: on a tenant,
 listeners are set up with the automation's webhook trigger in its web app.`;
 
-/** The authentication methods of a listener. */
-export const LISTENER_AUTH = ['HMAC', 'JWT'] as const;
+/**
+ * The authentication methods of a listener, in the order help shows them: the
+ * same set as AUTH_METHODS of src/api/webhook-listeners.ts (not imported at run
+ * time: this file is on the path of --help), as the compiler checks here.
+ */
+export const LISTENER_AUTH = ['HMAC', 'JWT'] as const satisfies readonly (typeof AUTH_METHODS)[number][];
+const everyAuthMethod: Exclude<(typeof AUTH_METHODS)[number], (typeof LISTENER_AUTH)[number]> extends never ? true : false = true;
+void everyAuthMethod;

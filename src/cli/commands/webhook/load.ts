@@ -2,16 +2,19 @@
 // keep-alive undici pool, C in flight, optionally paced to R per second, until
 // N were sent, the time given is up, or the listener gives no answer at all
 // (it is not running); a progress bar on a terminal; a summary with status
-// counts, throughput, latency percentiles and a histogram. Under a rate each
-// latency is measured from when its request was due, not from when a free
-// connection let it go (no coordinated omission). Ctrl-C stops sending, lets
+// counts, throughput, latency percentiles and a histogram. Latency is the time
+// to an HTTP answer (any status; requests that got none are not measured).
+// Under a rate each latency is measured from when its request was due, not from
+// when a free connection let it go (no coordinated omission); requests that fell
+// due before the time was up but were never sent are counted. Ctrl-C stops sending, lets
 // the requests in flight finish (aborting them after INTERRUPT_GRACE_MS or a
 // second Ctrl-C) and summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
 import { networkFailure } from '../../../client/http.js';
-import { Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
+import { CliError, Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
+import { jsonErrorLine, renderError } from '../../errors.js';
 import { CLEAR_LINE, fitLine, lineWidth, redraw } from '../../live-line.js';
 import { DOWN_ATTEMPTS, DOWN_MS } from './flags.js';
 import { LatencyHistogram, histogramLines, type LatencyBucket } from './latency.js';
@@ -69,21 +72,23 @@ export interface LoadSummary {
   stopped: string | null;
   concurrency: number;
   rate: number | null;
+  /** Under --rate, events that fell due before the time (--duration) was up but were never sent (the listener answered too slowly for the rate at that concurrency); null without --rate. */
+  dueNotSent: number | null;
   /** The size of the one body sent; null when the bodies are the lines of --events. */
   bodyBytes: number | null;
   /** The corpus sent (--events): its name and number of events; else null. */
   events: { file: string; lines: number } | null;
   durationMs: number;
-  /** Completed requests per second (answered or failed). */
+  /** Completed requests per second (answered or failed; not those aborted after Ctrl-C). */
   throughput: number;
   statuses: Record<string, number>;
   /** Requests that got no HTTP answer, by what happened: refused, reset, timed out, unreachable, DNS, TLS (`aborted`: still in flight when the run was interrupted). */
   errors: Record<string, number>;
-  /** From when each request was sent, or under a rate from when it was due. */
+  /** Latency is the time to an HTTP answer (any status): from when each request was sent, or under a rate from when it was due. */
   latencyFrom: 'sent' | 'due';
-  /** null when no request finished. */
+  /** null when no request got an HTTP answer. */
   latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number; min: number } | null;
-  /** The latencies in ten buckets of equal width, from the fastest to the slowest. */
+  /** The latencies in ten buckets of equal width, from the fastest to the slowest (none when no request got an HTTP answer). */
   latencyBuckets: LatencyBucket[];
 }
 
@@ -165,6 +170,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   let next = 0;
   let sent = 0;
   let done = 0;
+  let aborted = 0;
   const started = performance.now();
   const interval = o.rate ? 1000 / o.rate : 0;
   const deadline = o.durationMs !== undefined ? started + o.durationMs : Infinity;
@@ -249,10 +255,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
         noAnswer = 0;
         await res.body.dump({ limit: LOAD_MAX_BODY_BYTES });
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        latency.record(performance.now() - t0);
       } catch (err) {
         errorCount++;
         if (destroyed) {
           errors[ABORTED] = (errors[ABORTED] ?? 0) + 1;
+          aborted++;
           done++;
           continue;
         }
@@ -264,7 +272,6 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
           wakeAll();
         }
       }
-      latency.record(performance.now() - t0);
       done++;
     }
   };
@@ -282,6 +289,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     else await pool.close();
   }
   const durationMs = performance.now() - started;
+  const timed = (timeUp || slotsPastTime) && !interrupted && down === undefined && sent < o.count;
   let delivered = 0;
   for (const [st, n] of Object.entries(statuses)) if (Number(st) >= 200 && Number(st) < 300) delivered += n;
   return {
@@ -290,15 +298,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     durationLimitS: o.durationMs !== undefined ? o.durationMs / 1000 : null,
     sent,
     delivered,
-    timed: (timeUp || slotsPastTime) && !interrupted && down === undefined && sent < o.count,
+    timed,
     interrupted,
     stopped: down ?? null,
     concurrency: o.concurrency,
     rate: o.rate ?? null,
+    // The slots of the schedule before the time limit (i * interval < durationMs), as many as there were events to send.
+    dueNotSent: interval ? (timed ? Math.max(0, Math.min(o.count, Math.ceil(o.durationMs! / interval)) - sent) : 0) : null,
     bodyBytes: single ? single.length : null,
     events: o.events ?? null,
     durationMs: round(durationMs, 1),
-    throughput: round((latency.count / durationMs) * 1000, 1),
+    throughput: round(((done - aborted) / durationMs) * 1000, 1),
     statuses,
     errors,
     latencyFrom: interval ? 'due' : 'sent',
@@ -317,11 +327,24 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   };
 }
 
+/**
+ * A failure of the run, on stderr: a `✗` line, or with -o json the error
+ * object (`{"error":{...}}`) as the runner prints errors, with the run's exit code.
+ */
+export function reportFailure(ctx: CommandContext, message: string, exitCode: ExitCode): void {
+  if (ctx.out.json) ctx.io.stderr.write(jsonErrorLine(renderError(new CliError(message, exitCode)).json));
+  else ctx.out.failure(message);
+}
+
+/** The summary on stdout; on stderr, why the listener was taken as down, or why not every event was delivered. */
 export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise<void> {
-  if (ctx.out.json) {
-    ctx.out.printJson(s);
-    return;
-  }
+  if (ctx.out.json) ctx.out.printJson(s);
+  else await printTable(s, ctx);
+  if (s.stopped) reportFailure(ctx, s.stopped, loadExitCode(s));
+  else if (!s.interrupted && s.delivered < s.sent) reportFailure(ctx, undelivered(s), loadExitCode(s));
+}
+
+async function printTable(s: LoadSummary, ctx: CommandContext): Promise<void> {
   const what = s.events ? `lines of ${s.events.file === '-' ? 'standard input' : s.events.file}` : `${s.bodyBytes}-byte body`;
   const of = s.count === null ? `${s.sent}` : `${s.sent} of ${s.count}`;
   const why = s.interrupted ? 'Interrupted (Ctrl-C)' : s.stopped ? 'Stopped (no HTTP answer)' : s.timed ? `Time up (--duration ${s.durationLimitS} s)` : undefined;
@@ -335,12 +358,17 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
   for (const [what, n] of Object.entries(s.errors)) rows.push([`error ${what}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
-  if (l === null) ctx.out.print('latency: none measured (no request finished)');
+  if (s.dueNotSent) ctx.out.print(notSent(s));
+  if (l === null) ctx.out.print('latency: none measured (no request answered)');
   else ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
   const columns = (ctx.io.stdout as { columns?: number }).columns;
   for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);
-  if (s.stopped) ctx.out.failure(s.stopped);
-  else if (!s.interrupted && s.delivered < s.sent) ctx.out.failure(undelivered(s));
+}
+
+/** Events the schedule of --rate held before the time was up that were never sent, and why, in one line. */
+export function notSent(s: LoadSummary): string {
+  const conns = s.concurrency === 1 ? '1 connection' : `${s.concurrency} connections`;
+  return `${s.dueNotSent} more events fell due but were not sent before the time was up: the listener answered too slowly for ${s.rate}/s over ${conns} (raise --concurrency)`;
 }
 
 /** Why not every event was delivered, in one line: the failures, most frequent first. */

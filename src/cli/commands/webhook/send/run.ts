@@ -37,10 +37,11 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
   return (await ctx.baseUrl()) + INCOMING_PATH + pathSegment(target, 'listener ID');
 }
 
-async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, tenantOf: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
+/** `stdinTaken`: what standard input carried (the events, the body), when it carried something; it cannot carry the secret too. */
+async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, tenantOf: string, stdinTaken?: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
   if (opts.jwtKey === undefined) {
     if (opts.kid !== undefined || opts.alg !== undefined) throw new UsageError('--kid and --alg apply to JWT sends: add --jwt-key');
-    const secret = await readWebhookSecret(ctx, opts, opts.events === '-' ? 'standard input carries the events: give the secret with --secret-file or AGCTL_WEBHOOK_SECRET' : undefined);
+    const secret = await readWebhookSecret(ctx, { ...opts, stdinTaken: stdinTaken !== undefined }, stdinTaken && `standard input carries ${stdinTaken}`);
     return { method: 'HMAC', detail: 'HMAC-SHA256', signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }) };
   }
   if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
@@ -122,7 +123,7 @@ interface LoadRun {
 
 /** Load mode: the run, its summary, and the exit code. */
 async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
-  const [{ runLoad, printSummary, loadExitCode }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
+  const [{ runLoad, printSummary, loadExitCode, reportFailure }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
   const events = Buffer.isBuffer(source) ? undefined : source;
   const lines = events && new EventLines(events.path, events.fd);
   try {
@@ -144,7 +145,7 @@ async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, e
     });
     await printSummary(summary, ctx);
     if (lines?.failure) {
-      ctx.out.failure(`--events ${events!.name}: ${lines.failure}; the run ended there`);
+      reportFailure(ctx, `--events ${events!.name}: ${lines.failure}; the run ended there`, Exit.Usage);
       return Exit.Usage;
     }
     return summary.interrupted ? EXIT_INTERRUPTED : loadExitCode(summary);
@@ -161,11 +162,11 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   // The body (or every line of --events) first: a missing or bad body is reported before any secret prompt.
   if (opts.events !== undefined) {
     const events = await (await import('../events.js')).checkEvents(opts.events, ctx);
-    const { signer } = await makeSigner(opts, ctx, url, tenantOf);
+    const { signer } = await makeSigner(opts, ctx, url, tenantOf, opts.events === '-' ? 'the events' : undefined);
     return sendLoad(opts, ctx, { url, signer, extra, source: events });
   }
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
-  const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf);
+  const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf, opts.data === undefined && body.file === undefined ? 'the body' : undefined);
   try {
     JSON.parse(body.bytes.toString('utf8'));
   } catch {
