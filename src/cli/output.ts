@@ -172,6 +172,24 @@ export class Output {
   }
 
   /**
+   * What a list command prints: with -o json the items (or `json` of them),
+   * else `empty` on stderr when there are none, else a table of a `row` an
+   * item. True when it drew a table (a command may add a line under it).
+   */
+  async list<T>(items: readonly T[], how: { json?: (items: readonly T[]) => unknown; empty: Text; head: string[]; row: (item: T) => Text[] }): Promise<boolean> {
+    if (this.json) {
+      this.printJson(how.json ? how.json(items) : items);
+      return false;
+    }
+    if (items.length === 0) {
+      this.info(how.empty);
+      return false;
+    }
+    await this.table(how.head, items.map((item) => how.row(item)));
+    return true;
+  }
+
+  /**
    * Writes `text` through the pager, as git and gh run it: a shell command,
    * `LESS=FRX` unless LESS is set. False when there is no pager or it could
    * not start (the shell found no such command): the caller prints directly.
