@@ -3,6 +3,7 @@ import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { checkJsonDepth } from '../lib/json-depth.js';
+import { isJsonObject } from '../lib/json.js';
 import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
@@ -32,7 +33,7 @@ export interface StyledText {
 export const styled = (text: string, style: keyof Styles): StyledText => ({ text, style });
 
 const isParts = (t: Text): t is readonly Text[] => Array.isArray(t);
-const isStyled = (t: unknown): t is StyledText => typeof t === 'object' && t !== null && typeof (t as StyledText).style === 'string' && Object.hasOwn(PLAIN_STYLES, (t as StyledText).style);
+const isStyled = (t: unknown): t is StyledText => isJsonObject(t) && typeof t.style === 'string' && Object.hasOwn(PLAIN_STYLES, t.style);
 
 /** `t` as printed: escaped, styled parts in their style; anything else a server may have sent (null, an object) as String() gives it. */
 function render(t: Text, s: Styles): string {
