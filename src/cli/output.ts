@@ -26,7 +26,7 @@ interface Styles {
  * styles go on after that.
  */
 export type Text = string | number | boolean | StyledText | readonly Text[];
-export interface StyledText {
+interface StyledText {
   text: string;
   style: keyof Styles;
 }
@@ -310,7 +310,7 @@ function slices(text: string, width: number): string[] {
  * than `width` is left whole on a line of its own (for the terminal to wrap,
  * so that it can be copied).
  */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -353,7 +353,7 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
  * longer than that (an ID, a URL) stays whole, for the terminal to wrap, so
  * that it can be copied.
  */
-export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
+function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
   const width = widest(head) + 2;
   const room = Math.max(10, columns - width);
   const indent = ' '.repeat(width);

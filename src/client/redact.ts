@@ -35,7 +35,7 @@ const OTHER_SECRET_FIELDS = new Set([
   'd',
 ]);
 
-export const isSecretField = (name: string): boolean => OTHER_SECRET_FIELDS.has(name) || schemaSecretFields.has(name);
+const isSecretField = (name: string): boolean => OTHER_SECRET_FIELDS.has(name) || schemaSecretFields.has(name);
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};

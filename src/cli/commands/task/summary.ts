@@ -109,7 +109,7 @@ export function stepOutcome(step: PolicyStepInstance, userName: (id: string) => 
 }
 
 /** Related objects requested when --expand is absent: what the summaries show. */
-export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
+const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 
 /** --expand as the expand-mask paths sent (checked here: an unknown name is a usage error; the service's names are used where it has them). */
 export function expandPaths(raw: string | undefined): string[] {
