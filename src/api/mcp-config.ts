@@ -45,7 +45,7 @@ const PER_USER_KINDS: readonly AuthKind[] = ['bearerToken', 'customHeader', 'bas
 export type FieldValue = { value: string } | { kept: true };
 export const KEPT: FieldValue = Object.freeze({ kept: true as const });
 
-export interface Settings {
+interface Settings {
   url: string;
   transportType: string;
   tokenSharing: string;

@@ -12,7 +12,6 @@ const RULE_SETTINGS = shape({
   /** A duration such as "86400s". */
   maxGrantDuration: 'string',
 });
-export type RuleSettings = Infer<typeof RULE_SETTINGS>;
 
 export const RULE = shape({
   id: { kind: 'string', required: true },

@@ -31,7 +31,7 @@ interface Common {
 type Kind = 'string' | 'number' | 'boolean' | 'strings' | 'unknown' | 'array' | 'object';
 
 /** A member: its kind alone (`'string'`), or its kind with more. */
-export type Member = Kind | Spec;
+type Member = Kind | Spec;
 
 type Spec = Common &
   (
@@ -43,7 +43,7 @@ type Spec = Common &
     | { readonly kind: 'object'; readonly of?: Shape }
   );
 
-export type Shape = { readonly [name: string]: Member };
+type Shape = { readonly [name: string]: Member };
 
 type Base<M> = M extends Kind ? Base<{ kind: M }>
   : M extends { kind: 'string'; values: readonly (infer V)[] } ? V

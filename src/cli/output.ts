@@ -3,6 +3,7 @@ import type { StdioOptions } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import stringWidth from 'string-width';
 import { checkJsonDepth } from '../lib/json-depth.js';
+import { isJsonObject } from '../lib/json.js';
 import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
@@ -25,14 +26,14 @@ interface Styles {
  * styles go on after that.
  */
 export type Text = string | number | boolean | StyledText | readonly Text[];
-export interface StyledText {
+interface StyledText {
   text: string;
   style: keyof Styles;
 }
 export const styled = (text: string, style: keyof Styles): StyledText => ({ text, style });
 
 const isParts = (t: Text): t is readonly Text[] => Array.isArray(t);
-const isStyled = (t: unknown): t is StyledText => typeof t === 'object' && t !== null && typeof (t as StyledText).style === 'string' && Object.hasOwn(PLAIN_STYLES, (t as StyledText).style);
+const isStyled = (t: unknown): t is StyledText => isJsonObject(t) && typeof t.style === 'string' && Object.hasOwn(PLAIN_STYLES, t.style);
 
 /** `t` as printed: escaped, styled parts in their style; anything else a server may have sent (null, an object) as String() gives it. */
 function render(t: Text, s: Styles): string {
@@ -172,6 +173,24 @@ export class Output {
   }
 
   /**
+   * What a list command prints: with -o json the items (or `json` of them),
+   * else `empty` on stderr when there are none, else a table of a `row` an
+   * item. True when it drew a table (a command may add a line under it).
+   */
+  async list<T>(items: readonly T[], how: { json?: (items: readonly T[]) => unknown; empty: Text; head: string[]; row: (item: T) => Text[] }): Promise<boolean> {
+    if (this.json) {
+      this.printJson(how.json ? how.json(items) : items);
+      return false;
+    }
+    if (items.length === 0) {
+      this.info(how.empty);
+      return false;
+    }
+    await this.table(how.head, items.map((item) => how.row(item)));
+    return true;
+  }
+
+  /**
    * Writes `text` through the pager, as git and gh run it: a shell command,
    * `LESS=FRX` unless LESS is set. False when there is no pager or it could
    * not start (the shell found no such command): the caller prints directly.
@@ -291,7 +310,7 @@ function slices(text: string, width: number): string[] {
  * than `width` is left whole on a line of its own (for the terminal to wrap,
  * so that it can be copied).
  */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -334,7 +353,7 @@ const tableWidth = (widths: number[]) => widths.reduce((a, b) => a + b, 0) + GAP
  * longer than that (an ID, a URL) stays whole, for the terminal to wrap, so
  * that it can be copied.
  */
-export function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
+function records(shownHead: string[], head: string[], rows: string[][], columns: number): string {
   const width = widest(head) + 2;
   const room = Math.max(10, columns - width);
   const indent = ' '.repeat(width);

@@ -91,7 +91,7 @@ export function contentType(res: HttpResponse): string {
 }
 
 /** The answer's Content-Encoding, lower case ('' for none or identity), cut short. */
-export function contentEncoding(res: HttpResponse): string {
+function contentEncoding(res: HttpResponse): string {
   const raw = res.headers['content-encoding'];
   const v = String(Array.isArray(raw) ? raw.join(', ') : raw ?? '').trim().toLowerCase();
   return v === 'identity' ? '' : v.length > 40 ? `${v.slice(0, 39)}…` : v;
@@ -176,7 +176,7 @@ export const MAX_DETAILS_CHARS = 16 * 1024;
  * MAX_DETAILS_CHARS, then a note of how many were left out; none when they
  * nest too deep to print (src/lib/json-depth.ts).
  */
-export function serverDetails(details: unknown[]): unknown[] {
+function serverDetails(details: unknown[]): unknown[] {
   if (nestsDeeperThan(details)) return [];
   const kept: unknown[] = [];
   let used = 0;

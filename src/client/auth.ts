@@ -24,7 +24,7 @@ const ASSERTION_WINDOW_S = 120;
 /** Random bytes of the assertion's `nonce` header (service-notes.md §1). */
 const NONCE_BYTES = 16;
 /** The largest token answer read: a small JSON object, whose token is at most MAX_TOKEN_CHARS. */
-export const MAX_TOKEN_RESPONSE_BYTES = 16 * 1024;
+const MAX_TOKEN_RESPONSE_BYTES = 16 * 1024;
 /**
  * The longest access token accepted: a JWT with many claims is a few KB, and
  * common servers refuse a header line over 8 KiB (nginx's default), so a
@@ -79,7 +79,7 @@ export class StaticToken implements TokenProvider {
 export const tokenUrlFor = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}/auth/v1/token`;
 
 /** What makes a token unusable in an Authorization header, if anything. */
-export function tokenProblem(token: string): string | undefined {
+function tokenProblem(token: string): string | undefined {
   if (token.length > MAX_TOKEN_CHARS) return `is ${token.length} characters long, more than the ${MAX_TOKEN_CHARS} agctl accepts`;
   if (!/^[\x21-\x7e]+$/.test(token)) return 'holds spaces, control or non-ASCII characters';
   return undefined;

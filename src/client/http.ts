@@ -52,18 +52,18 @@ interface HttpOptions {
 }
 
 /** The largest answer read by default (AGCTL_MAX_RESPONSE_BYTES changes it): far above any page or object the service sends. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /**
  * What one client (one command) reads at most in all, in answers: this many
  * times its cap on one answer (256 MiB by default). Every listing is bounded
  * in pages and items (src/client/paginate.ts), but not in the size of each:
  * this bounds the memory a command holds whatever a server sends.
  */
-export const TOTAL_RESPONSE_FACTOR = 8;
+const TOTAL_RESPONSE_FACTOR = 8;
 /** What a larger answer's error suggests, by default. */
 const MAX_RESPONSE_HINT = 'if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES';
 /** The `code` of the error for an answer larger than the cap (`-o json` error output). */
-export const RESPONSE_TOO_LARGE = 'response_too_large';
+const RESPONSE_TOO_LARGE = 'response_too_large';
 
 interface Transport {
   request: typeof httpRequest;

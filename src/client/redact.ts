@@ -2,6 +2,7 @@
 import { schemaSecretFields, schemaSecretMaps } from '../api/secret-fields.js';
 import { REDACTED } from '../lib/url.js';
 import { checkJsonDepth, nestsDeeperThan, MAX_JSON_DEPTH } from '../lib/json-depth.js';
+import { isJsonObject } from '../lib/json.js';
 
 export { REDACTED };
 
@@ -34,7 +35,7 @@ const OTHER_SECRET_FIELDS = new Set([
   'd',
 ]);
 
-export const isSecretField = (name: string): boolean => OTHER_SECRET_FIELDS.has(name) || schemaSecretFields.has(name);
+const isSecretField = (name: string): boolean => OTHER_SECRET_FIELDS.has(name) || schemaSecretFields.has(name);
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};
@@ -61,7 +62,7 @@ function redact(value: unknown, inSecretMap: boolean): unknown {
   // A secret map's mark covers its own string values, never the members of objects in a list under that name
   // (a catalog entry's field list names fields; their names are not secrets).
   if (Array.isArray(value)) return value.map((v) => (inSecretMap && typeof v === 'string' ? REDACTED : redact(v, false)));
-  if (value && typeof value === 'object') {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       let r: unknown;

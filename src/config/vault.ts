@@ -12,6 +12,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync, rmSync } from 'nod
 import { dirname, join, resolve } from 'node:path';
 import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
 import { CliError, Exit, UsageError } from '../lib/exit.js';
+import { isJsonObject } from '../lib/json.js';
 import { describeFsCode, isFsError } from '../lib/fs-errors.js';
 import { LockBusyError, acquireLock } from './lock.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
@@ -249,7 +250,7 @@ export class Vault {
     if (!text) return undefined;
     try {
       const v = JSON.parse(text) as unknown;
-      return v && typeof v === 'object' ? v : 'damaged';
+      return isJsonObject(v) ? v : 'damaged';
     } catch {
       return 'damaged';
     }

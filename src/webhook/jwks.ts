@@ -8,6 +8,7 @@ import { FileReadError, readFileLimited } from '../lib/read-file.js';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
+import { isJsonObject } from '../lib/json.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
@@ -39,9 +40,9 @@ export function jwksUrlProblem(url: string, allowInsecure: boolean): string | nu
 }
 
 function checkJwks(value: unknown, where: string): JSONWebKeySet {
-  const keys = (value as { keys?: unknown } | null)?.keys;
-  if (!value || typeof value !== 'object' || !Array.isArray(keys)) throw new JwksError(`${where} is not a JWKS (an object with a "keys" array)`);
-  if (keys.some((k) => !k || typeof k !== 'object' || typeof (k as { kty?: unknown }).kty !== 'string')) throw new JwksError(`${where} holds a key without "kty"`);
+  const keys = isJsonObject(value) ? value.keys : undefined;
+  if (!Array.isArray(keys)) throw new JwksError(`${where} is not a JWKS (an object with a "keys" array)`);
+  if (keys.some((k) => !isJsonObject(k) || typeof k.kty !== 'string')) throw new JwksError(`${where} holds a key without "kty"`);
   return value as JSONWebKeySet;
 }
 
@@ -131,8 +132,8 @@ export async function loadJwks(source: string, opts: RemoteJwksOptions): Promise
     throw new JwksError(`JWKS file ${source} is not valid JSON`);
   }
   // A lone public JWK is accepted as a one-key set.
-  if (parsed && typeof parsed === 'object' && !Array.isArray((parsed as { keys?: unknown }).keys) && typeof (parsed as { kty?: unknown }).kty === 'string') {
-    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = parsed as Record<string, unknown>;
+  if (isJsonObject(parsed) && !Array.isArray(parsed.keys) && typeof parsed.kty === 'string') {
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = parsed;
     parsed = { keys: [pub] };
   }
   return localJwks(parsed, `JWKS file ${source}`);

@@ -3,6 +3,7 @@
 // for `agctl webhook send --jwt-key`.
 import { createHash, createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { isJsonObject } from '../lib/json.js';
 import { generateJwkPair, type KeyPairSpec } from '../lib/keypair.js';
 import { JWT_ALGORITHMS, createWebhookJwt, isJwtAlgorithm, type JwtAlgorithm } from './sign.js';
 
@@ -91,12 +92,14 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
   let key: KeyObject;
   let jwk: JWK | undefined;
   if (t.startsWith('{')) {
+    let parsed: unknown;
     try {
-      jwk = JSON.parse(t) as JWK;
+      parsed = JSON.parse(t);
     } catch {
       throw new KeyError('the file starts like a JWK but is not valid JSON');
     }
-    if (!jwk || typeof jwk !== 'object' || typeof jwk.kty !== 'string') throw new KeyError('not a JWK (no "kty")');
+    if (!isJsonObject(parsed) || typeof parsed.kty !== 'string') throw new KeyError('not a JWK (no "kty")');
+    jwk = parsed as JWK;
     if (jwk.kty === 'oct') throw new KeyError('a symmetric (oct) JWK cannot sign webhook JWTs: use an ES256, RS256 or EdDSA private key');
     if (typeof jwk.d !== 'string') throw new KeyError('the JWK is a public key; a private key (with "d") is needed to sign');
     try {

@@ -29,6 +29,7 @@ import type { ServerModule } from '../module.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { requireApp } from './apps.js';
+import { isJsonObject } from '../../lib/json.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 import { CATALOG_ENTRY, MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, configFieldsOf, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { viewOf } from '../../api/shape.js';
@@ -129,7 +130,7 @@ function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
   const is = (k: string) => kind === k;
   const str = (n: string) => (typeof values[n] === 'string' ? (values[n] as string) : '');
   const list = (n: string) => (Array.isArray(values[n]) ? [...(values[n] as string[])] : null);
-  const map = (n: string) => (values[n] && typeof values[n] === 'object' ? { ...(values[n] as Record<string, string>) } : {});
+  const map = (n: string) => (isJsonObject(values[n]) ? { ...(values[n] as Record<string, string>) } : {});
   const secret = (n: string) => secrets[`auth.${n}`] !== undefined;
   const oauth = is('oauth2');
   const google = is('googleServiceAccount');

@@ -90,6 +90,12 @@ describe('MCP credentials API: validation (each rule refuses and stores nothing)
     ['hosted request with an empty catalog ID', 'hosted', { hostedConfig: { mcpServerCatalogId: '', configFields: { site: 'us' } }, updateMask: 'configFields.site' }, 400, 3, /^hostedConfig.mcpServerCatalogId: required on every hosted request/],
     ['updateMask names an unset auth object', 'external', { externalConfig: { url }, updateMask: 'bearerToken.token' }, 400, 3, /^updateMask: bearerToken is in the mask but externalConfig.bearerToken is not set/],
     ['body not an object', 'external', [1, 2], 400, 3, /^request body: must be a JSON object/],
+    // An array where an object (a map) is expected is refused, never stored and later spread into the view.
+    ['extra authorize parameters an array', 'external', oauth({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', clientId: 'c', extraAuthorizeParams: ['prompt', 'consent'] }), 400, 3, /^externalConfig.oauth2.extraAuthorizeParams: /],
+    ['extra token parameters an array', 'external', oauth({ mode: CC, clientId: 'c', clientSecret: 's', extraTokenParams: ['audience'] }), 400, 3, /^externalConfig.oauth2.extraTokenParams: /],
+    ['config fields an array', 'hosted', hosted({ configFields: ['eu'], none: {} }), 400, 3, /^hostedConfig.configFields: /],
+    ['auth object an array', 'external', ext({ bearerToken: ['t'] }), 400, 3, /^externalConfig.bearerToken: /],
+    ['config an array', 'external', { externalConfig: [url] }, 400, 3, /^externalConfig: /],
     // Map keys are data: `__proto__` cannot be a key of a plain object, so it is refused by name rather than dropped.
     ['extra token parameter named __proto__', 'external', oauth({ mode: CC, clientId: 'c', clientSecret: 's', extraTokenParams: JSON.parse('{"audience":"a","__proto__":"x"}') }), 400, 3, /^externalConfig.oauth2.extraTokenParams.__proto__: not accepted as a key/],
     ['config field named __proto__', 'hosted', hosted({ configFields: JSON.parse('{"site":"eu","__proto__":"x"}'), none: {} }), 400, 3, /^hostedConfig.configFields.__proto__: not accepted as a key/],

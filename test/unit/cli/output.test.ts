@@ -304,3 +304,40 @@ describe('plainColumns (piped tables)', () => {
     expect(visible('🙂x')).toBe(3);
   });
 });
+
+describe('Output.list (what every list command prints)', () => {
+  function listCapture(format: 'table' | 'json') {
+    let stdout = '';
+    let stderr = '';
+    const out = Object.assign(new PassThrough(), { isTTY: false });
+    const err = new PassThrough();
+    out.on('data', (d) => (stdout += String(d)));
+    err.on('data', (d) => (stderr += String(d)));
+    const io = { stdin: new PassThrough(), stdout: out, stderr: err, isStdoutTTY: false, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
+    return { out: new Output(io, format, false), stdout: () => stdout, stderr: () => stderr };
+  }
+  const how = { empty: 'Nothing here', head: ['ID', 'N'], row: (i: { id: string; n: number }) => [i.id, i.n] };
+  const items = [{ id: 'a', n: 1 }];
+
+  it('prints the items (or what json makes of them) as JSON with -o json, nothing on stderr', async () => {
+    const c = listCapture('json');
+    expect(await c.out.list(items, how)).toBe(false);
+    expect(JSON.parse(c.stdout())).toEqual(items);
+    const shown = listCapture('json');
+    await shown.out.list(items, { ...how, json: (all) => all.map((i) => i.id) });
+    expect(JSON.parse(shown.stdout())).toEqual(['a']);
+    expect(c.stderr() + shown.stderr()).toBe('');
+  });
+
+  it('says `empty` on stderr when there are no items, and draws no table', async () => {
+    const c = listCapture('table');
+    expect(await c.out.list([], how)).toBe(false);
+    expect([c.stdout(), c.stderr()]).toEqual(['', 'Nothing here\n']);
+  });
+
+  it('draws a table of a row an item, and says so', async () => {
+    const c = listCapture('table');
+    expect(await c.out.list(items, how)).toBe(true);
+    expect([c.stdout(), c.stderr()]).toEqual(['ID  N\na   1\n', '']);
+  });
+});

@@ -431,6 +431,12 @@ describe('the key of a profile in the OS keyring', () => {
     writeFileSync(vault.credentialPath('p'), '{"clientId": "bot", "keptIn": "keyr');
     expect(await withKeyring(dir, keyring).removeCredential('p')).toEqual({ removed: true, keyringProblem: undefined });
     expect(keyring.entries.size).toBe(0);
+    // a file that is JSON but not an object (an array) is damaged too
+    await vault.saveCredential('a', { clientId: 'bot', clientSecret: SECRET });
+    expect(keyring.entries.size).toBe(1);
+    writeFileSync(vault.credentialPath('a'), '["bot"]');
+    expect(await withKeyring(dir, keyring).removeCredential('a')).toEqual({ removed: true, keyringProblem: undefined });
+    expect(keyring.entries.size).toBe(0);
     // where no keyring answers, a damaged file (whose key may be anywhere) is removed without a word about one
     await vault.saveCredential('q', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true });
     writeFileSync(vault.credentialPath('q'), 'x');

@@ -3,7 +3,7 @@
 // start a new one when it already has `k`). -F values are typed.
 import { UsageError } from '../../../lib/exit.js';
 import { MAX_JSON_DEPTH } from '../../../lib/json-depth.js';
-import { isJsonObject } from '../../../lib/json.js';
+import { isJsonObject, jsonKind } from '../../../lib/json.js';
 
 type FieldValue = string | number | boolean | null | FieldValue[] | { [key: string]: FieldValue };
 type FieldObject = { [key: string]: FieldValue };
@@ -39,8 +39,6 @@ export function typedValue(text: string): FieldValue {
   return text;
 }
 
-const kind = (v: FieldValue | undefined) => (v === undefined ? 'unset' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
-const isObject = (v: FieldValue | undefined): v is FieldObject => isJsonObject(v);
 
 /** Sets an own member (a key like __proto__ stays a plain member). */
 function setMember(obj: FieldObject, key: string, value: FieldValue): void {
@@ -57,7 +55,7 @@ function put(node: FieldObject | FieldValue[], path: Segment[], value: FieldValu
     const last = node[node.length - 1];
     const next = rest[0];
     // gh's rule: a[][k]=v fills the last object until it already has k.
-    if (typeof next === 'string' && isObject(last) && !Object.hasOwn(last, next)) return put(last, rest, value, field);
+    if (typeof next === 'string' && isJsonObject(last) && !Object.hasOwn(last, next)) return put(last, rest, value, field);
     const child = container();
     node.push(child);
     return put(child, rest, value, field);
@@ -65,13 +63,13 @@ function put(node: FieldObject | FieldValue[], path: Segment[], value: FieldValu
   if (seg === null) throw new UsageError(`${field}: [] adds to an array, but this level is an object`);
   const existing = Object.hasOwn(node, seg) ? node[seg] : undefined;
   if (rest.length === 0) {
-    if (existing !== undefined && (Array.isArray(existing) || isObject(existing))) throw new UsageError(`${field}: "${seg}" is already ${kind(existing)}`);
+    if (existing !== undefined && (Array.isArray(existing) || isJsonObject(existing))) throw new UsageError(`${field}: "${seg}" is already ${jsonKind(existing)}`);
     return setMember(node, seg, value);
   }
   let child = existing;
   if (child === undefined) setMember(node, seg, (child = container()));
   const wanted = rest[0] === null ? 'an array' : 'an object';
-  if (kind(child) !== wanted) throw new UsageError(`${field}: "${seg}" is already ${kind(child)}, not ${wanted}`);
+  if (jsonKind(child) !== wanted) throw new UsageError(`${field}: "${seg}" is already ${jsonKind(child)}, not ${wanted}`);
   put(child as FieldObject | FieldValue[], rest, value, field);
 }
 
@@ -108,7 +106,7 @@ export function queryPairs(fields: FieldObject): [string, string][] {
   const out: [string, string][] = [];
   const walk = (prefix: string, v: FieldValue): void => {
     if (Array.isArray(v)) v.forEach((item) => walk(prefix, item));
-    else if (isObject(v)) for (const [k, item] of Object.entries(v)) walk(`${prefix}.${k}`, item);
+    else if (isJsonObject(v)) for (const [k, item] of Object.entries(v)) walk(`${prefix}.${k}`, item);
     else out.push([prefix, v === null ? '' : String(v)]);
   };
   for (const [k, v] of Object.entries(fields)) walk(k, v);

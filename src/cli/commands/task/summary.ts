@@ -35,8 +35,6 @@ export function person(o: ExpandedObject | undefined, fallback: string): string 
   return email ? `${name} <${email}>` : name;
 }
 
-const isObject = (v: unknown): v is ExpandedObject => isJsonObject(v);
-
 /**
  * Resolves a view's path fields into `expanded`; a path that cannot be read
  * gives nothing (and a --debug line), and so does an entry of `expanded` that
@@ -45,7 +43,7 @@ const isObject = (v: unknown): v is ExpandedObject => isJsonObject(v);
 export function resolver(ctx: Pick<CommandContext, 'debug'>, view: TaskView, expanded: readonly unknown[]) {
   return (field: TaskPathField): ExpandedObject[] => {
     try {
-      return resolveExpandedPath(view[field], expanded).filter(isObject);
+      return resolveExpandedPath(view[field], expanded).filter((v): v is ExpandedObject => isJsonObject(v));
     } catch (err) {
       ctx.debug(`${field}: ${(err as Error).message}`);
       return [];
@@ -111,7 +109,7 @@ export function stepOutcome(step: PolicyStepInstance, userName: (id: string) => 
 }
 
 /** Related objects requested when --expand is absent: what the summaries show. */
-export const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
+const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 
 /** --expand as the expand-mask paths sent (checked here: an unknown name is a usage error; the service's names are used where it has them). */
 export function expandPaths(raw: string | undefined): string[] {

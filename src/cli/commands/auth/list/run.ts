@@ -20,19 +20,13 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
     const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, name, baseUrl, p.clientId, now) : { state: 'none' };
     rows.push({ name, current: name === current, baseUrl: baseUrl ?? null, clientId: p.clientId ?? null, secretStored, secretKeptIn: keptIn ?? null, token });
   }
-  if (ctx.out.json) {
-    ctx.out.printJson(rows);
-    return 0;
-  }
-  if (rows.length === 0) {
-    ctx.out.info('No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one');
-    return 0;
-  }
-  // The expiry is a column of its own, a time like any other: its age on a terminal ("in 59m"), ISO 8601 on a pipe.
-  await ctx.out.table(
-    ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'SECRET', 'TOKEN', 'EXPIRES'],
-    rows.map((r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretKeptIn ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-']),
-  );
+  const drawn = await ctx.out.list(rows, {
+    empty: 'No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one',
+    // The expiry is a column of its own, a time like any other: its age on a terminal ("in 59m"), ISO 8601 on a pipe.
+    head: ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'SECRET', 'TOKEN', 'EXPIRES'],
+    row: (r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretKeptIn ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-'],
+  });
+  if (!drawn) return 0;
   const s = ctx.settingsWithoutProfileCheck;
   if (s.profileSource === 'env' && s.profile !== current) {
     ctx.out.info(`note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`);

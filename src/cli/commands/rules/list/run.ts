@@ -6,17 +6,10 @@ import type { ListInput } from './command.js';
 export async function run({ args: [appId], opts }: ListInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
   const rules = await listAllRules(api, appId, { limit: opts.limit, pageSize: opts.pageSize });
-  if (ctx.out.json) {
-    ctx.out.printJson(rules);
-    return 0;
-  }
-  if (rules.length === 0) {
-    ctx.out.info(`No entitlement configuration rules in app ${appId}`);
-    return 0;
-  }
-  await ctx.out.table(
-    ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
-    rules.map((r) => [r.priority ?? 0, r.id, r.displayName ?? '', r.enabled ? styled('yes', 'green') : styled('no', 'dim'), r.condition ?? '', r.settings?.requestPolicyId || '-']),
-  );
+  await ctx.out.list(rules, {
+    empty: `No entitlement configuration rules in app ${appId}`,
+    head: ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION', 'REQUEST POLICY'],
+    row: (r) => [r.priority ?? 0, r.id, r.displayName ?? '', r.enabled ? styled('yes', 'green') : styled('no', 'dim'), r.condition ?? '', r.settings?.requestPolicyId || '-'],
+  });
   return 0;
 }

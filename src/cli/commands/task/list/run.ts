@@ -27,23 +27,16 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
   const found = await listAllTasks(api, req, { limit: limit + 1, pageSize: opts.pageSize ?? Math.min(limit + 1, 100), keep });
   const views = found.slice(0, limit);
   if (found.length > limit) ctx.out.info(`More tasks match: showing the first ${limit} (--limit to see more)`);
-  if (ctx.out.json) {
-    ctx.out.printJson(views);
-    return 0;
-  }
-  if (views.length === 0) {
-    ctx.out.info(`No ${opts.state === 'all' ? '' : `${opts.state} `}tasks${opts.mine ? ' for you to approve' : ''}${req.query ? ` matching "${text(req.query)}"` : ''}`);
-    return 0;
-  }
-  await ctx.out.table(
-    ['ID', 'NUMBER', 'NAME', 'STEP', 'STATE', 'CREATED'],
-    views.map((raw) => {
+  await ctx.out.list(views, {
+    empty: `No ${opts.state === 'all' ? '' : `${opts.state} `}tasks${opts.mine ? ' for you to approve' : ''}${req.query ? ` matching "${text(req.query)}"` : ''}`,
+    head: ['ID', 'NUMBER', 'NAME', 'STEP', 'STATE', 'CREATED'],
+    row: (raw) => {
       const v = normalizeTaskView(raw);
       const t = v.task;
       const current = t.policy.current;
       // STATE is the task's, in the words of --state (the step's own state is in task get).
       return [text(t.id) || '-', t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), taskState(v), text(t.createdAt ?? '') || '-'];
-    }),
-  );
+    },
+  });
   return 0;
 }

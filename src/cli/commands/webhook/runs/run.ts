@@ -11,21 +11,14 @@ export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandC
     listRuns(api, listenerId, { limit: opts.limit, eventId: opts.eventId }),
     'listener IDs: agctl webhook listeners list (runs are kept by the embedded server: agctl serve, or --embedded)',
   );
-  if (ctx.out.json) {
-    ctx.out.printJson(page.runs);
-    return 0;
-  }
-  if (page.runs.length === 0) {
-    ctx.out.info(opts.eventId ? `No run of event ${opts.eventId} for listener ${listenerId}` : `No runs yet for listener ${listenerId}`);
-    return 0;
-  }
-  // A trigger is shown as JSON: one nested too deep to print is refused, as it is with -o json.
+  // A trigger is shown as JSON in the table: one nested too deep to print is refused, as it is with -o json.
   checkJsonDepth(page.runs);
-  await ctx.out.table(
-    ['RUN', 'ID', 'EVENT ID', 'CREATED', 'TRIGGER'],
+  const drawn = await ctx.out.list(page.runs, {
+    empty: opts.eventId ? `No run of event ${opts.eventId} for listener ${listenerId}` : `No runs yet for listener ${listenerId}`,
+    head: ['RUN', 'ID', 'EVENT ID', 'CREATED', 'TRIGGER'],
     // The trigger is the event's body, as its sender wrote it (the table escapes it like every cell).
-    page.runs.map((r) => [r.number, r.id, r.eventId, r.createdAt, typeof r.context?.trigger === 'string' ? r.context.trigger : JSON.stringify(r.context?.trigger)]),
-  );
-  if (page.total > page.runs.length) ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
+    row: (r) => [r.number, r.id, r.eventId, r.createdAt, typeof r.context?.trigger === 'string' ? r.context.trigger : JSON.stringify(r.context?.trigger)],
+  });
+  if (drawn && page.total > page.runs.length) ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
   return 0;
 }

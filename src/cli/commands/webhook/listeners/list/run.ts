@@ -12,17 +12,11 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
     listListeners(api, { limit: opts.limit }),
     'webhook listeners are listed by the embedded server (agctl serve, or --embedded); a tenant shows them in its web app',
   );
-  if (ctx.out.json) {
-    ctx.out.printJson(listeners.map(listenerShown));
-    return 0;
-  }
-  if (listeners.length === 0) {
-    ctx.out.info('No webhook listeners; create one with: agctl webhook listeners create');
-    return 0;
-  }
-  await ctx.out.table(
-    ['ID', 'NAME', 'AUTH', 'ALLOWED FROM', 'RUNS', 'URL'],
-    listeners.map((l) => [l.id, l.automation.name || '-', l.authMethod, listenerAllowedFrom(l), l.runCount ?? '-', l.url]),
-  );
+  await ctx.out.list(listeners, {
+    json: (all) => all.map(listenerShown),
+    empty: 'No webhook listeners; create one with: agctl webhook listeners create',
+    head: ['ID', 'NAME', 'AUTH', 'ALLOWED FROM', 'RUNS', 'URL'],
+    row: (l) => [l.id, l.automation.name || '-', l.authMethod, listenerAllowedFrom(l), l.runCount ?? '-', l.url],
+  });
   return 0;
 }
