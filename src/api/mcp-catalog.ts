@@ -12,7 +12,7 @@ import { itemProblem, normalize, shape, type Infer } from './shape.js';
  * the client's check of an answer come from it. Entries of `authModes` and
  * `configSchema.fields` are not checked: one that cannot be read is skipped.
  */
-const CATALOG_ENTRY = shape({
+export const CATALOG_ENTRY = shape({
   /** A 27-character KSUID: the `mcpServerCatalogId` of hosted servers. */
   id: { kind: 'string', required: true },
   displayName: { kind: 'string', optional: true, nullable: true },

@@ -110,7 +110,7 @@ export interface StoredServer {
 }
 
 /** What a credentials update reads of a catalog entry's config field (declared in mcp-catalog.ts). */
-export type CatalogConfigField = Pick<CatalogField, 'name' | 'secret'>;
+type CatalogConfigField = Pick<CatalogField, 'name' | 'secret'>;
 /** What a credentials update reads of a catalog entry (declared in mcp-catalog.ts). */
 export type CatalogEntryInfo = Pick<McpCatalogEntry, 'id'> & { serviceName: string; configFields: CatalogConfigField[] };
 

@@ -68,7 +68,6 @@ export const RUN = shape({
   context: { kind: 'object', of: { trigger: 'unknown' } },
   createdAt: 'string',
 });
-export type WebhookRun = Infer<typeof RUN>;
 
 /** GET /_embedded/v1/webhook_listeners/{id}/runs: newest first, and how many in all. */
 export const LIST_RUNS_RESPONSE = shape({
