@@ -10,6 +10,7 @@
 // the requests in flight finish (aborting them after INTERRUPT_GRACE_MS or a
 // second Ctrl-C) and summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import { networkFailure } from '../../../client/http.js';
 import { CliError, Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
 import { newEventId } from '../../../webhook/sign.js';
@@ -251,10 +252,9 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
       const sentAt = performance.now();
       const t0 = interval ? Math.min(due, sentAt) : sentAt;
       try {
-        const res = await pool.request({ path, method: 'POST', headers, body });
+        const status = await post(pool, { path, method: 'POST', headers, body });
         noAnswer = 0;
-        await res.body.dump({ limit: LOAD_MAX_BODY_BYTES });
-        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        statuses[status] = (statuses[status] ?? 0) + 1;
         latency.record(performance.now() - t0);
       } catch (err) {
         errorCount++;
@@ -390,4 +390,32 @@ export function loadExitCode(s: LoadSummary): ExitCode {
   }
   for (const n of Object.values(s.errors)) if (n > worst[0]) worst = [n, Exit.Server];
   return worst[1];
+}
+
+/**
+ * One POST through the pool: the status of its answer, once the answer has
+ * been read (its body dropped; past LOAD_MAX_BODY_BYTES the connection is
+ * closed instead). Through `dispatch`, without the body stream `request`
+ * makes for each answer: about a tenth of the sender's CPU less.
+ */
+function post(pool: Dispatcher, opts: Dispatcher.DispatchOptions): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let read = 0;
+    pool.dispatch(opts, {
+      // Present so undici takes this handler as one of its current (controller) kind.
+      onRequestStart() {},
+      onResponseStart(_controller, statusCode) {
+        status = statusCode;
+      },
+      onResponseData(controller, chunk) {
+        read += chunk.length;
+        if (read <= LOAD_MAX_BODY_BYTES) return;
+        resolve(status);
+        controller.abort(new Error('answer over the load-mode limit'));
+      },
+      onResponseEnd: () => resolve(status),
+      onResponseError: (_controller, err) => reject(err),
+    });
+  });
 }
