@@ -146,6 +146,16 @@ describe('webhook send (HMAC)', () => {
     expect(r.json()).toMatchObject({ body: Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]).toString('base64'), bodyEncoding: 'base64' });
   });
 
+  it('warns before sending a body the listener refuses as not UTF-8 JSON, by the listener\'s own rule', async () => {
+    const file = join(work, 'latin1-warn.bin');
+    writeFileSync(file, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d])); // {"a":"é"} in Latin-1
+    const r = await withSecret()(['webhook', 'send', hmacUrl, '--data-file', file, '--dry-run', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('the body is not valid JSON: the listener will answer 400');
+    const good = await withSecret()(['webhook', 'send', hmacUrl, '-d', '{"a":"é"}', '--dry-run', '-o', 'json']);
+    expect(good.stderr).not.toContain('not valid JSON');
+  });
+
   it('--dry-run prints a runnable curl command with the exact signature, and sends nothing', async () => {
     const before = (await runsOf(w.hmac.listenerId)).total;
     const body = `{"it's":"quoted","n":1}`;

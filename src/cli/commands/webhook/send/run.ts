@@ -12,7 +12,7 @@ import { readFileBytes } from '../../../io.js';
 import { shellQuote } from '../../../shell-quote.js';
 import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
-import { MAX_BODY_BYTES } from '../../../../webhook/verify.js';
+import { MAX_BODY_BYTES, jsonBody } from '../../../../webhook/verify.js';
 import { INCOMING_PATH } from '../../../../api/webhook-listeners.js';
 
 type SendOptions = SendInput['opts'];
@@ -167,11 +167,8 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   }
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
   const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf, opts.data === undefined && body.file === undefined ? 'the body' : undefined);
-  try {
-    JSON.parse(body.bytes.toString('utf8'));
-  } catch {
-    ctx.out.warn('the body is not valid JSON: the listener will answer 400');
-  }
+  // The listener's own rule (UTF-8 JSON text, no byte order mark), as --events checks each line.
+  if ('problem' in jsonBody(body.bytes)) ctx.out.warn('the body is not valid JSON: the listener will answer 400');
   if (body.bytes.length > MAX_BODY_BYTES) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
   if (loadFlag(opts)) return sendLoad(opts, ctx, { url, signer, extra, source: body.bytes });
 
