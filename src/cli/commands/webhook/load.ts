@@ -164,14 +164,13 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   const latency = new LatencyHistogram();
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
-  let errorCount = 0;
+  const errorCount = () => Object.values(errors).reduce((a, b) => a + b, 0);
   /** Requests in a row, since the last HTTP answer, that got none (not counting those aborted after Ctrl-C), and when the first of them was sent. */
   let noAnswer = 0;
   let noAnswerSince = 0;
   let next = 0;
   let sent = 0;
   let done = 0;
-  let aborted = 0;
   const started = performance.now();
   const interval = o.rate ? 1000 / o.rate : 0;
   const deadline = o.durationMs !== undefined ? started + o.durationMs : Infinity;
@@ -220,7 +219,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
 
   const drawBar = (end = '') => {
     const p = o.progress!;
-    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount, lineWidth(p), o.durationMs)) + end);
+    p.write(redraw(progressLine(done, o.count, performance.now() - started, statuses, errorCount(), lineWidth(p), o.durationMs)) + end);
   };
   const timer = o.progress ? setInterval(drawBar, 100) : undefined;
 
@@ -257,10 +256,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
         statuses[status] = (statuses[status] ?? 0) + 1;
         latency.record(performance.now() - t0);
       } catch (err) {
-        errorCount++;
         if (destroyed) {
           errors[ABORTED] = (errors[ABORTED] ?? 0) + 1;
-          aborted++;
           done++;
           continue;
         }
@@ -308,7 +305,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
     bodyBytes: single ? single.length : null,
     events: o.events ?? null,
     durationMs: round(durationMs, 1),
-    throughput: round(((done - aborted) / durationMs) * 1000, 1),
+    throughput: round(((done - (errors[ABORTED] ?? 0)) / durationMs) * 1000, 1),
     statuses,
     errors,
     latencyFrom: interval ? 'due' : 'sent',
