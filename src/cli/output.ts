@@ -9,7 +9,7 @@ import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
 import { UsageError } from '../lib/exit.js';
-import { columnKey, type ColumnName, type ColumnPick, type Columns } from './tree/columns.js';
+import { columnKey, type ColumnName, type ColumnPick, type Columns } from './columns.js';
 
 type Style = (s: string) => string;
 interface Styles {
@@ -77,6 +77,11 @@ export class Output {
    */
   pickColumns(names: ColumnPick | undefined): void {
     this.#pick = names;
+  }
+
+  /** Whether `--columns` chose what to print (a get command then prints its chosen fields and nothing more). */
+  get picked(): boolean {
+    return this.#pick !== undefined;
   }
 
   /** chalk styles when colour is on (loaded on first use), identity functions otherwise. */

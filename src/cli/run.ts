@@ -9,7 +9,8 @@ import { escapeControls } from './escape.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
 import { colorEnabled, paintLabels } from './paint.js';
-import { columnKey, declaredColumns, type ColumnPick } from './tree/columns.js';
+import { columnKey, type ColumnPick } from './columns.js';
+import { declaredColumns } from './tree/columns.js';
 
 export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise<CommandResult>): Promise<void> {
   const invocation = invocationOf(cmd);

@@ -98,7 +98,7 @@ describe('terminal decisions', () => {
   });
 
   it('the context refuses a bad output format before anything runs', () => {
-    expect(() => makeCtx({ flags: { output: 'yaml' } })).toThrow(UsageError);
+    expect(() => makeCtx({ flags: { output: 'csv' } })).toThrow(UsageError);
     expect(() => makeCtx({ env: { AGCTL_OUTPUT: 'xml' } })).toThrow(/AGCTL_OUTPUT/);
   });
 });

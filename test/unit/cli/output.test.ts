@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
 import { Output, RECORDS_BELOW, age, fitTable, plainColumns, styled, visible } from '../../../src/cli/output.js';
-import type { Columns } from '../../../src/cli/tree/columns.js';
+import type { Columns } from '../../../src/cli/columns.js';
 
 function capture(tty: boolean, columns?: number, now?: number, color = false, format: 'table' | 'wide' = 'table') {
   let text = '';
