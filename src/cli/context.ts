@@ -10,7 +10,8 @@ import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, inClearWarning, t
 import { isKeySecret } from '../lib/client-secret.js';
 import { cleanSecret } from '../lib/secret-text.js';
 import { VaultTokenCache } from './token-cache.js';
-import { colorEnabled, promptsAllowed, type IO } from './io.js';
+import { promptsAllowed, type IO } from './io.js';
+import { colorEnabled } from './paint.js';
 import { Output } from './output.js';
 import { escapeControls } from './escape.js';
 import { CLEAR_LINE } from './live-line.js';

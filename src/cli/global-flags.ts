@@ -3,13 +3,13 @@
 // (src/cli/program.ts: which groups to declare, whether errors are JSON).
 import { InvalidArgumentError, Option } from 'commander';
 import { completeWith } from './declare.js';
+import { OUTPUT_FORMATS, isOutputFormat } from '../lib/output-format.js';
 
-const OUTPUT_FORMATS = ['table', 'json'];
 
 /** -o's value, in any case (`-o JSON`). */
 function outputFormat(value: string): string {
   const format = value.toLowerCase();
-  if (!OUTPUT_FORMATS.includes(format)) throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
+  if (!isOutputFormat(format)) throw new InvalidArgumentError(`Allowed choices are ${OUTPUT_FORMATS.join(', ')}.`);
   return format;
 }
 

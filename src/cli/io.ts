@@ -29,15 +29,6 @@ export interface IO {
   onTerminate(listener: () => void): () => void;
 }
 
-/** Colour is on for terminals unless NO_COLOR, --no-color, or TERM=dumb; FORCE_COLOR forces it. */
-export function colorEnabled(io: IO, env: NodeJS.ProcessEnv, flag: boolean | undefined, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
-  if (flag === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
-  if (env.TERM === 'dumb') return false;
-  return stream === 'stdout' ? io.isStdoutTTY : io.isStderrTTY;
-}
-
 /**
  * The pager for long tables on a terminal: AGCTL_PAGER, else PAGER (as gh's
  * GH_PAGER and PAGER), else `less` when it is on PATH (as git does); none

@@ -8,6 +8,7 @@ import { version } from '../version.js';
 import { escapeControls, safeJson } from './escape.js';
 import { bindInvocation, type Invocation } from './invocation.js';
 import type { IO } from './io.js';
+import { colorEnabled, paintLabels } from './paint.js';
 
 export { processIO } from './process-io.js';
 
@@ -30,7 +31,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   }
   const { buildProgram, walk, wantsJson } = await import('./program.js');
   const program = await buildProgram(args);
-  const json = wantsJson(args, env);
+  const json = wantsJson(args, env, io.isStderrTTY);
   const invocation: Invocation = { io, env, clock: deps.clock, startedAt, json };
   bindInvocation(program, invocation);
   // Parse errors follow -o json too: one JSON object on stderr, like every other error.
@@ -40,7 +41,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     cmd.configureOutput({
       writeOut: (s) => io.stdout.write(s),
       // commander quotes the arguments it refuses: their control characters show as escapes.
-      writeErr: (s) => io.stderr.write(escapeControls(s, '\n')),
+      writeErr: (s) => io.stderr.write(paintLabels(escapeControls(s, '\n'), colorEnabled(io, env, !args.includes('--no-color'), 'stderr'))),
       getOutHelpWidth: () => helpWidth(io.isStdoutTTY, io.stdout),
       getErrHelpWidth: () => helpWidth(io.isStderrTTY, io.stderr),
       // The help text carries no colour of its own.

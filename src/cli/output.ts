@@ -8,6 +8,8 @@ import { escapeControls, safeJson } from './escape.js';
 import type { IO } from './io.js';
 import type { JqFilter } from './jq.js';
 import type { OutputFormat } from '../config/resolve.js';
+import { UsageError } from '../lib/exit.js';
+import { columnKey, type ColumnName, type ColumnPick, type Columns } from './columns.js';
 
 type Style = (s: string) => string;
 interface Styles {
@@ -52,6 +54,8 @@ export class Output {
   #styles?: Styles;
   #jq?: JqFilter;
   #pager?: { command: string; env: NodeJS.ProcessEnv };
+  #pick?: ColumnPick;
+  #yaml?: (value: unknown) => string;
   /** Milliseconds since the epoch (tables show times relative to it). */
   readonly #now: () => number;
 
@@ -62,8 +66,22 @@ export class Output {
     this.#now = now;
   }
 
+  /** Whether the command prints its answer as a document (-o json or -o yaml) rather than a table or fields. */
   get json(): boolean {
-    return this.format === 'json';
+    return this.format === 'json' || this.format === 'yaml';
+  }
+
+  /**
+   * The columns `--columns` picked, in order, for the table or the fields
+   * printed next (the runner sets them before the command runs).
+   */
+  pickColumns(names: ColumnPick | undefined): void {
+    this.#pick = names;
+  }
+
+  /** Whether `--columns` chose what to print (a get command then prints its chosen fields and nothing more). */
+  get picked(): boolean {
+    return this.#pick !== undefined;
   }
 
   /** chalk styles when colour is on (loaded on first use), identity functions otherwise. */
@@ -95,9 +113,29 @@ export class Output {
     this.#pager = command ? { command, env } : undefined;
   }
 
-  /** Prints a JSON document on stdout (or what --jq makes of it); one that nests too deep to print is an error (exit 9). */
+  /**
+   * Loads the YAML writer when the format is yaml (js-yaml, only then), so
+   * that `printJson` can stay synchronous.
+   */
+  async useYaml(): Promise<void> {
+    if (this.format !== 'yaml' || this.#yaml) return;
+    const { dump } = await import('js-yaml');
+    // noRefs: a value that repeats is written again, not as an anchor; strings stay strings (quoted where YAML would read them otherwise).
+    this.#yaml = (value) => dump(value, { noRefs: true, lineWidth: -1 });
+  }
+
+  /**
+   * Prints a JSON document on stdout (as YAML with -o yaml, or what --jq
+   * makes of it); one that nests too deep to print is an error (exit 9).
+   */
   printJson(value: unknown): void {
     checkJsonDepth(value);
+    if (this.#yaml) {
+      const text = this.#yaml(JSON.parse(JSON.stringify(value) ?? 'null'));
+      // js-yaml escapes C0 controls in strings it quotes; on a terminal what is left (bidi, C1) shows as escapes too.
+      this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
+      return;
+    }
     if (!this.#jq) {
       this.io.stdout.write(safeJson(value, 2) + '\n');
       return;
@@ -135,49 +173,72 @@ export class Output {
     this.info([styled('✗', 'red'), ' ', line]);
   }
 
-  /**
-   * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
-   * terminal), columns apart by two spaces, no borders. On a terminal a
-   * timestamp (a cell that is an ISO 8601 time) shows as its age ("2h ago"),
-   * the table fits its width (free-text columns are cut, then long IDs and
-   * URLs wrap, see `fitColumns`; a terminal too narrow even then gets one
-   * record per row, its values wrapped) and goes
-   * through the pager when longer than the terminal; on a pipe nothing is
-   * cut or changed.
-   */
-  async table(head: string[], rows: Text[][]): Promise<void> {
-    const s = await this.styles();
-    const tty = this.io.isStdoutTTY;
-    const raw = rows.map((r) => r.map((c) => render(c, PLAIN_STYLES)));
-    const now = this.#now();
-    // Only a styled cell (an object) is rendered again, in colour; the others show their plain text.
-    const cells = raw.map((r, i) =>
-      r.map((text, j) => {
-        const cell = rows[i]![j]!;
-        return tty && ISO_TIME.test(text) ? age(text, now) : typeof cell === 'object' ? render(cell, s) : text;
-      }),
-    );
-    const shownHead = head.map((h) => s.bold(h));
-    if (!tty) {
-      // Piped: every cell whole, nothing measured against a width.
-      this.io.stdout.write(plainColumns(shownHead, cells));
-      return;
-    }
-    const columns = this.io.stdout.columns;
-    const free = freeText(raw, head.length);
-    const widths = fitColumns(head, cells, columns, free);
-    const text = widths ? renderColumns(shownHead, cells, widths, free) : records(shownHead, head, cells, columns!);
-    const rowsOnScreen = this.io.stdout.rows;
-    if (rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text))) return;
-    this.io.stdout.write(text);
+  /** A `hint:` line on stderr, as every hint is written. */
+  hint(line: Text): void {
+    this.info([styled('hint:', 'dim'), ' ', line]);
   }
 
   /**
-   * What a list command prints: with -o json the items (or `json` of them),
-   * else `empty` on stderr when there are none, else a table of a `row` an
-   * item. True when it drew a table (a command may add a line under it).
+   * Prints a table on stdout, as kubectl and gh do: a header row (bold on a
+   * terminal), columns apart by two spaces, no borders. `head` is the columns
+   * in display order with their ranks (plain names rank by position). On a
+   * terminal a timestamp (a cell that is an ISO 8601 time) shows as its age
+   * ("2h ago") and the table fits its width by one rule for every list
+   * (`fitTable`): free-text columns are cut with "…", then the lowest-ranked
+   * columns are left out (a hint names them), a row never wraps; a terminal
+   * narrower than RECORDS_BELOW gets one record per row. It goes through the
+   * pager when longer than the terminal. On a pipe and with `-o wide` every
+   * column is shown whole. `--columns` (see `pickColumns`) chooses and orders
+   * the columns first.
    */
-  async list<T>(items: readonly T[], how: { json?: (items: readonly T[]) => unknown; empty: Text; head: string[]; row: (item: T) => Text[] }): Promise<boolean> {
+  async table(head: Columns | readonly string[], rows: Text[][]): Promise<void> {
+    const s = await this.styles();
+    const tty = this.io.isStdoutTTY;
+    let columns: Columns = head.map((h, j) => (typeof h === 'string' ? ([h, j + 1] as const) : h));
+    let picked = columns.map((_, j) => j);
+    if (Array.isArray(this.#pick)) {
+      picked = this.#pick.map((name) => columns.findIndex(([n]) => n === name)).filter((j) => j >= 0);
+      columns = picked.map((j) => [columns[j]![0], 1] as const);
+    }
+    const names = columns.map(([name]) => name);
+    const raw = rows.map((r) => picked.map((j) => render(r[j] ?? '', PLAIN_STYLES)));
+    const now = this.#now();
+    // Only a styled cell (an object) is rendered again, in colour; the others show their plain text.
+    const cells = raw.map((r, i) =>
+      r.map((text, k) => {
+        const cell = rows[i]![picked[k]!]!;
+        return tty && ISO_TIME.test(text) ? age(text, now) : typeof cell === 'object' ? render(cell, s) : text;
+      }),
+    );
+    const shownHead = names.map((h) => s.bold(h));
+    if (!tty || this.format === 'wide') {
+      // Piped, or -o wide: every cell whole, nothing measured against a width.
+      this.io.stdout.write(plainColumns(shownHead, cells));
+      return;
+    }
+    const width = this.io.stdout.columns;
+    const fit = fitTable(columns, cells, width);
+    let text: string;
+    if (fit) {
+      const { keep, widths } = fit;
+      text = renderColumns(keep.map((j) => shownHead[j]!), cells.map((r) => keep.map((j) => r[j]!)), widths);
+    } else text = records(shownHead, names, cells, width!);
+    const rowsOnScreen = this.io.stdout.rows;
+    if (!(rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text)))) this.io.stdout.write(text);
+    const left = fit ? names.filter((_, j) => !fit.keep.includes(j)) : [];
+    if (left.length) this.hint(`${left.join(', ')} left out to fit ${width} columns: -o wide shows every column, --columns chooses them`);
+  }
+
+  /**
+   * What a list command prints: with -o json or yaml the items (or `json` of
+   * them), else `empty` on stderr when there are none, else a table of a
+   * `row` an item, in its declared `columns`. True when it drew a table (a
+   * command may add a note under it, on stderr).
+   */
+  async list<T, C extends Columns>(
+    items: readonly T[],
+    how: { json?: (items: readonly T[]) => unknown; empty: Text; columns: C; row: (item: T) => Record<ColumnName<C>, Text> },
+  ): Promise<boolean> {
     if (this.json) {
       this.printJson(how.json ? how.json(items) : items);
       return false;
@@ -186,7 +247,11 @@ export class Output {
       this.info(how.empty);
       return false;
     }
-    await this.table(how.head, items.map((item) => how.row(item)));
+    const names: ColumnName<C>[] = how.columns.map(([name]) => name);
+    await this.table(how.columns, items.map((item) => {
+      const row = how.row(item);
+      return names.map((n) => row[n]);
+    }));
     return true;
   }
 
@@ -225,8 +290,24 @@ export class Output {
     });
   }
 
-  /** Key/value lines ("Label:  value") on stdout; a value shows as a table cell does, '-' when absent. */
+  /**
+   * Key/value lines ("Label:  value") on stdout; a value shows as a table
+   * cell does, '-' when absent. With `--columns`, the fields named (by their
+   * label, as `columnKey` spells it) in that order; a name no field has is
+   * an error that lists the fields.
+   */
   fields(pairs: [string, Text | undefined | null][]): void {
+    if (this.#pick === 'help') {
+      // A get command's fields depend on the answer: they are listed from it.
+      for (const [label] of pairs) this.print(columnKey(label));
+      return;
+    }
+    if (this.#pick) {
+      const byKey = new Map(pairs.map((p) => [columnKey(p[0]), p] as const));
+      const missing = this.#pick.filter((name) => !byKey.has(columnKey(name)));
+      if (missing.length) throw new UsageError(`--columns: no field ${missing.map((m) => `"${m}"`).join(', ')} here`, `the fields are ${[...byKey.keys()].join(', ')}`);
+      pairs = this.#pick.map((name) => byKey.get(columnKey(name))!);
+    }
     // A label can be a server's too (a catalog entry's own members).
     const labels = pairs.map(([k]) => escapeControls(k));
     const width = widest(labels) + 2;
@@ -261,48 +342,18 @@ const GAP = 2;
 /** Lines of text (ending in a line break). */
 const countLines = (text: string) => text.split('\n').length - 1;
 
-/**
- * Aligned columns, each `widths[j]` wide, two spaces apart, trailing spaces
- * trimmed. A cell wider than its column is cut with "…" in a free-text
- * column (`free[j]`), else wrapped onto continuation lines (nothing lost).
- */
-function renderColumns(head: string[], rows: string[][], widths: number[], free: boolean[] = []): string {
-  const row = (r: string[]) => {
-    const cells = widths.map((w, j) => {
-      const c = r[j] ?? '';
-      return visible(c) <= w ? [c] : free[j] ? [truncate(c, w)] : slices(c, w);
-    });
-    const height = Math.max(1, ...cells.map((lines) => lines.length));
-    const lines: string[] = [];
-    for (let i = 0; i < height; i++) {
-      lines.push(
-        cells
-          .map((c, j) => {
-            const shown = c[i] ?? '';
-            return shown + ' '.repeat(Math.max(0, widths[j]! - visible(shown)));
-          })
-          .join(' '.repeat(GAP))
-          .trimEnd(),
-      );
-    }
-    return lines.join('\n');
-  };
+/** Aligned columns, each `widths[j]` wide, two spaces apart, trailing spaces trimmed; a cell wider than its column is cut with "…". */
+function renderColumns(head: string[], rows: string[][], widths: number[]): string {
+  const row = (r: string[]) =>
+    widths
+      .map((w, j) => {
+        const c = r[j] ?? '';
+        const shown = visible(c) <= w ? c : truncate(c, w);
+        return shown + ' '.repeat(Math.max(0, w - visible(shown)));
+      })
+      .join(' '.repeat(GAP))
+      .trimEnd();
   return [head, ...rows].map(row).join('\n') + '\n';
-}
-
-/** `text` in slices of at most `width` columns, the last one shorter (an ID or a URL over lines). */
-function slices(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const ch of text) {
-    if (line !== '' && visible(line + ch) > width) {
-      out.push(line);
-      line = '';
-    }
-    line += ch;
-  }
-  out.push(line);
-  return out;
 }
 
 /**
@@ -369,42 +420,50 @@ function freeText(rows: string[][], count: number): boolean[] {
   return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')));
 }
 
+/** Below this terminal width every list prints one record per row instead of a table. */
+export const RECORDS_BELOW = 40;
+
+/** The narrowest a free-text column is cut to (or its header, when wider). */
+const FREE_TEXT_FLOOR = 12;
+
 /**
- * Column widths that fit the table into `columns` (all of it when the width
- * is unknown), or undefined when nothing fits it (the caller shows records).
- * Free-text columns give way first (their cells are cut): the widest takes
- * the cut alone down to its header or 10 (whichever is wider), then the next
- * widest. When that is not enough, a last column of long values (a URL) may
- * run past the edge, whole, if its header fits; else the other columns of
- * long values (IDs, URLs) give way, widest first, their cells wrapped onto a
- * second line rather than cut (nothing of them is lost): each down to half
- * its width, its header or LONG_VALUE, whichever is widest.
+ * How a table fits `width` columns of terminal (all of it when the width is
+ * unknown), the one rule for every list: `keep`, the columns shown (indexes,
+ * in display order), and their widths; undefined below RECORDS_BELOW (the
+ * caller prints records).
+ * 1. Every column at its widest cell, if the table fits.
+ * 2. Else free-text columns (names, conditions) are cut with "…", widest
+ *    first, each down to its header or FREE_TEXT_FLOOR; IDs, URLs, times and
+ *    numbers are never cut (a cut ID is of no use).
+ * 3. Else the lowest-ranked column is left out and 2 is tried again, until
+ *    the table fits; the top-ranked column always stays, cut to the width if
+ *    it must be. A row never wraps.
  */
-export function fitColumns(head: string[], rows: string[][], columns: number | undefined, free = freeText(rows, head.length)): number[] | undefined {
-  const widths = naturalWidths(head, rows);
-  let excess = columns && columns > 0 ? tableWidth(widths) - columns : 0;
-  /** The columns `which` picks give way, widest first, each down to `floor(j)`. */
-  const giveWay = (which: (j: number) => boolean, floor: (j: number) => number) => {
-    const widestFirst = widths.map((_, j) => j).filter(which).sort((a, b) => widths[b]! - widths[a]! || a - b);
-    for (const j of widestFirst) {
+export function fitTable(columns: Columns, rows: string[][], width: number | undefined): { keep: number[]; widths: number[] } | undefined {
+  const natural = naturalWidths(columns.map(([name]) => name), rows);
+  const all = natural.map((_, j) => j);
+  if (!width || width <= 0) return { keep: all, widths: natural };
+  if (width < RECORDS_BELOW) return undefined;
+  const free = freeText(rows, columns.length);
+  const floor = (j: number) => Math.max(visible(columns[j]![0]), FREE_TEXT_FLOOR);
+  // Lowest rank last; on a tie the column further right goes first.
+  const byRank = [...all].sort((a, b) => columns[a]![1] - columns[b]![1] || a - b);
+  for (let shown = byRank.length; shown >= 1; shown--) {
+    const keep = all.filter((j) => byRank.indexOf(j) < shown);
+    const widths = keep.map((j) => natural[j]!);
+    let excess = tableWidth(widths) - width;
+    const widestFirst = keep.map((_, k) => k).filter((k) => free[keep[k]!]).sort((a, b) => widths[b]! - widths[a]! || a - b);
+    for (const k of widestFirst) {
       if (excess <= 0) break;
-      const cut = Math.max(0, Math.min(excess, widths[j]! - floor(j)));
-      widths[j]! -= cut;
+      const cut = Math.max(0, Math.min(excess, widths[k]! - floor(keep[k]!)));
+      widths[k]! -= cut;
       excess -= cut;
     }
-  };
-  const headWidth = (j: number) => visible(head[j]!);
-  giveWay((j) => free[j]!, (j) => Math.max(headWidth(j), 10));
-  if (excess <= 0) return widths;
-  const last = widths.length - 1;
-  if (!free[last] && widths[last]! >= LONG_VALUE && excess - widths[last]! + headWidth(last) <= 0) return widths;
-  // Wrapped, a long value takes two lines at most; a short one (a number, a time, a flag) never wraps.
-  giveWay((j) => !free[j] && widths[j]! > LONG_VALUE, (j) => Math.max(headWidth(j), LONG_VALUE, Math.ceil(widths[j]! / 2)));
-  return excess <= 0 ? widths : undefined;
+    if (excess <= 0) return { keep, widths };
+    if (shown === 1) return { keep, widths: [Math.min(widths[0]!, width)] };
+  }
+  return undefined;
 }
-
-/** Columns from which a column of IDs or URLs is long: the last one may run past the terminal's edge, others wrap (down to this width), rather than turn the table into records. */
-const LONG_VALUE = 20;
 
 /** A cell that is an ISO 8601 time, as the service writes them ("2026-11-25T07:13:08.295Z"). */
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:\d\d)$/;

@@ -35,15 +35,18 @@ export function groupsFor(args: readonly string[], groups: readonly string[]): S
  * AGCTL_OUTPUT. (Once a command's context exists, its resolved output format
  * decides: a profile's too.)
  */
-export function wantsJson(args: readonly string[], env: NodeJS.ProcessEnv): boolean {
+export function wantsJson(args: readonly string[], env: NodeJS.ProcessEnv, stderrTTY = false): boolean {
   const { given, values } = readLine(args);
   const format = values.get('output');
   if (format !== undefined) return format.toLowerCase() === 'json';
-  return given.has('jq') || env.AGCTL_OUTPUT?.toLowerCase() === 'json';
+  // --jq alone implies JSON output, but its errors are JSON only for a program reading them (a person gets a line in words).
+  return (given.has('jq') && !stderrTTY) || env.AGCTL_OUTPUT?.toLowerCase() === 'json';
 }
 
 /** commander's parse errors as `agctl: ...`, an argument's control characters shown as escapes (commander's own line breaks stay). */
-const outputError = (str: string, write: (s: string) => void) => write(`agctl: ${escapeControls(str.replace(/^error: /, ''), '\n')}`);
+const outputError = (str: string, write: (s: string) => void) =>
+  // commander's typo suggestion is a hint like every other.
+  write(`agctl: ${escapeControls(str.replace(/^error: /, '').replace(/\n?\(Did you mean (.+)\?\)\s*$/, '\nhint: did you mean $1?\n'), '\n')}`);
 
 /**
  * Every help page fits 80 columns: a subcommand listed by its name alone (its

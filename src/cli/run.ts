@@ -8,6 +8,9 @@ import { jsonErrorLine, renderError, withProfile } from './errors.js';
 import { escapeControls } from './escape.js';
 import { invocationOf } from './invocation.js';
 import { pagerCommand, type IO } from './io.js';
+import { colorEnabled, paintLabels } from './paint.js';
+import { columnKey, type ColumnPick } from './columns.js';
+import { declaredColumns } from './tree/columns.js';
 
 export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise<CommandResult>): Promise<void> {
   const invocation = invocationOf(cmd);
@@ -15,15 +18,28 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
   const flags = cmd.optsWithGlobals() as GlobalFlags & { jq?: string };
   let ctx: CommandContext | undefined;
   let code: number;
+  // --jq alone implies -o json; its errors are JSON only off a terminal (see wantsJson).
+  const jqOnly = flags.jq !== undefined && flags.output === undefined;
   try {
     if (flags.jq !== undefined) flags.output = jqOutput(cmd, flags.output);
     ctx = new CommandContext({ io, env, flags, clock });
     if (ctx.out.color) await ctx.out.styles();
     if (flags.jq !== undefined) await ctx.out.useJq(flags.jq, env);
+    await ctx.out.useYaml();
     ctx.out.usePager(pagerCommand(env), env);
-    code = (await fn(ctx)) ?? 0;
+    const pick = (cmd.opts() as { columns?: ColumnPick }).columns;
+    const declared = cmd.options.map((o) => declaredColumns(o)).find(Boolean);
+    if (pick === 'help' && declared) {
+      // The columns a list declares are listed without asking the server (a get command's come from its answer).
+      for (const name of declared) ctx.out.print(columnKey(name));
+      code = 0;
+    } else {
+      ctx.out.pickColumns(pick);
+      code = (await fn(ctx)) ?? 0;
+    }
   } catch (err) {
-    code = report(err, flags, io, ctx?.out.json ?? invocation.json, settingsIfAny(ctx));
+    const json = ctx ? ctx.out.format === 'json' && !(jqOnly && io.isStderrTTY) : invocation.json;
+    code = report(err, flags, io, json, settingsIfAny(ctx), colorEnabled(io, env, flags.color, 'stderr'));
   } finally {
     await ctx?.close();
   }
@@ -33,7 +49,7 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
 /** --jq filters JSON: it implies -o json, contradicts -o table, and has nothing to filter where no JSON is printed. */
 function jqOutput(cmd: Command, output: string | undefined): 'json' {
   if (!printsJson(cmd)) throw new UsageError(`--jq filters JSON output: \`${cmd.name()}\` prints none`, 'drop --jq');
-  if (output !== undefined && output !== 'json') throw new UsageError('--jq filters JSON output: it cannot be combined with -o table', 'drop -o table (--jq implies -o json)');
+  if (output !== undefined && output !== 'json') throw new UsageError(`--jq filters JSON output: it cannot be combined with -o ${output}`, `drop -o ${output} (--jq implies -o json)`);
   return 'json';
 }
 
@@ -47,14 +63,13 @@ function settingsIfAny(ctx: CommandContext | undefined): Settings | undefined {
 }
 
 /** `settings`: the command's, for the profile a hint to log in names. */
-function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, settings?: Settings): number {
+function report(err: unknown, flags: Pick<GlobalFlags, 'debug'>, io: IO, json: boolean, settings?: Settings, color = false): number {
   const r = renderError(err);
   const hint = withProfile(r.hint, settings);
   if (json) {
     io.stderr.write(jsonErrorLine(r.json, { hint: hint ?? null }));
   } else {
-    io.stderr.write(`agctl: ${r.line}\n`);
-    if (hint) io.stderr.write(`hint: ${hint}\n`);
+    io.stderr.write(paintLabels(`agctl: ${r.line}\n${hint ? `hint: ${hint}\n` : ''}`, color));
   }
   // The stack's first line is the message, which may quote a server's text.
   if (flags.debug && r.exitCode === Exit.Bug && err instanceof Error && err.stack) io.stderr.write(escapeControls(err.stack, '\n') + '\n');

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { readTextIfExists, ensurePrivateDir, inConfigDir, inConfigDirAsync } from './secure-file.js';
 import { LockBusyError, acquireLock } from './lock.js';
 import { UsageError } from '../lib/exit.js';
+import type { OutputFormat } from '../lib/output-format.js';
 
 export interface Profile {
   baseUrl?: string;
   clientId?: string;
-  output?: 'table' | 'json';
+  output?: OutputFormat;
   /** Logged in with --insecure-http to a plain-http base URL on another machine: its plain secret may go there (with a warning each time). */
   insecureHttp?: boolean;
 }

@@ -4,6 +4,7 @@ import { DEFAULT_PROFILE, ProfileStore, UnknownProfileError, isValidProfileName,
 import { Vault } from './vault.js';
 import { configDir } from './paths.js';
 import { hasScheme, hideUserinfo } from '../lib/url.js';
+import { OUTPUT_FORMATS, isOutputFormat, type OutputFormat } from '../lib/output-format.js';
 
 export interface GlobalFlags {
   profile?: string;
@@ -18,7 +19,7 @@ export interface GlobalFlags {
   insecureHttp?: boolean;
 }
 
-export type OutputFormat = 'table' | 'json';
+export type { OutputFormat };
 
 export interface Settings {
   profile: string;
@@ -97,8 +98,8 @@ export function refusePath(url: string, from: string, fix: (origin: string) => s
 export function parseOutput(raw: string | undefined, from: string): OutputFormat | undefined {
   if (raw === undefined || raw === '') return undefined;
   const format = raw.toLowerCase();
-  if (format === 'table' || format === 'json') return format;
-  throw new UsageError(`${from}: unknown output format "${raw}"`, 'use table or json');
+  if (isOutputFormat(format)) return format;
+  throw new UsageError(`${from}: unknown output format "${raw}"`, `use ${OUTPUT_FORMATS.join(', ')}`);
 }
 
 export function parseTimeout(raw: string | number | undefined, env: NodeJS.ProcessEnv): number {

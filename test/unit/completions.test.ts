@@ -204,7 +204,7 @@ describe('shell completions', () => {
     }
     const list = nodes.find((n) => n.path.join(' ') === 'rules list')!;
     expect(list.options.map((o) => o.flags[0])).toEqual(expect.arrayContaining(['--limit', '--page-size', '--profile', '--output', '--help']));
-    expect(scripts.fish).toContain("complete -c agctl -n 'test (__agctl_path) = '\\''rules list'\\''' -l output -s o -x -a 'table json'");
+    expect(scripts.fish).toContain("complete -c agctl -n 'test (__agctl_path) = '\\''rules list'\\''' -l output -s o -x -a 'table wide json yaml'");
     expect(scripts.zsh).not.toMatch(/^\s*local\s[^\n#]*\bpath\b/m); // zsh ties path to PATH
     expect(scripts.zsh.startsWith('#compdef agctl\n')).toBe(true);
     expect(scripts.bash).toContain('complete -o default -F _agctl agctl');
@@ -221,7 +221,7 @@ describe('shell completions', () => {
     for (const [, flag] of FILE_FLAGS) expect(values.get(flag)?.kind, flag).toBe('file');
     expect(values.get('--config-file')).toEqual({ kind: 'file', keyed: true });
     expect(values.get('--data-dir')).toEqual({ kind: 'dir' });
-    expect(values.get('-o')).toEqual({ kind: 'choices', choices: ['table', 'json'] });
+    expect(values.get('-o')).toEqual({ kind: 'choices', choices: ['table', 'wide', 'json', 'yaml'] });
     expect(values.get('--alg')).toEqual({ kind: 'choices', choices: ['ES256', 'RS256', 'EdDSA'] });
     expect(values.get('--profile')).toEqual({ kind: 'dynamic', source: 'profiles' });
     expect(values.get('--url')?.kind).toBe('none');
@@ -267,10 +267,10 @@ describe('bash completion (run)', () => {
   });
 
   it('completes the values of enumerated flags, also as --flag=value', async () => {
-    expect(sorted(await bashComplete('agctl -o '))).toEqual(['json', 'table']);
+    expect(sorted(await bashComplete('agctl -o '))).toEqual(['json', 'table', 'wide', 'yaml']);
     expect(await bashComplete('agctl rules list --output j')).toEqual(['json']);
     expect(await bashComplete('agctl --output=j')).toEqual(['json']);
-    expect(sorted(await bashComplete('agctl --output='))).toEqual(['json', 'table']);
+    expect(sorted(await bashComplete('agctl --output='))).toEqual(['json', 'table', 'wide', 'yaml']);
     expect(sorted(await bashComplete('agctl webhook keygen --alg '))).toEqual(['ES256', 'EdDSA', 'RS256']);
     expect(sorted(await bashComplete('agctl webhook listeners create --auth-method '))).toEqual(['HMAC', 'JWT']);
     expect(await bashComplete('agctl webhook listeners l')).toEqual(['list']);
@@ -342,7 +342,7 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
 
   it('completes the values of enumerated flags', async () => {
     const [o, output, alg] = await matches(['agctl -o ', 'agctl --output=j', 'agctl webhook send x --alg ']);
-    expect(sorted(o!)).toEqual(['json', 'table']);
+    expect(sorted(o!)).toEqual(['json', 'table', 'wide', 'yaml']);
     expect(output).toEqual(['--output=json']);
     expect(sorted(alg!)).toEqual(['ES256', 'EdDSA', 'RS256']);
   });
@@ -392,7 +392,7 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
   it('completes commands, and enumerated flag values', async () => {
     const [l, o, output, alg] = await Promise.all(['agctl rules l', 'agctl -o ', 'agctl --output=j', 'agctl webhook keygen --alg '].map((line) => fishComplete(line)));
     expect(l).toEqual(['list']);
-    expect(sorted(o!)).toEqual(['json', 'table']);
+    expect(sorted(o!)).toEqual(['json', 'table', 'wide', 'yaml']);
     expect(output).toEqual(['--output=json']);
     expect(sorted(alg!)).toEqual(['ES256', 'EdDSA', 'RS256']);
   });

@@ -64,7 +64,7 @@ describe('__complete: commands, flags and fixed values from the tree', () => {
     expect(values(await cli(['__complete', '--', '-'])).every((w) => w.startsWith('-'))).toBe(true);
     expect(offered(await cli(['__complete', '--', 'rules', 'l']))).toEqual(['list\tList the rules of an app in evaluation order (priority, then ID)']);
     expect(values(await cli(['__complete', '--', 'rules', 'list', 'app', '--li']))).toEqual(['--limit']);
-    expect(values(await cli(['__complete', '--', '-o', '']))).toEqual(['table', 'json']);
+    expect(values(await cli(['__complete', '--', '-o', '']))).toEqual(['table', 'wide', 'json', 'yaml']);
     expect(values(await cli(['__complete', '--', '--output=j']))).toEqual(['json']);
     expect(values(await cli(['__complete', '--', 'webhook', 'send', 'x', '--data-file', '']), ':0')).toEqual([]);
     expect(values(await cli(['__complete', '--', 'serve', '--data-dir', '']), ':16')).toEqual([]);

@@ -8,6 +8,12 @@ import { main } from '../../../src/cli/main.js';
 import type { IO } from '../../../src/cli/io.js';
 import { BIN, baseEnv, cliFor, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
+import type { Columns } from '../../../src/cli/columns.js';
+import { COLUMNS as RULE_COLUMNS } from '../../../src/cli/commands/rules/list/command.js';
+import { COLUMNS as TASK_COLUMNS } from '../../../src/cli/commands/task/list/command.js';
+import { COLUMNS as MCP_COLUMNS } from '../../../src/cli/commands/mcp/list/command.js';
+import { COLUMNS as CATALOG_COLUMNS } from '../../../src/cli/commands/mcp/catalog/list/command.js';
+import { COLUMNS as LISTENER_COLUMNS } from '../../../src/cli/commands/webhook/listeners/list/command.js';
 
 const s = await startTestServer();
 const work = tempDir('agctl-output-e2e-');
@@ -162,34 +168,72 @@ describe('tables on narrow terminals', () => {
     }
   });
 
-  it('mcp list at 120 columns is a table: the name is cut, a URL too long for its column wraps onto a second line, whole', async () => {
-    const [tty, piped] = await Promise.all([onTerminal(['mcp', 'list', 'ai-tools'], {}, { columns: 120, rows: 500 }), cli(['mcp', 'list', 'ai-tools'])]);
-    expect(tty.code, tty.stderr).toBe(0);
-    const lines = tty.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CONNECTOR ID +NAME +KIND +AUTH METHOD +URL OR CATALOG ENTRY +UPDATED$/);
-    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(120);
-    const at = lines[0]!.indexOf('URL OR');
-    const urls = [...piped.stdout.matchAll(/https:\/\/\S+/g)].map((m) => m[0]);
-    expect(urls.length).toBeGreaterThan(1);
-    // Each row's URL cell, with its continuation line (blank up to the column) joined on.
-    const shown: string[] = [];
-    for (const l of lines.slice(1)) {
-      const cell = l.slice(at).split(/\s{2,}/)[0]!;
-      if (/^\s/.test(l)) shown[shown.length - 1] += cell;
-      else shown.push(cell);
+  const LISTS: [string[], Columns][] = [
+    [['rules', 'list', app], RULE_COLUMNS],
+    [['task', 'list'], TASK_COLUMNS],
+    [['mcp', 'list', 'ai-tools'], MCP_COLUMNS],
+    [['mcp', 'catalog', 'list'], CATALOG_COLUMNS],
+    [['webhook', 'listeners', 'list'], LISTENER_COLUMNS],
+  ];
+  const WIDTHS = [60, 80, 120, 200];
+
+  it.each(LISTS)('%j at 60, 80, 120 and 200 columns: one line a row, no line past the edge, the columns left out the lowest-ranked and named', async (args, columns) => {
+    const piped = await cli(args);
+    expect(piped.code, piped.stderr).toBe(0);
+    const rowCount = piped.stdout.trimEnd().split('\n').length - 1;
+    expect(rowCount).toBeGreaterThan(0);
+    const names = columns.map(([n]) => n);
+    for (const width of WIDTHS) {
+      const tty = await onTerminal(args, {}, { columns: width, rows: 500 });
+      expect(tty.code, tty.stderr).toBe(0);
+      const lines = tty.stdout.trimEnd().split('\n');
+      // Never wrapped: a header and a line a row.
+      expect(lines, `${width}`).toHaveLength(rowCount + 1);
+      for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);
+      const shown = names.filter((n) => new RegExp(`(^|  )${n}(  |$)`).test(lines[0]!));
+      // The header is the shown columns in their declared order, nothing else.
+      expect(lines[0]!.split(/ {2,}/)).toEqual(shown);
+      const left = names.filter((n) => !shown.includes(n));
+      // What is left out ranks below everything shown.
+      const rank = (n: string) => columns.find(([c]) => c === n)![1];
+      for (const l of left) for (const k of shown) expect(rank(l), `${width}: ${l} left out before ${k}`).toBeGreaterThanOrEqual(rank(k));
+      if (left.length) expect(tty.stderr, `${width}`).toContain(`hint: ${left.join(', ')} left out to fit ${width} columns`);
+      else expect(tty.stderr, `${width}`).not.toContain('left out');
     }
-    for (const url of urls) expect(shown).toContain(url);
-    expect(lines.some((l) => /^\s/.test(l))).toBe(true);
   });
 
-  it('webhook listeners list is a table whose URLs run past the edge whole', async () => {
-    const r = await onTerminal(['webhook', 'listeners', 'list'], {}, { columns: 80, rows: 500 });
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +NAME +AUTH +ALLOWED FROM +RUNS +URL$/);
-    const at = lines[0]!.indexOf('URL');
-    expect(at).toBeLessThan(80);
-    for (const l of lines.slice(1)) expect(l.slice(at)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\S+\/[A-Za-z0-9]{20,}$/);
+  it('-o wide shows every column whole on a narrow terminal; --columns chooses and orders them; --columns help lists them', async () => {
+    const wide = await onTerminal(['rules', 'list', app, '-o', 'wide'], {}, { columns: 60, rows: 500 });
+    expect(wide.code, wide.stderr).toBe(0);
+    expect(wide.stdout.split('\n')[0]).toMatch(/^PRIORITY +ID +NAME +ENABLED +CONDITION +REQUEST POLICY$/);
+    for (const r of rules) expect(wide.stdout).toContain(r.condition);
+    const picked = await onTerminal(['rules', 'list', app, '--columns', 'condition,ID'], {}, { columns: 200, rows: 500 });
+    expect(picked.stdout.split('\n')[0]).toMatch(/^CONDITION +ID$/);
+    const help = await cli(['rules', 'list', app, '--columns', 'help']);
+    expect([help.code, help.stdout]).toEqual([0, 'priority\nid\nname\nenabled\ncondition\nrequest-policy\n']);
+    const bad = await cli(['rules', 'list', app, '--columns', 'name,nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('no column "nope"; the columns are priority, id, name, enabled, condition, request-policy');
+  });
+
+  it('--columns on a get command picks its fields by label; help lists them', async () => {
+    const id = rules[0]!.id;
+    const picked = await cli(['rules', 'get', app, id, '--columns', 'condition,rule']);
+    expect(picked.code, picked.stderr).toBe(0);
+    expect(picked.stdout).toMatch(/^Condition: +.+\nRule: +.+\n$/);
+    const help = await cli(['rules', 'get', app, id, '--columns', 'help']);
+    expect(help.stdout.split('\n')).toContain('request-policy');
+    const bad = await cli(['rules', 'get', app, id, '--columns', 'nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--columns: no field "nope" here\nhint: the fields are rule, app, /);
+  });
+
+  it('-o yaml prints the answer -o json prints, as YAML', async () => {
+    const [yaml, json] = await Promise.all([cli(['rules', 'list', app, '-o', 'yaml']), cli(['rules', 'list', app, '-o', 'json'])]);
+    expect(yaml.code, yaml.stderr).toBe(0);
+    const { load } = await import('js-yaml');
+    expect(load(yaml.stdout)).toEqual(JSON.parse(json.stdout));
+    expect(yaml.stdout).toMatch(/^- id: /);
   });
 });
 

@@ -249,7 +249,7 @@ describe('exit codes and errors', () => {
       cli(['rules', 'list', app, '--limit', '0']),
       cli(['rules', 'list', app, '--bogus']),
       cli(['rules', 'list']),
-      cli(['-o', 'yaml', 'rules', 'list', app]),
+      cli(['-o', 'xml', 'rules', 'list', app]),
       cli(['--profile', '../etc', 'rules', 'list', app]),
       cli(['rules', 'list', app, '--timeout', 'soon']),
       cli(['rules', 'list', app, '--base-url', 'ftp://x']),
@@ -263,7 +263,7 @@ describe('exit codes and errors', () => {
     expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be a whole number 1 or more$/);
     expectOneErrorLine(bogus!, /^agctl: unknown option '--bogus'$/);
     expect(missing!.stderr).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
-    expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'yaml' is invalid/);
+    expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'xml' is invalid/);
     expectOneErrorLine(profile!, /^agctl: invalid profile name "\.\.\/etc"$/);
     expectOneErrorLine(timeout!, /^agctl: --timeout: "soon" is not a number of seconds/);
     expectOneErrorLine(ftp!, /^agctl: --base-url: the base URL must use https/);

@@ -8,7 +8,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError, EXIT_INTERRUPTED, Exit, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
-import { colorEnabled, noPromptHint, promptsAllowed, readStdin } from '../../../src/cli/io.js';
+import { noPromptHint, promptsAllowed, readStdin } from '../../../src/cli/io.js';
+import { colorEnabled } from '../../../src/cli/paint.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../src/cli/secrets.js';
 import { run as login } from '../../../src/cli/commands/auth/login/run.js';
@@ -97,7 +98,7 @@ describe('terminal decisions', () => {
   });
 
   it('the context refuses a bad output format before anything runs', () => {
-    expect(() => makeCtx({ flags: { output: 'yaml' } })).toThrow(UsageError);
+    expect(() => makeCtx({ flags: { output: 'csv' } })).toThrow(UsageError);
     expect(() => makeCtx({ env: { AGCTL_OUTPUT: 'xml' } })).toThrow(/AGCTL_OUTPUT/);
   });
 });

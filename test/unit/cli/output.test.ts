@@ -2,14 +2,18 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { IO } from '../../../src/cli/io.js';
-import { Output, age, fitColumns, plainColumns, styled, visible } from '../../../src/cli/output.js';
+import { Output, RECORDS_BELOW, age, fitTable, plainColumns, styled, visible } from '../../../src/cli/output.js';
+import type { Columns } from '../../../src/cli/columns.js';
 
-function capture(tty: boolean, columns?: number, now?: number, color = false) {
+function capture(tty: boolean, columns?: number, now?: number, color = false, format: 'table' | 'wide' = 'table') {
   let text = '';
+  let errText = '';
   const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns });
+  const stderr = new PassThrough();
   stdout.on('data', (d) => (text += String(d)));
-  const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), isStdoutTTY: tty, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
-  return { out: new Output(io, 'table', color, now === undefined ? undefined : () => now), text: () => text };
+  stderr.on('data', (d) => (errText += String(d)));
+  const io = { stdin: new PassThrough(), stdout, stderr, isStdoutTTY: tty, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
+  return { out: new Output(io, format, color, now === undefined ? undefined : () => now), text: () => text, stderr: () => errText };
 }
 
 const HEAD = ['PRIORITY', 'ID', 'NAME', 'ENABLED', 'CONDITION'];
@@ -37,19 +41,20 @@ describe('Output.table', () => {
     expect(pipe.text()).toContain('subject.department == "Sales" && subject.region == "EMEA"');
   });
 
-  it('shows records instead of a table on a terminal too narrow for its columns', async () => {
-    const c = capture(true, 40);
+  it(`shows records instead of a table only below ${RECORDS_BELOW} columns, the same for every table`, async () => {
+    const c = capture(true, RECORDS_BELOW - 1);
     await c.out.table(HEAD, ROWS);
     const text = c.text();
-    for (const l of text.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(40);
+    for (const l of text.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(RECORDS_BELOW - 1);
     expect(text).toBe(
       [
         'PRIORITY   10',
         'ID         ecr-001',
         'NAME       Route 1: Sales and marketing',
         'ENABLED    yes',
-        'CONDITION  subject.department == "Sales"',
-        '           && subject.region == "EMEA"',
+        'CONDITION  subject.department ==',
+        '           "Sales" && subject.region ==',
+        '           "EMEA"',
         '',
         'PRIORITY   20',
         'ID         ecr-002',
@@ -60,10 +65,10 @@ describe('Output.table', () => {
         '',
       ].join('\n'),
     );
-    // Wide enough once the free text gives way: still a table.
-    const table = capture(true, 60);
+    // At the documented width: still a table, low-ranked columns left out.
+    const table = capture(true, RECORDS_BELOW);
     await table.out.table(HEAD, ROWS);
-    expect(table.text()).toMatch(/^PRIORITY  ID       NAME/);
+    expect(table.text()).toMatch(/^PRIORITY  ID/);
   });
 
   it('in records, wraps free text at spaces onto continuation lines, and never breaks an ID or a URL (the terminal wraps them whole)', async () => {
@@ -82,28 +87,54 @@ describe('Output.table', () => {
     expect(c.text()).toBe('ID  NAME        ENABLED\na   first rule  yes\nbb  x           no\n');
   });
 
-  it('cuts only the widest free-text column first, never a header, an ID or a number', async () => {
-    const head = ['ID', 'NAME', 'DESCRIPTION', 'N'];
+  it('cuts only free text, widest first, never a header, an ID or a number; then leaves out the lowest-ranked column', async () => {
+    const head: Columns = [['ID', 3], ['NAME', 1], ['DESCRIPTION', 2], ['N', 4]];
     const rows = [['an-id-that-is-long', 'short name', 'a long description of what the rule does, with many words', '123456']];
     const c = capture(true, 60);
     await c.out.table(head, rows);
     const [top, row] = c.text().trimEnd().split('\n');
     expect(top).toMatch(/^ID\s+NAME\s+DESCRIPTION\s+N$/);
     expect(row).toBe('an-id-that-is-long  short name  a long description…   123456');
-    // Narrower: the description stops at its header (11 columns); narrower still, records.
-    const narrow = capture(true, 51);
+    expect(c.stderr()).toBe('');
+    // Narrower: the description stops at 12 columns; narrower still, N (rank 4) goes, then the ID (rank 3).
+    const narrow = capture(true, 52);
     await narrow.out.table(head, rows);
-    expect(narrow.text()).toBe('ID                  NAME        DESCRIPTION  N\nan-id-that-is-long  short name  a long des…  123456\n');
-    const records = capture(true, 50);
-    await records.out.table(head, rows);
-    expect(records.text()).toMatch(/^ID           an-id-that-is-long\n/);
+    expect(narrow.text()).toBe('ID                  NAME        DESCRIPTION   N\nan-id-that-is-long  short name  a long desc…  123456\n');
+    const fewer = capture(true, 51);
+    await fewer.out.table(head, rows);
+    expect(fewer.text()).toBe('ID                  NAME        DESCRIPTION\nan-id-that-is-long  short name  a long description…\n');
+    expect(fewer.stderr()).toBe('hint: N left out to fit 51 columns: -o wide shows every column, --columns chooses them\n');
+    const fewest = capture(true, 40);
+    await fewest.out.table(head, rows);
+    expect(fewest.text()).toBe('NAME        DESCRIPTION\nshort name  a long description of what…\n');
+    expect(fewest.stderr()).toContain('hint: ID, N left out to fit 40 columns');
   });
 
-  it('never narrows a free-text column below its header or 10, nor any other column', () => {
-    const w = fitColumns(HEAD, ROWS.map((r) => r.map(String)), 10);
-    expect(w).toBeUndefined(); // records
-    expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), 50)).toEqual([8, 7, 10, 7, 10]);
-    expect(fitColumns(HEAD, ROWS.map((r) => r.map(String)), undefined)).toEqual([8, 7, 28, 7, 57]);
+  it('never wraps a row: every line of a fitted table is one row, at 60, 80, 120 and 200 columns', async () => {
+    const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
+    const head: Columns = [['ID', 4], ['NAME', 1], ['AUTH', 2], ['URL', 6]];
+    const rows = [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'Demo: HMAC webhook with a long name', 'HMAC', url], ['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'other', 'JWT', url]];
+    for (const width of [60, 80, 120, 200]) {
+      const c = capture(true, width);
+      await c.out.table(head, rows);
+      const lines = c.text().trimEnd().split('\n');
+      expect(lines, String(width)).toHaveLength(3);
+      for (const l of lines) expect(visible(l), `${width}: ${l}`).toBeLessThanOrEqual(width);
+    }
+  });
+
+  it('with -o wide shows every column whole on a terminal of any width', async () => {
+    const c = capture(true, 60, undefined, false, 'wide');
+    await c.out.table(HEAD, ROWS);
+    expect(c.text()).toContain('subject.department == "Sales" && subject.region == "EMEA"');
+    expect(c.stderr()).toBe('');
+  });
+
+  it('with --columns shows the columns picked, in that order', async () => {
+    const c = capture(false);
+    c.out.pickColumns(['CONDITION', 'ID']);
+    await c.out.table(HEAD, ROWS);
+    expect(c.text()).toBe('CONDITION                                                  ID\nsubject.department == "Sales" && subject.region == "EMEA"  ecr-001\nsubject.department == "Engineering"                        ecr-002\n');
   });
 });
 
@@ -220,31 +251,31 @@ describe('server text in tables and fields', () => {
   });
 });
 
-describe('fitColumns: which column gives way', () => {
+describe('fitTable: which column gives way', () => {
   const rows = ROWS.map((r) => r.map(String));
-  it('the widest free-text column takes the whole cut while it can stay at max(header, 10); the others stay whole', () => {
+  const ranked: Columns = [['PRIORITY', 4], ['ID', 5], ['NAME', 1], ['ENABLED', 3], ['CONDITION', 2]];
+  it('the widest free-text column takes the cut while it can stay at max(header, 12); the others stay whole', () => {
     // Natural widths 8, 7, 28, 7, 57 (115 with the gaps): at 80 the condition alone gives 35 columns.
-    expect(fitColumns(HEAD, rows, 80)).toEqual([8, 7, 28, 7, 22]);
-    // At 60 it stops at 10, and the name gives the 8 left.
-    expect(fitColumns(HEAD, rows, 60)).toEqual([8, 7, 20, 7, 10]);
+    expect(fitTable(ranked, rows, 80)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 22] });
+    // At 64 it stops at 12, and the name gives the rest.
+    expect(fitTable(ranked, rows, 64)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 22, 7, 12] });
+  });
+
+  it('then leaves out the lowest-ranked columns, one at a time, the top-ranked last', () => {
+    // At 55 the name is cut too (13), and everything stays; at 50 the ID (rank 5) goes, then PRIORITY (rank 4).
+    expect(fitTable(ranked, rows, 55)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 13, 7, 12] });
+    expect(fitTable(ranked, rows, 50)).toEqual({ keep: [0, 2, 3, 4], widths: [8, 17, 7, 12] });
+    expect(fitTable(ranked, rows, 41)).toEqual({ keep: [2, 3, 4], widths: [18, 7, 12] });
+    expect(fitTable([['NAME', 1]], [['x'.repeat(100)]], 50)).toEqual({ keep: [0], widths: [50] });
+    expect(fitTable(ranked, rows, RECORDS_BELOW - 1)).toBeUndefined();
+    expect(fitTable(ranked, rows, undefined)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 57] });
   });
 
   it('never cuts a column that holds a URL, even beside free text', () => {
-    const head = ['ID', 'NAME', 'URL OR CATALOG ENTRY', 'KIND'];
+    const head: Columns = [['ID', 2], ['NAME', 1], ['URL OR CATALOG ENTRY', 3], ['KIND', 4]];
     const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
     // The URL column is the widest, yet the name takes the cut.
-    expect(fitColumns(head, rows, 100)).toEqual([7, 21, 58, 8]);
-  });
-
-  it('a last column of long IDs or URLs runs past the edge, whole, rather than turn the table into records', () => {
-    const head = ['ID', 'NAME', 'URL'];
-    const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MacKQ0OjQQa0cey0OQ3WMPP0ph';
-    const widths = fitColumns(head, [['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'Demo: HMAC webhook', url]], 80);
-    expect(widths).toEqual([27, 10, url.length]);
-    // A short last column does not: a long ID column elsewhere wraps onto a second line instead, down to half its width.
-    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 80)).toEqual([64, 10, 2]);
-    // Narrower than that: records.
-    expect(fitColumns(['ID', 'NAME', 'N'], [['x'.repeat(75), 'a name here', '12']], 52)).toBeUndefined();
+    expect(fitTable(head, rows, 100)).toEqual({ keep: [0, 1, 2, 3], widths: [7, 21, 58, 8] });
   });
 });
 
@@ -316,7 +347,7 @@ describe('Output.list (what every list command prints)', () => {
     const io = { stdin: new PassThrough(), stdout: out, stderr: err, isStdoutTTY: false, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
     return { out: new Output(io, format, false), stdout: () => stdout, stderr: () => stderr };
   }
-  const how = { empty: 'Nothing here', head: ['ID', 'N'], row: (i: { id: string; n: number }) => [i.id, i.n] };
+  const how = { empty: 'Nothing here', columns: [['ID', 1], ['N', 2]] as const, row: (i: { id: string; n: number }) => ({ ID: i.id, N: i.n }) };
   const items = [{ id: 'a', n: 1 }];
 
   it('prints the items (or what json makes of them) as JSON with -o json, nothing on stderr', async () => {

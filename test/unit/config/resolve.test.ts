@@ -106,14 +106,14 @@ describe('flag > env > profile > default', () => {
     expect(resolve({ profile: 'home' }, PROFILES, { AGCTL_OUTPUT: 'json' }).output).toBe('json');
     expect(resolve({}, PROFILES).output).toBe('json'); // the "work" profile says json
     expect(resolve({ profile: 'home' }, PROFILES).output).toBe('table');
-    expect(() => resolve({ output: 'yaml' })).toThrow(/--output: unknown output format "yaml"/);
+    expect(() => resolve({ output: 'csv' })).toThrow(/--output: unknown output format "csv"/);
     expect(() => resolve({}, undefined, { AGCTL_OUTPUT: 'xml' })).toThrow(/AGCTL_OUTPUT: unknown output format "xml"/);
     expect(parseOutput('', 'x')).toBeUndefined();
   });
 
   it("rejects a profile's unknown output format, naming the profile", () => {
-    const file: ConfigFile = { currentProfile: 'odd', profiles: { odd: { output: 'yaml' as 'json' } } };
-    expect(() => resolve({}, file)).toThrow(/output of profile "odd": unknown output format "yaml"/);
+    const file: ConfigFile = { currentProfile: 'odd', profiles: { odd: { output: 'csv' as 'json' } } };
+    expect(() => resolve({}, file)).toThrow(/output of profile "odd": unknown output format "csv"/);
     expect(resolve({ output: 'table' }, file).output).toBe('table');
   });
 

@@ -1,10 +1,15 @@
 // agctl auth list: the declaration.
 import { Command, type Input } from '../../../declare.js';
 import { helpText } from '../../../help-text.js';
+import { columnsOption } from '../../../tree/columns.js';
+
+/** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
+export const COLUMNS = [['CURRENT', 2], ['NAME', 1], ['BASE URL', 4], ['CLIENT ID', 5], ['SECRET', 6], ['TOKEN', 3], ['EXPIRES', 7]] as const;
 
 export const command = () =>
   new Command('list')
     .description('List the saved profiles: base URL, client ID, the current one, token expiry')
+    .addOption(columnsOption(COLUMNS))
     .addHelpText(
       'after',
       () => helpText(

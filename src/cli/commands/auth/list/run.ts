@@ -1,7 +1,7 @@
 import { profileTenant } from '../../../../config/resolve.js';
 import type { CommandContext } from '../../../context.js';
 import { cachedTokenState, type TokenState } from '../token-state.js';
-import type { ListInput } from './command.js';
+import { COLUMNS, type ListInput } from './command.js';
 
 export async function run(_input: ListInput, ctx: CommandContext): Promise<number> {
   const store = ctx.config.profiles;
@@ -23,8 +23,16 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
   const drawn = await ctx.out.list(rows, {
     empty: 'No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one',
     // The expiry is a column of its own, a time like any other: its age on a terminal ("in 59m"), ISO 8601 on a pipe.
-    head: ['CURRENT', 'NAME', 'BASE URL', 'CLIENT ID', 'SECRET', 'TOKEN', 'EXPIRES'],
-    row: (r) => [r.current ? '*' : '', r.name, r.baseUrl ?? '-', r.clientId ?? '-', r.secretKeptIn ?? '-', r.secretStored ? tokenState(r.token) : 'logged out', (r.secretStored && r.token.expiresAt) || '-'],
+    columns: COLUMNS,
+    row: (r) => ({
+      CURRENT: r.current ? '*' : '',
+      NAME: r.name,
+      'BASE URL': r.baseUrl ?? '-',
+      'CLIENT ID': r.clientId ?? '-',
+      SECRET: r.secretKeptIn ?? '-',
+      TOKEN: r.secretStored ? tokenState(r.token) : 'logged out',
+      EXPIRES: (r.secretStored && r.token.expiresAt) || '-',
+    }),
   });
   if (!drawn) return 0;
   const s = ctx.settingsWithoutProfileCheck;

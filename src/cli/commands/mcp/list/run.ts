@@ -5,7 +5,7 @@ import { redactJson } from '../../../../client/redact.js';
 import type { CommandContext } from '../../../context.js';
 import { escapeControls } from '../../../escape.js';
 import { enumLabel } from '../summary.js';
-import type { ListInput } from './command.js';
+import { COLUMNS, type ListInput } from './command.js';
 
 export async function run({ args: [appId], opts }: ListInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
@@ -15,15 +15,15 @@ export async function run({ args: [appId], opts }: ListInput, ctx: CommandContex
     // A view holds no secret; one sent by mistake is not passed on.
     json: redactJson,
     empty: `No MCP servers in app ${escapeControls(appId)}`,
-    head: ['CONNECTOR ID', 'NAME', 'KIND', 'AUTH METHOD', 'URL OR CATALOG ENTRY', 'UPDATED'],
-    row: (v) => [
-      t(v.connectorId),
-      t(v.displayName),
-      t(enumLabel(v.serverType, SERVER_TYPES).toLowerCase()),
-      t(enumLabel(v.authMethod, AUTH_METHODS)),
-      v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? `catalog ${t(v.mcpServerCatalogId)}` : t(v.endpointUrl),
-      t(v.updatedAt),
-    ],
+    columns: COLUMNS,
+    row: (v) => ({
+      'CONNECTOR ID': t(v.connectorId),
+      NAME: t(v.displayName),
+      KIND: t(enumLabel(v.serverType, SERVER_TYPES).toLowerCase()),
+      'AUTH METHOD': t(enumLabel(v.authMethod, AUTH_METHODS)),
+      'URL OR CATALOG ENTRY': v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? `catalog ${t(v.mcpServerCatalogId)}` : t(v.endpointUrl),
+      UPDATED: t(v.updatedAt),
+    }),
   });
   return 0;
 }

@@ -43,6 +43,7 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
   }
   if (t.policy.next.length) rows.push(['Next steps', t.policy.next.map((n) => stepKind(n) || 'step').join(', ')]);
   ctx.out.fields(rows);
+  if (ctx.out.picked) return 0;
   ctx.out.print('');
   if (!t.policy.history.length) {
     ctx.out.print('History: none');

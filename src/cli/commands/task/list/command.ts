@@ -1,9 +1,13 @@
 // agctl task list: the declaration.
 import { Command, Option, type Input } from '../../../declare.js';
 import { helpText } from '../../../help-text.js';
+import { columnsOption } from '../../../tree/columns.js';
 import { positiveInt } from '../../../tree/util.js';
 
 export const TASK_LIST_DEFAULT_LIMIT = 100;
+
+/** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
+export const COLUMNS = [['ID', 5], ['NUMBER', 3], ['NAME', 1], ['STEP', 4], ['STATE', 2], ['CREATED', 6]] as const;
 
 export const command = () =>
   new Command('list')
@@ -13,6 +17,7 @@ export const command = () =>
     .option('--mine', 'only tasks whose current step you may approve')
     .option('--limit <n>', `stop after this many tasks (default ${TASK_LIST_DEFAULT_LIMIT})`, positiveInt('--limit'))
     .option('--page-size <n>', 'tasks per request, 1 to 100 (the service raises less than 10 to 10)', positiveInt('--page-size', 100))
+    .addOption(columnsOption(COLUMNS))
     .addHelpText(
       'after',
       () => helpText(

@@ -5,7 +5,7 @@ import { callerUserId } from '../../../../client/step-up.js';
 import { listAllTasks } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { stepLabel, taskState, text } from '../summary.js';
-import { TASK_LIST_DEFAULT_LIMIT, type ListInput } from './command.js';
+import { COLUMNS, TASK_LIST_DEFAULT_LIMIT, type ListInput } from './command.js';
 
 const STATES = { open: [TASK_STATES.open], closed: [TASK_STATES.closed], all: [] } as const;
 
@@ -26,17 +26,18 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
   // One more than the limit tells whether more tasks match.
   const found = await listAllTasks(api, req, { limit: limit + 1, pageSize: opts.pageSize ?? Math.min(limit + 1, 100), keep });
   const views = found.slice(0, limit);
-  if (found.length > limit) ctx.out.info(`More tasks match: showing the first ${limit} (--limit to see more)`);
   await ctx.out.list(views, {
     empty: `No ${opts.state === 'all' ? '' : `${opts.state} `}tasks${opts.mine ? ' for you to approve' : ''}${req.query ? ` matching "${text(req.query)}"` : ''}`,
-    head: ['ID', 'NUMBER', 'NAME', 'STEP', 'STATE', 'CREATED'],
+    columns: COLUMNS,
     row: (raw) => {
       const v = normalizeTaskView(raw);
       const t = v.task;
       const current = t.policy.current;
       // STATE is the task's, in the words of --state (the step's own state is in task get).
-      return [text(t.id) || '-', t.numericId ? `#${t.numericId}` : '-', text(t.displayName), stepLabel(current), taskState(v), text(t.createdAt ?? '') || '-'];
+      return { ID: text(t.id) || '-', NUMBER: t.numericId ? `#${t.numericId}` : '-', NAME: text(t.displayName), STEP: stepLabel(current), STATE: taskState(v), CREATED: text(t.createdAt ?? '') || '-' };
     },
   });
+  // A note, after the table and on stderr: a script reading stdout gets the table alone.
+  if (found.length > limit) ctx.out.info(`More tasks match: showing the first ${limit} (--limit to see more)`);
   return 0;
 }

@@ -4,7 +4,7 @@ import { redactJson } from '../../../../../client/redact.js';
 import type { CommandContext } from '../../../../context.js';
 import { escapeControls } from '../../../../escape.js';
 import { configFieldNames, entryText } from '../show.js';
-import type { ListInput } from './command.js';
+import { COLUMNS, type ListInput } from './command.js';
 
 export async function run({ opts }: ListInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
@@ -14,8 +14,8 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
     // As received; a secret value sent by mistake is not passed on.
     json: redactJson,
     empty: query ? `No MCP catalog entries matching "${escapeControls(query)}"` : 'The MCP catalog is empty',
-    head: ['ID', 'NAME', 'SERVICE', 'CONFIG FIELDS', 'DESCRIPTION'],
-    row: (e) => [entryText(e.id), entryText(e.displayName), entryText(e.serviceName), configFieldNames(e) || '-', entryText(e.description)],
+    columns: COLUMNS,
+    row: (e) => ({ ID: entryText(e.id), NAME: entryText(e.displayName), SERVICE: entryText(e.serviceName), 'CONFIG FIELDS': configFieldNames(e) || '-', DESCRIPTION: entryText(e.description) }),
   });
   return 0;
 }

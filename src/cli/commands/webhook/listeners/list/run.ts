@@ -3,7 +3,7 @@ import { listListeners } from '../../../../../client/webhook-listeners.js';
 import type { CommandContext } from '../../../../context.js';
 import { withNotFoundHint } from '../../../../errors.js';
 import { listenerShown, listenerAllowedFrom } from '../show.js';
-import type { ListInput } from './command.js';
+import { COLUMNS, type ListInput } from './command.js';
 
 export async function run({ opts }: ListInput, ctx: CommandContext): Promise<number> {
   const api = await ctx.api();
@@ -15,8 +15,8 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
   await ctx.out.list(listeners, {
     json: (all) => all.map(listenerShown),
     empty: 'No webhook listeners; create one with: agctl webhook listeners create',
-    head: ['ID', 'NAME', 'AUTH', 'ALLOWED FROM', 'RUNS', 'URL'],
-    row: (l) => [l.id, l.automation.name || '-', l.authMethod, listenerAllowedFrom(l), l.runCount ?? '-', l.url],
+    columns: COLUMNS,
+    row: (l) => ({ ID: l.id, NAME: l.automation.name || '-', AUTH: l.authMethod, 'ALLOWED FROM': listenerAllowedFrom(l), RUNS: l.runCount ?? '-', URL: l.url }),
   });
   return 0;
 }
