@@ -33,7 +33,8 @@ __cap_buffer() { print -r -- "BUFFER:$BUFFER"; print -r -- '<<<BUFFER>>>' }
 zle -N __cap_buffer && bindkey '^B' __cap_buffer
 zstyle ':completion:*' insert-tab false
 # compsys runs these once per completion: the last one sets them again for the
-# next, and neither inserts nor lists anything (the line is cleared after it)
+# next, and lists nothing, nor inserts anything but in mode insert (the line is
+# cleared after it)
 __cap_mark() { print -r -- '<<<MARK>>>' }
 __cap_done() {
   (( __insert )) || compstate[insert]=
