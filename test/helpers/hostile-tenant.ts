@@ -2,7 +2,8 @@
 // show a hostile or broken server cannot hurt the machine or the user: pages
 // that never end, answers of gigabytes (announced or chunked, streamed lazily
 // so that the test itself stays small), tokens too long for a header, error
-// messages of megabytes, compressed answers nobody asked for.
+// messages of megabytes, compressed answers nobody asked for, IDs that carry
+// shell syntax.
 //
 // Each test starts one with the behaviour it needs; `stats` tells what the
 // client made it do: requests received, and bytes of body handed to the socket

@@ -29,7 +29,7 @@ export const BUDGET_MS = 300;
  * real one is performance.now() and a timer; tests pass one they move by hand,
  * so that no test depends on how busy the machine is.
  */
-export interface Stopwatch {
+interface Stopwatch {
   now(): number;
   /** Waits `ms`, or less when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
