@@ -61,10 +61,10 @@ function budgetMs(env: NodeJS.ProcessEnv): number {
 const UNSHOWN = /[\p{C}\p{Default_Ignorable_Code_Point}]|(?! )[\p{Z}\s]/u;
 
 /**
- * Whether a value the program knows (a profile name, an ID from the service) is offered: none of UNSHOWN, and not starting with `-` (the
- * command would read it as an option, `--base-url=...`), `~` (fish inserts a
- * leading tilde unquoted, and it names a home directory) or `:` (the
- * directive line's mark).
+ * Whether a value the program knows (a profile name, an ID from the service)
+ * is offered: none of UNSHOWN, and not starting with `-` (the command would
+ * read it as an option, `--base-url=...`), `~` (fish inserts a leading tilde
+ * unquoted, and it names a home directory) or `:` (the directive line's mark).
  */
 const offerable = (c: Candidate) => c.value !== '' && !UNSHOWN.test(c.value) && !/^[-~:]/.test(c.value);
 
