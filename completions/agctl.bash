@@ -56,28 +56,34 @@ _agctl_flags() { # the flags of command path $1
 _agctl_args() { # the values of positional argument $2 (from 0) of command path $1; fails when none is expected there
   args=''
   case "$1" in
-    'auth switch') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'auth switch') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
     'rules list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
-    'rules get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'rules delete') (( $2 == 0 )) && { :; return 0; }; (( $2 >= 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'mcp set-credentials') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'mcp get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'rules get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'rules delete') (( $2 == 0 )) && { :; return 0; }; (( $2 >= 1 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'mcp set-credentials') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'mcp get') (( $2 == 0 )) && { :; return 0; }; (( $2 == 1 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
     'mcp list') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
     'mcp catalog get') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
-    'task approve-step-up') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'task get') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'webhook send') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
-    'webhook runs') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic; return 0; }; return 1 ;;
+    'task approve-step-up') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'task get') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'webhook send') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
+    'webhook runs') (( $2 == 0 )) && { [[ $cur == -* ]] || _agctl_dynamic "$cur"; return 0; }; return 1 ;;
     'api') (( $2 == 0 )) && { :; return 0; }; return 1 ;;
     'help') (( $2 >= 0 )) && { :; return 0; }; return 1 ;;
     'completion') (( $2 == 0 )) && { args='bash zsh fish'; return 0; }; return 1 ;;
   esac
   return 1
 }
-_agctl_dynamic() { # the values `agctl __complete` offers at the cursor, into args (nothing when it fails)
-  local i w glue=0 out value rest
+# The values `agctl __complete` offers for the word at the cursor ($1, as typed), into the
+# array dyn, each quoted for the command line (printf %q) and kept when $1 begins it or its
+# quoted form: a literal comparison, never compgen -W, which would expand a value ($(...),
+# backquotes, $VAR) as shell code. Nothing when the program fails.
+_agctl_dynamic() {
+  local i w glue=0 out value rest quoted
   local -a line=()
-  # the words up to the cursor as typed: bash splits --flag=value and key=value at '='
+  dyn=()
+  # the words up to the cursor as typed: bash splits --flag=value and key=value at '=';
+  # the word at the cursor is compared here, not there (as typed, it may be quoted)
   for (( i=1; i<=COMP_CWORD; i++ )); do
     w="${COMP_WORDS[i]}"
     if [[ $w == = ]]; then
@@ -85,12 +91,14 @@ _agctl_dynamic() { # the values `agctl __complete` offers at the cursor, into ar
       if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
       continue
     fi
+    (( i == COMP_CWORD )) && w=''
     if (( glue )); then line[${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
   done
   out=$("${COMP_WORDS[0]}" __complete -- "${line[@]}" 2>/dev/null </dev/null)
-  args=''
   while IFS=$'	' read -r value rest; do
-    [[ -z $value || $value == :* ]] || args+=" $value"
+    [[ -z $value || $value == :* ]] && continue
+    printf -v quoted %q "$value"
+    if [[ $value == "$1"* || $quoted == "$1"* ]]; then dyn+=("$quoted"); fi
   done <<< "$out"
 }
 _agctl_takes_value() {
@@ -101,7 +109,7 @@ _agctl_takes_value() {
 }
 _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
   case "$1" in
-    --profile) compopt +o default 2>/dev/null; _agctl_dynamic; COMPREPLY=( $(compgen -W "$args" -- "$2") ) ;;
+    --profile) compopt +o default 2>/dev/null; _agctl_dynamic "$2"; COMPREPLY=( "${dyn[@]}" ) ;;
     --base-url|--client-id|--jq|--timeout|--limit|--page-size|--url|--catalog-id|--source-app-id|--config|--config-stdin|--config-secret|--header-name|--username|--aws-access-key-id|--scopes|--oauth2-client-id|--oauth2-authorize-url|--oauth2-token-url|--oauth2-issuer-url|--oauth2-scopes-supported|--oauth2-code-challenge-methods|--oauth2-authorize-param|--oauth2-token-param|--jwt-issuer|--jwt-subject|--jwt-audience|--update-mask|--query|--step|--transaction-id|--comment|--expand|--wait-timeout|--data|-d|--kid|--tenant|--jwt-ttl|--event-id|--timestamp|--header|-H|--count|--duration|--concurrency|--rate|--now|--source-ip|--allowed-cidr|--name|--jwks-url|--method|-X|--raw-field|-f|--field|-F|--host|--port|--token-ttl|--frontend-url) compopt +o default 2>/dev/null; COMPREPLY=() ;;
     --output|-o) COMPREPLY=( $(compgen -W 'table wide json yaml' -- "$2") ) ;;
     --client-secret-file|--bearer-token-file|--header-value-file|--password-file|--aws-secret-access-key-file|--aws-session-token-file|--google-credentials-file|--oauth2-client-secret-file|--jwt-private-key-file|--from-file|--data-file|--secret-file|--jwt-key|--events|--request|--body-file|--jwks|--out|--secret-out|--input|--ready-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
@@ -124,6 +132,7 @@ _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
 }
 _agctl() {
   local cur flag value e i w cmdpath='' hpath='' npos=0 subs flags args words
+  local -a dyn=()
   cur="${COMP_WORDS[COMP_CWORD]}"
   # the value of a flag: --flag value, --flag=value, --flag key=value (bash splits words at '=')
   e=$((COMP_CWORD - 1)) value=$cur
@@ -170,6 +179,7 @@ _agctl() {
   # commands first, as gh: where there are commands or values to offer, flags only after a '-'
   if [[ $cur != -* && -n "$subs$args" ]]; then flags=''; fi
   words="$subs $args $flags"
-  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
+  # the fixed words (no value from the program among them), then the program's values as they are
+  COMPREPLY=( $(compgen -W "$words" -- "$cur") "${dyn[@]}" )
 }
 complete -o default -F _agctl agctl

@@ -47,10 +47,14 @@ function __agctl_path
         case '*'; echo $path
     end
 end
-function __agctl_dynamic --description 'the values agctl __complete offers at the cursor'
+# the values agctl __complete offers at the cursor, as fish takes them: one a line, a value
+# (fish escapes it as it inserts it) and its description; the words before the cursor
+# unquoted (-o), never evaluated; fish matches the word at the cursor itself (as typed
+# it may be quoted), so only a --flag= it begins with is passed
+function __agctl_dynamic
     set -l tokens (commandline -opc)
     type -q -- $tokens[1]; or return
-    $tokens[1] __complete -- $tokens[2..-1] (commandline -ct) 2>/dev/null </dev/null | string match -v -- ':*'
+    $tokens[1] __complete -- $tokens[2..-1] (commandline -ct | string replace -r -- '^(-[^=]*=)?.*' '$1') 2>/dev/null </dev/null | string match -v -- ':*'
 end
 complete -c agctl -f
 complete -c agctl -n 'test (__agctl_path) = '\'''\''' -a 'login' -d 'Log in with OAuth2 client credentials and save them to a profile'

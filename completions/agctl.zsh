@@ -75,13 +75,18 @@ _agctl_args() { # the values of positional argument $2 (from 0) of command path 
   esac
   return 1
 }
-_agctl_dynamic() { # the values `agctl __complete` offers at the cursor, into args as value:description (nothing when it fails)
+# The values `agctl __complete` offers at the cursor, into args as value:description for
+# _describe (a backslash and a colon in a value escaped), whose compadd quotes what it inserts.
+# The words are passed unquoted ((Q): as the command will read them), never evaluated.
+# Nothing when the program fails.
+_agctl_dynamic() {
   local line value
   args=()
-  for line in "${(@f)$("${words[1]}" __complete -- "${(@)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
+  for line in "${(@f)$("${words[1]}" __complete -- "${(@Q)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
     [[ -z $line || $line == :* ]] && continue
     value=${line%%$'	'*}
-    args+=("${value//:/\:}:${line#*$'	'}")
+    value=${${value//\\/\\\\}//:/\\:}
+    if [[ $line == *$'	'* ]]; then args+=("$value:${line#*$'	'}"); else args+=("$value"); fi
   done
 }
 _agctl_takes_value() {

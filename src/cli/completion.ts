@@ -146,7 +146,7 @@ function bashScript(program: Command): string {
   const subs = nodes.filter((n) => n.subcommands.length).map((n) => caseLine(n, `subs=${q(n.subcommands.map((s) => s.name).join(' '))}`));
   const flags = nodes.map((n) => caseLine(n, `flags=${q(n.options.flatMap((o) => o.flags).join(' '))}`));
   const args = nodes.flatMap((n) => {
-    const t = argTests(n, (v) => `args=${q(v.join(' '))}`, `[[ $cur == -* ]] || _${name}_dynamic`);
+    const t = argTests(n, (v) => `args=${q(v.join(' '))}`, `[[ $cur == -* ]] || _${name}_dynamic "$cur"`);
     return t ? [caseLine(n, t)] : [];
   });
   const valueCases = groupBySpec(values, (s) => (s.kind === 'none' ? 'none' : JSON.stringify(s))).map(([spec, fl]) => {
@@ -158,7 +158,7 @@ function bashScript(program: Command): string {
           : spec.kind === 'dir'
             ? 'compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -d -- "$2") )'
             : spec.kind === 'dynamic'
-              ? `compopt +o default 2>/dev/null; _${name}_dynamic; COMPREPLY=( $(compgen -W "$args" -- "$2") )`
+              ? `compopt +o default 2>/dev/null; _${name}_dynamic "$2"; COMPREPLY=( "\${dyn[@]}" )`
               : 'compopt +o default 2>/dev/null; COMPREPLY=()';
     return `    ${fl.join('|')}) ${body} ;;`;
   });
@@ -182,10 +182,16 @@ ${args.join('\n')}
   esac
   return 1
 }
-_${name}_dynamic() { # the values \`${name} ${COMPLETE_COMMAND}\` offers at the cursor, into args (nothing when it fails)
-  local i w glue=0 out value rest
+# The values \`${name} ${COMPLETE_COMMAND}\` offers for the word at the cursor ($1, as typed), into the
+# array dyn, each quoted for the command line (printf %q) and kept when $1 begins it or its
+# quoted form: a literal comparison, never compgen -W, which would expand a value ($(...),
+# backquotes, $VAR) as shell code. Nothing when the program fails.
+_${name}_dynamic() {
+  local i w glue=0 out value rest quoted
   local -a line=()
-  # the words up to the cursor as typed: bash splits --flag=value and key=value at '='
+  dyn=()
+  # the words up to the cursor as typed: bash splits --flag=value and key=value at '=';
+  # the word at the cursor is compared here, not there (as typed, it may be quoted)
   for (( i=1; i<=COMP_CWORD; i++ )); do
     w="\${COMP_WORDS[i]}"
     if [[ $w == = ]]; then
@@ -193,12 +199,14 @@ _${name}_dynamic() { # the values \`${name} ${COMPLETE_COMMAND}\` offers at the 
       if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
       continue
     fi
+    (( i == COMP_CWORD )) && w=''
     if (( glue )); then line[\${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
   done
   out=$("\${COMP_WORDS[0]}" ${COMPLETE_COMMAND} -- "\${line[@]}" 2>/dev/null </dev/null)
-  args=''
   while IFS=$'\t' read -r value rest; do
-    [[ -z $value || $value == :* ]] || args+=" $value"
+    [[ -z $value || $value == :* ]] && continue
+    printf -v quoted %q "$value"
+    if [[ $value == "$1"* || $quoted == "$1"* ]]; then dyn+=("$quoted"); fi
   done <<< "$out"
 }
 _${name}_takes_value() {
@@ -216,6 +224,7 @@ ${valueCases.join('\n')}
 }
 _${name}() {
   local cur flag value e i w cmdpath='' hpath='' npos=0 subs flags args words
+  local -a dyn=()
   cur="\${COMP_WORDS[COMP_CWORD]}"
   # the value of a flag: --flag value, --flag=value, --flag key=value (bash splits words at '=')
   e=$((COMP_CWORD - 1)) value=$cur
@@ -262,7 +271,8 @@ _${name}() {
   # commands first, as gh: where there are commands or values to offer, flags only after a '-'
   if [[ $cur != -* && -n "$subs$args" ]]; then flags=''; fi
   words="$subs $args $flags"
-  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
+  # the fixed words (no value from the program among them), then the program's values as they are
+  COMPREPLY=( $(compgen -W "$words" -- "$cur") "\${dyn[@]}" )
 }
 complete -o default -F _${name} ${name}
 `;
@@ -320,13 +330,18 @@ ${args.join('\n')}
   esac
   return 1
 }
-_${name}_dynamic() { # the values \`${name} ${COMPLETE_COMMAND}\` offers at the cursor, into args as value:description (nothing when it fails)
+# The values \`${name} ${COMPLETE_COMMAND}\` offers at the cursor, into args as value:description for
+# _describe (a backslash and a colon in a value escaped), whose compadd quotes what it inserts.
+# The words are passed unquoted ((Q): as the command will read them), never evaluated.
+# Nothing when the program fails.
+_${name}_dynamic() {
   local line value
   args=()
-  for line in "\${(@f)$("\${words[1]}" ${COMPLETE_COMMAND} -- "\${(@)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
+  for line in "\${(@f)$("\${words[1]}" ${COMPLETE_COMMAND} -- "\${(@Q)words[2,CURRENT]}" 2>/dev/null </dev/null)}"; do
     [[ -z $line || $line == :* ]] && continue
     value=\${line%%$'\t'*}
-    args+=("\${value//:/\\:}:\${line#*$'\t'}")
+    value=\${\${value//\\\\/\\\\\\\\}//:/\\\\:}
+    if [[ $line == *$'\t'* ]]; then args+=("$value:\${line#*$'\t'}"); else args+=("$value"); fi
   done
 }
 _${name}_takes_value() {
@@ -439,10 +454,14 @@ function fishScript(program: Command): string {
     `        case '*'; echo $path`,
     `    end`,
     `end`,
-    `function __${name}_dynamic --description 'the values ${name} ${COMPLETE_COMMAND} offers at the cursor'`,
+    `# the values ${name} ${COMPLETE_COMMAND} offers at the cursor, as fish takes them: one a line, a value`,
+    `# (fish escapes it as it inserts it) and its description; the words before the cursor`,
+    `# unquoted (-o), never evaluated; fish matches the word at the cursor itself (as typed`,
+    `# it may be quoted), so only a --flag= it begins with is passed`,
+    `function __${name}_dynamic`,
     `    set -l tokens (commandline -opc)`,
     `    type -q -- $tokens[1]; or return`,
-    `    $tokens[1] ${COMPLETE_COMMAND} -- $tokens[2..-1] (commandline -ct) 2>/dev/null </dev/null | string match -v -- ':*'`,
+    `    $tokens[1] ${COMPLETE_COMMAND} -- $tokens[2..-1] (commandline -ct | string replace -r -- '^(-[^=]*=)?.*' '$1') 2>/dev/null </dev/null | string match -v -- ':*'`,
     `end`,
     `complete -c ${name} -f`,
   ];

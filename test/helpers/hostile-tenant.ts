@@ -2,7 +2,8 @@
 // show a hostile or broken server cannot hurt the machine or the user: pages
 // that never end, answers of gigabytes (announced or chunked, streamed lazily
 // so that the test itself stays small), tokens too long for a header, error
-// messages of megabytes, compressed answers nobody asked for.
+// messages of megabytes, compressed answers nobody asked for, IDs that carry
+// shell syntax.
 //
 // Each test starts one with the behaviour it needs; `stats` tells what the
 // client made it do: requests received, and bytes of body handed to the socket
@@ -30,7 +31,9 @@ export type Behaviour =
   /** Every API route answers a gzip body (Content-Encoding: gzip) that inflates to `inflated` bytes. */
   | { kind: 'gzip'; inflated: number }
   /** Every request (token endpoint included) is answered `status` with `headers` and `body` (default a small JSON error). */
-  | { kind: 'status'; status: number; headers: Record<string, string>; body?: string };
+  | { kind: 'status'; status: number; headers: Record<string, string>; body?: string }
+  /** Every list answer is one last page of items with these IDs (rules, MCP servers, tasks, listeners alike), each named `displayName`. */
+  | { kind: 'ids'; ids: string[]; displayName?: string };
 
 export interface HostileStats {
   /** Requests received, by route kind. */
@@ -54,10 +57,9 @@ const ERROR_BODY = '{"code":14,"message":"no","details":[]}';
 /** A token answer of the usual shape. */
 const tokenBody = (accessToken: string, expiresIn: unknown = 3600) => JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn });
 
-/** An item of the list route `path` names, with a fresh ID. */
-function freshItem(path: string, pad = 0): unknown {
-  const id = `x${randomBytes(8).toString('hex')}`;
-  const name = pad ? { displayName: 'n'.repeat(pad) } : {};
+/** An item of the list route `path` names, with a fresh ID (or `id`). */
+function freshItem(path: string, displayName?: string, id = `x${randomBytes(8).toString('hex')}`): unknown {
+  const name = displayName ? { displayName } : {};
   if (path.includes('/mcp_servers')) return { appId: 'app', connectorId: id, ...name };
   if (path.includes('/search/tasks')) return { task: { id, ...name } };
   return { id, ...name };
@@ -114,7 +116,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
         case 'endless-pages': {
           pages++;
           const last = pages >= (b.safetyPages ?? 1500);
-          const list = Array.from({ length: b.items }, () => freshItem(path, b.pad));
+          const list = Array.from({ length: b.items }, () => freshItem(path, b.pad ? 'n'.repeat(b.pad) : undefined));
           return send(res, 200, JSON.stringify({ list, nextPageToken: last ? '' : randomBytes(12).toString('base64url') }));
         }
         case 'one-page':
@@ -128,6 +130,8 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
         }
         case 'status':
           return send(res, b.status, b.body ?? ERROR_BODY, b.headers);
+        case 'ids':
+          return send(res, 200, JSON.stringify({ list: b.ids.map((id) => freshItem(path, b.displayName, id)), nextPageToken: '' }));
         case 'gzip':
           return send(res, 200, gzipSync(Buffer.alloc(b.inflated, ' ')), { 'content-encoding': 'gzip' });
         default:

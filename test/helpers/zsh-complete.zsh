@@ -9,6 +9,9 @@
 #   mode source: the script is sourced (as with `source <(agctl completion zsh)`)
 #   mode fpath:  the script is installed as _agctl in a directory on $fpath and
 #                autoloaded by compinit (as the README installs it)
+#   mode insert: sourced, and the TAB inserts what it completes (a single match,
+#                or the common part of several): the answer also has a line
+#                "BUFFER:<the command line after the TAB>"
 #   PATH:        the interactive zsh's $PATH
 # Each case's answer ends with a line "<<<END>>>". The cases of one mode and
 # PATH are typed into one interactive zsh, one after the other (the line is
@@ -26,12 +29,16 @@ autoload -Uz compinit && compinit -u -d $__dump
 bindkey '^M' undefined-key; bindkey '^J' undefined-key
 bindkey '^I' complete-word
 bindkey '^U' kill-whole-line
+__cap_buffer() { print -r -- "BUFFER:$BUFFER"; print -r -- '<<<BUFFER>>>' }
+zle -N __cap_buffer && bindkey '^B' __cap_buffer
 zstyle ':completion:*' insert-tab false
 # compsys runs these once per completion: the last one sets them again for the
-# next, and neither inserts nor lists anything (the line is cleared after it)
+# next, and lists nothing, nor inserts anything but in mode insert (the line is
+# cleared after it)
 __cap_mark() { print -r -- '<<<MARK>>>' }
 __cap_done() {
-  compstate[insert]= compstate[list]=
+  (( __insert )) || compstate[insert]=
+  compstate[list]=
   __cap_mark
   compprefuncs=(__cap_mark) comppostfuncs=(__cap_done)
 }
@@ -49,7 +56,7 @@ print -r -- READY
 INIT
 mkdir $tmp/fn && cp $file $tmp/fn/_agctl
 typeset -A sessions # "mode PATH" -> zpty session name
-local mode dirs cmdline key s line
+local mode dirs cmdline key s line insert
 while IFS=$'\t' read -r mode dirs cmdline; do
   key="$mode $dirs" s=${sessions[$key]}
   if [[ -z $s ]]; then
@@ -58,7 +65,8 @@ while IFS=$'\t' read -r mode dirs cmdline; do
     if [[ $mode == fpath ]]; then
       zpty -w $s "__dump=${(q)tmp}/zcompdump.$mode; fpath=(${(q)tmp}/fn \$fpath); source ${(q)tmp}/init.zsh"
     else
-      zpty -w $s "__dump=${(q)tmp}/zcompdump.$mode; source ${(q)tmp}/init.zsh; source ${(q)file}"
+      [[ $mode == insert ]] && insert=1 || insert=0
+      zpty -w $s "__insert=$insert; __dump=${(q)tmp}/zcompdump.$mode; source ${(q)tmp}/init.zsh; source ${(q)file}"
     fi
     repeat 50; do zpty -r $s line || break; [[ $line == READY* ]] && break; done
   fi
@@ -70,5 +78,13 @@ while IFS=$'\t' read -r mode dirs cmdline; do
     (( marks == 1 )) && [[ $line == *(MATCH|PATH):* ]] && print -r -- ${(M)line%%(MATCH|PATH):*}
   done
   (( marks == 2 )) || { print -u2 "zsh-complete: no completion ran for: $cmdline"; exit 4 }
+  if [[ $mode == insert ]]; then
+    zpty -w -n $s $'\C-b'
+    while zpty -r $s line; do
+      line=${line//$'\r'/}; line=${line%$'\n'}
+      [[ $line == *'<<<BUFFER>>>'* ]] && break
+      [[ $line == *BUFFER:* ]] && print -r -- ${(M)line%%BUFFER:*}
+    done
+  fi
   print -r -- '<<<END>>>'
 done

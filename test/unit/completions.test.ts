@@ -6,14 +6,16 @@
 // it, with COMP_WORDS), zsh through its real completion system in a
 // pseudo-terminal (test/helpers/zsh-complete.zsh), fish with `complete -C`.
 // The zsh and fish tests are skipped where those shells are not installed.
-// Dynamic values come from the program, with a config dir of three profiles.
+// Dynamic values come from the program, with a config dir of three profiles,
+// or one logged in to a hostile tenant whose IDs carry shell syntax.
 // Once per shell, `agctl` on the shells' PATH is the real bin/agctl.js (dist/,
 // rebuilt by the global setup); elsewhere it is a bash script that hands its
-// arguments to this process, which runs the program on them (runCli) and
-// sends back what it printed: the same answers without a node start-up a TAB.
+// config dir and arguments to this process, which runs the program on them
+// (runCli) and sends back what it printed: the same answers without a node
+// start-up a TAB.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,10 @@ import { buildProgram, walk } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/commands/help/command.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
 import { bashCompleteAsync } from '../helpers/bash-complete.js';
+import { NOT_OFFERED, OFFERED } from '../helpers/hostile-ids.js';
+import { hostileTenant } from '../helpers/hostile-tenant.js';
+import { tokenUrlFor } from '../../src/client/auth.js';
+import { Vault } from '../../src/config/vault.js';
 
 const configDir = mkdtempSync(join(tmpdir(), 'agctl-completion-'));
 // a working directory with a file, a key file and a directory for file-name completion
@@ -38,28 +44,43 @@ writeFileSync(join(profiles, 'config.json'), JSON.stringify({ currentProfile: 'c
 const PROFILES = ['ci', 'default', 'staging'];
 /** The shells' environment with the real program on PATH. */
 const realEnv = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, AGCTL_CONFIG_DIR: profiles };
-// The stand-in: "<argc>\0<arg>\0..." in, the program's stdout back.
+// The stand-in: "<config dir>\0<argc>\0<arg>\0..." in, the program's stdout back.
+// (A budget no loaded machine overruns: these tests are about the values, not time.)
 const program = createServer((sock) => {
   let received = '';
   sock.setEncoding('utf8').on('data', (d: string) => {
     received += d;
-    const [count, ...args] = received.split('\0');
+    const [dir, count, ...args] = received.split('\0');
     if (args.length <= Number(count)) return; // the last argument is complete when a \0 follows it
-    void runCli(args.slice(0, Number(count)), { configDir: profiles }).then((r) => sock.end(r.stdout));
+    void runCli(args.slice(0, Number(count)), { configDir: dir!, env: { AGCTL_COMPLETE_BUDGET_MS: '20000' } }).then((r) => sock.end(r.stdout));
   });
 });
 await new Promise<void>((r) => program.listen(0, '127.0.0.1', r));
-const stubDir = mkdtempSync(join(tmpdir(), 'agctl-completion-stub-'));
-writeFileSync(
-  join(stubDir, 'agctl'),
-  `#!/usr/bin/env bash\nexec 3<>/dev/tcp/127.0.0.1/${(program.address() as AddressInfo).port} || exit 1\nprintf '%s\\0' "$#" "$@" >&3\ncat <&3\n`,
-  { mode: 0o755 },
-);
+/** A directory holding a stand-in `agctl` that runs the program with config dir `dir`. */
+function standIn(dir: string): string {
+  const bin = mkdtempSync(join(tmpdir(), 'agctl-completion-stub-'));
+  const port = (program.address() as AddressInfo).port;
+  writeFileSync(join(bin, 'agctl'), `#!/usr/bin/env bash\nexec 3<>/dev/tcp/127.0.0.1/${port} || exit 1\nprintf '%s\\0' '${dir}' "$#" "$@" >&3\ncat <&3\n`, { mode: 0o755 });
+  return bin;
+}
+const stubDir = standIn(profiles);
 /** The shells' environment with the stand-in on PATH. */
 const shellEnv = { ...realEnv, PATH: `${stubDir}:${process.env.PATH}` };
+// A tenant whose rules, MCP servers and tasks carry hostile IDs, and a config dir with a token cached for it.
+const tenant = await hostileTenant({ kind: 'ids', ids: [...OFFERED, ...NOT_OFFERED] });
+const hostileConfig = mkdtempSync(join(tmpdir(), 'agctl-completion-hostile-'));
+writeFileSync(join(hostileConfig, 'config.json'), JSON.stringify({ currentProfile: 'default', profiles: { default: { baseUrl: tenant.url, clientId: 'bot' } } }), { mode: 0o600 });
+new Vault(hostileConfig, { AGCTL_CONFIG_DIR: hostileConfig }).saveToken('default', tokenUrlFor(tenant.url), 'bot', { accessToken: 't', expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+const hostileStub = standIn(hostileConfig);
+/** The shells' environment with a stand-in for that config dir on PATH. */
+const hostileEnv = { ...shellEnv, PATH: `${hostileStub}:${process.env.PATH}` };
+const hostileBin = mkdtempSync(join(tmpdir(), 'agctl-completion-hostile-bin-'));
+writeFileSync(join(hostileBin, 'agctl'), `#!/bin/sh\nAGCTL_CONFIG_DIR='${hostileConfig}' AGCTL_COMPLETE_BUDGET_MS=20000 exec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
+/** The shells' environment with the real program for that config dir on PATH. */
+const hostileRealEnv = { ...shellEnv, PATH: `${hostileBin}:${process.env.PATH}` };
 afterAll(() => {
   program.close();
-  rmSync(stubDir, { recursive: true, force: true });
+  for (const dir of [stubDir, hostileStub, hostileConfig, hostileBin]) rmSync(dir, { recursive: true, force: true });
   rmSync(profiles, { recursive: true, force: true });
   rmSync(binDir, { recursive: true, force: true });
   rmSync(configDir, { recursive: true, force: true });
@@ -109,16 +130,21 @@ function shell(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<str
 const END = '<<<END>>>';
 
 /**
- * zsh: the matches its completion system offers for `line` + TAB, and $PATH inside the completion function.
+ * zsh: the matches its completion system offers for `line` + TAB, $PATH inside the completion function, and (mode
+ * insert) the command line after the TAB inserted what it completes.
  * Every line goes to one zsh-complete.zsh, which types the lines of a mode and PATH into one interactive zsh in turn
  * (the environments differ only in PATH: `env` gives the shell's PATH).
  */
-async function zshComplete(line: string, mode: 'source' | 'fpath' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[] }> {
+async function zshComplete(line: string, mode: 'source' | 'fpath' | 'insert' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[]; buffer?: string }> {
   zshRun ??= startZsh();
   const answer = new Promise<string>((resolve, reject) => zshRun!.waiting.push({ resolve, reject }));
   zshRun.child.stdin!.write(`${mode}\t${env.PATH}\t${line}\n`);
   const lines = (await answer).split('\n');
-  return { matches: lines.filter((l) => l.startsWith('MATCH:')).map((l) => l.slice(6)), paths: lines.filter((l) => l.startsWith('PATH:')).map((l) => l.slice(5)) };
+  return {
+    matches: lines.filter((l) => l.startsWith('MATCH:')).map((l) => l.slice(6)),
+    paths: lines.filter((l) => l.startsWith('PATH:')).map((l) => l.slice(5)),
+    buffer: lines.find((l) => l.startsWith('BUFFER:'))?.slice(7),
+  };
 }
 let zshRun: ReturnType<typeof startZsh> | undefined;
 function startZsh() {
@@ -149,7 +175,7 @@ afterAll(async () => {
   await zshRun?.closed;
 });
 
-/** fish: `complete -C line`, the completions without their descriptions. Lines asked for together (Promise.all) run in one fish. */
+/** fish: `complete --escape -C line`, the completions as fish inserts them, without their descriptions. Lines asked for together (Promise.all) run in one fish. */
 function fishComplete(line: string, env = shellEnv): Promise<string[]> {
   return new Promise((resolve, reject) => {
     let batch = fishBatches.get(env);
@@ -166,7 +192,7 @@ function fishComplete(line: string, env = shellEnv): Promise<string[]> {
 }
 const fishBatches = new Map<NodeJS.ProcessEnv, { line: string; resolve: (r: string[]) => void; reject: (e: unknown) => void }[]>();
 async function runFish(batch: { line: string; resolve: (r: string[]) => void }[], env: NodeJS.ProcessEnv): Promise<void> {
-  const out = await shell('fish', ['--no-config', '-c', `source $argv[1]; for line in $argv[2..-1]; complete -C $line; echo '${END}'; end`, script('fish'), ...batch.map((b) => b.line)], env);
+  const out = await shell('fish', ['--no-config', '-c', `source $argv[1]; for line in $argv[2..-1]; complete --escape -C $line; echo '${END}'; end`, script('fish'), ...batch.map((b) => b.line)], env);
   const answers = out.split(`${END}\n`);
   if (answers.length !== batch.length + 1 || answers.at(-1) !== '') throw new Error(`fish answered ${answers.length - 1} of ${batch.length} lines:\n${out}`);
   batch.forEach((b, i) => b.resolve(answers[i]!.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!)));
@@ -432,6 +458,76 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
     expect(ru).toEqual(['rules']);
     expect(sorted(rules!)).toEqual(['delete', 'get', 'list']);
     expect(afterTopic).toEqual([]);
+  });
+});
+
+/** What agctl receives when the shell runs each of `lines`, as Enter would (agctl a function printing its arguments). */
+async function argumentsOf(sh: Shell, lines: string[]): Promise<string[][]> {
+  const run: Record<Shell, [string, string[]]> = {
+    bash: ['bash', ['--norc', '--noprofile', '-c', 'agctl() { printf "%s\\0" "$#" "$@"; }; for l; do eval "$l"; done', 'bash']],
+    zsh: ['zsh', ['-f', '-c', 'agctl() { printf "%s\\0" "$#" "$@" }; for l; do eval "$l"; done', 'zsh']],
+    fish: ['fish', ['--no-config', '-c', 'function agctl; printf "%s\\0" (count $argv) $argv; end; for l in $argv; eval $l; end']],
+  };
+  const [cmd, args] = run[sh];
+  const fields = (await shell(cmd, [...args, ...lines], process.env)).split('\0');
+  fields.pop();
+  const read: string[][] = [];
+  while (fields.length) read.push(fields.splice(0, Number(fields.shift())));
+  return read;
+}
+
+describe('values from a hostile tenant are data, in every shell', () => {
+  // rule IDs, connector IDs, task IDs: the tenant names each list's items with the IDs of hostile-ids.ts
+  const LINES = ['agctl rules get app1 ', 'agctl mcp get app1 ', 'agctl task get '];
+  const RULE = 'agctl rules get app1 ';
+  /** The words `line` gives agctl, then `id`. */
+  const withId = (line: string, id: string) => [...line.trim().split(' ').slice(1), id];
+  /** The IDs one letter names (typed, then TAB: the single match is inserted). */
+  const BY_LETTER = OFFERED.filter((id) => /^[a-z]/.test(id));
+  const pwned = () => readdirSync(work).filter((f) => f.startsWith('PWNED'));
+  afterAll(() => expect(pwned()).toEqual([]));
+
+  it('the tenant names things with IDs no shell may read as code', () => {
+    expect(NOT_OFFERED.length).toBeGreaterThan(0);
+    expect(new Set(BY_LETTER.map((id) => id[0])).size).toBe(BY_LETTER.length);
+  });
+
+  it('bash: offers each ID quoted (printf %q) and nothing else; each reads back as the literal ID; nothing ran', async () => {
+    for (const line of LINES) {
+      const replies = await bashComplete(line, hostileEnv);
+      expect(await argumentsOf('bash', replies.map((r) => `${line}${r} `)), line).toEqual(OFFERED.map((id) => withId(line, id)));
+    }
+    const one = await Promise.all([...BY_LETTER.map((id) => bashComplete(`${RULE}${id[0]}`, hostileEnv)), bashComplete(`${RULE}a`, hostileRealEnv)]);
+    expect(one.map((r) => r.length)).toEqual([...BY_LETTER, 'a'].map(() => 1));
+    expect(await argumentsOf('bash', one.map(([r]) => `${RULE}${r} `))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    // a prefix typed quoted, as an earlier TAB inserted it, still completes
+    const quoted = await bashComplete(`${RULE}a\\$\\(`, hostileEnv);
+    expect(await argumentsOf('bash', quoted.map((r) => RULE + r))).toEqual([withId(RULE, OFFERED[0]!)]);
+    expect(pwned()).toEqual([]);
+  });
+
+  it.skipIf(!hasZsh)('zsh: offers each ID quoted (compadd) and nothing else, reading back as the literal ID; nothing ran', async () => {
+    const lists = await Promise.all(LINES.map((line) => zshComplete(line, 'source', hostileEnv)));
+    for (const [i, line] of LINES.entries()) {
+      // the matches as compadd inserts them
+      const read = await argumentsOf('zsh', lists[i]!.matches.map((m) => line + m));
+      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))));
+    }
+    const inserted = await Promise.all([...BY_LETTER.map((id) => zshComplete(`${RULE}${id[0]}`, 'insert', hostileEnv)), zshComplete(`${RULE}a`, 'insert', hostileRealEnv)]);
+    expect(await argumentsOf('zsh', inserted.map((r) => r.buffer!))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    expect(pwned()).toEqual([]);
+  });
+
+  it.skipIf(!hasFish)('fish: offers each ID escaped as fish inserts it, reading back as the literal ID; nothing ran', async () => {
+    const lists = await Promise.all(LINES.map((line) => fishComplete(line, hostileEnv)));
+    for (const [i, line] of LINES.entries()) {
+      const read = await argumentsOf('fish', lists[i]!.map((c) => line + c));
+      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))));
+    }
+    const one = await Promise.all([...BY_LETTER.map((id) => fishComplete(`${RULE}${id[0]}`, hostileEnv)), fishComplete(`${RULE}a`, hostileRealEnv)]);
+    expect(one.map((r) => r.length)).toEqual([...BY_LETTER, 'a'].map(() => 1));
+    expect(await argumentsOf('fish', one.map(([c]) => RULE + c))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    expect(pwned()).toEqual([]);
   });
 });
 

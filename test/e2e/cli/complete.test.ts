@@ -7,7 +7,6 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUDGET_MS } from '../../../src/cli/commands/__complete/sources.js';
 import { complete } from '../../../src/cli/commands/__complete/run.js';
 import { buildProgram } from '../../../src/cli/program.js';
 import { systemClock } from '../../../src/lib/clock.js';
@@ -16,6 +15,8 @@ import { Vault } from '../../../src/config/vault.js';
 import { bashCompleteAsync as bashComplete } from '../../helpers/bash-complete.js';
 import { BIN, baseEnv, cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
+import { NOT_OFFERED, OFFERED } from '../../helpers/hostile-ids.js';
+import { hostileTenant } from '../../helpers/hostile-tenant.js';
 import { sendJson, tinyServer } from '../../unit/client/tiny-server.js';
 
 const s = await startTestServer();
@@ -227,46 +228,87 @@ describe('__complete: the time budget', () => {
     return { sockets, state, dir, close };
   }
 
-  it(`offers nothing ${BUDGET_MS} ms after the run started from a server that never answers, and aborts the request`, async () => {
+  it('offers nothing from a server that never answers, and aborts the request, in this process and in a real one', async () => {
     const h = await hangingServer();
     try {
-      const started = performance.now();
+      // how long it waits is the budget's own test below: none here depends on the machine's speed
       const r = await cliFor(h.dir)(['__complete', '--', 'rules', 'delete', 'app', '']);
-      const took = performance.now() - started;
       expect(values(r)).toEqual([]);
       expect(h.sockets.length).toBe(1); // it did ask
-      // In this process the budget counts from main()'s call; the margin is for a loaded 2-core machine.
-      expect(took).toBeLessThan(BUDGET_MS + 200);
-      await expect.poll(() => h.state.closed, { timeout: 2000 }).toBe(1); // and hung up
+      await expect.poll(() => h.state.closed, { timeout: 10_000 }).toBe(1); // and hung up
       // a real process (whose budget counts from its start) exits as soon as it answers, silently
-      const p = await spawnCliProcess(['__complete', '--', 'rules', 'delete', 'app', ''], { configDir: h.dir, timeoutMs: 5000 });
+      const p = await spawnCliProcess(['__complete', '--', 'rules', 'delete', 'app', ''], { configDir: h.dir, timeoutMs: 20_000 });
       expect(values(p)).toEqual([]);
     } finally {
       await h.close();
     }
   });
 
-  it('the budget ends at the deadline it is given (the process start + BUDGET_MS), not BUDGET_MS after the request', async () => {
+  it('gives up on the service at the deadline it is given, measured by the stopwatch it is given', async () => {
     const h = await hangingServer();
     try {
       const words = ['rules', 'delete', 'app', ''];
       const program = await buildProgram(['__complete', '--', ...words]);
       const env = { AGCTL_CONFIG_DIR: h.dir };
+      const stopwatch = manualStopwatch(1_000);
+      const ctx = { env, clock: systemClock, stopwatch };
       // Time already spent: no request at all.
-      const late = await complete(program, words, env, systemClock, performance.now() - 1);
-      expect([late.candidates, h.sockets.length]).toEqual([[], 0]);
-      // Once first, so that what this worker loads on the way (modules, the token cache) is not timed below.
-      await complete(program, words, env, systemClock, performance.now() + 100);
-      const before = h.sockets.length;
-      // 100 ms left: the request is made and given up on then.
-      const started = performance.now();
-      const soon = await complete(program, words, env, systemClock, started + 100);
-      const took = performance.now() - started;
-      expect([soon.candidates, h.sockets.length - before]).toEqual([[], 1]);
-      expect(took).toBeGreaterThanOrEqual(99);
-      expect(took).toBeLessThan(BUDGET_MS);
+      expect(await complete(program, words, { ...ctx, deadline: 999 })).toEqual({ candidates: [], directive: 4 });
+      expect(h.sockets.length).toBe(0);
+      // A minute left (the request's own timeout, which only backs the budget up, is as long in real time):
+      // the request is made, still waited for a millisecond before the deadline, given up on at it.
+      let settled = false;
+      const answer = complete(program, words, { ...ctx, deadline: 61_000 }).finally(() => (settled = true));
+      await expect.poll(() => h.sockets.length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => stopwatch.waiting(), { timeout: 10_000 }).toBe(1);
+      stopwatch.advance(59_999);
+      for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+      expect(settled).toBe(false);
+      expect(h.state.closed).toBe(0);
+      stopwatch.advance(1);
+      expect(await answer).toEqual({ candidates: [], directive: 4 });
+      await expect.poll(() => h.state.closed, { timeout: 10_000 }).toBe(1); // the request aborted
     } finally {
       await h.close();
     }
+  });
+});
+
+/** A stopwatch moved by hand: its sleeps end when advance() reaches them (or their signal aborts). */
+function manualStopwatch(start: number) {
+  let now = start;
+  const sleeps = new Set<{ at: number; end: () => void }>();
+  return {
+    now: () => now,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve) => {
+        const s = { at: now + ms, end: () => (sleeps.delete(s), resolve()) };
+        sleeps.add(s);
+        signal?.addEventListener('abort', s.end, { once: true });
+      }),
+    advance(ms: number) {
+      now += ms;
+      for (const s of [...sleeps]) if (s.at <= now) s.end();
+    },
+    /** Sleeps not yet ended. */
+    waiting: () => sleeps.size,
+  };
+}
+
+describe('__complete: values from a hostile tenant are data', () => {
+  it('offers an ID holding shell syntax as it is, never one with a control, bidi or zero-width character, nor one read as an option', async () => {
+    const t = await hostileTenant({ kind: 'ids', ids: [...OFFERED, ...NOT_OFFERED], displayName: 'name\u202e\u001b[2J\u200bend' });
+    const dir = configWith({ default: { baseUrl: t.url, clientId: 'bot' } }, 'default');
+    plantToken(dir, t.url, 'bot', 'cached-token');
+    const cli = cliFor(dir, ROOMY);
+    for (const words of [['rules', 'get', 'app1', ''], ['mcp', 'get', 'app1', ''], ['task', 'get', ''], ['rules', 'delete', 'app1', 'x', '']]) {
+      const lines = offered(await cli(['__complete', '--', ...words]));
+      expect(lines.map((l) => l.split('\t')[0]), words.join(' ')).toEqual(OFFERED);
+      // the description is shown (zsh, fish): what would drive the terminal or hide text is a space
+      expect(new Set(lines.map((l) => l.split('\t').slice(1).join('\t')))).toEqual(new Set(['name  [2J end']));
+    }
+    // the word at the cursor is matched as it is: shell syntax in it is not read either
+    expect(values(await cli(['__complete', '--', 'rules', 'get', 'app1', 'a$(']))).toEqual([OFFERED[0]]);
+    expect(values(await cli(['__complete', '--', 'rules', 'get', 'app1', '-']))).not.toContain('-rf');
   });
 });

@@ -4,14 +4,19 @@
 // `:16` directory names. It never prints an error and always exits 0: a
 // completion that fails, or that is not answered within BUDGET_MS (sources.ts)
 // of the run's start (the process's start for the agctl process), offers nothing.
+//
+// A value comes from whoever named a rule, an MCP server or a task in the
+// tenant: the scripts insert it quoted for their shell (bash `printf %q`,
+// zsh's compadd, fish's own escaping) and never hand it to anything that
+// expands it. What no quoting makes safe to show or to insert is not offered
+// at all (see `offerable`).
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { Command } from 'commander';
 import { collectTree, type Node } from '../../completion.js';
 import { invocationOf } from '../../invocation.js';
-import { systemClock, type Clock } from '../../../lib/clock.js';
-import { CONTROL_CHARS } from '../../../lib/controls.js';
+import { systemClock } from '../../../lib/clock.js';
 import type { CompleteInput } from './command.js';
-import { BUDGET_MS, SOURCES, type Candidate } from './sources.js';
+import { BUDGET_MS, SOURCES, realStopwatch, type Candidate, type SourceContext } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
 
 /** cobra's directives, as the last line says them. */
@@ -28,7 +33,12 @@ export async function run({ args: [words] }: CompleteInput, cmd: CommandUnknownO
   let answer: Answer = { candidates: [], directive: Directive.NoFileNames };
   try {
     // the program this command belongs to: with every group (main.ts loads them all for a line with `--`)
-    answer = await complete(cmd.parent as unknown as Command, words, inv.env, inv.clock ?? systemClock, inv.startedAt + budgetMs(inv.env));
+    answer = await complete(cmd.parent as unknown as Command, words, {
+      env: inv.env,
+      clock: inv.clock ?? systemClock,
+      stopwatch: realStopwatch,
+      deadline: inv.startedAt + budgetMs(inv.env),
+    });
   } catch {
     // silent: nothing to offer
   }
@@ -41,32 +51,46 @@ function budgetMs(env: NodeJS.ProcessEnv): number {
   return v && /^\d{1,5}$/.test(v) && Number(v) <= 60_000 ? Number(v) : BUDGET_MS;
 }
 
-/** A value and its description on one line; a value that would break the line, or the shell's word, is not offered. */
+/**
+ * Characters no value offered holds: control characters (a newline or a tab
+ * would break the line, or the shell's word), format characters (bidi
+ * controls that reorder what the terminal shows, zero-width characters that
+ * make two IDs look alike) and every other default-ignorable, invisible or
+ * unassigned character, and whitespace other than a space.
+ */
+const UNSHOWN = /[\p{C}\p{Default_Ignorable_Code_Point}]|(?! )[\p{Z}\s]/u;
+
+/**
+ * Whether a value the program knows (a profile name, an ID from the service)
+ * is offered: none of UNSHOWN, and not starting with `-` (the command would
+ * read it as an option, `--base-url=...`), `~` (fish inserts a leading tilde
+ * unquoted, and it names a home directory) or `:` (the directive line's mark).
+ */
+const offerable = (c: Candidate) => c.value !== '' && !UNSHOWN.test(c.value) && !/^[-~:]/.test(c.value);
+
+/** A value and its description on one line (the description's UNSHOWN characters become spaces). */
 function line(c: Candidate): string {
-  const description = c.description?.replace(CONTROL_CHARS, ' ').trim().slice(0, 80);
+  const description = c.description?.replace(new RegExp(UNSHOWN.source, 'gu'), ' ').trim().slice(0, 80);
   return description ? `${c.value}\t${description}` : c.value;
 }
 
-const offerable = (c: Candidate) => /^[\x21-\x7e\u00a0-\uffff]+$/.test(c.value);
+/** What a completion works with: its environment, clocks, and when values from the service are given up on (`deadline`, in `stopwatch` ms). */
+export type CompleteContext = Omit<SourceContext, 'onClose'>;
 
-/**
- * The completions of the last of `words` (the words after the program name) on
- * `program`'s tree; values from the service only until `deadline` (in
- * performance.now() ms).
- */
-export async function complete(program: Command, words: string[], env: NodeJS.ProcessEnv, clock: Clock, deadline: number): Promise<Answer> {
+/** The completions of the last of `words` (the words after the program name) on `program`'s tree. */
+export async function complete(program: Command, words: string[], ctx: CompleteContext): Promise<Answer> {
   const line = readLine(collectTree(program), words);
-  const { candidates, directive } = await offered(line, env, clock, deadline);
-  return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix) && offerable(c)), directive };
+  const { candidates, directive } = await offered(line, ctx);
+  return { candidates: candidates.filter((c) => c.value.startsWith(line.prefix)), directive };
 }
 
-async function offered(line: Line, env: NodeJS.ProcessEnv, clock: Clock, deadline: number): Promise<Answer> {
+async function offered(line: Line, base: CompleteContext): Promise<Answer> {
   const nothing = { candidates: [], directive: Directive.NoFileNames };
   const closers: (() => Promise<void>)[] = [];
   const dynamic = async (source: keyof typeof SOURCES) => {
-    const ctx = { env, clock, deadline, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
+    const ctx = { ...base, onClose: (fn: () => Promise<void>) => void closers.push(fn) };
     try {
-      return { candidates: await SOURCES[source](line, ctx), directive: Directive.NoFileNames };
+      return { candidates: (await SOURCES[source](line, ctx)).filter(offerable), directive: Directive.NoFileNames };
     } finally {
       // the answer is in, or the time is up: requests still in flight are aborted
       await Promise.all(closers.map((fn) => fn().catch(() => {})));

@@ -9,7 +9,7 @@ import { StaticToken, isFresh, sentInClear, tokenUrlFor } from '../../../client/
 import { HttpClient } from '../../../client/http.js';
 import { listAllRules } from '../../../client/rules.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
-import type { Clock } from '../../../lib/clock.js';
+import { sleep, type Clock } from '../../../lib/clock.js';
 import { userAgent } from '../../../version.js';
 import type { Line } from './words.js';
 
@@ -24,10 +24,25 @@ export interface Candidate {
  */
 export const BUDGET_MS = 300;
 
-interface SourceContext {
+/**
+ * What the budget is measured with: a monotonic time in ms and a wait. The
+ * real one is performance.now() and a timer; tests pass one they move by hand,
+ * so that no test depends on how busy the machine is.
+ */
+interface Stopwatch {
+  now(): number;
+  /** Waits `ms`, or less when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realStopwatch: Stopwatch = { now: () => performance.now(), sleep };
+
+export interface SourceContext {
   env: NodeJS.ProcessEnv;
+  /** The time of day (a cached token's expiry). */
   clock: Clock;
-  /** When the requests are aborted, in performance.now() ms. */
+  stopwatch: Stopwatch;
+  /** When the requests are aborted, in the stopwatch's ms. */
   deadline: number;
   /** Called with what to close when the completion ends (its requests in flight are aborted). */
   onClose(fn: () => Promise<void>): void;
@@ -66,7 +81,8 @@ async function cachedTokenApi(line: Line, ctx: SourceContext): Promise<ApiClient
   await config.vault.unlock(s.profile);
   const token = config.vault.loadToken(s.profile, tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || !isFresh(token, ctx.clock.now())) return undefined;
-  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - performance.now())), maxRetries: 0, userAgent: userAgent() });
+  // The request's own timeout only backs the budget up: at the deadline, within() gives up and onClose aborts the request.
+  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - ctx.stopwatch.now())), maxRetries: 0, userAgent: userAgent() });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
 }
@@ -78,18 +94,16 @@ const withApi =
     const scope = line.args[0];
     if (scoped && !scope) return [];
     const api = await cachedTokenApi(line, ctx);
-    const left = ctx.deadline - performance.now();
-    return api && left > 0 ? within(left, list(api, scope ?? ''), []) : [];
+    const left = ctx.deadline - ctx.stopwatch.now();
+    return api && left > 0 ? within(ctx.stopwatch, left, list(api, scope ?? ''), []) : [];
   };
 
-/** `p`'s result, or `fallback` once `ms` have passed. */
-function within<T>(ms: number, p: Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), ms);
-  });
+/** `p`'s result, or `fallback` once `ms` have passed on `stopwatch`. */
+function within<T>(stopwatch: Stopwatch, ms: number, p: Promise<T>, fallback: T): Promise<T> {
+  const settled = new AbortController();
+  const late = stopwatch.sleep(ms, settled.signal).then(() => fallback);
   p.catch(() => {}); // a failure after the time is up is nobody's concern
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  return Promise.race([p, late]).finally(() => settled.abort());
 }
 
 export const SOURCES: Record<DynamicSource, Source> = {

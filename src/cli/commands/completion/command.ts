@@ -21,7 +21,9 @@ agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
 connector IDs after an app ID, open task IDs, and the webhook listener IDs of
 an embedded server, read with the profile's cached token only (no login, no
 prompt). An answer that would take more than 0.3 s from agctl's start offers
-nothing (AGCTL_COMPLETE_BUDGET_MS widens that on a slow machine).`,
+nothing (AGCTL_COMPLETE_BUDGET_MS widens that on a slow machine). An ID is
+inserted quoted, never run by the shell; one with a control, bidi or invisible
+character, or starting with -, is not offered.`,
             [
               'agctl completion bash > /etc/bash_completion.d/agctl',
               'agctl completion zsh > "${fpath[1]}/_agctl"',
