@@ -25,20 +25,17 @@ describe('concurrent CLI processes', () => {
     const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl }, spawnCliProcess);
     const clients = [s.plainClient, s.keyClient];
     const before = issued();
-    const started = Date.now();
     const runs = await Promise.all(
       Array.from({ length: 10 }, (_, i) => {
         const c = clients[i % 2]!;
         return cli(['rules', 'list', app, '--limit', '2', '-o', 'json'], { env: { AGCTL_CLIENT_ID: c.clientId, AGCTL_CLIENT_SECRET: c.clientSecret }, timeoutMs: 30_000 });
       }),
     );
-    const elapsed = Date.now() - started;
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toBe('');
       expect(r.json().map((x: { id: string }) => x.id)).toEqual(['ecr-001', 'ecr-002']);
     }
-    expect(elapsed).toBeLessThan(30_000);
     // One process per client asked for a token; the others waited for it and used it.
     expect(issued() - before).toBe(clients.length);
 

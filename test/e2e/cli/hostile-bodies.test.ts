@@ -20,11 +20,9 @@ async function run(b: Behaviour, args: string[], env: Record<string, string> = {
   const t = await hostileTenant(b);
   const auth = b.kind === 'huge-body' && b.on === 'token' ? { AGCTL_CLIENT_ID: 'bot', AGCTL_CLIENT_SECRET: 'shh' } : { AGCTL_ACCESS_TOKEN: 'tok' };
   const cli = cliFor(tempDir('agctl-hostile-bodies-'), { AGCTL_BASE_URL: t.url, ...auth, ...env });
-  const started = performance.now();
   const r = await cli(args);
-  const ms = performance.now() - started;
   await t.close();
-  return { r, t, ms };
+  return { r, t };
 }
 
 describe('a tenant answering gigabytes', () => {
@@ -32,7 +30,7 @@ describe('a tenant answering gigabytes', () => {
     const how = announce ? 'announced by Content-Length' : 'chunked';
 
     it.concurrent(`API route, ${how}: exit 9 at the default cap of 32 MiB, the connection closed`, async () => {
-      const { r, t, ms } = await run({ kind: 'huge-body', on: 'api', bytes: GiB4, announce }, ['rules', 'list', 'app']);
+      const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: GiB4, announce }, ['rules', 'list', 'app']);
       expect(r.code, r.stderr).toBe(9);
       const what = announce ? `announces ${GiB4} bytes \\(Content-Length\\)` : `goes on past ${32 * MiB} bytes`;
       expect(r.stderr).toMatch(new RegExp(`^agctl: the answer from ${t.url}/api/v1/apps/app/entitlement_configuration_rules is too large: it ${what}, and agctl reads at most 32 MiB\\n`));
@@ -41,7 +39,6 @@ describe('a tenant answering gigabytes', () => {
       // Refused unread, or read up to the cap: never the rest.
       expect(t.stats.bodyBytes).toBeLessThanOrEqual((announce ? 0 : 32 * MiB) + SOCKET_SLACK);
       expect(t.stats.requests.api).toBe(1);
-      expect(ms).toBeLessThan(5000);
     });
 
     it.concurrent(`token endpoint, ${how}: exit 9 at 16 KiB, no API call made`, async () => {

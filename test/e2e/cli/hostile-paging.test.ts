@@ -22,11 +22,9 @@ const COMMANDS: Record<string, string[]> = {
 async function run(args: string[], items: number) {
   const t = await hostileTenant({ kind: 'endless-pages', items });
   const cli = cliFor(tempDir('agctl-hostile-pages-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' });
-  const started = performance.now();
   const r = await cli(args);
-  const ms = performance.now() - started;
   await t.close();
-  return { r, requests: t.stats.requests.api, ms };
+  return { r, requests: t.stats.requests.api };
 }
 
 describe('a tenant whose pages never end', () => {
@@ -35,14 +33,12 @@ describe('a tenant whose pages never end', () => {
   const cases: [string, number][] = [['api --paginate (GET)', 2], ['rules list', 2], ['task list', 0]];
   for (const [name, items] of cases) {
     it(`${name} stops after ${MAX_PAGES} pages (${items ? 'new items' : 'empty pages'}, each with a new token): exit 9, nothing listed`, async () => {
-      const { r, requests, ms } = await run(COMMANDS[name]!, items);
+      const { r, requests } = await run(COMMANDS[name]!, items);
       expect(r.code, r.stderr).toBe(9);
       expect(requests).toBe(MAX_PAGES);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(new RegExp(`^agctl: the server's paging does not end: ${MAX_PAGES} pages of .* \\(${MAX_PAGES * items} items\\) read, and it names another page\\n`));
       expect(r.stderr).toContain('hint: nothing was listed: agctl reads at most 1000 pages or 1000000 items of one listing');
-      // Well under 2 s on an idle machine (about 0.4 s); the bound leaves room for a loaded one.
-      expect(ms).toBeLessThan(5000);
     });
   }
 

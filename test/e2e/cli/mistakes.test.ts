@@ -28,9 +28,8 @@ function expectClearError(r: CliResult, code: number, line: RegExp | string): vo
 describe('file inputs', () => {
   it('stops reading a file that never ends, and names directories and missing files', async () => {
     const run = cli({ AGCTL_BASE_URL: 'http://127.0.0.1:1', AGCTL_ACCESS_TOKEN: 't' });
-    const started = Date.now();
+    // /dev/zero never ends: only the size bound stops the read.
     expectClearError(await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', '/dev/zero']), 2, '--from-file /dev/zero: larger than 1048576 bytes (1 MiB)');
-    expect(Date.now() - started).toBeLessThan(15_000);
     expectClearError(await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', work]), 2, `--from-file ${work}: is a directory`);
     expectClearError(
       await run(['webhook', 'send', 'http://127.0.0.1:1/x', '--data-file', '/dev/zero'], { env: { AGCTL_WEBHOOK_SECRET: 's' } }),

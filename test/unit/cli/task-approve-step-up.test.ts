@@ -214,7 +214,8 @@ describe('waiting for the step-up, and Ctrl-C', () => {
     while (calls < 1) await new Promise((r) => setTimeout(r, 5));
     t.interrupt();
     expect(await wait).toBe('interrupted');
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Not the poll's 60 s: half of it is a bound no busy machine misses.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(t.interruptListeners()).toBe(0);
   });
 

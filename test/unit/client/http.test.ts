@@ -126,14 +126,15 @@ describe('connection errors', () => {
       if (n++ === 0) setTimeout(() => res.socket!.destroy(), 20);
       else res.end(`${' '.repeat(100 - 11 - 5)}true}`);
     });
-    const { http } = client({ timeoutMs: 5000 });
+    const { http } = client({ timeoutMs: 60_000 });
     const started = performance.now();
     expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).json()).toEqual({ partial: true });
     expect(srv.seen).toHaveLength(2);
     n = 0;
     const err = await failure(http.send({ method: 'POST', url: `${srv.url}/x`, body: '{}' }));
     expect(err.message).toBe(`cannot reach ${srv.url}: connection reset`);
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Not the 60 s timeout: half of it is a bound no busy machine misses.
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 
   it('retries a POST on ECONNREFUSED (it surely never reached a server), then fails with exit 9', async () => {

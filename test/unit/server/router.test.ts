@@ -213,14 +213,12 @@ describe('a request whose body never finishes', () => {
     const lines: string[] = [];
     const s = await startEmbeddedServer({ modules: [authModule, testModule], log: (l) => lines.push(l) });
     const { gone } = await stalled(s.baseUrl);
-    const started = Date.now();
     let done = false;
     const closing = s.close(300).then(() => (done = true));
     await new Promise((r) => setTimeout(r, 100));
     expect(done).toBe(false); // still within the grace period
     await closing;
     await gone; // the stalled connection was closed by the server
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(lines).toContain('1 request still in flight after 0.3 s: closing its connection');
     expect(lines.join('\n')).not.toMatch(/internal error/);
   });

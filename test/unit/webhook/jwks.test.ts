@@ -138,10 +138,9 @@ describe('remote JWKS over loopback', () => {
   });
 
   it('a JWKS endpoint that never answers times out', async () => {
-    const started = Date.now();
+    // The reason says the timeout fired (the endpoint never answers: nothing else ends the fetch).
     const r = await check(remoteJwks(`${base}/hang`, { allowInsecure: true, timeoutMs: 300 }));
     expect(r).toMatchObject({ status: 401, reason: 'JWKS unreachable: the fetch timed out' });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('a key set answer larger than 1 MiB is refused while it is read (chunked or announced)', async () => {
