@@ -9,7 +9,7 @@ import type { HttpResponse } from '../../../../client/http.js';
 import { CliError, Exit } from '../../../../lib/exit.js';
 
 /** The body to show, or what it was when it is not shown. */
-export type ShownAnswer = { body: Buffer } | { encoding: string; bytes: number };
+type ShownAnswer = { body: Buffer } | { encoding: string; bytes: number };
 
 const DECODERS: Record<string, (buf: Buffer, opts: ZlibOptions) => Buffer> = {
   gzip: gunzipSync,
