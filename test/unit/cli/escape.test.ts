@@ -2,10 +2,12 @@
 // default-ignorable code points) from a server show as visible escapes, as
 // control characters do: in the one escaping home, src/cli/escape.ts.
 import { spawnSync } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { escapeControls, safeJson } from '../../../src/cli/escape.js';
 import { shellCommand, shellQuote } from '../../../src/cli/shell-quote.js';
-import { fitColumns, visible } from '../../../src/cli/output.js';
+import { Output, fitColumns, visible } from '../../../src/cli/output.js';
+import type { IO } from '../../../src/cli/io.js';
 
 /** Bidi controls (Trojan Source, CVE-2021-42574). */
 const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
@@ -40,6 +42,22 @@ describe('escapeControls: invisible characters', () => {
     expect(cell).toBe('ab\\u202e\\u200b');
     expect(visible(cell)).toBe(cell.length);
     expect(fitColumns(['ID', 'NAME'], [[cell, 'x']], undefined)).toEqual([cell.length, 4]);
+  });
+
+  it('a table on a 40-column terminal: escaped cells, every line within the width, columns aligned', async () => {
+    let text = '';
+    const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 40 });
+    stdout.on('data', (d) => (text += String(d)));
+    const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
+    // Raw, the bidi controls and zero-width spaces take no columns (string-width counts 0), so the table would be measured narrower than it prints escaped.
+    const name = `${'\u202e\u2066\u200b'.repeat(4)}x`;
+    await new Output(io, 'table', false).table(['ID', 'NAME', 'STATE'], [[`r-\u200b1`, name, 'on'], ['r-2', 'plain name', 'off']]);
+    const lines = text.trimEnd().split('\n');
+    expect(text).not.toMatch(/[\u202e\u2066\u200b]/u);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
+    expect(lines[1]).toMatch(/^r-\\u200b1  /);
+    const stateAt = lines[0]!.indexOf('STATE');
+    expect(lines.slice(1).map((l) => l.search(/(on|off)$/))).toEqual([stateAt, stateAt]);
   });
 });
 
