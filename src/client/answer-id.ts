@@ -8,17 +8,18 @@ import { CliError, Exit } from '../lib/exit.js';
 
 /**
  * Throws (exit 9) when `got`, the ID an answer names for `what` ("rule",
- * "task"), is not `asked`. A missing ID (undefined, null, '') passes only
- * with `missingOk` (a member the contract lets the service leave out); the
- * caller then shows the ID asked for. Both IDs are shown escaped, as every
- * error line is.
+ * "task"), is not `asked`; `request` says what was asked ("a read of", the
+ * default, or "the approval of"). A missing ID (undefined, null, '') passes
+ * only with `missingOk` (a member the contract lets the service leave out);
+ * the caller then shows the ID asked for. Both IDs are shown escaped, as
+ * every error line is.
  */
-export function checkAnswerId(what: string, asked: string, got: unknown, opts: { missingOk?: boolean } = {}): void {
+export function checkAnswerId(what: string, asked: string, got: unknown, opts: { missingOk?: boolean; request?: string } = {}): void {
   if (got === asked) return;
   const missing = got === undefined || got === null || got === '';
   if (missing && opts.missingOk) return;
   const named = missing ? `no ${what} ID` : typeof got === 'string' ? `${what} "${got}"` : `a ${what} ID that is not a string`;
-  throw new CliError(`the server answered a read of ${what} "${asked}" with ${named}`, Exit.Server, {
+  throw new CliError(`the server answered ${opts.request ?? 'a read of'} ${what} "${asked}" with ${named}`, Exit.Server, {
     code: 'answer_about_other_id',
     hint: `agctl shows and acts on an answer only when it is about the ${what} asked for; the server, or a proxy in between, mixed up its answers`,
   });

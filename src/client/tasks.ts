@@ -68,7 +68,7 @@ export async function approveWithStepUp(api: ApiClient, taskId: string, req: App
   const body = { ...req, stepUpTransactionId: req.stepUpTransactionId ?? '' };
   const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
   // The task view shown as the result must be of the task approved.
-  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true });
+  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true, request: 'the approval of' });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 
