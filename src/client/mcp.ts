@@ -6,6 +6,7 @@ import { answerProblem, itemProblem } from '../api/shape.js';
 import { type ApiClient } from './api.js';
 import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
+import { checkAnswerId } from './answer-id.js';
 import { pathSegment } from './paths.js';
 
 const mcpServersPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/mcp_servers`;
@@ -28,9 +29,12 @@ function checkServerAnswer(nullable: boolean) {
 const listedViewProblem = (v: unknown): string | undefined => itemProblem(MCP_LISTED_VIEW, v, 'an MCP server view');
 
 /** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view, or null (the contract allows it). */
-export function setMcpCredentials(api: ApiClient, appId: string, connectorId: string, body: UpdateCredentialsRequest): Promise<UpdateCredentialsResponse> {
+export async function setMcpCredentials(api: ApiClient, appId: string, connectorId: string, body: UpdateCredentialsRequest): Promise<UpdateCredentialsResponse> {
   // The update sets fields to given values, so repeating it is safe.
-  return api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), { body, idempotent: true, check: checkServerAnswer(true) });
+  const res = await api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), { body, idempotent: true, check: checkServerAnswer(true) });
+  // The view shown as the result must be of the server changed.
+  if (res.mcpServer) checkServerIds(res.mcpServer, appId, connectorId);
+  return res;
 }
 
 /**
@@ -38,8 +42,20 @@ export function setMcpCredentials(api: ApiClient, appId: string, connectorId: st
  * route service-api.md does not list (sdk-go `docs/sdks/mcpserver/README.md`,
  * service-notes.md §3).
  */
-export function getMcpServer(api: ApiClient, appId: string, connectorId: string): Promise<{ mcpServer: McpServerView | null }> {
-  return api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), { check: checkServerAnswer(true) });
+export async function getMcpServer(api: ApiClient, appId: string, connectorId: string): Promise<{ mcpServer: McpServerView | null }> {
+  const res = await api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), { check: checkServerAnswer(true) });
+  if (res.mcpServer) checkServerIds(res.mcpServer, appId, connectorId);
+  return res;
+}
+
+/**
+ * A view must be of the server asked for: its `connectorId` and `appId`, when
+ * it names them (the contract lets a view leave them out; the IDs typed then
+ * stand in for them, docs/api-decisions.md).
+ */
+function checkServerIds(view: McpServerView, appId: string, connectorId: string): void {
+  checkAnswerId('MCP server', connectorId, view.connectorId, { missingOk: true });
+  checkAnswerId('app', appId, view.appId, { missingOk: true });
 }
 
 type ListOptions<T> = Pick<ListAllOptions<T>, 'limit' | 'pageSize'>;
@@ -70,5 +86,6 @@ export async function getCatalogEntry(api: ApiClient, catalogId: string): Promis
       return problem && `"catalogEntry" ${problem}`;
     },
   });
+  checkAnswerId('catalog entry', catalogId, (res.catalogEntry as McpCatalogEntry).id);
   return res.catalogEntry as McpCatalogEntry;
 }

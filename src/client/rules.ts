@@ -3,6 +3,7 @@ import { RULE, type EntitlementConfigurationRule, type GetRuleResponse, type Lis
 import { itemProblem } from '../api/shape.js';
 import type { ApiClient } from './api.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
+import { checkAnswerId } from './answer-id.js';
 import { pathSegment } from './paths.js';
 
 const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID')}/entitlement_configuration_rules`;
@@ -23,7 +24,7 @@ export function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: n
   return listAll((req) => listRulesPage(api, appId, req), { ...opts, what: 'rules' });
 }
 
-/** GET .../entitlement_configuration_rules/{id} -> `{routingRule}` (service-notes.md §4). */
+/** GET .../entitlement_configuration_rules/{id} -> `{routingRule}` (service-notes.md §4), checked to be that rule of that app. */
 export async function getRule(api: ApiClient, appId: string, ruleId: string): Promise<EntitlementConfigurationRule> {
   const res = await api.call<GetRuleResponse>('GET', `${rulesPath(appId)}/${pathSegment(ruleId, 'rule ID')}`, {
     check: (b) => {
@@ -31,6 +32,9 @@ export async function getRule(api: ApiClient, appId: string, ruleId: string): Pr
       return problem && `"routingRule" ${problem}`;
     },
   });
+  // The answer must be about the rule asked for (its `id`, which the shape requires), of the app asked for (`appId`, when given).
+  checkAnswerId('rule', ruleId, res.routingRule.id);
+  checkAnswerId('app', appId, res.routingRule.appId, { missingOk: true });
   return res.routingRule;
 }
 

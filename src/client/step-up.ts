@@ -12,9 +12,10 @@ import {
 } from '../api/tasks.js';
 import type { ApiClient } from './api.js';
 import { checkPage } from './paginate.js';
+import { checkAnswerId } from './answer-id.js';
 import { pathSegment } from './paths.js';
 
-/** GET /api/v1/step-up/transactions/{id} → the transaction, given its full shape. */
+/** GET /api/v1/step-up/transactions/{id} → the transaction, given its full shape, checked to be the one asked for. */
 export async function getStepUpTransaction(api: ApiClient, id: string): Promise<StepUpTransaction> {
   const res = await api.call<GetStepUpTransactionResponse>('GET', `/api/v1/step-up/transactions/${pathSegment(id, 'transaction ID')}`, {
     check: (b) => {
@@ -22,7 +23,9 @@ export async function getStepUpTransaction(api: ApiClient, id: string): Promise<
       return p && `"transaction" ${p}`;
     },
   });
-  return normalizeStepUpTransaction(res.transaction);
+  const tx = normalizeStepUpTransaction(res.transaction);
+  checkAnswerId('step-up transaction', id, tx.id);
+  return tx;
 }
 
 /** POST /api/v1/search/step-up/transactions: one page, its transactions given their full shape. */

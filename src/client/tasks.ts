@@ -15,6 +15,7 @@ import { answerProblem, itemProblem } from '../api/shape.js';
 import { type ApiClient } from './api.js';
 import { isJsonObject } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions } from './paginate.js';
+import { checkAnswerId } from './answer-id.js';
 import { pathSegment } from './paths.js';
 
 const taskPath = (taskId: string) => `/api/v1/tasks/${pathSegment(taskId, 'task ID')}`;
@@ -50,7 +51,10 @@ export async function getTask(api: ApiClient, taskId: string, expand: readonly s
     const view = (page.list ?? []).find((v) => viewTaskId(v) === taskId);
     if (view) return { taskView: view, expanded: Array.isArray(page.expanded) ? page.expanded : [] };
   }
-  return api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
+  const res = await api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
+  // The task's `id` may be null or left out (the contract marks it nullable): the ID asked for stands in for it.
+  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true });
+  return res;
 }
 
 /**
@@ -63,6 +67,8 @@ export async function getTask(api: ApiClient, taskId: string, expand: readonly s
 export async function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
   const body = { ...req, stepUpTransactionId: req.stepUpTransactionId ?? '' };
   const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
+  // The task view shown as the result must be of the task approved.
+  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true, request: 'the approval of' });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 

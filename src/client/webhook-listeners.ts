@@ -6,6 +6,7 @@ import { LISTENER, LISTENERS_PATH, LIST_RUNS_RESPONSE, type CreateListenerReques
 import { answerProblem, itemProblem } from '../api/shape.js';
 import type { ApiClient } from './api.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
+import { checkAnswerId } from './answer-id.js';
 import { pathSegment } from './paths.js';
 
 const listenerProblem = (l: unknown) => itemProblem(LISTENER, l, 'a listener');
@@ -29,10 +30,13 @@ export async function createListener(api: ApiClient, req: CreateListenerRequest)
   return res.listener;
 }
 
-/** A listener's runs, newest first, and how many it has in all (or with `eventId`, for that event). */
-export function listRuns(api: ApiClient, listenerId: string, opts: { limit?: number; eventId?: string } = {}): Promise<ListRunsResponse> {
-  return api.call('GET', `${LISTENERS_PATH}/${pathSegment(listenerId, 'listener ID')}/runs`, {
+/** A listener's runs, newest first, and how many it has in all (or with `eventId`, for that event); each checked to be of that listener. */
+export async function listRuns(api: ApiClient, listenerId: string, opts: { limit?: number; eventId?: string } = {}): Promise<ListRunsResponse> {
+  const res = await api.call<ListRunsResponse>('GET', `${LISTENERS_PATH}/${pathSegment(listenerId, 'listener ID')}/runs`, {
     query: { limit: opts.limit, event_id: opts.eventId },
     check: (b) => answerProblem(LIST_RUNS_RESPONSE, b),
   });
+  // Every run must be of the listener asked for (its `listenerId`, when it names one).
+  for (const run of res.runs) checkAnswerId('listener', listenerId, run.listenerId, { missingOk: true });
+  return res;
 }

@@ -31,6 +31,8 @@ export interface FakeTenantOptions {
   rules?: RulesOptions;
   /** Answer the sparse variant of every answer (sparse.ts): defaults left out, nulls, unknown enum values, a token on every last page. */
   sparse?: boolean;
+  /** Changes an answer before it is checked against the contract and sent (a test's tenant that answers about another object). */
+  rewrite?: (operationId: string, answer: unknown) => unknown;
 }
 
 /** Requests the vendor OpenAPI forbids (answered 400) and answers of this tenant it forbids (a bug of the fake). */
@@ -153,6 +155,7 @@ export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<Fak
       answer = await route.handler(r, route.params);
       if (opts.sparse) answer = sparseAnswer(operationId, endTokens.mark(answer), body);
     }
+    if (opts.rewrite) answer = opts.rewrite(operationId, answer);
     // And so must this tenant's own answer, full or sparse.
     const wrong = operation ? await checkAnswer(operation, 200, answer) : '';
     if (wrong) violations.push({ kind: 'answer', operationId, method: r.method, path: r.path, message: wrong });

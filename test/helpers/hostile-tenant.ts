@@ -33,7 +33,21 @@ export type Behaviour =
   /** Every request (token endpoint included) is answered `status` with `headers` and `body` (default a small JSON error). */
   | { kind: 'status'; status: number; headers: Record<string, string>; body?: string }
   /** Every list answer is one last page of items with these IDs (rules, MCP servers, tasks, listeners alike), each named `displayName`. */
-  | { kind: 'ids'; ids: string[]; displayName?: string };
+  | { kind: 'ids'; ids: string[]; displayName?: string }
+  /**
+   * Each request (but the token endpoint's) is answered by the first route whose `method` (any when left out) and
+   * `path` (matched against the path and query) match: `status` (default 200) with `body` (JSON unless a string);
+   * an unmatched request gets a 404.
+   */
+  | { kind: 'routes'; routes: Route[] };
+
+/** One answer of the `routes` behaviour. */
+export interface Route {
+  method?: string;
+  path: RegExp;
+  status?: number;
+  body: unknown;
+}
 
 export interface HostileStats {
   /** Requests received, by route kind. */
@@ -132,6 +146,11 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
           return send(res, b.status, b.body ?? ERROR_BODY, b.headers);
         case 'ids':
           return send(res, 200, JSON.stringify({ list: b.ids.map((id) => freshItem(path, b.displayName, id)), nextPageToken: '' }));
+        case 'routes': {
+          const r = b.routes.find((x) => (!x.method || x.method === req.method) && x.path.test(path));
+          if (!r) return send(res, 404, '{"code":5,"message":"no such route","details":[]}');
+          return send(res, r.status ?? 200, typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+        }
         case 'gzip':
           return send(res, 200, gzipSync(Buffer.alloc(b.inflated, ' ')), { 'content-encoding': 'gzip' });
         default:

@@ -27,20 +27,20 @@ import { fakeIO } from '../../helpers/io.js';
 describe('approve-step-up helpers', () => {
   it('builds a resume command carrying the global flags that were given', () => {
     const args = { taskId: 't1', stepId: 's1', txId: '2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', comment: '', expand: undefined };
-    expect(resumeCommand({ flags: {} }, args)).toBe('agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW');
-    expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toBe(
-      "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
-    );
+    expect(resumeCommand({ flags: {} }, args)).toEqual({ line: 'agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW' });
+    expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toEqual({
+      line: "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
+    });
     // A multi-line comment: one line, exact when pasted, and left alone by a field's escaping.
-    const multi = resumeCommand({ flags: {} }, { ...args, comment: "line 1\nit's line 2" });
+    const multi = (resumeCommand({ flags: {} }, { ...args, comment: "line 1\nit's line 2" }) as { line: string }).line;
     expect(multi).toBe("agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW --comment $'line 1\\nit\\'s line 2'");
     expect(escapeControls(multi)).toBe(multi);
   });
 
   it('the next command carries the flags that select the target: profile, server, client, embedded', () => {
-    expect(nextCommand({ profile: 'ci', output: 'json', debug: true }, ['task', 'get', 't 1'])).toBe("agctl --profile ci task get 't 1'");
-    expect(nextCommand({ embedded: true, timeout: 5 }, ['task', 'approve-step-up', 't1'])).toBe('agctl --embedded task approve-step-up t1');
-    expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toBe('agctl --base-url https://t.example --client-id c1 x');
+    expect(nextCommand({ profile: 'ci', output: 'json', debug: true }, ['task', 'get', 't 1'])).toEqual({ line: "agctl --profile ci task get 't 1'" });
+    expect(nextCommand({ embedded: true, timeout: 5 }, ['task', 'approve-step-up', 't1'])).toEqual({ line: 'agctl --embedded task approve-step-up t1' });
+    expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toEqual({ line: 'agctl --base-url https://t.example --client-id c1 x' });
   });
 
   it('formats wait durations and shows control characters in server text as escapes', () => {

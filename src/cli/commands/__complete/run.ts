@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import { collectTree, type Node } from '../../completion.js';
 import { invocationOf } from '../../invocation.js';
 import { systemClock } from '../../../lib/clock.js';
+import { CONTROL_CHAR, INVISIBLE_CHAR } from '../../../lib/controls.js';
 import type { CompleteInput } from './command.js';
 import { BUDGET_MS, SOURCES, realStopwatch, type Candidate, type SourceContext } from './sources.js';
 import { argumentAt, readLine, type Line } from './words.js';
@@ -56,9 +57,11 @@ function budgetMs(env: NodeJS.ProcessEnv): number {
  * would break the line, or the shell's word), format characters (bidi
  * controls that reorder what the terminal shows, zero-width characters that
  * make two IDs look alike) and every other default-ignorable, invisible or
- * unassigned character, and whitespace other than a space.
+ * unassigned character, and whitespace other than a space: the escaping
+ * home's sets (src/lib/controls.ts), with unassigned characters and
+ * whitespace added.
  */
-const UNSHOWN = /[\p{C}\p{Default_Ignorable_Code_Point}]|(?! )[\p{Z}\s]/u;
+const UNSHOWN = new RegExp(`${CONTROL_CHAR.source}|${INVISIBLE_CHAR.source}|[\\p{C}]|(?! )[\\p{Z}\\s]`, 'u');
 
 /**
  * Whether a value the program knows (a profile name, an ID from the service)

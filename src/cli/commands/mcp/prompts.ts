@@ -20,7 +20,7 @@ import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } 
 import { catalogAuthMethods, catalogFields, type CatalogField } from '../../../api/mcp-catalog.js';
 import { ApiError } from '../../../api/errors.js';
 import { getCatalogEntry, listAllCatalogEntries } from '../../../client/mcp.js';
-import { CONTROL_CHAR } from '../../../lib/controls.js';
+import { CONTROL_CHAR, INVISIBLE_CHAR } from '../../../lib/controls.js';
 import { isKsuid } from '../../../lib/ids.js';
 import { escapeControls } from '../../escape.js';
 import type { CommandContext } from '../../context.js';
@@ -62,10 +62,10 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 /**
  * A server's value offered as a prompt's default: the prompt shows it as it
- * is, so one holding a control character is not offered (it would reach the
- * terminal; escaped, Enter would send the escaped text).
+ * is, so one holding a control or an invisible character is not offered (it
+ * would reach the terminal; escaped, Enter would send the escaped text).
  */
-const offered = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) ? v : undefined);
+const offered = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) && !INVISIBLE_CHAR.test(v) ? v : undefined);
 
 /**
  * Asks for a text value starting from `current`: offered as the default when

@@ -35,7 +35,7 @@ import { completeConfigFields } from '../config-fields.js';
 import { describeChanges } from '../changes.js';
 import { printServerSummary } from '../summary.js';
 import { escapeControls } from '../../../escape.js';
-import { shellQuote } from '../../../shell-quote.js';
+import { shellCommand } from '../../../shell-quote.js';
 import { looksSecret } from './secret-name.js';
 import type { SetCredentialsInput } from './command.js';
 
@@ -76,7 +76,8 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
   if (mcpServer === null) {
     // The contract allows a success without a view: nothing to show or compare.
-    ctx.out.info(`note: the service returned no view of MCP server ${opts.connectorId}; see it with agctl mcp get ${shellQuote(opts.appId)} ${shellQuote(opts.connectorId)}`);
+    const see = shellCommand(['agctl', 'mcp', 'get', opts.appId, opts.connectorId]);
+    ctx.out.info(`note: the service returned no view of MCP server ${opts.connectorId}; see it with ${'line' in see ? see.line : 'agctl mcp get'}`);
     if (ctx.out.json) ctx.out.printJson(null);
     else ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
     return 0;

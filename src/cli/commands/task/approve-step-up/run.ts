@@ -345,7 +345,7 @@ function checkUrl(raw: string): string {
 export function resumeCommand(
   ctx: Pick<CommandContext, 'flags'>,
   a: { taskId: string; stepId: string; txId: string; comment: string; expand?: string },
-): string {
+): { line: string } | { why: string } {
   const args = ['task', 'approve-step-up', a.taskId, '--step', a.stepId, '--transaction-id', a.txId];
   if (a.comment) args.push('--comment', a.comment);
   if (a.expand !== undefined) args.push('--expand', a.expand);
@@ -353,13 +353,15 @@ export function resumeCommand(
 }
 
 /**
- * The command that resumes this approval, or '' when there is none that
- * would work: the transaction's ID is unknown, or the server (--embedded)
- * stops with this process.
+ * The command that resumes this approval, or why there is none that would
+ * work: the transaction's ID is unknown, the server (--embedded) stops with
+ * this process, or a value in it would not paste as it shows.
  */
-function resumeFor(ctx: CommandContext, a: Approval, target: Target): string {
-  if (!target.txId || ctx.flags.embedded) return '';
-  return resumeCommand(ctx, { taskId: a.taskId, stepId: a.stepId, txId: target.txId, comment: a.comment, expand: a.rawExpand });
+function resumeFor(ctx: CommandContext, a: Approval, target: Target): { line: string } | { why: string } {
+  if (ctx.flags.embedded) return { why: 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command' };
+  if (!target.txId) return { why: 'the service did not list the transaction, so agctl cannot resume it; run the command again to start a new step-up' };
+  const resume = resumeCommand(ctx, { taskId: a.taskId, stepId: a.stepId, txId: target.txId, comment: a.comment, expand: a.rawExpand });
+  return 'line' in resume ? resume : { why: `the resume command is not shown as one to paste: ${resume.why}; resume with --transaction-id and the values of the -o json output` };
 }
 
 /** Keeps the step-up URL of a transaction left pending, for its resume command to show again. */
@@ -377,21 +379,16 @@ function recalledUrl(ctx: CommandContext, txId: string): string {
   }
 }
 
-function noResume(ctx: CommandContext): string {
-  return ctx.flags.embedded
-    ? 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command'
-    : 'the service did not list the transaction, so agctl cannot resume it; run the command again to start a new step-up';
-}
-
 /**
  * Exit 10: the step-up is not verified yet. The URL and the resume command
  * are printed once: the URL here only when it was not shown already.
  */
 function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: string; urlShown: boolean }, why: string): number {
   const resume = resumeFor(ctx, a, target);
-  if (resume) keepUrl(ctx, target.txId, u.url);
+  const line = 'line' in resume ? resume.line : '';
+  if (line) keepUrl(ctx, target.txId, u.url);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: resume });
+    ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: line });
   } else {
     const rows: [string, string][] = [
       ['Task', a.label ?? a.taskId],
@@ -399,10 +396,10 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
       ['Transaction', target.txId || '(unknown)'],
     ];
     if (u.url && !u.urlShown) rows.push(['Confirm at', u.url]);
-    if (resume) rows.push(['Resume with', resume]);
+    if (line) rows.push(['Resume with', line]);
     ctx.out.fields(rows);
   }
-  const next = resume ? 'once it is confirmed, run the resume command' : noResume(ctx);
+  const next = 'line' in resume ? 'once it is confirmed, run the resume command' : resume.why;
   ctx.out.warn(`step-up authentication pending: ${why}; ${next} (exit code 10)`);
   return Exit.Pending;
 }
@@ -414,11 +411,12 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
  */
 function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string): number {
   const resume = resumeFor(ctx, a, target);
-  if (resume) keepUrl(ctx, target.txId, url);
+  const line = 'line' in resume ? resume.line : '';
+  if (line) keepUrl(ctx, target.txId, url);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: resume });
+    ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: line });
   }
-  const next = !resume ? noResume(ctx) : ctx.out.json ? 'to resume, run the resumeCommand of the output' : `to resume: ${resume}`;
+  const next = 'why' in resume ? resume.why : ctx.out.json ? 'to resume, run the resumeCommand of the output' : `to resume: ${line}`;
   ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; ${next}`);
   return EXIT_INTERRUPTED;
 }

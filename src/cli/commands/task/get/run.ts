@@ -39,7 +39,8 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
     const ids = t.stepApproverIds.length ? t.stepApproverIds : approval.approval.users?.userIds ?? [];
     rows.push(['Can approve', fromView.length ? fromView.join(', ') : ids.map(userName).join(', ') || '-']);
     const provider = approval.approval.requiresStepUpProviderId;
-    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${nextCommand(ctx.flags, ['task', 'approve-step-up', id])}` : 'not required']);
+    const approve = nextCommand(ctx.flags, ['task', 'approve-step-up', id]);
+    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${'line' in approve ? approve.line : `the command to approve it is not shown as one to paste: ${approve.why}`}` : 'not required']);
   }
   if (t.policy.next.length) rows.push(['Next steps', t.policy.next.map((n) => stepKind(n) || 'step').join(', ')]);
   ctx.out.fields(rows);

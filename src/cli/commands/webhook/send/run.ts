@@ -14,6 +14,7 @@ import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js'
 import { hasScheme, hideUserinfo } from '../../../../lib/url.js';
 import { MAX_BODY_BYTES, jsonBody } from '../../../../webhook/verify.js';
 import { INCOMING_PATH } from '../../../../api/webhook-listeners.js';
+import { notShown, shownAnswer } from './answer.js';
 
 type SendOptions = SendInput['opts'];
 
@@ -98,6 +99,15 @@ function answerReason(answer: Record<string, unknown> | undefined): string | und
     if (typeof v === 'string' && v.trim()) return v.trim().slice(0, 500);
   }
   return undefined;
+}
+
+/** The JSON value of an answer's text, when it is JSON. */
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The flag that puts the command in load mode, if one does. */
@@ -190,11 +200,15 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   ctx.debug(`webhook ${detail}`);
   const urlSource = hasScheme(target) ? 'the listener URL' : undefined;
   const res = await ctx.http.send({ method: 'POST', url, headers, body: body.bytes, idempotent: false, urlSource });
-  const answer = res.json<Record<string, unknown>>();
+  // A compressed answer is decoded (its decoded size counted against the answer cap); one in another encoding is not shown.
+  const shown = shownAnswer(res, ctx.http.maxResponseBytes, url);
+  const text = 'body' in shown ? shown.body.toString('utf8') : '';
+  const answer = 'body' in shown ? parseObject(text) : undefined;
   if (ctx.out.json) {
-    ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, response: answer ?? res.text() });
+    const response = 'body' in shown ? { response: answer ?? text } : { response: null, responseEncoding: shown.encoding, responseBytes: shown.bytes };
+    ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, ...response });
   } else {
-    const reason = answerReason(answer) ?? res.text().trim().slice(0, 500);
+    const reason = 'body' in shown ? answerReason(answer) ?? text.trim().slice(0, 500) : notShown(shown);
     ctx.out.fields([
       ['Status', statusText(res.status)],
       ['Reason', reason],
