@@ -35,9 +35,6 @@ const VARS = {
 } as const;
 const NO_PROXY = ['no_proxy', 'NO_PROXY'];
 
-/** Every variable agctl reads for proxies (for `agctl help environment`). */
-export const PROXY_VARIABLES = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'] as const;
-
 function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): { name: string; value: string } | undefined {
   for (const name of names) {
     const value = env[name]?.trim();

@@ -12,6 +12,8 @@ import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startRecordingProxy, type RecordingProxy } from '../../helpers/proxy.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { testPki } from '../../helpers/tls.js';
+import { generateListenerKey } from '../../../src/webhook/keys.js';
+import { createWebhookJwt } from '../../../src/webhook/sign.js';
 
 /** No proxy settings of the machine's own reach the runs. */
 const NO_PROXIES = { https_proxy: undefined, HTTPS_PROXY: undefined, http_proxy: undefined, HTTP_PROXY: undefined, all_proxy: undefined, ALL_PROXY: undefined, no_proxy: undefined, NO_PROXY: undefined };
@@ -25,6 +27,8 @@ let tls: Server;
 let tenant: string;
 let tenantHost: string;
 let caFile: string;
+/** A listener key whose public set the TLS tenant serves at /keys.jwks.json. */
+const listenerKey = generateListenerKey('ES256');
 const proxies: RecordingProxy[] = [];
 const proxy = async (behaviour?: Parameters<typeof startRecordingProxy>[0]) => {
   const p = await startRecordingProxy(behaviour);
@@ -36,7 +40,10 @@ beforeAll(async () => {
   s = await startTestServer();
   const pki = testPki('tenant.test');
   const handler = s.server.http.listeners('request')[0] as (...a: unknown[]) => void;
-  tls = createServer({ key: pki.key, cert: pki.cert }, (req, res) => handler(req, res));
+  tls = createServer({ key: pki.key, cert: pki.cert }, (req, res) => {
+    if (req.url === '/keys.jwks.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listenerKey.publicJwks));
+    else handler(req, res);
+  });
   await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
   tenantHost = `tenant.test:${(tls.address() as AddressInfo).port}`;
   tenant = `https://${tenantHost}`;
@@ -89,6 +96,25 @@ describe('through HTTPS_PROXY', () => {
     expect(p.records.length).toBeLessThanOrEqual(3);
     for (const rec of p.records) expect(rec).toMatchObject({ method: 'CONNECT', target: tenantHost });
     expect(p.tunnelled().toString('latin1')).not.toContain('"via":"proxy"');
+  });
+});
+
+describe('JWKS fetches', () => {
+  it('go through the proxy too (webhook verify --jwks URL)', async () => {
+    const p = await proxy();
+    const endpointUrl = 'https://acme.example.com/api/v1/webhooks/incoming/L1';
+    const body = '{"jwks":"via proxy"}';
+    const bodyFile = join(tempDir(), 'body.json');
+    writeFileSync(bodyFile, body);
+    const now = Math.floor(Date.now() / 1000);
+    const eventId = '3f2c1a4e-9b7d-4c1e-8f0a-2b6d5e7c9a10';
+    const jwt = await createWebhookJwt({ key: listenerKey.privateJwk, alg: 'ES256', kid: listenerKey.kid, tenant: 'https://acme.example.com', endpointUrl, eventId, body: Buffer.from(body), nowSeconds: now });
+    const headers = [`Webhook-Timestamp: ${now}`, `Webhook-Event-Id: ${eventId}`, 'Content-Type: application/json', `Authorization: Bearer ${jwt}`];
+    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` })([
+      'webhook', 'verify', ...headers.flatMap((h) => ['-H', h]), '--body-file', bodyFile, '--jwks', `${tenant}/keys.jwks.json`, '--url', endpointUrl,
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(p.records).toEqual([{ method: 'CONNECT', target: tenantHost, proxyAuthorization: undefined }]);
   });
 });
 
