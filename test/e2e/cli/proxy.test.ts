@@ -97,6 +97,15 @@ describe('through HTTPS_PROXY', () => {
     for (const rec of p.records) expect(rec).toMatchObject({ method: 'CONNECT', target: tenantHost });
     expect(p.tunnelled().toString('latin1')).not.toContain('"via":"proxy"');
   });
+
+  it('sends one webhook event through a tunnel', async () => {
+    const p = await proxy();
+    const w = s.demo.webhooks;
+    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })(['webhook', 'send', `${tenant}${w.hmac.path}`, '-d', '{"one":1}', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ status: 200 });
+    expect(p.records).toEqual([{ method: 'CONNECT', target: tenantHost, proxyAuthorization: undefined }]);
+  });
 });
 
 describe('JWKS fetches', () => {
@@ -176,6 +185,10 @@ describe('plain http and loopback', () => {
     const r = await inProcess({ HTTP_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}`, AGCTL_BASE_URL: `http://tenant.test:${port}`, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', 'crm-app', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(p.records[0]).toEqual({ method: 'GET', target: `http://tenant.test:${port}/api/v1/apps/crm-app/entitlement_configuration_rules`, proxyAuthorization: BASIC });
+    // Without the credentials, the proxy's own 407 is named as the proxy's.
+    const denied = await inProcess({ HTTP_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_BASE_URL: `http://tenant.test:${port}`, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', 'crm-app']);
+    expect(denied.code).toBe(9);
+    expect(denied.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTP_PROXY) asks for credentials (407 Proxy Authentication Required)`);
   });
 
   it('never sends a request for a loopback address to a proxy', async () => {
