@@ -32,11 +32,15 @@ export interface EmbeddedServerOptions {
   frontendUrl?: string;
   trustProxy?: boolean;
   allowInsecureJwks?: boolean;
-  /**
-   * Receives the log: one line per request (method, path, status, ms; never bodies or headers)
-   * while there are few, and one line a second with the count of each status under load (src/server/request-log.ts).
-   */
+  /** Receives the log: one line per request (method, path, status, ms; never bodies or headers). */
   log?: (line: string) => void;
+  /**
+   * Requests a second logged one by one; past this many, one line a second
+   * with the count of each status (src/server/request-log.ts). Default: every
+   * request logged (tests read the log as a record of requests); `serve` sets
+   * REQUEST_LOG_PER_SECOND.
+   */
+  logPerSecond?: number;
   /** Extra settings for modules. */
   extra?: Record<string, unknown>;
   modules?: ServerModule[];
@@ -67,7 +71,7 @@ export class EmbeddedServer {
   constructor(opts: EmbeddedServerOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.#log = opts.log;
-    if (opts.log) this.#requests = new RequestLog(opts.log, () => this.clock.now());
+    if (opts.log) this.#requests = new RequestLog(opts.log, () => this.clock.now(), opts.logPerSecond ?? Infinity);
     this.options = {
       ...(opts.extra ?? {}),
       tokenTtlSeconds: opts.tokenTtlSeconds ?? 3600,

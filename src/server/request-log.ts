@@ -49,6 +49,7 @@ export class RequestLog {
   }
 
   #roll(): void {
+    if (this.#perSecond === Infinity) return;
     const second = Math.floor(this.#now() / 1000);
     if (second === this.#second) return;
     this.#summarize();

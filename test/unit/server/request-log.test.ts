@@ -67,7 +67,7 @@ describe('the server under load', () => {
     const lines: string[] = [];
     let ms = 5_000_000;
     const clock: Clock = { now: () => ms, sleep: async () => {} };
-    const s = await startTestServer({ clock, log: (l) => lines.push(l), autoClose: false });
+    const s = await startTestServer({ clock, log: (l) => lines.push(l), logPerSecond: REQUEST_LOG_PER_SECOND, autoClose: false });
     try {
       const get = () => fetch(`${s.baseUrl}/api/v1/no-such-route`).then((r) => r.arrayBuffer());
       for (let i = 0; i < 200; i++) await get();
