@@ -608,11 +608,19 @@ export interface ParsedTaskSearch {
   pageToken: string;
 }
 
+/**
+ * A member at its protobuf default (null, false, 0, "", [], an enum's
+ * `…_UNSPECIFIED` or `UNSPECIFIED`): protobuf JSON reads it as absent, and the vendor's clients
+ * send members so (`includeDeleted: false`, `sortBy: "…_UNSPECIFIED"`).
+ */
+export const isProtoDefault = (v: unknown): boolean =>
+  v === null || v === undefined || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && /^([A-Z][A-Z0-9_]*_)?UNSPECIFIED$/.test(v));
+
 /** Validates a task search body as the embedded server reads it. Throws ApiError InvalidArgument naming the member. */
 export function validateTaskSearch(body: unknown): ParsedTaskSearch {
   if (!isJsonObject(body)) throw invalidArgument('request body must be a JSON object');
   for (const [k, v] of Object.entries(body)) {
-    if (v === null || v === undefined || (Array.isArray(v) && v.length === 0) || v === '') continue;
+    if (isProtoDefault(v)) continue;
     if (TASK_SEARCH_UNSUPPORTED.includes(k)) throw invalidArgument(`${k}: this filter is not implemented by the embedded server (it implements ${TASK_SEARCH_SUPPORTED.join(', ')})`);
     if (!TASK_SEARCH_SUPPORTED.includes(k)) throw invalidArgument(`${k}: unknown field`);
   }

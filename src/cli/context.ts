@@ -8,6 +8,7 @@ import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
 import { ClientCredentialsFlow, MemoryTokenCache, StaticToken, inClearWarning, type TokenCache } from '../client/auth.js';
 import { isKeySecret } from '../lib/client-secret.js';
+import { proxyFor } from '../lib/proxy.js';
 import { cleanSecret } from '../lib/secret-text.js';
 import { VaultTokenCache } from './token-cache.js';
 import { promptsAllowed, type IO } from './io.js';
@@ -94,6 +95,7 @@ export class CommandContext {
         debug: s.debug ? (l) => this.debug(l) : undefined,
         userAgent: userAgent(),
         urlSource: baseUrlSourceName(s),
+        proxy: (u) => proxyFor(u, this.env),
         sleep: (ms) => this.clock.sleep(ms),
         // On a terminal a slow failure shows its retries as they start (on a row of its own, clear of a
         // spinner's line, which is redrawn below); logs and pipes get the final error only.

@@ -24,6 +24,14 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (same format; default a 0600 `seal.key` in its data dir)'),
 ];
 
+/** Proxies, read as curl reads them (src/lib/proxy.ts): every request, load mode and JWKS fetches included. */
+const PROXY: readonly EnvVar[] = [
+  v('HTTPS_PROXY', 'proxy for https requests, `http://[user:password@]host:port` (port default 80); a CONNECT tunnel, TLS end to end with the server; `https_proxy` wins when both are set'),
+  v('HTTP_PROXY', 'proxy for plain http requests (`http_proxy` too; never used for https)'),
+  v('ALL_PROXY', 'proxy for requests whose own variable is not set (`all_proxy` too)'),
+  v('NO_PROXY', 'hosts reached directly: a comma-separated list of names (each with its subdomains; a leading `.` or `*.` changes nothing), IP addresses, CIDR blocks, `host:port`, or `*` for all (`no_proxy` too); loopback addresses are never proxied'),
+];
+
 /** Conventions of terminals and CI systems. */
 const TERMINAL: readonly EnvVar[] = [
   v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)', '--no-color'),
@@ -35,12 +43,12 @@ const TERMINAL: readonly EnvVar[] = [
 
 /** Every variable, for `agctl help environment`: `program` must hold every command group. */
 export function environment(program: Command): EnvVar[] {
-  return [...GLOBAL, ...declaredEnv(program), ...TERMINAL];
+  return [...GLOBAL, ...PROXY, ...declaredEnv(program), ...TERMINAL];
 }
 
 /** The paragraph of the root help naming the variables (the commands' own are in `agctl help environment`). */
 export function environmentSummary(): string {
-  return wrapWords(`Environment: ${[...GLOBAL, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`, 80).join('\n');
+  return wrapWords(`Environment: ${[...GLOBAL, ...PROXY, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`, 80).join('\n');
 }
 
 /** `text` in lines of at most `width` columns (a longer word alone on its line), each indented by `indent` spaces. */

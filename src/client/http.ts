@@ -4,10 +4,15 @@
 // answers of one client, and --debug request logs with secrets redacted.
 // node:http is part of Node itself (nothing to load from node_modules), which
 // keeps every command's start-up short; load mode's many requests go through
-// undici instead (src/cli/commands/webhook/load.ts).
+// undici instead (src/cli/commands/webhook/load.ts). Requests go through the
+// proxy the environment names (src/lib/proxy.ts): https in a CONNECT tunnel,
+// TLS end to end with the server; http in absolute form to the proxy.
 import { Agent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { CliError, Exit } from '../lib/exit.js';
 import { sleep } from '../lib/clock.js';
+import type { Proxy } from '../lib/proxy.js';
 import { redactBody, redactHeaders } from './redact.js';
 
 interface HttpRequest {
@@ -49,6 +54,8 @@ interface HttpOptions {
   onRetry?: (line: string) => void;
   /** The largest body read (default DEFAULT_MAX_RESPONSE_BYTES): a larger answer is an error, read no further. */
   maxResponseBytes?: number;
+  /** The proxy for a URL, or undefined to connect directly (the CLI passes proxyFor over its environment); may throw a UsageError. */
+  proxy?: (url: URL) => Proxy | undefined;
 }
 
 /** The largest answer read by default (AGCTL_MAX_RESPONSE_BYTES changes it): far above any page or object the service sends. */
@@ -92,7 +99,7 @@ export class HttpClient {
   readonly maxTotalBytes: number;
   #bytesRead = 0;
   readonly #opts: HttpOptions;
-  /** Request functions and keep-alive connection pools, one per protocol (http:, https:). */
+  /** Request functions and keep-alive connection pools, one per protocol (http:, https:) and proxy. */
   readonly #transports = new Map<string, Transport>();
   /** How to abort each request in flight, for destroy(). */
   readonly #inFlight = new Set<() => void>();
@@ -117,12 +124,14 @@ export class HttpClient {
     const attempts = this.maxRetries + 1;
     const generation = this.#generation;
     const cap = req.maxResponseBytes ?? { bytes: this.maxResponseBytes, hint: MAX_RESPONSE_HINT };
+    const proxy = this.#opts.proxy?.(new URL(req.url));
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
       this.#debugRequest(method, req.url, headers, req.body);
+      if (proxy) this.#debug(`  through the proxy ${proxy.display} (${proxy.source})`);
       let res: HttpResponse;
       try {
-        res = await this.#once(method, req.url, headers, req.body, generation, cap);
+        res = await this.#once(method, req.url, headers, req.body, generation, cap, proxy);
       } catch (err) {
         if (err instanceof CliError) {
           // An answer too large: what the server sends is wrong, and sending again would not mend it.
@@ -139,8 +148,10 @@ export class HttpClient {
           continue;
         }
         const tries = { count: attempt + 1, limitMs: this.#attemptLimitMs(err), elapsedMs: performance.now() - first };
-        throw networkError(err, req.url, tries, req.urlSource ?? this.#opts.urlSource ?? '--base-url');
+        throw networkError(err, req.url, tries, req.urlSource ?? this.#opts.urlSource ?? '--base-url', proxy);
       }
+      // A proxy that wants credentials answers a plain-http request itself (a tunnel's refusal is an error above).
+      if (proxy && res.status === 407 && req.url.startsWith('http:')) throw proxyRefused(proxy, new URL(req.url), 407);
       this.#debugResponse(res, performance.now() - started);
       if (RETRY_STATUS.has(res.status) && idempotent && attempt < this.maxRetries) {
         const wait = retryAfterMs(res.headers['retry-after'], Date.now());
@@ -162,14 +173,21 @@ export class HttpClient {
     body: string | Buffer | undefined,
     generation: number,
     cap: { bytes: number; hint: string },
+    proxy: Proxy | undefined,
   ): Promise<HttpResponse> {
     const u = new URL(url);
-    const { request, agent } = await this.#transport(u.protocol);
+    const { request, agent } = await this.#transport(u.protocol, proxy);
     if (generation !== this.#generation) throw abandoned();
     return new Promise<HttpResponse>((resolve, reject) => {
       let req: ClientRequest;
       try {
-        req = request(u, { method, headers, agent });
+        if (proxy && u.protocol === 'http:') {
+          // Plain http through a proxy: the whole URL as the request target, to the proxy's address.
+          const toProxy = { ...headers, host: u.host, ...(proxy.authorization ? { 'proxy-authorization': proxy.authorization } : {}) };
+          req = request({ host: proxy.host, port: proxy.port, path: u.href, method, headers: toProxy, agent });
+        } else {
+          req = request(u, { method, headers, agent });
+        }
       } catch (err) {
         reject(err); // a header node:http refuses
         return;
@@ -226,15 +244,35 @@ export class HttpClient {
     });
   }
 
-  /** The request function and the keep-alive pool for a protocol (node:https is loaded for the first https: URL). */
-  async #transport(protocol: string): Promise<Transport> {
-    let t = this.#transports.get(protocol);
+  /**
+   * The request function and the keep-alive pool for a protocol and proxy
+   * (node:https is loaded for the first https: URL). Through a proxy, https
+   * connections are TLS over a CONNECT tunnel; http ones go to the proxy.
+   */
+  async #transport(protocol: string, proxy: Proxy | undefined): Promise<Transport> {
+    const key = proxy ? `${protocol}${proxy.display}|${proxy.authorization ?? ''}` : protocol;
+    let t = this.#transports.get(key);
     if (!t) {
       // An idle connection is closed after 10 s, or before the server's Keep-Alive timeout when it sends one.
       const options = { keepAlive: true, timeout: 10_000 };
       const https = protocol === 'https:' ? await import('node:https') : undefined;
-      t = https ? { request: https.request, agent: new https.Agent(options) } : { request: httpRequest, agent: new Agent(options) };
-      this.#transports.set(protocol, t);
+      if (https && proxy) {
+        const tls = await import('node:tls');
+        const connectTimeoutMs = this.#connectTimeoutMs;
+        const agent = new https.Agent(options);
+        // node:http's Agent takes a connection from a callback too: the tunnel first, then TLS inside it.
+        (agent as unknown as { createConnection: unknown }).createConnection = (opts: { host: string; port: number }, done: (err: Error | null, s?: TLSSocket) => void) => {
+          tunnel(proxy, opts.host, Number(opts.port) || 443, connectTimeoutMs).then(
+            (socket) => done(null, tls.connect({ ...opts, socket })),
+            (err: Error) => done(err),
+          );
+          return undefined;
+        };
+        t = { request: https.request, agent };
+      } else {
+        t = https ? { request: https.request, agent: new https.Agent(options) } : { request: httpRequest, agent: new Agent(options) };
+      }
+      this.#transports.set(key, t);
     }
     return t;
   }
@@ -296,6 +334,67 @@ export class HttpClient {
 }
 
 const codedError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+/** A failure of the proxy itself: connecting to it, or its answer to CONNECT (`status`). Its `code` is the cause's, for retries. */
+class ProxyFailure extends Error {
+  constructor(readonly proxy: Proxy, readonly code: string | undefined, readonly status?: number, cause?: unknown) {
+    super(status ? `the proxy answered CONNECT with ${status}` : 'could not reach the proxy', { cause });
+  }
+}
+/** The code of a refused CONNECT (never retried). */
+const PROXY_REFUSED = 'PROXY_REFUSED';
+
+/**
+ * A CONNECT tunnel through `proxy` to host:port: the socket once the proxy
+ * answers 2xx. Connecting to the proxy and its answer share the connect limit.
+ */
+function tunnel(proxy: Proxy, host: string, port: number, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const target = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const headers: Record<string, string> = { host: target };
+    if (proxy.authorization) headers['proxy-authorization'] = proxy.authorization;
+    const req = httpRequest({ host: proxy.host, port: proxy.port, method: 'CONNECT', path: target, headers, agent: false, setHost: false });
+    const timer = setTimeout(() => req.destroy(codedError(CONNECT_TIMEOUT, `the proxy did not open a tunnel within ${timeoutMs} ms`)), timeoutMs);
+    req.once('connect', (res: IncomingMessage, socket: Socket, head: Buffer) => {
+      clearTimeout(timer);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        socket.destroy();
+        reject(new ProxyFailure(proxy, PROXY_REFUSED, status));
+        return;
+      }
+      if (head.length) socket.unshift(head);
+      resolve(socket);
+    });
+    // An answer to CONNECT that is not one (node:http hands a non-CONNECT-aware answer here).
+    req.once('response', (res: IncomingMessage) => {
+      clearTimeout(timer);
+      res.destroy();
+      reject(new ProxyFailure(proxy, PROXY_REFUSED, res.statusCode ?? 0));
+    });
+    req.once('error', (err: Error) => {
+      clearTimeout(timer);
+      reject(new ProxyFailure(proxy, errorCode(err) ?? 'ECONNRESET', undefined, err));
+    });
+    req.end();
+  });
+}
+
+/** The error for a proxy that refused to carry a request to `u` (its status). */
+function proxyRefused(proxy: Proxy, u: URL, status: number): CliError {
+  const via = `the proxy ${proxy.display} (${proxy.source})`;
+  if (status === 407) {
+    return new CliError(`${via} asks for credentials (407 Proxy Authentication Required)`, Exit.Server, {
+      hint: proxy.authorization ? `the credentials in ${proxy.source} were not accepted: check them` : `put them in ${proxy.source}: http://user:password@host:port`,
+    });
+  }
+  if (status === 502 || status === 503 || status === 504) {
+    return new CliError(`${via} could not reach ${u.host}: ${statusText(status)}`, Exit.Server, { hint: `check the host name, or list ${u.hostname} in NO_PROXY to connect directly` });
+  }
+  return new CliError(`${via} refused to connect to ${u.host}: ${statusText(status)}`, Exit.Server, {
+    hint: `the proxy does not allow it: ask its administrators, or list ${u.hostname} in NO_PROXY to connect directly`,
+  });
+}
 
 /** "32 MiB", "16 KiB", "1000 bytes": a cap as people read it. */
 function byteSize(n: number): string {
@@ -441,6 +540,10 @@ function classifyNetworkError(err: unknown): Failure {
 
 /** One line for --debug logs and retry notices. */
 function describeNetworkError(err: unknown, limitMs?: number): string {
+  if (err instanceof ProxyFailure) {
+    const what = err.status !== undefined ? `refused the tunnel (${statusText(err.status)})` : describeNetworkError(err.cause, limitMs);
+    return `proxy ${err.proxy.display}: ${what}`;
+  }
   const f = classifyNetworkError(err);
   if (f.kind === 'timeout' && limitMs !== undefined) return `timed out after ${seconds(limitMs)} s`;
   return f.kind === 'not-tls' || f.kind === 'tls' ? `TLS handshake failed: ${f.detail}` : f.kind === 'certificate' ? `TLS certificate not trusted: ${f.detail}` : f.detail;
@@ -456,9 +559,22 @@ interface Tries {
   elapsedMs: number;
 }
 
-function networkError(err: unknown, url: string, tries: Tries, source: string): CliError {
+function networkError(err: unknown, url: string, tries: Tries, source: string, proxy?: Proxy): CliError {
   const f = classifyNetworkError(err);
   const u = new URL(url);
+  if (err instanceof ProxyFailure) {
+    if (err.status !== undefined) return proxyRefused(err.proxy, u, err.status);
+    const what = f.kind === 'timeout' ? `timed out after ${seconds(tries.limitMs)} s` : f.kind === 'reset' ? 'the proxy closed the connection' : f.detail;
+    return new CliError(`cannot reach ${u.origin}: the proxy ${err.proxy.display} (${err.proxy.source}) failed: ${what}`, Exit.Server, {
+      hint: `check ${err.proxy.source}, or list ${u.hostname} in NO_PROXY to connect directly`,
+    });
+  }
+  const e = networkErrorDirect(f, u, tries, source);
+  // Through a proxy, the failure past it is named with it (the proxy carried the request).
+  return proxy ? new CliError(`${e.message} (through the proxy ${proxy.display} from ${proxy.source})`, e.exitCode, { hint: e.hint, code: e.code }) : e;
+}
+
+function networkErrorDirect(f: Failure, u: URL, tries: Tries, source: string): CliError {
   switch (f.kind) {
     case 'not-tls':
       return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, { hint: `check ${source}: a server that speaks plain HTTP needs an http:// URL` });

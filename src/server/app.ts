@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { ApiError, Code } from '../api/errors.js';
 import { systemClock, type Clock } from '../lib/clock.js';
+import { RequestLog } from './request-log.js';
 import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
 import { Store, databaseError } from './store/db.js';
 import { SealOpenError } from '../lib/seal.js';
@@ -31,8 +32,15 @@ export interface EmbeddedServerOptions {
   frontendUrl?: string;
   trustProxy?: boolean;
   allowInsecureJwks?: boolean;
-  /** Receives one line per request (method, path, status, ms); never bodies or headers. */
+  /** Receives the log: one line per request (method, path, status, ms; never bodies or headers). */
   log?: (line: string) => void;
+  /**
+   * Requests a second logged one by one; past this many, one line a second
+   * with the count of each status (src/server/request-log.ts). Default: every
+   * request logged (tests read the log as a record of requests); `serve` sets
+   * REQUEST_LOG_PER_SECOND.
+   */
+  logPerSecond?: number;
   /** Extra settings for modules. */
   extra?: Record<string, unknown>;
   modules?: ServerModule[];
@@ -54,12 +62,16 @@ export class EmbeddedServer {
   #baseUrl = '';
   #stops: (() => void | Promise<void>)[] = [];
   #log?: (line: string) => void;
+  /** Where each finished request is told, and the timer that sums up a busy second once it is over. */
+  #requests?: RequestLog;
+  #requestTimer?: NodeJS.Timeout;
   #inflight = 0;
   #idleWaiters: (() => void)[] = [];
 
   constructor(opts: EmbeddedServerOptions = {}) {
     this.clock = opts.clock ?? systemClock;
     this.#log = opts.log;
+    if (opts.log) this.#requests = new RequestLog(opts.log, () => this.clock.now(), opts.logPerSecond ?? Infinity);
     this.options = {
       ...(opts.extra ?? {}),
       tokenTtlSeconds: opts.tokenTtlSeconds ?? 3600,
@@ -139,6 +151,10 @@ export class EmbeddedServer {
     const addr = this.http.address() as AddressInfo;
     const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     this.#baseUrl = `http://${h === '0.0.0.0' ? '127.0.0.1' : h === '[::]' ? '[::1]' : h}:${addr.port}`;
+    if (this.#requests && !this.#requestTimer) {
+      const requests = this.#requests;
+      this.#requestTimer = setInterval(() => requests.tick(), 1000).unref();
+    }
     return this.#baseUrl;
   }
 
@@ -170,6 +186,8 @@ export class EmbeddedServer {
     }
     this.http.closeAllConnections();
     if (this.http.listening) await closed;
+    clearInterval(this.#requestTimer);
+    this.#requests?.flush();
     await stopped;
     this.store.close();
   }
@@ -180,10 +198,11 @@ export class EmbeddedServer {
    * answered when it settles (one hop, not a chain of awaits).
    */
   #handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = this.#log ? performance.now() : 0;
+    const requests = this.#requests;
+    const started = requests ? performance.now() : 0;
     const method = req.method ?? 'GET';
     const { path, search } = parseTarget(req.url ?? '/');
-    if (this.#log) res.once('finish', () => this.#log!(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`));
+    if (requests) res.once('finish', () => requests.request(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`, res.statusCode));
     try {
       const found = this.router.match(method, path);
       if (!found) throw ApiError.of(Code.NotFound, `no route for ${method} ${path}`);

@@ -9,6 +9,7 @@ import { createLocalJWKSet, createRemoteJWKSet, customFetch, type CryptoKey, typ
 import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
 import { isJsonObject } from '../lib/json.js';
+import { proxyFor } from '../lib/proxy.js';
 
 export type KeyResolver = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
@@ -64,7 +65,7 @@ interface RemoteJwksOptions {
  * JwksError once the cap is passed, the rest is not read.
  */
 async function cappedFetch(url: string, init: RequestInit): Promise<Response> {
-  const res = await fetch(url, init);
+  const res = await fetchThroughProxy(url, init);
   const tooLarge = () => new JwksError(`the JWKS answer is larger than ${JWKS_MAX_BYTES} bytes`);
   if (Number(res.headers.get('content-length')) > JWKS_MAX_BYTES) {
     await res.body?.cancel().catch(() => {});
@@ -89,6 +90,25 @@ async function cappedFetch(url: string, init: RequestInit): Promise<Response> {
     chunks.push(value);
   }
   return new Response(Buffer.concat(chunks), { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** One undici ProxyAgent per proxy (its connections kept for the next fetch). */
+const proxyAgents = new Map<string, unknown>();
+
+/** fetch(), through the proxy the environment names for `url`, if any (src/lib/proxy.ts: as every request of agctl). */
+async function fetchThroughProxy(url: string, init: RequestInit): Promise<Response> {
+  let proxy;
+  try {
+    proxy = proxyFor(new URL(url), process.env);
+  } catch (err) {
+    throw new JwksError(`cannot fetch the JWKS: ${(err as Error).message}`);
+  }
+  if (!proxy) return fetch(url, init);
+  const undici = await import('undici');
+  const key = `${proxy.display}|${proxy.authorization ?? ''}`;
+  let dispatcher = proxyAgents.get(key) as InstanceType<typeof undici.ProxyAgent> | undefined;
+  if (!dispatcher) proxyAgents.set(key, (dispatcher = new undici.ProxyAgent({ uri: proxy.display, token: proxy.authorization })));
+  return (await undici.fetch(url, { ...(init as object), dispatcher })) as unknown as Response;
 }
 
 const remoteCache = new Map<string, KeyResolver>();

@@ -75,8 +75,8 @@ const HOST = '127.0.0.1';
 
 export async function startFakeTenant(opts: FakeTenantOptions = {}): Promise<FakeTenant> {
   const clock = new FakeClock();
-  const client = await newKeyClient(`agctl-e2e-${ksuid().slice(0, 8)}`, 'fake-tenant', 'user-admin');
-  const otherClient = await newKeyClient(`agctl-other-${ksuid().slice(0, 8)}`, 'fake-tenant', 'user-other');
+  const client = await newKeyClient(`agctl-e2e-${ksuid().slice(0, 8)}`, 'conductorone.com', 'user-admin');
+  const otherClient = await newKeyClient(`agctl-other-${ksuid().slice(0, 8)}`, 'conductorone.com', 'user-other');
   const tokens = new TokenIssuer([client, otherClient], HOST, clock);
   const rules = new RuleStore(clock);
   const mcp = new McpStore();

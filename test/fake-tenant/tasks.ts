@@ -18,6 +18,7 @@ export type TxState = (typeof STATES)[number];
 const TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 const SEARCH_PAGE_DEFAULT = 10;
 const TASK_STATES = ['TASK_STATE_UNSPECIFIED', 'TASK_STATE_OPEN', 'TASK_STATE_CLOSED'];
+const protoDefault = (v: unknown) => v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && /(^|_)UNSPECIFIED$/.test(v));
 const TASK_SEARCH_MEMBERS = ['refs', 'taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
 const SEARCH_PAGE_MAX = 100;
 
@@ -281,7 +282,8 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
   // member of TaskSearchRequest is refused here (an assumption: a client must not rely on filters it did not test).
   router.add('POST', '/api/v1/search/tasks', (req) => {
     const b = jsonObject(req);
-    for (const k of Object.keys(b)) if (!TASK_SEARCH_MEMBERS.includes(k)) throw invalidArgument(`${k}: unknown or unsupported field`);
+    // A member at its protobuf default (false, 0, "", [], …_UNSPECIFIED) is absent, as protobuf JSON reads it.
+    for (const [k, v] of Object.entries(b)) if (!TASK_SEARCH_MEMBERS.includes(k) && !protoDefault(v)) throw invalidArgument(`${k}: unknown or unsupported field`);
     const states = b.taskStates ?? [];
     if (!Array.isArray(states) || states.some((x) => !TASK_STATES.includes(x))) throw invalidArgument(`taskStates: expected an array of ${TASK_STATES.join(', ')}`);
     const query = str(b, 'query').trim().toLowerCase();

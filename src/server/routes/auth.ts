@@ -5,7 +5,7 @@ import { generateJwkPair } from '../../lib/keypair.js';
 import { importJWK, jwtVerify, decodeProtectedHeader, type JWK } from 'jose';
 import { ApiError } from '../../api/errors.js';
 import { isoAt, nowSeconds, type Clock } from '../../lib/clock.js';
-import { encodeKeySecret, CLIENT_ASSERTION_TYPE } from '../../lib/client-secret.js';
+import { encodeKeySecret, CLIENT_ASSERTION_TYPE, KEY_SECRET_ISSUER, parseKeySecret } from '../../lib/client-secret.js';
 import type { ServerModule } from '../module.js';
 import type { AuthInfo, RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
@@ -18,8 +18,6 @@ export const DEMO_USERS = {
 
 const KEY_CLIENT_ID = 'demo-admin@localhost/agctl-embedded';
 const PLAIN_CLIENT_ID = 'demo-ci';
-/** Issuer named inside key secrets issued by the embedded server. */
-const KEY_SECRET_ISSUER = 'agctl-embedded';
 /** Maximum lifetime accepted for a client assertion. */
 const MAX_ASSERTION_LIFETIME_S = 300;
 const CLOCK_SKEW_S = 30;
@@ -87,7 +85,12 @@ export const authModule: ServerModule = {
 
 export function listClients(store: Store): { clientId: string; clientSecret: string; form: 'key' | 'plain' }[] {
   const rows = store.db.prepare('SELECT * FROM clients ORDER BY form, client_id').all() as ClientRow[];
-  return rows.map((r) => ({ clientId: r.client_id, clientSecret: store.open(r.secret_sealed, 'clients', r.client_id, 'secret'), form: r.form }));
+  return rows.map((r) => {
+    const secret = store.open(r.secret_sealed, 'clients', r.client_id, 'secret');
+    // In the form tenants issue, also for a data directory seeded before the embedded server used it (same key).
+    const clientSecret = r.form === 'key' ? encodeKeySecret(KEY_SECRET_ISSUER, parseKeySecret(secret).jwk) : secret;
+    return { clientId: r.client_id, clientSecret, form: r.form };
+  });
 }
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');

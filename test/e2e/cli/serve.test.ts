@@ -100,7 +100,7 @@ describe('agctl serve', () => {
     expect(ready.clients.filter((c) => c.form === 'key').length).toBeGreaterThanOrEqual(1);
     expect(ready.clients.filter((c) => c.form === 'plain').length).toBeGreaterThanOrEqual(1);
     for (const c of ready.clients) expect(Object.keys(c).sort()).toEqual(['clientId', 'clientSecret', 'form']);
-    expect(key.clientSecret).toMatch(/^secret-token:[^:]+:v1:[A-Za-z0-9_-]+$/);
+    expect(key.clientSecret).toMatch(/^secret-token:conductorone\.com:v1:[A-Za-z0-9_-]+$/);
     expect(ready.demo.rules).toMatchObject({ appId: 'crm-app', count: 26 });
     expect(statSync(join(dataDir, 'seal.key')).mode & 0o777).toBe(0o600);
     expect(stderr).toContain(`agctl embedded server listening on ${ready.baseUrl}`);

@@ -66,10 +66,11 @@ describe('fake tenant: token endpoint', () => {
     expect(rules.status).toBe(200);
   });
 
-  it('the secret has the form secret-token:<issuer>:v1:<base64url Ed25519 private JWK>', () => {
+  it('the secret has the form tenants issue: secret-token:conductorone.com:v1:<base64url Ed25519 private JWK>', () => {
     const parts = t.clientSecret.split(':');
     expect(parts).toHaveLength(4);
-    expect(parts.slice(0, 3)).toEqual(['secret-token', 'fake-tenant', 'v1']);
+    expect(parts.slice(0, 3)).toEqual(['secret-token', 'conductorone.com', 'v1']);
+    expect(Object.keys(JSON.parse(Buffer.from(parts[3]!, 'base64url').toString()))).toEqual(['kty', 'crv', 'x', 'd']);
     expect(JSON.parse(Buffer.from(parts[3]!, 'base64url').toString())).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String), x: expect.any(String) });
   });
 

@@ -125,8 +125,8 @@ describe('environment variables', () => {
     const { environment } = await import('../../../src/cli/environment.js');
     const names = environment(await buildProgram(['help', 'environment'])).map((v) => v.name);
     expect(names.filter((n) => n === 'AGCTL_WEBHOOK_SECRET')).toHaveLength(1);
-    // Between the variables every command reads and the terminal conventions, in the order of the tree.
-    const declared = names.slice(names.indexOf('AGCTL_SEAL_KEY') + 1, names.indexOf('NO_COLOR'));
+    // Between the variables every command reads (the proxies last) and the terminal conventions, in the order of the tree.
+    const declared = names.slice(names.indexOf('NO_PROXY') + 1, names.indexOf('NO_COLOR'));
     expect(declared).toEqual([
       'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_PASSWORD', 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN',
       'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_GOOGLE_CREDENTIALS', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',

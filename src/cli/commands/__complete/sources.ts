@@ -7,6 +7,7 @@ import { ConfigContext, profileTenant, resolveSettings, sameTenant } from '../..
 import { ApiClient } from '../../../client/api.js';
 import { StaticToken, isFresh, sentInClear, tokenUrlFor } from '../../../client/auth.js';
 import { HttpClient } from '../../../client/http.js';
+import { proxyFor } from '../../../lib/proxy.js';
 import { listAllRules } from '../../../client/rules.js';
 import { listListeners } from '../../../client/webhook-listeners.js';
 import { sleep, type Clock } from '../../../lib/clock.js';
@@ -82,7 +83,7 @@ async function cachedTokenApi(line: Line, ctx: SourceContext): Promise<ApiClient
   const token = config.vault.loadToken(s.profile, tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || !isFresh(token, ctx.clock.now())) return undefined;
   // The request's own timeout only backs the budget up: at the deadline, within() gives up and onClose aborts the request.
-  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - ctx.stopwatch.now())), maxRetries: 0, userAgent: userAgent() });
+  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - ctx.stopwatch.now())), maxRetries: 0, userAgent: userAgent(), proxy: (u) => proxyFor(u, ctx.env) });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
 }

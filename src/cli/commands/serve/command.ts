@@ -21,7 +21,7 @@ export const command = () =>
       .option('--frontend-url <url>', 'admin UI URL used for deep links (credentialsSetupUrl)')
       .option('--trust-proxy', 'take the client address from X-Forwarded-For (webhook allowlists)')
       .option('--allow-insecure-jwks', 'allow webhook JWKS URLs over plain http on loopback addresses')
-      .option('--quiet', 'do not log requests')
+      .option('--quiet', 'do not log requests (without it: one line per request, or one a second with counts under load)')
       .addHelpText(
         'after',
         () => helpText(

@@ -26,7 +26,11 @@ function rememberedPort(dir: string): number | undefined {
 }
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
-  const [{ startEmbeddedServer, StartupError }, { lockDataDir }] = await Promise.all([import('../../../server/app.js'), import('../../../server/lock.js')]);
+  const [{ startEmbeddedServer, StartupError }, { lockDataDir }, { REQUEST_LOG_PER_SECOND }] = await Promise.all([
+    import('../../../server/app.js'),
+    import('../../../server/lock.js'),
+    import('../../../server/request-log.js'),
+  ]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${escapeControls(line)}\n`);
@@ -42,6 +46,7 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
       trustProxy: opts.trustProxy,
       allowInsecureJwks: opts.allowInsecureJwks,
       log,
+      logPerSecond: REQUEST_LOG_PER_SECOND,
     });
   // --port wins; else the port this data directory used last (a saved profile points there); else any free one.
   const remembered = opts.port === undefined ? rememberedPort(dir) : undefined;

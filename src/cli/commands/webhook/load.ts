@@ -11,8 +11,9 @@
 // second Ctrl-C) and summarizes what was sent, marked as interrupted.
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { networkFailure } from '../../../client/http.js';
+import { networkFailure, statusText } from '../../../client/http.js';
 import { CliError, Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
+import type { Proxy } from '../../../lib/proxy.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { jsonErrorLine, renderError } from '../../errors.js';
@@ -46,6 +47,8 @@ export interface LoadOptions {
   onInterrupt?: (listener: () => void) => () => void;
   /** How long requests in flight at Ctrl-C may take before they are aborted (default INTERRUPT_GRACE_MS). */
   interruptGraceMs?: number;
+  /** The proxy the events go through (proxyFor): https in a CONNECT tunnel per connection, TLS end to end. */
+  proxy?: Proxy;
 }
 
 /** After Ctrl-C, how long the requests in flight may take to answer before they are aborted. */
@@ -129,9 +132,17 @@ export function progressLine(done: number, total: number, elapsedMs: number, sta
 }
 
 /** Why the run stopped when no attempt got an HTTP answer, in plain words. */
-function downReason(err: unknown, url: string): string {
+function downReason(err: unknown, url: string, proxy?: Proxy): string {
   const f = networkFailure(err);
   const { host, hostname } = new URL(url);
+  if (proxy) {
+    const via = `the proxy ${proxy.display} (${proxy.source})`;
+    // undici's words for a CONNECT answered with another status than 200.
+    const refused = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
+    if (refused) return `${via} refused to connect to ${host}: ${statusText(Number(refused[1]))}`;
+    // The connection agctl opens goes to the proxy: one refused, reset or not found is the proxy's.
+    if (f.kind === 'refused' || f.kind === 'reset' || f.kind === 'not-found' || f.kind === 'unreachable') return `cannot reach ${via}: ${f.detail}`;
+  }
   switch (f.kind) {
     case 'refused':
     case 'reset':
@@ -150,17 +161,15 @@ function downReason(err: unknown, url: string): string {
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
-  const { Pool } = await import('undici');
+  const { Pool, ProxyAgent } = await import('undici');
   const target = new URL(o.url);
   const path = target.pathname + target.search;
-  const pool = new Pool(target.origin, {
-    connections: o.concurrency,
-    pipelining: 1,
-    keepAliveTimeout: 10_000,
-    headersTimeout: o.timeoutMs,
-    bodyTimeout: o.timeoutMs,
-    connect: { timeout: Math.min(o.timeoutMs, 10_000) },
-  });
+  const connectMs = Math.min(o.timeoutMs, 10_000);
+  const options = { connections: o.concurrency, pipelining: 1, keepAliveTimeout: 10_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
+  // Through a proxy: a pool of tunnels (CONNECT, then TLS to the listener inside each), as many as without.
+  const pool: Dispatcher = o.proxy
+    ? new ProxyAgent({ ...options, uri: o.proxy.display, token: o.proxy.authorization, proxyTls: { timeout: connectMs }, requestTls: { timeout: connectMs } })
+    : new Pool(target.origin, { ...options, connect: { timeout: connectMs } });
   const latency = new LatencyHistogram();
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
@@ -251,7 +260,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
       const sentAt = performance.now();
       const t0 = interval ? Math.min(due, sentAt) : sentAt;
       try {
-        const status = await post(pool, { path, method: 'POST', headers, body });
+        const status = await post(pool, { origin: target.origin, path, method: 'POST', headers, body });
         noAnswer = 0;
         statuses[status] = (statuses[status] ?? 0) + 1;
         latency.record(performance.now() - t0);
@@ -265,7 +274,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
         errors[word] = (errors[word] ?? 0) + 1;
         if (noAnswer++ === 0) noAnswerSince = sentAt;
         if (down === undefined && (noAnswer >= DOWN_ATTEMPTS || performance.now() - noAnswerSince >= DOWN_MS)) {
-          down = downReason(err, o.url);
+          down = downReason(err, o.url, o.proxy);
           wakeAll();
         }
       }

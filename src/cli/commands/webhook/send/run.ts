@@ -8,6 +8,7 @@ import type { CommandContext } from '../../../context.js';
 import type { SendInput } from './command.js';
 import type { EventsFile } from '../events.js';
 import { statusText } from '../../../../client/http.js';
+import { proxyFor } from '../../../../lib/proxy.js';
 import { readFileBytes } from '../../../io.js';
 import { shellQuote } from '../../../shell-quote.js';
 import { parseSendHeaderFlags, readBody, readWebhookSecret } from '../common.js';
@@ -152,6 +153,7 @@ async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, e
       timeoutMs: ctx.settings.timeoutMs,
       progress: ctx.io.isStderrTTY ? ctx.io.stderr : undefined,
       onInterrupt: (listener) => ctx.io.onInterrupt(listener),
+      proxy: proxyFor(new URL(url), ctx.env),
     });
     await printSummary(summary, ctx);
     if (lines?.failure) {
