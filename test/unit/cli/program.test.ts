@@ -130,7 +130,7 @@ describe('environment variables', () => {
     expect(declared).toEqual([
       'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_PASSWORD', 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN',
       'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_GOOGLE_CREDENTIALS', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',
-      'AGCTL_COMPLETE_BUDGET_MS',
+      'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'AGCTL_COMPLETE_BUDGET_MS',
     ]);
     expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
   });
@@ -215,6 +215,10 @@ describe('command options', () => {
       args: ['/api/v1/x'],
       opts: { method: 'POST', rawField: ['a=1', 'b[]=2'], field: ['n=3'], input: 'body.json', header: ['X-A: 1', 'X-B: 2'], include: true, paginate: true, allowAnyPath: true },
     });
+  });
+
+  it('doctor', async () => {
+    expect(await parse('doctor')).toMatchObject({ name: 'doctor', opts: { args: [], opts: {} } });
   });
 
   it('serve, with its defaults', async () => {

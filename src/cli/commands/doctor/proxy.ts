@@ -4,7 +4,7 @@
 // destinations go direct. Proxy credentials are never part of the answer.
 import { isLoopbackHost } from '../../../lib/net.js';
 
-export type ProxyChoice =
+type ProxyChoice =
   | { via: 'direct'; reason: string }
   /** `proxy` is the proxy's URL without its credentials; `withCredentials` says whether it had some. */
   | { via: 'proxy'; variable: string; proxy: string; withCredentials: boolean }

@@ -3,7 +3,7 @@
 // place that knows how the store is loaded; an error is put in words, with the
 // command that fixes it.
 
-export interface StoreState {
+interface StoreState {
   /** The module the store runs on, when it loaded ('better-sqlite3 (SQLite 3.50.4)'). */
   backend?: string;
   /** Why it does not load, and what to do. */
