@@ -131,6 +131,18 @@ describe('agctl doctor', () => {
     expect(h.stdout.split('\n').every((l) => l.length < 400)).toBe(true);
   });
 
+  it('a profile named but not saved fails with exit 2; --embedded checks the embedded server', async () => {
+    const r = await cliFor(configDir())(['doctor', '--profile', 'nosuch', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(check(r.json<{ checks: Check[] }>().checks, 'profile')).toMatchObject({ status: 'fail', detail: expect.stringContaining('unknown profile "nosuch"') });
+    const e = await cliFor(configDir(), { AGCTL_DATA_DIR: join(work, 'data') })(['--embedded', 'doctor', '-o', 'json']);
+    expect(e.code, e.stderr).toBe(0);
+    const checks = e.json<{ checks: Check[] }>().checks;
+    expect(check(checks, 'base URL')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) });
+    expect(check(checks, 'clock')).toMatchObject({ status: 'ok' });
+    expect(check(checks, 'token')).toMatchObject({ status: 'skip' });
+  });
+
   it('names the proxy that applies, without its credentials, and NO_PROXY', async () => {
     const cli = cliFor(configDir(), { AGCTL_BASE_URL: 'https://tenant.invalid', HTTPS_PROXY: 'http://user:s3cret@127.0.0.1:9', NO_PROXY: 'example.com' });
     const r = await cli(['doctor', '-o', 'json']);
