@@ -1,12 +1,13 @@
 // agctl doctor against a healthy embedded server, a config directory others
 // can write (or not this user's), an unreachable base URL (a closed loopback
 // port), and tenants whose Date header is off or hostile.
-import { chmodSync, chownSync, mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliFor, tempDir } from '../../helpers/cli.js';
+import { ROOT, cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const work = tempDir('agctl-doctor-');
@@ -141,6 +142,26 @@ describe('agctl doctor', () => {
     expect(check(checks, 'base URL')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) });
     expect(check(checks, 'clock')).toMatchObject({ status: 'ok' });
     expect(check(checks, 'token')).toMatchObject({ status: 'skip' });
+  });
+
+  it('TLS: a certificate no authority vouches for fails (exit 9); trusted through NODE_EXTRA_CA_CERTS, its names and expiry are shown', async () => {
+    const tls = join(ROOT, 'test', 'helpers', 'tls');
+    const server = createHttpsServer({ key: readFileSync(join(tls, 'localhost.key')), cert: readFileSync(join(tls, 'localhost.crt')) }, (_, res) => res.writeHead(404).end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const env = { AGCTL_BASE_URL: `https://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      const r = await cliFor(configDir(), env)(['doctor', '-o', 'json']);
+      expect(r.code, r.stderr).toBe(9);
+      expect(check(r.json<{ checks: Check[] }>().checks, 'TLS')).toMatchObject({ status: 'fail', detail: expect.stringContaining('self-signed certificate'), hint: expect.stringContaining('NODE_EXTRA_CA_CERTS') });
+      // A new process reads NODE_EXTRA_CA_CERTS at its start.
+      const trusted = await spawnCliProcess(['doctor', '-o', 'json'], { configDir: configDir(), env: { ...env, NODE_EXTRA_CA_CERTS: join(tls, 'localhost.crt') } });
+      expect(trusted.code, trusted.stdout + trusted.stderr).toBe(0);
+      const checks = trusted.json<{ checks: Check[] }>().checks;
+      expect(check(checks, 'TLS')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^TLSv1\.[23], certificate for localhost from localhost, valid until 2126-/) });
+      expect(check(checks, 'clock')).toMatchObject({ status: 'ok' });
+    } finally {
+      server.close();
+    }
   });
 
   it('names the proxy that applies, without its credentials, and NO_PROXY', async () => {
