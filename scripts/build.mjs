@@ -6,16 +6,18 @@
 // BUNDLED, each read as a few files instead of many: commander, which every
 // command line loads, and zod and jose (about 95 and 45 ES modules), which
 // serve, --embedded, the MCP commands and key-secret logins load.
-// dist/contents.json lists the sources in each output file.
+// dist/contents.json lists the sources in each output file; dist/help.json
+// holds the help pages bin/agctl.js prints without loading the program.
 // Type-checking is not done here: `npm run typecheck` (tsc --noEmit).
 //
 //   node scripts/build.mjs                 build (dist/ is emptied first)
 //   node scripts/build.mjs --if-stale      build only when an input is newer than the last build
 //   node scripts/build.mjs --sourcemap     also write source maps (run with node --enable-source-maps)
-import { build } from 'esbuild';
+//   node scripts/build.mjs --if-esbuild    do nothing when esbuild (a dev dependency) is not installed:
+//                                          npm's `prepare`, which also runs where dev dependencies were left out
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -96,6 +98,13 @@ function stale(options) {
 }
 
 const args = process.argv.slice(2);
+let build;
+try {
+  ({ build } = await import('esbuild'));
+} catch (err) {
+  if (args.includes('--if-esbuild') && err?.code === 'ERR_MODULE_NOT_FOUND') process.exit(0);
+  throw err;
+}
 const sourcemap = args.includes('--sourcemap');
 const options = JSON.stringify({ sourcemap });
 if (args.includes('--if-stale') && !stale(options)) process.exit(0);
@@ -126,6 +135,10 @@ const result = await build({
 // start-up tests read it to tell what a command line loaded.
 const contents = Object.fromEntries(Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js')).map(([f, o]) => [f, Object.keys(o.inputs)]));
 writeFileSync(join(dist, 'contents.json'), JSON.stringify(contents, null, 1) + '\n');
+// The root's and each group's help page, made by the program just built: bin/agctl.js prints them
+// for `agctl --help` and `agctl <group> --help` without loading the program tree.
+const { helpPages } = await import(pathToFileURL(join(dist, 'cli', 'program.js')).href);
+writeFileSync(join(dist, 'help.json'), JSON.stringify(await helpPages()) + '\n');
 writeFileSync(stamp, options);
 // Dated from the start: a source saved during the build makes the next check rebuild.
 utimesSync(stamp, started, started);

@@ -29,7 +29,7 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
     io.stdout.write(version() + '\n');
     return 0;
   }
-  const { buildProgram, walk, wantsJson } = await import('./program.js');
+  const { buildProgram, walk, wantsJson, HELP_WIDTH } = await import('./program.js');
   const program = await buildProgram(args);
   const json = wantsJson(args, env, io.isStderrTTY);
   const invocation: Invocation = { io, env, clock: deps.clock, startedAt, json };
@@ -42,8 +42,8 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
       writeOut: (s) => io.stdout.write(s),
       // commander quotes the arguments it refuses: their control characters show as escapes.
       writeErr: (s) => io.stderr.write(paintLabels(escapeControls(s, '\n'), colorEnabled(io, env, !args.includes('--no-color'), 'stderr'))),
-      getOutHelpWidth: () => helpWidth(io.isStdoutTTY, io.stdout),
-      getErrHelpWidth: () => helpWidth(io.isStderrTTY, io.stderr),
+      getOutHelpWidth: () => helpWidth(io.isStdoutTTY, io.stdout, HELP_WIDTH),
+      getErrHelpWidth: () => helpWidth(io.isStderrTTY, io.stderr, HELP_WIDTH),
       // The help text carries no colour of its own.
       getOutHasColors: () => false,
       getErrHasColors: () => false,
@@ -64,5 +64,9 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
   return invocation.exitCode ?? 0;
 }
 
-/** Help is wrapped to the terminal's width, or to 80 columns (commander's default) elsewhere. */
-const helpWidth = (tty: boolean, stream: { columns?: number }): number => (tty && stream.columns ? stream.columns : 80);
+/**
+ * Help is `max` columns wide (80), narrower on a narrower terminal: the pages
+ * `agctl --help` and `agctl <group> --help` print from the build (bin/agctl.js)
+ * are these, made at `max`.
+ */
+const helpWidth = (tty: boolean, stream: { columns?: number }, max: number): number => (tty && stream.columns ? Math.min(stream.columns, max) : max);

@@ -130,6 +130,27 @@ async function add(parent: Command, entry: Entry, declared: CommandUnknownOpts, 
   for (const [i, c] of entries.entries()) await add(cmd, c, children[i]!, true);
 }
 
+/** The width help pages are made for: at most this wide, narrower on a narrower terminal. */
+export const HELP_WIDTH = 80;
+
+/**
+ * The root's help page (key '') and each top-level group's (key: its name),
+ * as `agctl --help` and `agctl <group> --help` print them at HELP_WIDTH
+ * columns. The build writes them to dist/help.json, which bin/agctl.js prints
+ * without loading the program tree (unless the terminal is narrower).
+ */
+export async function helpPages(): Promise<{ width: number; pages: Record<string, string> }> {
+  const program = await buildProgram();
+  const pages: Record<string, string> = {};
+  for (const cmd of [program, ...program.commands.filter((c) => c.commands.length > 0)]) {
+    let text = '';
+    cmd.configureOutput({ writeOut: (s) => (text += s), getOutHelpWidth: () => HELP_WIDTH, getOutHasColors: () => false });
+    cmd.outputHelp();
+    pages[cmd === program ? '' : cmd.name()] = text;
+  }
+  return { width: HELP_WIDTH, pages };
+}
+
 export function* walk(cmd: Command): Generator<Command> {
   yield cmd;
   for (const c of cmd.commands) yield* walk(c);

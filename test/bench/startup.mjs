@@ -26,7 +26,7 @@ export async function run({ runs = 15 } = {}) {
 
     const cases = [
       ['agctl --version', ['--version'], 1.2],
-      ['agctl --help', ['--help'], 1.45],
+      ['agctl --help', ['--help'], 1.2],
       [`agctl rules list ${app} (cached token)`, ['rules', 'list', app], 2.4],
     ];
     const [baseline, ...timed] = timeInterleaved(

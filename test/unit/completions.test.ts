@@ -92,7 +92,7 @@ const runs = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: '
 const hasZsh = runs('zsh', ['-fc', 'zmodload zsh/zpty']);
 const hasFish = runs('fish', ['--no-config', '-c', 'exit 0']);
 const sorted = (a: string[]) => [...new Set(a)].sort();
-const COMMANDS = ['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'help', 'completion', 'version'];
+const COMMANDS = ['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'doctor', 'help', 'completion', 'version'];
 /** Flags whose value is a file name (the review's list and a few more), with a command line that reaches them. */
 const FILE_FLAGS = [
   ['webhook send x', '--data-file'],

@@ -11,6 +11,7 @@ export const subcommands: readonly Entry[] = [
   group(() => import('./webhook/command.js'), () => import('./webhook/subcommands.js')),
   command(() => import('./api/command.js'), () => import('./api/run.js')),
   command(() => import('./serve/command.js'), () => import('./serve/run.js')),
+  command(() => import('./doctor/command.js'), () => import('./doctor/run.js')),
   command(() => import('./help/command.js'), () => import('./help/run.js')),
   command(() => import('./completion/command.js'), () => import('./completion/run.js')),
   command(() => import('./version/command.js'), () => import('./version/run.js')),

@@ -60,7 +60,7 @@ describe('__complete: commands, flags and fixed values from the tree', () => {
   const cli = cliFor(tempDir('agctl-complete-'));
   it('answers subcommands, flags after a dash, choices, and says where file names complete', async () => {
     // commands first, as gh: where there are subcommands, flags only after a dash
-    expect(values(await cli(['__complete', '--', '']))).toEqual(['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'help', 'completion', 'version']);
+    expect(values(await cli(['__complete', '--', '']))).toEqual(['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'doctor', 'help', 'completion', 'version']);
     expect(values(await cli(['__complete', '--', '--profile', 'p', 'rules', '']))).toEqual(['list', 'get', 'delete']);
     expect(values(await cli(['__complete', '--', '-'])).every((w) => w.startsWith('-'))).toBe(true);
     expect(offered(await cli(['__complete', '--', 'rules', 'l']))).toEqual(['list\tList the rules of an app in evaluation order (priority, then ID)']);

@@ -60,10 +60,19 @@ describe('the launcher', () => {
     }
   });
 
-  it('--help loads no command runtime, HTTP client, JWT, config store, prompt, schema or database library', async () => {
-    const r = await traced(['--help'], 'help');
-    expect(r.code, r.stderr).toBe(0); // the process's exit code on success
-    expect(r.stdout).toMatch(/^Usage: agctl /);
+  it('--help and <group> --help print the pages the build made, loading nothing but the launcher', async () => {
+    for (const [args, usage] of [[['--help'], 'agctl'], [['-h'], 'agctl'], [['rules', '--help'], 'agctl rules'], [['webhook', '-h'], 'agctl webhook']] as const) {
+      const r = await traced([...args], `help${args.join('')}`);
+      expect(r.code, r.stderr).toBe(0); // the process's exit code on success
+      expect(r.stdout).toMatch(new RegExp(`^Usage: ${usage} `));
+      expect(r.files).toEqual(['bin/agctl.js']);
+    }
+  });
+
+  it('a command\'s --help loads no command runtime, HTTP client, JWT, config store, prompt, schema or database library', async () => {
+    const r = await traced(['rules', 'list', '--help'], 'help-rules-list');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: agctl rules list /);
     expect(r.sources).toContain('src/cli/main.ts');
     expect(r.sources).toContain('src/cli/program.ts');
     expect(r.sources.filter((m) => HEAVY.test(m))).toEqual([]);

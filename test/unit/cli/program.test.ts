@@ -217,6 +217,10 @@ describe('command options', () => {
     });
   });
 
+  it('doctor', async () => {
+    expect(await parse('doctor')).toMatchObject({ name: 'doctor', opts: { args: [], opts: {} } });
+  });
+
   it('serve, with its defaults', async () => {
     expect((await parse('serve')).opts).toEqual({ args: [], opts: { host: '127.0.0.1', tokenTtl: 3600 } });
     const r = await parse('serve', '--host', '0.0.0.0', '--port', '8080', '--data-dir', 'd', '--ready-file', 'r.json', '--token-ttl', '5', '--frontend-url', 'https://ui.example.com', '--trust-proxy', '--allow-insecure-jwks', '--quiet');
