@@ -139,6 +139,8 @@ export class Vault {
   readonly #keyring: () => Promise<SecretStore>;
   /** The keys of profiles kept in the keyring, read by `unlock` (or why there is none). */
   readonly #profileKeys = new Map<string, Sealer | KeyProblem>();
+  /** Profiles whose secret moved from a keyring key to the key file in this process: the keyring entry goes once the old credential does. */
+  readonly #leftInKeyring = new Set<string>();
 
   constructor(dir: string, env: NodeJS.ProcessEnv = process.env, keyring: () => Promise<SecretStore> = secretStoreFor(env)) {
     this.dir = dir;
@@ -294,6 +296,7 @@ export class Vault {
       throw err;
     }
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
+    else if (previous === 'keyring') this.#leftInKeyring.add(profile);
     return { keptIn, noKeyring };
   }
 
@@ -309,7 +312,7 @@ export class Vault {
     const others = this.storedRecords(keep.profile).filter((r) => r.path !== keepPath);
     for (const r of others) this.#inDir(() => rmSync(r.path, { force: true }));
     if (this.keptIn(keep.profile) === 'keyring') return {};
-    if (others.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
+    if (this.#leftInKeyring.delete(keep.profile) || others.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
       try {
         await this.#forgetKey(keep.profile);
       } catch (err) {

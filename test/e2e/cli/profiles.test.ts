@@ -95,7 +95,7 @@ describe('a login again where no keyring answers', () => {
     // logged in before where a keyring answered
     const earlier = new Vault(dir, {}, async () => ({ get: async () => undefined, set: async () => {}, delete: async () => true }));
     await new ProfileStore(dir).save('p', { baseUrl: s.baseUrl, clientId: plain.clientId }, true);
-    expect((await earlier.saveCredential('p', { clientId: plain.clientId, clientSecret: plain.clientSecret })).keptIn).toBe('keyring');
+    expect((await earlier.saveCredential({ profile: 'p', baseUrl: s.baseUrl, clientId: plain.clientId }, plain.clientSecret)).keptIn).toBe('keyring');
     const r = await cliFor(dir)(['login', '--profile', 'p', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
@@ -369,7 +369,7 @@ describe('hints to log in again name the profile in use', () => {
     const login = await cli(['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(login.code, login.stderr).toBe(0);
     const vault = new Vault(dir, { CI: '1' });
-    await vault.saveCredential('p2', { clientId: plain.clientId, clientSecret: 'revoked-secret' });
+    await vault.saveCredential({ profile: 'p2', baseUrl: s.baseUrl, clientId: plain.clientId }, 'revoked-secret');
     vault.removeToken('p2', tokenUrlFor(s.baseUrl), plain.clientId);
     return { dir, cli };
   }

@@ -172,7 +172,7 @@ describe('login (in-process)', () => {
     expect(err()).not.toContain(s.plainClient.clientSecret);
     const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
     expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
-    expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
+    expect(ctx.vault.loadCredential({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId })).toBe(s.plainClient.clientSecret);
   });
 
   // These two wait out the retries of a refused connection, side by side.
@@ -236,7 +236,7 @@ describe('login (in-process)', () => {
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect(() => readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'))).toThrow();
-    expect(ctx.vault.loadCredential('default')).toBeUndefined();
+    expect(ctx.vault.storedRecords('default')).toEqual([]);
   });
 });
 
