@@ -346,13 +346,9 @@ describe('auth status checks with the server', () => {
     expect(t.seen.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /auth/v1/token', 'POST /auth/v1/token', 'GET /api/v1/auth/introspect']);
     expect(t.seen[2]!.headers.authorization).toBe('Bearer stand-in-token');
 
-    // The same profile pointed at a port nothing listens on: the config is edited, as a moved server would leave it.
-    const path = join(dir, 'config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
+    // The same profile's client pointed at a port nothing listens on (its secret given for this call).
     const gone = `http://127.0.0.1:${await closedPort()}`;
-    config.profiles.default.baseUrl = gone;
-    writeFileSync(path, JSON.stringify(config));
-    const down = await cli(['auth', 'status']);
+    const down = await cli(['auth', 'status'], { env: { AGCTL_BASE_URL: gone, AGCTL_CLIENT_SECRET: 'stand-in-secret' } });
     expect(down.code).toBe(9);
     expect(down.stdout).toMatch(new RegExp(`^Server:\\s+unreachable: cannot reach ${gone}`, 'm'));
     expect(down.stdout).toMatch(/^Profile:\s+default \(from config\)$/m);
