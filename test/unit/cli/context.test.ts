@@ -240,6 +240,87 @@ describe('login (in-process)', () => {
   });
 });
 
+describe('login on a profile logged in to another tenant or as another client', async () => {
+  /** A prompter answering by the start of the message (a function: from the prompt's default), recording the defaults offered. */
+  function recording(answers: Record<string, string | boolean | ((d: string | undefined) => string)>) {
+    const asked: { message: string; default?: string }[] = [];
+    const answer = (m: string, d?: string) => {
+      asked.push({ message: m, default: d });
+      const a = Object.entries(answers).find(([k]) => m.startsWith(k));
+      if (!a) throw new Error(`unexpected prompt: ${m}`);
+      return typeof a[1] === 'function' ? a[1](d) : a[1];
+    };
+    const p: Prompter = {
+      enabled: true,
+      input: async (m, o) => String(answer(m, o?.default)),
+      password: async (m) => String(answer(m)),
+      confirm: async (m) => Boolean(answer(m)),
+      select: async () => {
+        throw new Error('no select expected');
+      },
+    };
+    return { p, asked };
+  }
+  const other = await startTestServer();
+  /** A config directory whose "default" profile is logged in to the test server as its plain client. */
+  async function loggedIn() {
+    const { ctx, env } = makeCtx({ env: plainEnv });
+    expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(0);
+    await ctx.close();
+    return env.AGCTL_CONFIG_DIR;
+  }
+  const configOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+  it("on a terminal: the base URL prompt offers the profile's own, and a change of client or base URL is asked about first (No: nothing changed, nothing sent)", async () => {
+    const dir = await loggedIn();
+    const before = configOf(dir);
+    // a client ID naming another tenant: the base URL offered is still the profile's
+    const { p, asked } = recording({ 'Client ID': 'bot@elsewhere.example.com/x', 'Base URL': (d) => d!, 'Profile "default" is logged in to': false });
+    const { ctx, err } = makeCtx({ tty: true, prompter: p, env: { AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(EXIT_INTERRUPTED);
+    await ctx.close();
+    expect(asked.map((a) => [a.message, a.default])).toEqual([
+      ['Client ID', s.plainClient.clientId],
+      ['Base URL', s.baseUrl],
+      [`Profile "default" is logged in to ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`, undefined],
+    ]);
+    expect(err()).toContain('Nothing changed: profile "default" is kept as it was');
+    expect(configOf(dir)).toEqual(before);
+
+    // Yes: replaced by the login to the other server
+    const yes = recording({ 'Client ID': (d) => d!, 'Base URL': other.baseUrl, 'Profile "default" is logged in to': true, 'Client secret': other.plainClient.clientSecret });
+    const second = makeCtx({ tty: true, prompter: yes.p, env: { AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, second.ctx)).toBe(0);
+    await second.ctx.close();
+    expect(yes.asked.map((a) => a.message)).toEqual(['Client ID', 'Base URL', `Profile "default" is logged in to ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`, 'Client secret']);
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: other.baseUrl, clientId: other.plainClient.clientId });
+    // only the new credential is left
+    expect(second.ctx.vault.storedRecords('default').map((r) => r.baseUrl)).toEqual([other.baseUrl]);
+  });
+
+  it('without a terminal: another client or base URL needs --force (exit 2 naming it, nothing sent); the same client and base URL log in again as before', async () => {
+    const dir = await loggedIn();
+    const before = configOf(dir);
+    for (const change of [{ AGCTL_CLIENT_ID: 'another-client' }, { AGCTL_BASE_URL: other.baseUrl }]) {
+      const { ctx } = makeCtx({ env: { ...plainEnv, ...change, AGCTL_CONFIG_DIR: dir } });
+      const err = await login({ args: [], opts: { switch: true } }, ctx).catch((e: unknown) => e);
+      await ctx.close();
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toMatch(/^profile "default" is logged in to .*: this login would replace it \(.*\); pass --force to replace it$/);
+      expect(configOf(dir)).toEqual(before);
+    }
+    // the same client and base URL: a new secret, no question
+    const same = makeCtx({ env: { ...plainEnv, AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, same.ctx)).toBe(0);
+    await same.ctx.close();
+    // --force replaces it
+    const forced = makeCtx({ env: { ...plainEnv, AGCTL_BASE_URL: other.baseUrl, AGCTL_CLIENT_SECRET: other.plainClient.clientSecret, AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true, force: true } }, forced.ctx)).toBe(0);
+    await forced.ctx.close();
+    expect(configOf(dir).profiles.default.baseUrl).toBe(other.baseUrl);
+  });
+});
+
 describe('rules commands (in-process)', () => {
   it('delete asks on a terminal and deletes nothing when the answer is no (exit 130, as a cancel)', async () => {
     const { p, asked } = scripted({ Delete: false });
