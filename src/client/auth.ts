@@ -26,7 +26,7 @@ export const MAX_REFRESH_MARGIN_S = 60;
  * token whose lifetime is not known (cached by an earlier agctl) is given
  * the full margin.
  */
-export function refreshMargin(t: CachedToken): number {
+function refreshMargin(t: CachedToken): number {
   if (t.issuedAt === undefined) return MAX_REFRESH_MARGIN_S;
   return Math.min(MAX_REFRESH_MARGIN_S, Math.max(0, t.expiresAt - t.issuedAt) / 4);
 }

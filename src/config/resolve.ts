@@ -299,7 +299,7 @@ function clientIdFrom(s: Settings): string {
 }
 
 /** The place (profile, base URL origin, client ID) of the resolved settings, undefined without a base URL or client ID. */
-export function placeOf(s: Settings): CredentialPlace | undefined {
+function placeOf(s: Settings): CredentialPlace | undefined {
   if (!s.baseUrl || !s.clientId || !URL.canParse(s.baseUrl)) return undefined;
   return { profile: s.profile, baseUrl: new URL(s.baseUrl).origin, clientId: s.clientId };
 }

@@ -42,7 +42,7 @@ export interface CredentialPlace {
 }
 
 /** What a profile's credential file says of itself, read without unsealing anything. */
-export interface StoredRecord {
+interface StoredRecord {
   path: string;
   /** The base URL and client it belongs to; undefined in a file of an earlier agctl (which named no base URL) or a damaged one. */
   baseUrl?: string;
