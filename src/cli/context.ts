@@ -190,7 +190,7 @@ export class CommandContext {
       });
     }
     const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' ? { profile: s.profile, baseUrl, clientId: s.clientId } : undefined }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' ? { profile: s.profile, baseUrl: new URL(baseUrl).origin, clientId: s.clientId } : undefined }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }
