@@ -125,7 +125,7 @@ describe('credentials bound to the base URL they were saved for', () => {
     const args = ['login', '--profile', 'plain', '--base-url', other.baseUrl, '--client-id', other.plainClient.clientId, '--client-secret-stdin'];
     const refused = await cli(args, { input: other.plainClient.clientSecret });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`agctl: profile "plain" is logged in to ${s.baseUrl} as ${s.plainClient.clientId}: this login would replace it (base URL ${s.baseUrl} -> ${other.baseUrl}); pass --force to replace it`);
+    expect(refused.stderr).toContain(`agctl: profile "plain" is saved for ${s.baseUrl} as ${s.plainClient.clientId}: this login would replace it (base URL ${s.baseUrl} -> ${other.baseUrl}); pass --force to replace it`);
     const login = await cli([...args, '--force'], { input: other.plainClient.clientSecret });
     expect(login.code, login.stderr).toBe(0);
     const [there, old] = await Promise.all([

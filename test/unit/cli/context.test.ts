@@ -275,24 +275,24 @@ describe('login on a profile logged in to another tenant or as another client', 
     const dir = await loggedIn();
     const before = configOf(dir);
     // a client ID naming another tenant: the base URL offered is still the profile's
-    const { p, asked } = recording({ 'Client ID': 'bot@elsewhere.example.com/x', 'Base URL': (d) => d!, 'Profile "default" is logged in to': false });
+    const { p, asked } = recording({ 'Client ID': 'bot@elsewhere.example.com/x', 'Base URL': (d) => d!, 'Profile "default" is saved for': false });
     const { ctx, err } = makeCtx({ tty: true, prompter: p, env: { AGCTL_CONFIG_DIR: dir } });
     expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(EXIT_INTERRUPTED);
     await ctx.close();
     expect(asked.map((a) => [a.message, a.default])).toEqual([
       ['Client ID', s.plainClient.clientId],
       ['Base URL', s.baseUrl],
-      [`Profile "default" is logged in to ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`, undefined],
+      [`Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`, undefined],
     ]);
     expect(err()).toContain('Nothing changed: profile "default" is kept as it was');
     expect(configOf(dir)).toEqual(before);
 
     // Yes: replaced by the login to the other server
-    const yes = recording({ 'Client ID': (d) => d!, 'Base URL': other.baseUrl, 'Profile "default" is logged in to': true, 'Client secret': other.plainClient.clientSecret });
+    const yes = recording({ 'Client ID': (d) => d!, 'Base URL': other.baseUrl, 'Profile "default" is saved for': true, 'Client secret': other.plainClient.clientSecret });
     const second = makeCtx({ tty: true, prompter: yes.p, env: { AGCTL_CONFIG_DIR: dir } });
     expect(await login({ args: [], opts: { switch: true } }, second.ctx)).toBe(0);
     await second.ctx.close();
-    expect(yes.asked.map((a) => a.message)).toEqual(['Client ID', 'Base URL', `Profile "default" is logged in to ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`, 'Client secret']);
+    expect(yes.asked.map((a) => a.message)).toEqual(['Client ID', 'Base URL', `Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`, 'Client secret']);
     expect(configOf(dir).profiles.default).toEqual({ baseUrl: other.baseUrl, clientId: other.plainClient.clientId });
     // only the new credential is left
     expect(second.ctx.vault.storedRecords('default').map((r) => r.baseUrl)).toEqual([other.baseUrl]);
@@ -306,7 +306,7 @@ describe('login on a profile logged in to another tenant or as another client', 
       const err = await login({ args: [], opts: { switch: true } }, ctx).catch((e: unknown) => e);
       await ctx.close();
       expect(err).toBeInstanceOf(UsageError);
-      expect((err as UsageError).message).toMatch(/^profile "default" is logged in to .*: this login would replace it \(.*\); pass --force to replace it$/);
+      expect((err as UsageError).message).toMatch(/^profile "default" is saved for .*: this login would replace it \(.*\); pass --force to replace it$/);
       expect(configOf(dir)).toEqual(before);
     }
     // the same client and base URL: a new secret, no question

@@ -132,11 +132,11 @@ async function replaceAgreed(ctx: CommandContext, name: string, p: Profile | und
   const changes = [otherUrl ? `base URL ${oldUrl} -> ${baseUrl}` : undefined, otherClient ? `client ID ${p!.clientId} -> ${clientId}` : undefined].filter(Boolean).join(', ');
   if (!ctx.canPrompt) {
     throw new UsageError(
-      `profile "${name}" is logged in to ${was}: this login would replace it (${changes}); pass --force to replace it`,
+      `profile "${name}" is saved for ${was}: this login would replace it (${changes}); pass --force to replace it`,
       `or log in to another profile with --profile NAME (${noPromptHint(ctx.io, ctx.env, ctx.flags.input)})`,
     );
   }
-  return ctx.prompt.confirm(`Profile "${name}" is logged in to ${was}. Replace it (${changes})?`, { default: false });
+  return ctx.prompt.confirm(`Profile "${name}" is saved for ${was}. Replace it (${changes})?`, { default: false });
 }
 
 /** Which profile commands use after the login, and how to use the other one. */
