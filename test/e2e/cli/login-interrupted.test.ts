@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { sendJson, tinyServer, type Seen, type TinyServer } from '../../unit/client/tiny-server.js';
+import { tenant as fakeTenant } from '../tenant/helpers.js';
 
 const CLIENT = 'bot';
 const KILL_AFTER = join(ROOT, 'test', 'helpers', 'kill-after.mjs');
@@ -110,5 +111,29 @@ describe('a login cut short at any step', () => {
     }
     expect(t2.seen).toEqual([]);
     expect(t1.seen).toEqual([]);
+  });
+
+  it('against two fake tenants: a profile moved to the other in config.json signs nothing for it, and works again once logged in there', async () => {
+    const [ft1, ft2] = await Promise.all([fakeTenant(), fakeTenant()]);
+    const dir = join(tempDir('agctl-login-moved-ft-'), 'cfg');
+    const cli = cliFor(dir);
+    const login = await cli(['login', '--profile', 'p', '--base-url', ft1.baseUrl, '--client-id', ft1.clientId], { env: { AGCTL_CLIENT_SECRET: ft1.clientSecret } });
+    expect(login.code, login.stderr).toBe(0);
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.profiles.p.baseUrl = ft2.baseUrl;
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path, JSON.stringify(config));
+    const before = ft2.tokens.log.length;
+    const r = await cli(['rules', 'list', ft2.seed.rulesApp, '--profile', 'p']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('log in again to profile "p"');
+    expect(ft2.tokens.log.length).toBe(before);
+    // logged in there (the terminal would ask; --force here), the profile is complete again
+    const again = await cli(['login', '--profile', 'p', '--base-url', ft2.baseUrl, '--client-id', ft2.clientId, '--force'], { env: { AGCTL_CLIENT_SECRET: ft2.clientSecret } });
+    expect(again.code, again.stderr).toBe(0);
+    const ok = await cli(['rules', 'list', ft2.seed.rulesApp, '--profile', 'p', '-o', 'json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ft2.tokens.log.slice(before).every((rec) => rec.form.client_id === ft2.clientId)).toBe(true);
   });
 });
