@@ -15,7 +15,7 @@ _agctl_subs() { # the subcommands of command path $1
 _agctl_flags() { # the flags of command path $1
   case "$1" in
     '') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;
-    'login') flags='--client-secret-stdin --client-secret-file --no-switch --insecure-storage --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;
+    'login') flags='--client-secret-stdin --client-secret-file --no-switch --force --insecure-storage --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;
     'logout') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;
     'auth') flags='--version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;
     'auth status') flags='--offline --version -V --profile --base-url --client-id --output -o --jq --no-input --no-color --debug --timeout --embedded --insecure-http --help -h' ;;

@@ -86,6 +86,7 @@ complete -c agctl -n 'test (__agctl_path) = '\'''\''' -l help -s h -d 'show help
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l client-secret-stdin -d 'read the client secret from standard input'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l client-secret-file -r -F -d 'read the client secret from a file'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l no-switch -d 'keep the current profile (by default the profile logged in to becomes the current one)'
+complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l force -d 'replace a profile logged in to another base URL or as another client without asking (needed without a terminal)'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l insecure-storage -d 'seal the secret with the key file in the config directory instead of a key in the OS keyring'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l version -s V -d 'print the version'
 complete -c agctl -n 'test (__agctl_path) = '\''login'\''' -l profile -x -a '(__agctl_dynamic)' -d 'configuration profile (env AGCTL_PROFILE)'

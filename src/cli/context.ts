@@ -18,7 +18,7 @@ import { escapeControls } from './escape.js';
 import { CLEAR_LINE } from './live-line.js';
 import { InquirerPrompter, type Prompter } from './prompt.js';
 import { systemBrowser, type Browser } from './browser.js';
-import type { Vault } from '../config/vault.js';
+import type { CredentialPlace, Vault } from '../config/vault.js';
 import type { ConfigDirError } from '../config/secure-file.js';
 import { userAgent } from '../version.js';
 import type { EmbeddedHandle } from './embedded.js';
@@ -157,9 +157,10 @@ export class CommandContext {
    * used for this run only, with one note; `quiet` leaves the note to --debug
    * (credentials from the environment, where an unwritable directory is the
    * usual case: a container). `storedSecret`: the tokens come from the
-   * profile's stored secret, and none is left cached once a logout removed it.
+   * profile's stored secret of that place, and none is left cached once a
+   * logout (or a login elsewhere) removed it.
    */
-  tokenCache(profile: string, opts: { quiet?: boolean; storedSecret?: boolean } = {}): TokenCache {
+  tokenCache(profile: string, opts: { quiet?: boolean; storedSecret?: CredentialPlace } = {}): TokenCache {
     const notCached = (err: ConfigDirError) => {
       const line = `note: the new token is used for this run only: it could not be cached (${err.message})`;
       if (opts.quiet) this.debug(line);
@@ -192,7 +193,7 @@ export class CommandContext {
       });
     }
     const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' ? { profile: s.profile, baseUrl: new URL(baseUrl).origin, clientId: s.clientId } : undefined }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }

@@ -12,7 +12,7 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_PROFILE', 'profile to use (default: the current profile, else `default`)', '--profile NAME'),
   v('AGCTL_BASE_URL', 'tenant base URL; a client ID `name@host/suffix` implies `https://host`', '--base-url URL'),
   v('AGCTL_CLIENT_ID', 'OAuth2 client ID', '--client-id ID'),
-  v('AGCTL_CLIENT_SECRET', 'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag)'),
+  v('AGCTL_CLIENT_SECRET', 'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag); a token cached with another secret is never used'),
   v('AGCTL_ACCESS_TOKEN', 'a bearer token used as is (skips the token flow; never a flag)'),
   v('AGCTL_INSECURE_HTTP', 'allow a plain client secret over plain http to a host other than this machine, when set to anything but empty, 0 or false (warns on every use)', '--insecure-http'),
   v('AGCTL_OUTPUT', 'output format: table or json', '-o table|json'),

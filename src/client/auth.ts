@@ -2,7 +2,8 @@
 // service-notes.md §1): POST {base}/auth/v1/token, form-encoded, credentials in
 // the body; a plain secret goes as client_secret, a key secret signs an EdDSA
 // client_assertion built as the service's own clients build it.
-// Tokens are cached per (token URL, client ID) until 60 s before expiry.
+// Tokens are cached per (token URL, client ID) and bound to the secret that
+// fetched them; one is reused until shortly before it expires (refreshMargin).
 // A plain secret goes only over https or to this machine, unless the user
 // allowed plain http (--insecure-http): see sentInClear below.
 import { randomBytes } from 'node:crypto';
@@ -15,10 +16,23 @@ import { errorFromResponse, jsonObjectBody, serverMessage, shortCode, unexpected
 import { isJsonObject, jsonKind } from '../lib/json.js';
 import { statusText, type HttpClient, type HttpResponse } from './http.js';
 
-export const EXPIRY_SKEW_S = 60;
+/** The longest a token is given up before it expires (s). */
+export const MAX_REFRESH_MARGIN_S = 60;
 
-/** Whether a cached token is still usable at `nowMs`: valid for more than the expiry skew. */
-export const isFresh = (t: CachedToken, nowMs: number): boolean => t.expiresAt - EXPIRY_SKEW_S > Math.floor(nowMs / 1000);
+/**
+ * How long before its expiry a token is fetched anew (s): the lesser of
+ * MAX_REFRESH_MARGIN_S and a quarter of its lifetime, so that a short-lived
+ * token (`expires_in` 60 or less) is still reused for most of its life. A
+ * token whose lifetime is not known (cached by an earlier agctl) is given
+ * the full margin.
+ */
+function refreshMargin(t: CachedToken): number {
+  if (t.issuedAt === undefined) return MAX_REFRESH_MARGIN_S;
+  return Math.min(MAX_REFRESH_MARGIN_S, Math.max(0, t.expiresAt - t.issuedAt) / 4);
+}
+
+/** Whether a cached token is still usable at `nowMs`: valid for more than its refresh margin. */
+export const isFresh = (t: CachedToken, nowMs: number): boolean => t.expiresAt - refreshMargin(t) > nowMs / 1000;
 /** How far a client assertion's `nbf` lies before and its `exp` after `iat` (service-notes.md §1). */
 const ASSERTION_WINDOW_S = 120;
 /** Random bytes of the assertion's `nonce` header (service-notes.md §1). */
@@ -44,21 +58,27 @@ export function assertionAudience(baseUrl: string): string {
   return new URL(baseUrl).hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
+/**
+ * Where tokens are kept between requests. A token is bound to the secret that
+ * fetched it: `load` gives only one fetched with `secret` (which a cache keeps
+ * as a keyed fingerprint at most, never as it is).
+ */
 export interface TokenCache {
-  load(tokenUrl: string, clientId: string): CachedToken | undefined;
-  save(tokenUrl: string, clientId: string, token: CachedToken): void;
+  load(tokenUrl: string, clientId: string, secret: string): CachedToken | undefined;
+  save(tokenUrl: string, clientId: string, token: CachedToken, secret: string): void;
   remove(tokenUrl: string, clientId: string): void;
   /** Runs `fn` (check the cache, else fetch) as the only one doing so for this token, when the cache is shared with other processes. */
   exclusive?<T>(tokenUrl: string, clientId: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export class MemoryTokenCache implements TokenCache {
-  readonly #m = new Map<string, CachedToken>();
-  load(u: string, c: string) {
-    return this.#m.get(`${u}\n${c}`);
+  readonly #m = new Map<string, { token: CachedToken; secret: string }>();
+  load(u: string, c: string, secret: string) {
+    const e = this.#m.get(`${u}\n${c}`);
+    return e && e.secret === secret ? e.token : undefined;
   }
-  save(u: string, c: string, t: CachedToken) {
-    this.#m.set(`${u}\n${c}`, t);
+  save(u: string, c: string, t: CachedToken, secret: string) {
+    this.#m.set(`${u}\n${c}`, { token: t, secret });
   }
   remove(u: string, c: string) {
     this.#m.delete(`${u}\n${c}`);
@@ -200,7 +220,7 @@ export class ClientCredentialsFlow implements TokenProvider {
 
   /** The cached token when still valid for more than the expiry skew (and usable: one cached by an older agctl may not be). */
   cached(): CachedToken | undefined {
-    const t = this.cache.load(this.tokenUrl, this.creds.clientId);
+    const t = this.cache.load(this.tokenUrl, this.creds.clientId, this.creds.clientSecret);
     return t && isFresh(t, this.clock.now()) && tokenProblem(t.accessToken) === undefined ? t : undefined;
   }
 
@@ -219,7 +239,7 @@ export class ClientCredentialsFlow implements TokenProvider {
   }
 
   invalidate(token: string): boolean {
-    const t = this.cache.load(this.tokenUrl, this.creds.clientId);
+    const t = this.cache.load(this.tokenUrl, this.creds.clientId, this.creds.clientSecret);
     if (t && t.accessToken === token) this.cache.remove(this.tokenUrl, this.creds.clientId);
     return true;
   }
@@ -246,8 +266,9 @@ export class ClientCredentialsFlow implements TokenProvider {
     if (res.status < 200 || res.status >= 300) throw tokenError(res);
     if (res.status !== 200) throw unexpectedResponse(this.tokenUrl, `HTTP ${res.status}, expected 200`);
     const { accessToken, expiresIn } = tokenAnswer(jsonObjectBody(res, this.tokenUrl), this.tokenUrl);
-    const token = { accessToken, expiresAt: Math.floor(this.clock.now() / 1000) + expiresIn };
-    this.cache.save(this.tokenUrl, this.creds.clientId, token);
+    const issuedAt = Math.floor(this.clock.now() / 1000);
+    const token = { accessToken, issuedAt, expiresAt: issuedAt + expiresIn };
+    this.cache.save(this.tokenUrl, this.creds.clientId, token, this.creds.clientSecret);
     return token;
   }
 

@@ -1,7 +1,7 @@
 // Settings resolution: flag > env > profile > default (DESIGN.md §4).
 import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { DEFAULT_PROFILE, ProfileStore, UnknownProfileError, isValidProfileName, type Profile } from './profiles.js';
-import { Vault } from './vault.js';
+import { Vault, credentialProblem, type CredentialPlace } from './vault.js';
 import { configDir } from './paths.js';
 import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { OUTPUT_FORMATS, isOutputFormat, type OutputFormat } from '../lib/output-format.js';
@@ -240,29 +240,47 @@ export function profileTenant(p: Profile | undefined): string | undefined {
 }
 
 /**
- * A profile's stored credentials asked for with a base URL they were not saved
- * for (DESIGN.md §5: a stored secret and its tokens are never sent to another).
- * Exit 3 like any missing credentials: for that base URL the invocation has
- * none, and scripts that handle "not authenticated" handle this too.
+ * A profile's stored secret asked for with a base URL or client ID it was not
+ * saved for (DESIGN.md §5: a stored secret and its tokens are never sent to
+ * another), or saved by an earlier agctl that did not record its base URL.
+ * Nothing is sent. Exit 3 like any missing credentials: for these settings the
+ * invocation has none, and scripts that handle "not authenticated" handle this too.
  */
 export class CredentialBindingError extends CliError {
   constructor(
     readonly profile: string,
+    /** The base URL the stored secret belongs to; undefined for one of an earlier agctl. */
     readonly boundTo: string | undefined,
     readonly requested: string | undefined,
     from: string,
     otherProfiles: string[],
+    /** The client the stored secret belongs to, when it is not the requested one. */
+    readonly boundClient?: { stored: string; requested: string; from: string },
   ) {
     const target = requested ?? '<url>';
-    const message = boundTo
-      ? `profile "${profile}" is logged in to ${boundTo}, not to ${target} (from ${from}): its stored secret and tokens are not sent there`
-      : `profile "${profile}" has a stored secret but no base URL it belongs to: it is not sent anywhere`;
-    const ways = [
-      ...(otherProfiles.length ? [`use ${otherProfiles.map((n) => `--profile ${n}`).join(' or ')} (logged in to ${target})`] : []),
-      `run \`agctl login --base-url ${target} --profile <name>\` to save credentials for it`,
-      'set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call',
-      ...(boundTo && from !== 'the client ID' ? [`to use profile "${profile}" with ${boundTo}, ${from === 'AGCTL_BASE_URL' ? 'unset AGCTL_BASE_URL' : 'drop --base-url'}`] : []),
-    ];
+    const again = `agctl login --profile ${profile}`;
+    let message: string;
+    let ways: string[];
+    if (!boundTo) {
+      message = `the stored secret of profile "${profile}" was saved by an earlier agctl, which did not record the base URL it belongs to: it is not sent anywhere; log in again to profile "${profile}"`;
+      ways = [`log in again: ${again}${requested ? ` --base-url ${requested}` : ''}`, 'or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) for one call'];
+    } else if (boundClient) {
+      message = `profile "${profile}" is logged in as ${boundClient.stored}, not as ${boundClient.requested} (from ${boundClient.from}): its stored secret is not sent for another client; log in again to profile "${profile}" to use that client`;
+      ways = [`log in again: ${again} --client-id ${boundClient.requested}`, `set AGCTL_CLIENT_SECRET to the secret of ${boundClient.requested} for one call`];
+    } else if (from === `profile "${profile}"`) {
+      // The profile's own settings (config.json) name another base URL than its sealed secret: an interrupted
+      // login of an earlier agctl, or an edited file. Only a login says which one is meant.
+      message = `profile "${profile}" names ${target}, but its stored secret was saved for ${boundTo}: it is not sent to ${target}; log in again to profile "${profile}"`;
+      ways = [`log in again: ${again} --base-url ${target} (or --base-url ${boundTo})`];
+    } else {
+      message = `profile "${profile}" is logged in to ${boundTo}, not to ${target} (from ${from}): its stored secret and tokens are not sent there`;
+      ways = [
+        ...(otherProfiles.length ? [`use ${otherProfiles.map((n) => `--profile ${n}`).join(' or ')} (logged in to ${target})`] : []),
+        `run \`agctl login --base-url ${target} --profile <name>\` to save credentials for it (log in again to profile "${profile}" to move it there)`,
+        'set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call',
+        ...(from !== 'the client ID' ? [`to use profile "${profile}" with ${boundTo}, ${from === 'AGCTL_BASE_URL' ? 'unset AGCTL_BASE_URL' : 'drop --base-url'}`] : []),
+      ];
+    }
     super(message, Exit.Unauthenticated, { hint: ways.join('; or ') });
     this.name = 'CredentialBindingError';
   }
@@ -276,27 +294,50 @@ function baseUrlFrom(s: Settings): string {
   return '--base-url';
 }
 
+/** Where a resolved client ID came from, in the words of an error message. */
+function clientIdFrom(s: Settings): string {
+  return s.clientIdSource === 'flag' ? '--client-id' : s.clientIdSource === 'env' ? 'AGCTL_CLIENT_ID' : `profile "${s.profile}"`;
+}
+
+/** The place (profile, base URL origin, client ID) of the resolved settings, undefined without a base URL or client ID. */
+function placeOf(s: Settings): CredentialPlace | undefined {
+  if (!s.baseUrl || !s.clientId || !URL.canParse(s.baseUrl)) return undefined;
+  return { profile: s.profile, baseUrl: new URL(s.baseUrl).origin, clientId: s.clientId };
+}
+
 /**
- * Loads the stored secret of the profile when it belongs to the resolved client
- * ID and the resolved base URL is the one the profile was logged in to. A secret
- * or token given for this invocation (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN)
- * wins and goes where the invocation says; the stored one is then not touched.
- * Throws (exit 3) a CredentialBindingError when the stored secret belongs to
- * another base URL (checked before anything is unsealed), and a CliError when
- * it is stored but cannot be unsealed: the wrong AGCTL_CONFIG_KEY, a damaged or
- * missing key file, a damaged credential file.
+ * Loads the profile's stored secret when it was saved for the resolved base
+ * URL and client ID: the sealed record names the profile, base URL and client
+ * it belongs to (and its sealing binds them), and all three must match. A
+ * secret or token given for this invocation (AGCTL_CLIENT_SECRET,
+ * AGCTL_ACCESS_TOKEN) wins and goes where the invocation says; the stored one
+ * is then not touched. Throws (exit 3) a CredentialBindingError when the
+ * profile has a stored secret for another base URL or client, or one of an
+ * earlier agctl (checked before anything is unsealed), and a CliError when it
+ * is stored but cannot be unsealed: the wrong AGCTL_CONFIG_KEY, a damaged or
+ * missing key file, a damaged or edited credential file.
  */
 export function attachStoredSecret(s: Settings, config: ConfigContext): Settings {
   if (s.clientSecret || s.accessToken || !s.clientId) return s;
-  if (config.vault.storedClientId(s.profile) === s.clientId) {
-    const boundTo = profileTenant(config.profiles.get(s.profile));
-    if (!boundTo || !s.baseUrl || !sameTenant(boundTo, s.baseUrl)) {
-      const all = config.profiles.read().profiles ?? {};
-      const others = s.baseUrl ? Object.keys(all).filter((n) => n !== s.profile && sameTenant(profileTenant(all[n]) ?? '', s.baseUrl!)) : [];
-      throw new CredentialBindingError(s.profile, boundTo, s.baseUrl, baseUrlFrom(s), others);
-    }
+  const records = config.vault.storedRecords(s.profile);
+  if (!records.length) return s;
+  const place = placeOf(s);
+  if (place && records.some((r) => r.path === config.vault.credentialPath(place))) {
+    const secret = config.vault.loadCredential(place);
+    if (secret !== undefined) [s.clientSecret, s.clientSecretSource] = [secret, 'stored'];
+    return s;
   }
-  const cred = config.vault.loadCredential(s.profile, s.clientId);
-  if (cred) [s.clientSecret, s.clientSecretSource] = [cred.clientSecret, 'stored'];
-  return s;
+  const bound = records.filter((r) => !r.legacy && !r.damaged && r.baseUrl);
+  if (!bound.length) {
+    if (records.some((r) => r.legacy)) throw new CredentialBindingError(s.profile, undefined, s.baseUrl, baseUrlFrom(s), []);
+    throw credentialProblem(s.profile, `the file ${records[0]!.path} is damaged`);
+  }
+  const sameClient = bound.find((r) => r.clientId === s.clientId);
+  if (!sameClient) {
+    const r = bound[0]!;
+    throw new CredentialBindingError(s.profile, r.baseUrl, s.baseUrl, baseUrlFrom(s), [], { stored: r.clientId!, requested: s.clientId, from: clientIdFrom(s) });
+  }
+  const all = config.profiles.read().profiles ?? {};
+  const others = s.baseUrl ? Object.keys(all).filter((n) => n !== s.profile && sameTenant(profileTenant(all[n]) ?? '', s.baseUrl!)) : [];
+  throw new CredentialBindingError(s.profile, sameClient.baseUrl, s.baseUrl, baseUrlFrom(s), others);
 }

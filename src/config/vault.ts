@@ -7,7 +7,23 @@
 // its own 0600 file in the config directory (or AGCTL_CONFIG_KEY). A
 // credential file says where its key is ("keptIn"); one without that mark
 // (written by an older agctl) uses the key file.
-import { createHash, randomBytes } from 'node:crypto';
+//
+// A stored credential belongs to one place: a profile, a base URL and a client
+// ID. Its file is named after that place (credentials/<profile>+<hash>.json),
+// names it in clear, and binds it in the sealed value's additional data, so an
+// edited record does not open. A login writes the new credential beside the old
+// one, then switches the profile (config.json, one atomic rename), then removes
+// the old one: killed at any point, the profile in config.json names either the
+// old place or the new one, and each has its complete credential. A credential
+// file of an earlier agctl (credentials/<profile>.json) names no base URL: it is
+// sent nowhere, and the profile needs a login again.
+//
+// A cached token is bound to the secret it was fetched with: its file carries a
+// fingerprint of that secret (an HMAC under the key the token is sealed with,
+// never the secret itself), also bound in the sealed value's additional data.
+// A command with another secret (AGCTL_CLIENT_SECRET wrong or rotated) does not
+// use it.
+import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
@@ -18,9 +34,23 @@ import { LockBusyError, acquireLock } from './lock.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
-interface StoredCredential {
+/** Where a stored credential belongs: the profile, the base URL (an origin) and the client ID it was saved for. */
+export interface CredentialPlace {
+  profile: string;
+  baseUrl: string;
   clientId: string;
-  clientSecret: string;
+}
+
+/** What a profile's credential file says of itself, read without unsealing anything. */
+interface StoredRecord {
+  path: string;
+  /** The base URL and client it belongs to; undefined in a file of an earlier agctl (which named no base URL) or a damaged one. */
+  baseUrl?: string;
+  clientId?: string;
+  keptIn: KeptIn;
+  /** Written by an earlier agctl: it names no base URL. */
+  legacy: boolean;
+  damaged: boolean;
 }
 
 /** Where the key sealing a profile's secrets is kept. */
@@ -30,11 +60,31 @@ export interface CachedToken {
   accessToken: string;
   /** Unix seconds. */
   expiresAt: number;
+  /** Unix seconds; with expiresAt, the token's lifetime (undefined in a token cached by an earlier agctl). */
+  issuedAt?: number;
 }
 
-/** The additional data binding a sealed value to its place: a copied value opens nowhere else. */
-const credentialPlace = (profile: string, clientId: string) => `credential\u0000${profile}\u0000${clientId}`;
-const tokenPlace = (profile: string, tokenUrl: string, clientId: string) => `token\u0000${profile}\u0000${tokenUrl}\u0000${clientId}`;
+/** The additional data binding a sealed value to its place: a copied or edited value opens nowhere else. */
+const credentialAad = (p: CredentialPlace) => `credential\u0000v2\u0000${p.profile}\u0000${p.baseUrl}\u0000${p.clientId}`;
+const tokenPlace = (profile: string, tokenUrl: string, clientId: string, fingerprint: string) =>
+  `token\u0000${profile}\u0000${tokenUrl}\u0000${clientId}\u0000${fingerprint}`;
+
+/** The HMAC keys of the sealers made here: a secret's fingerprint is keyed by the key its token is sealed with. */
+const macKeys = new WeakMap<Sealer, Buffer>();
+
+/** A sealer for `key`, whose fingerprints (`fingerprintUnder`) are keyed by a key derived from it (never the AES key itself). */
+function sealerFor(key: Buffer): Sealer {
+  const sealer = new Sealer(key);
+  macKeys.set(sealer, Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'agctl secret fingerprint', 32)));
+  return sealer;
+}
+
+/** The fingerprint of a secret under a sealer's key: an HMAC-SHA256, which tells nothing of the secret without the key. */
+function fingerprintUnder(sealer: Sealer, secret: string): string {
+  const key = macKeys.get(sealer);
+  if (!key) throw new Error('a sealer without a fingerprint key');
+  return createHmac('sha256', key).update(secret, 'utf8').digest('base64url');
+}
 
 /** Why the sealing key cannot be had: a plain cause and what to do. */
 class KeyProblem extends Error {
@@ -50,6 +100,11 @@ class KeyProblem extends Error {
 const TOKEN_LOCK_WAIT_MS = 10_000;
 
 const LOGIN_AGAIN = 'run `agctl login` again to store it anew';
+
+/** A stored client secret that cannot be unsealed: exit 3, saying why and what to do. */
+export function credentialProblem(profile: string, cause: string, hint = LOGIN_AGAIN): CliError {
+  return new CliError(`the stored client secret of profile "${profile}" cannot be unsealed: ${cause}`, Exit.Unauthenticated, { hint });
+}
 
 /** keepPrivate, but a key on a read-only file system (a mounted secret, a container's read-only layer) is read as it is. */
 function keepPrivateIfWritable(path: string): void {
@@ -84,6 +139,8 @@ export class Vault {
   readonly #keyring: () => Promise<SecretStore>;
   /** The keys of profiles kept in the keyring, read by `unlock` (or why there is none). */
   readonly #profileKeys = new Map<string, Sealer | KeyProblem>();
+  /** Profiles whose secret moved from a keyring key to the key file in this process: the keyring entry goes once the old credential does. */
+  readonly #leftInKeyring = new Set<string>();
 
   constructor(dir: string, env: NodeJS.ProcessEnv = process.env, keyring: () => Promise<SecretStore> = secretStoreFor(env)) {
     this.dir = dir;
@@ -104,7 +161,7 @@ export class Vault {
   get sealer(): Sealer {
     if (!this.#sealer) {
       try {
-        this.#sealer = new Sealer(this.#env.AGCTL_CONFIG_KEY ? this.#envKey() : this.#inDir(() => loadOrCreateKeyFile(this.keyFile)));
+        this.#sealer = sealerFor(this.#env.AGCTL_CONFIG_KEY ? this.#envKey() : this.#inDir(() => loadOrCreateKeyFile(this.keyFile)));
       } catch (err) {
         if (err instanceof KeyProblem) throw new UsageError(err.message, err.hint);
         if (err instanceof SealKeyError) {
@@ -130,7 +187,7 @@ export class Vault {
   /** The sealer for reading: never creates a key (a missing key file is a problem to report, not to paper over). */
   #openingSealer(): Sealer {
     if (this.#sealer) return this.#sealer;
-    if (this.#env.AGCTL_CONFIG_KEY) return (this.#sealer = new Sealer(this.#envKey()));
+    if (this.#env.AGCTL_CONFIG_KEY) return (this.#sealer = sealerFor(this.#envKey()));
     let text: string;
     try {
       text = readFileSync(this.keyFile, 'utf8');
@@ -140,7 +197,7 @@ export class Vault {
       throw new KeyProblem(`cannot read the key file ${this.keyFile}: ${describeFsCode(code)}`, `check the file, or ${LOGIN_AGAIN}`);
     }
     try {
-      const sealer = new Sealer(parseKey(text));
+      const sealer = sealerFor(parseKey(text));
       keepPrivateIfWritable(this.keyFile);
       return (this.#sealer = sealer);
     } catch (err) {
@@ -163,7 +220,14 @@ export class Vault {
     return inConfigDir(this.dir, this.#env, fn);
   }
 
-  credentialPath(profile: string): string {
+  /** The credential file of a place: named after the profile and a hash of the base URL and client ID. */
+  credentialPath(place: CredentialPlace): string {
+    const h = createHash('sha256').update(`${place.baseUrl}\n${place.clientId}`).digest('hex').slice(0, 16);
+    return join(this.dir, 'credentials', `${encodeURIComponent(place.profile)}+${h}.json`);
+  }
+
+  /** The credential file an earlier agctl wrote for a profile (it names no base URL). */
+  legacyCredentialPath(profile: string): string {
     return join(this.dir, 'credentials', `${encodeURIComponent(profile)}.json`);
   }
 
@@ -183,13 +247,16 @@ export class Vault {
   }
 
   /**
-   * Stores a profile's client secret, sealed with a key kept in the OS
-   * keyring (the profile's key there, else a new one); where no keyring takes it (or with `insecureStorage`, or
-   * AGCTL_CONFIG_KEY set), with the key file. Says where the key went, why
-   * not in the keyring when one was tried and failed, and why the key of an
-   * earlier keyring login could not be removed (`keyringProblem`), if it could not.
+   * Stores the client secret of a place (a profile, base URL and client ID),
+   * sealed with a key kept in the OS keyring (the profile's key there, else a
+   * new one); where no keyring takes it (or with `insecureStorage`, or
+   * AGCTL_CONFIG_KEY set), with the key file. The profile's other credentials
+   * (an earlier login) are left as they are: `retireCredentials` removes them
+   * once the profile names the new place. Says where the key went, and why not
+   * in the keyring when one was tried and failed.
    */
-  async saveCredential(profile: string, cred: StoredCredential, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string; keyringProblem?: string }> {
+  async saveCredential(place: CredentialPlace, clientSecret: string, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
+    const { profile } = place;
     // The directory exists before its keyring account is named (the account follows its real path).
     this.#inDir(() => ensurePrivateDir(this.dir));
     const previous = this.keptIn(profile);
@@ -209,64 +276,100 @@ export class Vault {
           await keyring.set(account, key.toString('base64url'));
           madeKey = true;
         }
-        sealer = new Sealer(key);
+        sealer = sealerFor(key);
       } catch (err) {
         noKeyring = err instanceof Error ? err.message : String(err);
       }
     }
     const keptIn: KeptIn = sealer ? 'keyring' : 'file';
     sealer ??= this.sealer;
-    const sealed = sealer.seal(cred.clientSecret, credentialPlace(profile, cred.clientId));
+    const sealed = sealer.seal(clientSecret, credentialAad(place));
     try {
       this.#inDir(() => {
         // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
         ensurePrivateDir(this.dir);
-        writePrivateFile(this.credentialPath(profile), JSON.stringify({ clientId: cred.clientId, keptIn, clientSecret: sealed }) + '\n');
+        writePrivateFile(this.credentialPath(place), JSON.stringify({ profile, baseUrl: place.baseUrl, clientId: place.clientId, keptIn, clientSecret: sealed }) + '\n');
       });
     } catch (err) {
       // A key made for a secret that could not be stored is not left in the keyring.
       if (madeKey) await this.#forgetKey(profile).catch(() => undefined);
       throw err;
     }
-    let keyringProblem: string | undefined;
     if (keptIn === 'keyring') this.#profileKeys.set(profile, sealer);
-    else {
-      this.#profileKeys.delete(profile);
-      // The key of an earlier keyring login is no longer needed: nothing is left behind (or the caller says what is).
-      if (previous === 'keyring') {
-        try {
-          await this.#forgetKey(profile);
-        } catch (err) {
-          keyringProblem = (err as Error).message;
-        }
+    else if (previous === 'keyring') this.#leftInKeyring.add(profile);
+    return { keptIn, noKeyring };
+  }
+
+  /**
+   * Removes a profile's credentials other than the one of `keep` (an earlier
+   * login's, one of an earlier agctl): called once the profile names `keep`.
+   * When the kept one's key is in the key file, the profile's keyring entry is
+   * no longer needed and goes too; `keyringProblem` says why it could not, if
+   * it could not.
+   */
+  async retireCredentials(keep: CredentialPlace): Promise<{ keyringProblem?: string }> {
+    const keepPath = this.credentialPath(keep);
+    const others = this.storedRecords(keep.profile).filter((r) => r.path !== keepPath);
+    for (const r of others) this.#inDir(() => rmSync(r.path, { force: true }));
+    if (this.keptIn(keep.profile) === 'keyring') return {};
+    if (this.#leftInKeyring.delete(keep.profile) || others.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
+      try {
+        await this.#forgetKey(keep.profile);
+      } catch (err) {
+        return { keyringProblem: (err as Error).message };
       }
+    } else if (others.some((r) => r.damaged)) {
+      // Its key may be in the keyring: removed when it is, no word when no keyring answers.
+      await this.#forgetKey(keep.profile).catch(() => undefined);
     }
-    return { keptIn, noKeyring, ...(keyringProblem === undefined ? {} : { keyringProblem }) };
+    return {};
   }
 
-  /** The parsed credential file of a profile (undefined when none); file system problems are usage errors, a damaged file is `damaged`. */
-  #credentialFile(profile: string): { clientId?: unknown; clientSecret?: unknown; keptIn?: unknown } | 'damaged' | undefined {
-    const text = this.#inDir(() => readTextIfExists(this.credentialPath(profile)));
-    if (!text) return undefined;
-    try {
-      const v = JSON.parse(text) as unknown;
-      return isJsonObject(v) ? v : 'damaged';
-    } catch {
-      return 'damaged';
+  /** The credential files of a profile, as they describe themselves (nothing unsealed); file system problems are usage errors. */
+  storedRecords(profile: string): StoredRecord[] {
+    const dir = join(this.dir, 'credentials');
+    const names = this.#inDir(() => {
+      try {
+        return readdirSync(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+        throw err;
+      }
+    });
+    const stem = encodeURIComponent(profile);
+    const records: StoredRecord[] = [];
+    for (const name of names.sort()) {
+      const legacy = name === `${stem}.json`;
+      if (!legacy && !(name.startsWith(`${stem}+`) && name.endsWith('.json'))) continue;
+      const path = join(dir, name);
+      const text = this.#inDir(() => readTextIfExists(path));
+      if (text === undefined) continue; // removed meanwhile
+      let v: unknown;
+      try {
+        v = JSON.parse(text);
+      } catch {
+        v = undefined;
+      }
+      const o = isJsonObject(v) ? v : {};
+      const str = (x: unknown) => (typeof x === 'string' ? x : undefined);
+      const damaged = !isJsonObject(v) || typeof o.clientSecret !== 'string' || typeof o.clientId !== 'string' || (!legacy && (typeof o.baseUrl !== 'string' || o.profile !== profile));
+      records.push({ path, baseUrl: legacy ? undefined : str(o.baseUrl), clientId: str(o.clientId), keptIn: o.keptIn === 'keyring' ? 'keyring' : 'file', legacy, damaged });
     }
+    return records;
   }
 
-  /** The client ID a profile's stored credential is for, without unsealing anything (undefined when none or unreadable). */
-  storedClientId(profile: string): string | undefined {
-    const v = this.#credentialFile(profile);
-    return typeof v === 'object' && typeof v.clientId === 'string' ? v.clientId : undefined;
+  /** The credential record of a place, if one is stored (nothing unsealed). */
+  storedRecord(place: CredentialPlace): StoredRecord | undefined {
+    const path = this.credentialPath(place);
+    const r = this.storedRecords(place.profile).find((x) => x.path === path);
+    return r && !r.damaged && r.baseUrl === place.baseUrl && r.clientId === place.clientId ? r : undefined;
   }
 
-  /** Where the key of a profile's stored secret is kept, without reading it (undefined when no secret is stored). */
+  /** Where the key of a profile's stored secret is kept, without reading it (undefined when no secret is stored): the keyring when any of its credentials says so. */
   keptIn(profile: string): KeptIn | undefined {
-    const v = this.#credentialFile(profile);
-    if (v === undefined) return undefined;
-    return typeof v === 'object' && v.keptIn === 'keyring' ? 'keyring' : 'file';
+    const records = this.storedRecords(profile);
+    if (!records.length) return undefined;
+    return records.some((r) => r.keptIn === 'keyring') ? 'keyring' : 'file';
   }
 
   /**
@@ -281,7 +384,7 @@ export class Vault {
     try {
       const text = await (await this.#keyring()).get(account);
       key = text
-        ? new Sealer(parseKey(text))
+        ? sealerFor(parseKey(text))
         : new KeyProblem(
             `its key is not in the OS keyring (service "${KEYRING_SERVICE}", account "${account}"): the config directory was copied from another place, user or machine, the entry was removed, or no keyring answers here`,
             LOGIN_AGAIN,
@@ -311,32 +414,44 @@ export class Vault {
   }
 
   /**
-   * The stored credential, or undefined when there is none (or, with
-   * `clientId`, when it is for another client). A credential that is stored
-   * but cannot be unsealed (another key, a damaged or missing key file, a key
-   * missing from the keyring, a damaged file) is a CliError (exit 3) saying
-   * why and what to do. A profile kept in the keyring is unlocked first.
+   * The stored client secret of a place, or undefined when none is stored for
+   * it (the profile may have one for another base URL or client: the caller
+   * says so). A credential that is stored but cannot be unsealed (another key,
+   * a damaged or missing key file, a key missing from the keyring, an edited or
+   * damaged file) is a CliError (exit 3) saying why and what to do. A profile
+   * kept in the keyring is unlocked first.
    */
-  loadCredential(profile: string, clientId?: string): StoredCredential | undefined {
-    const path = this.credentialPath(profile);
-    const v = this.#credentialFile(profile);
-    if (v === undefined) return undefined;
-    const fail = (cause: string, hint: string) =>
-      new CliError(`the stored client secret of profile "${profile}" cannot be unsealed: ${cause}`, Exit.Unauthenticated, { hint });
-    if (v === 'damaged' || typeof v.clientId !== 'string' || typeof v.clientSecret !== 'string') throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
-    if (clientId !== undefined && v.clientId !== clientId) return undefined;
+  loadCredential(place: CredentialPlace): string | undefined {
+    const { profile } = place;
+    const path = this.credentialPath(place);
+    const text = this.#inDir(() => readTextIfExists(path));
+    if (text === undefined) return undefined;
+    const fail = (cause: string, hint: string) => credentialProblem(profile, cause, hint);
+    let v: { profile?: unknown; baseUrl?: unknown; clientId?: unknown; clientSecret?: unknown; keptIn?: unknown };
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (!isJsonObject(parsed)) throw new Error('not an object');
+      v = parsed;
+    } catch {
+      throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
+    }
+    if (typeof v.clientSecret !== 'string') throw fail(`the file ${path} is damaged`, LOGIN_AGAIN);
+    // What the record names is what its sealed value is bound to: a record naming another place was moved or edited.
+    if (v.profile !== profile || v.baseUrl !== place.baseUrl || v.clientId !== place.clientId) {
+      throw fail(`the file ${path} does not name the base URL and client it is stored for (moved or edited)`, LOGIN_AGAIN);
+    }
     const inKeyring = v.keptIn === 'keyring';
     try {
       const sealer = inKeyring ? this.#keyringSealer(profile) : this.#openingSealer();
-      return { clientId: v.clientId, clientSecret: sealer.open(v.clientSecret, credentialPlace(profile, v.clientId)) };
+      return sealer.open(v.clientSecret, credentialAad(place));
     } catch (err) {
       if (err instanceof KeyProblem) throw fail(err.message, err.hint);
       if (err instanceof SealOpenError) {
         const problem = !v.clientSecret.startsWith('v1.')
           ? new KeyProblem(`the file ${path} is damaged`, LOGIN_AGAIN)
           : inKeyring
-            ? new KeyProblem(`it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}")`, LOGIN_AGAIN)
-            : this.#wrongKey();
+            ? new KeyProblem(`it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}"), or its file was edited`, LOGIN_AGAIN)
+            : new KeyProblem(`${this.#wrongKey().message}, or its file was edited`, this.#wrongKey().hint);
         throw fail(problem.message, problem.hint);
       }
       throw err;
@@ -344,24 +459,27 @@ export class Vault {
   }
 
   /**
-   * Removes a profile's stored secret and, when its key is in the keyring, that
-   * entry too. `removed`: whether a secret was stored; `keyringProblem`: why
-   * the keyring entry could not be removed, if it could not.
+   * Removes every stored secret of a profile (whatever base URL and client it
+   * was for, and one of an earlier agctl) and, when its key is in the keyring,
+   * that entry too. `removed`: whether a secret was stored; `keyringProblem`:
+   * why the keyring entry could not be removed, if it could not.
    */
   async removeCredential(profile: string): Promise<{ removed: boolean; keyringProblem?: string }> {
     let keyringProblem: string | undefined;
-    const file = this.#credentialFile(profile);
-    if (typeof file === 'object' && file.keptIn === 'keyring') {
+    const records = this.storedRecords(profile);
+    if (records.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
       try {
         await this.#forgetKey(profile);
       } catch (err) {
         keyringProblem = (err as Error).message;
       }
-    } else if (file === 'damaged') {
+    } else if (records.some((r) => r.damaged)) {
       // Its key may be in the keyring: removed when it is, no word when no keyring answers.
       await this.#forgetKey(profile).catch(() => undefined);
     }
-    return { removed: this.#inDir(() => removeFile(this.credentialPath(profile))), keyringProblem };
+    let removed = false;
+    for (const r of records) removed = this.#inDir(() => removeFile(r.path)) || removed;
+    return { removed, keyringProblem };
   }
 
   /** A cached token belongs to the profile that fetched it: logging out of one profile leaves the others' tokens. */
@@ -373,10 +491,12 @@ export class Vault {
   /**
    * Caches a token of a profile, sealed with the profile's key: the keyring's
    * when its secret is kept there (the token is then not cached when that key
-   * cannot be had), else the key file's. The directory is checked first: on a
-   * read-only one the ConfigDirError comes before any key file is made.
+   * cannot be had), else the key file's. The token is bound to the secret it
+   * was fetched with (`secret`), by its fingerprint under that key. The
+   * directory is checked first: on a read-only one the ConfigDirError comes
+   * before any key file is made.
    */
-  saveToken(profile: string, tokenUrl: string, clientId: string, token: CachedToken): void {
+  saveToken(profile: string, tokenUrl: string, clientId: string, token: CachedToken, secret: string): void {
     this.#inDir(() => ensurePrivateDir(this.dir));
     const inKeyring = this.keptIn(profile) === 'keyring';
     let sealer: Sealer;
@@ -385,9 +505,11 @@ export class Vault {
       if (!(key instanceof Sealer)) return;
       sealer = key;
     } else sealer = this.sealer;
-    const sealed = sealer.seal(token.accessToken, tokenPlace(profile, tokenUrl, clientId));
+    const fingerprint = fingerprintUnder(sealer, secret);
+    const sealed = sealer.seal(token.accessToken, tokenPlace(profile, tokenUrl, clientId, fingerprint));
     const keptIn: KeptIn = inKeyring ? 'keyring' : 'file';
-    this.#inDir(() => writePrivateFile(this.tokenPath(profile, tokenUrl, clientId), JSON.stringify({ profile, tokenUrl, clientId, expiresAt: token.expiresAt, keptIn, accessToken: sealed }) + '\n'));
+    const record = { profile, tokenUrl, clientId, secretFingerprint: fingerprint, expiresAt: token.expiresAt, ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }), keptIn, accessToken: sealed };
+    this.#inDir(() => writePrivateFile(this.tokenPath(profile, tokenUrl, clientId), JSON.stringify(record) + '\n'));
   }
 
   /**
@@ -414,15 +536,24 @@ export class Vault {
     }
   }
 
-  /** A cached token; anything that does not open (another key, a key not in the keyring, a damaged file) is a cache miss: a new token is fetched. */
-  loadToken(profile: string, tokenUrl: string, clientId: string): CachedToken | undefined {
+  /**
+   * A cached token. With `secret`, only one fetched with that secret (its
+   * fingerprint under the key the token is sealed with is the one recorded);
+   * without, whichever secret fetched it (for showing its expiry). Anything
+   * that does not open (another key, a key not in the keyring, a damaged file,
+   * one cached by an earlier agctl, which named no secret) is a cache miss: a
+   * new token is fetched.
+   */
+  loadToken(profile: string, tokenUrl: string, clientId: string, secret?: string): CachedToken | undefined {
     const text = this.#inDir(() => readTextIfExists(this.tokenPath(profile, tokenUrl, clientId)));
     if (!text) return undefined;
     try {
-      const v = JSON.parse(text) as { profile: string; tokenUrl: string; clientId: string; expiresAt: number; keptIn?: string; accessToken: string };
-      if (v.profile !== profile || v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number') return undefined;
+      const v = JSON.parse(text) as { profile: string; tokenUrl: string; clientId: string; secretFingerprint?: unknown; expiresAt: number; issuedAt?: unknown; keptIn?: string; accessToken: string };
+      if (v.profile !== profile || v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number' || typeof v.secretFingerprint !== 'string') return undefined;
       const sealer = v.keptIn === 'keyring' ? this.#keyringSealer(profile) : this.#openingSealer();
-      return { expiresAt: v.expiresAt, accessToken: sealer.open(v.accessToken, tokenPlace(profile, tokenUrl, clientId)) };
+      if (secret !== undefined && fingerprintUnder(sealer, secret) !== v.secretFingerprint) return undefined;
+      const accessToken = sealer.open(v.accessToken, tokenPlace(profile, tokenUrl, clientId, v.secretFingerprint));
+      return { expiresAt: v.expiresAt, ...(typeof v.issuedAt === 'number' ? { issuedAt: v.issuedAt } : {}), accessToken };
     } catch {
       return undefined;
     }

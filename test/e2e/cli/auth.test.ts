@@ -51,7 +51,7 @@ describe('login', () => {
       const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
       expect(config.profiles[profile]).toEqual({ baseUrl: s.baseUrl, clientId: client.clientId });
       expect(config.currentProfile).toBe(profile);
-      const cred = join(dir, 'credentials', `${profile}.json`);
+      const cred = new Vault(dir, {}).credentialPath({ profile, baseUrl: s.baseUrl, clientId: client.clientId });
       expect(mode(cred)).toBe(0o600);
       expect(mode(join(dir, 'credentials'))).toBe(0o700);
       expect(mode(dir)).toBe(0o700);
@@ -170,7 +170,7 @@ describe('auth status, auth token, logout', () => {
     const out = await cli(['logout']);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toBe('✓ Logged out of profile "ci": removed the stored client secret and 1 cached token\n');
-    expect(existsSync(join(dir, 'credentials', 'ci.json'))).toBe(false);
+    expect(readdirSync(join(dir, 'credentials'))).toEqual([]);
     expect(readdirSync(join(dir, 'tokens'))).toEqual([]);
 
     const [after, afterJson, list, again] = await Promise.all([cli(['auth', 'status']), cli(['auth', 'status', '-o', 'json']), cli(['rules', 'list', app]), cli(['logout', '-o', 'json'])]);

@@ -40,7 +40,7 @@ function configWith(profiles: Record<string, { baseUrl?: string; clientId?: stri
   return dir;
 }
 function plantToken(dir: string, baseUrl: string, clientId: string, accessToken: string, expiresAt = Math.floor(Date.now() / 1000) + 3600): void {
-  new Vault(dir, { AGCTL_CONFIG_DIR: dir }).saveToken('default', tokenUrlFor(baseUrl), clientId, { accessToken, expiresAt });
+  new Vault(dir, { AGCTL_CONFIG_DIR: dir }).saveToken('default', tokenUrlFor(baseUrl), clientId, { accessToken, expiresAt }, 'planted-secret');
 }
 
 /** A config dir logged in to the test server (a token is cached by the login). */

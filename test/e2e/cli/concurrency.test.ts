@@ -6,7 +6,7 @@
 // key created meanwhile), the lock's waiting and stale takeover in
 // test/unit/config/lock.test.ts.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenUrlFor } from '../../../src/client/auth.js';
 import { Vault } from '../../../src/config/vault.js';
@@ -93,7 +93,9 @@ describe('concurrent CLI processes', () => {
       expect(rows.find((r) => r.name === p)).toMatchObject({ clientId: clients[i % 2]!.clientId, secretStored: true });
     }
     // One credentials file per logged-in profile, no other file (nothing orphaned, nothing left half-written).
-    expect(readdirSync(join(dir, 'credentials')).sort()).toEqual(['first', ...names].map((n) => `${n}.json`).sort());
+    const vault = new Vault(dir, {});
+    const credentialFile = (n: string, c = s.plainClient) => basename(vault.credentialPath({ profile: n, baseUrl: s.baseUrl, clientId: c.clientId }));
+    expect(readdirSync(join(dir, 'credentials')).sort()).toEqual([credentialFile('first'), ...names.map((n, i) => credentialFile(n, clients[i % 2]))].sort());
     expect(readdirSync(dir).sort()).toEqual(['config.json', 'credentials', 'key', 'tokens']);
 
     // Every profile works: its stored secret opens and gets a token from the server.

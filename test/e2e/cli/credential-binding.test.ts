@@ -120,9 +120,13 @@ describe('credentials bound to the base URL they were saved for', () => {
     expect(capture.seen).toEqual([]);
   });
 
-  it('login --base-url still creates or replaces a profile for the new URL', async () => {
+  it('login --base-url still creates or replaces (with --force, without a terminal) a profile for the new URL', async () => {
     const other = await startTestServer();
-    const login = await cli(['login', '--profile', 'plain', '--base-url', other.baseUrl, '--client-id', other.plainClient.clientId, '--client-secret-stdin'], { input: other.plainClient.clientSecret });
+    const args = ['login', '--profile', 'plain', '--base-url', other.baseUrl, '--client-id', other.plainClient.clientId, '--client-secret-stdin'];
+    const refused = await cli(args, { input: other.plainClient.clientSecret });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`agctl: profile "plain" is saved for ${s.baseUrl} as ${s.plainClient.clientId}: this login would replace it (base URL ${s.baseUrl} -> ${other.baseUrl}); pass --force to replace it`);
+    const login = await cli([...args, '--force'], { input: other.plainClient.clientSecret });
     expect(login.code, login.stderr).toBe(0);
     const [there, old] = await Promise.all([
       cli(['rules', 'list', app, '--limit', '1', '-o', 'json', '--profile', 'plain']),

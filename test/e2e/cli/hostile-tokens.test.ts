@@ -53,7 +53,7 @@ describe('a token endpoint handing out unusable tokens', () => {
 
   it.concurrent('a cached token no header can carry (accepted by an older agctl) is not sent: a new one is fetched', async () => {
     const { t, cli, vault } = await setUp(MAX_TOKEN_CHARS);
-    vault().saveToken('default', tokenUrlFor(t.url), 'bot', { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    vault().saveToken('default', tokenUrlFor(t.url), 'bot', { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 }, CLIENT.AGCTL_CLIENT_SECRET);
     const r = await cli(['rules', 'list', 'app']);
     expect(r.code, r.stderr).toBe(0);
     expect(t.stats.requests.token).toBe(1);

@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Vault } from '../../../src/config/vault.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -83,7 +84,7 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     expect(r.stderr).not.toMatch(/no OS keyring/);
     expect(r.stderr).toContain(`credentials saved in ${dir}, sealed with a key in the OS keyring`);
     expect(existsSync(join(dir, 'key'))).toBe(false);
-    expect(JSON.parse(readFileSync(join(dir, 'credentials', 'default.json'), 'utf8')).keptIn).toBe('keyring');
+    expect(JSON.parse(readFileSync(new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }), 'utf8')).keptIn).toBe('keyring');
     expect(keyringEntry(session.env, dir, 'default')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(keyringEntry(empty.env, dir, 'default')).toBeNull();
 
@@ -138,7 +139,7 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     expect(warnings, r.stderr).toHaveLength(1);
     expect(warnings[0]).toMatch(/^! no OS keyring \(.+\): /);
     expect(warnings[0]).toContain(`the secret is sealed with the key file ${join(dir, 'key')} instead`);
-    expect(JSON.parse(readFileSync(join(dir, 'credentials', 'default.json'), 'utf8')).keptIn).toBe('file');
+    expect(JSON.parse(readFileSync(new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }), 'utf8')).keptIn).toBe('file');
     // later commands say nothing of it, and work
     const token = await agctl(dir, noBus, ['auth', 'token']);
     expect(token.code, token.stderr).toBe(0);

@@ -130,12 +130,12 @@ describe('the config directory and its key', () => {
     const other = { AGCTL_CONFIG_KEY: randomBytes(32).toString('hex') };
     const status = await runCli(['auth', 'status'], { configDir: dir, env: other });
     expect(status.code, status.stderr).toBe(3);
-    expect(status.stdout).toMatch(/^Credentials: +stored \(sealed\), but cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY$/m);
+    expect(status.stdout).toMatch(/^Credentials: +stored \(sealed\), but cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited$/m);
     expect(status.stderr).toMatch(/^hint: set AGCTL_CONFIG_KEY to the key used when it was stored/m);
     expectClearError(
       await runCli(['rules', 'list', 'crm-app'], { configDir: dir, env: other }),
       3,
-      'the stored client secret of profile "default" cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY',
+      'the stored client secret of profile "default" cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited',
     );
     // Logging out still works (nothing needs unsealing), and so does logging in again.
     expect((await runCli(['logout'], { configDir: dir, env: other })).code).toBe(0);

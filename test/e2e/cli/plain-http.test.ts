@@ -85,9 +85,9 @@ describe('a plain client secret and plain http to another machine', () => {
     expect(again.stderr).toContain(warning('profile "lab"'));
 
     // Logged in again over loopback, the profile drops it: plain http to the lab is refused again.
-    expect((await run(['login', '--profile', 'lab', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret })).code).toBe(0);
+    expect((await run(['login', '--profile', 'lab', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'], { input: plain.clientSecret })).code).toBe(0);
     lookups = 0;
-    expectRefused(await run(['login', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret }));
+    expectRefused(await run(['login', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'], { input: plain.clientSecret }));
   });
 
   it('AGCTL_INSECURE_HTTP allows it too (not when 0, false or empty)', async () => {

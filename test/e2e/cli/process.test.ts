@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
+import { Vault } from '../../../src/config/vault.js';
 
 const work = tempDir('agctl-process-');
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -142,7 +143,7 @@ process.stdout.write(JSON.stringify(pages));
     expect(fileKept.code, fileKept.stderr).toBe(0);
     expect(keyring(fileKept.sources)).toEqual([]);
     // the same credential marked as kept in the keyring: the binding is loaded to ask for its key (none here)
-    const cred = join(dir, 'credentials', 'default.json');
+    const cred = new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId });
     writeFileSync(cred, readFileSync(cred, 'utf8').replace('"keptIn":"file"', '"keptIn":"keyring"'));
     const inKeyring = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-keyring-kept', env);
     expect(inKeyring.code).toBe(3);

@@ -95,7 +95,7 @@ describe('a login again where no keyring answers', () => {
     // logged in before where a keyring answered
     const earlier = new Vault(dir, {}, async () => ({ get: async () => undefined, set: async () => {}, delete: async () => true }));
     await new ProfileStore(dir).save('p', { baseUrl: s.baseUrl, clientId: plain.clientId }, true);
-    expect((await earlier.saveCredential('p', { clientId: plain.clientId, clientSecret: plain.clientSecret })).keptIn).toBe('keyring');
+    expect((await earlier.saveCredential({ profile: 'p', baseUrl: s.baseUrl, clientId: plain.clientId }, plain.clientSecret)).keptIn).toBe('keyring');
     const r = await cliFor(dir)(['login', '--profile', 'p', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
@@ -346,13 +346,9 @@ describe('auth status checks with the server', () => {
     expect(t.seen.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /auth/v1/token', 'POST /auth/v1/token', 'GET /api/v1/auth/introspect']);
     expect(t.seen[2]!.headers.authorization).toBe('Bearer stand-in-token');
 
-    // The same profile pointed at a port nothing listens on: the config is edited, as a moved server would leave it.
-    const path = join(dir, 'config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
+    // The same profile's client pointed at a port nothing listens on (its secret given for this call).
     const gone = `http://127.0.0.1:${await closedPort()}`;
-    config.profiles.default.baseUrl = gone;
-    writeFileSync(path, JSON.stringify(config));
-    const down = await cli(['auth', 'status']);
+    const down = await cli(['auth', 'status'], { env: { AGCTL_BASE_URL: gone, AGCTL_CLIENT_SECRET: 'stand-in-secret' } });
     expect(down.code).toBe(9);
     expect(down.stdout).toMatch(new RegExp(`^Server:\\s+unreachable: cannot reach ${gone}`, 'm'));
     expect(down.stdout).toMatch(/^Profile:\s+default \(from config\)$/m);
@@ -369,7 +365,7 @@ describe('hints to log in again name the profile in use', () => {
     const login = await cli(['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
     expect(login.code, login.stderr).toBe(0);
     const vault = new Vault(dir, { CI: '1' });
-    await vault.saveCredential('p2', { clientId: plain.clientId, clientSecret: 'revoked-secret' });
+    await vault.saveCredential({ profile: 'p2', baseUrl: s.baseUrl, clientId: plain.clientId }, 'revoked-secret');
     vault.removeToken('p2', tokenUrlFor(s.baseUrl), plain.clientId);
     return { dir, cli };
   }

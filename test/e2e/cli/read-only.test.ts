@@ -109,7 +109,7 @@ describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipp
 
     // An expired one: renewed once in memory for all the run's requests (3 pages), one note, the cache left as it was.
     const vault = new Vault(dir, {});
-    vault.saveToken('p', tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 });
+    vault.saveToken('p', tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 }, s.plainClient.clientSecret);
     const expiredFile = readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8');
     before = issued();
     const renewed = await cli(['rules', 'list', app, '--page-size', '10', '-o', 'json']);

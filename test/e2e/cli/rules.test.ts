@@ -153,7 +153,7 @@ describe('tokens', () => {
     const vault = new Vault(dir, {});
     const url = tokenUrlFor(m.baseUrl);
     // The same token, now said to expire in 30 s (still valid on the server).
-    vault.saveToken('default', url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 });
+    vault.saveToken('default', url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 }, m.plainClient.clientSecret);
     const status = await c(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json().token.state).toBe('expiring');
     const tokenPosts = requests(mlogs, 'POST /auth/v1/token').length;

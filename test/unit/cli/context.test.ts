@@ -173,7 +173,7 @@ describe('login (in-process)', () => {
     expect(err()).not.toContain(s.plainClient.clientSecret);
     const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
     expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
-    expect(ctx.vault.loadCredential('default')).toEqual({ clientId: s.plainClient.clientId, clientSecret: s.plainClient.clientSecret });
+    expect(ctx.vault.loadCredential({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId })).toBe(s.plainClient.clientSecret);
   });
 
   // These two wait out the retries of a refused connection, side by side.
@@ -237,7 +237,88 @@ describe('login (in-process)', () => {
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect(() => readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'))).toThrow();
-    expect(ctx.vault.loadCredential('default')).toBeUndefined();
+    expect(ctx.vault.storedRecords('default')).toEqual([]);
+  });
+});
+
+describe('login on a profile logged in to another tenant or as another client', async () => {
+  /** A prompter answering by the start of the message (a function: from the prompt's default), recording the defaults offered. */
+  function recording(answers: Record<string, string | boolean | ((d: string | undefined) => string)>) {
+    const asked: { message: string; default?: string }[] = [];
+    const answer = (m: string, d?: string) => {
+      asked.push({ message: m, default: d });
+      const a = Object.entries(answers).find(([k]) => m.startsWith(k));
+      if (!a) throw new Error(`unexpected prompt: ${m}`);
+      return typeof a[1] === 'function' ? a[1](d) : a[1];
+    };
+    const p: Prompter = {
+      enabled: true,
+      input: async (m, o) => String(answer(m, o?.default)),
+      password: async (m) => String(answer(m)),
+      confirm: async (m) => Boolean(answer(m)),
+      select: async () => {
+        throw new Error('no select expected');
+      },
+    };
+    return { p, asked };
+  }
+  const other = await startTestServer();
+  /** A config directory whose "default" profile is logged in to the test server as its plain client. */
+  async function loggedIn() {
+    const { ctx, env } = makeCtx({ env: plainEnv });
+    expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(0);
+    await ctx.close();
+    return env.AGCTL_CONFIG_DIR;
+  }
+  const configOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+  it("on a terminal: the base URL prompt offers the profile's own, and a change of client or base URL is asked about first (No: nothing changed, nothing sent)", async () => {
+    const dir = await loggedIn();
+    const before = configOf(dir);
+    // a client ID naming another tenant: the base URL offered is still the profile's
+    const { p, asked } = recording({ 'Client ID': 'bot@elsewhere.example.com/x', 'Base URL': (d) => d!, 'Profile "default" is saved for': false });
+    const { ctx, err } = makeCtx({ tty: true, prompter: p, env: { AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(EXIT_INTERRUPTED);
+    await ctx.close();
+    expect(asked.map((a) => [a.message, a.default])).toEqual([
+      ['Client ID', s.plainClient.clientId],
+      ['Base URL', s.baseUrl],
+      [`Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`, undefined],
+    ]);
+    expect(err()).toContain('Nothing changed: profile "default" is kept as it was');
+    expect(configOf(dir)).toEqual(before);
+
+    // Yes: replaced by the login to the other server
+    const yes = recording({ 'Client ID': (d) => d!, 'Base URL': other.baseUrl, 'Profile "default" is saved for': true, 'Client secret': other.plainClient.clientSecret });
+    const second = makeCtx({ tty: true, prompter: yes.p, env: { AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, second.ctx)).toBe(0);
+    await second.ctx.close();
+    expect(yes.asked.map((a) => a.message)).toEqual(['Client ID', 'Base URL', `Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`, 'Client secret']);
+    expect(configOf(dir).profiles.default).toEqual({ baseUrl: other.baseUrl, clientId: other.plainClient.clientId });
+    // only the new credential is left
+    expect(second.ctx.vault.storedRecords('default').map((r) => r.baseUrl)).toEqual([other.baseUrl]);
+  });
+
+  it('without a terminal: another client or base URL needs --force (exit 2 naming it, nothing sent); the same client and base URL log in again as before', async () => {
+    const dir = await loggedIn();
+    const before = configOf(dir);
+    for (const change of [{ AGCTL_CLIENT_ID: 'another-client' }, { AGCTL_BASE_URL: other.baseUrl }]) {
+      const { ctx } = makeCtx({ env: { ...plainEnv, ...change, AGCTL_CONFIG_DIR: dir } });
+      const err = await login({ args: [], opts: { switch: true } }, ctx).catch((e: unknown) => e);
+      await ctx.close();
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toMatch(/^profile "default" is saved for .*: this login would replace it \(.*\); pass --force to replace it$/);
+      expect(configOf(dir)).toEqual(before);
+    }
+    // the same client and base URL: a new secret, no question
+    const same = makeCtx({ env: { ...plainEnv, AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true } }, same.ctx)).toBe(0);
+    await same.ctx.close();
+    // --force replaces it
+    const forced = makeCtx({ env: { ...plainEnv, AGCTL_BASE_URL: other.baseUrl, AGCTL_CLIENT_SECRET: other.plainClient.clientSecret, AGCTL_CONFIG_DIR: dir } });
+    expect(await login({ args: [], opts: { switch: true, force: true } }, forced.ctx)).toBe(0);
+    await forced.ctx.close();
+    expect(configOf(dir).profiles.default.baseUrl).toBe(other.baseUrl);
   });
 });
 

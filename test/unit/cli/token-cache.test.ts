@@ -2,7 +2,8 @@
 // (separate vaults on one directory) needing the same token ask for it once;
 // a token that cannot be cached is kept in memory for the run, with one note.
 // The real read-only directory: test/e2e/cli/read-only.test.ts.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -68,7 +69,8 @@ describe('token cache and logout', () => {
   it('a token fetched with a stored secret that a logout removed meanwhile is used for the run, not left cached', async () => {
     const dir = fresh();
     const env = { CI: '1' };
-    await new Vault(dir, env).saveCredential('p', creds);
+    const place = { profile: 'p', baseUrl: srv.url, clientId: creds.clientId };
+    await new Vault(dir, env).saveCredential(place, creds.clientSecret);
     // the logout (another process) runs while the token is asked for
     srv.reset(async (req, res) => {
       const other = new Vault(dir, env);
@@ -77,7 +79,7 @@ describe('token cache and logout', () => {
       sendJson(res, 200, { access_token: 'tok-late', token_type: 'Bearer', expires_in: 3600 });
     });
     const vault = new Vault(dir, env);
-    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote, { storedSecret: true }), systemClock);
+    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote, { storedSecret: place }), systemClock);
     expect(await flow.token()).toBe('tok-late');
     expect(await flow.token()).toBe('tok-late');
     expect(tokenRequests()).toBe(1);
@@ -86,6 +88,39 @@ describe('token cache and logout', () => {
     const envFlow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote), systemClock);
     expect(await envFlow.token()).toBe('tok-late');
     expect(vault.loadToken('p', flow.tokenUrl, creds.clientId)?.accessToken).toBe('tok-late');
+  });
+});
+
+describe('a token is bound to the secret that fetched it', () => {
+  it('a flow with another secret (a wrong or rotated AGCTL_CLIENT_SECRET) does not use it: it asks for its own, and the file holds no secret', async () => {
+    const dir = fresh();
+    const flow = (clientSecret: string) => new ClientCredentialsFlow(http, srv.url, { ...creds, clientSecret }, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock);
+    expect(await flow(creds.clientSecret).token()).toBe('tok-1');
+    expect(await flow(creds.clientSecret).token()).toBe('tok-1');
+    expect(tokenRequests()).toBe(1);
+    // rotated: the new secret is used at once (a new token), and the token it fetched replaces the old one
+    expect(await flow('plain-secret-2').token()).toBe('tok-2');
+    expect(tokenRequests()).toBe(2);
+    expect(await flow('plain-secret-2').token()).toBe('tok-2');
+    // the old secret no longer finds a token of its own
+    expect(await flow(creds.clientSecret).token()).toBe('tok-3');
+    expect(tokenRequests()).toBe(3);
+    // the file records a keyed fingerprint of the secret, never the secret itself
+    const vault = new Vault(dir, {});
+    const text = readFileSync(vault.tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8');
+    expect(text).not.toContain(creds.clientSecret);
+    expect(JSON.parse(text).secretFingerprint).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(JSON.parse(text).secretFingerprint).not.toBe(createHash('sha256').update(creds.clientSecret).digest('base64url'));
+    // keyed: the same secret under another config directory's key has another fingerprint
+    const other = fresh();
+    new Vault(other, {}).saveToken('default', `${srv.url}/auth/v1/token`, creds.clientId, { accessToken: 'x', expiresAt: 2_000_000_000 }, creds.clientSecret);
+    const otherText = readFileSync(new Vault(other, {}).tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8');
+    expect(JSON.parse(otherText).secretFingerprint).not.toBe(JSON.parse(readFileSync(vault.tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8')).secretFingerprint);
+    // and a token cached by an earlier agctl (no fingerprint) is not used with any secret
+    const legacy = JSON.parse(otherText);
+    delete legacy.secretFingerprint;
+    writeFileSync(new Vault(other, {}).tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), JSON.stringify(legacy));
+    expect(new Vault(other, {}).loadToken('default', `${srv.url}/auth/v1/token`, creds.clientId, creds.clientSecret)).toBeUndefined();
   });
 });
 
@@ -103,7 +138,7 @@ describe('token cache that cannot be written', () => {
     const dir = fresh();
     const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock);
     const old: CachedToken = { accessToken: 'tok-cached', expiresAt: Math.floor(Date.now() / 1000) + 3600 };
-    new Vault(dir, {}).saveToken('default', flow.tokenUrl, creds.clientId, old);
+    new Vault(dir, {}).saveToken('default', flow.tokenUrl, creds.clientId, old, creds.clientSecret);
     const notes: string[] = [];
     const cache = new VaultTokenCache(new ReadOnlyVault(dir, {}), 'default', (err) => notes.push(err.message));
     const readOnlyFlow = new ClientCredentialsFlow(http, srv.url, creds, cache, systemClock);

@@ -6,7 +6,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import { CliError, Exit } from '../../../src/lib/exit.js';
 import { ApiClient, errorFromResponse } from '../../../src/client/api.js';
-import { ClientCredentialsFlow, EXPIRY_SKEW_S, MemoryTokenCache, StaticToken, assertionAudience, tokenAnswer as parseTokenAnswer, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
+import { ClientCredentialsFlow, MAX_REFRESH_MARGIN_S, MemoryTokenCache, StaticToken, assertionAudience, tokenAnswer as parseTokenAnswer, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
 import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
@@ -131,7 +131,7 @@ describe('token request', () => {
     expect(err).toBeInstanceOf(CliError);
     expect(err.exitCode).toBe(Exit.Unauthenticated);
     expect(err.message).toBe('authentication failed: client authentication failed (invalid_client)');
-    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot', plain.clientSecret)).toBeUndefined();
 
     tokenAnswer = (res) => (sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'nope' }), true);
     const err2 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
@@ -141,7 +141,7 @@ describe('token request', () => {
     tokenAnswer = (res) => (sendJson(res, 200, { token_type: 'Bearer' }), true);
     const err3 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
     expect(err3.exitCode).toBe(Exit.Server);
-    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot')).toBeUndefined();
+    expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot', plain.clientSecret)).toBeUndefined();
   });
 
   it('accepts an answer without token_type, strips a leading "bearer " from the token, and refuses another token type', async () => {
@@ -197,23 +197,39 @@ describe('token request', () => {
 });
 
 describe('token cache', () => {
-  it('reuses a token until 60 s before it expires', async () => {
+  it('reuses a long-lived token until 60 s before it expires', async () => {
     const clock = new FakeClock();
     const cache = new MemoryTokenCache();
     const f = flow(cache, clock);
     expect(await f.token()).toBe('tok-1');
-    expect(cache.load(f.tokenUrl, 'ci-bot')?.expiresAt).toBe(Math.floor(clock.now() / 1000) + 3600);
-    clock.advanceSeconds(3600 - EXPIRY_SKEW_S - 1);
+    expect(cache.load(f.tokenUrl, 'ci-bot', plain.clientSecret)?.expiresAt).toBe(Math.floor(clock.now() / 1000) + 3600);
+    clock.advanceSeconds(3600 - MAX_REFRESH_MARGIN_S - 1);
     expect(await f.token()).toBe('tok-1');
     expect(tokenRequests()).toHaveLength(1);
     clock.advanceSeconds(1); // exactly 60 s left: too close
     expect(await f.token()).toBe('tok-2');
     expect(tokenRequests()).toHaveLength(2);
-    expect(EXPIRY_SKEW_S).toBe(60);
+    expect(MAX_REFRESH_MARGIN_S).toBe(60);
   });
 
-  it('fetches every time when the server issues tokens shorter than the skew', async () => {
-    ttl = 30;
+  // The margin is the lesser of 60 s and a quarter of the lifetime: 7.5 s of a 30 s token, 15 s of a 60 s one.
+  for (const [lifetime, margin] of [[30, 7.5], [60, 15], [240, 60]] as const) {
+    it(`reuses a token of ${lifetime} s until ${margin} s before it expires`, async () => {
+      ttl = lifetime;
+      const clock = new FakeClock();
+      const f = flow(new MemoryTokenCache(), clock);
+      expect(await f.token()).toBe('tok-1');
+      clock.advanceSeconds(lifetime - margin - 1);
+      expect(await f.token()).toBe('tok-1');
+      expect(tokenRequests()).toHaveLength(1);
+      clock.advanceSeconds(1);
+      expect(await f.token()).toBe('tok-2');
+      expect(tokenRequests()).toHaveLength(2);
+    });
+  }
+
+  it('fetches every time a token that expires at once (expires_in 0)', async () => {
+    ttl = 0;
     const f = flow();
     expect(await f.token()).toBe('tok-1');
     expect(await f.token()).toBe('tok-2');
@@ -223,7 +239,7 @@ describe('token cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agctl-cache-'));
     try {
       const vault = new Vault(dir, {});
-      const fileCache: TokenCache = { load: (u, c) => vault.loadToken('default', u, c), save: (u, c, t) => vault.saveToken('default', u, c, t), remove: (u, c) => vault.removeToken('default', u, c) };
+      const fileCache: TokenCache = { load: (u, c, k) => vault.loadToken('default', u, c, k), save: (u, c, t, k) => vault.saveToken('default', u, c, t, k), remove: (u, c) => vault.removeToken('default', u, c) };
       const clock = new FakeClock();
       expect(await flow(fileCache, clock).token()).toBe('tok-1');
       expect(await flow({ ...fileCache }, clock).token()).toBe('tok-1');
@@ -245,7 +261,7 @@ describe('401 handling', () => {
     valid.delete('tok-1'); // the server forgets it (expired server-side, revoked...)
     expect(await api.call('GET', '/api/v1/things')).toEqual({ ok: true, token: 'tok-2' });
     expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
-    expect(cache.load(f.tokenUrl, 'ci-bot')?.accessToken).toBe('tok-2');
+    expect(cache.load(f.tokenUrl, 'ci-bot', plain.clientSecret)?.accessToken).toBe('tok-2');
   });
 
   it('retries only once: a second 401 is an error (exit 3)', async () => {
@@ -272,11 +288,11 @@ describe('401 handling', () => {
   it('keeps a token another process saved meanwhile when dropping a refused one', () => {
     const cache = new MemoryTokenCache();
     const f = flow(cache);
-    cache.save(f.tokenUrl, 'ci-bot', { accessToken: 'newer', expiresAt: 4_000_000_000 });
+    cache.save(f.tokenUrl, 'ci-bot', { accessToken: 'newer', expiresAt: 4_000_000_000 }, plain.clientSecret);
     expect(f.invalidate('older')).toBe(true);
-    expect(cache.load(f.tokenUrl, 'ci-bot')?.accessToken).toBe('newer');
+    expect(cache.load(f.tokenUrl, 'ci-bot', plain.clientSecret)?.accessToken).toBe('newer');
     expect(f.invalidate('newer')).toBe(true);
-    expect(cache.load(f.tokenUrl, 'ci-bot')).toBeUndefined();
+    expect(cache.load(f.tokenUrl, 'ci-bot', plain.clientSecret)).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -195,13 +195,18 @@ describe('normalizeBaseUrl', () => {
   });
 });
 
+/** Where the "work" profile's secret is stored by a login: its base URL and client. */
+const WORK = { profile: 'work', baseUrl: 'https://work.example.com', clientId: 'work-bot' };
+
 describe('attachStoredSecret', () => {
   it("loads the profile's stored secret only for the client it was saved with", async () => {
     const { env, config } = setup(PROFILES);
-    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential(WORK, 'stored-secret');
     expect(attachStoredSecret(resolveSettings({}, env, config), config)).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
-    const other = attachStoredSecret(resolveSettings({ clientId: 'someone-else' }, env, config), config);
-    expect(other.clientSecret).toBeUndefined();
+    // another client: nothing unsealed, exit 3 naming the profile and the client it is logged in as
+    expect(() => attachStoredSecret(resolveSettings({ clientId: 'someone-else' }, env, config), config)).toThrow(
+      'profile "work" is logged in as work-bot, not as someone-else (from --client-id): its stored secret is not sent for another client; log in again to profile "work" to use that client',
+    );
     const fromEnv = attachStoredSecret(resolveSettings({}, { ...env, AGCTL_CLIENT_SECRET: 'env-secret' }, config), config);
     expect(fromEnv).toMatchObject({ clientSecret: 'env-secret', clientSecretSource: 'env' });
   });
@@ -211,7 +216,7 @@ describe('stored credentials are bound to the base URL of their profile', () => 
   /** The "work" profile logged in (secret stored), plus whatever the test passes. */
   async function loggedIn(env: Record<string, string> = {}, file: ConfigFile = PROFILES) {
     const { env: e, config } = setup(file, env);
-    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential(WORK, 'stored-secret');
     return { attach: (flags: GlobalFlags = {}) => attachStoredSecret(resolveSettings(flags, e, config), config) };
   }
 
@@ -251,7 +256,7 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     expect(viaFlag!.message).toBe('profile "work" is logged in to https://work.example.com, not to https://home.example.com (from --base-url): its stored secret and tokens are not sent there');
     // the profile saved for that URL is named, then a new login, the one-off secret, and how to use this profile
     expect(viaFlag!.hint).toBe(
-      'use --profile home (logged in to https://home.example.com); or run `agctl login --base-url https://home.example.com --profile <name>` to save credentials for it; or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call; or to use profile "work" with https://work.example.com, drop --base-url',
+      'use --profile home (logged in to https://home.example.com); or run `agctl login --base-url https://home.example.com --profile <name>` to save credentials for it (log in again to profile "work" to move it there); or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call; or to use profile "work" with https://work.example.com, drop --base-url',
     );
     const viaEnv = await loggedIn({ AGCTL_BASE_URL: 'http://work.example.com' });
     expect(() => viaEnv.attach()).toThrow(/not to http:\/\/work\.example\.com \(from AGCTL_BASE_URL\)/);
@@ -259,7 +264,7 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     expect(() => otherPort.attach()).toThrow(CredentialBindingError);
     // checked before unsealing: under another key the same call would fail to unseal, and does not get that far
     const { env: e, config } = setup(PROFILES);
-    await config.vault.saveCredential('work', { clientId: 'work-bot', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential(WORK, 'stored-secret');
     const otherKey = { ...e, AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
     const attachOtherKey = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, otherKey, new ConfigContext(otherKey)), new ConfigContext(otherKey));
     expect(() => attachOtherKey({})).toThrow(/cannot be unsealed/);
@@ -276,11 +281,58 @@ describe('stored credentials are bound to the base URL of their profile', () => 
   it('binds a profile without a base URL to the tenant its client ID names', async () => {
     const file: ConfigFile = { currentProfile: 'work', profiles: { work: { clientId: 'work-bot@work.example.com/x' } } };
     const { env: e, config } = setup(file);
-    await config.vault.saveCredential('work', { clientId: 'work-bot@work.example.com/x', clientSecret: 'stored-secret' });
+    await config.vault.saveCredential({ ...WORK, clientId: 'work-bot@work.example.com/x' }, 'stored-secret');
     const attach = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, e, config), config);
     expect(attach({})).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'client-id', clientSecret: 'stored-secret' });
     expect(() => attach({ baseUrl: 'https://evil.example' })).toThrow(/logged in to https:\/\/work\.example\.com, not to https:\/\/evil\.example/);
     // a client ID naming another tenant has no stored secret here at all
-    expect(attach({ clientId: 'work-bot@evil.example/x' }).clientSecret).toBeUndefined();
+    expect(() => attach({ clientId: 'work-bot@evil.example/x' })).toThrow(CredentialBindingError);
+  });
+
+  it('refuses it (exit 3, "log in again" naming the profile) when config.json names another base URL than the sealed record: an edited file, or a login cut short by an earlier agctl', async () => {
+    const { env: e, config } = setup(PROFILES);
+    await config.vault.saveCredential(WORK, 'stored-secret');
+    // someone who can write config.json points the profile at their own server
+    writeFileSync(join(config.dir, 'config.json'), JSON.stringify({ ...PROFILES, profiles: { ...PROFILES.profiles, work: { baseUrl: 'https://evil.example', clientId: 'work-bot' } } }));
+    const fresh = new ConfigContext(e);
+    const err = (() => {
+      try {
+        attachStoredSecret(resolveSettings({}, e, fresh), fresh);
+      } catch (x) {
+        return x as CredentialBindingError;
+      }
+    })();
+    expect(err).toBeInstanceOf(CredentialBindingError);
+    expect(err!.exitCode).toBe(Exit.Unauthenticated);
+    expect(err!.message).toBe('profile "work" names https://evil.example, but its stored secret was saved for https://work.example.com: it is not sent to https://evil.example; log in again to profile "work"');
+    expect(err!.hint).toBe('log in again: agctl login --profile work --base-url https://evil.example (or --base-url https://work.example.com)');
+  });
+
+  it('sends nowhere a secret stored by an earlier agctl, which names no base URL: exit 3, log in again', async () => {
+    const { env: e, config } = setup(PROFILES);
+    await config.vault.saveCredential(WORK, 'stored-secret');
+    // the layout of an earlier agctl: credentials/<profile>.json, bound to the profile and client only
+    const path = config.vault.credentialPath(WORK);
+    const { baseUrl: _b, profile: _p, ...legacy } = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(config.vault.legacyCredentialPath('work'), JSON.stringify(legacy));
+    rmSync(path);
+    expect(() => attachStoredSecret(resolveSettings({}, e, config), config)).toThrow(
+      'the stored secret of profile "work" was saved by an earlier agctl, which did not record the base URL it belongs to: it is not sent anywhere; log in again to profile "work"',
+    );
+    // a login replaces it (retireCredentials), and logout removes it
+    expect((await config.vault.removeCredential('work')).removed).toBe(true);
+    expect(config.vault.storedRecords('work')).toEqual([]);
+  });
+
+  it('does not open a record edited to name another base URL (the base URL is bound in the sealing)', async () => {
+    const { env: e, config } = setup(PROFILES);
+    await config.vault.saveCredential(WORK, 'stored-secret');
+    const evil = { ...WORK, baseUrl: 'https://evil.example' };
+    const record = JSON.parse(readFileSync(config.vault.credentialPath(WORK), 'utf8'));
+    writeFileSync(config.vault.credentialPath(evil), JSON.stringify({ ...record, baseUrl: evil.baseUrl }));
+    rmSync(config.vault.credentialPath(WORK));
+    expect(() => attachStoredSecret(resolveSettings({ baseUrl: evil.baseUrl }, e, config), config)).toThrow(
+      /^the stored client secret of profile "work" cannot be unsealed: it was sealed with another key than the key file .*, or its file was edited$/,
+    );
   });
 });

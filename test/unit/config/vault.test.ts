@@ -20,18 +20,21 @@ const TOKEN = 'agt_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ';
 const SECRET = 'plain-client-secret-value-that-must-stay-sealed';
 /** No keyring is touched (CI set): the key file, as before keyrings. */
 const FILE_ONLY = { CI: '1' };
+const BASE_URL = 'https://acme.example.com';
+/** The place of a stored credential: a profile, logged in to BASE_URL as `clientId`. */
+const at = (profile: string, clientId = 'bot') => ({ profile, baseUrl: BASE_URL, clientId });
 
 describe('file modes', () => {
   it('writes secret files 0600 inside 0700 directories', async () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
-    await vault.saveCredential('default', { clientId: 'bot', clientSecret: SECRET });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 }, SECRET);
+    await vault.saveCredential(at('default', 'bot'), SECRET);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'tokens'))).toBe(0o700);
     expect(mode(join(dir, 'credentials'))).toBe(0o700);
     expect(mode(vault.tokenPath('default', TOKEN_URL, 'bot'))).toBe(0o600);
-    expect(mode(vault.credentialPath('default'))).toBe(0o600);
+    expect(mode(vault.credentialPath(at('default')))).toBe(0o600);
     expect(mode(join(dir, 'key'))).toBe(0o600);
   });
 
@@ -47,7 +50,7 @@ describe('file modes', () => {
     writeFileSync(tokenFile, '{}', { mode: 0o644 });
     chmodSync(tokenFile, 0o644);
 
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 }, SECRET);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'tokens'))).toBe(0o700);
     expect(mode(tokenFile)).toBe(0o600);
@@ -56,23 +59,23 @@ describe('file modes', () => {
     chmodSync(dir, 0o755);
     chmodSync(join(dir, 'tokens'), 0o755);
     chmodSync(tokenFile, 0o666);
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 }, SECRET);
     expect([mode(dir), mode(join(dir, 'tokens')), mode(tokenFile)]).toEqual([0o700, 0o700, 0o600]);
 
-    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await vault.saveCredential(at('ci', 'bot'), SECRET);
     expect(mode(join(dir, 'credentials'))).toBe(0o700);
-    expect(mode(vault.credentialPath('ci'))).toBe(0o600);
+    expect(mode(vault.credentialPath(at('ci')))).toBe(0o600);
   });
 
   it('sets a loosened key file back to 0600 when it is used, for writing or reading', async () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await vault.saveCredential(at('ci', 'bot'), SECRET);
     chmodSync(vault.keyFile, 0o644);
-    await new Vault(dir, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await new Vault(dir, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET);
     expect(mode(vault.keyFile)).toBe(0o600);
     chmodSync(vault.keyFile, 0o666);
-    expect(new Vault(dir, FILE_ONLY).loadCredential('ci')?.clientSecret).toBe(SECRET);
+    expect(new Vault(dir, FILE_ONLY).loadCredential(at('ci'))).toBe(SECRET);
     expect(mode(vault.keyFile)).toBe(0o600);
   });
 
@@ -166,7 +169,7 @@ describe('sealed token cache', () => {
   it('round-trips a token per (token URL, client ID) without the token in the file bytes', () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 }, SECRET);
     const bytes = readFileSync(vault.tokenPath('default', TOKEN_URL, 'bot'));
     expect(bytes.includes(TOKEN)).toBe(false);
     expect(bytes.includes(TOKEN.slice(4, 24))).toBe(false);
@@ -185,7 +188,7 @@ describe('sealed token cache', () => {
   it('does not open a sealed value moved to another place or under another key', () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 }, SECRET);
     const sealed = JSON.parse(readFileSync(vault.tokenPath('default', TOKEN_URL, 'bot'), 'utf8'));
     // the same sealed value copied under the name of another client
     writePrivateFile(vault.tokenPath('default', TOKEN_URL, 'mallory'), JSON.stringify({ ...sealed, clientId: 'mallory' }));
@@ -200,19 +203,19 @@ describe('sealed token cache', () => {
   it('seals stored client secrets and removes them', async () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
-    expect(readFileSync(vault.credentialPath('ci')).includes(SECRET)).toBe(false);
-    expect(vault.loadCredential('ci')).toEqual({ clientId: 'bot', clientSecret: SECRET });
-    expect(vault.loadCredential('other')).toBeUndefined();
+    await vault.saveCredential(at('ci', 'bot'), SECRET);
+    expect(readFileSync(vault.credentialPath(at('ci'))).includes(SECRET)).toBe(false);
+    expect(vault.loadCredential(at('ci'))).toBe(SECRET);
+    expect(vault.loadCredential(at('other'))).toBeUndefined();
     expect(await vault.removeCredential('ci')).toEqual({ removed: true });
     expect(await vault.removeCredential('ci')).toEqual({ removed: false });
-    expect(existsSync(vault.credentialPath('ci'))).toBe(false);
+    expect(existsSync(vault.credentialPath(at('ci')))).toBe(false);
   });
 
   it('uses AGCTL_CONFIG_KEY instead of a key file when set', () => {
     const dir = fresh();
     const vault = new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) });
-    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
+    vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 }, SECRET);
     expect(existsSync(join(dir, 'key'))).toBe(false);
     expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'cd'.repeat(32) }).loadToken('default', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
   });
@@ -220,9 +223,9 @@ describe('sealed token cache', () => {
   it('removes every cached token of a profile, and only of that profile, even for the same client and token URL', () => {
     const dir = fresh();
     const vault = new Vault(dir, FILE_ONLY);
-    vault.saveToken('a', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 });
-    vault.saveToken('a', 'http://127.0.0.1:1/auth/v1/token', 'other', { accessToken: TOKEN, expiresAt: 1 });
-    vault.saveToken('b', TOKEN_URL, 'bot', { accessToken: TOKEN + 'b', expiresAt: 1 });
+    vault.saveToken('a', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 }, SECRET);
+    vault.saveToken('a', 'http://127.0.0.1:1/auth/v1/token', 'other', { accessToken: TOKEN, expiresAt: 1 }, SECRET);
+    vault.saveToken('b', TOKEN_URL, 'bot', { accessToken: TOKEN + 'b', expiresAt: 1 }, SECRET);
     expect(vault.tokenPath('a', TOKEN_URL, 'bot')).not.toBe(vault.tokenPath('b', TOKEN_URL, 'bot'));
     // a token cached by an older agctl (one per token URL and client, never read any more) goes with the client IDs given
     writePrivateFile(join(dir, 'tokens', 'legacy.json'), JSON.stringify({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 1, accessToken: 'v1.x.y' }));
@@ -252,45 +255,46 @@ describe('a stored secret that cannot be unsealed', () => {
   };
   const stored = async () => {
     const dir = fresh();
-    await new Vault(dir, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET });
+    await new Vault(dir, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET);
     return dir;
   };
   const prefix = 'the stored client secret of profile "ci" cannot be unsealed: ';
 
   it('names a wrong or malformed AGCTL_CONFIG_KEY (exit 3), and still tells nothing about another client', async () => {
     const dir = await stored();
-    const wrong = cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential('ci'));
+    const wrong = cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential(at('ci')));
     expect(wrong.exitCode).toBe(Exit.Unauthenticated);
-    expect(wrong.message).toBe(`${prefix}it was sealed with another key than AGCTL_CONFIG_KEY`);
+    expect(wrong.message).toBe(`${prefix}it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited`);
     expect(wrong.hint).toMatch(/^set AGCTL_CONFIG_KEY to the key used when it was stored .*agctl login/);
-    expect(cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'garbage' }).loadCredential('ci')).message).toBe(
+    expect(cliError(() => new Vault(dir, { AGCTL_CONFIG_KEY: 'garbage' }).loadCredential(at('ci'))).message).toBe(
       `${prefix}AGCTL_CONFIG_KEY is not a valid key: it must be 32 bytes, written as 64 hex digits or 43 base64url characters`,
     );
-    // A credential for another client ID is not unsealed at all.
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential('ci', 'someone-else')).toBeUndefined();
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedClientId('ci')).toBe('bot');
+    // A credential for another client ID or base URL is not unsealed at all.
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential(at('ci', 'someone-else'))).toBeUndefined();
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential({ ...at('ci'), baseUrl: 'https://other.example.com' })).toBeUndefined();
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedRecords('ci').map((r) => [r.baseUrl, r.clientId])).toEqual([[BASE_URL, 'bot']]);
   });
 
   it('names a damaged, replaced or missing key file and a damaged credential file', async () => {
     const damaged = await stored();
     writeFileSync(join(damaged, 'key'), 'abc\n');
-    expect(cliError(() => new Vault(damaged, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
+    expect(cliError(() => new Vault(damaged, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
     // Saving with a damaged key file is a usage error: no new key is made behind the user's back.
-    await expect(new Vault(damaged, FILE_ONLY).saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
+    await expect(new Vault(damaged, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET)).rejects.toThrow(UsageError);
 
     const replaced = await stored();
     writeFileSync(join(replaced, 'key'), 'cd'.repeat(32) + '\n');
-    expect(cliError(() => new Vault(replaced, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}`);
+    expect(cliError(() => new Vault(replaced, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}, or its file was edited`);
 
     const missing = await stored();
     rmSync(join(missing, 'key'));
-    expect(cliError(() => new Vault(missing, FILE_ONLY).loadCredential('ci')).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
+    expect(cliError(() => new Vault(missing, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
     expect(existsSync(join(missing, 'key'))).toBe(false);
 
     const broken = await stored();
     const vault = new Vault(broken, FILE_ONLY);
-    writeFileSync(vault.credentialPath('ci'), '{"clientId":');
-    expect(cliError(() => vault.loadCredential('ci')).message).toBe(`${prefix}the file ${vault.credentialPath('ci')} is damaged`);
+    writeFileSync(vault.credentialPath(at('ci')), '{"clientId":');
+    expect(cliError(() => vault.loadCredential(at('ci'))).message).toBe(`${prefix}the file ${vault.credentialPath(at('ci'))} is damaged`);
   });
 });
 
@@ -300,8 +304,8 @@ describe('a config directory that is not one', () => {
     writeFileSync(file, 'x');
     const env = { AGCTL_CONFIG_DIR: file };
     expect(() => new ProfileStore(file, env).read()).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
-    expect(() => new Vault(file, env).loadCredential('default')).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
-    expect(() => new Vault(file, env).saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 })).toThrow(UsageError);
+    expect(() => new Vault(file, env).loadCredential(at('default'))).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+    expect(() => new Vault(file, env).saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 }, SECRET)).toThrow(UsageError);
     expect(() => new Vault(join(file, 'sub'), FILE_ONLY).loadToken('default', TOKEN_URL, 'bot')).toThrow(`config directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
   });
 
@@ -333,8 +337,8 @@ describe('the key of a profile in the OS keyring', () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
     const vault = withKeyring(dir, keyring);
-    expect(await vault.saveCredential('ci', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'keyring', noKeyring: undefined });
-    vault.saveToken('ci', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 });
+    expect(await vault.saveCredential(at('ci', 'bot'), SECRET)).toEqual({ keptIn: 'keyring', noKeyring: undefined });
+    vault.saveToken('ci', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_000 }, SECRET);
     expect([...keyring.entries.keys()]).toEqual([vault.keyringAccount('ci')]);
     expect(vault.keyringAccount('ci')).toMatch(/^[0-9a-f]{16}:ci$/);
     expect(existsSync(join(dir, 'key'))).toBe(false);
@@ -344,7 +348,7 @@ describe('the key of a profile in the OS keyring', () => {
     // another process: unlocked from the keyring, it opens both
     const again = withKeyring(dir, keyring);
     await again.unlock('ci');
-    expect(again.loadCredential('ci')?.clientSecret).toBe(SECRET);
+    expect(again.loadCredential(at('ci'))).toBe(SECRET);
     expect(again.loadToken('ci', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN);
 
     // the directory copied elsewhere (or used with an empty keyring): nothing opens, with a clear error
@@ -353,7 +357,7 @@ describe('the key of a profile in the OS keyring', () => {
     for (const other of [withKeyring(copy, keyring), withKeyring(dir, new MemoryKeyring())]) {
       await other.unlock('ci');
       expect(other.loadToken('ci', TOKEN_URL, 'bot')).toBeUndefined();
-      expect(() => other.loadCredential('ci')).toThrow(/cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:ci"\)/);
+      expect(() => other.loadCredential(at('ci'))).toThrow(/cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:ci"\)/);
     }
 
     // logout: the entry goes with the file
@@ -365,55 +369,57 @@ describe('the key of a profile in the OS keyring', () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
     const none = withKeyring(dir, new NoKeyring('no session bus'));
-    expect(await none.saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'no session bus' });
+    expect(await none.saveCredential(at('a', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: 'no session bus' });
     expect(existsSync(join(dir, 'key'))).toBe(true);
-    expect(await withKeyring(dir, keyring).saveCredential('b', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true })).toEqual({ keptIn: 'file', noKeyring: undefined });
-    expect(await withKeyring(dir, keyring, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).saveCredential('c', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: undefined });
+    expect(await withKeyring(dir, keyring).saveCredential(at('b', 'bot'), SECRET, { insecureStorage: true })).toEqual({ keptIn: 'file', noKeyring: undefined });
+    expect(await withKeyring(dir, keyring, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).saveCredential(at('c', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: undefined });
     expect(keyring.entries.size).toBe(0);
-    expect(new Vault(dir, FILE_ONLY).loadCredential('a')?.clientSecret).toBe(SECRET);
+    expect(new Vault(dir, FILE_ONLY).loadCredential(at('a'))).toBe(SECRET);
     expect(new Vault(dir, FILE_ONLY).keptIn('b')).toBe('file');
     // with CI set, the keyring is never asked
-    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential('a', { clientId: 'bot', clientSecret: SECRET })).toEqual({ keptIn: 'file', noKeyring: 'the CI variable is set (CI=true)' });
+    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential(at('a', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: 'the CI variable is set (CI=true)' });
   });
 
-  it('keeps a credential file written before keyrings (no mark) on the key file, and a move to the file removes the keyring entry', async () => {
+  it('keeps a credential file without the keyring mark on the key file, and a move to the file removes the keyring entry once the old credential goes', async () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
-    await new Vault(dir, FILE_ONLY).saveCredential('old', { clientId: 'bot', clientSecret: SECRET });
-    const path = new Vault(dir, FILE_ONLY).credentialPath('old');
+    await new Vault(dir, FILE_ONLY).saveCredential(at('old', 'bot'), SECRET);
+    const path = new Vault(dir, FILE_ONLY).credentialPath(at('old'));
     const { keptIn: _, ...legacy } = JSON.parse(readFileSync(path, 'utf8'));
     writeFileSync(path, JSON.stringify(legacy));
     const vault = withKeyring(dir, keyring);
     expect(vault.keptIn('old')).toBe('file');
     await vault.unlock('old');
-    expect(vault.loadCredential('old')?.clientSecret).toBe(SECRET);
+    expect(vault.loadCredential(at('old'))).toBe(SECRET);
 
-    await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await vault.saveCredential(at('p', 'bot'), SECRET);
     expect(keyring.entries.size).toBe(1);
-    expect(await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true })).toMatchObject({ keptIn: 'file' });
+    expect(await vault.saveCredential(at('p', 'bot'), SECRET, { insecureStorage: true })).toMatchObject({ keptIn: 'file' });
+    expect(keyring.entries.size).toBe(1);
+    expect(await vault.retireCredentials(at('p'))).toEqual({});
     expect(keyring.entries.size).toBe(0);
-    expect(new Vault(dir, FILE_ONLY).loadCredential('p')?.clientSecret).toBe(SECRET);
+    expect(new Vault(dir, FILE_ONLY).loadCredential(at('p'))).toBe(SECRET);
   });
 
   it('with CI set (no keyring used), a profile kept in the keyring says so, and logout says its entry is left', async () => {
     const dir = fresh();
-    await withKeyring(dir, new MemoryKeyring()).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await withKeyring(dir, new MemoryKeyring()).saveCredential(at('p', 'bot'), SECRET);
     const ci = new Vault(dir, { CI: '1' });
     await ci.unlock('p');
-    expect(() => ci.loadCredential('p')).toThrow('cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))');
+    expect(() => ci.loadCredential(at('p'))).toThrow('cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))');
     expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
   });
 
   it('a profile logged in to the keyring by another process after this one looked is a clear error (exit 3), not a crash', async () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
-    await new Vault(dir, FILE_ONLY).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await new Vault(dir, FILE_ONLY).saveCredential(at('p', 'bot'), SECRET);
     const reader = withKeyring(dir, keyring);
     await reader.unlock('p'); // kept in the key file: the keyring is not read
-    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET }); // a login meanwhile
+    await withKeyring(dir, keyring).saveCredential(at('p', 'bot'), SECRET); // a login meanwhile
     let err: unknown;
     try {
-      reader.loadCredential('p');
+      reader.loadCredential(at('p'));
     } catch (e) {
       err = e;
     }
@@ -427,37 +433,37 @@ describe('the key of a profile in the OS keyring', () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
     const vault = withKeyring(dir, keyring);
-    await vault.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
-    writeFileSync(vault.credentialPath('p'), '{"clientId": "bot", "keptIn": "keyr');
+    await vault.saveCredential(at('p', 'bot'), SECRET);
+    writeFileSync(vault.credentialPath(at('p')), '{"clientId": "bot", "keptIn": "keyr');
     expect(await withKeyring(dir, keyring).removeCredential('p')).toEqual({ removed: true, keyringProblem: undefined });
     expect(keyring.entries.size).toBe(0);
     // a file that is JSON but not an object (an array) is damaged too
-    await vault.saveCredential('a', { clientId: 'bot', clientSecret: SECRET });
+    await vault.saveCredential(at('a', 'bot'), SECRET);
     expect(keyring.entries.size).toBe(1);
-    writeFileSync(vault.credentialPath('a'), '["bot"]');
+    writeFileSync(vault.credentialPath(at('a')), '["bot"]');
     expect(await withKeyring(dir, keyring).removeCredential('a')).toEqual({ removed: true, keyringProblem: undefined });
     expect(keyring.entries.size).toBe(0);
     // where no keyring answers, a damaged file (whose key may be anywhere) is removed without a word about one
-    await vault.saveCredential('q', { clientId: 'bot', clientSecret: SECRET }, { insecureStorage: true });
-    writeFileSync(vault.credentialPath('q'), 'x');
+    await vault.saveCredential(at('q', 'bot'), SECRET, { insecureStorage: true });
+    writeFileSync(vault.credentialPath(at('q')), 'x');
     expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({ removed: true, keyringProblem: undefined });
   });
 
   it('a login again keeps the key in the keyring: a command that read it before opens the new secret', async () => {
     const dir = fresh();
     const keyring = new MemoryKeyring();
-    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await withKeyring(dir, keyring).saveCredential(at('p', 'bot'), SECRET);
     const reader = withKeyring(dir, keyring);
     await reader.unlock('p');
-    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'the-new-secret' }); // a login meanwhile
-    expect(reader.loadCredential('p')?.clientSecret).toBe('the-new-secret');
+    await withKeyring(dir, keyring).saveCredential(at('p', 'bot'), 'the-new-secret'); // a login meanwhile
+    expect(reader.loadCredential(at('p'))).toBe('the-new-secret');
     expect(keyring.entries.size).toBe(1);
     // a key in the keyring that is not one (damaged) is replaced by a new one
     keyring.entries.set(reader.keyringAccount('p'), 'not a key');
-    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await withKeyring(dir, keyring).saveCredential(at('p', 'bot'), SECRET);
     const again = withKeyring(dir, keyring);
     await again.unlock('p');
-    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
+    expect(again.loadCredential(at('p'))).toBe(SECRET);
   });
 
   it('finds the key of a config directory reached by another path (a symbolic link)', async () => {
@@ -467,11 +473,11 @@ describe('the key of a profile in the OS keyring', () => {
     symlinkSync(dir, link);
     const keyring = new MemoryKeyring();
     const viaLink = withKeyring(link, keyring);
-    await viaLink.saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await viaLink.saveCredential(at('p', 'bot'), SECRET);
     const direct = withKeyring(dir, keyring);
     expect(direct.keyringAccount('p')).toBe(viaLink.keyringAccount('p'));
     await direct.unlock('p');
-    expect(direct.loadCredential('p')?.clientSecret).toBe(SECRET);
+    expect(direct.loadCredential(at('p'))).toBe(SECRET);
   });
 
   it('leaves no key in the keyring when the secret cannot be written', async () => {
@@ -484,7 +490,7 @@ describe('the key of a profile in the OS keyring', () => {
         writeFileSync(join(dir, 'credentials'), 'x');
       }
     })();
-    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET })).rejects.toThrow(UsageError);
+    await expect(withKeyring(dir, keyring).saveCredential(at('p', 'bot'), SECRET)).rejects.toThrow(UsageError);
     expect(keyring.entries.size).toBe(0);
   });
 
@@ -503,14 +509,14 @@ describe('the key of a profile in the OS keyring', () => {
         return super.get(account);
       }
     })();
-    await withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: SECRET });
+    await withKeyring(dir, keyring).saveCredential(at('p', 'bot'), SECRET);
     failNext = true;
-    await expect(withKeyring(dir, keyring).saveCredential('p', { clientId: 'bot', clientSecret: 'another-secret' })).rejects.toThrow(UsageError);
+    await expect(withKeyring(dir, keyring).saveCredential(at('p', 'bot'), 'another-secret')).rejects.toThrow(UsageError);
     // the failed write left the old file as it was
     rmSync(creds);
     renameSync(`${creds}.aside`, creds);
     const again = withKeyring(dir, keyring);
     await again.unlock('p');
-    expect(again.loadCredential('p')?.clientSecret).toBe(SECRET);
+    expect(again.loadCredential(at('p'))).toBe(SECRET);
   });
 });

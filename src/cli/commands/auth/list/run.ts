@@ -12,9 +12,10 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
   for (const name of store.names()) {
     const p = store.get(name) ?? {};
     const baseUrl = profileTenant(p);
-    // Never unseals the secret: whether one is stored for the profile's client is enough.
-    const secretStored = Boolean(p.clientId) && ctx.vault.storedClientId(name) === p.clientId;
-    const keptIn = secretStored ? ctx.vault.keptIn(name) : undefined;
+    // Never unseals the secret: whether one is stored for the profile's base URL and client is enough.
+    const record = baseUrl && p.clientId && URL.canParse(baseUrl) ? ctx.vault.storedRecord({ profile: name, baseUrl: new URL(baseUrl).origin, clientId: p.clientId }) : undefined;
+    const secretStored = record !== undefined;
+    const keptIn = record?.keptIn;
     // The cached token's expiry is read through the profile's key (the keyring's, when kept there).
     if (keptIn === 'keyring' && baseUrl) await ctx.vault.unlock(name);
     const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, name, baseUrl, p.clientId, now) : { state: 'none' };

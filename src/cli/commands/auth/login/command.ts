@@ -8,6 +8,7 @@ export const command = () =>
     .option('--client-secret-stdin', 'read the client secret from standard input')
     .option('--client-secret-file <path>', 'read the client secret from a file')
     .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
+    .option('--force', 'replace a profile logged in to another base URL or as another client without asking (needed without a terminal)')
     .option('--insecure-storage', 'seal the secret with the key file in the config directory instead of a key in the OS keyring')
     .addHelpText(
       'after',

@@ -1,7 +1,9 @@
-import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
+import { CliError, EXIT_INTERRUPTED, Exit, UsageError } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow, MemoryTokenCache, sentInClear } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { baseUrlFromClientId, insecureHttpFrom, lacksScheme, normalizeBaseUrl, refusePath } from '../../../../config/resolve.js';
+import { baseUrlFromClientId, insecureHttpFrom, lacksScheme, normalizeBaseUrl, profileTenant, refusePath, sameTenant } from '../../../../config/resolve.js';
+import type { Profile } from '../../../../config/profiles.js';
+import { noPromptHint } from '../../../io.js';
 import type { CommandContext } from '../../../context.js';
 import { missingSecret, readSecret, type SecretSource } from '../../../secrets.js';
 import type { LoginInput } from './command.js';
@@ -28,7 +30,8 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   }
   if (!baseUrl) {
     const derived = baseUrlFromClientId(clientId);
-    const suggestion = fromProfile ? (profile?.baseUrl ?? derived) : (derived ?? profile?.baseUrl);
+    // At the prompt, the profile's own base URL comes first: logging in again is the usual case.
+    const suggestion = fromProfile || ctx.canPrompt ? (profile?.baseUrl ?? derived) : (derived ?? profile?.baseUrl);
     if (ctx.canPrompt) {
       const answer = await ctx.prompt.input('Base URL', {
         default: suggestion,
@@ -54,6 +57,12 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     }
   }
 
+  // Logging a profile in to another tenant or as another client replaces what it was: said, and agreed to, first.
+  if (!(await replaceAgreed(ctx, s.profile, profile, baseUrl, clientId, Boolean(opts.force)))) {
+    ctx.out.info(`Nothing changed: profile "${s.profile}" is kept as it was`);
+    return EXIT_INTERRUPTED;
+  }
+
   const source: SecretSource = {
     name: 'client secret',
     flag: '--client-secret',
@@ -77,10 +86,16 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     throw loginHint(err, urlFrom);
   }
 
-  // The profile and its secret are saved together: another agctl writing meanwhile waits its turn.
+  // The profile and its secret are saved together, holding the config lock (another agctl writing meanwhile
+  // waits its turn), in an order that leaves a complete profile at every step: the new secret is stored beside
+  // the old one (under its own place), then the profile is switched to it (config.json, one atomic rename),
+  // then the old secret goes. Killed at any point, the next command finds the old profile with its secret, or
+  // the new one with its own: never the profile of one tenant with the secret of another.
+  const place = { profile: s.profile, baseUrl, clientId };
   const kept = await ctx.config.locked(async () => {
+    const saved = await ctx.vault.saveCredential(place, clientSecret, { insecureStorage: opts.insecureStorage });
     await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
-    return ctx.vault.saveCredential(s.profile, { clientId, clientSecret }, { insecureStorage: opts.insecureStorage });
+    return { ...saved, ...(await ctx.vault.retireCredentials(place)) };
   });
   if (kept.noKeyring !== undefined) {
     ctx.out.warn(`no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
@@ -88,7 +103,7 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   if (kept.keyringProblem !== undefined) {
     ctx.out.warn(`the key of the earlier login of profile "${s.profile}" could not be removed from the OS keyring (${kept.keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
   }
-  ctx.tokenCache(s.profile, { storedSecret: true }).save(flow.tokenUrl, clientId, token);
+  ctx.tokenCache(s.profile, { storedSecret: place }).save(flow.tokenUrl, clientId, token, clientSecret);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
@@ -100,6 +115,28 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
     ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;
+}
+
+/**
+ * Whether logging `name` in to `baseUrl` as `clientId` may go on: yes for a
+ * new profile, or one logged in to the same tenant as the same client (a new
+ * secret); otherwise it replaces what the profile was, which a terminal asks
+ * about and `--force` agrees to elsewhere (without it: exit 2 naming it).
+ */
+async function replaceAgreed(ctx: CommandContext, name: string, p: Profile | undefined, baseUrl: string, clientId: string, force: boolean): Promise<boolean> {
+  const oldUrl = profileTenant(p);
+  const otherUrl = oldUrl !== undefined && !sameTenant(oldUrl, baseUrl);
+  const otherClient = p?.clientId !== undefined && p.clientId !== clientId;
+  if (force || (!otherUrl && !otherClient)) return true;
+  const was = `${oldUrl ?? 'no base URL'}${p?.clientId ? ` as ${p.clientId}` : ''}`;
+  const changes = [otherUrl ? `base URL ${oldUrl} -> ${baseUrl}` : undefined, otherClient ? `client ID ${p!.clientId} -> ${clientId}` : undefined].filter(Boolean).join(', ');
+  if (!ctx.canPrompt) {
+    throw new UsageError(
+      `profile "${name}" is saved for ${was}: this login would replace it (${changes}); pass --force to replace it`,
+      `or log in to another profile with --profile NAME (${noPromptHint(ctx.io, ctx.env, ctx.flags.input)})`,
+    );
+  }
+  return ctx.prompt.confirm(`Profile "${name}" is saved for ${was}. Replace it (${changes})?`, { default: false });
 }
 
 /** Which profile commands use after the login, and how to use the other one. */

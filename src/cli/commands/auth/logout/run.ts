@@ -6,9 +6,9 @@ export async function run(_input: LogoutInput, ctx: CommandContext): Promise<num
   // Holding the config lock: a login of the same profile at the same time comes wholly before or after.
   const { removedSecret, removedTokens, keyringProblem } = await ctx.config.locked(async () => {
     // Never unseals: a secret that no longer opens (another key) must still be removable.
-    const storedClientId = ctx.vault.storedClientId(s.profile);
+    const storedClientIds = ctx.vault.storedRecords(s.profile).map((r) => r.clientId);
     const profile = ctx.config.profiles.get(s.profile);
-    const clientIds = new Set([storedClientId, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
+    const clientIds = new Set([...storedClientIds, profile?.clientId, s.clientId].filter((v): v is string => Boolean(v)));
     const { removed: removedSecret, keyringProblem } = await ctx.vault.removeCredential(s.profile);
     // Every cached token of this profile, whatever base URL it was issued for; other profiles keep theirs.
     const removedTokens = ctx.vault.removeTokensOf(s.profile, clientIds);

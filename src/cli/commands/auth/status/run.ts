@@ -51,7 +51,13 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   const otherTenant = unsealError instanceof CredentialBindingError ? unsealError : undefined;
   let credentials: string;
   if (s.accessToken) credentials = 'access token from AGCTL_ACCESS_TOKEN';
-  else if (otherTenant) credentials = otherTenant.boundTo ? `stored (sealed) for ${otherTenant.boundTo}, not used with ${s.baseUrl}` : 'stored (sealed), but for no base URL: not used';
+  else if (otherTenant) {
+    credentials = !otherTenant.boundTo
+      ? 'stored (sealed) by an earlier agctl, which did not record its base URL: not used (log in again)'
+      : otherTenant.boundClient
+        ? `stored (sealed) for ${otherTenant.boundTo} as ${otherTenant.boundClient.stored}, not used as ${otherTenant.boundClient.requested}`
+        : `stored (sealed) for ${otherTenant.boundTo}, not used with ${s.baseUrl}`;
+  }
   else if (unsealError) credentials = `stored (sealed), but ${unsealError.message.replace(/^the stored client secret of profile "[^"]*" /, '')}`;
   else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
@@ -64,7 +70,8 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   // AGCTL_ACCESS_TOKEN replaces the token flow: a cached token of the profile is not the one used.
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
   // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
-  else if (s.baseUrl && s.clientId && !otherTenant) token = cachedTokenState(ctx.vault, s.profile, s.baseUrl, s.clientId, ctx.clock.now());
+  // A token counts only when fetched with the secret this invocation has (AGCTL_CLIENT_SECRET or the stored one), as for every command.
+  else if (s.baseUrl && s.clientId && s.clientSecret) token = cachedTokenState(ctx.vault, s.profile, s.baseUrl, s.clientId, ctx.clock.now(), s.clientSecret);
   // Whatever its expiry says, a token the server refuses (or got from credentials it refuses) is not one to count on.
   const refused = server.state === 'refused';
   if (refused && token.state !== 'none') token = { ...token, state: 'refused' };
