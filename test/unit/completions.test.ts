@@ -70,7 +70,7 @@ const shellEnv = { ...realEnv, PATH: `${stubDir}:${process.env.PATH}` };
 const tenant = await hostileTenant({ kind: 'ids', ids: [...OFFERED, ...NOT_OFFERED] });
 const hostileConfig = mkdtempSync(join(tmpdir(), 'agctl-completion-hostile-'));
 writeFileSync(join(hostileConfig, 'config.json'), JSON.stringify({ currentProfile: 'default', profiles: { default: { baseUrl: tenant.url, clientId: 'bot' } } }), { mode: 0o600 });
-new Vault(hostileConfig, { AGCTL_CONFIG_DIR: hostileConfig }).saveToken('default', tokenUrlFor(tenant.url), 'bot', { accessToken: 't', expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+new Vault(hostileConfig, { AGCTL_CONFIG_DIR: hostileConfig }).saveToken('default', tokenUrlFor(tenant.url), 'bot', { accessToken: 't', expiresAt: Math.floor(Date.now() / 1000) + 3600 }, 'the-secret');
 const hostileStub = standIn(hostileConfig);
 /** The shells' environment with a stand-in for that config dir on PATH. */
 const hostileEnv = { ...shellEnv, PATH: `${hostileStub}:${process.env.PATH}` };
