@@ -2,6 +2,7 @@
 // refused while its holder runs, taken over from a holder that is gone.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../../../src/lib/pid.js';
@@ -10,6 +11,8 @@ import { StartupError } from '../../../src/server/startup.js';
 import { tempDir } from '../../helpers/cli.js';
 
 const naming = { dataDirFlag: '--data-dir' };
+/** The PID the lock file names. */
+const pidIn = (dir: string) => (JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as { pid: number }).pid;
 /** The PID of a process that has exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
 
@@ -17,7 +20,7 @@ describe('lockDataDir', () => {
   it('creates the directory and a lock file with this PID; release removes it; a second lock in this process is refused', () => {
     const dir = join(tempDir('agctl-lock-'), 'data');
     const lock = lockDataDir(dir, naming);
-    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(pidIn(dir)).toBe(process.pid);
     expect(() => lockDataDir(dir, naming)).toThrow(`data directory ${dir} is in use by PID ${process.pid} (another agctl serve)`);
     expect(readdirSync(dir)).toEqual([LOCK_FILE]);
     lock.release();
@@ -45,11 +48,11 @@ describe('lockDataDir', () => {
   it('takes over a file whose PID no longer runs, or that names no PID (this PID from before, too)', () => {
     const pid = deadPid();
     expect(isRunning(pid)).toBe(false);
-    for (const stale of [`${pid}\n`, '', 'garbage', `${process.pid}\n`]) {
+    for (const stale of [`${pid}\n`, '', 'garbage', `${process.pid}\n`, JSON.stringify({ pid: process.pid, host: hostname(), id: 'an earlier process with this PID' })]) {
       const dir = tempDir('agctl-lock-');
       writeFileSync(join(dir, LOCK_FILE), stale);
       const lock = lockDataDir(dir, naming);
-      expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+      expect(pidIn(dir)).toBe(process.pid);
       lock.release();
     }
   });
