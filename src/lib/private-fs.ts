@@ -104,7 +104,7 @@ function readAll(fd: number): string {
 }
 
 /** fsyncs a directory, so that the names just created or renamed in it survive a power loss (nothing where a directory cannot be opened: Windows). */
-export function syncDir(dir: string): void {
+function syncDir(dir: string): void {
   let fd: number;
   try {
     fd = openSync(dir, constants.O_RDONLY | O_DIRECTORY);
@@ -128,7 +128,14 @@ export function syncDir(dir: string): void {
  */
 function writeTemp(path: string, content: string | Buffer, sync = true): string {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, WRITE_NEW, 0o600);
+  let fd: number;
+  try {
+    fd = openSync(tmp, WRITE_NEW, 0o600);
+  } catch (err) {
+    // A file that cannot be created is its directory's problem (read-only, full, no permission): said of it, not of a temporary name.
+    (err as NodeJS.ErrnoException).path = dirname(path);
+    throw err;
+  }
   try {
     fchmodSync(fd, 0o600); // the umask may have taken bits away; no other bits are given
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
@@ -285,18 +292,6 @@ export function chmodNoFollow(path: string, mode: number): void {
   }
 }
 
-/** Removes a file (never what a link points to); true when there was one. */
-export function removeFile(path: string): boolean {
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
-  ignore(() => syncDir(dirname(path)));
-  return true;
-}
-
 // ---------------------------------------------------------------------------
 // The lock.
 //
@@ -322,7 +317,7 @@ export function removeFile(path: string): boolean {
 // nothing is ever put back.
 // ---------------------------------------------------------------------------
 
-export interface LockHolder {
+interface LockHolder {
   pid?: number;
   host?: string;
   boot?: string;
@@ -431,7 +426,7 @@ function isGone(seen: Seen, staleMs: number): boolean {
 }
 
 /** Who holds a lock, in a message's words. */
-export function describeHolder(h: LockHolder | undefined): string {
+function describeHolder(h: LockHolder | undefined): string {
   return h?.pid !== undefined ? `process ${h.pid}${h.host && h.host !== hostname() ? ` on ${h.host}` : ''}` : 'another process';
 }
 
@@ -501,7 +496,7 @@ function sweep(path: string): void {
   for (const n of names) if (n.startsWith(`${base}.`) && n.endsWith('.take')) ignore(() => unlinkSync(join(dirname(path), n)));
 }
 
-export interface LockOptions {
+interface LockOptions {
   /** How long to wait for a live holder before giving up (ms). */
   waitMs: number;
   /** A lock whose holder cannot be checked (another host, no start times) is gone after this long (ms); default 60 s. */
