@@ -40,7 +40,8 @@ import { isRunning } from './pid.js';
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const WRITE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
-const READ = constants.O_RDONLY | O_NOFOLLOW;
+// Non-blocking: a FIFO where a file should be is refused (not a regular file) instead of hanging the open.
+const READ = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
 
 /**
  * A path others can write or that is not what it should be (a link, not a
@@ -279,7 +280,7 @@ export function ensurePrivateDir(dir: string): void {
 export function chmodNoFollow(path: string, mode: number): void {
   let fd: number;
   try {
-    fd = openSync(path, READ | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, READ);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafePathError(path, `${path} is a symbolic link: agctl does not follow links for its files`, `remove ${path}`);

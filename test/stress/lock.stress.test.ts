@@ -34,12 +34,12 @@ function start(n: number, env: Record<string, string>): Promise<{ children: Chil
 }
 
 describe('stress', () => {
-  it('6 processes take one lock over a stale lock file, 1000 rounds: never two inside, never a waiter refused, nothing left behind', { timeout: 150_000 }, async () => {
+  it('10 processes take one lock over a stale lock file, 1000 rounds: never two inside, never a waiter refused, nothing left behind', { timeout: 150_000 }, async () => {
     const dir = tempDir('agctl-stress-lock-');
     const path = join(dir, 'config.lock');
-    const N = 6;
+    const N = Number(process.env.STRESS_N ?? 10);
     const ROUNDS = 1000;
-    const { ask } = await start(N, { STRESS_MODE: 'lock', LOCK_PATH: path, MARKER: join(dir, 'inside'), WAIT_MS: '5000', INSIDE_NS: process.env.INSIDE_NS ?? '1000000' });
+    const { ask } = await start(N, { STRESS_MODE: 'lock', LOCK_PATH: path, MARKER: join(dir, 'inside'), WAIT_MS: '5000', INSIDE_NS: process.env.INSIDE_NS ?? '500000' });
     const stale = JSON.stringify({ pid: deadPid, host: hostname(), id: 'dead' });
     let twice = 0;
     let refused = 0;
@@ -62,9 +62,9 @@ describe('stress', () => {
     expect(figures).toMatchObject({ rounds: ROUNDS, twoInside: 0, waitersRefused: 0, roundsWithALockOrFileLeft: 0 });
   });
 
-  it('two serves on a stale serve.pid, 200 rounds: never both running, one always', { timeout: 150_000 }, async () => {
+  it('two serves on a stale serve.pid, 2000 rounds: never both running, one always', { timeout: 150_000 }, async () => {
     const dir = tempDir('agctl-stress-serve-');
-    const ROUNDS = 200;
+    const ROUNDS = 2000;
     const { ask } = await start(2, { STRESS_MODE: 'serve', DATA_DIR: dir });
     let both = 0;
     let none = 0;
