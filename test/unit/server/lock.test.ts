@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../../../src/lib/pid.js';
+import { processStartTime } from '../../../src/lib/private-fs.js';
 import { LOCK_FILE, lockDataDir } from '../../../src/server/lock.js';
 import { StartupError } from '../../../src/server/startup.js';
 import { tempDir } from '../../helpers/cli.js';
@@ -55,6 +56,23 @@ describe('lockDataDir', () => {
       expect(pidIn(dir)).toBe(process.pid);
       lock.release();
     }
+  });
+
+  it('takes over a file naming a live PID with another start time (a PID reused since), or an earlier boot', () => {
+    for (const stale of [
+      { pid: process.ppid, host: hostname(), start: '1', id: 'x' },
+      { pid: process.ppid, host: hostname(), boot: 'an-earlier-boot', start: processStartTime(process.ppid), id: 'x' },
+    ]) {
+      const dir = tempDir('agctl-lock-');
+      writeFileSync(join(dir, LOCK_FILE), JSON.stringify(stale));
+      const lock = lockDataDir(dir, naming);
+      expect(pidIn(dir)).toBe(process.pid);
+      lock.release();
+    }
+    // Its own start time: it runs, and holds the directory.
+    const dir = tempDir('agctl-lock-');
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.ppid, host: hostname(), start: processStartTime(process.ppid), id: 'x' }));
+    expect(() => lockDataDir(dir, naming)).toThrow(`is in use by PID ${process.ppid}`);
   });
 
   it('leaves alone a lock file that is no longer its own', () => {
