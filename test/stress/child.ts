@@ -4,6 +4,7 @@
 //   lock:  acquireLock on LOCK_PATH, an O_EXCL marker file created inside (a
 //          second holder inside finds it), released.
 //   serve: lockDataDir on DATA_DIR, held until told to let go.
+//   urls:  rememberStepUpUrl in AGCTL_CONFIG_DIR (a read-modify-write of step-up-urls.json).
 import { openSync, closeSync, unlinkSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join, resolve } from 'node:path';
@@ -58,6 +59,14 @@ if (mode === 'lock') {
     } catch (err) {
       process.send!({ round, started: false, why: String((err as Error).message) });
     }
+  });
+}
+if (mode === 'urls') {
+  const { rememberStepUpUrl } = (await import(pathToFileURL(join(src, 'cli/commands/task/approve-step-up/urls.ts')).href)) as typeof import('../../src/cli/commands/task/approve-step-up/urls.js');
+  process.on('message', ({ round }: Msg) => {
+    const tx = `tx-${round}-${process.pid}`;
+    const kept = rememberStepUpUrl(process.env, Date.now(), tx, `https://t.example/su/${tx}`);
+    process.send!({ round, tx, kept });
   });
 }
 process.send!({ ready: true });

@@ -4,7 +4,7 @@
 // AGCTL_STRESS_SRC=<another src/> runs the same rounds against another tree
 // (an earlier agctl) to measure it. Bounded: ROUNDS, or TIME_CAP_MS.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const TIME_CAP_MS = 110_000;
 /** A PID that ran and exited. */
 const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
 
-type Reply = { round?: number; ready?: boolean; twice?: boolean; busy?: string; started?: boolean; why?: string; released?: boolean };
+type Reply = { round?: number; tx?: string; kept?: boolean; ready?: boolean; twice?: boolean; busy?: string; started?: boolean; why?: string; released?: boolean };
 
 function start(n: number, env: Record<string, string>): Promise<{ children: ChildProcess[]; ask: (i: number, msg: object) => Promise<Reply> }> {
   const children = Array.from({ length: n }, () =>
@@ -82,5 +82,24 @@ describe('stress', () => {
     const figures = { rounds, seconds: (Date.now() - began) / 1000, bothRunning: both, noneRunning: none };
     console.log(`serve lock stress (${process.env.AGCTL_STRESS_SRC ?? 'this tree'}):`, JSON.stringify(figures));
     expect(figures).toMatchObject({ rounds: ROUNDS, bothRunning: 0, noneRunning: 0 });
+  });
+
+  it('6 processes keeping a step-up URL at once, 100 rounds: every one is kept (step-up-urls.json is changed holding its lock)', { timeout: 150_000 }, async () => {
+    const dir = tempDir('agctl-stress-urls-');
+    const N = 6;
+    const ROUNDS = 100;
+    const { ask } = await start(N, { STRESS_MODE: 'urls', AGCTL_CONFIG_DIR: dir });
+    let lost = 0;
+    let rounds = 0;
+    const began = Date.now();
+    for (; rounds < ROUNDS && Date.now() - began < TIME_CAP_MS; rounds++) {
+      rmSync(join(dir, 'step-up-urls.json'), { force: true });
+      const replies = await Promise.all(Array.from({ length: N }, (_, i) => ask(i, { round: rounds })));
+      const kept = Object.keys(JSON.parse(readFileSync(join(dir, 'step-up-urls.json'), 'utf8')) as object);
+      lost += replies.filter((r) => !r.kept || !kept.includes(r.tx!)).length;
+    }
+    const figures = { rounds, seconds: (Date.now() - began) / 1000, urlsLost: lost };
+    console.log(`step-up URL stress (${process.env.AGCTL_STRESS_SRC ?? 'this tree'}):`, JSON.stringify(figures));
+    expect(figures).toMatchObject({ rounds: ROUNDS, urlsLost: 0 });
   });
 });
