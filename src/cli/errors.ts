@@ -1,5 +1,6 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
+import { UnsafePathError } from '../lib/private-fs.js';
 import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
 import { escapeControls, safeJson } from './escape.js';
 
@@ -59,7 +60,8 @@ interface Rendering {
 }
 
 function render(err: unknown): Rendering {
-  if (err instanceof UsageError) return { exitCode: Exit.Usage, line: err.message, hint: err.hint, code: errorCode(undefined, Exit.Usage) };
+  // A local file or directory that others can write, or a link where agctl keeps a file (src/lib/private-fs.ts): refused, exit 2.
+  if (err instanceof UsageError || err instanceof UnsafePathError) return { exitCode: Exit.Usage, line: err.message, hint: err.hint, code: errorCode(undefined, Exit.Usage) };
   if (err instanceof ApiError) {
     const name = typeof err.code === 'number' ? CODE_NAMES[err.code] ?? `code ${err.code}` : err.code;
     const hint = err.status === 401 ? 'run `agctl login` or check AGCTL_ACCESS_TOKEN' : err.status === 429 ? 'the server is rate limiting; try again later' : undefined;

@@ -1,12 +1,11 @@
-// Profiles (non-secret settings) in <config dir>/config.json, managed by conf.
-// Reads parse the file as it is (loading conf pulls in a JSON-schema
-// validator that costs more start-up time than the rest of `rules list`).
-// Writes go through conf (the file read afresh, written atomically, mode
-// 0600) holding the config directory's lock (config.lock), so that agctl
-// processes writing at once lose no update and a reader never sees a torn file.
-import { accessSync, chmodSync, constants } from 'node:fs';
+// Profiles (non-secret settings) in <config dir>/config.json. A write reads
+// the file afresh and replaces it atomically (writePrivateFile: mode 0600,
+// fsynced, never through a link) holding the config directory's lock
+// (config.lock), so that agctl processes writing at once lose no update and a
+// reader never sees a torn file.
+import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { readTextIfExists, ensurePrivateDir, inConfigDir, inConfigDirAsync } from './secure-file.js';
+import { readTextIfExists, ensurePrivateDir, inConfigDir, inConfigDirAsync, writePrivateFile } from './secure-file.js';
 import { LockBusyError, acquireLock } from './lock.js';
 import { UsageError } from '../lib/exit.js';
 import type { OutputFormat } from '../lib/output-format.js';
@@ -58,7 +57,7 @@ export class ProfileStore {
 
   read(): ConfigFile {
     if (this.#cache) return this.#cache;
-    const text = inConfigDir(this.dir, this.#env, () => readTextIfExists(this.path));
+    const text = inConfigDir(this.dir, this.#env, () => readTextIfExists(this.path, this.dir));
     let data: ConfigFile = {};
     if (text) {
       try {
@@ -133,23 +132,12 @@ export class ProfileStore {
     }
   }
 
-  /**
-   * Changes config.json as it is on disk now (called holding the lock),
-   * through conf: it reads the file afresh and writes it atomically (a
-   * temporary file renamed into place), mode 0600. conf holds no lock between
-   * processes; the config lock around this read-modify-write does.
-   */
+  /** Changes config.json as it is on disk now (called holding the lock), and writes it back atomically. */
   async #update(change: (data: ConfigFile) => void): Promise<void> {
     this.#cache = undefined;
-    const data = this.read(); // a damaged file is a usage error naming it, before conf sees it
-    inConfigDir(this.dir, this.#env, () => ensurePrivateDir(this.dir));
-    const { default: Conf } = await import('conf');
-    inConfigDir(this.dir, this.#env, () => {
-      const conf = new Conf<ConfigFile>({ cwd: this.dir, configName: 'config', projectName: 'agctl', configFileMode: 0o600 });
-      change(data);
-      conf.store = data;
-      chmodSync(this.path, 0o600); // also when the file existed with looser modes
-    });
+    const data = this.read(); // a damaged file is a usage error naming it
+    change(data);
+    inConfigDir(this.dir, this.#env, () => writePrivateFile(this.path, JSON.stringify(data, null, '\t') + '\n'));
     this.#cache = undefined;
   }
 

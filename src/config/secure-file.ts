@@ -1,11 +1,12 @@
-// Files that hold secrets: mode 0600 inside a 0700 directory, re-chmodded on
-// every save (a mode applies only when a file is created), written atomically
-// (temporary file + rename) so concurrent writers never leave a torn file.
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { dirname, join, basename } from 'node:path';
+// Files in the config directory: mode 0600 inside a 0700 directory, written
+// atomically (src/lib/private-fs.ts: a temporary file fsynced and renamed over
+// the file, the directory fsynced), never through a link; read only when
+// owned by this user and not writable by group or others.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { UsageError } from '../lib/exit.js';
 import { isFsError, pathProblem } from '../lib/fs-errors.js';
+import { UnsafePathError, ensurePrivateDir as ensurePrivate, readPrivateFile, writeFileAtomic } from '../lib/private-fs.js';
 
 /**
  * A file system error in the config directory (a regular file where the
@@ -27,6 +28,7 @@ export class ConfigDirError extends UsageError {
 
 /** A file system error in the config directory as a ConfigDirError; other errors are returned as they are. */
 function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unknown {
+  if (err instanceof UnsafePathError) return new ConfigDirError(dir, undefined, err.message, err.hint);
   if (!isFsError(err) || err instanceof UsageError) return err;
   const fromEnv = Boolean(env.AGCTL_CONFIG_DIR);
   const problem = pathProblem(dir, err, { isDir: true });
@@ -58,10 +60,7 @@ export async function inConfigDirAsync<T>(dir: string, env: NodeJS.ProcessEnv, f
   }
 }
 
-export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
-}
+export { ensurePrivateDir } from '../lib/private-fs.js';
 
 /**
  * Writes `content` to `path` atomically with mode 0600. The directory is made
@@ -71,24 +70,16 @@ export function ensurePrivateDir(dir: string): void {
 export function writePrivateFile(path: string, content: string, opts: { privateDir?: boolean } = {}): void {
   const dir = dirname(path);
   if (opts.privateDir === false) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  else ensurePrivateDir(dir);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(tmp, content, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  chmodSync(path, 0o600);
+  else ensurePrivate(dir);
+  writeFileAtomic(path, content);
 }
 
-export function readTextIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+/**
+ * Reads a file of the config directory, undefined when there is none: never
+ * through a link, and only when it and its directory (and `top`, the config
+ * directory, when given) are this user's and not writable by group or others
+ * (else an UnsafePathError: another user could have written it).
+ */
+export function readTextIfExists(path: string, top = dirname(path)): string | undefined {
+  return readPrivateFile(path, top);
 }

@@ -31,7 +31,8 @@ import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { isJsonObject } from '../lib/json.js';
 import { describeFsCode, isFsError } from '../lib/fs-errors.js';
 import { LockBusyError, acquireLock } from './lock.js';
-import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../lib/seal.js';
+import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey, readKeyText } from '../lib/seal.js';
+import { UnsafePathError } from '../lib/private-fs.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
 /** Where a stored credential belongs: the profile, the base URL (an origin) and the client ID it was saved for. */
@@ -190,8 +191,9 @@ export class Vault {
     if (this.#env.AGCTL_CONFIG_KEY) return (this.#sealer = sealerFor(this.#envKey()));
     let text: string;
     try {
-      text = readFileSync(this.keyFile, 'utf8');
+      text = readKeyText(this.keyFile);
     } catch (err) {
+      if (err instanceof UnsafePathError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new KeyProblem(`the key file ${this.keyFile} is missing`, `restore it from a backup, set AGCTL_CONFIG_KEY to the key, or ${LOGIN_AGAIN}`);
       throw new KeyProblem(`cannot read the key file ${this.keyFile}: ${describeFsCode(code)}`, `check the file, or ${LOGIN_AGAIN}`);

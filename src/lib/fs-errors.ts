@@ -1,6 +1,7 @@
 // File system errors in plain words, for messages about paths the user chose.
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { UnsafePathError } from './private-fs.js';
 
 /** A plain description of a file system error code. */
 export function describeFsCode(code: string | undefined): string {
@@ -69,5 +70,5 @@ export function pathProblem(path: string, err: unknown, opts: { isDir?: boolean 
   return describeFsCode(code ?? (err as Error)?.message);
 }
 
-/** True for errors of the file system (an errno code such as ENOENT), as opposed to bugs. */
-export const isFsError = (err: unknown): boolean => /^E[A-Z0-9]+$/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+/** True for errors of the file system (an errno code such as ENOENT, or a path refused as unsafe), as opposed to bugs. */
+export const isFsError = (err: unknown): boolean => err instanceof UnsafePathError || /^E[A-Z0-9]+$/.test(String((err as { code?: unknown } | null)?.code ?? ''));

@@ -3,8 +3,9 @@
 // the additional data binds a sealed value to where it belongs, so a sealed
 // value copied to another row or field does not open.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { chmodNoFollow, createFileExclusive, readPrivateFile } from './private-fs.js';
 
 const VERSION = 'v1';
 
@@ -72,46 +73,45 @@ export function parseKey(text: string): Buffer {
 /**
  * Sets a file holding secrets back to 0600 (or a directory to 0700): a key
  * restored from a backup or copied by hand is often 0644. A path the user
- * does not own (EPERM) is left as it is.
+ * does not own (EPERM) is left as it is; a file is never chmodded through a
+ * link (UnsafePathError).
  */
 export function keepPrivate(path: string, mode = 0o600): void {
   try {
-    chmodSync(path, mode);
+    if (mode === 0o700) chmodSync(path, mode);
+    else chmodNoFollow(path, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
   }
 }
 
+/**
+ * The text of the key file at `path`: never through a link, and only when it
+ * and its directory are this user's and not writable by group or others
+ * (src/lib/private-fs.ts readPrivateFile); an ENOENT error when there is none.
+ */
+export function readKeyText(path: string): string {
+  const text = readPrivateFile(path, dirname(path), 'the key file');
+  if (text === undefined) throw Object.assign(new Error(`${path}: no such file`), { code: 'ENOENT' });
+  return text;
+}
+
 /** Loads the key file at `path`, creating it with a fresh random key when absent (see createKeyFile). */
 export function loadOrCreateKeyFile(path: string): Buffer {
-  try {
-    const key = parseKey(readFileSync(path, 'utf8'));
-    keepPrivate(path);
-    return key;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  return createKeyFile(path);
+  const text = readPrivateFile(path, dirname(path), 'the key file');
+  return text === undefined ? createKeyFile(path) : parseKey(text);
 }
 
 /**
  * Creates the key file at `path` (mode 0600, in a 0700 directory) with a
  * fresh random key unless one exists by then, and returns the key the file
- * holds. Creation is atomic and exclusive: the file is written under a
- * temporary name and hard-linked into place, so processes racing on an empty
- * directory all end up with the same key.
+ * holds. Creation is atomic, exclusive and durable (createFileExclusive: a
+ * temporary file fsynced, hard-linked into place, the directory fsynced), so
+ * processes racing on an empty directory all end up with the same key, and a
+ * power loss never leaves an empty key.
  */
 export function createKeyFile(path: string): Buffer {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = join(dirname(path), `.key-${process.pid}-${randomBytes(6).toString('hex')}`);
-  writeFileSync(tmp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
-  try {
-    linkSync(tmp, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    unlinkSync(tmp);
-  }
-  chmodSync(path, 0o600);
-  return parseKey(readFileSync(path, 'utf8'));
+  createFileExclusive(path, randomBytes(32).toString('base64url') + '\n');
+  return parseKey(readKeyText(path));
 }

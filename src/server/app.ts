@@ -8,7 +8,7 @@ import { RequestLog } from './request-log.js';
 import { Router, type JsonResult, type RequestContext, type ServerOptionsResolved } from './router.js';
 import { Store, databaseError } from './store/db.js';
 import { SealOpenError } from '../lib/seal.js';
-import { StartupError, listenError } from './startup.js';
+import { StartupError, listenError, prepareDataDir } from './startup.js';
 import { join } from 'node:path';
 import { MODULES } from './modules.js';
 import { TOKEN_PATH, authenticateBearer, listClients } from './routes/auth.js';
@@ -80,6 +80,8 @@ export class EmbeddedServer {
       allowInsecureJwks: opts.allowInsecureJwks ?? false,
     };
     const dataDir = opts.dataDir && opts.dataDir !== ':memory:' ? opts.dataDir : undefined;
+    // Another user's data directory, or one others can write, is refused before anything in it is opened.
+    if (dataDir) prepareDataDir(dataDir, { dataDirFlag: opts.dataDirFlag });
     this.store = new Store({ dataDir, sealKey: opts.sealKey, env: opts.env, dataDirFlag: opts.dataDirFlag });
     const modules = opts.modules ?? MODULES;
     const seedCtx = { store: this.store, clock: this.clock, options: this.options };

@@ -3,7 +3,9 @@
 // malformed or is not the one the secrets were sealed with, an address that
 // cannot be listened on. `agctl serve` and `--embedded` report these as usage
 // errors (exit 2); they are the user's or the machine's, not bugs.
+import { mkdirSync } from 'node:fs';
 import { pathProblem } from '../lib/fs-errors.js';
+import { UnsafePathError, checkPrivateDir } from '../lib/private-fs.js';
 
 export class StartupError extends Error {
   readonly hint?: string;
@@ -29,6 +31,22 @@ export function dataDirError(dir: string, err: unknown, n: DataDirNaming): Start
   const code = (err as NodeJS.ErrnoException).code;
   const inTheWay = code === 'EEXIST' || code === 'ENOTDIR';
   return new StartupError(`data directory ${dir}: ${pathProblem(dir, err, { isDir: true })}`, `${anotherDataDir(n)}${inTheWay ? ' (it is created when missing)' : ''}`);
+}
+
+/**
+ * Makes the data directory when missing (0700), and checks it as PostgreSQL
+ * checks its own: owned by the user running the server and not writable by
+ * group or others, since it holds the seal key and the database; otherwise a
+ * StartupError naming it and the fix. Run before anything in it is opened.
+ */
+export function prepareDataDir(dir: string, n: DataDirNaming): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    checkPrivateDir(dir, 'data directory', 'self');
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new StartupError(err.message, `${err.hint} (it holds the seal key and the database), or ${anotherDataDir(n)}`);
+    throw dataDirError(dir, err, n);
+  }
 }
 
 /** Formats host and port as an address (IPv6 in brackets). */

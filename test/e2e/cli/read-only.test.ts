@@ -116,7 +116,7 @@ describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipp
     expect(renewed.code, renewed.stderr).toBe(0);
     expect(renewed.json()).toHaveLength(26);
     expect(issued() - before).toBe(1);
-    expect(lines(renewed)).toEqual([`note: the new token is used for this run only: it could not be cached (AGCTL_CONFIG_DIR ${dir}: ${ro!.cause})`]);
+    expect(lines(renewed)).toEqual([`note: the new token is used for this run only: it could not be cached (AGCTL_CONFIG_DIR ${dir}: ${ro!.cause} (${join(dir, 'tokens')}))`]);
     expect(readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8')).toBe(expiredFile);
 
     // The commands that must write: exit 2, the directory and the cause, before anything is sent.

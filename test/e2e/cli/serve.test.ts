@@ -211,7 +211,7 @@ describe('two `agctl serve` processes on one data directory', () => {
         `hint: stop that server first, or choose another data directory with --data-dir; if PID ${winner.child.pid} is not an agctl serve, remove ${join(data, 'serve.pid')}\n`,
     );
     expect(existsSync(loser.file)).toBe(false);
-    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${winner.child.pid}\n`);
+    expect(JSON.parse(readFileSync(join(data, 'serve.pid'), 'utf8')).pid).toBe(winner.child.pid);
     // The one that runs is the one the kept port names.
     const ready = await winner.ready;
     expect(ready.baseUrl).toBe(`http://127.0.0.1:${readFileSync(join(data, 'serve-port'), 'utf8').trim()}`);
@@ -247,10 +247,10 @@ describe('two `agctl serve` processes on one data directory', () => {
     // Killed outright, it leaves its lock file: the next serve finds its PID gone and takes the directory over.
     winner.child.kill('SIGKILL');
     await winner.exited;
-    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${winner.child.pid}\n`);
+    expect(JSON.parse(readFileSync(join(data, 'serve.pid'), 'utf8')).pid).toBe(winner.child.pid);
     const next = start(3);
     await next.ready;
-    expect(readFileSync(join(data, 'serve.pid'), 'utf8')).toBe(`${next.child.pid}\n`);
+    expect(JSON.parse(readFileSync(join(data, 'serve.pid'), 'utf8')).pid).toBe(next.child.pid);
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
     // A serve that stops removes its lock file.

@@ -2,11 +2,13 @@
 // process or a too old one is taken over (never a live one by mistake), the
 // wait is bounded. Real processes racing on it: test/e2e/cli/concurrency.test.ts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LockBusyError, acquireLock, takeOverLock, withLock } from '../../../src/config/lock.js';
+import { LockBusyError, acquireLock, withLock } from '../../../src/config/lock.js';
+import { processStartTime, setTakeoverHook, tryLock } from '../../../src/lib/private-fs.js';
 import { ProfileStore } from '../../../src/config/profiles.js';
 import { UsageError } from '../../../src/lib/exit.js';
 
@@ -84,43 +86,85 @@ describe('lock file', () => {
     release();
   });
 
-  it('takes over a lock older than staleMs even when its PID is alive (a PID reused), and damaged content by age', async () => {
+  it('a PID reused (another start time) is gone at once; a live PID without a start time is judged by age; an empty or damaged lock is taken at once', async () => {
     const path = fresh();
-    writeFileSync(path, holderText(process.ppid));
-    const old = (Date.now() - 5_000) / 1000;
-    utimesSync(path, old, old);
-    (await acquireLock(path, { waitMs: 0, staleMs: 1_000 }))();
-    writeFileSync(path, ''); // a holder between creating the file and writing its PID: alive while young
-    await expect(acquireLock(path, { waitMs: 50, staleMs: 1_000 })).rejects.toBeInstanceOf(LockBusyError);
-    utimesSync(path, old, old);
-    (await acquireLock(path, { waitMs: 0, staleMs: 1_000 }))();
-  });
-
-  it('a holder that lost its lock to a takeover does not remove the new holder\'s on release', async () => {
-    const path = fresh();
-    const release = await acquireLock(path, { waitMs: 0 });
+    const other = process.ppid;
+    writeFileSync(path, JSON.stringify({ pid: other, host: hostname(), start: '1', id: 'x' }));
+    (await acquireLock(path, { waitMs: 0 }))();
+    writeFileSync(path, JSON.stringify({ pid: other, host: hostname(), start: processStartTime(other), id: 'x' }));
     const old = (Date.now() - 120_000) / 1000;
     utimesSync(path, old, old);
-    const second = await acquireLock(path, { waitMs: 0, staleMs: 60_000 });
-    const theirs = readFileSync(path, 'utf8');
-    release();
-    expect(readFileSync(path, 'utf8')).toBe(theirs);
-    second();
-    expect(existsSync(path)).toBe(false);
+    // Its start time is its own: alive whatever the lock's age.
+    await expect(acquireLock(path, { waitMs: 0, staleMs: 1_000 })).rejects.toBeInstanceOf(LockBusyError);
+    writeFileSync(path, holderText(other));
+    await expect(acquireLock(path, { waitMs: 0, staleMs: 60_000 })).rejects.toBeInstanceOf(LockBusyError);
+    utimesSync(path, old, old);
+    (await acquireLock(path, { waitMs: 0, staleMs: 60_000 }))();
+    for (const damaged of ['', '{"pid":', 'garbage']) {
+      writeFileSync(path, damaged);
+      (await acquireLock(path, { waitMs: 0 }))();
+    }
+    expect(readdirSync(root).filter((f) => f.startsWith(basename(path)))).toEqual([]);
   });
 
-  it('two processes taking over the same stale lock: the late one puts back the lock the first one took', async () => {
+  it("a holder whose lock was replaced does not remove the new holder's on release", async () => {
+    const path = fresh();
+    const release = await acquireLock(path, { waitMs: 0 });
+    writeFileSync(path, holderText(process.ppid));
+    release();
+    expect(readFileSync(path, 'utf8')).toBe(holderText(process.ppid));
+    rmSync(path);
+  });
+
+  it('two takers of one stale lock: the one holding its claim replaces it; the other, meanwhile, neither takes it nor lets a fresh locker in', async () => {
     const path = fresh();
     const stale = holderText(deadPid());
     writeFileSync(path, stale);
-    // The first takes it over and holds it; the second read the stale content before that, and removes it now.
-    const release = await acquireLock(path, { waitMs: 0 });
-    const fresh1 = readFileSync(path, 'utf8');
-    takeOverLock(path, stale);
-    expect(readFileSync(path, 'utf8')).toBe(fresh1);
-    // and leaves nothing aside
-    expect(readdirSync(root).filter((f) => f.includes('.stale'))).toEqual([]);
+    let during: ReturnType<typeof tryLock> | undefined;
+    let seenDuring = '';
+    setTakeoverHook((step) => {
+      if (step !== 'claimed' || during) return;
+      // A second taker (and a fresh locker: the same call) while the first holds the claim.
+      during = tryLock(path);
+      seenDuring = readFileSync(path, 'utf8');
+    });
+    let release: () => void;
+    try {
+      release = await acquireLock(path, { waitMs: 0 });
+    } finally {
+      setTakeoverHook(undefined);
+    }
+    expect(during && 'release' in during).toBe(false);
+    expect(seenDuring).toBe(stale);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
     release();
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(root).filter((f) => f.startsWith(basename(path)))).toEqual([]);
+  });
+
+  it('a claim left by a taker that died is taken over, and swept', async () => {
+    const path = fresh();
+    writeFileSync(path, holderText(deadPid()));
+    const st = statSync(path);
+    const identity = `${st.dev}:${st.ino}:${readFileSync(path, 'utf8')}`;
+    const claim = `${path}.${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.take`;
+    writeFileSync(claim, holderText(deadPid()));
+    const release = await acquireLock(path, { waitMs: 0 });
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
+    expect(existsSync(claim)).toBe(false);
+    release();
+    expect(readdirSync(root).filter((f) => f.startsWith(basename(path)))).toEqual([]);
+  });
+
+  it('a link planted at the lock is replaced, its target left alone', async () => {
+    const path = fresh();
+    const target = join(root, `target${n++}`);
+    writeFileSync(target, 'precious');
+    symlinkSync(target, path);
+    const release = await acquireLock(path, { waitMs: 0 });
+    expect(lstatSync(path).isSymbolicLink()).toBe(false);
+    release();
+    expect(readFileSync(target, 'utf8')).toBe('precious');
   });
 
   it('reports file system errors as they are (a directory that cannot be written)', async () => {

@@ -43,7 +43,7 @@ describe('file modes', () => {
     mkdirSync(join(dir, 'tokens'), { recursive: true });
     mkdirSync(join(dir, 'credentials'), { recursive: true });
     chmodSync(dir, 0o755);
-    chmodSync(join(dir, 'tokens'), 0o777);
+    chmodSync(join(dir, 'tokens'), 0o711);
     chmodSync(join(dir, 'credentials'), 0o755);
     const vault = new Vault(dir, FILE_ONLY);
     const tokenFile = vault.tokenPath('default', TOKEN_URL, 'bot');
@@ -58,7 +58,7 @@ describe('file modes', () => {
     // Someone loosens them again: the next save tightens them again.
     chmodSync(dir, 0o755);
     chmodSync(join(dir, 'tokens'), 0o755);
-    chmodSync(tokenFile, 0o666);
+    chmodSync(tokenFile, 0o644);
     vault.saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 2_000_000_001 }, SECRET);
     expect([mode(dir), mode(join(dir, 'tokens')), mode(tokenFile)]).toEqual([0o700, 0o700, 0o600]);
 
@@ -74,9 +74,14 @@ describe('file modes', () => {
     chmodSync(vault.keyFile, 0o644);
     await new Vault(dir, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET);
     expect(mode(vault.keyFile)).toBe(0o600);
-    chmodSync(vault.keyFile, 0o666);
+    chmodSync(vault.keyFile, 0o640);
     expect(new Vault(dir, FILE_ONLY).loadCredential(at('ci'))).toBe(SECRET);
     expect(mode(vault.keyFile)).toBe(0o600);
+    // One that others could write is refused, for reading and writing alike, and left as it is.
+    chmodSync(vault.keyFile, 0o666);
+    expect(() => new Vault(dir, FILE_ONLY).loadCredential(at('ci'))).toThrow(`the key file ${vault.keyFile} is not safe to read: it is writable by group and others (mode 0666)`);
+    await expect(new Vault(dir, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET)).rejects.toThrow('is not safe to read');
+    expect(mode(vault.keyFile)).toBe(0o666);
   });
 
   it('saves profiles 0600 in a 0700 directory, re-chmodded on every save', async () => {
