@@ -15,9 +15,6 @@
 /** Matches one control character (for `test`): C0, DEL, C1. */
 export const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Matches every control character (for `replace`). */
-export const CONTROL_CHARS = new RegExp(CONTROL_CHAR.source, 'g');
-
 const INVISIBLE = String.raw`\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029`;
 
 /** Matches one invisible character (for `test`): a format or default-ignorable character, or a line or paragraph separator. */

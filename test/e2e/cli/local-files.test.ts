@@ -12,6 +12,13 @@ import { Vault } from '../../../src/config/vault.js';
 import { BIN, ROOT, cliFor, spawnCliProcess, tempDir, type CliResult } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 
+/** The credential file of `profile` (credentials/<profile>+<hash of base URL and client>.json): there is one after a login. */
+function credentialOf(dir: string, profile: string): string {
+  const files = readdirSync(join(dir, 'credentials')).filter((f) => f.startsWith(`${profile}+`) && f.endsWith('.json'));
+  expect(files).toHaveLength(1);
+  return join(dir, 'credentials', files[0]!);
+}
+
 const s = await startTestServer();
 const work = tempDir('agctl-files-');
 const app = s.demo.rules.appId as string;
@@ -103,7 +110,7 @@ describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', (
     execFileSync('chown', ['-R', 'nobody:nogroup', dir]);
     execFileSync('chmod', ['-R', 'go-rwx', dir]);
     chmodSync(dir, 0o700);
-    const cred = join(dir, 'credentials', 'p.json');
+    const cred = credentialOf(dir, 'p');
     execFileSync('chown', ['daemon:daemon', cred]);
     chmodSync(cred, 0o644);
     const planted = await asNobody(dir, ['rules', 'list', app, '--limit', '1']);
@@ -190,7 +197,7 @@ describe('links planted where agctl keeps a file', () => {
 
     // A credential: refused by the next login (which reads it first), and by a command.
     const tCred = target('credential');
-    const credFile = join(dir, 'credentials', 'p.json');
+    const credFile = credentialOf(dir, 'p');
     renameSync(credFile, join(work, 'real-credential'));
     symlinkSync(tCred, credFile);
     for (const r of [await login('p'), await cli(['rules', 'list', app, '--limit', '1'])]) {
