@@ -12,6 +12,7 @@ import {
   OAuth2ClientIdMode,
   OAuth2Mode,
   OPTIONAL_BOOLS,
+  ServerType,
   TOKEN_SHARING,
   TRANSPORT_TYPES,
   TokenSharing,
@@ -34,9 +35,17 @@ export const AUTH_METHOD_FOR_KIND: Record<AuthKind, string> = {
 };
 
 export const rootOf = (kind: ConfigKind): ConfigRoot => (kind === 'external' ? 'externalConfig' : 'hostedConfig');
+/** The config kind a view's `serverType` names; undefined for UNSPECIFIED, a value this version does not know, or none. */
+export const kindOfServerType = (t: unknown): ConfigKind | undefined =>
+  t === ServerType.EXTERNAL ? 'external' : t === ServerType.HOSTED ? 'hosted' : undefined;
 export const isAuthKind = (s: string): s is AuthKind => Object.prototype.hasOwnProperty.call(AUTH_FIELDS, s);
 /** Auth kinds supporting PER_USER token sharing (oauth2 only in authorization-code or legacy passthrough mode). */
 const PER_USER_KINDS: readonly AuthKind[] = ['bearerToken', 'customHeader', 'basicAuth'];
+/** True when an auth object of `kind` (for oauth2: in `oauth2Mode`) supports PER_USER token sharing. */
+export function perUserSupported(kind: string, oauth2Mode: string): boolean {
+  if (kind === 'oauth2') return oauth2Mode === OAuth2Mode.AUTHORIZATION_CODE || oauth2Mode === OAuth2Mode.PASSTHROUGH;
+  return (PER_USER_KINDS as readonly string[]).includes(kind);
+}
 
 // ---------------------------------------------------------------------------
 // Normalized configs.
@@ -253,8 +262,7 @@ export function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sha
   const shared = sharing === TokenSharing.SHARED || sharing === TokenSharing.UNSPECIFIED;
   const mode = auth?.kind === 'oauth2' ? oauth2ModeOf(auth) : '';
   if (perUser) {
-    const ok = auth !== null && ((PER_USER_KINDS as readonly string[]).includes(auth.kind) || mode === OAuth2Mode.AUTHORIZATION_CODE || mode === OAuth2Mode.PASSTHROUGH);
-    if (!ok) {
+    if (!auth || !perUserSupported(auth.kind, mode)) {
       throw invalidArgument(
         `${p('tokenSharing')}: PER_USER is supported only with oauth2 authorization code, bearerToken, customHeader and basicAuth, not with ${describeAuth(auth)}` +
           (auth?.kind === 'awsSigv4' ? ' (AWS SigV4 supports SHARED only)' : ''),

@@ -10,13 +10,12 @@ import {
   OAUTH2_CLIENT_ID_MODES,
   OAuth2ClientIdMode,
   OAuth2Mode,
-  ServerType,
   TokenSharing,
   type ConfigKind,
   type McpServerView,
 } from '../../../api/mcp-schema.js';
 import type { AuthKind } from '../../../api/secret-fields.js';
-import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } from '../../../api/mcp-config.js';
+import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl, kindOfServerType, perUserSupported } from '../../../api/mcp-config.js';
 import { catalogAuthMethods, catalogFields, type CatalogField } from '../../../api/mcp-catalog.js';
 import { ApiError } from '../../../api/errors.js';
 import { getCatalogEntry, listAllCatalogEntries } from '../../../client/mcp.js';
@@ -90,8 +89,7 @@ function authKindOfView(v: McpServerView | null): AuthKind | undefined {
   return (Object.keys(AUTH_METHOD_FOR_KIND) as AuthKind[]).find((k) => k !== 'googleServiceAccount' && k !== 'oauth2' && AUTH_METHOD_FOR_KIND[k] === v.authMethod);
 }
 
-const kindOfView = (v: McpServerView | null): ConfigKind | undefined =>
-  v?.serverType === ServerType.EXTERNAL ? 'external' : v?.serverType === ServerType.HOSTED ? 'hosted' : undefined;
+const kindOfView = (v: McpServerView | null): ConfigKind | undefined => kindOfServerType(v?.serverType);
 
 /**
  * Fills every missing part of the draft by asking, starting from the server's
@@ -165,10 +163,14 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   // Token sharing: asked only where PER_USER is possible (with the method as it will be).
   const method = d.auth ?? currentAuth;
   const mode = d.auth ? (v.mode as string | undefined) : str(now?.oauth2Mode);
-  const perUserPossible = method === 'bearerToken' || method === 'customHeader' || method === 'basicAuth' || (method === 'oauth2' && mode === OAuth2Mode.AUTHORIZATION_CODE);
+  // A legacy PASSTHROUGH server is per-user by its mode: nothing to ask.
+  const perUserPossible = method !== undefined && perUserSupported(method, mode ?? '') && mode !== OAuth2Mode.PASSTHROUGH;
   if (d.settings.tokenSharing === undefined && perUserPossible) {
     const t = await p.select('Token sharing', ...offerCurrent(TOKEN_SHARING_CHOICES, now?.tokenSharing));
     d.settings.tokenSharing = changed(now?.tokenSharing, t);
+  } else if (d.settings.tokenSharing === undefined && d.auth !== undefined && now?.tokenSharing === TokenSharing.PER_USER) {
+    // The new method cannot be per-user: the change to SHARED is part of the update, and its summary shows it.
+    d.settings.tokenSharing = TokenSharing.SHARED;
   }
   const shared = (d.settings.tokenSharing ?? str(now?.tokenSharing)) !== TokenSharing.PER_USER;
   const secret = (kind: AuthKind, field: string, isRequired: boolean) => obtainSecret(d, secretInput(kind, field)!, ctx, { required: isRequired });

@@ -12,6 +12,9 @@ import {
   shortEnum,
   type McpServerView,
 } from '../../../api/mcp-schema.js';
+import { catalogFields } from '../../../api/mcp-catalog.js';
+import { ApiError } from '../../../api/errors.js';
+import { getCatalogEntry } from '../../../client/mcp.js';
 import type { CommandContext } from '../../context.js';
 import { styled, type Text } from '../../output.js';
 
@@ -38,11 +41,33 @@ const pairs = (m: Record<string, string> | null | undefined) =>
 /** A member that is text, else '' (the contract lets any member be missing or null). */
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
 
+/** A hosted server's secret config fields: the catalog entry's secret field names, and those the write sent. */
+interface ConfigSecrets {
+  names: readonly string[];
+  sent?: ReadonlySet<string>;
+}
+
+/**
+ * The secret config field names of a catalog entry (its schema's marks);
+ * undefined when the entry cannot be read or has no schema.
+ */
+export async function catalogSecretFields(ctx: CommandContext, catalogId: string): Promise<string[] | undefined> {
+  try {
+    const fields = catalogFields(await getCatalogEntry(await ctx.api(), catalogId));
+    return fields?.filter((f) => f.secret).map((f) => f.name);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    ctx.debug(`catalog entry ${catalogId}: ${err.message}`);
+    return undefined;
+  }
+}
+
 /**
  * `asked`: the app and connector IDs the user typed, shown where the view
- * leaves its own out.
+ * leaves its own out. `config`: a hosted server's secret config fields, which
+ * the view never reports (undefined: not known).
  */
-export function printServerSummary(ctx: CommandContext, v: McpServerView, asked: { appId: string; connectorId: string }): void {
+export function printServerSummary(ctx: CommandContext, v: McpServerView, asked: { appId: string; connectorId: string }, config?: ConfigSecrets): void {
   const kind =
     v.serverType === 'MCP_SERVER_TYPE_EXTERNAL' ? 'external' : v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? 'hosted' : enumLabel(v.serverType, SERVER_TYPES);
   const rows: [string, Text | undefined | null][] = [
@@ -121,7 +146,14 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView, asked:
       secrets.push(...all.filter(([, b]) => b));
     }
   }
-  rows.push(['Secrets', secrets.length ? secrets.map(([n, b], i) => [i ? ', ' : '', `${n}: `, b ? styled('configured', 'green') : styled('not set', 'dim')]) : 'none']);
+  const parts: Text[] = secrets.map(([n, b], i) => [i ? ', ' : '', `${n}: `, b ? styled('configured', 'green') : styled('not set', 'dim')]);
+  // Secret config fields: the service never reports them, so say what is known.
+  for (const name of config?.names ?? []) {
+    parts.push([parts.length ? ', ' : '', `config field ${name}: `, config?.sent?.has(name) ? styled('set by this write', 'green') : styled('not reported by the service', 'dim')]);
+  }
+  const unknownConfig = !config && (v.serverType === 'MCP_SERVER_TYPE_HOSTED' || Boolean(v.mcpServerCatalogId));
+  if (unknownConfig) parts.push([parts.length ? ', ' : '', 'config fields: ', styled('not known (no readable catalog schema)', 'dim')]);
+  rows.push(['Secrets', parts.length ? parts : 'none']);
   if (v.tunneled) rows.push(['Tunnel', `bridge ${str(v.tunnelBridgeId) || '?'}, service ${str(v.tunnelServiceName) || '?'}`]);
   rows.push(['Setup URL', v.credentialsSetupUrl], ['Updated', v.updatedAt], ['Last called', v.lastCalledAt]);
   ctx.out.fields(rows);
