@@ -110,7 +110,7 @@ export const command = () =>
       'the comma-separated fields to change, relative to the config (e.g. bearerToken.token,tokenSharing; default: the fields given)',
     )
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
-    .option('--dry-run', 'print the request with every secret redacted, and send nothing')
+    .option('--dry-run', 'list what would change, and send nothing (-o json: the request, every secret redacted)')
     .option('-i, --interactive', 'walk through the choices with prompts, starting from the current values (terminal only)')
     .addHelpText(
       'after',
@@ -124,8 +124,12 @@ configFields. --update-mask names the fields instead (e.g. bearerToken.token
 to change only the token); a path given as externalConfig.X or hostedConfig.X
 is sent as X, with a note. A hosted request always carries the catalog ID:
 without --catalog-id it is read from the server (GET .../mcp_servers/ID) and
-sent outside the mask. After the update, a warning names any asked-for change
-the returned view does not show.
+sent outside the mask. Without --external or --hosted, the server's view says
+which it is. A new auth method keeps the server's token sharing and tool
+approval (sent with it, in the mask) unless --token-sharing or
+--require-tool-approval name new ones; when it cannot keep PER_USER, nothing is
+sent (exit 2). After the update, a warning names any asked-for change the
+returned view does not show, and a line names each setting that changed.
 
 The service replaces config fields as a whole (a field not sent is cleared,
 secrets included), so agctl re-sends the stored values of the non-secret
