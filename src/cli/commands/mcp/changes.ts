@@ -1,7 +1,7 @@
 // What an update request would change, in words, for the walk-through's last
 // question: "Tool approval: required → tenant default". Secret values are
 // never shown, only that a new one is sent or that one is cleared.
-import { AUTH_METHOD_FOR_KIND, isAuthKind } from '../../../api/mcp-config.js';
+import { authMethod, isAuthKind } from '../../../api/mcp-auth.js';
 import { AUTH_SECRET_FIELDS } from '../../../api/secret-fields.js';
 import { AUTH_METHODS, OAUTH2_MODES, TOKEN_SHARING, TRANSPORT_TYPES, type McpServerView, type UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
 import { isJsonObject } from '../../../lib/json.js';
@@ -56,9 +56,9 @@ export function describeChanges(
 
   const kind = Object.keys(cfg).find((k) => isAuthKind(k) && isJsonObject(cfg[k]));
   if (kind && [...mask].some((p) => p === kind || p.startsWith(`${kind}.`))) {
-    const method = isAuthKind(kind) ? AUTH_METHOD_FOR_KIND[kind] : kind;
+    const spec = isAuthKind(kind) ? authMethod(kind) : undefined;
     const before = enumLabel(view?.authMethod, AUTH_METHODS) || '(none)';
-    const after = kind === 'googleServiceAccount' ? 'OAUTH2 (Google service account)' : enumLabel(method, AUTH_METHODS);
+    const after = spec ? `${enumLabel(spec.method, AUTH_METHODS)}${spec.viewMode ? ` (${spec.label})` : ''}` : kind;
     out.push(before === after ? `Authentication: ${after}, replaced` : `Authentication: ${before} → ${after}`);
     const auth = cfg[kind] as Record<string, unknown>;
     const secrets: readonly string[] = isAuthKind(kind) ? AUTH_SECRET_FIELDS[kind] : [];
