@@ -270,9 +270,8 @@ const McpServerViewSchema = z.object({
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
 
-/** Every view member the auth method table names is a member of the view: a name missing here fails the typecheck, naming it. */
-type UndeclaredViewMember = Exclude<AuthViewMember, keyof McpServerView>;
-true satisfies [UndeclaredViewMember] extends [never] ? true : { undeclared: UndeclaredViewMember };
+// Every view member the auth method table names is a member of the view: a name missing here fails the typecheck, naming it.
+[] as Exclude<AuthViewMember, keyof McpServerView>[] satisfies never[];
 export interface UpdateCredentialsResponse {
   mcpServer: McpServerView | null;
 }

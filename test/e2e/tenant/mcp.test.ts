@@ -213,6 +213,7 @@ describe('mcp against the fake tenant', async () => {
       expect(stored(crm).settings).toMatchObject({ tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', requireToolApproval: 'OPTIONAL_BOOL_TRUE' });
       expect(r.stdout).toMatch(/^Token sharing:\s+PER_USER$/m);
       expect(r.stderr.split('\n').filter((l) => l.includes('changed:'))).toEqual(['  changed: Authentication: OAUTH2 → BEARER_TOKEN']);
+      expect(r.stderr).toContain('note: keeping tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER, requireToolApproval=OPTIONAL_BOOL_TRUE: sent with the new authentication');
     });
 
     it('--from-file: the kept settings are added to the request the same way', async () => {

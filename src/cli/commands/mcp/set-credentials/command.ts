@@ -145,6 +145,5 @@ server's own rules before it is sent (exit 2 on a mistake).`,
 
 export type SetCredentialsInput = Input<ReturnType<typeof command>>;
 
-/** Every flag the auth method table names is declared above: one missing fails the typecheck here, naming its option key. */
-type UndeclaredAuthFlag = Exclude<AuthOptionKey, keyof SetCredentialsInput['opts']>;
-true satisfies [UndeclaredAuthFlag] extends [never] ? true : { undeclared: UndeclaredAuthFlag };
+// Every flag the auth method table names is declared above: one missing fails the typecheck here, naming its option key.
+[] as Exclude<AuthOptionKey, keyof SetCredentialsInput['opts']>[] satisfies never[];

@@ -83,6 +83,10 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return EXIT_INTERRUPTED;
   }
 
+  if (kept.length && !opts.interactive) {
+    const cfg = configOf(body)!.config;
+    ctx.out.info(`note: keeping ${kept.map((k) => `${k}=${escapeControls(String(cfg[k]))}`).join(', ')}: sent with the new authentication, which the service could otherwise reset`);
+  }
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
   if (mcpServer === null) {
