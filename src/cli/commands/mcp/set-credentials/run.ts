@@ -83,7 +83,7 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return EXIT_INTERRUPTED;
   }
 
-  if (kept.length && !opts.interactive) {
+  if (kept.length && !opts.interactive && !ctx.out.json) {
     const cfg = configOf(body)!.config;
     ctx.out.info(`note: keeping ${kept.map((k) => `${k}=${escapeControls(String(cfg[k]))}`).join(', ')}: sent with the new authentication, which the service could otherwise reset`);
   }
