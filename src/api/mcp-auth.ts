@@ -309,6 +309,17 @@ export function perUserSupported(kind: string, oauth2Mode: string): boolean {
   return typeof p === 'boolean' ? p : (p as readonly string[]).includes(oauth2Mode);
 }
 
+/** The methods that can be PER_USER, in words (`bearerToken, customHeader, basicAuth and oauth2 in AUTHORIZATION_CODE or PASSTHROUGH mode`). */
+export function perUserMethods(): string {
+  const words = AUTH_KIND_LIST.flatMap((k) => {
+    const p = authMethod(k).perUser;
+    if (p === true) return [k];
+    if (p === false) return [];
+    return [`${k} in ${p.map((m) => m.replace('MCP_SERVER_AUTH_OAUTH2_MODE_', '')).join(' or ')} mode`];
+  });
+  return `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}`;
+}
+
 /** Is a field with this need needed, with this token sharing and OAuth2 mode? */
 export function needed(need: Need | undefined, shared: boolean, mode: string): boolean {
   if (need === undefined) return false;

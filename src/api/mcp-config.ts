@@ -21,7 +21,7 @@ import {
   type ConfigRoot,
 } from './mcp-schema.js';
 import type { CatalogField, McpCatalogEntry } from './mcp-catalog.js';
-import { AUTH_KIND_LIST, AUTH_METHOD_TABLE, authMethod, isAuthKind, needed, perUserSupported, type AuthKind } from './mcp-auth.js';
+import { AUTH_KIND_LIST, AUTH_METHOD_TABLE, authMethod, isAuthKind, needed, perUserMethods, perUserSupported, type AuthKind } from './mcp-auth.js';
 
 /** The auth method the view reports for each request auth object (the auth method table's `method`). */
 export const AUTH_METHOD_FOR_KIND = Object.fromEntries(AUTH_KIND_LIST.map((k) => [k, AUTH_METHOD_TABLE[k].method])) as unknown as Record<AuthKind, string>;
@@ -249,7 +249,7 @@ export function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sha
   if (perUser) {
     if (!auth || !perUserSupported(auth.kind, mode)) {
       throw invalidArgument(
-        `${p('tokenSharing')}: PER_USER is supported only with oauth2 authorization code, bearerToken, customHeader and basicAuth, not with ${describeAuth(auth)}` +
+        `${p('tokenSharing')}: PER_USER is supported only with ${perUserMethods()}, not with ${describeAuth(auth)}` +
           (auth?.kind === 'awsSigv4' ? ' (AWS SigV4 supports SHARED only)' : ''),
       );
     }

@@ -3,6 +3,7 @@
 import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
 import { OAuth2Mode, OPTIONAL_BOOLS, ServerType, TOKEN_SHARING, TokenSharing, shortEnum, type ConfigKind, type McpServerView, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
 import { isAuthKind, kindOfServerType, perUserSupported, rootOf } from '../../../../api/mcp-config.js';
+import { perUserMethods } from '../../../../api/mcp-auth.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
 import { validateCredentialsRequest } from '../../../../api/mcp.js';
 import { isJsonObject } from '../../../../lib/json.js';
@@ -175,7 +176,7 @@ function keepAuthSettings(body: UpdateCredentialsRequest, view: McpServerView | 
       if (!perUserSupported(kind, mode ?? '')) {
         const method = kind === 'oauth2' ? `oauth2${mode ? ` mode ${shortEnum(mode)}` : ''}` : kind;
         throw new UsageError(
-          `MCP server ${opts.connectorId} has PER_USER token sharing, which ${method} does not support (PER_USER: OAuth2 authorization code, bearer token, custom header, basic auth); nothing was sent`,
+          `MCP server ${opts.connectorId} has PER_USER token sharing, which ${method} does not support (PER_USER: ${perUserMethods()}); nothing was sent`,
           opts.fromFile !== undefined ? `set ${rootOf(c.kind)}.tokenSharing and name it in updateMask to change it` : `pass ${flag} shared to change it with this write`,
         );
       }
