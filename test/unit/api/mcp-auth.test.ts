@@ -37,7 +37,7 @@ describe('the MCP auth method table', () => {
     }
     const auth = cmd.options.find((o) => o.long === '--auth')!;
     for (const k of AUTH_KIND_LIST) expect(auth.description).toContain(authMethod(k).flag);
-    const names = environment(cmd).map((v) => v.name);
+    const names = environment(cmd as unknown as Parameters<typeof environment>[0]).map((v) => v.name);
     for (const s of SECRET_INPUTS) {
       expect(names, s.env).toContain(s.env);
       expect(s.key).toBe(optionKey(s.flag));
