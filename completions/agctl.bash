@@ -119,7 +119,7 @@ _agctl_value() { # completes value $2 of flag $1; fails when $1 takes no value
     --token-sharing) COMPREPLY=( $(compgen -W 'shared per-user' -- "$2") ) ;;
     --require-tool-approval) COMPREPLY=( $(compgen -W 'true false unspecified' -- "$2") ) ;;
     --config-file) compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$2") ) ;;
-    --auth) COMPREPLY=( $(compgen -W 'none bearer custom-header basic oauth2 aws-sigv4 google-service-account' -- "$2") ) ;;
+    --auth) COMPREPLY=( $(compgen -W 'none bearer oauth2 custom-header google-service-account aws-sigv4 basic' -- "$2") ) ;;
     --oauth2-mode) COMPREPLY=( $(compgen -W 'authorization-code client-credentials jwt-bearer service passthrough' -- "$2") ) ;;
     --oauth2-client-id-mode) COMPREPLY=( $(compgen -W 'manual dcr cimd' -- "$2") ) ;;
     --oauth2-pkce) COMPREPLY=( $(compgen -W 'discover s256 disabled' -- "$2") ) ;;

@@ -47,6 +47,11 @@ export default async function ({ agctl, ready, work }) {
   agctl(['mcp', 'set-credentials', app, m.external, '--url', 'https://wiki-mcp.example.com/mcp', '--oauth2-mode', 'client-credentials',
     '--oauth2-client-id', 'wiki', '--oauth2-client-secret-stdin'], { input: 'demo-client-secret', expect: 2 });
 
+  // A new auth method keeps the token sharing it does not name (PER_USER, from the legacy PASSTHROUGH mode): the dry run lists it;
+  // one that cannot be PER_USER stops before anything is sent, naming the flag that accepts the change.
+  agctl(['mcp', 'set-credentials', app, m.legacyPassthrough, '--auth', 'bearer', '--bearer-token-stdin', '--dry-run'], { input: 'demo-crm-token' });
+  agctl(['mcp', 'set-credentials', app, m.legacyPassthrough, '--auth', 'none'], { expect: 2 });
+
   // A whole request from a JSON file on stdin.
   const body = { externalConfig: { url: 'https://crm-mcp.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
     oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', clientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR',

@@ -12,6 +12,7 @@ import {
   OAuth2ClientIdMode,
   OAuth2Mode,
   OPTIONAL_BOOLS,
+  ServerType,
   TOKEN_SHARING,
   TRANSPORT_TYPES,
   TokenSharing,
@@ -20,23 +21,16 @@ import {
   type ConfigRoot,
 } from './mcp-schema.js';
 import type { CatalogField, McpCatalogEntry } from './mcp-catalog.js';
-import type { AuthKind } from './secret-fields.js';
+import { AUTH_KIND_LIST, AUTH_METHOD_TABLE, authMethod, isAuthKind, needed, perUserMethods, perUserSupported, type AuthKind } from './mcp-auth.js';
 
-/** The auth method the view reports for each request auth object. */
-export const AUTH_METHOD_FOR_KIND: Record<AuthKind, string> = {
-  none: AuthMethod.NONE,
-  bearerToken: AuthMethod.BEARER_TOKEN,
-  oauth2: AuthMethod.OAUTH2,
-  customHeader: AuthMethod.CUSTOM_HEADER,
-  basicAuth: AuthMethod.BASIC_AUTH,
-  awsSigv4: AuthMethod.AWS_SIGV4,
-  googleServiceAccount: AuthMethod.OAUTH2,
-};
+/** The auth method the view reports for each request auth object (the auth method table's `method`). */
+export const AUTH_METHOD_FOR_KIND = Object.fromEntries(AUTH_KIND_LIST.map((k) => [k, AUTH_METHOD_TABLE[k].method])) as unknown as Record<AuthKind, string>;
 
 export const rootOf = (kind: ConfigKind): ConfigRoot => (kind === 'external' ? 'externalConfig' : 'hostedConfig');
-export const isAuthKind = (s: string): s is AuthKind => Object.prototype.hasOwnProperty.call(AUTH_FIELDS, s);
-/** Auth kinds supporting PER_USER token sharing (oauth2 only in authorization-code or legacy passthrough mode). */
-const PER_USER_KINDS: readonly AuthKind[] = ['bearerToken', 'customHeader', 'basicAuth'];
+/** The config kind a view's `serverType` names; undefined for UNSPECIFIED, a value this version does not know, or none. */
+export const kindOfServerType = (t: unknown): ConfigKind | undefined =>
+  t === ServerType.EXTERNAL ? 'external' : t === ServerType.HOSTED ? 'hosted' : undefined;
+export { isAuthKind, perUserSupported };
 
 // ---------------------------------------------------------------------------
 // Normalized configs.
@@ -253,10 +247,9 @@ export function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sha
   const shared = sharing === TokenSharing.SHARED || sharing === TokenSharing.UNSPECIFIED;
   const mode = auth?.kind === 'oauth2' ? oauth2ModeOf(auth) : '';
   if (perUser) {
-    const ok = auth !== null && ((PER_USER_KINDS as readonly string[]).includes(auth.kind) || mode === OAuth2Mode.AUTHORIZATION_CODE || mode === OAuth2Mode.PASSTHROUGH);
-    if (!ok) {
+    if (!auth || !perUserSupported(auth.kind, mode)) {
       throw invalidArgument(
-        `${p('tokenSharing')}: PER_USER is supported only with oauth2 authorization code, bearerToken, customHeader and basicAuth, not with ${describeAuth(auth)}` +
+        `${p('tokenSharing')}: PER_USER is supported only with ${perUserMethods()}, not with ${describeAuth(auth)}` +
           (auth?.kind === 'awsSigv4' ? ' (AWS SigV4 supports SHARED only)' : ''),
       );
     }
@@ -266,28 +259,16 @@ export function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sha
   }
   if (!auth) return;
   const a = (f: string) => `${root}.${auth.kind}.${f}`;
-  switch (auth.kind) {
-    case 'bearerToken':
-      if (shared && !secretSet(auth, 'token')) throw invalidArgument(`${a('token')}: required for SHARED token sharing`);
-      break;
-    case 'customHeader':
-      if (!strValue(auth, 'headerName')) throw invalidArgument(`${a('headerName')}: required`);
-      if (shared && !secretSet(auth, 'headerValue')) throw invalidArgument(`${a('headerValue')}: required for SHARED token sharing`);
-      break;
-    case 'basicAuth':
-      if (shared && !strValue(auth, 'username')) throw invalidArgument(`${a('username')}: must not be empty for SHARED token sharing`);
-      break;
-    case 'awsSigv4':
-      if (!strValue(auth, 'accessKeyId')) throw invalidArgument(`${a('accessKeyId')}: required`);
-      if (!secretSet(auth, 'secretAccessKey')) throw invalidArgument(`${a('secretAccessKey')}: required`);
-      break;
-    case 'googleServiceAccount':
-      if (!secretSet(auth, 'credentialsJson')) throw invalidArgument(`${a('credentialsJson')}: required`);
-      break;
-    case 'oauth2':
-      checkOAuth2(auth, a);
-      break;
+  if (!isAuthKind(auth.kind)) return;
+  // What the method's declaration requires: its non-secret fields, then its secrets.
+  const spec = authMethod(auth.kind);
+  for (const [f, v] of Object.entries(spec.values)) {
+    if (needed(v.required, shared, mode) && !strValue(auth, f)) throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'must not be empty for SHARED token sharing' : 'required'}`);
   }
+  for (const [f, v] of Object.entries(spec.secrets)) {
+    if (needed(v.required, shared, mode) && !secretSet(auth, f)) throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'required for SHARED token sharing' : 'required'}`);
+  }
+  if (auth.kind === 'oauth2') checkOAuth2(auth, a);
 }
 
 function checkOAuth2(auth: EffectiveAuth, a: (f: string) => string): void {

@@ -9,6 +9,7 @@ import {
   effectiveFromRequest,
   has,
   isAuthKind,
+  kindOfServerType,
   oauth2ModeOf,
   rootOf,
   sameEndpointUrl,
@@ -19,7 +20,7 @@ import {
   type ParsedCredentialsRequest,
   type StoredServer,
 } from './mcp-config.js';
-import { AUTH_FIELDS, AUTH_KINDS, isReadOnlyField, isSecretField, OAuth2Mode, ServerType, SETTINGS, type ConfigKind } from './mcp-schema.js';
+import { AUTH_FIELDS, AUTH_KINDS, isReadOnlyField, isSecretField, OAuth2Mode, SETTINGS, type ConfigKind } from './mcp-schema.js';
 import type { AuthKind } from './secret-fields.js';
 
 // ---------------------------------------------------------------------------
@@ -124,9 +125,6 @@ export function deriveUpdateMask(config: Record<string, unknown>): string {
 
 // ---------------------------------------------------------------------------
 // Stage 2: against the stored server.
-
-const kindOfServerType = (t: string): ConfigKind | undefined =>
-  t === ServerType.EXTERNAL ? 'external' : t === ServerType.HOSTED ? 'hosted' : undefined;
 
 function emptyConfig(kind: ConfigKind): EffectiveConfig {
   return { kind, settings: { ...DEFAULT_SETTINGS }, configFields: {}, auth: null };

@@ -4,7 +4,10 @@
 // names in src/api/secret-fields.ts: sealing on the server derives from the
 // marks, redaction in logs from those names.
 import { z } from 'zod';
+import { AUTH_KIND_LIST, AUTH_METHOD_TABLE, AuthMethod, OAuth2ClientIdMode, OAuth2Mode, type AuthViewMember } from './mcp-auth.js';
 import { AUTH_SECRET_FIELDS, CONFIG_FIELDS_MAP, type AuthKind } from './secret-fields.js';
+
+export { AuthMethod, OAuth2ClientIdMode, OAuth2Mode };
 
 // ---------------------------------------------------------------------------
 // Enums, each value declared once under its short name. Views may carry values
@@ -12,15 +15,6 @@ import { AUTH_SECRET_FIELDS, CONFIG_FIELDS_MAP, type AuthKind } from './secret-f
 // UNSPECIFIED value comes first: it names the enum's prefix.
 
 export const ServerType = { UNSPECIFIED: 'MCP_SERVER_TYPE_UNSPECIFIED', HOSTED: 'MCP_SERVER_TYPE_HOSTED', EXTERNAL: 'MCP_SERVER_TYPE_EXTERNAL' } as const;
-export const AuthMethod = {
-  UNSPECIFIED: 'MCP_SERVER_AUTH_METHOD_UNSPECIFIED',
-  NONE: 'MCP_SERVER_AUTH_METHOD_NONE',
-  BEARER_TOKEN: 'MCP_SERVER_AUTH_METHOD_BEARER_TOKEN',
-  OAUTH2: 'MCP_SERVER_AUTH_METHOD_OAUTH2',
-  CUSTOM_HEADER: 'MCP_SERVER_AUTH_METHOD_CUSTOM_HEADER',
-  AWS_SIGV4: 'MCP_SERVER_AUTH_METHOD_AWS_SIGV4',
-  BASIC_AUTH: 'MCP_SERVER_AUTH_METHOD_BASIC_AUTH',
-} as const;
 export const TokenSharing = {
   UNSPECIFIED: 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED',
   SHARED: 'MCP_SERVER_TOKEN_SHARING_SHARED',
@@ -38,20 +32,6 @@ const TransportType = {
   UNSPECIFIED: 'MCP_SERVER_TRANSPORT_TYPE_UNSPECIFIED',
   STREAMABLE_HTTP: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
   SSE: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
-} as const;
-export const OAuth2Mode = {
-  UNSPECIFIED: 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED',
-  SERVICE: 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE',
-  PASSTHROUGH: 'MCP_SERVER_AUTH_OAUTH2_MODE_PASSTHROUGH',
-  CLIENT_CREDENTIALS: 'MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS',
-  JWT_BEARER: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER',
-  GOOGLE_SERVICE_ACCOUNT: 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT',
-  AUTHORIZATION_CODE: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE',
-} as const;
-export const OAuth2ClientIdMode = {
-  UNSPECIFIED: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED',
-  DCR: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR',
-  CIMD: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_CIMD',
 } as const;
 /** Accepted values of `oauth2.pkce` (empty means `discover`). */
 export const PKCE_VALUES = ['', 'discover', 's256', 'disabled'] as const;
@@ -165,10 +145,10 @@ function markSecrets<F extends Record<AuthKind, Record<string, z.ZodType>>>(fiel
   return fields;
 }
 
-/** The auth objects each config kind accepts. */
+/** The auth objects each config kind accepts (the auth method table's `configs`). */
 export const AUTH_KINDS: Record<ConfigKind, readonly AuthKind[]> = {
-  external: ['none', 'bearerToken', 'oauth2', 'customHeader', 'basicAuth'],
-  hosted: ['none', 'bearerToken', 'oauth2', 'customHeader', 'googleServiceAccount', 'awsSigv4', 'basicAuth'],
+  external: AUTH_KIND_LIST.filter((k) => (AUTH_METHOD_TABLE[k].configs as readonly ConfigKind[]).includes('external')),
+  hosted: AUTH_KIND_LIST.filter((k) => (AUTH_METHOD_TABLE[k].configs as readonly ConfigKind[]).includes('hosted')),
 };
 
 /** The settings (non-auth scalar fields) of each config kind. */
@@ -203,12 +183,12 @@ const authObjects = <K extends AuthKind>(kinds: readonly K[]) =>
 
 const ExternalConfigSchema = requestObject({
   ...SETTINGS.external,
-  ...authObjects(['none', 'bearerToken', 'oauth2', 'customHeader', 'basicAuth']),
+  ...authObjects(AUTH_KINDS.external),
 });
 const HostedConfigSchema = requestObject({
   ...SETTINGS.hosted,
   [CONFIG_FIELDS_MAP]: CONFIG_FIELDS,
-  ...authObjects(['none', 'bearerToken', 'oauth2', 'customHeader', 'googleServiceAccount', 'awsSigv4', 'basicAuth']),
+  ...authObjects(AUTH_KINDS.hosted),
 });
 /** Body of POST /api/v1/apps/{app_id}/mcp_servers/{connector_id}/credentials. */
 const UpdateCredentialsRequestSchema = requestObject({
@@ -289,6 +269,9 @@ const McpServerViewSchema = z.object({
   lastCalledAt: timestamp,
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
+
+// Every view member the auth method table names is a member of the view: a name missing here fails the typecheck, naming it.
+[] as Exclude<AuthViewMember, keyof McpServerView>[] satisfies never[];
 export interface UpdateCredentialsResponse {
   mcpServer: McpServerView | null;
 }

@@ -11,6 +11,11 @@
 //     in the config (`externalConfig.bearerToken`, ...) matches nothing and is SILENTLY
 //     ignored: 200, nothing changed, as the real service does;
 //   * no mask: the whole config is replaced;
+//   * naming an auth object whole replaces the auth config, and with it the token
+//     sharing and tool approval settings the mask does not name: they fall back to
+//     UNSPECIFIED (what an admin saw happen to a PER_USER server; see the README);
+//   * rows under the legacy OAuth2 modes SERVICE / PASSTHROUGH report their token
+//     sharing as SHARED / PER_USER (service-api.md §2.1);
 //   * `configFields` replaces the whole map: every stored field not sent is dropped,
 //     secrets included (service-notes.md §3); `configFields.<name>` (undocumented on
 //     the service) changes one entry here;
@@ -119,7 +124,7 @@ export class McpStore {
       mcpServerCatalogId: s.settings.mcpServerCatalogId ?? '',
       sourceAppId: s.settings.sourceAppId ?? '',
       authMethod: `MCP_SERVER_AUTH_METHOD_${s.auth ? AUTH_METHOD[s.auth.kind] : 'UNSPECIFIED'}`,
-      tokenSharing: s.settings.tokenSharing || 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED',
+      tokenSharing: reportedTokenSharing(s),
       requireToolApproval: s.settings.requireToolApproval || 'OPTIONAL_BOOL_UNSPECIFIED',
       dataSensitivity: 'MCP_SERVER_DATA_SENSITIVITY_UNSPECIFIED',
       toolPrefix: '',
@@ -150,6 +155,17 @@ export class McpStore {
     };
   }
 }
+
+/** Token sharing as the view reports it: the legacy OAuth2 modes SERVICE / PASSTHROUGH stand for SHARED / PER_USER. */
+function reportedTokenSharing(s: McpServer): string {
+  const mode = s.auth?.kind === 'oauth2' ? s.auth.values.mode : undefined;
+  if (mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE') return 'MCP_SERVER_TOKEN_SHARING_SHARED';
+  if (mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_PASSTHROUGH') return 'MCP_SERVER_TOKEN_SHARING_PER_USER';
+  return s.settings.tokenSharing || 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED';
+}
+
+/** Settings that live in the auth config: replacing the auth object resets those the mask does not name. */
+const AUTH_CONFIG_SETTINGS = ['tokenSharing', 'requireToolApproval'];
 
 /** The config of a request, checked member by member (types, enums, the auth oneof). */
 function checkConfig(kind: ConfigKind, cfg: Values): void {
@@ -197,6 +213,7 @@ function applyConfig(s: McpServer, kind: ConfigKind, cfg: Values, mask: string[]
     } else if (AUTH_KINDS[kind].includes(head)) {
       const given = isObject(cfg[head]) ? (cfg[head] as Values) : undefined;
       if (!sub) {
+        for (const k of AUTH_CONFIG_SETTINGS) if (!mask.includes(k)) next.settings[k] = '';
         if (given) next.auth = { kind: head, values: clone(given) };
         else if (next.auth?.kind === head) next.auth = undefined;
       } else {

@@ -61,7 +61,7 @@ export interface FakeTenant extends ContractLog {
   mcp: McpStore;
   tasks: TaskStore;
   /** Seeded IDs: apps, MCP servers, the catalog entry. */
-  seed: { rulesApp: string; mcpApp: string; externalServer: string; hostedServer: string; catalogId: string; ruleIds: string[] };
+  seed: { rulesApp: string; mcpApp: string; externalServer: string; hostedServer: string; legacyServer: string; catalogId: string; ruleIds: string[] };
   /** A bearer token for the main client, issued without the token flow. */
   issueToken(client?: KeyClient): string;
   /** The stored MCP server (secrets included). */
@@ -272,6 +272,18 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
       createdAt: now,
       updatedAt: now,
     },
+    {
+      appId: mcpApp,
+      connectorId: 'crm-mcp',
+      displayName: 'CRM',
+      description: 'Stored under the legacy OAuth2 PASSTHROUGH mode: reported as PER_USER',
+      kind: 'external',
+      settings: { url: 'https://crm-mcp.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP', tokenSharing: '', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+      configFields: {},
+      auth: { kind: 'oauth2', values: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_PASSTHROUGH', clientId: 'crm', issuerUrl: 'https://idp.example.org', tokenUrl: 'https://idp.example.org/token' } },
+      createdAt: now,
+      updatedAt: now,
+    },
   );
-  return { rulesApp, mcpApp, externalServer: 'wiki-mcp', hostedServer: 'datadog-mcp', catalogId, ruleIds };
+  return { rulesApp, mcpApp, externalServer: 'wiki-mcp', hostedServer: 'datadog-mcp', legacyServer: 'crm-mcp', catalogId, ruleIds };
 }

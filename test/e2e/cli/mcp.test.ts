@@ -81,8 +81,17 @@ describe('agctl mcp set-credentials', async () => {
     const cs = secret('client-secret');
     secrets.push(cs);
     const base = ['--url', 'https://crm-mcp.example.com/mcp', '--oauth2-token-url', 'https://idp.example.com/token'];
-    const cc = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'crm-cli', '--oauth2-client-secret-stdin', '--scopes', 'crm.read,crm.write', '--oauth2-token-param', 'audience=crm'), { input: cs });
+    const ccArgs = [...base, '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'crm-cli', '--oauth2-client-secret-stdin', '--scopes', 'crm.read,crm.write', '--oauth2-token-param', 'audience=crm'];
+    // The server is PER_USER (its legacy PASSTHROUGH mode): client credentials cannot keep that, so nothing is sent until the change is named.
+    const updatedAt = row(d.legacyPassthrough).updated_at;
+    const refused = await cli(set(d.legacyPassthrough, ...ccArgs), { input: cs });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`agctl: MCP server ${d.legacyPassthrough} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`);
+    expect(refused.stderr).toContain('hint: pass --token-sharing shared to change it with this write');
+    expect(row(d.legacyPassthrough).updated_at).toBe(updatedAt);
+    const cc = await cli(set(d.legacyPassthrough, ...ccArgs, '--token-sharing', 'shared'), { input: cs });
     expect(cc.code, cc.stderr).toBe(0);
+    expect(cc.stderr).toContain('changed: Token sharing: PER_USER → SHARED');
     expect(cc.stdout).toMatch(/^OAuth2 mode:\s+CLIENT_CREDENTIALS$/m);
     expect(cc.stderr).not.toContain('used only in');
     expect(cc.stdout).toMatch(/^Secrets:\s+client ID and secret: configured$/m);
@@ -113,7 +122,10 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.stdout).toMatch(/^Kind:\s+hosted$/m);
     expect(r.stdout).toMatch(/^Config fields:\s+site=datadoghq\.eu$/m);
     expect(r.stdout).toMatch(/^Tool prefix:\s+datadog \(default\)$/m);
-    expect(r.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured$/m);
+    // The view never reports a secret config field: the summary says what the write set.
+    expect(r.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: set by this write$/m);
+    const got = await cli(['mcp', 'get', d.appId, d.hosted]);
+    expect(got.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: not reported by the service$/m);
     expect(opened(d.hosted, 'auth.secretAccessKey')).toBe(aws);
     expect(opened(d.hosted, 'auth.sessionToken')).toBe(session);
     expect(opened(d.hosted, 'configFields.apiKey')).toBe(apiKey);
@@ -141,15 +153,16 @@ describe('agctl mcp set-credentials', async () => {
 
   it('reads a hosted server\'s catalog ID when none is given, and sends it outside the mask', async () => {
     const before = row(d.hosted);
-    const dry = await cli(set(d.hosted, '--hosted', '--auth', 'none', '--dry-run'));
+    const dry = await cli(set(d.hosted, '--hosted', '--auth', 'none', '--dry-run', '-o', 'json'));
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: before.catalog_id, none: {} }, updateMask: 'none' });
+    // The stored SHARED token sharing is sent with the new method (in the mask), so that no reset can drop it.
+    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: before.catalog_id, none: {}, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' }, updateMask: 'none,tokenSharing' });
     const token = secret('hosted-bearer');
     secrets.push(token);
     const r = await cli(['--debug', ...set(d.hosted, '--hosted', '--bearer-token-stdin')], { input: token });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`[debug] > GET ${s.baseUrl}/api/v1/apps/${d.appId}/mcp_servers/${d.hosted}`);
-    expect(r.stderr).toContain(`"hostedConfig":{"mcpServerCatalogId":"${before.catalog_id}","bearerToken":{"token":"<redacted>"}},"updateMask":"bearerToken"`);
+    expect(r.stderr).toContain(`"hostedConfig":{"mcpServerCatalogId":"${before.catalog_id}","bearerToken":{"token":"<redacted>"},"tokenSharing":"MCP_SERVER_TOKEN_SHARING_SHARED"},"updateMask":"bearerToken,tokenSharing"`);
     expect(r.stderr).not.toMatch(/does not show/);
     expect(opened(d.hosted, 'auth.token')).toBe(token);
     expect(row(d.hosted).config_fields_json).toBe(before.config_fields_json);
@@ -287,19 +300,37 @@ describe('agctl mcp set-credentials', async () => {
     secrets.push(aws, cfg);
     // A dry run reads the server (its view and the catalog entry) and writes nothing.
     const r = await cli(
-      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'),
+      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run', '-o', 'json'),
       { input: aws },
     );
     expect(r.code, r.stderr).toBe(0);
+    // Without -o json: the changes in words, the same lines -i shows before its question.
+    const human = await cli(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'), { input: aws });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(new RegExp(`^Changes to MCP server ${d.hosted}:\n`));
+    for (const line of [
+      '  Token sharing: SHARED (kept: sent with the new authentication, which the service could otherwise reset)',
+      '  Config field apiKey: a new secret value',
+      '  Authentication: BEARER_TOKEN → AWS_SIGV4',
+      '    accessKeyId: AKIADRY',
+      '    secretAccessKey: a new secret value',
+      'Update mask: mcpServerCatalogId,configFields,awsSigv4,tokenSharing',
+    ]) expect(human.stdout.split('\n')).toContain(line);
+    expect(human.stderr).toContain('nothing was sent; -o json prints the request, secrets redacted');
     expect(r.stderr).toContain(`Dry run: would send POST /api/v1/apps/${d.appId}/mcp_servers/${d.hosted}/credentials`);
     // apiKey is secret in the catalog schema: a warning names the flags that keep it off the command line (never the value).
     expect(r.stderr).toMatch(/--config apiKey=\.\.\.: apiKey is a secret field of the catalog entry, and a value on the command line stays in shell history .* --config-file apiKey=PATH/);
     // The merged request: the stored non-secret site is re-sent (shown), the secret fields redacted.
     expect(r.json()).toEqual({
-      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { apiKey: '<redacted>', site }, awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' } },
-      updateMask: 'mcpServerCatalogId,configFields,awsSigv4',
+      hostedConfig: {
+        mcpServerCatalogId: d.catalogIds.datadog,
+        configFields: { apiKey: '<redacted>', site },
+        awsSigv4: { accessKeyId: 'AKIADRY', secretAccessKey: '<redacted>' },
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+      },
+      updateMask: 'mcpServerCatalogId,configFields,awsSigv4,tokenSharing',
     });
-    const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run'));
+    const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run', '-o', 'json'));
     expect(f.code, f.stderr).toBe(0);
     expect(f.json().externalConfig.oauth2.jwtPrivateKey).toBe('<redacted>');
     expect(row(d.hosted)).toEqual(before);
@@ -329,7 +360,6 @@ describe('agctl mcp set-credentials', async () => {
       [set(d.external, '--url', 'https://a.example.com/mcp', '--auth', 'bearer'), /^agctl: missing bearer token: provide it with --bearer-token-stdin, --bearer-token-file, AGCTL_MCP_BEARER_TOKEN/m],
       [set(d.external, '--external'), /^agctl: nothing to change: name what to set/m],
       [set(d.external, '--update-mask', 'externalConfig.url,hostedConfig.configFields', '--url', 'https://a.example.com/mcp'), /^agctl: updateMask: configFields: unknown path for externalConfig/m],
-      [set(d.external, '--update-mask', 'bearerToken.token', '--bearer-token-file', file('t2.txt', 'x')), /^agctl: cannot tell whether the server is external or hosted: pass --external or --hosted/m],
       [set(d.external, '--external', '--aws-access-key-id', 'AKIA'), /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'), /^agctl: only one input can come from stdin/m],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--interactive'), /^agctl: --interactive needs a terminal/m],
@@ -365,9 +395,14 @@ describe('agctl mcp set-credentials', async () => {
   it('answers 404 for an unknown server and rejects server-side rules with exit 7', async () => {
     const nf = await cli(set('no-such-server', '--url', 'https://a.example.com/mcp', '--auth', 'none'));
     expect(nf.code).toBe(5);
+    // The server's view says it is external: a hosted request stops before it is sent.
     const wrongKind = await cli(set(d.external, '--catalog-id', d.catalogIds.datadog, '--auth', 'none'));
-    expect(wrongKind.code).toBe(7);
-    expect(wrongKind.stderr).toContain('agctl: hostedConfig: wiki-mcp is an external server; send externalConfig (HTTP 400, InvalidArgument)');
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain('agctl: MCP server wiki-mcp in app ai-tools is an external server, but the request sets hostedConfig\nhint: use the flags for external servers');
+    // Sent anyway (--from-file skips nothing the server checks): the server's own 400.
+    const sent = await cli(set(d.external, '--from-file', file('wrong-kind.json', JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, none: {} } }))));
+    expect(sent.code).toBe(2);
+    expect(sent.stderr).toContain('hint: send externalConfig instead');
   });
 
   it('keeps secrets out of --debug logs', async () => {
@@ -422,7 +457,7 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
 
   it('giving only the secret field keeps the stored non-secret field (re-sent, with a note)', async () => {
     const stored = site();
-    const dry = await cli(set('--config-stdin', 'apiKey', '--dry-run'), { input: 'dd-key-dry' });
+    const dry = await cli(set('--config-stdin', 'apiKey', '--dry-run', '-o', 'json'), { input: 'dd-key-dry' });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json().hostedConfig.configFields).toEqual({ apiKey: '<redacted>', site: stored });
     expect(dry.stdout + dry.stderr).not.toContain('dd-key-dry');
@@ -503,7 +538,7 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'ext-mcp', '--external', '--update-mask', 'externalConfig.bearerToken', '--bearer-token-stdin'], { input: token });
     expect(r.code, r.stderr).toBe(0);
     const post = received.filter((x) => x.method === 'POST').at(-1)!;
-    expect(post.body.updateMask).toBe('bearerToken');
+    expect(post.body.updateMask).toBe('bearerToken,tokenSharing');
     const warnings = r.stderr.split('\n').filter((l) => /does not show/.test(l));
     expect(warnings).toEqual([
       '! the server answered success, but its view of ext-mcp does not show authMethod=MCP_SERVER_AUTH_METHOD_BEARER_TOKEN, bearerTokenConfigured=true: that change may not have been made',
@@ -530,7 +565,7 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     expect(received.filter((x) => x.method === 'POST')).toEqual([]);
     const ok = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu', '--replace-config-fields']);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(received.at(-1)!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } }, updateMask: 'configFields' });
+    expect(received.filter((x) => x.method === 'POST').at(-1)!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } }, updateMask: 'configFields' });
   });
 
   it('reads the catalog ID of a hosted server first, and sends it outside the mask', async () => {
@@ -538,7 +573,10 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--require-tool-approval', 'true', '--auth', 'none', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(received.map((x) => `${x.method} ${x.url}`)).toEqual(['GET /api/v1/apps/ai-tools/mcp_servers/hosted-mcp', 'POST /api/v1/apps/ai-tools/mcp_servers/hosted-mcp/credentials']);
-    expect(received[1]!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, requireToolApproval: 'OPTIONAL_BOOL_TRUE', none: {} }, updateMask: 'requireToolApproval,none' });
+    expect(received[1]!.body).toEqual({
+      hostedConfig: { mcpServerCatalogId: CATALOG, requireToolApproval: 'OPTIONAL_BOOL_TRUE', none: {}, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' },
+      updateMask: 'requireToolApproval,none,tokenSharing',
+    });
     expect(r.stderr).toMatch(/does not show requireToolApproval=OPTIONAL_BOOL_TRUE: that change/);
   });
 });

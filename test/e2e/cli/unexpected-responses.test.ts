@@ -59,7 +59,11 @@ const SCENARIOS: Record<string, Answer> = {
 
 t.reset((req: Seen, res: ServerResponse) => {
   const name = req.path === '/auth/v1/token' ? (new URLSearchParams(req.body).get('client_id') ?? '') : (/^\/(?:api\/v1\/(?:apps|tasks)\/)?([^/?]+)/.exec(req.path)?.[1] ?? '');
-  const [status, body, type] = SCENARIOS[name] ?? [404, '{"code":5,"message":"no such scenario","details":[]}', JSON_TYPE];
+  // set-*: a write reads the server's view first (a valid one), then its answer is the scenario's.
+  const view = name.startsWith('set-') && req.method === 'GET';
+  const [status, body, type] = view
+    ? [200, '{"mcpServer":{"connectorId":"c1","serverType":"MCP_SERVER_TYPE_EXTERNAL"}}', JSON_TYPE]
+    : SCENARIOS[name.replace(/^set-/, '')] ?? [404, '{"code":5,"message":"no such scenario","details":[]}', JSON_TYPE];
   res.writeHead(status, { ...(type ? { 'content-type': type } : {}), 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });
@@ -150,15 +154,15 @@ describe('unexpected 2xx answers', () => {
       cli(['mcp', 'get', 'mcp-missing', 'c1']),
       cli(['mcp', 'get', 'mcp-string', 'c1']),
       cli(['mcp', 'get', 'mcp-scopes', 'c1']),
-      cli(set('mcp-missing')),
-      cli(set('html')),
+      cli(set('set-mcp-missing')),
+      cli(set('set-html')),
     ]);
     const url = (app: string) => `${t.url}/api/v1/apps/${app}/mcp_servers/c1`;
     expectUnexpected(getMissing, url('mcp-missing'), '"mcpServer" is missing, expected an MCP server view', 'get mcp-missing');
     expectUnexpected(getString, url('mcp-string'), '"mcpServer" is a string, expected an MCP server view', 'get mcp-string');
     expectUnexpected(getScopes, url('mcp-scopes'), '"mcpServer.oauth2Scopes" is a string, expected an array', 'get mcp-scopes');
-    expectUnexpected(setMissing, `${url('mcp-missing')}/credentials`, '"mcpServer" is missing, expected an MCP server view', 'set mcp-missing');
-    expectUnexpected(setHtml, `${url('html')}/credentials`, 'HTTP 200 with content type text/html, expected JSON', 'set html');
+    expectUnexpected(setMissing, `${url('set-mcp-missing')}/credentials`, '"mcpServer" is missing, expected an MCP server view', 'set mcp-missing');
+    expectUnexpected(setHtml, `${url('set-html')}/credentials`, 'HTTP 200 with content type text/html, expected JSON', 'set html');
   });
 
   it('the token endpoint: JSON with a non-empty bearer access_token and a numeric expires_in', async () => {

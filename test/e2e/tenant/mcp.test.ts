@@ -73,7 +73,7 @@ describe('mcp against the fake tenant', async () => {
     const both = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'], { input: 'dd-key-both' });
     expect(both.code, both.stderr).toBe(0);
     expect(stored(hosted).configFields).toEqual({ site: 'us3.datadoghq.com', apiKey: 'dd-key-both' });
-    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run'], { input: 'dd-key-dry' });
+    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run', '-o', 'json'], { input: 'dd-key-dry' });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: '<redacted>', site: 'us3.datadoghq.com' } }, updateMask: 'configFields' });
     // Back as seeded, for the tests that follow.
@@ -172,6 +172,69 @@ describe('mcp against the fake tenant', async () => {
     const missing = await cli(['mcp', 'get', app, 'nope-mcp']);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('MCP server nope-mcp not found');
+  });
+
+  describe('a write keeps the token sharing and tool approval it does not name (the tenant resets them with the auth config)', () => {
+    const crm = t.seed.legacyServer;
+
+    it('the kind comes from the server\'s view; a dry run lists the kept settings and sends nothing', async () => {
+      const sent = t.mcp.requests.length;
+      const dry = await cli(['mcp', 'set-credentials', app, crm, '--auth', 'bearer', '--bearer-token-stdin', '--dry-run'], { input: 'crm-token-dry' });
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout.split('\n')).toEqual([
+        `Changes to MCP server ${crm}:`,
+        '  Token sharing: PER_USER (kept: sent with the new authentication, which the service could otherwise reset)',
+        '  Tool approval: required (kept: sent with the new authentication, which the service could otherwise reset)',
+        '  Authentication: OAUTH2 → BEARER_TOKEN',
+        '    token: a new secret value',
+        'Update mask: bearerToken,tokenSharing,requireToolApproval',
+        '',
+      ]);
+      expect(dry.stdout + dry.stderr).not.toContain('crm-token-dry');
+      expect(t.mcp.requests.length).toBe(sent);
+    });
+
+    it('a method that cannot keep PER_USER: exit 2 naming the flag, nothing sent', async () => {
+      const sent = t.mcp.requests.length;
+      const r = await cli(['mcp', 'set-credentials', app, crm, '--oauth2-mode', 'client-credentials', '--oauth2-token-url', 'https://idp.example.org/token', '--oauth2-client-id', 'crm', '--oauth2-client-secret-stdin'], { input: 'crm-secret' });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`agctl: MCP server ${crm} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`);
+      expect(r.stderr).toContain('hint: pass --token-sharing shared to change it with this write');
+      expect(t.mcp.requests.length).toBe(sent);
+    });
+
+    it('--auth bearer on a PER_USER server: PER_USER and the tool approval stay, and the summary lists what changed', async () => {
+      const r = await cli(['mcp', 'set-credentials', app, crm, '--auth', 'bearer', '--bearer-token-stdin'], { input: 'crm-token' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(lastRequest()).toEqual({
+        externalConfig: { bearerToken: { token: 'crm-token' }, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+        updateMask: 'bearerToken,tokenSharing,requireToolApproval',
+      });
+      expect(stored(crm).settings).toMatchObject({ tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', requireToolApproval: 'OPTIONAL_BOOL_TRUE' });
+      expect(r.stdout).toMatch(/^Token sharing:\s+PER_USER$/m);
+      expect(r.stderr.split('\n').filter((l) => l.includes('changed:'))).toEqual(['  changed: Authentication: OAUTH2 → BEARER_TOKEN']);
+      expect(r.stderr).toContain('note: keeping tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER, requireToolApproval=OPTIONAL_BOOL_TRUE: sent with the new authentication');
+    });
+
+    it('--from-file: the kept settings are added to the request the same way', async () => {
+      const body = { externalConfig: { bearerToken: { token: 'crm-token-2' } }, updateMask: 'bearerToken' };
+      const file = join(tempDir(), 'crm.json');
+      writeFileSync(file, JSON.stringify(body));
+      // --from-file is completed the same way: the kept settings go with it.
+      const r = await cli(['mcp', 'set-credentials', app, crm, '--from-file', file]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(lastRequest()?.updateMask).toBe('bearerToken,tokenSharing,requireToolApproval');
+      expect(stored(crm).settings.tokenSharing).toBe('MCP_SERVER_TOKEN_SHARING_PER_USER');
+    });
+  });
+
+  it('secret config fields: the summary names them, set by this write or not reported by the service; mcp get the same', async () => {
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Secrets:\s+bearer token: configured, config field apiKey: set by this write$/m);
+    const g = await cli(['mcp', 'get', app, hosted]);
+    expect(g.code, g.stderr).toBe(0);
+    expect(g.stdout).toMatch(/^Secrets:\s+bearer token: configured, config field apiKey: not reported by the service$/m);
   });
 
   it('an error with a string code is understood: the JSON error carries the gRPC code it names', async () => {

@@ -95,7 +95,7 @@ describe('read commands against the fake tenant', async () => {
     expect(r.stdout).toMatch(/datadog-mcp\s+Datadog\s+hosted\s+NONE\s+catalog /);
     expect(r.stdout).toMatch(/wiki-mcp\s+Wiki\s+external\s+BEARER_TOKEN\s+https:\/\/wiki-mcp\.example\.com\/mcp/);
     const j = await cli(['mcp', 'list', t.seed.mcpApp, '--page-size', '1', '-o', 'json']);
-    expect(j.json().map((v: any) => v.connectorId)).toEqual(['datadog-mcp', 'wiki-mcp']);
+    expect(j.json().map((v: any) => v.connectorId)).toEqual(['crm-mcp', 'datadog-mcp', 'wiki-mcp']);
     for (const out of [r.stdout, j.stdout]) {
       expect(out).not.toContain(t.mcpServer(t.seed.mcpApp, 'wiki-mcp').auth!.values.token as string);
       expect(out).not.toContain('initial-dd-key');

@@ -69,7 +69,7 @@ describe('read commands against a tenant answering sparse (contract-valid) varia
     expect(list.stdout).toMatch(/wiki-mcp/);
     const json = await cli(['mcp', 'list', t.seed.mcpApp, '--page-size', '1', '-o', 'json']);
     expect(json.code, json.stderr).toBe(0);
-    expect(json.json().map((s: { connectorId: string }) => s.connectorId)).toEqual(['datadog-mcp', 'wiki-mcp']);
+    expect(json.json().map((s: { connectorId: string }) => s.connectorId)).toEqual(['crm-mcp', 'datadog-mcp', 'wiki-mcp']);
     for (const id of [t.seed.externalServer, t.seed.hostedServer]) {
       const get = await cli(['mcp', 'get', t.seed.mcpApp, id]);
       expect(get.code, get.stderr).toBe(0);

@@ -81,22 +81,25 @@ function scripted(script: [string, Answer][], enabled = true) {
   return { p, asked, hidden, shown, left: () => script.length };
 }
 
-function context(prompter: Prompter, env: Record<string, string> = {}) {
+function context(prompter: Prompter, env: Record<string, string> = {}, flags: Record<string, unknown> = {}) {
   const { io, out, err } = fakeIO({ tty: true });
-  const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(root, 'cfg'), ...env }, flags: {}, prompter });
+  const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(root, 'cfg'), ...env }, flags, prompter });
   return { ctx, out, err };
 }
 
-const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'srv', dryRun: true, ...o });
+const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'wiki-mcp', dryRun: true, ...o });
+const demoServer = startTestServer();
 /** What the command's run receives for these options. */
 const input = (o: Partial<SetCredentialsOptions>) => {
   const { appId, connectorId, ...flags } = opts(o);
   return { args: [appId, connectorId] as [string, string], opts: flags };
 };
 
+/** A dry run with -o json against an in-process server with the demo data (a write reads the server's view first). */
 async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer][], env: Record<string, string> = {}) {
+  const srv = await demoServer;
   const s = scripted(script);
-  const c = context(s.p, env);
+  const c = context(s.p, { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret, ...env }, { output: 'json' });
   const code = await run(input(o), c.ctx);
   expect(code).toBe(0);
   expect(s.left()).toBe(0);
@@ -198,7 +201,11 @@ describe('redaction of MCP requests (dry runs and --debug logs)', () => {
 describe('on a terminal', () => {
   it('asks only for the missing secret, with a hidden prompt', async () => {
     const r = await dryRun({ url: 'https://a.example.com/mcp', auth: 'bearer' }, [['Bearer token', 'typed-token']]);
-    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' } }, updateMask: 'url,bearerToken' });
+    // The server's token sharing and tool approval are sent with the new method (in the mask), so that they stay.
+    expect(r.body).toEqual({
+      externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' }, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+      updateMask: 'url,bearerToken,tokenSharing,requireToolApproval',
+    });
     expect(r.asked).toEqual(['Bearer token']);
     expect(r.err).not.toContain('typed-token');
   });
@@ -240,9 +247,10 @@ describe('--interactive', async () => {
   const env = { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret };
   const row = (id: string) => srv.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id);
   const on = (connectorId: string, o: Partial<SetCredentialsOptions>): Partial<SetCredentialsOptions> => ({ appId: d.appId, connectorId, interactive: true, ...o });
-  const walk = async (o: Partial<SetCredentialsOptions>, script: [string, Answer][]) => {
+  /** A walk-through; a dry run prints the request with -o json unless `human`. */
+  const walk = async (o: Partial<SetCredentialsOptions>, script: [string, Answer][], human = false) => {
     const s = scripted(script);
-    const c = context(s.p, env);
+    const c = context(s.p, env, opts(o).dryRun && !human ? { output: 'json' } : {});
     const code = await run(input(o), c.ctx);
     expect(s.left()).toBe(0);
     return { code, asked: s.asked, hidden: s.hidden, shown: s.shown, err: c.err(), out: c.out() };
@@ -296,10 +304,36 @@ describe('--interactive', async () => {
     expect(lines).toContain('  URL: https://wiki-mcp.example.com/mcp → https://wiki3.example.com/mcp');
     expect(lines).toContain('  Authentication: BEARER_TOKEN, replaced');
     expect(lines).toContain('    token: a new secret value');
-    expect(r.err).not.toMatch(/Transport:|Token sharing:|"externalConfig"/);
+    // The bearer token is replaced: the stored token sharing is sent with it, and the diff says so.
+    expect(lines).toContain('  Token sharing: SHARED (kept: sent with the new authentication, which the service could otherwise reset)');
+    expect(r.err).not.toMatch(/Transport:|"externalConfig"/);
     expect(r.err).not.toContain('tok-SECRET-1');
     expect(r.err).toContain('Nothing sent');
     expect(row(d.external)).toEqual(before);
+  });
+
+  it('-i --dry-run shows the same plain diff as -i (the request only with -o json); a method that cannot be per-user takes SHARED, shown', async () => {
+    const before = row(d.legacyPassthrough);
+    const script = (): [string, Answer][] => [
+      ['Endpoint URL', ENTER],
+      ['Transport', ENTER],
+      ['Authentication method', 'none'],
+      ['Require approval', ENTER],
+    ];
+    const human = await walk(on(d.legacyPassthrough, { dryRun: true }), script(), true);
+    expect(human.code).toBe(0);
+    // PER_USER (the legacy PASSTHROUGH mode) cannot stay with no authentication: the change is in the request, and the diff says it.
+    expect(human.out.split('\n')).toEqual([
+      `Changes to MCP server ${d.legacyPassthrough}:`,
+      '  Token sharing: PER_USER → SHARED',
+      '  Authentication: OAUTH2 → NONE',
+      'Update mask: tokenSharing,none',
+      '',
+    ]);
+    expect(human.out).not.toContain('{');
+    const json = await walk(on(d.legacyPassthrough, { dryRun: true }), script());
+    expect(JSON.parse(json.out)).toEqual({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', none: {} }, updateMask: 'tokenSharing,none' });
+    expect(row(d.legacyPassthrough)).toEqual(before);
   });
 
   it('walks an external OAuth2 authorization-code setup, asking only what applies; unchanged answers stay out of the mask', async () => {
@@ -332,8 +366,9 @@ describe('--interactive', async () => {
           scopes: ['openid', 'crm.read'],
           pkce: 's256',
         },
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
       },
-      updateMask: 'transportType,tokenSharing,oauth2',
+      updateMask: 'transportType,tokenSharing,oauth2,requireToolApproval',
     });
   });
 
@@ -434,8 +469,9 @@ describe('--interactive', async () => {
         mcpServerCatalogId: d.catalogIds.datadog,
         requireToolApproval: 'OPTIONAL_BOOL_TRUE',
         awsSigv4: { accessKeyId: 'AKIAFLAG', secretAccessKey: '<redacted>', sessionToken: '<redacted>' },
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
       },
-      updateMask: 'requireToolApproval,awsSigv4',
+      updateMask: 'requireToolApproval,awsSigv4,tokenSharing',
     });
     expect(r.asked.join('\n')).not.toMatch(/Token sharing|Authentication method|Endpoint URL/);
   });

@@ -128,8 +128,9 @@ describe('environment variables', () => {
     // Between the variables every command reads (the proxies last) and the terminal conventions, in the order of the tree.
     const declared = names.slice(names.indexOf('NO_PROXY') + 1, names.indexOf('NO_COLOR'));
     expect(declared).toEqual([
-      'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_PASSWORD', 'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN',
-      'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_GOOGLE_CREDENTIALS', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',
+      // The MCP secrets in the order of the auth method table (src/api/mcp-auth.ts).
+      'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_GOOGLE_CREDENTIALS',
+      'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN', 'AGCTL_MCP_PASSWORD', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',
       'AGCTL_COMPLETE_BUDGET_MS',
     ]);
     expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');

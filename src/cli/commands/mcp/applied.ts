@@ -2,8 +2,9 @@
 // returned view does not show. The service answers 200 for a mask path that
 // matches nothing, having changed nothing (service-notes.md §3), so success
 // alone does not prove the change was made.
-import { AuthMethod, OAuth2Mode, type McpServerView } from '../../../api/mcp-schema.js';
-import { AUTH_METHOD_FOR_KIND, reportedTokenSharing, sameEndpointUrl, type ParsedCredentialsRequest } from '../../../api/mcp-config.js';
+import { AUTH_KIND_LIST, authMethod } from '../../../api/mcp-auth.js';
+import { AuthMethod, type McpServerView } from '../../../api/mcp-schema.js';
+import { reportedTokenSharing, sameEndpointUrl, type ParsedCredentialsRequest } from '../../../api/mcp-config.js';
 
 type ViewKey = keyof McpServerView;
 
@@ -17,31 +18,16 @@ const SETTING_VIEW: Record<string, ViewKey> = {
   sourceAppId: 'sourceAppId',
 };
 
-/** Non-secret auth fields (`kind.field`) and the view field that shows each. */
-const AUTH_VALUE_VIEW: Record<string, ViewKey> = {
-  'customHeader.headerName': 'customHeaderName',
-  'basicAuth.username': 'basicAuthUsername',
-  'awsSigv4.accessKeyId': 'awsAccessKeyId',
-  'oauth2.mode': 'oauth2Mode',
-  'oauth2.clientId': 'oauth2ClientId',
-  'oauth2.authorizeUrl': 'oauth2AuthorizeUrl',
-  'oauth2.tokenUrl': 'oauth2TokenUrl',
-  'oauth2.issuerUrl': 'oauth2IssuerUrl',
-  'oauth2.jwtIssuer': 'oauth2JwtIssuer',
-  'oauth2.jwtSubject': 'oauth2JwtSubject',
-  'oauth2.jwtAudience': 'oauth2JwtAudience',
-};
-
+/** Non-secret auth fields (`kind.field`) and the view field that shows each (the auth method table's `view`). */
+const AUTH_VALUE_VIEW: Record<string, ViewKey> = {};
 /** Secret auth fields (`kind.field`) and the view flag that says it is set. */
-const AUTH_SECRET_VIEW: Record<string, ViewKey> = {
-  'bearerToken.token': 'bearerTokenConfigured',
-  'customHeader.headerValue': 'customHeaderValueConfigured',
-  'basicAuth.password': 'basicAuthPasswordConfigured',
-  'awsSigv4.secretAccessKey': 'awsSecretAccessKeyConfigured',
-  'awsSigv4.sessionToken': 'awsSessionTokenConfigured',
-  'oauth2.clientSecret': 'oauth2CredentialsConfigured',
-  'oauth2.jwtPrivateKey': 'oauth2JwtPrivateKeyConfigured',
-};
+const AUTH_SECRET_VIEW: Record<string, ViewKey> = {};
+for (const k of AUTH_KIND_LIST) {
+  const spec = authMethod(k);
+  // Lists are not judged (a list's order or a default may differ); a method told apart by its mode is judged by that.
+  for (const [f, v] of Object.entries(spec.values)) if (v.view && v.parse !== 'list') AUTH_VALUE_VIEW[`${k}.${f}`] = v.view as ViewKey;
+  for (const [f, v] of Object.entries(spec.secrets)) if (v.view && spec.viewMode === undefined) AUTH_SECRET_VIEW[`${k}.${f}`] = v.view as ViewKey;
+}
 
 /**
  * The asked-for changes (fields the request sets within its mask) that the
@@ -73,8 +59,9 @@ export function unappliedChanges(req: ParsedCredentialsRequest, view: McpServerV
 
   const auth = req.auth;
   if (!auth || (mask && !mask.some((p) => p === auth.kind || p.startsWith(`${auth.kind}.`)))) return out;
-  expect('authMethod', AUTH_METHOD_FOR_KIND[auth.kind]);
-  if (auth.kind === 'googleServiceAccount') expect('oauth2Mode', OAuth2Mode.GOOGLE_SERVICE_ACCOUNT);
+  const spec = authMethod(auth.kind);
+  expect('authMethod', spec.method);
+  if (spec.viewMode) expect('oauth2Mode', spec.viewMode);
   for (const [field, value] of Object.entries(auth.values)) {
     const key = AUTH_VALUE_VIEW[`${auth.kind}.${field}`];
     if (key && typeof value === 'string' && asked(`${auth.kind}.${field}`)) expect(key, value);

@@ -1,7 +1,7 @@
 // What an update request would change, in words, for the walk-through's last
 // question: "Tool approval: required → tenant default". Secret values are
 // never shown, only that a new one is sent or that one is cleared.
-import { AUTH_METHOD_FOR_KIND, isAuthKind } from '../../../api/mcp-config.js';
+import { authMethod, isAuthKind } from '../../../api/mcp-auth.js';
 import { AUTH_SECRET_FIELDS } from '../../../api/secret-fields.js';
 import { AUTH_METHODS, OAUTH2_MODES, TOKEN_SHARING, TRANSPORT_TYPES, type McpServerView, type UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
 import { isJsonObject } from '../../../lib/json.js';
@@ -26,7 +26,12 @@ const SETTINGS: [key: string, label: string, view: keyof McpServerView, word: (v
  * marks; every one when no schema is known) and the auth method with the
  * fields it is given.
  */
-export function describeChanges(body: UpdateCredentialsRequest, view: McpServerView | null, secret: ReadonlySet<string> | undefined): string[] {
+export function describeChanges(
+  body: UpdateCredentialsRequest,
+  view: McpServerView | null,
+  secret: ReadonlySet<string> | undefined,
+  kept: readonly string[] = [],
+): string[] {
   const cfg = (isJsonObject(body.externalConfig) ? body.externalConfig : isJsonObject(body.hostedConfig) ? body.hostedConfig : {}) as Record<string, unknown>;
   const mask = new Set((typeof body.updateMask === 'string' ? body.updateMask : '').split(',').map((p) => p.trim()));
   const out: string[] = [];
@@ -34,7 +39,8 @@ export function describeChanges(body: UpdateCredentialsRequest, view: McpServerV
     if (!mask.has(key)) continue;
     const before = word(text(view?.[member]));
     const after = word(text(cfg[key]));
-    if (before !== after) out.push(`${label}: ${before} → ${after}`);
+    if (kept.includes(key)) out.push(`${label}: ${after} (kept: sent with the new authentication, which the service could otherwise reset)`);
+    else if (before !== after) out.push(`${label}: ${before} → ${after}`);
   }
 
   if (mask.has('configFields')) {
@@ -50,9 +56,9 @@ export function describeChanges(body: UpdateCredentialsRequest, view: McpServerV
 
   const kind = Object.keys(cfg).find((k) => isAuthKind(k) && isJsonObject(cfg[k]));
   if (kind && [...mask].some((p) => p === kind || p.startsWith(`${kind}.`))) {
-    const method = isAuthKind(kind) ? AUTH_METHOD_FOR_KIND[kind] : kind;
+    const spec = isAuthKind(kind) ? authMethod(kind) : undefined;
     const before = enumLabel(view?.authMethod, AUTH_METHODS) || '(none)';
-    const after = kind === 'googleServiceAccount' ? 'OAUTH2 (Google service account)' : enumLabel(method, AUTH_METHODS);
+    const after = spec ? `${enumLabel(spec.method, AUTH_METHODS)}${spec.viewMode ? ` (${spec.label})` : ''}` : kind;
     out.push(before === after ? `Authentication: ${after}, replaced` : `Authentication: ${before} → ${after}`);
     const auth = cfg[kind] as Record<string, unknown>;
     const secrets: readonly string[] = isAuthKind(kind) ? AUTH_SECRET_FIELDS[kind] : [];
@@ -62,6 +68,30 @@ export function describeChanges(body: UpdateCredentialsRequest, view: McpServerV
       else if (isJsonObject(v)) out.push(`  ${f}: ${Object.entries(v).map(([a, b]) => `${a}=${text(b)}`).join(', ')}`);
       else out.push(`  ${f}: ${shown(text(v))}`);
     }
+  }
+  return out;
+}
+
+/**
+ * What a write changed, from the server's views before and after it: the
+ * settings, the auth method and the non-secret config fields, one line each
+ * ("Token sharing: PER_USER → UNSPECIFIED"), whatever the request named, so
+ * that a side effect of the service shows too.
+ */
+export function viewChanges(before: McpServerView, after: McpServerView): string[] {
+  const out: string[] = [];
+  for (const [, label, member, word] of SETTINGS) {
+    if (member === 'endpointUrl' && after.serverType === 'MCP_SERVER_TYPE_HOSTED') continue;
+    const [a, b] = [word(text(before[member])), word(text(after[member]))];
+    if (a !== b) out.push(`${label}: ${a} → ${b}`);
+  }
+  const method = (v: McpServerView) => enumLabel(v.authMethod, AUTH_METHODS) || '(none)';
+  if (method(before) !== method(after)) out.push(`Authentication: ${method(before)} → ${method(after)}`);
+  const fieldsOf = (v: McpServerView): Record<string, unknown> => (isJsonObject(v.configFieldValues) ? v.configFieldValues : {});
+  const [was, now] = [fieldsOf(before), fieldsOf(after)];
+  for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) {
+    const [a, b] = [Object.hasOwn(was, k) ? shown(text(was[k])) : '(not set)', Object.hasOwn(now, k) ? shown(text(now[k])) : '(not set)'];
+    if (a !== b) out.push(`Config field ${k}: ${a} → ${b}`);
   }
   return out;
 }

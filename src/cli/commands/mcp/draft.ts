@@ -4,11 +4,9 @@
 import { accessSync, constants } from 'node:fs';
 import { ApiError } from '../../../api/errors.js';
 import { UsageError } from '../../../lib/exit.js';
+import { AUTH_KIND_LIST, authMethod, isAuthKind, needed, optionKey } from '../../../api/mcp-auth.js';
 import {
   AUTH_KINDS,
-  OAUTH2_CLIENT_ID_MODES,
-  OAUTH2_MODES,
-  OAuth2Mode,
   OPTIONAL_BOOLS,
   TOKEN_SHARING,
   TRANSPORT_TYPES,
@@ -24,13 +22,14 @@ import { parseUpdateMask, relativeUpdateMask } from '../../../api/mcp-mask.js';
 import type { CommandContext } from '../../context.js';
 import { missingSecret, promptProblem, readSecret, type SecretSource } from '../../secrets.js';
 import { cleanSecret } from '../../../lib/secret-text.js';
-import { SECRET_ENV, type SetCredentialsInput } from './set-credentials/command.js';
+import type { SetCredentialsInput } from './set-credentials/command.js';
 
 /** The flags of `mcp set-credentials`, typed by its declaration, and its two arguments. */
 export type SetCredentialsOptions = SetCredentialsInput['opts'] & { appId: string; connectorId: string };
 
-/** A secret the command can take: from `<flag>-stdin`, `<flag>-file`, an env var, or a prompt. */
+/** A secret the command can take: from `<flag>-stdin`, `<flag>-file`, an env var, or a prompt (the auth method table's `secrets`). */
 interface SecretInput {
+  /** The option key of the flag stem (`bearerToken` for --bearer-token). */
   key: string;
   kind: AuthKind;
   field: string;
@@ -48,39 +47,30 @@ interface SecretInput {
   text?: boolean;
 }
 
-export const SECRET_INPUTS: readonly SecretInput[] = [
-  { key: 'bearerToken', kind: 'bearerToken', field: 'token', name: 'bearer token', flag: '--bearer-token', env: SECRET_ENV.bearerToken.name },
-  { key: 'headerValue', kind: 'customHeader', field: 'headerValue', name: 'custom header value', flag: '--header-value', env: SECRET_ENV.headerValue.name, text: true },
-  { key: 'password', kind: 'basicAuth', field: 'password', name: 'basic auth password', flag: '--password', env: SECRET_ENV.password.name, text: true },
-  { key: 'awsSecretAccessKey', kind: 'awsSigv4', field: 'secretAccessKey', name: 'AWS secret access key', flag: '--aws-secret-access-key', env: SECRET_ENV.awsSecretAccessKey.name },
-  { key: 'awsSessionToken', kind: 'awsSigv4', field: 'sessionToken', name: 'AWS session token', flag: '--aws-session-token', env: SECRET_ENV.awsSessionToken.name },
-  { key: 'oauth2ClientSecret', kind: 'oauth2', field: 'clientSecret', name: 'OAuth2 client secret', flag: '--oauth2-client-secret', env: SECRET_ENV.oauth2ClientSecret.name, text: true },
-  { key: 'jwtPrivateKey', kind: 'oauth2', field: 'jwtPrivateKey', name: 'JWT private key (PEM)', flag: '--jwt-private-key', env: SECRET_ENV.jwtPrivateKey.name, multiline: true, text: true },
-  { key: 'googleCredentials', kind: 'googleServiceAccount', field: 'credentialsJson', name: 'Google service account key (JSON)', flag: '--google-credentials', env: SECRET_ENV.googleCredentials.name, multiline: true, text: true },
-];
+export const SECRET_INPUTS: readonly SecretInput[] = AUTH_KIND_LIST.flatMap((kind) =>
+  Object.entries(authMethod(kind).secrets).map(([field, s]) => ({ key: optionKey(s.flag), kind, field, name: s.name, flag: s.flag, env: s.env, multiline: s.multiline, text: s.text })),
+);
 export const secretInput = (kind: string, field: string) => SECRET_INPUTS.find((s) => s.kind === kind && s.field === field);
 
 type OptKey = keyof SetCredentialsOptions;
 const stdinKey = (s: SecretInput) => `${s.key}Stdin` as OptKey;
 const fileKey = (s: SecretInput) => `${s.key}File` as OptKey;
 
-/** The option names that select (or belong to) each auth method. */
-const AUTH_OPTION_KEYS: Record<AuthKind, OptKey[]> = {
-  none: [],
-  bearerToken: [],
-  customHeader: ['headerName'],
-  basicAuth: ['username'],
-  awsSigv4: ['awsAccessKeyId'],
-  googleServiceAccount: [],
-  oauth2: [
-    'oauth2Mode', 'oauth2ClientId', 'oauth2ClientIdMode', 'oauth2AuthorizeUrl', 'oauth2TokenUrl', 'oauth2IssuerUrl', 'oauth2ScopesSupported',
-    'oauth2CodeChallengeMethods', 'oauth2Pkce', 'oauth2AuthorizeParam', 'oauth2TokenParam', 'jwtIssuer', 'jwtSubject', 'jwtAudience',
-  ],
-};
-for (const s of SECRET_INPUTS) AUTH_OPTION_KEYS[s.kind].push(stdinKey(s), fileKey(s));
+/** The option names that select (or belong to) each auth method: its own value flags and its secrets' inputs. */
+const AUTH_OPTION_KEYS = Object.fromEntries(
+  AUTH_KIND_LIST.map((kind) => [
+    kind,
+    [
+      ...Object.values(authMethod(kind).values).flatMap((v) => (v.flag && !v.shared ? [optionKey(v.flag) as OptKey] : [])),
+      ...SECRET_INPUTS.filter((s) => s.kind === kind).flatMap((s) => [stdinKey(s), fileKey(s)]),
+    ],
+  ]),
+) as Record<AuthKind, OptKey[]>;
+/** Methods only hosted configs have. */
+const HOSTED_ONLY = AUTH_KIND_LIST.filter((k) => !(authMethod(k).configs as readonly string[]).includes('external'));
 
 const EXTERNAL_KEYS: OptKey[] = ['url', 'transport'];
-const HOSTED_KEYS: OptKey[] = ['catalogId', 'sourceAppId', 'config', 'configFile', 'configStdin', 'configSecret', ...AUTH_OPTION_KEYS.awsSigv4, ...AUTH_OPTION_KEYS.googleServiceAccount];
+const HOSTED_KEYS: OptKey[] = ['catalogId', 'sourceAppId', 'config', 'configFile', 'configStdin', 'configSecret', ...HOSTED_ONLY.flatMap((k) => AUTH_OPTION_KEYS[k])];
 /** Options that build the request body (all of them conflict with --from-file). */
 export const BUILDER_KEYS: OptKey[] = [
   'external', 'hosted', 'tokenSharing', 'requireToolApproval', 'auth', 'scopes', 'updateMask', 'interactive',
@@ -91,30 +81,11 @@ export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (m) => `-${m
 export const isGiven = (v: unknown) => v !== undefined && v !== false && !(Array.isArray(v) && v.length === 0);
 const given = (opts: SetCredentialsOptions, keys: OptKey[]) => [...new Set(keys)].filter((k) => isGiven(opts[k]));
 
-/** `--auth` values (and the request's own names). */
-const AUTH_NAMES: Record<string, AuthKind> = {
-  none: 'none',
-  bearer: 'bearerToken',
-  'bearer-token': 'bearerToken',
-  'custom-header': 'customHeader',
-  header: 'customHeader',
-  basic: 'basicAuth',
-  'basic-auth': 'basicAuth',
-  'aws-sigv4': 'awsSigv4',
-  aws: 'awsSigv4',
-  oauth2: 'oauth2',
-  'google-service-account': 'googleServiceAccount',
-  google: 'googleServiceAccount',
-};
-const AUTH_FLAG_VALUE: Record<AuthKind, string> = {
-  none: 'none',
-  bearerToken: 'bearer',
-  customHeader: 'custom-header',
-  basicAuth: 'basic',
-  awsSigv4: 'aws-sigv4',
-  oauth2: 'oauth2',
-  googleServiceAccount: 'google-service-account',
-};
+/** `--auth` values, their other spellings, and the request's own names. */
+const AUTH_NAMES: Record<string, AuthKind> = Object.fromEntries(
+  AUTH_KIND_LIST.flatMap((k) => [k, authMethod(k).flag, ...authMethod(k).aliases].map((name) => [name.toLowerCase(), k])),
+);
+const AUTH_FLAG_VALUE = (k: AuthKind) => authMethod(k).flag;
 
 /** The draft request the flags and prompts fill. */
 export interface Draft {
@@ -182,24 +153,22 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   // The auth method: explicit, or implied by method-specific flags.
   const implied = (Object.keys(AUTH_OPTION_KEYS) as AuthKind[]).filter((k) => given(opts, AUTH_OPTION_KEYS[k]).length > 0);
   if (opts.auth !== undefined) {
-    const kind = AUTH_NAMES[opts.auth.trim().toLowerCase()] ?? (Object.values(AUTH_NAMES).includes(opts.auth as AuthKind) ? (opts.auth as AuthKind) : undefined);
-    if (!kind) throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${Object.values(AUTH_FLAG_VALUE).join(', ')}`);
+    const kind = Object.prototype.hasOwnProperty.call(AUTH_NAMES, opts.auth.trim().toLowerCase()) ? AUTH_NAMES[opts.auth.trim().toLowerCase()] : isAuthKind(opts.auth) ? opts.auth : undefined;
+    if (!kind) throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${AUTH_KIND_LIST.map(AUTH_FLAG_VALUE).join(', ')}`);
     const other = implied.filter((k) => k !== kind);
     if (other.length) {
-      throw new UsageError(`${given(opts, AUTH_OPTION_KEYS[other[0]!]).map(flagName).join(', ')} belong${given(opts, AUTH_OPTION_KEYS[other[0]!]).length > 1 ? '' : 's'} to --auth ${AUTH_FLAG_VALUE[other[0]!]}, not --auth ${AUTH_FLAG_VALUE[kind]}`);
+      throw new UsageError(`${given(opts, AUTH_OPTION_KEYS[other[0]!]).map(flagName).join(', ')} belong${given(opts, AUTH_OPTION_KEYS[other[0]!]).length > 1 ? '' : 's'} to --auth ${AUTH_FLAG_VALUE(other[0]!)}, not --auth ${AUTH_FLAG_VALUE(kind)}`);
     }
     d.auth = kind;
   } else if (implied.length > 1) {
-    throw new UsageError(`flags for more than one authentication method: ${implied.map((k) => `${given(opts, AUTH_OPTION_KEYS[k]).map(flagName).join(', ')} (${AUTH_FLAG_VALUE[k]})`).join('; ')}; at most one may be set`);
+    throw new UsageError(`flags for more than one authentication method: ${implied.map((k) => `${given(opts, AUTH_OPTION_KEYS[k]).map(flagName).join(', ')} (${AUTH_FLAG_VALUE(k)})`).join('; ')}; at most one may be set`);
   } else if (implied.length === 1) {
     d.auth = implied[0];
   }
   if (d.auth && d.kind && !AUTH_KINDS[d.kind].includes(d.auth)) {
-    throw new UsageError(`--auth ${AUTH_FLAG_VALUE[d.auth]} is available for hosted servers only`);
+    throw new UsageError(`--auth ${AUTH_FLAG_VALUE(d.auth)} is available for hosted servers only`);
   }
-  if (d.auth === 'awsSigv4' || d.auth === 'googleServiceAccount') {
-    if (d.kind === undefined) d.kind = 'hosted';
-  }
+  if (d.auth && HOSTED_ONLY.includes(d.auth)) d.kind ??= 'hosted';
 
   // Settings.
   if (opts.url !== undefined) d.settings.url = opts.url;
@@ -219,48 +188,23 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
     d.configFields ??= {};
   }
 
-  // Non-secret auth fields.
-  const v = d.values;
-  switch (d.auth) {
-    case 'customHeader':
-      if (opts.headerName !== undefined) v.headerName = opts.headerName;
-      break;
-    case 'basicAuth':
-      if (opts.username !== undefined) v.username = opts.username;
-      break;
-    case 'awsSigv4':
-      if (opts.awsAccessKeyId !== undefined) v.accessKeyId = opts.awsAccessKeyId;
-      break;
-    case 'googleServiceAccount':
-      if (opts.scopes !== undefined) v.scopes = splitList(opts.scopes);
-      break;
-    case 'oauth2': {
-      if (opts.oauth2Mode !== undefined) v.mode = parseEnumFlag('--oauth2-mode', opts.oauth2Mode, OAUTH2_MODES);
-      if (opts.oauth2ClientId !== undefined) v.clientId = opts.oauth2ClientId;
-      if (opts.oauth2ClientIdMode !== undefined) {
-        v.clientIdMode = parseEnumFlag('--oauth2-client-id-mode', opts.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES, { manual: OAUTH2_CLIENT_ID_MODES[0] });
-      }
-      if (opts.oauth2AuthorizeUrl !== undefined) v.authorizeUrl = opts.oauth2AuthorizeUrl;
-      if (opts.oauth2TokenUrl !== undefined) v.tokenUrl = opts.oauth2TokenUrl;
-      if (opts.oauth2IssuerUrl !== undefined) v.issuerUrl = opts.oauth2IssuerUrl;
-      if (opts.scopes !== undefined) v.scopes = splitList(opts.scopes);
-      if (opts.oauth2ScopesSupported !== undefined) v.scopesSupported = splitList(opts.oauth2ScopesSupported);
-      if (opts.oauth2CodeChallengeMethods !== undefined) v.codeChallengeMethodsSupported = splitList(opts.oauth2CodeChallengeMethods);
-      if (opts.oauth2Pkce !== undefined) v.pkce = opts.oauth2Pkce;
-      const ap = parsePairs('--oauth2-authorize-param', opts.oauth2AuthorizeParam);
-      if (ap) v.extraAuthorizeParams = ap;
-      const tp = parsePairs('--oauth2-token-param', opts.oauth2TokenParam);
-      if (tp) v.extraTokenParams = tp;
-      if (opts.jwtIssuer !== undefined) v.jwtIssuer = opts.jwtIssuer;
-      if (opts.jwtSubject !== undefined) v.jwtSubject = opts.jwtSubject;
-      if (opts.jwtAudience !== undefined) v.jwtAudience = opts.jwtAudience;
-      break;
-    }
-    default:
-      break;
+  // Non-secret auth fields, as the method declares their flags.
+  const scoped = AUTH_KIND_LIST.filter((k) => Object.values(authMethod(k).values).some((v) => v.flag === '--scopes'));
+  if (opts.scopes !== undefined && !(d.auth && scoped.includes(d.auth))) {
+    throw new UsageError(`--scopes applies to ${scoped.map((k) => `--auth ${AUTH_FLAG_VALUE(k)}`).join(' and ')}`);
   }
-  if (opts.scopes !== undefined && d.auth !== 'oauth2' && d.auth !== 'googleServiceAccount') {
-    throw new UsageError('--scopes applies to --auth oauth2 and --auth google-service-account');
+  if (d.auth) {
+    for (const [field, spec] of Object.entries(authMethod(d.auth).values)) {
+      const raw = spec.flag ? (opts as Record<string, unknown>)[optionKey(spec.flag)] : undefined;
+      if (raw === undefined) continue;
+      const flag = spec.flag!;
+      const p = spec.parse;
+      if (Array.isArray(raw) && raw.length === 0) continue;
+      if (p === 'list') d.values[field] = splitList(raw as string);
+      else if (p === 'pairs') d.values[field] = parsePairs(flag, raw as string[]);
+      else if (p) d.values[field] = parseEnumFlag(flag, raw as string, p.values, p.aliases);
+      else d.values[field] = raw;
+    }
   }
 
   // The mask: put in the request as given (paths under the config's name are
@@ -280,7 +224,7 @@ export const maskPaths = (mask: string, kind: ConfigKind) => asUsage(() => parse
 function kindFromMask(mask: string): ConfigKind | undefined {
   const heads = mask.split(',').map((p) => p.trim().split('.')[0]!);
   if (heads.some((h) => h === 'externalConfig' || h === 'url' || h === 'transportType')) return 'external';
-  if (heads.some((h) => ['hostedConfig', 'mcpServerCatalogId', 'sourceAppId', 'configFields', 'awsSigv4', 'googleServiceAccount'].includes(h))) return 'hosted';
+  if (heads.some((h) => ['hostedConfig', 'mcpServerCatalogId', 'sourceAppId', 'configFields', ...HOSTED_ONLY].includes(h))) return 'hosted';
   return undefined;
 }
 
@@ -309,35 +253,14 @@ export function inMask(d: Draft, s: SecretInput): boolean {
   return !d.maskPaths || d.maskPaths.includes(s.kind) || d.maskPaths.includes(`${s.kind}.${s.field}`);
 }
 
-/** Secrets the chosen method cannot do without (the server's rules), within the mask. */
+/** Secrets the chosen method cannot do without (the server's rules, and what agctl asks for), within the mask. */
 export function neededSecrets(d: Draft): SecretInput[] {
+  if (!d.auth) return [];
   const shared = d.settings.tokenSharing !== TokenSharing.PER_USER;
   const mode = (d.values.mode as string | undefined) ?? '';
-  const keys: string[] = [];
-  switch (d.auth) {
-    case 'bearerToken':
-      if (shared) keys.push('bearerToken');
-      break;
-    case 'customHeader':
-      if (shared) keys.push('headerValue');
-      break;
-    case 'basicAuth':
-      if (shared) keys.push('password');
-      break;
-    case 'awsSigv4':
-      keys.push('awsSecretAccessKey');
-      break;
-    case 'googleServiceAccount':
-      keys.push('googleCredentials');
-      break;
-    case 'oauth2':
-      if (mode === OAuth2Mode.CLIENT_CREDENTIALS) keys.push('oauth2ClientSecret');
-      if (mode === OAuth2Mode.JWT_BEARER) keys.push('jwtPrivateKey');
-      break;
-    default:
-      break;
-  }
-  return SECRET_INPUTS.filter((s) => keys.includes(s.key) && inMask(d, s));
+  const secrets = authMethod(d.auth).secrets;
+  const need = (f: string) => needed(secrets[f]!.required, shared, mode) || needed(secrets[f]!.asked, shared, mode);
+  return SECRET_INPUTS.filter((s) => s.kind === d.auth && need(s.field) && inMask(d, s));
 }
 
 /** Reads the secrets given through their -stdin/-file flags (for the chosen method). */
@@ -434,23 +357,12 @@ export function flagForPath(path: string): string | undefined {
     requireToolApproval: '--require-tool-approval',
     mcpServerCatalogId: '--catalog-id',
     sourceAppId: '--source-app-id',
-    'customHeader.headerName': '--header-name',
-    'basicAuth.username': '--username',
-    'awsSigv4.accessKeyId': '--aws-access-key-id',
-    'googleServiceAccount.scopes': '--scopes',
-    'oauth2.scopes': '--scopes',
-    'oauth2.codeChallengeMethodsSupported': '--oauth2-code-challenge-methods',
-    'oauth2.extraAuthorizeParams': '--oauth2-authorize-param',
-    'oauth2.extraTokenParams': '--oauth2-token-param',
-    'oauth2.jwtIssuer': '--jwt-issuer',
-    'oauth2.jwtSubject': '--jwt-subject',
-    'oauth2.jwtAudience': '--jwt-audience',
   };
+  for (const k of AUTH_KIND_LIST) for (const [f, v] of Object.entries(authMethod(k).values)) if (v.flag) fixed[`${k}.${f}`] = v.flag;
   if (fixed[rel]) return fixed[rel];
   if (rel.startsWith('configFields')) return '--config';
   const [kind, field] = rel.split('.');
   const s = kind && field ? secretInput(kind, field) : undefined;
   if (s) return `${s.flag}-stdin, ${s.flag}-file or ${s.env}`;
-  if (kind === 'oauth2' && field) return flagName(`oauth2${field[0]!.toUpperCase()}${field.slice(1)}`);
   return undefined;
 }

@@ -10,13 +10,12 @@ import {
   OAUTH2_CLIENT_ID_MODES,
   OAuth2ClientIdMode,
   OAuth2Mode,
-  ServerType,
   TokenSharing,
   type ConfigKind,
   type McpServerView,
 } from '../../../api/mcp-schema.js';
-import type { AuthKind } from '../../../api/secret-fields.js';
-import { AUTH_METHOD_FOR_KIND, HEADER_NAME_RE, checkHttpsUrl, isBareIssuerUrl } from '../../../api/mcp-config.js';
+import { authKindOfView, authMethod, needed, type AuthKind } from '../../../api/mcp-auth.js';
+import { checkHttpsUrl, isBareIssuerUrl, kindOfServerType, perUserSupported } from '../../../api/mcp-config.js';
 import { catalogAuthMethods, catalogFields, type CatalogField } from '../../../api/mcp-catalog.js';
 import { ApiError } from '../../../api/errors.js';
 import { getCatalogEntry, listAllCatalogEntries } from '../../../client/mcp.js';
@@ -27,15 +26,7 @@ import type { CommandContext } from '../../context.js';
 import { obtainSecret, secretInput, splitList, type Draft } from './draft.js';
 import { looksSecret } from './set-credentials/secret-name.js';
 
-const AUTH_CHOICE_NAMES: Record<AuthKind, string> = {
-  none: 'No authentication',
-  bearerToken: 'Bearer token',
-  oauth2: 'OAuth2',
-  customHeader: 'Custom header',
-  basicAuth: 'Basic auth (username and password)',
-  awsSigv4: 'AWS SigV4',
-  googleServiceAccount: 'Google service account',
-};
+const AUTH_CHOICE_NAMES = (k: AuthKind) => authMethod(k).label;
 
 const httpsUrl = (v: string): true | string => {
   try {
@@ -83,15 +74,9 @@ async function askFrom(p: CommandContext['prompt'], message: string, current: un
   return answer === '' ? unshown : answer;
 }
 
-/** The request auth object a view's method stands for; undefined for none set or a method this version does not know. */
-function authKindOfView(v: McpServerView | null): AuthKind | undefined {
-  if (!v) return undefined;
-  if (v.authMethod === AuthMethod.OAUTH2) return v.oauth2Mode === OAuth2Mode.GOOGLE_SERVICE_ACCOUNT ? 'googleServiceAccount' : 'oauth2';
-  return (Object.keys(AUTH_METHOD_FOR_KIND) as AuthKind[]).find((k) => k !== 'googleServiceAccount' && k !== 'oauth2' && AUTH_METHOD_FOR_KIND[k] === v.authMethod);
-}
+const authKindOfViewOf = (v: McpServerView | null): AuthKind | undefined => (v ? authKindOfView(v.authMethod, v.oauth2Mode) : undefined);
 
-const kindOfView = (v: McpServerView | null): ConfigKind | undefined =>
-  v?.serverType === ServerType.EXTERNAL ? 'external' : v?.serverType === ServerType.HOSTED ? 'hosted' : undefined;
+const kindOfView = (v: McpServerView | null): ConfigKind | undefined => kindOfServerType(v?.serverType);
 
 /**
  * Fills every missing part of the draft by asking, starting from the server's
@@ -135,10 +120,10 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
     if (d.configFields === undefined) await configFields(d, ctx, catalogFields(entry), catalogId !== storedId ? {} : now?.configFieldValues ?? {});
   }
 
-  const currentAuth = now ? authKindOfView(now) : undefined;
+  const currentAuth = now ? authKindOfViewOf(now) : undefined;
   let keepAuth = false;
   if (d.auth === undefined) {
-    const choices: { value: AuthKind | typeof KEEP; name: string }[] = AUTH_KINDS[d.kind].map((k) => ({ value: k, name: `${AUTH_CHOICE_NAMES[k]}${k === currentAuth ? ' (current)' : ''}` }));
+    const choices: { value: AuthKind | typeof KEEP; name: string }[] = AUTH_KINDS[d.kind].map((k) => ({ value: k, name: `${AUTH_CHOICE_NAMES(k)}${k === currentAuth ? ' (current)' : ''}` }));
     // A method this version does not know (from a newer service): kept unless another is chosen.
     const unknown = !currentAuth && typeof now?.authMethod === 'string' && now.authMethod !== '' && now.authMethod !== AuthMethod.UNSPECIFIED ? now.authMethod : undefined;
     if (unknown) choices.unshift({ value: KEEP, name: `Keep the current method (${escapeControls(unknown)}, not known to this version)` });
@@ -149,7 +134,7 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
     const chosen = await p.select('Authentication method', choices, { default: def });
     // The current method: its stored settings and secrets stay unless the admin says otherwise.
     keepAuth =
-      chosen === KEEP || (chosen === currentAuth && (chosen === 'none' || (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES[chosen].toLowerCase()} settings and secrets?`, { default: true }))));
+      chosen === KEEP || (chosen === currentAuth && (chosen === 'none' || (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES(chosen).toLowerCase()} settings and secrets?`, { default: true }))));
     if (!keepAuth && chosen !== KEEP) d.auth = chosen;
   }
   const v = d.values;
@@ -165,50 +150,62 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   // Token sharing: asked only where PER_USER is possible (with the method as it will be).
   const method = d.auth ?? currentAuth;
   const mode = d.auth ? (v.mode as string | undefined) : str(now?.oauth2Mode);
-  const perUserPossible = method === 'bearerToken' || method === 'customHeader' || method === 'basicAuth' || (method === 'oauth2' && mode === OAuth2Mode.AUTHORIZATION_CODE);
+  // A legacy PASSTHROUGH server is per-user by its mode: nothing to ask.
+  const perUserPossible = method !== undefined && perUserSupported(method, mode ?? '') && mode !== OAuth2Mode.PASSTHROUGH;
   if (d.settings.tokenSharing === undefined && perUserPossible) {
     const t = await p.select('Token sharing', ...offerCurrent(TOKEN_SHARING_CHOICES, now?.tokenSharing));
     d.settings.tokenSharing = changed(now?.tokenSharing, t);
+  } else if (d.settings.tokenSharing === undefined && d.auth !== undefined && now?.tokenSharing === TokenSharing.PER_USER) {
+    // The new method cannot be per-user: the change to SHARED is part of the update, and its summary shows it.
+    d.settings.tokenSharing = TokenSharing.SHARED;
   }
   const shared = (d.settings.tokenSharing ?? str(now?.tokenSharing)) !== TokenSharing.PER_USER;
   const secret = (kind: AuthKind, field: string, isRequired: boolean) => obtainSecret(d, secretInput(kind, field)!, ctx, { required: isRequired });
 
-  switch (d.auth) {
-    case 'bearerToken':
-      if (shared) await secret('bearerToken', 'token', true);
-      break;
-    case 'customHeader':
-      v.headerName ??= await ask('Header name', (x) => (HEADER_NAME_RE.test(x.trim()) ? true : 'a valid HTTP header name, e.g. X-Api-Key'), view('customHeaderName'));
-      if (shared) await secret('customHeader', 'headerValue', true);
-      break;
-    case 'basicAuth':
-      if (v.username === undefined) v.username = shared ? await ask('Username', required('the username'), view('basicAuthUsername')) : await askOptional('Username', undefined, view('basicAuthUsername'));
-      if (shared) await secret('basicAuth', 'password', true);
-      break;
-    case 'awsSigv4':
-      v.accessKeyId ??= await ask('AWS access key ID', required('the access key ID'), view('awsAccessKeyId'));
-      await secret('awsSigv4', 'secretAccessKey', true);
-      if (d.secrets.sessionToken === undefined && (await p.confirm('Are these temporary credentials (with a session token)?', { default: false }))) {
-        await secret('awsSigv4', 'sessionToken', true);
-      }
-      break;
-    case 'googleServiceAccount':
-      await secret('googleServiceAccount', 'credentialsJson', true);
-      if (v.scopes === undefined) {
-        const scopes = await askOptional('Scopes (comma-separated)', undefined, view('oauth2Scopes'));
-        if (scopes) v.scopes = splitList(scopes);
-      }
-      break;
-    case 'oauth2':
-      await oauth2Fields(d, ctx, ask, askOptional, secret, (k) => (v.mode === str(now?.oauth2Mode) ? view(k) : ''));
-      break;
-    default:
-      break;
-  }
+  if (d.auth === 'oauth2') await oauth2Fields(d, ctx, ask, askOptional, secret, (k) => (v.mode === str(now?.oauth2Mode) ? view(k) : ''));
+  else if (d.auth) await methodFields(d, d.auth, shared, { ask, askOptional, secret, view, confirm: (m) => p.confirm(m, { default: false }) });
 
   if (d.settings.requireToolApproval === undefined) {
     const a = await p.select('Require approval before tools run?', ...offerCurrent(TOOL_APPROVAL_CHOICES, now?.requireToolApproval));
     d.settings.requireToolApproval = changed(now?.requireToolApproval, a);
+  }
+}
+
+/**
+ * The fields of a method other than OAuth2, as its declaration says: each
+ * non-secret field it asks for (the current value offered), then its secrets
+ * (hidden) when they are needed; an optional secret behind a question (an AWS
+ * session token) only after a yes.
+ */
+async function methodFields(
+  d: Draft,
+  kind: AuthKind,
+  shared: boolean,
+  io: {
+    ask: (m: string, validate?: (v: string) => true | string, def?: string) => Promise<string>;
+    askOptional: (m: string, validate?: (v: string) => true | string, def?: string) => Promise<string | undefined>;
+    secret: (kind: AuthKind, field: string, required: boolean) => Promise<void>;
+    view: (k: keyof McpServerView) => string;
+    confirm: (m: string) => Promise<boolean>;
+  },
+): Promise<void> {
+  const spec = authMethod(kind);
+  const v = d.values;
+  for (const [field, f] of Object.entries(spec.values)) {
+    if (!f.ask || v[field] !== undefined) continue;
+    const current = f.view ? io.view(f.view as keyof McpServerView) : '';
+    const pattern = f.pattern;
+    const validate = (x: string): true | string => (pattern && x.trim() && !pattern.re.test(x.trim()) ? pattern.hint : true);
+    const answer =
+      f.ask === 'required' || (f.ask === 'shared' && shared)
+        ? await io.ask(f.label, (x) => (x.trim() ? validate(x) : `${f.label} is required`), current)
+        : await io.askOptional(f.label, validate, current);
+    if (answer !== undefined && answer !== '') v[field] = f.parse === 'list' ? splitList(answer) : answer;
+    else if (f.ask !== 'optional') v[field] = answer;
+  }
+  for (const [field, s] of Object.entries(spec.secrets)) {
+    if (needed(s.required, shared, '') || needed(s.asked, shared, '')) await io.secret(kind, field, true);
+    else if (s.askedIf && d.secrets[field] === undefined && (await io.confirm(s.askedIf))) await io.secret(kind, field, true);
   }
 }
 
@@ -252,8 +249,7 @@ function offerCurrent(choices: Choice[], current: unknown): [Choice[], { default
 }
 
 /** The request auth object of a catalog auth mode's method (none for an unknown one). */
-const authKindOfMethod = (m: string): AuthKind | undefined =>
-  (Object.keys(AUTH_METHOD_FOR_KIND) as AuthKind[]).find((k) => k !== 'googleServiceAccount' && AUTH_METHOD_FOR_KIND[k] === m);
+const authKindOfMethod = (m: string): AuthKind | undefined => authKindOfView(m);
 
 /** The catalog entry, picked from the catalog's list (the current one offered first); typed in when the list is empty. */
 async function pickCatalogEntry(ctx: CommandContext, current: string): Promise<string> {

@@ -1,4 +1,5 @@
 // agctl mcp set-credentials: the declaration.
+import { AUTH_KIND_LIST, authMethod, type AuthKind, type AuthOptionKey } from '../../../../api/mcp-auth.js';
 import { Argument, Command, completeWith, Option, readsEnv, type EnvVar, type Input } from '../../../declare.js';
 import { helpText } from '../../../help-text.js';
 import { collect, once } from '../../../tree/util.js';
@@ -12,20 +13,14 @@ const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp se
  */
 const spelled = <F extends string>(flags: F, description: string, values: readonly string[]) => completeWith(new Option(flags, description), values);
 
-/** The env var each secret input reads (SECRET_INPUTS in ../draft.ts), by its option key. */
-export const SECRET_ENV = {
-  bearerToken: env('AGCTL_MCP_BEARER_TOKEN', 'bearer token (like --bearer-token-stdin)'),
-  headerValue: env('AGCTL_MCP_HEADER_VALUE', 'custom header value'),
-  password: env('AGCTL_MCP_PASSWORD', 'basic auth password'),
-  awsSecretAccessKey: env('AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AWS secret access key'),
-  awsSessionToken: env('AGCTL_MCP_AWS_SESSION_TOKEN', 'AWS session token'),
-  oauth2ClientSecret: env('AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'OAuth2 client secret'),
-  jwtPrivateKey: env('AGCTL_MCP_JWT_PRIVATE_KEY', 'OAuth2 JWT bearer private key (PEM)'),
-  googleCredentials: env('AGCTL_MCP_GOOGLE_CREDENTIALS', 'Google service account key (JSON)'),
-};
+/** The auth methods' secret inputs, each with the variable it reads (the auth method table, src/api/mcp-auth.ts). */
+const SECRETS = AUTH_KIND_LIST.flatMap((k) => Object.values(authMethod(k).secrets));
+const envOf = (flag: string) => SECRETS.find((s) => s.flag === flag)!.env;
+const AUTH_VALUES = AUTH_KIND_LIST.map((k) => authMethod(k).flag);
+const hostedOnly = (k: AuthKind) => !(authMethod(k).configs as readonly string[]).includes('external');
 
 export const command = () =>
-  readsEnv(new Command('set-credentials'), ...Object.values(SECRET_ENV))
+  readsEnv(new Command('set-credentials'), ...SECRETS.map((x): EnvVar => env(x.env, `${x.name} (like ${x.flag}-stdin)`)))
     .description('Replace the authentication config and/or config fields of an MCP server')
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<connector-id>', 'MCP server (connector) ID'), { dynamic: 'connector-ids' }))
@@ -49,31 +44,23 @@ export const command = () =>
 
     .optionsGroup('Authentication (secrets: --X-stdin, --X-file, an env var, or a hidden prompt):')
     .addOption(
-      spelled('--auth <method>', 'none, bearer, custom-header, basic, oauth2, aws-sigv4 (hosted), google-service-account (hosted)', [
-        'none',
-        'bearer',
-        'custom-header',
-        'basic',
-        'oauth2',
-        'aws-sigv4',
-        'google-service-account',
-      ]),
+      spelled('--auth <method>', AUTH_KIND_LIST.map((k) => `${authMethod(k).flag}${hostedOnly(k) ? ' (hosted)' : ''}`).join(', '), AUTH_VALUES),
     )
-    .option('--bearer-token-stdin', `bearer token from stdin (env ${SECRET_ENV.bearerToken.name})`)
+    .option('--bearer-token-stdin', `bearer token from stdin (env ${envOf('--bearer-token')})`)
     .option('--bearer-token-file <path>', 'bearer token from a file')
     .option('--header-name <name>', 'custom header name')
-    .option('--header-value-stdin', `custom header value from stdin (env ${SECRET_ENV.headerValue.name})`)
+    .option('--header-value-stdin', `custom header value from stdin (env ${envOf('--header-value')})`)
     .option('--header-value-file <path>', 'custom header value from a file')
     .option('--username <name>', 'basic auth username')
-    .option('--password-stdin', `basic auth password from stdin (env ${SECRET_ENV.password.name})`)
+    .option('--password-stdin', `basic auth password from stdin (env ${envOf('--password')})`)
     .option('--password-file <path>', 'basic auth password from a file')
     .option('--aws-access-key-id <id>', 'AWS SigV4 access key ID')
-    .option('--aws-secret-access-key-stdin', `AWS secret access key from stdin (env ${SECRET_ENV.awsSecretAccessKey.name})`)
+    .option('--aws-secret-access-key-stdin', `AWS secret access key from stdin (env ${envOf('--aws-secret-access-key')})`)
     .option('--aws-secret-access-key-file <path>', 'AWS secret access key from a file')
-    .option('--aws-session-token-stdin', `AWS session token from stdin (env ${SECRET_ENV.awsSessionToken.name})`)
+    .option('--aws-session-token-stdin', `AWS session token from stdin (env ${envOf('--aws-session-token')})`)
     .option('--aws-session-token-file <path>', 'AWS session token from a file')
     .option('--google-credentials-file <path>', 'Google service account key file (JSON)')
-    .option('--google-credentials-stdin', `Google service account key from stdin (env ${SECRET_ENV.googleCredentials.name})`)
+    .option('--google-credentials-stdin', `Google service account key from stdin (env ${envOf('--google-credentials')})`)
     .option('--scopes <list>', 'OAuth2 / Google scopes, comma-separated')
 
     .optionsGroup('OAuth2:')
@@ -87,7 +74,7 @@ export const command = () =>
       ]),
     )
     .option('--oauth2-client-id <id>', 'client ID')
-    .option('--oauth2-client-secret-stdin', `client secret from stdin (env ${SECRET_ENV.oauth2ClientSecret.name})`)
+    .option('--oauth2-client-secret-stdin', `client secret from stdin (env ${envOf('--oauth2-client-secret')})`)
     .option('--oauth2-client-secret-file <path>', 'client secret from a file')
     .addOption(spelled('--oauth2-client-id-mode <mode>', 'authorization code: manual, dcr or cimd', ['manual', 'dcr', 'cimd']))
     .option('--oauth2-authorize-url <url>', 'authorization endpoint')
@@ -99,7 +86,7 @@ export const command = () =>
     .option('--oauth2-authorize-param <key=value>', 'extra authorize URL parameter (repeatable)', collect)
     .option('--oauth2-token-param <key=value>', 'extra token request parameter, client credentials (repeatable)', collect)
     .option('--jwt-private-key-file <path>', 'JWT bearer: PEM RSA private key file')
-    .option('--jwt-private-key-stdin', `JWT bearer: PEM RSA private key from stdin (env ${SECRET_ENV.jwtPrivateKey.name})`)
+    .option('--jwt-private-key-stdin', `JWT bearer: PEM RSA private key from stdin (env ${envOf('--jwt-private-key')})`)
     .option('--jwt-issuer <iss>', 'JWT bearer: issuer claim')
     .option('--jwt-subject <sub>', 'JWT bearer: subject claim')
     .option('--jwt-audience <aud>', 'JWT bearer: audience claim (default: the token URL)')
@@ -110,7 +97,7 @@ export const command = () =>
       'the comma-separated fields to change, relative to the config (e.g. bearerToken.token,tokenSharing; default: the fields given)',
     )
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
-    .option('--dry-run', 'print the request with every secret redacted, and send nothing')
+    .option('--dry-run', 'list what would change, and send nothing (-o json: the request, every secret redacted)')
     .option('-i, --interactive', 'walk through the choices with prompts, starting from the current values (terminal only)')
     .addHelpText(
       'after',
@@ -124,8 +111,12 @@ configFields. --update-mask names the fields instead (e.g. bearerToken.token
 to change only the token); a path given as externalConfig.X or hostedConfig.X
 is sent as X, with a note. A hosted request always carries the catalog ID:
 without --catalog-id it is read from the server (GET .../mcp_servers/ID) and
-sent outside the mask. After the update, a warning names any asked-for change
-the returned view does not show.
+sent outside the mask. Without --external or --hosted, the server's view says
+which it is. A new auth method keeps the server's token sharing and tool
+approval (sent with it, in the mask) unless --token-sharing or
+--require-tool-approval name new ones; when it cannot keep PER_USER, nothing is
+sent (exit 2). After the update, a warning names any asked-for change the
+returned view does not show, and a line names each setting that changed.
 
 The service replaces config fields as a whole (a field not sent is cleared,
 secrets included), so agctl re-sends the stored values of the non-secret
@@ -153,3 +144,6 @@ server's own rules before it is sent (exit 2 on a mistake).`,
     );
 
 export type SetCredentialsInput = Input<ReturnType<typeof command>>;
+
+// Every flag the auth method table names is declared above: one missing fails the typecheck here, naming its option key.
+[] as Exclude<AuthOptionKey, keyof SetCredentialsInput['opts']>[] satisfies never[];

@@ -1,8 +1,9 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
 import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
-import { OAuth2Mode, ServerType, shortEnum, type ConfigKind, type McpServerView, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
-import { rootOf } from '../../../../api/mcp-config.js';
+import { OAuth2Mode, OPTIONAL_BOOLS, ServerType, TOKEN_SHARING, TokenSharing, shortEnum, type ConfigKind, type McpServerView, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
+import { isAuthKind, kindOfServerType, perUserSupported, rootOf } from '../../../../api/mcp-config.js';
+import { perUserMethods } from '../../../../api/mcp-auth.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
 import { validateCredentialsRequest } from '../../../../api/mcp.js';
 import { isJsonObject } from '../../../../lib/json.js';
@@ -32,8 +33,8 @@ import {
   type SetCredentialsOptions,
 } from '../draft.js';
 import { completeConfigFields } from '../config-fields.js';
-import { describeChanges } from '../changes.js';
-import { printServerSummary } from '../summary.js';
+import { describeChanges, viewChanges } from '../changes.js';
+import { catalogSecretFields, printServerSummary } from '../summary.js';
 import { escapeControls } from '../../../escape.js';
 import { shellCommand } from '../../../shell-quote.js';
 import { looksSecret } from './secret-name.js';
@@ -51,6 +52,9 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   if (opts.interactive && !deriveUpdateMask(configOf(body)?.config ?? {})) return nothingChanged(ctx);
   settleUpdateMask(body, fromFile, ctx);
   await addStoredCatalogId(body, opts, ctx, view);
+  const before = await view();
+  checkServerKind(body, before, opts);
+  const kept = keepAuthSettings(body, before, opts);
   const fields = await completeConfigFields(body, ctx, { connectorId: opts.connectorId, replace: Boolean(opts.replaceConfigFields) || built.replace, fromFile, view });
   if (!fromFile) warnPlainConfigSecrets(opts, fields.secret, ctx);
 
@@ -62,16 +66,28 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   );
 
   if (opts.dryRun) {
-    ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (secrets redacted; nothing was sent)`);
-    ctx.out.printJson(redactRequest(body, fields.secret));
+    if (ctx.out.json) {
+      ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (secrets redacted; nothing was sent)`);
+      ctx.out.printJson(redactRequest(body, fields.secret));
+      return 0;
+    }
+    ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (nothing was sent; -o json prints the request, secrets redacted)`);
+    const lines = describeChanges(body, before, fields.secret, kept);
+    ctx.out.print(escapeControls(lines.length ? `Changes to MCP server ${opts.connectorId}:` : `No change to MCP server ${opts.connectorId}`));
+    for (const line of lines) ctx.out.print(`  ${escapeControls(line)}`);
+    ctx.out.print(`Update mask: ${escapeControls(String(body.updateMask ?? ''))}`);
     return 0;
   }
-  if (opts.interactive && !(await confirmInteractive(body, opts, ctx, await view(), fields.secret))) {
+  if (opts.interactive && !(await confirmInteractive(body, opts, ctx, before, fields.secret, kept))) {
     // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
     ctx.out.info('Nothing sent');
     return EXIT_INTERRUPTED;
   }
 
+  if (kept.length && !opts.interactive && !ctx.out.json) {
+    const cfg = configOf(body)!.config;
+    ctx.out.info(`note: keeping ${kept.map((k) => `${k}=${escapeControls(String(cfg[k]))}`).join(', ')}: sent with the new authentication, which the service could otherwise reset`);
+  }
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
   if (mcpServer === null) {
@@ -91,8 +107,87 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
     return 0;
   }
   ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
-  printServerSummary(ctx, mcpServer, opts);
+  // Every setting the write changed, as the views before and after it show (a side effect of the service included).
+  const changed = before ? viewChanges(before, mcpServer) : [];
+  for (const line of changed) ctx.out.info(`  changed: ${escapeControls(line)}`);
+  const secretFields = await configSecretNames(body, fields.secret, ctx);
+  printServerSummary(ctx, mcpServer, opts, secretFields && { names: secretFields, sent: sentConfigFields(body) });
   return 0;
+}
+
+/** The config fields a hosted request sends (their values are not kept here). */
+function sentConfigFields(body: UpdateCredentialsRequest): ReadonlySet<string> {
+  const cfg = body.hostedConfig;
+  return new Set(isJsonObject(cfg) && isJsonObject(cfg.configFields) && typeof body.updateMask === 'string' && body.updateMask.split(',').includes('configFields') ? Object.keys(cfg.configFields) : []);
+}
+
+/** The secret config field names of a hosted server's catalog entry (read when the write did not), for the summary; undefined when unknown. */
+async function configSecretNames(body: UpdateCredentialsRequest, known: ReadonlySet<string> | undefined, ctx: CommandContext): Promise<string[] | undefined> {
+  if (known) return [...known];
+  const cfg = body.hostedConfig;
+  if (!isJsonObject(cfg) || typeof cfg.mcpServerCatalogId !== 'string' || !cfg.mcpServerCatalogId) return undefined;
+  return catalogSecretFields(ctx, cfg.mcpServerCatalogId);
+}
+
+/**
+ * A request whose kind is not the server's (hosted flags for an external
+ * server): stopped before anything is sent, naming the server's kind.
+ */
+function checkServerKind(body: UpdateCredentialsRequest, view: McpServerView | null, opts: SetCredentialsOptions): void {
+  const c = configOf(body);
+  const kind = kindOfServerType(view?.serverType);
+  if (!c || !kind || kind === c.kind) return;
+  throw new UsageError(
+    `MCP server ${opts.connectorId} in app ${opts.appId} is ${kind === 'external' ? 'an external' : 'a hosted'} server, but the request sets ${rootOf(c.kind)}`,
+    opts.fromFile !== undefined ? `send ${rootOf(kind)} instead` : `use the flags for ${kind} servers (agctl mcp set-credentials --help)`,
+  );
+}
+
+/** The settings that live with the auth config, and the flag that names each. */
+const AUTH_SETTINGS = [
+  ['tokenSharing', '--token-sharing', TOKEN_SHARING],
+  ['requireToolApproval', '--require-tool-approval', OPTIONAL_BOOLS],
+] as const;
+
+/**
+ * A request that replaces the auth object (or its OAuth2 mode) keeps the
+ * server's token sharing and tool approval unless it names them: the service
+ * may reset them with the auth config (and a legacy OAuth2 mode reports a
+ * token sharing that is not stored), so their current values are sent, in the mask. When the new method
+ * cannot keep PER_USER token sharing, nothing is sent (exit 2) and the message
+ * names the flag that accepts the change. Returns the settings kept.
+ */
+function keepAuthSettings(body: UpdateCredentialsRequest, view: McpServerView | null, opts: SetCredentialsOptions): string[] {
+  const c = configOf(body);
+  if (!c || !view || typeof body.updateMask !== 'string') return [];
+  const mask = body.updateMask.split(',').map((p) => p.trim()).filter(Boolean);
+  // The auth object replaced (named whole), or its OAuth2 mode changed; a change of other fields of it keeps the auth config.
+  const kind = mask.find((p) => isAuthKind(p) || p === 'oauth2.mode')?.split('.')[0];
+  if (!kind || !isAuthKind(kind)) return [];
+  const kept: string[] = [];
+  for (const [key, flag, values] of AUTH_SETTINGS) {
+    if (mask.includes(key)) continue;
+    // UNSPECIFIED needs no keeping; a value this version does not know is not sent back for it.
+    const current = view[key];
+    if (typeof current !== 'string' || !(values as readonly string[]).includes(current) || current === values[0]) continue;
+    if (key === 'tokenSharing' && current === TokenSharing.PER_USER) {
+      const auth = isJsonObject(c.config[kind]) ? c.config[kind] : {};
+      const whole = mask.includes(kind);
+      const mode = typeof auth.mode === 'string' ? auth.mode : whole ? '' : view.oauth2Mode;
+      if (!perUserSupported(kind, mode ?? '')) {
+        const method = kind === 'oauth2' ? `oauth2${mode ? ` mode ${shortEnum(mode)}` : ''}` : kind;
+        throw new UsageError(
+          `MCP server ${opts.connectorId} has PER_USER token sharing, which ${method} does not support (PER_USER: ${perUserMethods()}); nothing was sent`,
+          opts.fromFile !== undefined ? `set ${rootOf(c.kind)}.tokenSharing and name it in updateMask to change it` : `pass ${flag} shared to change it with this write`,
+        );
+      }
+    }
+    c.config[key] = current;
+    mask.push(key);
+    kept.push(key);
+  }
+  body.updateMask = mask.join(',');
+  return kept;
 }
 
 /** A walk-through that changed nothing sends nothing. */
@@ -138,8 +233,15 @@ function warnPlainConfigSecrets(opts: SetCredentialsOptions, secret: ReadonlySet
  * "Label: current → new" lines (secrets never shown), and a question; nothing
  * is sent on a mere Enter.
  */
-async function confirmInteractive(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext, view: McpServerView | null, secret: ReadonlySet<string> | undefined): Promise<boolean> {
-  const lines = describeChanges(body, view, secret);
+async function confirmInteractive(
+  body: UpdateCredentialsRequest,
+  opts: SetCredentialsOptions,
+  ctx: CommandContext,
+  view: McpServerView | null,
+  secret: ReadonlySet<string> | undefined,
+  kept: readonly string[],
+): Promise<boolean> {
+  const lines = describeChanges(body, view, secret, kept);
   ctx.out.info(lines.length ? `Changes to MCP server ${opts.connectorId}:` : `No change to MCP server ${opts.connectorId}`);
   for (const line of lines) ctx.out.info(`  ${escapeControls(line)}`);
   return ctx.prompt.confirm(`Send this update to MCP server ${opts.connectorId} in app ${opts.appId}?`, { default: false });
@@ -298,8 +400,10 @@ async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, vi
     await walkThrough(d, ctx, { view: await view() });
   }
 
+  // The kind: from the flags, else from the server's view; asked only when the view does not say.
+  d.kind ??= kindOfServerType((await view())?.serverType);
   if (!d.kind) {
-    if (!ctx.canPrompt) throw new UsageError('cannot tell whether the server is external or hosted: pass --external or --hosted');
+    if (!ctx.canPrompt) throw new UsageError(`the view of MCP server ${opts.connectorId} does not say whether it is external or hosted: pass --external or --hosted`);
     d.kind = await ctx.prompt.select<ConfigKind>('What kind of MCP server is it?', [
       { value: 'external', name: 'External' },
       { value: 'hosted', name: 'Hosted' },
