@@ -115,6 +115,9 @@ export class Store {
         db = openDatabase(dbFile);
         // Before anything that locks: a server starting beside another waits its turn.
         db.pragma('busy_timeout = 5000');
+        // A later layout is refused before anything is written (the switch to WAL rewrites the header).
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > SCHEMA_VERSION) throw newerLayout(dbFile, version, this.#naming);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         // A small page cache (1 MiB; the OS caches the file anyway). At every
@@ -126,6 +129,7 @@ export class Store {
         db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
       } catch (err) {
         if (db?.open) db.close();
+        if (err instanceof StartupError) throw err;
         throw databaseError(dbFile, err, this.#naming);
       }
       this.db = db;
@@ -220,12 +224,7 @@ export class Store {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version === SCHEMA_VERSION) return;
     const file = this.dataDir ? join(this.dataDir, 'agctl.db') : ':memory:';
-    if (version > SCHEMA_VERSION) {
-      throw new StartupError(
-        `the database ${file} has storage layout ${version}, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`,
-        `use that newer version of agctl, or ${anotherDataDir(this.#naming)}`,
-      );
-    }
+    if (version > SCHEMA_VERSION) throw newerLayout(file, version, this.#naming);
     if (version === 0 && this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> 'meta'").get() !== undefined) {
       // Tables but no layout number: written before layouts were numbered, by a development build.
       throw new StartupError(
@@ -249,6 +248,14 @@ export class Store {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** The StartupError for a database written by a newer agctl (a later storage layout). */
+function newerLayout(file: string, version: number, n: DataDirNaming): StartupError {
+  return new StartupError(
+    `the database ${file} has storage layout ${version}, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`,
+    `use that newer version of agctl, or ${anotherDataDir(n)}`,
+  );
 }
 
 /** Creates an empty 0600 file; one that already exists (made by another server meanwhile) is left as it is. */

@@ -1,15 +1,14 @@
 // The SQLite connection under the store, over one of two drivers: Node's
-// built-in node:sqlite where the running Node has it unflagged (22.13 and
-// later: nothing to compile, nothing to rebuild when Node is upgraded), else
-// better-sqlite3, an optional native dependency (Node 20). DB is the small
+// built-in node:sqlite where the running Node has it unflagged with what the
+// store needs (22.15 and later, 24: nothing to compile, nothing to rebuild
+// when Node is upgraded), else better-sqlite3, an optional native dependency
+// (Node 20). DB is the small
 // part of better-sqlite3's interface the store's users call; a better-sqlite3
 // connection is one as it is, a node:sqlite one is wrapped to match.
 import { createRequire } from 'node:module';
-import { CliError, Exit } from '../../lib/exit.js';
+import { CliError, Exit, UsageError } from '../../lib/exit.js';
 
-export type SqlValue = null | number | bigint | string | Uint8Array;
-
-export interface RunResult {
+interface RunResult {
   changes: number;
   lastInsertRowid: number | bigint;
 }
@@ -42,10 +41,10 @@ export interface DB {
   close(): void;
 }
 
-export type BackendName = 'node:sqlite' | 'better-sqlite3';
+type BackendName = 'node:sqlite' | 'better-sqlite3';
 
 /** The driver in use and its versions (for `agctl doctor` and error reports). */
-export interface StoreBackend {
+interface StoreBackend {
   name: BackendName;
   /** The driver's version: Node's for node:sqlite, the package's for better-sqlite3. */
   version: string;
@@ -53,8 +52,8 @@ export interface StoreBackend {
   sqliteVersion: string;
 }
 
-/** The environment variable that chooses a driver instead of the default (node:sqlite where it exists). */
-export const STORE_BACKEND_ENV = 'AGCTL_STORE_BACKEND';
+/** The environment variable that chooses a driver instead of the default (node:sqlite where it exists); in `agctl help environment`. */
+const STORE_BACKEND_ENV = 'AGCTL_STORE_BACKEND';
 
 /** Exit code of an environment fault (a driver that cannot load); documented in EXIT_CODE_TABLE. */
 export class StoreUnavailableError extends CliError {
@@ -96,13 +95,13 @@ function loadDriver(env: NodeJS.ProcessEnv = process.env): Driver {
   if (driver) return driver;
   const wanted = env[STORE_BACKEND_ENV] || undefined;
   if (wanted !== undefined && wanted !== 'node:sqlite' && wanted !== 'better-sqlite3') {
-    throw new StoreUnavailableError(`${STORE_BACKEND_ENV} is ${JSON.stringify(wanted).slice(0, 60)}: it must be node:sqlite or better-sqlite3 (or unset it)`);
+    throw new UsageError(`${STORE_BACKEND_ENV} must be node:sqlite or better-sqlite3 (or unset, to use node:sqlite where Node has it)`);
   }
   if (wanted !== 'better-sqlite3') {
     const sqlite = nodeSqlite();
     if (sqlite) return (driver = nodeDriver(sqlite));
     if (wanted === 'node:sqlite') {
-      throw new StoreUnavailableError(`${STORE_BACKEND_ENV} is node:sqlite, which Node ${process.version} does not have unflagged: use Node 22.13 or later, or unset ${STORE_BACKEND_ENV}`);
+      throw new StoreUnavailableError(`${STORE_BACKEND_ENV} is node:sqlite, which Node ${process.version} does not have (unflagged, with what agctl needs): use Node 22.15 or later, or unset ${STORE_BACKEND_ENV}`);
     }
   }
   return (driver = betterDriver());
@@ -112,6 +111,8 @@ function loadDriver(env: NodeJS.ProcessEnv = process.env): Driver {
 
 /** The part of node:sqlite used here (typed locally: the Node 20 types have no node:sqlite). */
 interface NodeStatementSync {
+  /** Named parameters the statement does not use are ignored, as better-sqlite3 does (Node 22.15, 23.11). */
+  setAllowUnknownNamedParameters(enabled: boolean): void;
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): RunResult;
@@ -129,7 +130,7 @@ interface NodeSqlite {
 
 /**
  * node:sqlite when this Node has it unflagged with what the store calls
- * (statement iterators: 22.13, 23.4), else undefined. Node 22 announces it
+ * (statement iterators, unknown named parameters ignored: 22.15, 23.11), else undefined. Node 22 announces it
  * with an ExperimentalWarning on stderr: that one warning is kept out of
  * agctl's output, every other warning passes.
  */
@@ -141,7 +142,8 @@ function nodeSqlite(): NodeSqlite | undefined {
   } as typeof process.emitWarning;
   try {
     const m = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
-    return m && typeof m.DatabaseSync === 'function' && typeof (m.StatementSync.prototype as { iterate?: unknown }).iterate === 'function' ? m : undefined;
+    const proto = m?.StatementSync.prototype as Partial<NodeStatementSync> | undefined;
+    return typeof m?.DatabaseSync === 'function' && typeof proto?.iterate === 'function' && typeof proto.setAllowUnknownNamedParameters === 'function' ? m : undefined;
   } catch {
     return undefined;
   } finally {
@@ -218,7 +220,9 @@ class NodeDb implements DB {
     return this.name === ':memory:';
   }
   prepare(sql: string): Statement {
-    return new NodeStatement(this.#db.prepare(sql));
+    const st = this.#db.prepare(sql);
+    st.setAllowUnknownNamedParameters(true);
+    return new NodeStatement(st);
   }
   exec(sql: string): void {
     this.#db.exec(sql);
@@ -267,7 +271,7 @@ function betterDriver(): Driver {
     path = require.resolve('better-sqlite3');
   } catch {
     throw new StoreUnavailableError(
-      `the embedded server needs SQLite: Node ${process.version} has no node:sqlite and the optional better-sqlite3 is not installed; fix: run \`npm install better-sqlite3\` where agctl is installed (a compiler may be needed), or use Node 22.13 or later`,
+      `the embedded server needs SQLite: Node ${process.version} has no node:sqlite and the optional better-sqlite3 is not installed; fix: run \`npm install better-sqlite3\` where agctl is installed (a compiler may be needed), or use Node 22.15 or later`,
     );
   }
   try {
@@ -286,7 +290,7 @@ function betterDriver(): Driver {
 /** One line on why better-sqlite3 did not load, with the command that fixes it. */
 export function betterLoadProblem(err: unknown): string {
   const message = String((err as Error)?.message ?? err).split('\n')[0]!;
-  const fix = 'fix: run `npm rebuild better-sqlite3` where agctl is installed (or use Node 22.13 or later, which needs no native module)';
+  const fix = 'fix: run `npm rebuild better-sqlite3` where agctl is installed (or use Node 22.15 or later, which needs no native module)';
   if (/NODE_MODULE_VERSION|compiled against a different Node\.js version/.test(String((err as Error)?.message))) {
     return `the embedded server's SQLite module better-sqlite3 was built for another Node.js version than ${process.version}; ${fix}`;
   }
