@@ -8,9 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RULE_SETTINGS } from '../../../src/api/rules.js';
 import { OffsetClock } from '../../../src/lib/clock.js';
 import { StartupError, startEmbeddedServer } from '../../../src/server/app.js';
 import { SCHEMA_VERSION } from '../../../src/server/store/db.js';
+import { jsonColumn } from '../../../src/server/store/json.js';
 import { openDatabase } from '../../../src/server/store/sqlite.js';
 import { hmacSignature } from '../../../src/webhook/sign.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -72,7 +74,14 @@ async function expectFixtureData(s: TestServer): Promise<void> {
   const rules = await s.api('/api/v1/apps/crm-app/entitlement_configuration_rules?page_size=100');
   expect(rules.status).toBe(200);
   expect(rules.body.list.map((r: { id: string }) => r.id).sort()).toEqual(RULES);
-  expect(rules.body.list.find((r: { id: string }) => r.id === 'ecr-001').settings).toMatchObject({ requestPolicyId: 'policy-1', requestSchemaId: 'schema-1', emergencyGrantEnabled: true });
+  // Read through the settings' shape: a member added to it has to be given a value here (and a step, when its default will not do).
+  expect(rules.body.list.find((r: { id: string }) => r.id === 'ecr-001').settings).toEqual({
+    requestPolicyId: 'policy-1',
+    requestSchemaId: 'schema-1',
+    emergencyGrantEnabled: true,
+    emergencyGrantPolicyId: 'policy-emergency',
+    maxGrantDuration: '86400s',
+  });
   // MCP servers, their catalog entries and their sealed secrets.
   const servers = await s.api('/api/v1/apps/ai-tools/mcp_servers?page_size=100');
   expect(servers.status).toBe(200);
@@ -95,6 +104,21 @@ async function expectFixtureData(s: TestServer): Promise<void> {
   for (const id of SENT_EVENTS) expect(await sendEvent(s, id)).toBe(409);
   expect(await sendEvent(s, 'c4a1f7e2-5b6d-4e8f-9a0b-1c2d3e4f5a6b')).toBe(200);
 }
+
+describe('a JSON column', () => {
+  it('is read through its shape: a member the row lacks at its default, one the shape does not declare dropped', () => {
+    const settings = jsonColumn(RULE_SETTINGS);
+    expect(settings.value('{"requestPolicyId":"p","emergencyGrantEnabled":true,"retired":1}')).toEqual({
+      requestPolicyId: 'p',
+      requestSchemaId: '',
+      emergencyGrantEnabled: true,
+      emergencyGrantPolicyId: '',
+      maxGrantDuration: '',
+    });
+    const full = { requestPolicyId: 'p', requestSchemaId: 's', emergencyGrantEnabled: false, emergencyGrantPolicyId: 'e', maxGrantDuration: '60s' };
+    expect(settings.value(settings.text(full))).toEqual(full);
+  });
+});
 
 describe('storage layouts', () => {
   it('opens a data directory of layout 2 (agctl 0.1.0) with every rule, MCP server, listener, event record and step-up transaction', async () => {
