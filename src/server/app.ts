@@ -14,6 +14,7 @@ import { TOKEN_PATH, authenticateBearer, listClients } from './routes/auth.js';
 import type { ServerModule } from './module.js';
 
 export { StartupError };
+export { StoreUnavailableError } from './store/sqlite.js';
 
 /** How long close() waits for the requests in flight before it closes their connections. */
 const CLOSE_GRACE_MS = 10_000;

@@ -6,7 +6,7 @@ import { normalize, type Infer } from '../../api/shape.js';
 
 type Shape = Parameters<typeof normalize>[0];
 
-export interface JsonColumn<S extends Shape> {
+interface JsonColumn<S extends Shape> {
   /** The column's text for a value of the shape. */
   text(value: Infer<S>): string;
   /** The value as stored, through the shape: members it does not declare dropped, those missing at their defaults. */

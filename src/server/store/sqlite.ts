@@ -6,7 +6,7 @@
 // part of better-sqlite3's interface the store's users call; a better-sqlite3
 // connection is one as it is, a node:sqlite one is wrapped to match.
 import { createRequire } from 'node:module';
-import { CliError, Exit, UsageError } from '../../lib/exit.js';
+import { StartupError } from '../startup.js';
 
 interface RunResult {
   changes: number;
@@ -55,10 +55,14 @@ interface StoreBackend {
 /** The environment variable that chooses a driver instead of the default (node:sqlite where it exists); in `agctl help environment`. */
 const STORE_BACKEND_ENV = 'AGCTL_STORE_BACKEND';
 
-/** Exit code of an environment fault (a driver that cannot load); documented in EXIT_CODE_TABLE. */
-export class StoreUnavailableError extends CliError {
+/**
+ * No SQLite driver loads: a fault of the installation or of Node, not of the
+ * user's input nor of agctl. The message is one line naming the fix; the CLI
+ * exits 11 (Exit.Environment) with it.
+ */
+export class StoreUnavailableError extends StartupError {
   constructor(message: string) {
-    super(message, Exit.Environment, { code: 'store_unavailable' });
+    super(message);
     this.name = 'StoreUnavailableError';
   }
 }
@@ -95,7 +99,7 @@ function loadDriver(env: NodeJS.ProcessEnv = process.env): Driver {
   if (driver) return driver;
   const wanted = env[STORE_BACKEND_ENV] || undefined;
   if (wanted !== undefined && wanted !== 'node:sqlite' && wanted !== 'better-sqlite3') {
-    throw new UsageError(`${STORE_BACKEND_ENV} must be node:sqlite or better-sqlite3 (or unset, to use node:sqlite where Node has it)`);
+    throw new StartupError(`${STORE_BACKEND_ENV} must be node:sqlite or better-sqlite3 (or unset, to use node:sqlite where Node has it)`);
   }
   if (wanted !== 'better-sqlite3') {
     const sqlite = nodeSqlite();

@@ -8,8 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Exit } from '../../../src/lib/exit.js';
-import { renderError } from '../../../src/cli/errors.js';
+import { StartupError } from '../../../src/server/startup.js';
 import { Store } from '../../../src/server/store/db.js';
 import { StoreUnavailableError, betterLoadProblem, isSqliteWarning, openDatabase, storeBackend } from '../../../src/server/store/sqlite.js';
 import { BIN, baseEnv } from '../../helpers/cli.js';
@@ -123,7 +122,7 @@ describe("node:sqlite's warning", () => {
 });
 
 describe('a driver that cannot load', () => {
-  it('is an environment fault (exit 11) in one line naming the fix, not a bug', () => {
+  it('is an environment fault in one line naming the fix', () => {
     const abi = new Error(
       "The module '/x/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 137. Please try re-compiling or re-installing\nthe module (for instance, using `npm rebuild` or `npm install`).",
     );
@@ -131,13 +130,8 @@ describe('a driver that cannot load', () => {
     expect(line).toBe(
       `the embedded server's SQLite module better-sqlite3 was built for another Node.js version than ${process.version}; fix: run \`npm rebuild better-sqlite3\` where agctl is installed (or use Node 22.15 or later, which needs no native module)`,
     );
-    const r = renderError(new StoreUnavailableError(line));
-    expect(r.exitCode).toBe(Exit.Environment);
-    expect(r.exitCode).toBe(11);
-    expect(r.line).toBe(line);
-    expect(r.line).not.toContain('\n');
-    expect(r.hint).toBeUndefined();
-    expect(r.json.error.code).toBe('store_unavailable');
+    expect(new StoreUnavailableError(line)).toBeInstanceOf(StartupError);
+    expect(line).not.toContain('\n');
   });
 
   it('stops `--embedded` with exit 11 and one line, before anything is created', (ctx) => {
@@ -152,6 +146,9 @@ describe('a driver that cannot load', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(wanted === 'node:sqlite' ? 'AGCTL_STORE_BACKEND' : 'npm rebuild better-sqlite3');
     expect(r.stderr).not.toMatch(/unexpected|report it|\\n/);
+    const json = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(json.status).toBe(11);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'store_unavailable', exitCode: 11 });
     expect(() => statSync(data)).toThrow();
   });
 

@@ -1,6 +1,6 @@
 // agctl serve: the embedded server in the foreground until Ctrl-C (SIGINT) or SIGTERM.
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../../lib/exit.js';
+import { CliError, Exit, UsageError } from '../../../lib/exit.js';
 import { dataDir as defaultDataDir } from '../../../config/paths.js';
 import { readTextIfExists, writePrivateFile } from '../../../config/secure-file.js';
 import { pathProblem } from '../../../lib/fs-errors.js';
@@ -26,7 +26,7 @@ function rememberedPort(dir: string): number | undefined {
 }
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
-  const [{ startEmbeddedServer, StartupError }, { lockDataDir }] = await Promise.all([import('../../../server/app.js'), import('../../../server/lock.js')]);
+  const [{ startEmbeddedServer, StartupError, StoreUnavailableError }, { lockDataDir }] = await Promise.all([import('../../../server/app.js'), import('../../../server/lock.js')]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${escapeControls(line)}\n`);
@@ -61,6 +61,8 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     }
   } catch (err) {
     lock?.release();
+    // No SQLite driver loads (the installation or Node): one line naming the fix, exit 11.
+    if (err instanceof StoreUnavailableError) throw new CliError(err.message, Exit.Environment, { code: 'store_unavailable' });
     // The user's data directory, seal key or address, not a bug: one line and exit 2.
     if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
     throw err;
