@@ -2,14 +2,13 @@
 // (node:sqlite on Node 22.15 and later, better-sqlite3 on Node 20; CI runs this
 // file on each line), the driver named by storeBackend(), node:sqlite's one
 // warning kept out of the output, and a driver that cannot load named in one line.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StartupError } from '../../../src/server/startup.js';
-import { Store } from '../../../src/server/store/db.js';
 import { StoreUnavailableError, betterLoadProblem, isSqliteWarning, openDatabase, storeBackend } from '../../../src/server/store/sqlite.js';
 import { BIN, baseEnv } from '../../helpers/cli.js';
 
@@ -91,12 +90,23 @@ describe('the SQLite driver', () => {
     db.close();
   });
 
-  it('creates the database file 0600, and its log and shared-memory files too', () => {
+  it('creates the database file 0600, and its log and shared-memory files too, whatever the umask', async () => {
+    // serve under umask 000: SQLite alone would make the files 0644 (its default mode, as the umask leaves it).
     const dir = join(root, 'private');
-    const store = new Store({ dataDir: dir, sealKey: Buffer.alloc(32, 1) });
-    store.write(() => store.setMeta('x', 'y'));
-    for (const f of ['agctl.db', 'agctl.db-wal', 'agctl.db-shm']) expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
-    store.close();
+    const ready = join(root, 'private-ready.json');
+    const env = { ...baseEnv(join(root, 'cfg-private')), AGCTL_SEAL_KEY: 'a'.repeat(64) };
+    const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, 'serve', '--quiet', '--port', '0', '--data-dir', dir, '--ready-file', ready], { env, stdio: 'ignore' });
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(ready) || !existsSync(join(dir, 'agctl.db-shm'))) {
+        expect(Date.now() < deadline && child.exitCode === null, 'serve did not start').toBe(true);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const f of ['agctl.db', 'agctl.db-wal', 'agctl.db-shm']) expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    }
   });
 });
 
