@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** Test files that replace modules (vi.mock): each runs in a fresh module registry. */
-const ISOLATED = ['test/unit/cli/program.test.ts', 'test/e2e/cli/doctor-store.test.ts'];
+const ISOLATED = ['test/unit/cli/program.test.ts'];
 
 export default defineConfig({
   test: {

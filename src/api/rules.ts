@@ -4,7 +4,7 @@
 // (`rules list` is on the start-up budget).
 import { shape, type Infer, type ListPage } from './shape.js';
 
-const RULE_SETTINGS = shape({
+export const RULE_SETTINGS = shape({
   requestPolicyId: 'string',
   requestSchemaId: 'string',
   emergencyGrantEnabled: 'boolean',

@@ -21,6 +21,7 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_CONFIG_DIR', 'profiles, sealed secrets and cached tokens (default `~/.config/agctl`)'),
   v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens instead of one in the OS keyring (64 hex digits or 43 base64url characters; without a keyring, default a 0600 key file in the config dir)'),
   v('AGCTL_DATA_DIR', 'data directory of `serve` and `--embedded` (default `~/.local/share/agctl/server`)'),
+  v('AGCTL_STORE_BACKEND', "SQLite driver of the embedded server: `node:sqlite` or `better-sqlite3` (default node:sqlite where Node has it, 22.15 and later; else the optional better-sqlite3 package)"),
   v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (same format; default a 0600 `seal.key` in its data dir)'),
 ];
 

@@ -14,6 +14,7 @@ export const Exit = {
   RateLimited: 8,
   Server: 9,
   Pending: 10,
+  Environment: 11,
 } as const;
 export type ExitCode = (typeof Exit)[keyof typeof Exit];
 
@@ -32,6 +33,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED,
   [8, 'rate limited after retries (429)'],
   [9, 'server or network failure (5xx, timeout, refused connection, a redirect from the service, unexpected response)'],
   [10, 'pending: step-up authentication not completed yet'],
+  [11, "environment fault: agctl's installation or Node.js cannot run the command (e.g. the embedded server's SQLite module missing or built for another Node.js); the message names the fix"],
   [EXIT_INTERRUPTED, 'cancelled: Ctrl-C (a prompt, the step-up wait, a webhook load run), or No at a confirmation (nothing was changed)'],
 ];
 
@@ -47,6 +49,7 @@ export const EXIT_NAMES: Readonly<Record<number, string>> = {
   8: 'rate_limited',
   9: 'unavailable',
   10: 'pending',
+  11: 'environment',
   [EXIT_INTERRUPTED]: 'cancelled',
 };
 

@@ -15,6 +15,8 @@ import { TOKEN_PATH, authenticateBearer, listClients } from './routes/auth.js';
 import type { ServerModule } from './module.js';
 
 export { StartupError };
+import { storeBackend } from './store/sqlite.js';
+export { StoreUnavailableError } from './store/sqlite.js';
 
 /** How long close() waits for the requests in flight before it closes their connections. */
 const CLOSE_GRACE_MS = 10_000;
@@ -81,6 +83,8 @@ export class EmbeddedServer {
     };
     const dataDir = opts.dataDir && opts.dataDir !== ':memory:' ? opts.dataDir : undefined;
     // Another user's data directory, or one others can write, is refused before anything in it is opened.
+    // A store that cannot load is said before the data directory is made.
+    storeBackend(opts.env);
     if (dataDir) prepareDataDir(dataDir, { dataDirFlag: opts.dataDirFlag });
     this.store = new Store({ dataDir, sealKey: opts.sealKey, env: opts.env, dataDirFlag: opts.dataDirFlag });
     const modules = opts.modules ?? MODULES;

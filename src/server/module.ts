@@ -15,7 +15,8 @@ export interface ServerModule {
    * Creates the module's tables; must be idempotent (CREATE TABLE IF NOT EXISTS ...).
    * Runs in the start-up write transaction, once the database is known to have
    * this version's storage layout (SCHEMA_VERSION in store/db.ts): changing
-   * a table that already exists needs a new SCHEMA_VERSION.
+   * a table that already exists needs a new SCHEMA_VERSION and its step
+   * (LAYOUT_STEPS), which brings databases of the layout before forward.
    */
   migrate(store: Store): void;
   /**

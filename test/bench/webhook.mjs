@@ -13,6 +13,9 @@
 //     each (target >= 1.0 of the signing autocannon). And a replay of N
 //     distinct lines (`--events`) against the single-body run (target >= 0.9),
 //     with the peak RSS of each agctl run.
+// The listener and the reference run on each SQLite driver this Node can
+// load (AGCTL_STORE_BACKEND): node:sqlite where Node has it (22.15 and later),
+// better-sqlite3 where it is installed and built for this Node.
 // `node test/bench/webhook.mjs sender` runs the sender part alone.
 // Loopback only; bounded in requests and time. With taskset available and two
 // or more CPUs, servers run on one CPU and the load on another, so the
@@ -248,10 +251,11 @@ process.on('SIGTERM', () => process.exit(0));
 // straightforward durable webhook receiver in Node would.
 const DURABLE_SERVER = `
 const { createServer } = require('node:http');
-const Database = require(process.env.BENCH_SQLITE);
-const db = new Database(process.env.BENCH_DB);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
+const db = process.env.BENCH_SQLITE === 'node:sqlite'
+  ? new (process.getBuiltinModule('node:sqlite').DatabaseSync)(process.env.BENCH_DB)
+  : new (require(process.env.BENCH_SQLITE))(process.env.BENCH_DB);
+db.exec('PRAGMA journal_mode = WAL');
+db.exec('PRAGMA synchronous = NORMAL');
 db.exec('CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, body BLOB NOT NULL, received_at INTEGER NOT NULL)');
 const ins = db.prepare('INSERT OR IGNORE INTO events (id, body, received_at) VALUES (?, ?, ?)');
 const s = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
@@ -283,13 +287,39 @@ export function startBare(code = BARE_SERVER, env = process.env) {
   });
 }
 
-async function startEmbedded(dir) {
+/**
+ * The SQLite drivers this Node can run, as AGCTL_STORE_BACKEND names them, with
+ * what the reference server loads for each (as the store decides: node:sqlite
+ * with unknown named parameters allowed, better-sqlite3 when it opens a database).
+ */
+function storeBackends() {
+  const out = [];
+  const sqlite = process.getBuiltinModule?.('node:sqlite');
+  if (typeof sqlite?.StatementSync?.prototype?.setAllowUnknownNamedParameters === 'function') out.push({ name: 'node:sqlite', module: 'node:sqlite' });
+  try {
+    const path = createRequire(SELF).resolve('better-sqlite3');
+    new (createRequire(SELF)(path))(':memory:').close();
+    out.push({ name: 'better-sqlite3', module: path });
+  } catch {}
+  return out;
+}
+
+async function startEmbedded(dir, backend) {
+  const env = { ...process.env, NO_COLOR: '1', AGCTL_STORE_BACKEND: backend };
   // startServeProcess runs `node bin/agctl.js serve`; pin it like the bare server.
-  if (!canPin) return startServeProcess(dir);
+  if (!canPin) {
+    // startServeProcess passes this process's environment on.
+    process.env.AGCTL_STORE_BACKEND = backend;
+    try {
+      return await startServeProcess(dir);
+    } finally {
+      delete process.env.AGCTL_STORE_BACKEND;
+    }
+  }
   const ready = join(dir, 'ready.json');
   const child = spawn('taskset', ['-c', '1', process.execPath, BIN, 'serve', '--quiet', '--data-dir', join(dir, 'data'), '--ready-file', ready], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env,
   });
   let log = '';
   child.stderr.on('data', (d) => (log += d));
@@ -414,11 +444,24 @@ async function runSender() {
 }
 
 export async function run() {
+  const backends = storeBackends();
+  if (backends.length === 0) throw new Error('no SQLite driver loads in this Node: neither node:sqlite nor better-sqlite3');
+  const results = {};
+  let sender;
+  for (const b of backends) {
+    results[b.name] = await runListener(b, !sender);
+    sender ??= results[b.name].sender;
+  }
+  printSender(sender);
+  return { listener: results, sender };
+}
+
+/** The listener on one SQLite driver against the bare server and the reference on the same driver (and the sender part when `withSender`). */
+async function runListener(backend, withSender) {
   const dir = mkdtempSync(join(tmpdir(), 'agctl-bench-webhook-'));
   const bare = await startBare();
-  const sqlite = createRequire(SELF).resolve('better-sqlite3');
-  const durable = await startBare(DURABLE_SERVER, { ...process.env, BENCH_SQLITE: sqlite, BENCH_DB: join(dir, 'durable.db') });
-  const embedded = await startEmbedded(dir);
+  const durable = await startBare(DURABLE_SERVER, { ...process.env, BENCH_SQLITE: backend.module, BENCH_DB: join(dir, 'durable.db') });
+  const embedded = await startEmbedded(dir, backend.name);
   try {
     const w = embedded.info.demo.webhooks;
     const url = embedded.info.baseUrl + w.hmac.path;
@@ -438,8 +481,7 @@ export async function run() {
     }
     const rss = { bare: peakRssMiB(bare.child.pid), durable: peakRssMiB(durable.child.pid), embedded: peakRssMiB(embedded.child.pid) };
 
-    const sender = await senderRounds(dir, bare.url);
-
+    const sender = withSender ? await senderRounds(dir, bare.url) : undefined;
     const m = (k, f) => median(rounds[k].map(f));
     const all = (f) => ({ bare: m('bare', f), durable: m('durable', f), embedded: m('embedded', f) });
     const tput = all((x) => x.throughput);
@@ -457,15 +499,15 @@ export async function run() {
     // The reference runs in rounds of its own (see above): the ratio of the medians.
     const refRatio = tput.embedded / tput.durable;
     console.log(
-      `\nWebhook ingest: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
+      `\nWebhook ingest on ${backend.name}: ${REQUESTS} requests x ${ROUNDS} rounds per server, ${BODY_BYTES}-byte bodies, ${CONCURRENCY} connections, loopback` +
         `${canPin ? ', servers pinned to CPU 1 and load to CPU 0' : ''} (median of rounds; listener/bare ratios: median of each round's ratio)\n`,
     );
     printTable(
       ['server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'peak RSS MiB'],
       [
         ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), us('bare'), rss.bare.toFixed(0)],
-        ['bare node:http + one SQLite insert per request (reference)', tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), us('durable'), rss.durable.toFixed(0)],
-        ['agctl serve listener (HMAC + durable idempotency)', tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), us('embedded'), rss.embedded.toFixed(0)],
+        [`bare node:http + one SQLite insert per request (reference, ${backend.name})`, tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), us('durable'), rss.durable.toFixed(0)],
+        [`agctl serve listener (HMAC + durable idempotency, ${backend.name})`, tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), us('embedded'), rss.embedded.toFixed(0)],
       ],
     );
     console.log('');
@@ -479,8 +521,7 @@ export async function run() {
         ['listener peak RSS', `${rss.embedded.toFixed(0)} MiB`, '<= 200 MiB', rss.embedded <= 200 ? 'met' : 'MISSED'],
       ],
     );
-    printSender(sender);
-    return { requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, refRatio, rss, sender };
+    return { backend: backend.name, requests: REQUESTS, throughput: tput, p50, p99, cpuUsPerRequest: cpu, ratio, refRatio, rss, sender };
   } finally {
     await embedded.stop();
     await durable.stop();

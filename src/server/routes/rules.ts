@@ -1,10 +1,11 @@
 // Entitlement configuration rules: list in evaluation order with keyset
 // pagination, get, and soft delete.
 import { invalidArgument, notFound } from '../../api/errors.js';
-import { RULE, RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, type EntitlementConfigurationRule } from '../../api/rules.js';
+import { RULE, RULES_PAGE_SIZE_DEFAULT, RULES_PAGE_SIZE_MAX, RULE_SETTINGS, type EntitlementConfigurationRule } from '../../api/rules.js';
 import { viewOf } from '../../api/shape.js';
 import { isJsonObject } from '../../lib/json.js';
 import type { ServerModule } from '../module.js';
+import { jsonColumn } from '../store/json.js';
 import type { RequestContext } from '../router.js';
 import { DEMO_APPS, requireApp } from './apps.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
@@ -17,11 +18,15 @@ interface RuleRow {
   condition: string;
   enabled: number;
   priority: number;
+  /** JSON of RULE_SETTINGS (SETTINGS). */
   settings: string;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
 }
+
+/** The `settings` column. */
+const SETTINGS = jsonColumn(RULE_SETTINGS);
 
 const toRule = (r: RuleRow): EntitlementConfigurationRule =>
   viewOf(RULE, {
@@ -32,7 +37,7 @@ const toRule = (r: RuleRow): EntitlementConfigurationRule =>
   condition: r.condition,
   enabled: r.enabled === 1,
   priority: r.priority,
-  settings: JSON.parse(r.settings),
+  settings: SETTINGS.value(r.settings),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -133,12 +138,12 @@ export const rulesModule: ServerModule = {
       };
       ins.run(id, DEMO_APPS.crm.id, `Route ${k + 1}: ${['Sales', 'Engineering', 'Managers', 'Contractors', 'Admins', 'Leadership', 'Default'][k % 7]}`,
         `Routes matching requests to ${settings.requestPolicyId}`, CONDITIONS[k % CONDITIONS.length]!, k % 9 === 8 ? 0 : 1, priority,
-        JSON.stringify(settings), at, at, null);
+        SETTINGS.text(settings), at, at, null);
       ids.push(id);
     }
     const deletedAt = new Date(base + 40 * 3600_000).toISOString();
     ins.run('ecr-900', DEMO_APPS.crm.id, 'Retired route', 'Deleted before the demo started', 'false', 1, 5,
-      JSON.stringify({ requestPolicyId: 'policy-1', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '3600s' }),
+      SETTINGS.text({ requestPolicyId: 'policy-1', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '3600s' }),
       new Date(base).toISOString(), deletedAt, deletedAt);
     ids.sort();
     return { rules: { appId: DEMO_APPS.crm.id, count: ids.length, ids, deletedId: 'ecr-900' } };

@@ -5,16 +5,26 @@
 // copy and fsync. Here a worker thread with its own connection checkpoints on
 // a timer instead, so request handling only ever appends. The main connection
 // keeps a high automatic threshold as a safety net should the worker fall behind.
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { DB } from './db.js';
+import { workerDriver, type DB } from './sqlite.js';
 
+// The worker opens its connection with the main connection's driver (node:sqlite
+// keeps its load-time ExperimentalWarning to itself here too, as in sqlite.ts).
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 1000');
-const tick = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {} };
+let db;
+if (workerData.backend === 'node:sqlite') {
+  const emit = process.emitWarning;
+  process.emitWarning = (w, t, ...rest) => (t === 'ExperimentalWarning' && /^SQLite is an experimental feature\\b/.test(String(w)) ? undefined : emit.call(process, w, t, ...rest));
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+  process.emitWarning = emit;
+  db = new DatabaseSync(workerData.file);
+} else {
+  const Database = require(workerData.module);
+  db = new Database(workerData.file, { fileMustExist: true });
+}
+db.exec('PRAGMA busy_timeout = 1000');
+const tick = () => { try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); } catch {} };
 const timer = setInterval(tick, workerData.intervalMs);
 parentPort.on('message', () => { clearInterval(timer); tick(); db.close(); parentPort.close(); });
 `;
@@ -33,10 +43,9 @@ const STOP_TIMEOUT_MS = 2_000;
  */
 export function startCheckpointer(db: DB, intervalMs = 500): () => Promise<void> {
   if (db.memory || !db.open) return async () => {};
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker;
   try {
-    worker = new Worker(WORKER, { eval: true, workerData: { driver, file: db.name, intervalMs } });
+    worker = new Worker(WORKER, { eval: true, workerData: { ...workerDriver(), file: db.name, intervalMs } });
   } catch {
     return async () => {};
   }

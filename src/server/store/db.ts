@@ -1,15 +1,16 @@
-// The embedded server's SQLite store (better-sqlite3, WAL mode). Each server
-// module brings its own tables (migrate) and demo data (seed); this file owns
-// the connection, the sealer for secrets at rest and the bookkeeping of which
-// module has been migrated and seeded in this data directory.
-import Database from 'better-sqlite3';
+// The embedded server's SQLite store (WAL mode; node:sqlite or better-sqlite3,
+// see sqlite.ts). Each server module brings its own tables (migrate) and demo
+// data (seed); this file owns the connection, the sealer for secrets at rest,
+// the storage layout (and the steps from earlier ones) and the bookkeeping of
+// which module has been seeded in this data directory.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeFsCode } from '../../lib/fs-errors.js';
 import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey } from '../../lib/seal.js';
 import { StartupError, anotherDataDir, dataDirError, type DataDirNaming } from '../startup.js';
+import { openDatabase, sqliteCode, storeBackend, type DB } from './sqlite.js';
 
-export type DB = Database.Database;
+export type { DB };
 
 interface StoreOptions extends DataDirNaming {
   /** Data directory; omitted for an in-memory store. */
@@ -29,10 +30,29 @@ const SEAL_CHECK_PLACE = 'meta\u0000seal_check';
 
 /**
  * The layout of the tables this version reads and writes, kept in the
- * database's `PRAGMA user_version`. A data directory written with another
- * layout is refused at start-up, never converted.
+ * database's `PRAGMA user_version`. A database of an earlier layout is brought
+ * to this one at start-up by the steps in LAYOUT_STEPS; one of a later layout
+ * (written by a newer agctl) is refused, untouched.
  */
 export const SCHEMA_VERSION = 2;
+
+/**
+ * The step from layout n - 1 to layout n, by n: each changes the tables that
+ * exist in layout n - 1 (tables new in a layout are created by their module's
+ * migrate, which runs next). They run in order, in the start-up write
+ * transaction: a step that fails leaves the database as it was. Changing a
+ * table means a new SCHEMA_VERSION and its step here, and a test that a
+ * database of the layout before keeps its data (test/unit/server/store-layouts.test.ts).
+ */
+const LAYOUT_STEPS: Record<number, (db: DB) => void> = {
+  // Layout 2: MCP catalog entries carry their auth modes.
+  2: (db) => {
+    if (hasTable(db, 'mcp_catalog') && !hasColumn(db, 'mcp_catalog', 'auth_modes')) db.exec(`ALTER TABLE mcp_catalog ADD COLUMN auth_modes TEXT NOT NULL DEFAULT '[]'`);
+  },
+};
+
+const hasTable = (db: DB, name: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+const hasColumn = (db: DB, table: string, column: string) => (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
 
 export class Store {
   readonly db: DB;
@@ -42,6 +62,8 @@ export class Store {
   readonly #naming: DataDirNaming;
 
   constructor(opts: StoreOptions = {}) {
+    // The SQLite driver first: when none loads, nothing is created.
+    storeBackend(opts.env);
     this.dataDir = opts.dataDir;
     this.#naming = { dataDirFlag: opts.dataDirFlag };
     let key = opts.sealKey;
@@ -90,9 +112,12 @@ export class Store {
         // Two servers started together on one directory may both try: the second finds it made.
         if (!existsSync(dbFile)) createExclusive(dbFile);
         for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) if (existsSync(f)) keepPrivate(f);
-        db = new Database(dbFile);
+        db = openDatabase(dbFile);
         // Before anything that locks: a server starting beside another waits its turn.
         db.pragma('busy_timeout = 5000');
+        // A later layout is refused before anything is written (the switch to WAL rewrites the header).
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > SCHEMA_VERSION) throw newerLayout(dbFile, version, this.#naming);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         // A small page cache (1 MiB; the OS caches the file anyway). At every
@@ -104,13 +129,14 @@ export class Store {
         db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
       } catch (err) {
         if (db?.open) db.close();
+        if (err instanceof StartupError) throw err;
         throw databaseError(dbFile, err, this.#naming);
       }
       this.db = db;
     } else {
       source = key ? source : 'random';
       key ??= Buffer.from(crypto.getRandomValues(new Uint8Array(32)));
-      this.db = new Database(':memory:');
+      this.db = openDatabase(':memory:');
       this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
     }
     this.sealKeySource = source;
@@ -190,21 +216,23 @@ export class Store {
   }
 
   /**
-   * Refuses a database written with another table layout than
-   * SCHEMA_VERSION, and marks a new one with it. Called in the start-up
-   * write transaction, before the modules create their tables.
+   * Brings a database of an earlier table layout to SCHEMA_VERSION (a new
+   * one is marked with it), and refuses one of a later layout, untouched.
+   * Called in the start-up write transaction, before the modules create their tables.
    */
   adoptSchema(): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version === SCHEMA_VERSION) return;
     const file = this.dataDir ? join(this.dataDir, 'agctl.db') : ':memory:';
-    const away = `move the data directory away to start with fresh demo data, or ${anotherDataDir(this.#naming)}`;
-    if (version !== 0) {
-      throw new StartupError(`the database ${file} has storage layout ${version}, which this version of agctl does not read (it reads layout ${SCHEMA_VERSION})`, `use the version of agctl that wrote it, or ${away}`);
+    if (version > SCHEMA_VERSION) throw newerLayout(file, version, this.#naming);
+    if (version === 0 && this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> 'meta'").get() !== undefined) {
+      // Tables but no layout number: written before layouts were numbered, by a development build.
+      throw new StartupError(
+        `the database ${file} was written by a development version of agctl before storage layouts were numbered, which this version cannot convert`,
+        `move the data directory away to start with fresh demo data, or ${anotherDataDir(this.#naming)}`,
+      );
     }
-    if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name <> 'meta'").get() !== undefined) {
-      throw new StartupError(`the database ${file} was written by an earlier version of agctl, whose storage layout this version does not read`, away);
-    }
+    if (version > 0) for (let n = version + 1; n <= SCHEMA_VERSION; n++) LAYOUT_STEPS[n]?.(this.db);
     this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }
 
@@ -222,6 +250,14 @@ export class Store {
   }
 }
 
+/** The StartupError for a database written by a newer agctl (a later storage layout). */
+function newerLayout(file: string, version: number, n: DataDirNaming): StartupError {
+  return new StartupError(
+    `the database ${file} has storage layout ${version}, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`,
+    `use that newer version of agctl, or ${anotherDataDir(n)}`,
+  );
+}
+
 /** Creates an empty 0600 file; one that already exists (made by another server meanwhile) is left as it is. */
 function createExclusive(file: string): void {
   try {
@@ -233,14 +269,14 @@ function createExclusive(file: string): void {
 
 /** The StartupError for a database file that cannot be opened or is not an SQLite database (other errors as they are). */
 export function databaseError(file: string, err: unknown, n: DataDirNaming): unknown {
-  const code = String((err as { code?: unknown }).code ?? '');
+  const code = sqliteCode(err);
   const message = (err as Error).message;
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
     return new StartupError(
       `the database ${file} is damaged or not an agctl database (SQLite: ${message})`,
       `restore it from a backup, or move it away to start with fresh demo data, or ${anotherDataDir(n)}`,
     );
   }
-  if (code.startsWith('SQLITE_')) return new StartupError(`cannot open the database ${file}: ${message}`, anotherDataDir(n));
+  if (code) return new StartupError(`cannot open the database ${file}: ${message}`, anotherDataDir(n));
   return err;
 }

@@ -4,7 +4,7 @@
 // is the unique key of `webhook_events` (listener number, event ID): an event
 // is new when its row could be inserted, or taken over once older than 7 days.
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
+import type { Statement } from '../store/sqlite.js';
 import { ApiError } from '../../api/errors.js';
 import { isUuidV4, uuidBytes } from '../../lib/ids.js';
 import { AllowList } from '../../webhook/cidr.js';

@@ -74,8 +74,8 @@ function nestsDeeper(text: string, max: number): boolean {
  * skipped; a record that still does not parse, or nests deeper than
  * MAX_CONTEXT_DEPTH, is shown as its text rather than failing the whole listing.
  */
-function contextData(stored: Buffer | string): unknown {
-  let text = typeof stored === 'string' ? stored : stored.toString('utf8');
+function contextData(stored: Uint8Array | string): unknown {
+  let text = typeof stored === 'string' ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (nestsDeeper(text, MAX_CONTEXT_DEPTH)) return text;
   try {

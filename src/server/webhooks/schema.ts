@@ -1,5 +1,5 @@
 // The webhook tables, the shapes of their rows, and how runs are keyed.
-import type { Statement } from 'better-sqlite3';
+import type { Statement } from '../store/sqlite.js';
 import type { DB } from '../store/db.js';
 import type { AuthMethod } from '../../webhook/verify.js';
 import { INCOMING_PATH } from '../../api/webhook-listeners.js';
@@ -44,7 +44,8 @@ export interface RunRow {
   listener_id: string;
   automation_id: string;
   event_id: string;
-  context: Buffer | string;
+  /** The body as a BLOB (a Uint8Array; a Buffer under better-sqlite3), or as text. */
+  context: Uint8Array | string;
   created_at: number;
 }
 

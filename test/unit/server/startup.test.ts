@@ -1,7 +1,6 @@
 // Start-up failures of the embedded server that are the user's or the
 // machine's (an address in use, a data directory that is a file, a damaged
 // database, a seal key that does not fit): StartupErrors with a plain message.
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedServer, StartupError, startEmbeddedServer } from '../../../src/server/app.js';
 import { SCHEMA_VERSION } from '../../../src/server/store/db.js';
+import { openDatabase } from '../../../src/server/store/sqlite.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-startup-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,24 +79,25 @@ describe('the data directory', () => {
     expect((err as Error).message).toBe(`the database ${join(dir, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`);
   });
 
-  it('refuses a database of another storage layout (an earlier version, or an unknown one) and leaves it as it was', async () => {
+  it('refuses a database of a later storage layout or of an unnumbered one, and leaves it as it was', async () => {
     const dir = join(root, 'layouts');
     const server = new EmbeddedServer({ dataDir: dir });
     await server.close();
     const file = join(dir, 'agctl.db');
     const setVersion = (v: number) => {
-      const db = new Database(file);
+      const db = openDatabase(file);
       db.pragma(`user_version = ${v}`);
       db.close();
     };
     setVersion(0);
     const earlier = await startupError(startEmbeddedServer({ dataDir: dir, dataDirFlag: '--data-dir' }));
-    expect(earlier.message).toBe(`the database ${file} was written by an earlier version of agctl, whose storage layout this version does not read`);
+    expect(earlier.message).toBe(`the database ${file} was written by a development version of agctl before storage layouts were numbered, which this version cannot convert`);
     expect(earlier.hint).toBe('move the data directory away to start with fresh demo data, or choose another data directory with --data-dir');
     setVersion(99);
     const unknown = await startupError(startEmbeddedServer({ dataDir: dir }));
-    expect(unknown.message).toBe(`the database ${file} has storage layout 99, which this version of agctl does not read (it reads layout ${SCHEMA_VERSION})`);
-    const db = new Database(file, { readonly: true });
+    expect(unknown.message).toBe(`the database ${file} has storage layout 99, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`);
+    expect(unknown.hint).toBe('use that newer version of agctl, or choose another data directory');
+    const db = openDatabase(file);
     expect(db.pragma('user_version', { simple: true })).toBe(99);
     db.close();
     // Back at this version's layout, the data directory starts again, with its data.
@@ -121,7 +122,7 @@ describe('the data directory', () => {
     expect(wrong).toThrow(StartupError);
     expect(wrong).toThrow(`the data directory ${dir} holds secrets sealed with another key`);
     // Written before the check value existed: the secrets themselves tell.
-    const db = new Database(join(dir, 'agctl.db'));
+    const db = openDatabase(join(dir, 'agctl.db'));
     db.prepare("DELETE FROM meta WHERE key = 'seal_check'").run();
     db.close();
     expect(wrong).toThrow(`the data directory ${dir} holds secrets sealed with another key`);

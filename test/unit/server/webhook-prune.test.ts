@@ -17,7 +17,7 @@ function storeWithEvents(times: number[]): Store {
   const store = new Store();
   webhooksModule.migrate(store);
   const ins = store.db.prepare('INSERT INTO webhook_events (listener, event, received_at) VALUES (1, ?, ?)');
-  store.db.transaction(() => times.forEach((t, i) => ins.run(Buffer.from(i.toString(16).padStart(32, '0'), 'hex'), t)))();
+  store.write(() => times.forEach((t, i) => ins.run(Buffer.from(i.toString(16).padStart(32, '0'), 'hex'), t)));
   return store;
 }
 

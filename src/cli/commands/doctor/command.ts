@@ -16,8 +16,9 @@ against the tenant's Date header) need the profile's base URL; \`agctl auth
 status\` proves the credentials themselves.
 
 Exit 0 when nothing is broken (a warning is not), else the exit code of the
-first failed check, as the commands it affects exit: 2 for this machine's
-setup (config directory, store, profile), 9 for the network path.
+first failed check, as the commands it affects exit: 11 for a store that
+does not load, 2 for this machine's setup (config directory, profile), 9 for
+the network path.
 With -o json: \`{ ok, checks: [{ name, status, detail, hint }] }\`, \`status\`
 being ok, warn, fail or skip.`,
           ['agctl doctor', 'agctl doctor --profile ci -o json'],

@@ -63,7 +63,7 @@ async function within<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): P
 }
 
 export async function run(_input: DoctorInput, ctx: CommandContext): Promise<number> {
-  const checks: Check[] = [nodeCheck(), await storeCheck(), await keyringCheck(ctx.env), ...configDirChecks(ctx.config.dir)];
+  const checks: Check[] = [nodeCheck(), await storeCheck(ctx.env), await keyringCheck(ctx.env), ...configDirChecks(ctx.config.dir)];
   let settings: Settings | undefined;
   try {
     settings = ctx.settings;
@@ -98,14 +98,14 @@ function nodeCheck(): Check {
   return supported ? ok('Node.js', detail) : warn('Node.js', `${detail}: not a supported release`, 'use Node.js 20.18.1 or later 20.x, 22 or 24');
 }
 
-async function storeCheck(): Promise<Check> {
+async function storeCheck(env: NodeJS.ProcessEnv): Promise<Check> {
   let state;
   try {
-    state = await within(STORE_MS, () => storeBackend());
+    state = await within(STORE_MS, () => storeBackend(env));
   } catch (err) {
-    return fail('store', `the embedded store did not open: ${describeError(err)}`, Exit.Usage);
+    return fail('store', `the embedded store did not open: ${describeError(err)}`, Exit.Environment);
   }
-  return state.backend ? ok('store', state.backend) : fail('store', state.problem!, Exit.Usage, state.hint);
+  return state.backend ? ok('store', state.backend) : fail('store', state.problem!, state.exitCode ?? Exit.Environment);
 }
 
 /** The OS keyring: which one, and whether it answers (a look-up of an entry that does not exist). */

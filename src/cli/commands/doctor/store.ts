@@ -1,49 +1,25 @@
-// Which store the embedded server (`serve`, `--embedded`) would use, and
-// whether it loads here: an in-memory database opened and closed. The one
-// place that knows how the store is loaded; an error is put in words, with the
-// command that fixes it.
+// Which store the embedded server (`serve`, `--embedded`) would use here, as
+// the store itself chooses it (src/server/store/sqlite.ts: node:sqlite, else
+// better-sqlite3, or AGCTL_STORE_BACKEND), and why it does not load.
+import { Exit } from '../../../lib/exit.js';
 
 interface StoreState {
-  /** The module the store runs on, when it loaded ('better-sqlite3 (SQLite 3.50.4)'). */
+  /** The driver the store runs on, when it loads ('node:sqlite 24.21.0 (SQLite 3.50.4)'). */
   backend?: string;
-  /** Why it does not load, and what to do. */
+  /** Why it does not load (one line that names the fix), and the exit code it means. */
   problem?: string;
-  hint?: string;
+  exitCode?: number;
 }
 
-export async function storeBackend(): Promise<StoreState> {
+export async function storeBackend(env: NodeJS.ProcessEnv): Promise<StoreState> {
+  const { storeBackend: backend, StoreUnavailableError } = await import('../../../server/store/sqlite.js');
   try {
-    const { Store } = await import('../../../server/store/db.js');
-    const store = new Store({ sealKey: Buffer.alloc(32), env: {} });
-    try {
-      const { v } = store.db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
-      return { backend: `better-sqlite3 (SQLite ${v})` };
-    } finally {
-      store.close();
-    }
+    const b = backend(env);
+    return { backend: `${b.name} ${b.version} (SQLite ${b.sqliteVersion})` };
   } catch (err) {
-    return storeProblem(err);
+    // No driver loads: an environment fault (exit 11); a driver named wrongly: a usage error.
+    return { problem: describeError(err), exitCode: err instanceof StoreUnavailableError ? Exit.Environment : Exit.Usage };
   }
-}
-
-/** A store that does not load, in words: a module built for another Node.js, one not installed, or another failure. */
-export function storeProblem(err: unknown): StoreState {
-  const e = err as NodeJS.ErrnoException | undefined;
-  const message = String(e?.message ?? err);
-  const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?NODE_MODULE_VERSION (\d+)/.exec(message);
-  if (abi) {
-    return {
-      problem: `better-sqlite3 was built for another Node.js (module version ${abi[1]}; this Node.js needs ${abi[2]})`,
-      hint: 'run `npm rebuild better-sqlite3` where agctl is installed (or reinstall agctl) with this Node.js',
-    };
-  }
-  if (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' || /Could not locate the bindings file/.test(message)) {
-    return {
-      problem: `better-sqlite3 is not installed or not built: ${describeError(err)}`,
-      hint: 'reinstall agctl (npm i -g agctl), with python3, make and a C++ compiler where no prebuilt binary can be fetched',
-    };
-  }
-  return { problem: `the store does not load: ${describeError(err)}`, hint: 'reinstall agctl; run again with --debug for details' };
 }
 
 /** An error's first line, at most 300 characters (a message may carry a path, a stack or a server's text). */

@@ -1,6 +1,6 @@
 // agctl serve: the embedded server in the foreground until Ctrl-C (SIGINT) or SIGTERM.
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../../lib/exit.js';
+import { CliError, Exit, UsageError } from '../../../lib/exit.js';
 import { dataDir as defaultDataDir } from '../../../config/paths.js';
 import { readTextIfExists, writePrivateFile } from '../../../config/secure-file.js';
 import { pathProblem } from '../../../lib/fs-errors.js';
@@ -26,10 +26,11 @@ function rememberedPort(dir: string): number | undefined {
 }
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
-  const [{ startEmbeddedServer, StartupError }, { lockDataDir }, { REQUEST_LOG_PER_SECOND }] = await Promise.all([
+  const [{ startEmbeddedServer, StartupError, StoreUnavailableError }, { lockDataDir }, { REQUEST_LOG_PER_SECOND }, { storeBackend }] = await Promise.all([
     import('../../../server/app.js'),
     import('../../../server/lock.js'),
     import('../../../server/request-log.js'),
+    import('../../../server/store/sqlite.js'),
   ]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
@@ -54,6 +55,8 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   let taken = false;
   let lock: { release(): void } | undefined;
   try {
+    // A store that cannot load is said before anything is made in the data directory.
+    storeBackend(ctx.env);
     // One serve per data directory (src/server/lock.ts): a second one is refused before it opens the database.
     lock = lockDataDir(dir, { dataDirFlag });
     try {
@@ -66,6 +69,8 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     }
   } catch (err) {
     lock?.release();
+    // No SQLite driver loads (the installation or Node): one line naming the fix, exit 11.
+    if (err instanceof StoreUnavailableError) throw new CliError(err.message, Exit.Environment, { code: 'store_unavailable' });
     // The user's data directory, seal key or address, not a bug: one line and exit 2.
     if (err instanceof StartupError) throw new UsageError(err.message, err.hint);
     throw err;
