@@ -32,15 +32,17 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.on('error', () => {});
   process.stdout.write(help);
 } else {
-  import('../dist/cli/main.js').then(async (m) => {
-    // startedAt 0: the process's start (performance.timeOrigin), where a completion's time budget begins
-    process.exitCode = await m.main(process.argv, { io: m.processIO(), env: process.env, startedAt: 0 });
-  }).catch((err) => {
-    if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
-      process.stderr.write('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
+  import('../dist/cli/main.js')
+    .then(async (m) => {
+      // startedAt 0: the process's start (performance.timeOrigin), where a completion's time budget begins
+      process.exitCode = await m.main(process.argv, { io: m.processIO(), env: process.env, startedAt: 0 });
+    })
+    .catch((err) => {
+      if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
+        process.stderr.write('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
+        process.exit(1);
+      }
+      process.stderr.write(`agctl: ${err && err.stack ? err.stack : err}\n`);
       process.exit(1);
-    }
-    process.stderr.write(`agctl: ${err && err.stack ? err.stack : err}\n`);
-    process.exit(1);
-  });
+    });
 }

@@ -53,8 +53,13 @@ const externalPackages = {
 const lazyChildProcess = {
   name: 'lazy-child-process',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) => (a.importer.includes('/node_modules/commander/') ? { path: 'child_process', namespace: 'lazy' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: "exports.spawn = (...a) => require('node:child_process').spawn(...a);", loader: 'js' }));
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (a) =>
+      a.importer.includes('/node_modules/commander/') ? { path: 'child_process', namespace: 'lazy' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+      contents: "exports.spawn = (...a) => require('node:child_process').spawn(...a);",
+      loader: 'js',
+    }));
   },
 };
 
@@ -70,7 +75,10 @@ const declarationsWithList = {
   setup(b) {
     b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]commands[\\/](.+[\\/])?subcommands\.ts$/ }, (a) => {
       const specs = [];
-      const source = readFileSync(a.path, 'utf8').replace(/\(\) => import\(('[^']+\/command\.js')\)/g, (_, spec) => `async () => __declaration${specs.push(spec) - 1}`);
+      const source = readFileSync(a.path, 'utf8').replace(
+        /\(\) => import\(('[^']+\/command\.js')\)/g,
+        (_, spec) => `async () => __declaration${specs.push(spec) - 1}`,
+      );
       return { contents: `${specs.map((s, i) => `import * as __declaration${i} from ${s};`).join('\n')}\n${source}`, loader: 'ts' };
     });
   },
@@ -133,7 +141,11 @@ const result = await build({
 });
 // Which sources each output file holds (dist/ path -> source paths): the
 // start-up tests read it to tell what a command line loaded.
-const contents = Object.fromEntries(Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js')).map(([f, o]) => [f, Object.keys(o.inputs)]));
+const contents = Object.fromEntries(
+  Object.entries(result.metafile.outputs)
+    .filter(([f]) => f.endsWith('.js'))
+    .map(([f, o]) => [f, Object.keys(o.inputs)]),
+);
 writeFileSync(join(dist, 'contents.json'), JSON.stringify(contents, null, 1) + '\n');
 // The root's and each group's help page, made by the program just built: bin/agctl.js prints them
 // for `agctl --help` and `agctl <group> --help` without loading the program tree.

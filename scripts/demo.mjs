@@ -20,7 +20,8 @@ const configDir = join(work, 'config');
 const dataDir = join(work, 'data');
 const readyFile = join(work, 'ready.json');
 const env = { ...process.env, AGCTL_CONFIG_DIR: configDir, AGCTL_DATA_DIR: dataDir };
-for (const k of ['AGCTL_PROFILE', 'AGCTL_BASE_URL', 'AGCTL_CLIENT_ID', 'AGCTL_CLIENT_SECRET', 'AGCTL_ACCESS_TOKEN', 'AGCTL_OUTPUT']) delete env[k];
+for (const k of ['AGCTL_PROFILE', 'AGCTL_BASE_URL', 'AGCTL_CLIENT_ID', 'AGCTL_CLIENT_SECRET', 'AGCTL_ACCESS_TOKEN', 'AGCTL_OUTPUT'])
+  delete env[k];
 
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${s}\x1b[0m` : s);
 let failures = 0;
@@ -29,7 +30,12 @@ let failures = 0;
 export function agctl(args, { input, expect = 0, quiet = false, extraEnv = {} } = {}) {
   const shown = args.map((a) => (/[\s'"$]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a)).join(' ');
   console.log(`\n${bold('$ agctl ' + shown)}${input !== undefined ? bold('   # stdin supplied') : ''}`);
-  const r = spawnSync(process.execPath, [bin, ...args], { env: { ...env, ...extraEnv }, input: input ?? '', encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    env: { ...env, ...extraEnv },
+    input: input ?? '',
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (!quiet) {
     if (r.stdout) process.stdout.write(r.stdout);
     if (r.stderr) process.stdout.write(r.stderr);
@@ -43,10 +49,14 @@ export function agctl(args, { input, expect = 0, quiet = false, extraEnv = {} } 
   return r;
 }
 
-const server = spawn(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--ready-file', readyFile, '--quiet', '--allow-insecure-jwks'], {
-  env,
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
+const server = spawn(
+  process.execPath,
+  [bin, 'serve', '--data-dir', dataDir, '--ready-file', readyFile, '--quiet', '--allow-insecure-jwks'],
+  {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  },
+);
 let serverLog = '';
 server.stderr.on('data', (d) => (serverLog += d));
 const stopServer = () => {
@@ -79,7 +89,9 @@ console.log(serverLog.trimEnd());
 
 const sectionsDir = join(root, 'scripts', 'demo');
 const ctx = { agctl, ready, env, work, readyFile, bold };
-for (const file of readdirSync(sectionsDir).filter((f) => /^\d+-.*\.mjs$/.test(f)).sort()) {
+for (const file of readdirSync(sectionsDir)
+  .filter((f) => /^\d+-.*\.mjs$/.test(f))
+  .sort()) {
   const mod = await import(pathToFileURL(join(sectionsDir, file)).href);
   console.log(`\n${bold('== ' + (mod.title ?? file) + ' ==')}`);
   try {
@@ -92,5 +104,7 @@ for (const file of readdirSync(sectionsDir).filter((f) => /^\d+-.*\.mjs$/.test(f
 
 stopServer();
 await new Promise((r) => (server.exitCode !== null ? r() : server.once('exit', r)));
-console.log(`\n${failures === 0 ? bold('Tour complete: every step behaved as expected.') : bold(`Tour finished with ${failures} unexpected result(s).`)}`);
+console.log(
+  `\n${failures === 0 ? bold('Tour complete: every step behaved as expected.') : bold(`Tour finished with ${failures} unexpected result(s).`)}`,
+);
 process.exit(failures === 0 ? 0 : 1);

@@ -11,10 +11,16 @@ import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { buildProgram } = await import(join(root, 'src', 'cli', 'program.ts'));
-const { environment, environmentMarkdown, withEnvironmentTable, withGeneratedTable, exitCodesMarkdown } = await import(join(root, 'src', 'cli', 'environment.ts'));
+const { environment, environmentMarkdown, withEnvironmentTable, withGeneratedTable, exitCodesMarkdown } = await import(
+  join(root, 'src', 'cli', 'environment.ts')
+);
 const file = join(root, 'README.md');
 const current = readFileSync(file, 'utf8');
-const text = withGeneratedTable(withEnvironmentTable(current, environmentMarkdown(environment(await buildProgram()))), 'exit-codes', exitCodesMarkdown());
+const text = withGeneratedTable(
+  withEnvironmentTable(current, environmentMarkdown(environment(await buildProgram()))),
+  'exit-codes',
+  exitCodesMarkdown(),
+);
 if (text === current) process.exit(0);
 if (process.argv.includes('--check')) {
   console.error('README.md is out of date: run npm run docs');

@@ -8,7 +8,10 @@ declare const AGCTL_BUILD_VERSION: string | undefined;
 let cached: string | undefined;
 
 export function version(): string {
-  cached ??= typeof AGCTL_BUILD_VERSION === 'string' ? AGCTL_BUILD_VERSION : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cached ??=
+    typeof AGCTL_BUILD_VERSION === 'string'
+      ? AGCTL_BUILD_VERSION
+      : (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   return cached;
 }
 

@@ -10,7 +10,9 @@ export default async function ({ agctl, ready }) {
   // The first login also makes "default" the current profile.
   agctl(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
   // A plain secret, into a second profile, from stdin; --no-switch keeps "default" current.
-  agctl(['login', '--profile', 'ci', '--no-switch', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret + '\n' });
+  agctl(['login', '--profile', 'ci', '--no-switch', '--base-url', ready.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+    input: plain.clientSecret + '\n',
+  });
   agctl(['auth', 'list']);
   agctl(['auth', 'switch', 'ci']);
   agctl(['auth', 'status']);

@@ -45,7 +45,9 @@ async function confirmPage(url, bold) {
 
 /** Runs agctl in the background, confirms the step-up page as soon as it prints the URL, and waits for it. */
 function runWhileConfirming(args, env, bold) {
-  console.log(`\n${bold('$ agctl ' + args.map((a) => (/[\s*'"]/.test(a) ? `'${a}'` : a)).join(' '))}   # confirmed in the "browser" while it waits`);
+  console.log(
+    `\n${bold('$ agctl ' + args.map((a) => (/[\s*'"]/.test(a) ? `'${a}'` : a)).join(' '))}   # confirmed in the "browser" while it waits`,
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -57,7 +59,9 @@ function runWhileConfirming(args, env, bold) {
       const m = URL_RE.exec(stderr);
       if (m && !confirmed && /Waiting/.test(stderr)) {
         confirmed = true;
-        fetch(m[1], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } }).catch(reject);
+        fetch(m[1], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } }).catch(
+          reject,
+        );
       }
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -89,7 +93,9 @@ export default async function ({ agctl: run, ready, env, bold }) {
   // 1. Start the approval without waiting: the server issues a transaction; agctl
   //    finds its ID through the transaction search and exits 10 with the URL and
   //    the command that resumes it.
-  const first = agctl(['task', 'approve-step-up', t.stepUp, '--comment', 'Approved for the quarterly clean-up', '--no-wait'], { expect: 10 });
+  const first = agctl(['task', 'approve-step-up', t.stepUp, '--comment', 'Approved for the quarterly clean-up', '--no-wait'], {
+    expect: 10,
+  });
   const field = (name) => new RegExp(`^${name}: +(.+)$`, 'm').exec(first.stdout)?.[1];
   const url = field('Confirm at');
   const resume = field('Resume with');
@@ -115,7 +121,9 @@ export default async function ({ agctl: run, ready, env, bold }) {
   const resolved = resolveTaskViewPaths(res.taskView, res.expanded);
   console.log(`ticketActionId: ${res.ticketActionId}   redirectUrl: "${res.redirectUrl}"   expanded: ${res.expanded.length} objects`);
   for (const [field, objs] of Object.entries(resolved)) {
-    console.log(`  ${field.padEnd(20)} ${res.taskView[field].padEnd(16)} -> ${objs.map((o) => `${o['@type'].split('.').pop()} ${o.id}`).join(', ')}`);
+    console.log(
+      `  ${field.padEnd(20)} ${res.taskView[field].padEnd(16)} -> ${objs.map((o) => `${o['@type'].split('.').pop()} ${o.id}`).join(', ')}`,
+    );
   }
   if (res.redirectUrl !== '' || !res.ticketActionId) throw new Error('the waiting approval did not go through');
 

@@ -66,7 +66,10 @@ export function codeForHttpStatus(status: number): number {
 }
 
 /** gRPC code names lower-cased without underscores ("notfound"), plus Connect's spelling "canceled". */
-const CODE_BY_NAME = new Map<string, number>([...Object.entries(Code).map(([name, n]): [string, number] => [name.toLowerCase(), n]), ['canceled', Code.Cancelled]]);
+const CODE_BY_NAME = new Map<string, number>([
+  ...Object.entries(Code).map(([name, n]): [string, number] => [name.toLowerCase(), n]),
+  ['canceled', Code.Cancelled],
+]);
 
 /**
  * The `code` of an error body as the client keeps it: an integer as it is; a
@@ -111,7 +114,11 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { code: typeof this.code === 'number' ? this.code : codeForHttpStatus(this.status), message: this.message, details: this.details };
+    return {
+      code: typeof this.code === 'number' ? this.code : codeForHttpStatus(this.status),
+      message: this.message,
+      details: this.details,
+    };
   }
 }
 

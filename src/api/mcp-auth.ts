@@ -129,7 +129,13 @@ export const AUTH_METHOD_TABLE = {
     configs: ['external', 'hosted'],
     perUser: true,
     secrets: {
-      token: { flag: '--bearer-token', env: 'AGCTL_MCP_BEARER_TOKEN', name: 'bearer token', required: 'shared', view: 'bearerTokenConfigured' },
+      token: {
+        flag: '--bearer-token',
+        env: 'AGCTL_MCP_BEARER_TOKEN',
+        name: 'bearer token',
+        required: 'shared',
+        view: 'bearerTokenConfigured',
+      },
     },
     values: {},
   },
@@ -277,7 +283,15 @@ export const AUTH_METHOD_TABLE = {
     configs: ['external', 'hosted'],
     perUser: true,
     secrets: {
-      password: { flag: '--password', env: 'AGCTL_MCP_PASSWORD', name: 'basic auth password', summary: 'password', asked: 'shared', text: true, view: 'basicAuthPasswordConfigured' },
+      password: {
+        flag: '--password',
+        env: 'AGCTL_MCP_PASSWORD',
+        name: 'basic auth password',
+        summary: 'password',
+        asked: 'shared',
+        text: true,
+        view: 'basicAuthPasswordConfigured',
+      },
     },
     values: {
       username: { flag: '--username', label: 'Username', required: 'shared', ask: 'shared', view: 'basicAuthUsername' },
@@ -299,7 +313,10 @@ export const isAuthKind = (s: string): s is AuthKind => Object.prototype.hasOwnP
  */
 export function authKindOfView(method: unknown, oauth2Mode?: unknown): AuthKind | undefined {
   const same = AUTH_KIND_LIST.filter((k) => authMethod(k).method === method);
-  return same.find((k) => authMethod(k).viewMode !== undefined && authMethod(k).viewMode === oauth2Mode) ?? same.find((k) => authMethod(k).viewMode === undefined);
+  return (
+    same.find((k) => authMethod(k).viewMode !== undefined && authMethod(k).viewMode === oauth2Mode) ??
+    same.find((k) => authMethod(k).viewMode === undefined)
+  );
 }
 
 /** True when `kind` (for OAuth2: in `oauth2Mode`) supports PER_USER token sharing. */
@@ -334,12 +351,24 @@ export const optionKey = (flag: string) => flag.replace(/^--/, '').replace(/-([a
 type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 type KeyOf<F> = F extends `--${infer N}` ? Camel<N> : never;
 type Table = typeof AUTH_METHOD_TABLE;
-type SecretFlags = { [K in AuthKind]: { [S in keyof Table[K]['secrets']]: Table[K]['secrets'][S] extends { flag: infer F } ? F : never }[keyof Table[K]['secrets']] }[AuthKind];
-type ValueFlags = { [K in AuthKind]: { [V in keyof Table[K]['values']]: Table[K]['values'][V] extends { flag: infer F } ? F : never }[keyof Table[K]['values']] }[AuthKind];
+type SecretFlags = {
+  [K in AuthKind]: {
+    [S in keyof Table[K]['secrets']]: Table[K]['secrets'][S] extends { flag: infer F } ? F : never;
+  }[keyof Table[K]['secrets']];
+}[AuthKind];
+type ValueFlags = {
+  [K in AuthKind]: {
+    [V in keyof Table[K]['values']]: Table[K]['values'][V] extends { flag: infer F } ? F : never;
+  }[keyof Table[K]['values']];
+}[AuthKind];
 /** The option keys `mcp set-credentials` must declare for the table's flags (checked in its command.ts). */
 export type AuthOptionKey = KeyOf<ValueFlags> | `${KeyOf<SecretFlags>}${'Stdin' | 'File'}`;
 type ViewOf<T> = T extends { view: infer V extends string } ? V : never;
 type RowsOf<T> = T extends { viewRows: readonly (readonly [string, infer M extends string])[] } ? M : never;
 /** The view members the table names (checked against the view's schema in mcp-schema.ts). */
-export type AuthViewMember =
-  | { [K in AuthKind]: ViewOf<Table[K]['secrets'][keyof Table[K]['secrets']]> | ViewOf<Table[K]['values'][keyof Table[K]['values']]> | RowsOf<Table[K]> }[AuthKind];
+export type AuthViewMember = {
+  [K in AuthKind]:
+    | ViewOf<Table[K]['secrets'][keyof Table[K]['secrets']]>
+    | ViewOf<Table[K]['values'][keyof Table[K]['values']]>
+    | RowsOf<Table[K]>;
+}[AuthKind];

@@ -21,10 +21,22 @@ import {
   type ConfigRoot,
 } from './mcp-schema.js';
 import type { CatalogField, McpCatalogEntry } from './mcp-catalog.js';
-import { AUTH_KIND_LIST, AUTH_METHOD_TABLE, authMethod, isAuthKind, needed, perUserMethods, perUserSupported, type AuthKind } from './mcp-auth.js';
+import {
+  AUTH_KIND_LIST,
+  AUTH_METHOD_TABLE,
+  authMethod,
+  isAuthKind,
+  needed,
+  perUserMethods,
+  perUserSupported,
+  type AuthKind,
+} from './mcp-auth.js';
 
 /** The auth method the view reports for each request auth object (the auth method table's `method`). */
-export const AUTH_METHOD_FOR_KIND = Object.fromEntries(AUTH_KIND_LIST.map((k) => [k, AUTH_METHOD_TABLE[k].method])) as unknown as Record<AuthKind, string>;
+export const AUTH_METHOD_FOR_KIND = Object.fromEntries(AUTH_KIND_LIST.map((k) => [k, AUTH_METHOD_TABLE[k].method])) as unknown as Record<
+  AuthKind,
+  string
+>;
 
 export const rootOf = (kind: ConfigKind): ConfigRoot => (kind === 'external' ? 'externalConfig' : 'hostedConfig');
 /** The config kind a view's `serverType` names; undefined for UNSPECIFIED, a value this version does not know, or none. */
@@ -263,10 +275,12 @@ export function checkAuthRules(auth: EffectiveAuth | null, root: ConfigRoot, sha
   // What the method's declaration requires: its non-secret fields, then its secrets.
   const spec = authMethod(auth.kind);
   for (const [f, v] of Object.entries(spec.values)) {
-    if (needed(v.required, shared, mode) && !strValue(auth, f)) throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'must not be empty for SHARED token sharing' : 'required'}`);
+    if (needed(v.required, shared, mode) && !strValue(auth, f))
+      throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'must not be empty for SHARED token sharing' : 'required'}`);
   }
   for (const [f, v] of Object.entries(spec.secrets)) {
-    if (needed(v.required, shared, mode) && !secretSet(auth, f)) throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'required for SHARED token sharing' : 'required'}`);
+    if (needed(v.required, shared, mode) && !secretSet(auth, f))
+      throw invalidArgument(`${a(f)}: ${v.required === 'shared' ? 'required for SHARED token sharing' : 'required'}`);
   }
   if (auth.kind === 'oauth2') checkOAuth2(auth, a);
 }
@@ -279,7 +293,9 @@ function checkOAuth2(auth: EffectiveAuth, a: (f: string) => string): void {
     throw invalidArgument(`${a('mode')}: GOOGLE_SERVICE_ACCOUNT is configured with hostedConfig.googleServiceAccount, not oauth2`);
   }
   if (!strValue(auth, 'tokenUrl')) {
-    throw invalidArgument(`${a('tokenUrl')}: required for mode ${short} when OAuth2 credentials are created or rotated (none is stored for this mode)`);
+    throw invalidArgument(
+      `${a('tokenUrl')}: required for mode ${short} when OAuth2 credentials are created or rotated (none is stored for this mode)`,
+    );
   }
   if (mode === OAuth2Mode.SERVICE || mode === OAuth2Mode.PASSTHROUGH) {
     const issuer = strValue(auth, 'issuerUrl');
@@ -295,7 +311,9 @@ function checkOAuth2(auth: EffectiveAuth, a: (f: string) => string): void {
   if (mode === OAuth2Mode.AUTHORIZATION_CODE) {
     const idMode = strValue(auth, 'clientIdMode') || OAuth2ClientIdMode.UNSPECIFIED;
     if (idMode === OAuth2ClientIdMode.UNSPECIFIED && !strValue(auth, 'clientId')) {
-      throw invalidArgument(`${a('clientId')}: required for a manual authorization-code client (clientIdMode UNSPECIFIED); use DCR or CIMD to have it acquired`);
+      throw invalidArgument(
+        `${a('clientId')}: required for a manual authorization-code client (clientIdMode UNSPECIFIED); use DCR or CIMD to have it acquired`,
+      );
     }
   }
   if (mode === OAuth2Mode.JWT_BEARER && !secretSet(auth, 'jwtPrivateKey')) {

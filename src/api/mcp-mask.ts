@@ -145,7 +145,8 @@ function applyUpdateMask(req: ParsedCredentialsRequest, stored: EffectiveConfig)
   const eff = cloneConfig(stored);
   const settings = eff.settings as unknown as Record<string, string>;
   for (const path of mask) {
-    if (has(SETTINGS[req.kind], path)) settings[path] = (req.settings as Record<string, string>)[path] ?? (DEFAULT_SETTINGS as unknown as Record<string, string>)[path]!;
+    if (has(SETTINGS[req.kind], path))
+      settings[path] = (req.settings as Record<string, string>)[path] ?? (DEFAULT_SETTINGS as unknown as Record<string, string>)[path]!;
   }
   // Config fields: a new catalog entry starts from an empty set; `configFields` replaces the map; `configFields.x` one key.
   if (req.kind === 'hosted') {
@@ -165,7 +166,8 @@ function applyUpdateMask(req: ParsedCredentialsRequest, stored: EffectiveConfig)
   // Auth: at most one auth object may be named; it must be set in the request.
   const authPaths = mask.filter((p) => isAuthKind(p.split('.')[0]!));
   const kinds = [...new Set(authPaths.map((p) => p.split('.')[0]! as AuthKind))];
-  if (kinds.length > 1) throw invalidArgument(`updateMask: names more than one authentication method (${kinds.join(', ')}); at most one may be set`);
+  if (kinds.length > 1)
+    throw invalidArgument(`updateMask: names more than one authentication method (${kinds.join(', ')}); at most one may be set`);
   let authReplaced = false;
   if (kinds.length === 1) {
     const kind = kinds[0]!;
@@ -176,7 +178,8 @@ function applyUpdateMask(req: ParsedCredentialsRequest, stored: EffectiveConfig)
     } else {
       const fields = authPaths.map((p) => p.slice(kind.length + 1));
       let base: EffectiveAuth | null = stored.auth && stored.auth.kind === kind ? eff.auth : null;
-      if (base && kind === 'oauth2' && fields.includes('mode') && (req.auth.values.mode ?? OAuth2Mode.UNSPECIFIED) !== oauth2ModeOf(base)) base = null;
+      if (base && kind === 'oauth2' && fields.includes('mode') && (req.auth.values.mode ?? OAuth2Mode.UNSPECIFIED) !== oauth2ModeOf(base))
+        base = null;
       if (!base) {
         base = { kind, values: {}, secrets: {} };
         authReplaced = true;
@@ -219,7 +222,9 @@ export function planCredentialsUpdate(
   const storedKind = kindOfServerType(stored.serverType);
   if (storedKind && storedKind !== req.kind) {
     const want = rootOf(storedKind);
-    throw invalidArgument(`${req.root}: ${stored.connectorId} is ${storedKind === 'external' ? 'an external' : 'a hosted'} server; send ${want}`);
+    throw invalidArgument(
+      `${req.root}: ${stored.connectorId} is ${storedKind === 'external' ? 'an external' : 'a hosted'} server; send ${want}`,
+    );
   }
   const base = storedKind === req.kind && stored.config.kind === req.kind ? stored.config : emptyConfig(req.kind);
   const { config, authReplaced } = req.mask ? applyUpdateMask(req, base) : { config: effectiveFromRequest(req), authReplaced: true };
@@ -233,7 +238,9 @@ export function planCredentialsUpdate(
     const known = catalogEntry.configFields.map((f) => f.name);
     for (const k of Object.keys(config.configFields)) {
       if (!known.includes(k)) {
-        throw invalidArgument(`${req.root}.configFields.${k}: not a config field of catalog entry ${id} (known: ${known.join(', ') || 'none'})`);
+        throw invalidArgument(
+          `${req.root}.configFields.${k}: not a config field of catalog entry ${id} (known: ${known.join(', ') || 'none'})`,
+        );
       }
     }
   }

@@ -14,7 +14,11 @@ export { AuthMethod, OAuth2ClientIdMode, OAuth2Mode };
 // not listed here (service-api.md §9); requests must use listed values. The
 // UNSPECIFIED value comes first: it names the enum's prefix.
 
-export const ServerType = { UNSPECIFIED: 'MCP_SERVER_TYPE_UNSPECIFIED', HOSTED: 'MCP_SERVER_TYPE_HOSTED', EXTERNAL: 'MCP_SERVER_TYPE_EXTERNAL' } as const;
+export const ServerType = {
+  UNSPECIFIED: 'MCP_SERVER_TYPE_UNSPECIFIED',
+  HOSTED: 'MCP_SERVER_TYPE_HOSTED',
+  EXTERNAL: 'MCP_SERVER_TYPE_EXTERNAL',
+} as const;
 export const TokenSharing = {
   UNSPECIFIED: 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED',
   SHARED: 'MCP_SERVER_TOKEN_SHARING_SHARED',
@@ -54,7 +58,10 @@ type Open<T extends readonly string[]> = T[number] | (string & {});
 
 /** `MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE` -> `SERVICE`: the short form used in messages and by the CLI. */
 export function shortEnum(value: string): string {
-  const m = /^(?:MCP_SERVER_(?:TYPE|AUTH_METHOD|TOKEN_SHARING|DATA_SENSITIVITY|TRANSPORT_TYPE|AUTH_OAUTH2_MODE|AUTH_OAUTH2_CLIENT_ID_MODE)|OPTIONAL_BOOL)_(.+)$/.exec(value);
+  const m =
+    /^(?:MCP_SERVER_(?:TYPE|AUTH_METHOD|TOKEN_SHARING|DATA_SENSITIVITY|TRANSPORT_TYPE|AUTH_OAUTH2_MODE|AUTH_OAUTH2_CLIENT_ID_MODE)|OPTIONAL_BOOL)_(.+)$/.exec(
+      value,
+    );
   return m ? m[1]! : value;
 }
 
@@ -65,7 +72,12 @@ export function shortEnum(value: string): string {
  */
 export function isUnlistedEnumValue(values: readonly string[], value: string): boolean {
   const prefix = values[0]?.endsWith('_UNSPECIFIED') ? values[0].slice(0, -'UNSPECIFIED'.length) : undefined;
-  return prefix !== undefined && !values.includes(value) && value.startsWith(prefix) && /^[A-Z][A-Z0-9_]*[A-Z0-9]$/.test(value.slice(prefix.length));
+  return (
+    prefix !== undefined &&
+    !values.includes(value) &&
+    value.startsWith(prefix) &&
+    /^[A-Z][A-Z0-9_]*[A-Z0-9]$/.test(value.slice(prefix.length))
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -179,7 +191,9 @@ function requestObject<S extends Record<string, z.ZodType>>(shape: S) {
 }
 
 const authObjects = <K extends AuthKind>(kinds: readonly K[]) =>
-  Object.fromEntries(kinds.map((k) => [k, requestObject(AUTH_FIELDS[k])])) as { [P in K]: ReturnType<typeof requestObject<(typeof AUTH_FIELDS)[P]>> };
+  Object.fromEntries(kinds.map((k) => [k, requestObject(AUTH_FIELDS[k])])) as {
+    [P in K]: ReturnType<typeof requestObject<(typeof AUTH_FIELDS)[P]>>;
+  };
 
 const ExternalConfigSchema = requestObject({
   ...SETTINGS.external,

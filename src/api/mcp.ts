@@ -84,10 +84,12 @@ function checkField(path: string, schema: z.ZodType, value: unknown, onUnlisted?
     }
     throw invalidArgument(`${path}: unknown value ${quote(value)}; expected one of ${values.join(', ')}`);
   }
-  if (issue.code === 'too_big') throw invalidArgument(`${path}: at most ${String(issue.maximum)} entries are allowed (got ${(value as unknown[]).length})`);
+  if (issue.code === 'too_big')
+    throw invalidArgument(`${path}: at most ${String(issue.maximum)} entries are allowed (got ${(value as unknown[]).length})`);
   if (issue.code === 'invalid_key') throw invalidArgument(`${path}: keys must not be empty`);
   // A fault inside a map (a value, or a key refused by name) is named by its key.
-  if (type === 'pipe' && issue.path.length > 0) throw invalidArgument(`${path}.${String(issue.path[0])}: ${issue.code === 'custom' ? issue.message : 'must be a string'}`);
+  if (type === 'pipe' && issue.path.length > 0)
+    throw invalidArgument(`${path}.${String(issue.path[0])}: ${issue.code === 'custom' ? issue.message : 'must be a string'}`);
   throw invalidArgument(`${path}: ${EXPECTED[type] ?? 'has the wrong type'}`);
 }
 
@@ -145,8 +147,10 @@ export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedE
   }
   const ext = body.externalConfig ?? null;
   const hosted = body.hostedConfig ?? null;
-  if (ext !== null && hosted !== null) throw invalidArgument('externalConfig, hostedConfig: only one of externalConfig and hostedConfig may be set');
-  if (ext === null && hosted === null) throw invalidArgument('externalConfig, hostedConfig: one of externalConfig or hostedConfig is required');
+  if (ext !== null && hosted !== null)
+    throw invalidArgument('externalConfig, hostedConfig: only one of externalConfig and hostedConfig may be set');
+  if (ext === null && hosted === null)
+    throw invalidArgument('externalConfig, hostedConfig: one of externalConfig or hostedConfig is required');
   const kind: ConfigKind = ext !== null ? 'external' : 'hosted';
   const root = rootOf(kind);
   const cfg = ext ?? hosted;
@@ -183,12 +187,15 @@ export function validateCredentialsRequest(body: unknown, onUnlisted?: UnlistedE
   const catalogId = parsed.settings.mcpServerCatalogId;
   if (catalogId && !isKsuid(catalogId)) throw invalidArgument(`${root}.mcpServerCatalogId: must be a 27-character KSUID`);
   if (parsed.configFields) {
-    for (const k of Object.keys(parsed.configFields)) if (k.trim() !== k || k.includes('.')) throw invalidArgument(`${root}.configFields: ${quote(k)} is not a valid config field name`);
+    for (const k of Object.keys(parsed.configFields))
+      if (k.trim() !== k || k.includes('.')) throw invalidArgument(`${root}.configFields: ${quote(k)} is not a valid config field name`);
   }
 
   // Every hosted request carries its catalog entry, even when the mask leaves it out (service-notes.md §3).
   if (kind === 'hosted' && !catalogId) {
-    throw invalidArgument(`${root}.mcpServerCatalogId: required on every hosted request, even when the mask leaves it out (a 27-character KSUID from the MCP catalog)`);
+    throw invalidArgument(
+      `${root}.mcpServerCatalogId: required on every hosted request, even when the mask leaves it out (a 27-character KSUID from the MCP catalog)`,
+    );
   }
 
   parsed.mask = parseUpdateMask(maskRaw as string | null, kind);
@@ -207,7 +214,6 @@ function checkMaskedRequest(req: ParsedCredentialsRequest): void {
   const mask = req.mask!;
   if (req.kind === 'external' && mask.includes('url') && !req.settings.url) throw urlRequired(req.root);
   if (!req.auth || !mask.includes(req.auth.kind)) return;
-  const sharing = mask.includes('tokenSharing') ? req.settings.tokenSharing ?? TokenSharing.UNSPECIFIED : undefined;
+  const sharing = mask.includes('tokenSharing') ? (req.settings.tokenSharing ?? TokenSharing.UNSPECIFIED) : undefined;
   checkAuthRules(authFromRequest(req.auth), req.root, sharing);
 }
-

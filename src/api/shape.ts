@@ -45,17 +45,27 @@ type Spec = Common &
 
 type Shape = { readonly [name: string]: Member };
 
-type Base<M> = M extends Kind ? Base<{ kind: M }>
-  : M extends { kind: 'string'; values: readonly (infer V)[] } ? V
-  : M extends { kind: 'string' } ? string
-  : M extends { kind: 'number' } ? number
-  : M extends { kind: 'boolean' } ? boolean
-  : M extends { kind: 'strings' } ? string[]
-  : M extends { kind: 'array'; of: infer S extends Shape } ? Infer<S>[]
-  : M extends { kind: 'array' } ? unknown[]
-  : M extends { kind: 'object'; of: infer S extends Shape } ? Infer<S>
-  : M extends { kind: 'object' } ? Record<string, unknown>
-  : unknown;
+type Base<M> = M extends Kind
+  ? Base<{ kind: M }>
+  : M extends { kind: 'string'; values: readonly (infer V)[] }
+    ? V
+    : M extends { kind: 'string' }
+      ? string
+      : M extends { kind: 'number' }
+        ? number
+        : M extends { kind: 'boolean' }
+          ? boolean
+          : M extends { kind: 'strings' }
+            ? string[]
+            : M extends { kind: 'array'; of: infer S extends Shape }
+              ? Infer<S>[]
+              : M extends { kind: 'array' }
+                ? unknown[]
+                : M extends { kind: 'object'; of: infer S extends Shape }
+                  ? Infer<S>
+                  : M extends { kind: 'object' }
+                    ? Record<string, unknown>
+                    : unknown;
 type Value<M> = Base<M> | (M extends { nullable: true } ? null : never);
 type Flat<T> = { [K in keyof T]: T[K] } & {};
 
@@ -99,7 +109,9 @@ export const shape = <const S extends Shape>(s: S): S => s;
  */
 export const shapeOf =
   <T>() =>
-  <const S extends Shape>(s: S & ([Unmatched<S, T>] extends [never] ? unknown : { [K in `not a member of the type: ${Unmatched<S, T>}`]: never })): S =>
+  <const S extends Shape>(
+    s: S & ([Unmatched<S, T>] extends [never] ? unknown : { [K in `not a member of the type: ${Unmatched<S, T>}`]: never }),
+  ): S =>
     s;
 
 /** What a member's type is called in messages. */
@@ -158,7 +170,8 @@ function firstBad(s: Shape, obj: Record<string, unknown>, prefix: string): Bad |
       if (m.required) return { path: prefix + name, value: v, expected: EXPECTED[m.kind], missing: true };
       continue;
     }
-    if (!hasKind(m, v) || (m.required && v === '')) return { path: prefix + name, value: v, expected: EXPECTED[m.kind], missing: m.required === true };
+    if (!hasKind(m, v) || (m.required && v === ''))
+      return { path: prefix + name, value: v, expected: EXPECTED[m.kind], missing: m.required === true };
     const path = prefix + name;
     if (m.kind === 'object' && m.of) {
       const bad = firstBad(m.of, v as Record<string, unknown>, `${path}.`);
@@ -249,7 +262,11 @@ export function normalize<S extends Shape>(s: S, raw: unknown): Infer<S> {
         else if (!m.optional) out[name] = m.kind === 'array' ? [] : m.of ? normalize(m.of, {}) : {};
         continue;
       }
-      out[name] = !m.of ? v : m.kind === 'array' ? (v as unknown[]).filter(isJsonObject).map((x) => normalize(m.of!, x)) : normalize(m.of, v);
+      out[name] = !m.of
+        ? v
+        : m.kind === 'array'
+          ? (v as unknown[]).filter(isJsonObject).map((x) => normalize(m.of!, x))
+          : normalize(m.of, v);
     } else if (unset || !hasKind(m, v)) {
       if (m.nullable) out[name] = null;
       else if (!m.optional) out[name] = DEFAULTS[m.kind](m);

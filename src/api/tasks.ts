@@ -91,7 +91,9 @@ export function parseExpandPaths(paths: readonly string[] | null | undefined): E
       if (l.endsWith('path') && KEY_BY_LOOSE_NAME.has(l.slice(0, -4))) l = l.slice(0, -4);
       const key = KEY_BY_LOOSE_NAME.get(l);
       if (!key) {
-        throw invalidArgument(`unknown expand path ${JSON.stringify(name.slice(0, 100))}; use ${EXPAND_ALL} or one of: ${EXPAND_KEYS.join(', ')}`);
+        throw invalidArgument(
+          `unknown expand path ${JSON.stringify(name.slice(0, 100))}; use ${EXPAND_ALL} or one of: ${EXPAND_KEYS.join(', ')}`,
+        );
       }
       selected.add(key);
     }
@@ -205,7 +207,8 @@ export function expandedIndices(path: string, length: number): number[] {
       continue;
     }
     const s = /^(-?\d*)\s*:\s*(-?\d*)(?:\s*:\s*(\d*))?$/.exec(p);
-    if (!s) throw new PathResolutionError(`unsupported path ${JSON.stringify(path.slice(0, 200))}: bad index ${JSON.stringify(p.slice(0, 50))}`);
+    if (!s)
+      throw new PathResolutionError(`unsupported path ${JSON.stringify(path.slice(0, 200))}: bad index ${JSON.stringify(p.slice(0, 50))}`);
     const clamp = (v: string, dflt: number) => {
       if (v === '') return dflt;
       const n = Number(v);
@@ -271,12 +274,23 @@ const opaque = oneOf(z.record(z.string(), z.unknown()));
 const ExternalRefSchema = z.object({ externalRefSource: enumOf('EXTERNAL_REF_SOURCE_UNSPECIFIED'), name: str, url: str });
 const AnnotationSchema = z.looseObject({ '@type': str });
 
-export const FORM_FIELD_KINDS = ['boolField', 'int64Field', 'stringField', 'stringMapField', 'stringSliceField', 'fileField', 'oauth2Field'] as const;
+export const FORM_FIELD_KINDS = [
+  'boolField',
+  'int64Field',
+  'stringField',
+  'stringMapField',
+  'stringSliceField',
+  'fileField',
+  'oauth2Field',
+] as const;
 export type FormFieldKind = (typeof FORM_FIELD_KINDS)[number];
 
 const FormFieldSchema = z.object({
-  name: str, displayName: str, description: str,
-  readOnly: bool, required: bool,
+  name: str,
+  displayName: str,
+  description: str,
+  readOnly: bool,
+  required: bool,
   adminConfig: member(z.object({ defaultValueCel: str, showToUser: bool })),
   sharedConfig: member(z.object({ defaultValueCel: str, inputTransformationCel: str, lockDefaultValues: bool })),
   userConfig: member(z.object({ inputTransformationCel: str })),
@@ -303,7 +317,18 @@ const FormDefinitionSchema = z.object({
 /** A form, or null when there is none. */
 const form = z.preprocess((v) => (isJsonObject(v) ? v : null), FormDefinitionSchema.nullable());
 
-export const APPROVAL_ASSIGNEE_KINDS = ['agent', 'appOwners', 'entitlementOwners', 'expression', 'group', 'manager', 'resourceOwners', 'self', 'users', 'webhook'] as const;
+export const APPROVAL_ASSIGNEE_KINDS = [
+  'agent',
+  'appOwners',
+  'entitlementOwners',
+  'expression',
+  'group',
+  'manager',
+  'resourceOwners',
+  'self',
+  'users',
+  'webhook',
+] as const;
 
 const ApprovalDefinitionSchema = z.object({
   allowDelegation: bool,
@@ -324,7 +349,9 @@ const ApprovalDefinitionSchema = z.object({
   manager: opaque,
   resourceOwners: opaque,
   self: opaque,
-  users: oneOf(z.looseObject({ userIds: strings, allowSelfApproval: bool })) as z.ZodType<{ userIds: string[]; allowSelfApproval?: boolean; [key: string]: unknown } | undefined>,
+  users: oneOf(z.looseObject({ userIds: strings, allowSelfApproval: bool })) as z.ZodType<
+    { userIds: string[]; allowSelfApproval?: boolean; [key: string]: unknown } | undefined
+  >,
   webhook: opaque,
 });
 export type ApprovalDefinition = z.infer<typeof ApprovalDefinitionSchema>;
@@ -366,7 +393,9 @@ const PolicyStepInstanceSchema = z.object({
   action: stepObject('ACTION_INSTANCE_STATE_UNSPECIFIED'),
   approval: oneOf(ApprovalInstanceSchema),
   // Typed as the other step objects: stored forms are data, read through `form` only here.
-  form: oneOf(z.looseObject({ state: enumOf('FORM_INSTANCE_STATE_UNSPECIFIED'), form, data: anyObject })) as unknown as ReturnType<typeof stepObject>,
+  form: oneOf(z.looseObject({ state: enumOf('FORM_INSTANCE_STATE_UNSPECIFIED'), form, data: anyObject })) as unknown as ReturnType<
+    typeof stepObject
+  >,
   provision: stepObject('PROVISION_INSTANCE_STATE_UNSPECIFIED'),
   wait: stepObject('WAIT_INSTANCE_STATE_UNSPECIFIED'),
 });
@@ -501,10 +530,20 @@ export const normalizeStepUpTransaction = (raw: unknown): StepUpTransaction => n
 /** POST /api/v1/search/step-up/transactions: every member optional. */
 const STEP_UP_SEARCH_REQUEST = shape({
   taskId: { kind: 'string', optional: true },
-  state: { kind: 'string', optional: true, values: Object.values(STEP_UP_STATES) as string[], error: `state must be one of ${Object.values(STEP_UP_STATES).join(', ')}` },
+  state: {
+    kind: 'string',
+    optional: true,
+    values: Object.values(STEP_UP_STATES) as string[],
+    error: `state must be one of ${Object.values(STEP_UP_STATES).join(', ')}`,
+  },
   userId: { kind: 'string', optional: true },
   providerId: { kind: 'string', optional: true },
-  targetType: { kind: 'string', optional: true, values: STEP_UP_TARGET_TYPES, error: `targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}` },
+  targetType: {
+    kind: 'string',
+    optional: true,
+    values: STEP_UP_TARGET_TYPES,
+    error: `targetType must be one of ${STEP_UP_TARGET_TYPES.join(', ')}`,
+  },
   createdAfter: { kind: 'string', optional: true },
   createdBefore: { kind: 'string', optional: true },
   pageSize: { kind: 'number', optional: true, error: 'pageSize must be a non-negative integer' },
@@ -547,7 +586,11 @@ export const TASK_ANSWER_CHECKED = shapeOf<GetTaskResponse>()({
 });
 
 /** The IDs of an approve-with-step-up answer (its task view is checked as TASK_ANSWER_CHECKED, unless it redirects). */
-export const APPROVE_ANSWER_CHECKED = shapeOf<ApproveWithStepUpResponse>()({ redirectUrl: 'string', ticketActionId: 'string', taskActionId: 'string' });
+export const APPROVE_ANSWER_CHECKED = shapeOf<ApproveWithStepUpResponse>()({
+  redirectUrl: 'string',
+  ticketActionId: 'string',
+  taskActionId: 'string',
+});
 
 // ---------------------------------------------------------------------------
 // Task search (service-notes.md §2: `POST /api/v1/search/tasks`, sdk-ts OpenAPI
@@ -584,13 +627,44 @@ const TASK_SEARCH_PAGE_SIZE_MAX = 100;
 
 /** Members of TaskSearchRequest the embedded server does not implement: refused when set, rather than ignored. */
 const TASK_SEARCH_UNSUPPORTED = [
-  'accessReviewIds', 'accountOwnerIds', 'accountTypes', 'actorId', 'appEntitlementIds', 'appResourceIds', 'appResourceTypeIds',
-  'appUserSubjectIds', 'applicationIds', 'assigneesInIds', 'currentStep', 'emergencyStatus', 'excludeAppEntitlementIds',
-  'excludeAppResourceTypeIds', 'excludeIds', 'includeDeleted', 'myWorkUserIds', 'olderThanDuration', 'openerIds',
-  'openerOrSubjectUserId', 'previouslyActedOnIds', 'sortBy', 'stepApprovalTypes', 'subjectIds', 'taskTypes',
+  'accessReviewIds',
+  'accountOwnerIds',
+  'accountTypes',
+  'actorId',
+  'appEntitlementIds',
+  'appResourceIds',
+  'appResourceTypeIds',
+  'appUserSubjectIds',
+  'applicationIds',
+  'assigneesInIds',
+  'currentStep',
+  'emergencyStatus',
+  'excludeAppEntitlementIds',
+  'excludeAppResourceTypeIds',
+  'excludeIds',
+  'includeDeleted',
+  'myWorkUserIds',
+  'olderThanDuration',
+  'openerIds',
+  'openerOrSubjectUserId',
+  'previouslyActedOnIds',
+  'sortBy',
+  'stepApprovalTypes',
+  'subjectIds',
+  'taskTypes',
   'userEmploymentStatuses',
 ];
-const TASK_SEARCH_SUPPORTED = ['refs', 'taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+const TASK_SEARCH_SUPPORTED = [
+  'refs',
+  'taskStates',
+  'query',
+  'assignedOrStepApproverUserId',
+  'createdAfter',
+  'createdBefore',
+  'expandMask',
+  'pageSize',
+  'pageToken',
+];
 
 /** Task IDs a search may name in `refs`. */
 export const TASK_SEARCH_REFS_MAX = 100;
@@ -614,14 +688,23 @@ export interface ParsedTaskSearch {
  * send members so (`includeDeleted: false`, `sortBy: "…_UNSPECIFIED"`).
  */
 export const isProtoDefault = (v: unknown): boolean =>
-  v === null || v === undefined || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && /^([A-Z][A-Z0-9_]*_)?UNSPECIFIED$/.test(v));
+  v === null ||
+  v === undefined ||
+  v === false ||
+  v === 0 ||
+  v === '' ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'string' && /^([A-Z][A-Z0-9_]*_)?UNSPECIFIED$/.test(v));
 
 /** Validates a task search body as the embedded server reads it. Throws ApiError InvalidArgument naming the member. */
 export function validateTaskSearch(body: unknown): ParsedTaskSearch {
   if (!isJsonObject(body)) throw invalidArgument('request body must be a JSON object');
   for (const [k, v] of Object.entries(body)) {
     if (isProtoDefault(v)) continue;
-    if (TASK_SEARCH_UNSUPPORTED.includes(k)) throw invalidArgument(`${k}: this filter is not implemented by the embedded server (it implements ${TASK_SEARCH_SUPPORTED.join(', ')})`);
+    if (TASK_SEARCH_UNSUPPORTED.includes(k))
+      throw invalidArgument(
+        `${k}: this filter is not implemented by the embedded server (it implements ${TASK_SEARCH_SUPPORTED.join(', ')})`,
+      );
     if (!TASK_SEARCH_SUPPORTED.includes(k)) throw invalidArgument(`${k}: unknown field`);
   }
   const text = (name: string) => bodyText(body, name);
@@ -629,13 +712,21 @@ export function validateTaskSearch(body: unknown): ParsedTaskSearch {
   const rawStates = body.taskStates ?? [];
   if (!Array.isArray(rawStates)) throw invalidArgument('taskStates must be an array of TASK_STATE_* values');
   const known = Object.values(TASK_STATES) as string[];
-  for (const st of rawStates) if (typeof st !== 'string' || !known.includes(st)) throw invalidArgument(`taskStates: unknown value ${JSON.stringify(st)}; expected ${known.join(', ')}`);
+  for (const st of rawStates)
+    if (typeof st !== 'string' || !known.includes(st))
+      throw invalidArgument(`taskStates: unknown value ${JSON.stringify(st)}; expected ${known.join(', ')}`);
   const mask = body.expandMask ?? null;
-  if (mask !== null && (!isJsonObject(mask) || (mask.paths != null && !Array.isArray(mask.paths)))) throw invalidArgument('expandMask must be an object with paths: [string]');
+  if (mask !== null && (!isJsonObject(mask) || (mask.paths != null && !Array.isArray(mask.paths))))
+    throw invalidArgument('expandMask must be an object with paths: [string]');
   const size = body.pageSize ?? 0;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > TASK_SEARCH_PAGE_SIZE_MAX) throw invalidArgument(`pageSize must be an integer from 0 to ${TASK_SEARCH_PAGE_SIZE_MAX}`);
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > TASK_SEARCH_PAGE_SIZE_MAX)
+    throw invalidArgument(`pageSize must be an integer from 0 to ${TASK_SEARCH_PAGE_SIZE_MAX}`);
   const refs = body.refs ?? [];
-  if (!Array.isArray(refs) || refs.length > TASK_SEARCH_REFS_MAX || !refs.every((r) => isJsonObject(r) && (r.id === undefined || r.id === null || typeof r.id === 'string'))) {
+  if (
+    !Array.isArray(refs) ||
+    refs.length > TASK_SEARCH_REFS_MAX ||
+    !refs.every((r) => isJsonObject(r) && (r.id === undefined || r.id === null || typeof r.id === 'string'))
+  ) {
     throw invalidArgument(`refs must be an array of at most ${TASK_SEARCH_REFS_MAX} objects {id: string}`);
   }
   return {
@@ -657,7 +748,6 @@ export const COMMENT_MAX_LENGTH = 4096;
 export const ID_MAX_LENGTH = 200;
 export const EXPAND_PATHS_MAX = 64;
 
-
 /** An optional string member: absent or null reads as ''. */
 const text = (name: string, max: number) =>
   z
@@ -676,7 +766,9 @@ const ApproveWithStepUpRequestSchema = z.object(
   {
     policyStepId: text('policyStepId', ID_MAX_LENGTH)
       .transform((v) => v.trim())
-      .refine((v) => v !== '', { error: 'policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)' }),
+      .refine((v) => v !== '', {
+        error: 'policyStepId is required: the ID of the current policy step (see taskView.task.policy.current.id)',
+      }),
     stepUpTransactionId: text('stepUpTransactionId', ID_MAX_LENGTH).transform((v) => v.trim()),
     comment: text('comment', COMMENT_MAX_LENGTH),
     expandMask: z

@@ -2,7 +2,15 @@
 // for process.*, so tests can build a context directly.
 import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { ConfigContext, attachStoredSecret, refusePath, requireKnownProfile, resolveSettings, type GlobalFlags, type Settings } from '../config/resolve.js';
+import {
+  ConfigContext,
+  attachStoredSecret,
+  refusePath,
+  requireKnownProfile,
+  resolveSettings,
+  type GlobalFlags,
+  type Settings,
+} from '../config/resolve.js';
 import { dataDir } from '../config/paths.js';
 import { HttpClient } from '../client/http.js';
 import { ApiClient, type TokenProvider } from '../client/api.js';
@@ -48,8 +56,16 @@ export class CommandContext {
     this.clock = opts.clock ?? systemClock;
     this.config = new ConfigContext(opts.env);
     // Output format errors must surface as usage errors before anything else runs.
-    this.out = new Output(opts.io, this.settingsWithoutProfileCheck.output, colorEnabled(opts.io, opts.env, opts.flags.color), () => this.clock.now());
-    this.prompt = opts.prompter ?? new InquirerPrompter(promptsAllowed(opts.io, opts.env, opts.flags.input), opts.io, colorEnabled(opts.io, opts.env, opts.flags.color, 'stderr'));
+    this.out = new Output(opts.io, this.settingsWithoutProfileCheck.output, colorEnabled(opts.io, opts.env, opts.flags.color), () =>
+      this.clock.now(),
+    );
+    this.prompt =
+      opts.prompter ??
+      new InquirerPrompter(
+        promptsAllowed(opts.io, opts.env, opts.flags.input),
+        opts.io,
+        colorEnabled(opts.io, opts.env, opts.flags.color, 'stderr'),
+      );
     this.browser = opts.browser ?? systemBrowser(opts.env);
   }
 
@@ -144,9 +160,15 @@ export class CommandContext {
   async baseUrl(): Promise<string> {
     if (this.flags.embedded) return (await this.embedded()).baseUrl;
     const s = this.settings;
-    if (!s.baseUrl) throw new UsageError('no base URL configured', 'pass --base-url, set AGCTL_BASE_URL, run `agctl login`, or try --embedded');
+    if (!s.baseUrl)
+      throw new UsageError('no base URL configured', 'pass --base-url, set AGCTL_BASE_URL, run `agctl login`, or try --embedded');
     // A flag's or a variable's was checked as it was read; a profile's is saved by login, or by hand.
-    if (s.baseUrlSource === 'profile') refusePath(s.baseUrl, `profile "${s.profile}"`, (origin) => `log in again with the origin: agctl login --profile ${s.profile} --base-url ${origin}`);
+    if (s.baseUrlSource === 'profile')
+      refusePath(
+        s.baseUrl,
+        `profile "${s.profile}"`,
+        (origin) => `log in again with the origin: agctl login --profile ${s.profile} --base-url ${origin}`,
+      );
     return s.baseUrl;
   }
 
@@ -173,7 +195,11 @@ export class CommandContext {
   async tokens(): Promise<{ baseUrl: string; provider: TokenProvider; clientId?: string }> {
     if (this.flags.embedded) {
       const e = await this.embedded();
-      return { baseUrl: e.baseUrl, clientId: e.clientId, provider: new ClientCredentialsFlow(this.http, e.baseUrl, e, new MemoryTokenCache(), this.clock) };
+      return {
+        baseUrl: e.baseUrl,
+        clientId: e.clientId,
+        provider: new ClientCredentialsFlow(this.http, e.baseUrl, e, new MemoryTokenCache(), this.clock),
+      };
     }
     const baseUrl = await this.baseUrl();
     if (!this.settings.accessToken) await this.vault.unlock(this.settings.profile);
@@ -181,7 +207,10 @@ export class CommandContext {
     if (s.accessToken) {
       // It goes into an Authorization header as is: a stray newline or space would break the request.
       if (!/^[\x21-\x7e]+$/.test(s.accessToken)) {
-        throw new UsageError('AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters (CR, LF, ...) or non-ASCII characters', 'set it to the token alone, e.g. AGCTL_ACCESS_TOKEN="$(agctl auth token)"');
+        throw new UsageError(
+          'AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters (CR, LF, ...) or non-ASCII characters',
+          'set it to the token alone, e.g. AGCTL_ACCESS_TOKEN="$(agctl auth token)"',
+        );
       }
       this.warnInClear(baseUrl, 'token');
       return { baseUrl, provider: new StaticToken(s.accessToken) };
@@ -192,8 +221,20 @@ export class CommandContext {
         hint: 'run `agctl login`, or set AGCTL_CLIENT_ID and AGCTL_CLIENT_SECRET (or AGCTL_ACCESS_TOKEN)',
       });
     }
-    const clientSecret = s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
-    const provider = new ClientCredentialsFlow(this.http, baseUrl, { clientId: s.clientId, clientSecret }, this.tokenCache(s.profile, { quiet: s.clientSecretSource === 'env', storedSecret: s.clientSecretSource === 'stored' ? { profile: s.profile, baseUrl: new URL(baseUrl).origin, clientId: s.clientId } : undefined }), this.clock, { insecureHttp: s.insecureHttp !== undefined });
+    const clientSecret =
+      s.clientSecretSource === 'env' ? cleanSecret(s.clientSecret, 'client secret', 'AGCTL_CLIENT_SECRET') : s.clientSecret;
+    const provider = new ClientCredentialsFlow(
+      this.http,
+      baseUrl,
+      { clientId: s.clientId, clientSecret },
+      this.tokenCache(s.profile, {
+        quiet: s.clientSecretSource === 'env',
+        storedSecret:
+          s.clientSecretSource === 'stored' ? { profile: s.profile, baseUrl: new URL(baseUrl).origin, clientId: s.clientId } : undefined,
+      }),
+      this.clock,
+      { insecureHttp: s.insecureHttp !== undefined },
+    );
     this.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', s.insecureHttp);
     return { baseUrl, clientId: s.clientId, provider };
   }
@@ -225,4 +266,3 @@ function baseUrlSourceName(s: Settings): string {
       return '--base-url';
   }
 }
-

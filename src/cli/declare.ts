@@ -65,7 +65,13 @@ const completions = new WeakMap<object, ValueSpec>();
 export function completeWith<T extends Completable>(item: T, spec: readonly string[] | 'file' | 'dir' | { dynamic: DynamicSource }): T {
   completions.set(
     item,
-    spec === 'file' ? { kind: 'file', keyed: false } : spec === 'dir' ? { kind: 'dir' } : 'dynamic' in spec ? { kind: 'dynamic', source: spec.dynamic } : { kind: 'choices', choices: [...spec] },
+    spec === 'file'
+      ? { kind: 'file', keyed: false }
+      : spec === 'dir'
+        ? { kind: 'dir' }
+        : 'dynamic' in spec
+          ? { kind: 'dynamic', source: spec.dynamic }
+          : { kind: 'choices', choices: [...spec] },
   );
   return item;
 }

@@ -12,32 +12,57 @@ const GLOBAL: readonly EnvVar[] = [
   v('AGCTL_PROFILE', 'profile to use (default: the current profile, else `default`)', '--profile NAME'),
   v('AGCTL_BASE_URL', 'tenant base URL; a client ID `name@host/suffix` implies `https://host`', '--base-url URL'),
   v('AGCTL_CLIENT_ID', 'OAuth2 client ID', '--client-id ID'),
-  v('AGCTL_CLIENT_SECRET', 'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag); a token cached with another secret is never used'),
+  v(
+    'AGCTL_CLIENT_SECRET',
+    'client secret: plain, or the key form `secret-token:<issuer>:v1:<key>` (never a flag); a token cached with another secret is never used',
+  ),
   v('AGCTL_ACCESS_TOKEN', 'a bearer token used as is (skips the token flow; never a flag)'),
-  v('AGCTL_INSECURE_HTTP', 'allow a plain client secret over plain http to a host other than this machine, when set to anything but empty, 0 or false (warns on every use)', '--insecure-http'),
+  v(
+    'AGCTL_INSECURE_HTTP',
+    'allow a plain client secret over plain http to a host other than this machine, when set to anything but empty, 0 or false (warns on every use)',
+    '--insecure-http',
+  ),
   v('AGCTL_OUTPUT', 'output format: table or json', '-o table|json'),
   v('AGCTL_TIMEOUT', 'per-attempt request timeout in seconds, more than 0 and at most 3600 (default 30)', '--timeout SECONDS'),
-  v('AGCTL_MAX_RESPONSE_BYTES', 'largest answer read from a server, in bytes, 1024 to 268435456 (default 33554432, 32 MiB), and one command reads 8 times that in all; more is exit 9'),
+  v(
+    'AGCTL_MAX_RESPONSE_BYTES',
+    'largest answer read from a server, in bytes, 1024 to 268435456 (default 33554432, 32 MiB), and one command reads 8 times that in all; more is exit 9',
+  ),
   v('AGCTL_CONFIG_DIR', 'profiles, sealed secrets and cached tokens (default `~/.config/agctl`)'),
-  v('AGCTL_CONFIG_KEY', 'key sealing stored secrets and tokens instead of one in the OS keyring (64 hex digits or 43 base64url characters; without a keyring, default a 0600 key file in the config dir)'),
+  v(
+    'AGCTL_CONFIG_KEY',
+    'key sealing stored secrets and tokens instead of one in the OS keyring (64 hex digits or 43 base64url characters; without a keyring, default a 0600 key file in the config dir)',
+  ),
   v('AGCTL_DATA_DIR', 'data directory of `serve` and `--embedded` (default `~/.local/share/agctl/server`)'),
-  v('AGCTL_STORE_BACKEND', "SQLite driver of the embedded server: `node:sqlite` or `better-sqlite3` (default node:sqlite where Node has it, 22.15 and later; else the optional better-sqlite3 package)"),
+  v(
+    'AGCTL_STORE_BACKEND',
+    'SQLite driver of the embedded server: `node:sqlite` or `better-sqlite3` (default node:sqlite where Node has it, 22.15 and later; else the optional better-sqlite3 package)',
+  ),
   v('AGCTL_SEAL_KEY', 'key sealing secrets in the embedded server (same format; default a 0600 `seal.key` in its data dir)'),
 ];
 
 /** Proxies, read as curl reads them (src/lib/proxy.ts): every request, load mode and JWKS fetches included. */
 const PROXY: readonly EnvVar[] = [
-  v('HTTPS_PROXY', 'proxy for https requests, `http://[user:password@]host:port` (port default 80); a CONNECT tunnel, TLS end to end with the server; `https_proxy` wins when both are set'),
+  v(
+    'HTTPS_PROXY',
+    'proxy for https requests, `http://[user:password@]host:port` (port default 80); a CONNECT tunnel, TLS end to end with the server; `https_proxy` wins when both are set',
+  ),
   v('HTTP_PROXY', 'proxy for plain http requests (`http_proxy` too; never used for https)'),
   v('ALL_PROXY', 'proxy for requests whose own variable is not set (`all_proxy` too)'),
-  v('NO_PROXY', 'hosts reached directly: a comma-separated list of names (each with its subdomains; a leading `.` or `*.` changes nothing), IP addresses, CIDR blocks, `host:port`, or `*` for all (`no_proxy` too); loopback addresses are never proxied'),
+  v(
+    'NO_PROXY',
+    'hosts reached directly: a comma-separated list of names (each with its subdomains; a leading `.` or `*.` changes nothing), IP addresses, CIDR blocks, `host:port`, or `*` for all (`no_proxy` too); loopback addresses are never proxied',
+  ),
 ];
 
 /** Conventions of terminals and CI systems. */
 const TERMINAL: readonly EnvVar[] = [
   v('NO_COLOR', 'disable colour when set and not empty (TERM=dumb too)', '--no-color'),
   v('FORCE_COLOR', 'colour even when stdout is not a terminal'),
-  v('AGCTL_PAGER', 'pager for tables longer than the terminal, run by the shell (default PAGER, else `less` when on PATH; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)'),
+  v(
+    'AGCTL_PAGER',
+    'pager for tables longer than the terminal, run by the shell (default PAGER, else `less` when on PATH; empty or `cat`: none; `less` gets LESS=FRX unless LESS is set)',
+  ),
   v('PAGER', 'pager when AGCTL_PAGER is unset (never used on a pipe or for JSON)'),
   v('CI', 'never prompt, and never use the OS keyring, when set to anything but empty, 0 or false', '--no-input'),
 ];
@@ -49,7 +74,10 @@ export function environment(program: Command): EnvVar[] {
 
 /** The paragraph of the root help naming the variables (the commands' own are in `agctl help environment`). */
 export function environmentSummary(): string {
-  return wrapWords(`Environment: ${[...GLOBAL, ...PROXY, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`, 80).join('\n');
+  return wrapWords(
+    `Environment: ${[...GLOBAL, ...PROXY, ...TERMINAL].map((e) => e.name).join(', ')}, and those of single commands. See \`agctl help environment\`.`,
+    80,
+  ).join('\n');
 }
 
 /** `text` in lines of at most `width` columns (a longer word alone on its line), each indented by `indent` spaces. */
@@ -90,5 +118,7 @@ export const withEnvironmentTable = (readme: string, table: string): string => w
 
 /** The exit codes as a Markdown table (README.md), from the table `agctl help exit-codes` prints. */
 export function exitCodesMarkdown(): string {
-  return ['| code | meaning |', '|---|---|', ...EXIT_CODE_TABLE.map(([code, meaning]) => `| ${code} | ${cell(meaning)} |`)].join('\n') + '\n';
+  return (
+    ['| code | meaning |', '|---|---|', ...EXIT_CODE_TABLE.map(([code, meaning]) => `| ${code} | ${cell(meaning)} |`)].join('\n') + '\n'
+  );
 }

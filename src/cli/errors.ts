@@ -1,7 +1,17 @@
 // Turns any error into one clear line (or a JSON object with -o json) and an exit code.
 import { ApiError, Code } from '../api/errors.js';
 import { UnsafePathError } from '../lib/private-fs.js';
-import { CliError, EXIT_INTERRUPTED, EXIT_NAMES, Exit, UsageError, exitCodeForStatus, jsonError, type ExitCode, type JsonError } from '../lib/exit.js';
+import {
+  CliError,
+  EXIT_INTERRUPTED,
+  EXIT_NAMES,
+  Exit,
+  UsageError,
+  exitCodeForStatus,
+  jsonError,
+  type ExitCode,
+  type JsonError,
+} from '../lib/exit.js';
 import { escapeControls, safeJson } from './escape.js';
 
 /** gRPC code names by number, for error lines. */
@@ -61,17 +71,38 @@ interface Rendering {
 
 function render(err: unknown): Rendering {
   // A local file or directory that others can write, or a link where agctl keeps a file (src/lib/private-fs.ts): refused, exit 2.
-  if (err instanceof UsageError || err instanceof UnsafePathError) return { exitCode: Exit.Usage, line: err.message, hint: err.hint, code: errorCode(undefined, Exit.Usage) };
+  if (err instanceof UsageError || err instanceof UnsafePathError)
+    return { exitCode: Exit.Usage, line: err.message, hint: err.hint, code: errorCode(undefined, Exit.Usage) };
   if (err instanceof ApiError) {
-    const name = typeof err.code === 'number' ? CODE_NAMES[err.code] ?? `code ${err.code}` : err.code;
-    const hint = err.status === 401 ? 'run `agctl login` or check AGCTL_ACCESS_TOKEN' : err.status === 429 ? 'the server is rate limiting; try again later' : undefined;
+    const name = typeof err.code === 'number' ? (CODE_NAMES[err.code] ?? `code ${err.code}`) : err.code;
+    const hint =
+      err.status === 401
+        ? 'run `agctl login` or check AGCTL_ACCESS_TOKEN'
+        : err.status === 429
+          ? 'the server is rate limiting; try again later'
+          : undefined;
     const exitCode = exitCodeForStatus(err.status);
-    return { exitCode, line: `${err.message} (HTTP ${err.status}, ${name})`, message: err.message, hint, code: errorCode(err.code, exitCode), status: err.status, details: err.details };
+    return {
+      exitCode,
+      line: `${err.message} (HTTP ${err.status}, ${name})`,
+      message: err.message,
+      hint,
+      code: errorCode(err.code, exitCode),
+      status: err.status,
+      details: err.details,
+    };
   }
-  if (err instanceof CliError) return { exitCode: err.exitCode, line: err.message, hint: err.hint, code: errorCode(err.code, err.exitCode), status: err.status };
+  if (err instanceof CliError)
+    return { exitCode: err.exitCode, line: err.message, hint: err.hint, code: errorCode(err.code, err.exitCode), status: err.status };
   const e = err as { name?: string; message?: string };
-  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError') return { exitCode: EXIT_INTERRUPTED, line: 'cancelled', code: errorCode(undefined, EXIT_INTERRUPTED) };
-  return { exitCode: Exit.Bug, line: `unexpected error: ${e?.message ?? String(err)}`, hint: 'run again with --debug for details, and please report it', code: errorCode(undefined, Exit.Bug) };
+  if (e?.name === 'ExitPromptError' || e?.name === 'AbortPromptError')
+    return { exitCode: EXIT_INTERRUPTED, line: 'cancelled', code: errorCode(undefined, EXIT_INTERRUPTED) };
+  return {
+    exitCode: Exit.Bug,
+    line: `unexpected error: ${e?.message ?? String(err)}`,
+    hint: 'run again with --debug for details, and please report it',
+    code: errorCode(undefined, Exit.Bug),
+  };
 }
 
 /**
@@ -99,7 +130,8 @@ export async function withNotFoundHint<T>(work: Promise<T>, hint: string, messag
   try {
     return await work;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw new CliError(message ?? `${err.message} (HTTP 404)`, Exit.NotFound, { status: 404, code: err.code, hint });
+    if (err instanceof ApiError && err.status === 404)
+      throw new CliError(message ?? `${err.message} (HTTP 404)`, Exit.NotFound, { status: 404, code: err.code, hint });
     throw err;
   }
 }

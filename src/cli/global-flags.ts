@@ -5,7 +5,6 @@ import { InvalidArgumentError, Option } from 'commander';
 import { completeWith } from './declare.js';
 import { OUTPUT_FORMATS, isOutputFormat } from '../lib/output-format.js';
 
-
 /** -o's value, in any case (`-o JSON`). */
 function outputFormat(value: string): string {
   const format = value.toLowerCase();
@@ -59,9 +58,15 @@ export function readLine(args: readonly string[]): ReadLine {
       if (value !== undefined) line.values.set(exact.attributeName(), value);
       continue;
     }
-    const joined = valued.find((o) => a.startsWith(`${o.long}=`) || (o.short !== undefined && a.startsWith(o.short) && a[o.short.length] !== '-'));
+    const joined = valued.find(
+      (o) => a.startsWith(`${o.long}=`) || (o.short !== undefined && a.startsWith(o.short) && a[o.short.length] !== '-'),
+    );
     if (joined) line.given.add(joined.attributeName());
-    if (joined) line.values.set(joined.attributeName(), a.startsWith(`${joined.long}=`) ? a.slice(joined.long!.length + 1) : a.slice(joined.short!.length));
+    if (joined)
+      line.values.set(
+        joined.attributeName(),
+        a.startsWith(`${joined.long}=`) ? a.slice(joined.long!.length + 1) : a.slice(joined.short!.length),
+      );
     else if (!a.startsWith('-')) line.words.push(a);
   }
   return line;

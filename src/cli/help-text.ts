@@ -2,7 +2,13 @@
 
 /** The help text after the flags: prose, then examples (each line shown after `$ `), within 80 columns. */
 export function helpText(prose: string, examples: readonly string[]): string {
-  const text = prose ? `\n${prose.trim().split('\n').flatMap((l) => fill(l.split(' '), HELP_WIDTH, '')).join('\n')}\n` : '';
+  const text = prose
+    ? `\n${prose
+        .trim()
+        .split('\n')
+        .flatMap((l) => fill(l.split(' '), HELP_WIDTH, ''))
+        .join('\n')}\n`
+    : '';
   return `${text}\nExamples:\n${examples.map((e) => `  $ ${e.split('\n').map(wrapCommand).join('\n')}`).join('\n')}`;
 }
 

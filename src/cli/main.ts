@@ -69,4 +69,5 @@ export async function main(argv: string[], deps: MainDeps): Promise<number> {
  * `agctl --help` and `agctl <group> --help` print from the build (bin/agctl.js)
  * are these, made at `max`.
  */
-const helpWidth = (tty: boolean, stream: { columns?: number }, max: number): number => (tty && stream.columns ? Math.min(stream.columns, max) : max);
+const helpWidth = (tty: boolean, stream: { columns?: number }, max: number): number =>
+  tty && stream.columns ? Math.min(stream.columns, max) : max;

@@ -221,7 +221,11 @@ export class Output {
     let text: string;
     if (fit) {
       const { keep, widths } = fit;
-      text = renderColumns(keep.map((j) => shownHead[j]!), cells.map((r) => keep.map((j) => r[j]!)), widths);
+      text = renderColumns(
+        keep.map((j) => shownHead[j]!),
+        cells.map((r) => keep.map((j) => r[j]!)),
+        widths,
+      );
     } else text = records(shownHead, names, cells, width!);
     const rowsOnScreen = this.io.stdout.rows;
     if (!(rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text)))) this.io.stdout.write(text);
@@ -248,10 +252,13 @@ export class Output {
       return false;
     }
     const names: ColumnName<C>[] = how.columns.map(([name]) => name);
-    await this.table(how.columns, items.map((item) => {
-      const row = how.row(item);
-      return names.map((n) => row[n]);
-    }));
+    await this.table(
+      how.columns,
+      items.map((item) => {
+        const row = how.row(item);
+        return names.map((n) => row[n]);
+      }),
+    );
     return true;
   }
 
@@ -305,14 +312,22 @@ export class Output {
     if (this.#pick) {
       const byKey = new Map(pairs.map((p) => [columnKey(p[0]), p] as const));
       const missing = this.#pick.filter((name) => !byKey.has(columnKey(name)));
-      if (missing.length) throw new UsageError(`--columns: no field ${missing.map((m) => `"${m}"`).join(', ')} here`, `the fields are ${[...byKey.keys()].join(', ')}`);
+      if (missing.length)
+        throw new UsageError(
+          `--columns: no field ${missing.map((m) => `"${m}"`).join(', ')} here`,
+          `the fields are ${[...byKey.keys()].join(', ')}`,
+        );
       pairs = this.#pick.map((name) => byKey.get(columnKey(name))!);
     }
     // A label can be a server's too (a catalog entry's own members).
     const labels = pairs.map(([k]) => escapeControls(k));
     const width = widest(labels) + 2;
     // Written as rendered: escaped already, and in colour.
-    pairs.forEach(([, v], i) => this.io.stdout.write(`${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.style)}\n`));
+    pairs.forEach(([, v], i) =>
+      this.io.stdout.write(
+        `${labels[i]}:${' '.repeat(width - visible(labels[i]!) - 1)}${v === undefined || v === null || v === '' ? '-' : render(v, this.style)}\n`,
+      ),
+    );
   }
 }
 
@@ -409,7 +424,9 @@ function records(shownHead: string[], head: string[], rows: string[][], columns:
   const room = Math.max(10, columns - width);
   const indent = ' '.repeat(width);
   const shown = (value: string) => (visible(value) <= room ? value : wrap(value, room).join(`\n${indent}`));
-  return rows.map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n').join('\n');
+  return rows
+    .map((r) => head.map((h, j) => (shownHead[j] ?? h) + ' '.repeat(width - visible(h)) + shown(r[j] ?? '')).join('\n') + '\n')
+    .join('\n');
 }
 
 /**
@@ -417,7 +434,10 @@ function records(shownHead: string[], head: string[], rows: string[][], columns:
  * descriptions), the only ones cut; a column that holds a URL is not.
  */
 function freeText(rows: string[][], count: number): boolean[] {
-  return Array.from({ length: count }, (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')));
+  return Array.from(
+    { length: count },
+    (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')),
+  );
 }
 
 /** Below this terminal width every list prints one record per row instead of a table. */
@@ -440,7 +460,10 @@ const FREE_TEXT_FLOOR = 12;
  *    it must be. A row never wraps.
  */
 export function fitTable(columns: Columns, rows: string[][], width: number | undefined): { keep: number[]; widths: number[] } | undefined {
-  const natural = naturalWidths(columns.map(([name]) => name), rows);
+  const natural = naturalWidths(
+    columns.map(([name]) => name),
+    rows,
+  );
   const all = natural.map((_, j) => j);
   if (!width || width <= 0) return { keep: all, widths: natural };
   if (width < RECORDS_BELOW) return undefined;
@@ -452,7 +475,10 @@ export function fitTable(columns: Columns, rows: string[][], width: number | und
     const keep = all.filter((j) => byRank.indexOf(j) < shown);
     const widths = keep.map((j) => natural[j]!);
     let excess = tableWidth(widths) - width;
-    const widestFirst = keep.map((_, k) => k).filter((k) => free[keep[k]!]).sort((a, b) => widths[b]! - widths[a]! || a - b);
+    const widestFirst = keep
+      .map((_, k) => k)
+      .filter((k) => free[keep[k]!])
+      .sort((a, b) => widths[b]! - widths[a]! || a - b);
     for (const k of widestFirst) {
       if (excess <= 0) break;
       const cut = Math.max(0, Math.min(excess, widths[k]! - floor(keep[k]!)));
@@ -475,7 +501,13 @@ export function age(iso: string, now: number): string {
   const seconds = Math.round((now - ms) / 1000);
   const abs = Math.abs(seconds);
   if (abs < 60) return 'just now';
-  const units: [string, number][] = [['y', 365 * 86400], ['mo', 30 * 86400], ['d', 86400], ['h', 3600], ['m', 60]];
+  const units: [string, number][] = [
+    ['y', 365 * 86400],
+    ['mo', 30 * 86400],
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ];
   const [unit, size] = units.find(([, size]) => abs >= size)!;
   const n = `${Math.floor(abs / size)}${unit}`;
   return seconds > 0 ? `${n} ago` : `in ${n}`;

@@ -3,7 +3,12 @@
 import type { IO } from './io.js';
 
 /** Colour is on for terminals unless NO_COLOR, --no-color, or TERM=dumb; FORCE_COLOR forces it. */
-export function colorEnabled(io: Pick<IO, 'isStdoutTTY' | 'isStderrTTY'>, env: NodeJS.ProcessEnv, flag: boolean | undefined, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
+export function colorEnabled(
+  io: Pick<IO, 'isStdoutTTY' | 'isStderrTTY'>,
+  env: NodeJS.ProcessEnv,
+  flag: boolean | undefined,
+  stream: 'stdout' | 'stderr' = 'stdout',
+): boolean {
   if (flag === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
@@ -20,4 +25,3 @@ export function paintLabels(text: string, on: boolean): string {
   if (!on) return text;
   return text.replace(/^agctl:/gm, '\x1b[31magctl:\x1b[39m').replace(/^hint:/gm, '\x1b[2mhint:\x1b[22m');
 }
-

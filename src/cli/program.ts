@@ -46,7 +46,9 @@ export function wantsJson(args: readonly string[], env: NodeJS.ProcessEnv, stder
 /** commander's parse errors as `agctl: ...`, an argument's control characters shown as escapes (commander's own line breaks stay). */
 const outputError = (str: string, write: (s: string) => void) =>
   // commander's typo suggestion is a hint like every other.
-  write(`agctl: ${escapeControls(str.replace(/^error: /, '').replace(/\n?\(Did you mean (.+)\?\)\s*$/, '\nhint: did you mean $1?\n'), '\n')}`);
+  write(
+    `agctl: ${escapeControls(str.replace(/^error: /, '').replace(/\n?\(Did you mean (.+)\?\)\s*$/, '\nhint: did you mean $1?\n'), '\n')}`,
+  );
 
 /**
  * Every help page fits 80 columns: a subcommand listed by its name alone (its
@@ -113,7 +115,10 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
   // Every command inherits the error handling of the root, and shows the global flags in its help.
   for (const cmd of walk(program)) {
     if (cmd === program) continue;
-    cmd.exitOverride().configureOutput({ outputError: withUsage(cmd) }).showSuggestionAfterError(true);
+    cmd
+      .exitOverride()
+      .configureOutput({ outputError: withUsage(cmd) })
+      .showSuggestionAfterError(true);
     cmd.helpOption('-h, --help', 'show help');
     cmd.configureHelp(INHERITED_FLAGS);
   }

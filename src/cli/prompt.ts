@@ -7,7 +7,11 @@ export interface Prompter {
   input(message: string, opts?: { default?: string; validate?: (v: string) => true | string }): Promise<string>;
   password(message: string, opts?: { validate?: (v: string) => true | string }): Promise<string>;
   confirm(message: string, opts?: { default?: boolean }): Promise<boolean>;
-  select<T extends string>(message: string, choices: { value: T; name?: string; description?: string }[], opts?: { default?: T }): Promise<T>;
+  select<T extends string>(
+    message: string,
+    choices: { value: T; name?: string; description?: string }[],
+    opts?: { default?: T },
+  ): Promise<T>;
 }
 
 const same = (text: string) => text;
@@ -69,7 +73,11 @@ export class InquirerPrompter implements Prompter {
     return confirm({ message, default: opts.default ?? false, theme: this.#theme }, this.#ctx);
   }
 
-  async select<T extends string>(message: string, choices: { value: T; name?: string; description?: string }[], opts: { default?: T } = {}) {
+  async select<T extends string>(
+    message: string,
+    choices: { value: T; name?: string; description?: string }[],
+    opts: { default?: T } = {},
+  ) {
     const { select } = await this.#lib();
     return select<T>({ message, choices, default: opts.default, theme: this.#theme }, this.#ctx);
   }

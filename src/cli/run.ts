@@ -49,7 +49,8 @@ export async function execute(cmd: Command, fn: (ctx: CommandContext) => Promise
 /** --jq filters JSON: it implies -o json, contradicts -o table, and has nothing to filter where no JSON is printed. */
 function jqOutput(cmd: Command, output: string | undefined): 'json' {
   if (!printsJson(cmd)) throw new UsageError(`--jq filters JSON output: \`${cmd.name()}\` prints none`, 'drop --jq');
-  if (output !== undefined && output !== 'json') throw new UsageError(`--jq filters JSON output: it cannot be combined with -o ${output}`, `drop -o ${output} (--jq implies -o json)`);
+  if (output !== undefined && output !== 'json')
+    throw new UsageError(`--jq filters JSON output: it cannot be combined with -o ${output}`, `drop -o ${output} (--jq implies -o json)`);
   return 'json';
 }
 

@@ -31,7 +31,11 @@ export async function readSecret(ctx: CommandContext, src: SecretSource): Promis
   let value: string | undefined;
   let from: string | undefined;
   if (src.stdin) {
-    if (ctx.io.isStdinTTY) throw new UsageError(`${src.flag}-stdin expects the ${src.name} on a pipe, not a terminal`, `echo "$SECRET" | agctl ... ${src.flag}-stdin`);
+    if (ctx.io.isStdinTTY)
+      throw new UsageError(
+        `${src.flag}-stdin expects the ${src.name} on a pipe, not a terminal`,
+        `echo "$SECRET" | agctl ... ${src.flag}-stdin`,
+      );
     [value, from] = [chomp(await readStdin(ctx.io, src.name)), `${src.flag}-stdin`];
   } else if (src.file) {
     [value, from] = [chomp(readFileBytes(src.file, `${src.flag}-file`).toString('utf8')), `${src.flag}-file`];
@@ -63,5 +67,8 @@ export function promptProblem(v: string, src: Pick<SecretSource, 'name' | 'text'
  */
 export function missingSecret(src: SecretSource, hint?: string, o: { stdinTaken?: boolean } = {}): UsageError {
   const ways = [...(o.stdinTaken ? [] : [`${src.flag}-stdin`]), `${src.flag}-file`, ...(src.env ? [src.env] : [])].join(', ');
-  return new UsageError(`missing ${src.name}: provide it with ${ways}${src.prompt && !o.stdinTaken ? ' (or run on a terminal to be prompted)' : ''}`, hint);
+  return new UsageError(
+    `missing ${src.name}: provide it with ${ways}${src.prompt && !o.stdinTaken ? ' (or run on a terminal to be prompted)' : ''}`,
+    hint,
+  );
 }

@@ -40,5 +40,7 @@ export function shellCommand(words: readonly string[]): { line: string } | { why
   const hidden = new Set<string>();
   for (const w of words) for (const c of w.match(new RegExp(INVISIBLE_CHAR.source, 'gu')) ?? []) hidden.add(codePoint(c));
   if (hidden.size === 0) return { line: words.map(shellQuote).join(' ') };
-  return { why: `a value in it holds ${[...hidden].slice(0, 5).join(', ')}${hidden.size > 5 ? ', …' : ''}, a character that reorders or hides text` };
+  return {
+    why: `a value in it holds ${[...hidden].slice(0, 5).join(', ')}${hidden.size > 5 ? ', …' : ''}, a character that reorders or hides text`,
+  };
 }

@@ -16,7 +16,11 @@ const FRAME_MS = 100;
  * spinner stops (and its line is cleared) on `stop()` or when the command
  * ends.
  */
-export function startSpinner(ctx: Pick<CommandContext, 'io' | 'out' | 'onClose'>, text: () => readonly string[], plain: string): { stop(): void } {
+export function startSpinner(
+  ctx: Pick<CommandContext, 'io' | 'out' | 'onClose'>,
+  text: () => readonly string[],
+  plain: string,
+): { stop(): void } {
   if (!ctx.io.isStderrTTY) {
     ctx.out.info(plain);
     return { stop() {} };

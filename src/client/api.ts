@@ -40,7 +40,11 @@ export class ApiClient {
   async call<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const url = this.url(path, opts.query);
-    const res = await this.request(method, url, { body, idempotent: opts.idempotent, headers: body !== undefined ? { 'content-type': 'application/json' } : {} });
+    const res = await this.request(method, url, {
+      body,
+      idempotent: opts.idempotent,
+      headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    });
     if (res.status >= 200 && res.status < 300) {
       const data = jsonObjectBody(res, url, opts.emptyOk);
       const problem = opts.check?.(data);
@@ -56,9 +60,16 @@ export class ApiClient {
    * be on the base URL's origin (build it with `url()`): the token goes
    * nowhere else. `headers` come before the client's own Authorization.
    */
-  async request(method: string, url: string, opts: { headers?: Record<string, string>; body?: string | Buffer; idempotent?: boolean } = {}): Promise<HttpResponse> {
+  async request(
+    method: string,
+    url: string,
+    opts: { headers?: Record<string, string>; body?: string | Buffer; idempotent?: boolean } = {},
+  ): Promise<HttpResponse> {
     if (new URL(url).origin !== new URL(this.baseUrl).origin) {
-      throw new CliError(`refusing to send the bearer token to ${new URL(url).origin}: it belongs to ${new URL(this.baseUrl).origin}`, Exit.Usage);
+      throw new CliError(
+        `refusing to send the bearer token to ${new URL(url).origin}: it belongs to ${new URL(this.baseUrl).origin}`,
+        Exit.Usage,
+      );
     }
     const headers = Object.fromEntries(Object.entries(opts.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'authorization'));
     let token = await this.tokens.token();
@@ -81,19 +92,26 @@ export class ApiClient {
 
 /** The error for a 2xx answer that is not the API's data (an HTML page, a proxy's answer, another service). */
 export function unexpectedResponse(url: string, problem: string): CliError {
-  return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, { hint: 'check the base URL: it must be the service\'s address' });
+  return new CliError(`unexpected response from ${url}: ${problem}`, Exit.Server, {
+    hint: "check the base URL: it must be the service's address",
+  });
 }
 
 /** The media type of an answer, lower case, without parameters ('' when none). */
 export function contentType(res: HttpResponse): string {
   const raw = res.headers['content-type'];
-  return String(Array.isArray(raw) ? raw[0] : raw ?? '').split(';')[0]!.trim().toLowerCase();
+  return String(Array.isArray(raw) ? raw[0] : (raw ?? ''))
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 }
 
 /** The answer's Content-Encoding, lower case ('' for none or identity), cut short. */
 function contentEncoding(res: HttpResponse): string {
   const raw = res.headers['content-encoding'];
-  const v = String(Array.isArray(raw) ? raw.join(', ') : raw ?? '').trim().toLowerCase();
+  const v = String(Array.isArray(raw) ? raw.join(', ') : (raw ?? ''))
+    .trim()
+    .toLowerCase();
   return v === 'identity' ? '' : v.length > 40 ? `${v.slice(0, 39)}…` : v;
 }
 
@@ -108,7 +126,8 @@ export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false):
   }
   // agctl sends no Accept-Encoding and decodes nothing: a compressed answer is not the data (and may be a bomb).
   const encoding = contentEncoding(res);
-  if (encoding !== '') throw unexpectedResponse(url, `HTTP ${res.status} compressed (Content-Encoding: ${encoding}), which agctl does not ask for`);
+  if (encoding !== '')
+    throw unexpectedResponse(url, `HTTP ${res.status} compressed (Content-Encoding: ${encoding}), which agctl does not ask for`);
   const type = contentType(res);
   if (!isJsonType(type)) {
     throw unexpectedResponse(url, `HTTP ${res.status} with ${type ? `content type ${type}` : 'no content type'}, expected JSON`);
@@ -132,16 +151,24 @@ export function jsonObjectBody(res: HttpResponse, url: string, emptyOk = false):
 export function errorFromResponse(res: HttpResponse): ApiError | CliError {
   if (res.status >= 300 && res.status < 400) {
     const where = res.headers.location ? ` to ${String(res.headers.location)}` : '';
-    return new CliError(`the server redirected${where} (HTTP ${res.status}); agctl does not follow redirects`, Exit.Server, { hint: 'check --base-url', status: res.status });
+    return new CliError(`the server redirected${where} (HTTP ${res.status}); agctl does not follow redirects`, Exit.Server, {
+      hint: 'check --base-url',
+      status: res.status,
+    });
   }
   const body = res.json();
   if (isJsonObject(body)) {
     const code = shortCode(parseCode(body.code));
     const details = Array.isArray(body.details) ? serverDetails(body.details) : [];
-    if (typeof body.message === 'string' && body.message.trim() !== '') return new ApiError(res.status, code ?? codeForHttpStatus(res.status), serverMessage(body.message), details);
+    if (typeof body.message === 'string' && body.message.trim() !== '')
+      return new ApiError(res.status, code ?? codeForHttpStatus(res.status), serverMessage(body.message), details);
     if (typeof body.error === 'string' && body.error !== '') {
       const error = shortCode(body.error)!;
-      return new ApiError(res.status, error, typeof body.error_description === 'string' && body.error_description !== '' ? serverMessage(body.error_description) : error);
+      return new ApiError(
+        res.status,
+        error,
+        typeof body.error_description === 'string' && body.error_description !== '' ? serverMessage(body.error_description) : error,
+      );
     }
     if (code !== undefined) return new ApiError(res.status, code, withoutMessage(res), details);
   }
@@ -208,6 +235,17 @@ function withoutMessage(res: HttpResponse): string {
 
 /** A body as one line (every run of white space one space), at most BODY_EXCERPT_CHARS characters, "…" marking a cut. */
 export function bodyExcerpt(text: string): string {
-  const chars = Array.from(text.trimStart().slice(0, BODY_EXCERPT_CHARS * 8).replace(/\s+/g, ' ').trim());
-  return chars.length <= BODY_EXCERPT_CHARS ? chars.join('') : `${chars.slice(0, BODY_EXCERPT_CHARS - 1).join('').trimEnd()}…`;
+  const chars = Array.from(
+    text
+      .trimStart()
+      .slice(0, BODY_EXCERPT_CHARS * 8)
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
+  return chars.length <= BODY_EXCERPT_CHARS
+    ? chars.join('')
+    : `${chars
+        .slice(0, BODY_EXCERPT_CHARS - 1)
+        .join('')
+        .trimEnd()}…`;
 }

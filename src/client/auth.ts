@@ -122,17 +122,26 @@ export function tokenAnswer(body: Record<string, unknown>, tokenUrl: string): { 
   const raw = body.access_token;
   const accessToken = typeof raw === 'string' ? raw.replace(/^\s*bearer(?:\s*:+\s*|\s+)/i, '') : raw;
   if (typeof accessToken !== 'string' || accessToken === '') {
-    throw unexpectedResponse(tokenUrl, `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`);
+    throw unexpectedResponse(
+      tokenUrl,
+      `"access_token" is ${accessToken === undefined ? 'missing' : accessToken === '' ? 'empty' : jsonKind(accessToken)}, expected a non-empty string`,
+    );
   }
   const problem = tokenProblem(accessToken);
   if (problem) throw unexpectedResponse(tokenUrl, `"access_token" ${problem}`);
   const type = body.token_type;
   if (type !== undefined && (typeof type !== 'string' || type.toLowerCase() !== 'bearer')) {
-    throw unexpectedResponse(tokenUrl, `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" or none`);
+    throw unexpectedResponse(
+      tokenUrl,
+      `"token_type" is ${typeof type === 'string' ? JSON.stringify(type) : jsonKind(type)}, expected "Bearer" or none`,
+    );
   }
   const expiresIn = body.expires_in;
   if (expiresIn !== undefined && (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 0)) {
-    throw unexpectedResponse(tokenUrl, `"expires_in" is ${typeof expiresIn === 'number' ? expiresIn : jsonKind(expiresIn)}, expected a number of seconds`);
+    throw unexpectedResponse(
+      tokenUrl,
+      `"expires_in" is ${typeof expiresIn === 'number' ? expiresIn : jsonKind(expiresIn)}, expected a number of seconds`,
+    );
   }
   return { accessToken, expiresIn: Math.min(expiresIn ?? 3600, MAX_TOKEN_LIFETIME_S) };
 }
@@ -149,17 +158,25 @@ function tokenError(res: HttpResponse): CliError {
   let desc = nonEmpty(body.error_description) ?? nonEmpty(body.message);
   if (desc !== undefined) desc = serverMessage(desc);
   if (error === 'invalid_client' || res.status === 401) {
-    return new CliError(`authentication failed: ${desc ?? `HTTP ${statusText(res.status)}`}${error ? ` (${error})` : ''}`, Exit.Unauthenticated, {
+    return new CliError(
+      `authentication failed: ${desc ?? `HTTP ${statusText(res.status)}`}${error ? ` (${error})` : ''}`,
+      Exit.Unauthenticated,
+      {
+        status: res.status,
+        code: error,
+        hint: 'check the client ID and secret, or run `agctl login`',
+      },
+    );
+  }
+  return new CliError(
+    `token request failed: HTTP ${statusText(res.status)}${desc ? `: ${desc}` : ''}${error ? ` (${error})` : ''}`,
+    exitCodeForStatus(res.status),
+    {
       status: res.status,
       code: error,
-      hint: 'check the client ID and secret, or run `agctl login`',
-    });
-  }
-  return new CliError(`token request failed: HTTP ${statusText(res.status)}${desc ? `: ${desc}` : ''}${error ? ` (${error})` : ''}`, exitCodeForStatus(res.status), {
-    status: res.status,
-    code: error,
-    hint: res.status === 429 ? 'the server is rate limiting; try again later' : undefined,
-  });
+      hint: res.status === 429 ? 'the server is rate limiting; try again later' : undefined,
+    },
+  );
 }
 
 interface ClientCredentials {
@@ -186,7 +203,11 @@ export function sentInClear(url: string): boolean {
 export function inClearWarning(baseUrl: string, sent: 'secret' | 'assertion' | 'token', allowedBy?: string): string | undefined {
   if (!sentInClear(baseUrl)) return undefined;
   const origin = new URL(baseUrl).origin;
-  const what = { secret: 'the client secret and the tokens cross', assertion: 'the client assertion and the tokens cross', token: 'the access token crosses' }[sent];
+  const what = {
+    secret: 'the client secret and the tokens cross',
+    assertion: 'the client assertion and the tokens cross',
+    token: 'the access token crosses',
+  }[sent];
   return `${origin} uses plain http: ${what} the network unencrypted (${allowedBy ? `allowed by ${allowedBy}` : 'use https unless this is a test server'})`;
 }
 

@@ -211,7 +211,10 @@ export class HttpClient {
       const attempt = setTimeout(() => fail(codedError('ETIMEDOUT', `no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
       req.on('socket', (socket) => {
         if (!socket.connecting) return;
-        connecting = setTimeout(() => fail(codedError(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`)), this.#connectTimeoutMs);
+        connecting = setTimeout(
+          () => fail(codedError(CONNECT_TIMEOUT, `could not connect within ${this.#connectTimeoutMs} ms`)),
+          this.#connectTimeoutMs,
+        );
         // Connected means the TLS handshake done too, for https.
         socket.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting));
       });
@@ -261,7 +264,10 @@ export class HttpClient {
         const connectTimeoutMs = this.#connectTimeoutMs;
         const agent = new https.Agent(options);
         // node:http's Agent takes a connection from a callback too: the tunnel first, then TLS inside it.
-        (agent as unknown as { createConnection: unknown }).createConnection = (opts: { host: string; port: number }, done: (err: Error | null, s?: TLSSocket) => void) => {
+        (agent as unknown as { createConnection: unknown }).createConnection = (
+          opts: { host: string; port: number },
+          done: (err: Error | null, s?: TLSSocket) => void,
+        ) => {
           tunnel(proxy, opts.host, Number(opts.port) || 443, connectTimeoutMs).then(
             (socket) => done(null, tls.connect({ ...opts, socket })),
             (err: Error) => done(err),
@@ -337,7 +343,12 @@ const codedError = (code: string, message: string) => Object.assign(new Error(me
 
 /** A failure of the proxy itself: connecting to it, or its answer to CONNECT (`status`). Its `code` is the cause's, for retries. */
 class ProxyFailure extends Error {
-  constructor(readonly proxy: Proxy, readonly code: string | undefined, readonly status?: number, cause?: unknown) {
+  constructor(
+    readonly proxy: Proxy,
+    readonly code: string | undefined,
+    readonly status?: number,
+    cause?: unknown,
+  ) {
     super(status ? `the proxy answered CONNECT with ${status}` : 'could not reach the proxy', { cause });
   }
 }
@@ -354,7 +365,10 @@ function tunnel(proxy: Proxy, host: string, port: number, timeoutMs: number): Pr
     const headers: Record<string, string> = { host: target };
     if (proxy.authorization) headers['proxy-authorization'] = proxy.authorization;
     const req = httpRequest({ host: proxy.host, port: proxy.port, method: 'CONNECT', path: target, headers, agent: false, setHost: false });
-    const timer = setTimeout(() => req.destroy(codedError(CONNECT_TIMEOUT, `the proxy did not open a tunnel within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(codedError(CONNECT_TIMEOUT, `the proxy did not open a tunnel within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     req.once('connect', (res: IncomingMessage, socket: Socket, head: Buffer) => {
       clearTimeout(timer);
       const status = res.statusCode ?? 0;
@@ -385,11 +399,15 @@ function proxyRefused(proxy: Proxy, u: URL, status: number): CliError {
   const via = `the proxy ${proxy.display} (${proxy.source})`;
   if (status === 407) {
     return new CliError(`${via} asks for credentials (407 Proxy Authentication Required)`, Exit.Server, {
-      hint: proxy.authorization ? `the credentials in ${proxy.source} were not accepted: check them` : `put them in ${proxy.source}: http://user:password@host:port`,
+      hint: proxy.authorization
+        ? `the credentials in ${proxy.source} were not accepted: check them`
+        : `put them in ${proxy.source}: http://user:password@host:port`,
     });
   }
   if (status === 502 || status === 503 || status === 504) {
-    return new CliError(`${via} could not reach ${u.host}: ${statusText(status)}`, Exit.Server, { hint: `check the host name, or list ${u.hostname} in NO_PROXY to connect directly` });
+    return new CliError(`${via} could not reach ${u.host}: ${statusText(status)}`, Exit.Server, {
+      hint: `check the host name, or list ${u.hostname} in NO_PROXY to connect directly`,
+    });
   }
   return new CliError(`${via} refused to connect to ${u.host}: ${statusText(status)}`, Exit.Server, {
     hint: `the proxy does not allow it: ask its administrators, or list ${u.hostname} in NO_PROXY to connect directly`,
@@ -398,31 +416,45 @@ function proxyRefused(proxy: Proxy, u: URL, status: number): CliError {
 
 /** "32 MiB", "16 KiB", "1000 bytes": a cap as people read it. */
 function byteSize(n: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const)
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   return `${n} bytes`;
 }
 
 /** The error for answers that together go past what one command reads. */
 function tooMuchInAll(u: URL, total: number): CliError {
-  return new CliError(`the answers from ${u.origin} are too large: together they go on past ${byteSize(total)}, and agctl reads at most that for one command`, Exit.Server, {
-    code: RESPONSE_TOO_LARGE,
-    hint: `ask for less (--limit), or raise AGCTL_MAX_RESPONSE_BYTES: a command reads at most ${TOTAL_RESPONSE_FACTOR} times as much in all`,
-  });
+  return new CliError(
+    `the answers from ${u.origin} are too large: together they go on past ${byteSize(total)}, and agctl reads at most that for one command`,
+    Exit.Server,
+    {
+      code: RESPONSE_TOO_LARGE,
+      hint: `ask for less (--limit), or raise AGCTL_MAX_RESPONSE_BYTES: a command reads at most ${TOTAL_RESPONSE_FACTOR} times as much in all`,
+    },
+  );
 }
 
 /** The error for an answer larger than agctl reads (`what`: how it showed it). */
 function tooLarge(u: URL, cap: { bytes: number; hint: string }, what: string): CliError {
-  return new CliError(`the answer from ${u.origin}${u.pathname} is too large: it ${what}, and agctl reads at most ${byteSize(cap.bytes)}`, Exit.Server, {
-    code: RESPONSE_TOO_LARGE,
-    hint: cap.hint,
-  });
+  return new CliError(
+    `the answer from ${u.origin}${u.pathname} is too large: it ${what}, and agctl reads at most ${byteSize(cap.bytes)}`,
+    Exit.Server,
+    {
+      code: RESPONSE_TOO_LARGE,
+      hint: cap.hint,
+    },
+  );
 }
 const abandoned = () => codedError(DESTROYED, 'the request was abandoned');
 
 /** The answer's headers, a repeated one as an array of its values (as set-cookie always is). */
 function headersOf(res: IncomingMessage): HttpResponse['headers'] {
   const headers: HttpResponse['headers'] = {};
-  for (const [name, values] of Object.entries(res.headersDistinct)) if (values) headers[name] = values.length === 1 && name !== 'set-cookie' ? values[0] : values;
+  for (const [name, values] of Object.entries(res.headersDistinct))
+    if (values) headers[name] = values.length === 1 && name !== 'set-cookie' ? values[0] : values;
   return headers;
 }
 
@@ -456,7 +488,12 @@ function errorCode(err: unknown): string | undefined {
 }
 
 /** TLS failures that mean the port speaks plain HTTP (or something else that is not TLS). */
-const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG', 'ERR_SSL_HTTP_REQUEST', 'ERR_SSL_RECORD_LAYER_FAILURE']);
+const NOT_TLS = new Set([
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_HTTP_REQUEST',
+  'ERR_SSL_RECORD_LAYER_FAILURE',
+]);
 /** Certificate verification failures (node:tls codes). */
 const CERT_ERRORS: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed',
@@ -546,7 +583,11 @@ function describeNetworkError(err: unknown, limitMs?: number): string {
   }
   const f = classifyNetworkError(err);
   if (f.kind === 'timeout' && limitMs !== undefined) return `timed out after ${seconds(limitMs)} s`;
-  return f.kind === 'not-tls' || f.kind === 'tls' ? `TLS handshake failed: ${f.detail}` : f.kind === 'certificate' ? `TLS certificate not trusted: ${f.detail}` : f.detail;
+  return f.kind === 'not-tls' || f.kind === 'tls'
+    ? `TLS handshake failed: ${f.detail}`
+    : f.kind === 'certificate'
+      ? `TLS certificate not trusted: ${f.detail}`
+      : f.detail;
 }
 
 /** Seconds as people read them: 2, 0.2, 9.4. */
@@ -564,20 +605,29 @@ function networkError(err: unknown, url: string, tries: Tries, source: string, p
   const u = new URL(url);
   if (err instanceof ProxyFailure) {
     if (err.status !== undefined) return proxyRefused(err.proxy, u, err.status);
-    const what = f.kind === 'timeout' ? `timed out after ${seconds(tries.limitMs)} s` : f.kind === 'reset' ? 'the proxy closed the connection' : f.detail;
+    const what =
+      f.kind === 'timeout'
+        ? `timed out after ${seconds(tries.limitMs)} s`
+        : f.kind === 'reset'
+          ? 'the proxy closed the connection'
+          : f.detail;
     return new CliError(`cannot reach ${u.origin}: the proxy ${err.proxy.display} (${err.proxy.source}) failed: ${what}`, Exit.Server, {
       hint: `check ${err.proxy.source}, or list ${u.hostname} in NO_PROXY to connect directly`,
     });
   }
   const e = networkErrorDirect(f, u, tries, source);
   // Through a proxy, the failure past it is named with it (the proxy carried the request).
-  return proxy ? new CliError(`${e.message} (through the proxy ${proxy.display} from ${proxy.source})`, e.exitCode, { hint: e.hint, code: e.code }) : e;
+  return proxy
+    ? new CliError(`${e.message} (through the proxy ${proxy.display} from ${proxy.source})`, e.exitCode, { hint: e.hint, code: e.code })
+    : e;
 }
 
 function networkErrorDirect(f: Failure, u: URL, tries: Tries, source: string): CliError {
   switch (f.kind) {
     case 'not-tls':
-      return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, { hint: `check ${source}: a server that speaks plain HTTP needs an http:// URL` });
+      return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, {
+        hint: `check ${source}: a server that speaks plain HTTP needs an http:// URL`,
+      });
     case 'tls':
       return new CliError(`TLS handshake with ${u.host} failed: ${f.detail}`, Exit.Server, { hint: `check ${source}` });
     case 'certificate':
@@ -589,7 +639,10 @@ function networkErrorDirect(f: Failure, u: URL, tries: Tries, source: string): C
     case 'not-found':
       return new CliError(`cannot reach ${u.origin}: ${f.detail}`, Exit.Server, { hint: `check the host name in ${source}` });
     case 'timeout': {
-      const what = tries.count > 1 ? `timed out: ${tries.count} attempts of ${seconds(tries.limitMs)} s each, ${seconds(tries.elapsedMs)} s in all` : `timed out after ${seconds(tries.limitMs)} s`;
+      const what =
+        tries.count > 1
+          ? `timed out: ${tries.count} attempts of ${seconds(tries.limitMs)} s each, ${seconds(tries.elapsedMs)} s in all`
+          : `timed out after ${seconds(tries.limitMs)} s`;
       return new CliError(`cannot reach ${u.origin}: ${what}`, Exit.Server, { hint: 'raise --timeout (or AGCTL_TIMEOUT) or try again' });
     }
     case 'not-http':
@@ -600,12 +653,31 @@ function networkErrorDirect(f: Failure, u: URL, tries: Tries, source: string): C
 }
 
 const STATUS_NAMES: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
-  301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests',
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /** "500 Internal Server Error" (or the bare number for a status without a known name). */

@@ -29,9 +29,18 @@ function checkServerAnswer(nullable: boolean) {
 const listedViewProblem = (v: unknown): string | undefined => itemProblem(MCP_LISTED_VIEW, v, 'an MCP server view');
 
 /** POST .../credentials: replaces the auth config and/or config fields; answers the resulting view, or null (the contract allows it). */
-export async function setMcpCredentials(api: ApiClient, appId: string, connectorId: string, body: UpdateCredentialsRequest): Promise<UpdateCredentialsResponse> {
+export async function setMcpCredentials(
+  api: ApiClient,
+  appId: string,
+  connectorId: string,
+  body: UpdateCredentialsRequest,
+): Promise<UpdateCredentialsResponse> {
   // The update sets fields to given values, so repeating it is safe.
-  const res = await api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), { body, idempotent: true, check: checkServerAnswer(true) });
+  const res = await api.call<UpdateCredentialsResponse>('POST', mcpCredentialsPath(appId, connectorId), {
+    body,
+    idempotent: true,
+    check: checkServerAnswer(true),
+  });
   // The view shown as the result must be of the server changed.
   if (res.mcpServer) checkServerIds(res.mcpServer, appId, connectorId);
   return res;
@@ -43,7 +52,9 @@ export async function setMcpCredentials(api: ApiClient, appId: string, connector
  * service-notes.md §3).
  */
 export async function getMcpServer(api: ApiClient, appId: string, connectorId: string): Promise<{ mcpServer: McpServerView | null }> {
-  const res = await api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), { check: checkServerAnswer(true) });
+  const res = await api.call<{ mcpServer: McpServerView | null }>('GET', mcpServerPath(appId, connectorId), {
+    check: checkServerAnswer(true),
+  });
   if (res.mcpServer) checkServerIds(res.mcpServer, appId, connectorId);
   return res;
 }
@@ -63,12 +74,18 @@ type ListOptions<T> = Pick<ListAllOptions<T>, 'limit' | 'pageSize'>;
 /** GET .../mcp_servers?page_size=&page_token= (service-notes.md §3, List): every MCP server of an app, or the first `limit`. */
 export function listAllMcpServers(api: ApiClient, appId: string, opts: ListOptions<McpServerView> = {}): Promise<McpServerView[]> {
   const page = (req: PageRequest) =>
-    api.call<Page<McpServerView>>('GET', mcpServersPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkPage(listedViewProblem, 'an array of MCP server views') });
+    api.call<Page<McpServerView>>('GET', mcpServersPath(appId), {
+      query: { page_size: req.pageSize, page_token: req.pageToken },
+      check: checkPage(listedViewProblem, 'an array of MCP server views'),
+    });
   return listAll(page, { ...opts, what: 'MCP servers', idOf: (v) => v.connectorId });
 }
 
 /** GET /api/v1/mcp_server_catalog?page_size=&page_token=&query= (service-notes.md §3, ListCatalog). */
-export function listAllCatalogEntries(api: ApiClient, opts: ListOptions<McpCatalogEntry> & { query?: string } = {}): Promise<McpCatalogEntry[]> {
+export function listAllCatalogEntries(
+  api: ApiClient,
+  opts: ListOptions<McpCatalogEntry> & { query?: string } = {},
+): Promise<McpCatalogEntry[]> {
   const { query, ...rest } = opts;
   const page = (req: PageRequest) =>
     api.call<Page<McpCatalogEntry>>('GET', '/api/v1/mcp_server_catalog', {

@@ -43,7 +43,6 @@ export interface ListAllOptions<T> {
   idOf?: (item: T) => string;
 }
 
-
 /** The `code` of the error for a server whose paging loops (`-o json` error output). */
 export const PAGING_LOOP = 'paging_loop';
 /** The `code` of the error for a listing that reaches MAX_PAGES or MAX_ITEMS with more pages announced. */
@@ -73,7 +72,8 @@ export function checkPage(itemProblem: (item: unknown) => string | undefined, li
         if (problem) return `"list[${i}]" ${problem}`;
       }
     }
-    if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string') return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
+    if (b.nextPageToken !== undefined && b.nextPageToken !== null && typeof b.nextPageToken !== 'string')
+      return `"nextPageToken" is ${jsonKind(b.nextPageToken)}, expected a string`;
     return undefined;
   };
 }
@@ -99,7 +99,8 @@ export async function listAll<T extends object>(fetchPage: (req: PageRequest) =>
     let loop: string | undefined;
     if (next !== undefined && followed.has(next)) loop = `names page token "${cut(next)}" again`;
     // A server that ignores the token but invents a new one each time would send the same items forever.
-    else if (next !== undefined && list.length > 0 && list.every((item) => seen.has(idOf(item)))) loop = `holds only ${opts.what} already listed`;
+    else if (next !== undefined && list.length > 0 && list.every((item) => seen.has(idOf(item))))
+      loop = `holds only ${opts.what} already listed`;
     if (loop !== undefined && opts.onLoop !== 'stop') throw pagingLoop(opts.what, n, loop);
     for (const item of list) {
       const id = idOf(item);
@@ -139,10 +140,14 @@ export function pagingLoop(what: string, page: number, why: string, hint = 'try 
  */
 export function pagingCapped(what: string, pages: number, items: number, hint = 'ask for fewer with --limit'): CliError | undefined {
   if (pages < MAX_PAGES && items < MAX_ITEMS) return undefined;
-  return new CliError(`the server's paging does not end: ${pages} pages of ${what} (${items} items) read, and it names another page`, Exit.Server, {
-    code: PAGING_LIMIT,
-    hint: `nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ${hint}`,
-  });
+  return new CliError(
+    `the server's paging does not end: ${pages} pages of ${what} (${items} items) read, and it names another page`,
+    Exit.Server,
+    {
+      code: PAGING_LIMIT,
+      hint: `nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ${hint}`,
+    },
+  );
 }
 
 const cut = (token: string) => (token.length <= 40 ? token : `${token.slice(0, 39)}…`);

@@ -41,7 +41,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   const out: Record<string, string | string[] | undefined> = {};
   for (const [k, v] of Object.entries(headers)) {
     if (SECRET_HEADER_NAME.test(k) && v !== undefined) {
-      const first = Array.isArray(v) ? v[0] ?? '' : v;
+      const first = Array.isArray(v) ? (v[0] ?? '') : v;
       const scheme = /^(Bearer|Basic)\s/i.exec(first)?.[1];
       out[k] = scheme ? `${scheme} ${REDACTED}` : REDACTED;
     } else out[k] = v;
@@ -88,7 +88,8 @@ export function redactBody(body: string | Buffer | undefined, contentType: strin
   const text = typeof body === 'string' ? body : body.toString('utf8');
   const type = (contentType ?? '').toLowerCase();
   const json = parseJson(text);
-  if (json !== undefined && nestsDeeperThan(json)) return `<${Buffer.byteLength(text)} bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>`;
+  if (json !== undefined && nestsDeeperThan(json))
+    return `<${Buffer.byteLength(text)} bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>`;
   if (json !== undefined) return cut(JSON.stringify(redactJson(json)));
   if (FORM.test(text)) return cut(redactForm(text));
   return `<${Buffer.byteLength(text)} bytes of ${type || 'unknown type'}, not shown>`;

@@ -11,7 +11,10 @@ const rulesPath = (appId: string) => `/api/v1/apps/${pathSegment(appId, 'app ID'
 const ruleProblem = (r: unknown) => itemProblem(RULE, r, 'a rule');
 
 function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Promise<ListRulesResponse> {
-  return api.call<ListRulesResponse>('GET', rulesPath(appId), { query: { page_size: req.pageSize, page_token: req.pageToken }, check: checkPage(ruleProblem, 'an array of rules') });
+  return api.call<ListRulesResponse>('GET', rulesPath(appId), {
+    query: { page_size: req.pageSize, page_token: req.pageToken },
+    check: checkPage(ruleProblem, 'an array of rules'),
+  });
 }
 
 /**
@@ -20,7 +23,11 @@ function listRulesPage(api: ApiClient, appId: string, req: PageRequest = {}): Pr
  * is sent only when the caller gives `pageSize` (the embedded server honours
  * it); `limit` is applied here, whatever size the pages come in.
  */
-export function listAllRules(api: ApiClient, appId: string, opts: { pageSize?: number; limit?: number } = {}): Promise<EntitlementConfigurationRule[]> {
+export function listAllRules(
+  api: ApiClient,
+  appId: string,
+  opts: { pageSize?: number; limit?: number } = {},
+): Promise<EntitlementConfigurationRule[]> {
   return listAll((req) => listRulesPage(api, appId, req), { ...opts, what: 'rules' });
 }
 

@@ -29,7 +29,10 @@ export async function getStepUpTransaction(api: ApiClient, id: string): Promise<
 }
 
 /** POST /api/v1/search/step-up/transactions: one page, its transactions given their full shape. */
-export async function searchStepUpTransactions(api: ApiClient, req: SearchStepUpTransactionsRequest): Promise<SearchStepUpTransactionsResponse> {
+export async function searchStepUpTransactions(
+  api: ApiClient,
+  req: SearchStepUpTransactionsRequest,
+): Promise<SearchStepUpTransactionsResponse> {
   // Members of a received page may be left out or null (checked by checkPage).
   const res = await api.call<Partial<SearchStepUpTransactionsResponse>>('POST', '/api/v1/search/step-up/transactions', {
     body: req,

@@ -53,7 +53,9 @@ export async function getTask(api: ApiClient, taskId: string, expand: readonly s
   }
   const res = await api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
   // The task's `id` may be null or left out (the contract marks it nullable): the ID asked for stands in for it.
-  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true });
+  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, {
+    missingOk: true,
+  });
   return res;
 }
 
@@ -66,16 +68,26 @@ export async function getTask(api: ApiClient, taskId: string, expand: readonly s
  */
 export async function approveWithStepUp(api: ApiClient, taskId: string, req: ApproveWithStepUpRequest): Promise<ApproveWithStepUpResponse> {
   const body = { ...req, stepUpTransactionId: req.stepUpTransactionId ?? '' };
-  const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, { body, check: checkApproveAnswer });
+  const res = await api.call<ApproveWithStepUpResponse>('POST', `${taskPath(taskId)}/action/approve-with-step-up`, {
+    body,
+    check: checkApproveAnswer,
+  });
   // The task view shown as the result must be of the task approved.
-  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, { missingOk: true, request: 'the approval of' });
+  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, {
+    missingOk: true,
+    request: 'the approval of',
+  });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 
 /** POST /api/v1/search/tasks: one page (service-notes.md §2; the page token travels in the body). */
 export function searchTasks(api: ApiClient, req: TaskSearchRequest): Promise<TaskSearchResponse> {
   // A search only reads, so repeating it is safe.
-  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', { body: req, idempotent: true, check: checkPage(taskViewProblem, 'an array of task views') });
+  return api.call<TaskSearchResponse>('POST', '/api/v1/search/tasks', {
+    body: req,
+    idempotent: true,
+    check: checkPage(taskViewProblem, 'an array of task views'),
+  });
 }
 
 /**
@@ -97,11 +109,19 @@ export function listAllTasks(
     if (!anonymous.has(v)) anonymous.set(v, `\u0000no-id-${n++}`);
     return anonymous.get(v)!;
   };
-  return listAll((page) => searchTasks(api, { ...req, ...(page.pageSize ? { pageSize: page.pageSize } : {}), ...(page.pageToken ? { pageToken: page.pageToken } : {}) }), {
-    ...opts,
-    what: 'tasks',
-    idOf,
-  });
+  return listAll(
+    (page) =>
+      searchTasks(api, {
+        ...req,
+        ...(page.pageSize ? { pageSize: page.pageSize } : {}),
+        ...(page.pageToken ? { pageToken: page.pageToken } : {}),
+      }),
+    {
+      ...opts,
+      what: 'tasks',
+      idOf,
+    },
+  );
 }
 
 /** Pages of the search read at most when looking a task up by its number. */
@@ -117,7 +137,12 @@ export async function findTaskByNumber(api: ApiClient, n: string): Promise<TaskV
   const [found] = await listAllTasks(
     api,
     { query: n, taskStates: [TASK_STATES.open, TASK_STATES.closed] },
-    { limit: 1, pageSize: 100, maxPages: NUMBER_SEARCH_MAX_PAGES, keep: (v) => viewTaskId(v) !== '' && String(v.task.numericId ?? '') === n },
+    {
+      limit: 1,
+      pageSize: 100,
+      maxPages: NUMBER_SEARCH_MAX_PAGES,
+      keep: (v) => viewTaskId(v) !== '' && String(v.task.numericId ?? '') === n,
+    },
   );
   return found;
 }

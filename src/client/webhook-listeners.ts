@@ -2,7 +2,16 @@
 // of the service API, which sets listeners up in its web app). The shapes are
 // declared in src/api/webhook-listeners.ts.
 import { isJsonObject } from '../lib/json.js';
-import { LISTENER, LISTENERS_PATH, LIST_RUNS_RESPONSE, type CreateListenerRequest, type CreateListenerResponse, type ListListenersResponse, type ListRunsResponse, type WebhookListener } from '../api/webhook-listeners.js';
+import {
+  LISTENER,
+  LISTENERS_PATH,
+  LIST_RUNS_RESPONSE,
+  type CreateListenerRequest,
+  type CreateListenerResponse,
+  type ListListenersResponse,
+  type ListRunsResponse,
+  type WebhookListener,
+} from '../api/webhook-listeners.js';
 import { answerProblem, itemProblem } from '../api/shape.js';
 import type { ApiClient } from './api.js';
 import { checkPage, listAll, type PageRequest } from './paginate.js';
@@ -31,7 +40,11 @@ export async function createListener(api: ApiClient, req: CreateListenerRequest)
 }
 
 /** A listener's runs, newest first, and how many it has in all (or with `eventId`, for that event); each checked to be of that listener. */
-export async function listRuns(api: ApiClient, listenerId: string, opts: { limit?: number; eventId?: string } = {}): Promise<ListRunsResponse> {
+export async function listRuns(
+  api: ApiClient,
+  listenerId: string,
+  opts: { limit?: number; eventId?: string } = {},
+): Promise<ListRunsResponse> {
   const res = await api.call<ListRunsResponse>('GET', `${LISTENERS_PATH}/${pathSegment(listenerId, 'listener ID')}/runs`, {
     query: { limit: opts.limit, event_id: opts.eventId },
     check: (b) => answerProblem(LIST_RUNS_RESPONSE, b),

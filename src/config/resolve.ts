@@ -75,12 +75,18 @@ export function lacksScheme(raw: string): boolean {
  */
 export function normalizeBaseUrl(raw: string, from: string): string {
   const full = raw.trim() && lacksScheme(raw) ? `https://${raw.trim()}` : raw;
-  if (!URL.canParse(full)) throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
+  if (!URL.canParse(full))
+    throw new UsageError(`${from}: "${hideUserinfo(raw)}" is not a valid URL`, 'use the form https://tenant.example.com');
   const url = new URL(full);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`${from}: the base URL must use https (or http for a local server)`);
   if (url.username || url.password) throw new UsageError(`${from}: the base URL must not carry credentials`);
   if (url.search || url.hash) throw new UsageError(`${from}: the base URL must not have a query or fragment`);
-  refusePath(full.trim(), from, (origin) => (from === '--base-url' || from === 'AGCTL_BASE_URL' ? `drop the path: ${from === '--base-url' ? '--base-url ' : 'AGCTL_BASE_URL='}${origin}` : `drop the path: ${origin}`));
+  refusePath(full.trim(), from, (origin) =>
+    from === '--base-url' || from === 'AGCTL_BASE_URL'
+      ? `drop the path: ${from === '--base-url' ? '--base-url ' : 'AGCTL_BASE_URL='}${origin}`
+      : `drop the path: ${origin}`,
+  );
   return url.origin;
 }
 
@@ -92,7 +98,11 @@ export function refusePath(url: string, from: string, fix: (origin: string) => s
   if (!URL.canParse(url)) return;
   const u = new URL(url);
   const path = u.pathname.replace(/\/+$/, '');
-  if (path) throw new UsageError(`${from}: the base URL ${hideUserinfo(url)} has a path (${path}): it must be the service's origin alone, ${u.origin}`, fix(u.origin));
+  if (path)
+    throw new UsageError(
+      `${from}: the base URL ${hideUserinfo(url)} has a path (${path}): it must be the service's origin alone, ${u.origin}`,
+      fix(u.origin),
+    );
 }
 
 export function parseOutput(raw: string | undefined, from: string): OutputFormat | undefined {
@@ -107,7 +117,9 @@ export function parseTimeout(raw: string | number | undefined, env: NodeJS.Proce
   if (v === undefined || v === '') return 30_000;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 3600) {
-    throw new UsageError(`${raw !== undefined ? '--timeout' : 'AGCTL_TIMEOUT'}: "${v}" is not a number of seconds more than 0 and at most 3600`);
+    throw new UsageError(
+      `${raw !== undefined ? '--timeout' : 'AGCTL_TIMEOUT'}: "${v}" is not a number of seconds more than 0 and at most 3600`,
+    );
   }
   return Math.max(1, Math.round(n * 1000));
 }
@@ -121,7 +133,11 @@ function parseMaxResponseBytes(env: NodeJS.ProcessEnv): number | undefined {
   if (v === undefined || v === '') return undefined;
   const [min, max] = MAX_RESPONSE_BYTES_RANGE;
   const n = /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!(n >= min && n <= max)) throw new UsageError(`AGCTL_MAX_RESPONSE_BYTES: "${v}" is not a whole number of bytes from ${min} to ${max}`, 'e.g. 67108864 for 64 MiB');
+  if (!(n >= min && n <= max))
+    throw new UsageError(
+      `AGCTL_MAX_RESPONSE_BYTES: "${v}" is not a whole number of bytes from ${min} to ${max}`,
+      'e.g. 67108864 for 64 MiB',
+    );
   return n;
 }
 
@@ -162,13 +178,21 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
       profileSource = 'config';
     }
   }
-  if (!isValidProfileName(profile)) throw new UsageError(`invalid profile name "${profile}"`, 'a profile name is 1 to 64 letters, digits, ".", "_" and "-", starting with a letter or digit');
+  if (!isValidProfileName(profile))
+    throw new UsageError(
+      `invalid profile name "${profile}"`,
+      'a profile name is 1 to 64 letters, digits, ".", "_" and "-", starting with a letter or digit',
+    );
   const p: Profile = config.profiles.get(profile) ?? {};
 
   const s: Settings = {
     profile,
     profileSource,
-    output: parseOutput(flags.output, '--output') ?? parseOutput(env.AGCTL_OUTPUT, 'AGCTL_OUTPUT') ?? parseOutput(p.output, `output of profile "${profile}"`) ?? 'table',
+    output:
+      parseOutput(flags.output, '--output') ??
+      parseOutput(env.AGCTL_OUTPUT, 'AGCTL_OUTPUT') ??
+      parseOutput(p.output, `output of profile "${profile}"`) ??
+      'table',
     timeoutMs: parseTimeout(flags.timeout, env),
     maxResponseBytes: parseMaxResponseBytes(env),
     debug: Boolean(flags.debug),
@@ -178,9 +202,20 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   else if (env.AGCTL_CLIENT_ID) [s.clientId, s.clientIdSource] = [env.AGCTL_CLIENT_ID, 'env'];
   else if (p.clientId) [s.clientId, s.clientIdSource] = [p.clientId, 'profile'];
 
-  if (flags.baseUrl) [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [normalizeBaseUrl(flags.baseUrl, '--base-url'), 'flag', lacksScheme(flags.baseUrl)];
-  else if (env.AGCTL_BASE_URL) [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [normalizeBaseUrl(env.AGCTL_BASE_URL, 'AGCTL_BASE_URL'), 'env', lacksScheme(env.AGCTL_BASE_URL)];
-  else if (p.baseUrl && (!s.clientId || s.clientIdSource === 'profile' || s.clientId === p.clientId)) [s.baseUrl, s.baseUrlSource] = [p.baseUrl, 'profile'];
+  if (flags.baseUrl)
+    [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [
+      normalizeBaseUrl(flags.baseUrl, '--base-url'),
+      'flag',
+      lacksScheme(flags.baseUrl),
+    ];
+  else if (env.AGCTL_BASE_URL)
+    [s.baseUrl, s.baseUrlSource, s.baseUrlSchemeAssumed] = [
+      normalizeBaseUrl(env.AGCTL_BASE_URL, 'AGCTL_BASE_URL'),
+      'env',
+      lacksScheme(env.AGCTL_BASE_URL),
+    ];
+  else if (p.baseUrl && (!s.clientId || s.clientIdSource === 'profile' || s.clientId === p.clientId))
+    [s.baseUrl, s.baseUrlSource] = [p.baseUrl, 'profile'];
   else if (s.clientId) {
     const derived = baseUrlFromClientId(s.clientId);
     if (derived) [s.baseUrl, s.baseUrlSource] = [derived, 'client-id'];
@@ -201,7 +236,13 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
  * but empty, 0 or false), or a profile logged in with one of them, for the
  * base URL it was logged in to.
  */
-export function insecureHttpFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv, name: string, p: Profile | undefined, baseUrl: string | undefined): string | undefined {
+export function insecureHttpFrom(
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  p: Profile | undefined,
+  baseUrl: string | undefined,
+): string | undefined {
   if (flags.insecureHttp) return '--insecure-http';
   const v = env.AGCTL_INSECURE_HTTP;
   if (v !== undefined && v !== '' && v !== '0' && v !== 'false') return 'AGCTL_INSECURE_HTTP';
@@ -217,7 +258,8 @@ export function insecureHttpFrom(flags: GlobalFlags, env: NodeJS.ProcessEnv, nam
  */
 export function requireKnownProfile(s: Settings, profiles: ProfileStore): void {
   if (s.profileSource === 'default' || profiles.has(s.profile)) return;
-  const from = s.profileSource === 'flag' ? '--profile' : s.profileSource === 'env' ? 'AGCTL_PROFILE' : `the current profile in ${profiles.path}`;
+  const from =
+    s.profileSource === 'flag' ? '--profile' : s.profileSource === 'env' ? 'AGCTL_PROFILE' : `the current profile in ${profiles.path}`;
   throw new UnknownProfileError(s.profile, from, profiles.names());
 }
 
@@ -263,10 +305,16 @@ export class CredentialBindingError extends CliError {
     let ways: string[];
     if (!boundTo) {
       message = `the stored secret of profile "${profile}" was saved by an earlier agctl, which did not record the base URL it belongs to: it is not sent anywhere; log in again to profile "${profile}"`;
-      ways = [`log in again: ${again}${requested ? ` --base-url ${requested}` : ''}`, 'or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) for one call'];
+      ways = [
+        `log in again: ${again}${requested ? ` --base-url ${requested}` : ''}`,
+        'or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) for one call',
+      ];
     } else if (boundClient) {
       message = `profile "${profile}" is logged in as ${boundClient.stored}, not as ${boundClient.requested} (from ${boundClient.from}): its stored secret is not sent for another client; log in again to profile "${profile}" to use that client`;
-      ways = [`log in again: ${again} --client-id ${boundClient.requested}`, `set AGCTL_CLIENT_SECRET to the secret of ${boundClient.requested} for one call`];
+      ways = [
+        `log in again: ${again} --client-id ${boundClient.requested}`,
+        `set AGCTL_CLIENT_SECRET to the secret of ${boundClient.requested} for one call`,
+      ];
     } else if (from === `profile "${profile}"`) {
       // The profile's own settings (config.json) name another base URL than its sealed secret: an interrupted
       // login of an earlier agctl, or an edited file. Only a login says which one is meant.
@@ -278,7 +326,9 @@ export class CredentialBindingError extends CliError {
         ...(otherProfiles.length ? [`use ${otherProfiles.map((n) => `--profile ${n}`).join(' or ')} (logged in to ${target})`] : []),
         `run \`agctl login --base-url ${target} --profile <name>\` to save credentials for it (log in again to profile "${profile}" to move it there)`,
         'set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call',
-        ...(from !== 'the client ID' ? [`to use profile "${profile}" with ${boundTo}, ${from === 'AGCTL_BASE_URL' ? 'unset AGCTL_BASE_URL' : 'drop --base-url'}`] : []),
+        ...(from !== 'the client ID'
+          ? [`to use profile "${profile}" with ${boundTo}, ${from === 'AGCTL_BASE_URL' ? 'unset AGCTL_BASE_URL' : 'drop --base-url'}`]
+          : []),
       ];
     }
     super(message, Exit.Unauthenticated, { hint: ways.join('; or ') });
@@ -335,7 +385,11 @@ export function attachStoredSecret(s: Settings, config: ConfigContext): Settings
   const sameClient = bound.find((r) => r.clientId === s.clientId);
   if (!sameClient) {
     const r = bound[0]!;
-    throw new CredentialBindingError(s.profile, r.baseUrl, s.baseUrl, baseUrlFrom(s), [], { stored: r.clientId!, requested: s.clientId, from: clientIdFrom(s) });
+    throw new CredentialBindingError(s.profile, r.baseUrl, s.baseUrl, baseUrlFrom(s), [], {
+      stored: r.clientId!,
+      requested: s.clientId,
+      from: clientIdFrom(s),
+    });
   }
   const all = config.profiles.read().profiles ?? {};
   const others = s.baseUrl ? Object.keys(all).filter((n) => n !== s.profile && sameTenant(profileTenant(all[n]) ?? '', s.baseUrl!)) : [];

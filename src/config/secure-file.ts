@@ -38,7 +38,9 @@ function configDirError(dir: string, env: NodeJS.ProcessEnv, err: unknown): unkn
     dir,
     (err as NodeJS.ErrnoException).code,
     `${fromEnv ? 'AGCTL_CONFIG_DIR' : 'config directory'} ${dir}: ${problem}${where}`,
-    fromEnv ? 'AGCTL_CONFIG_DIR must name a directory agctl can write (it is created when missing)' : 'fix it, or set AGCTL_CONFIG_DIR to another directory',
+    fromEnv
+      ? 'AGCTL_CONFIG_DIR must name a directory agctl can write (it is created when missing)'
+      : 'fix it, or set AGCTL_CONFIG_DIR to another directory',
   );
 }
 

@@ -31,7 +31,16 @@ import { CliError, Exit, UsageError } from '../lib/exit.js';
 import { isJsonObject } from '../lib/json.js';
 import { describeFsCode, isFsError } from '../lib/fs-errors.js';
 import { LockBusyError, acquireLock } from './lock.js';
-import { SEAL_KEY_FORMAT, SealKeyError, SealOpenError, Sealer, keepPrivate, loadOrCreateKeyFile, parseKey, readKeyText } from '../lib/seal.js';
+import {
+  SEAL_KEY_FORMAT,
+  SealKeyError,
+  SealOpenError,
+  Sealer,
+  keepPrivate,
+  loadOrCreateKeyFile,
+  parseKey,
+  readKeyText,
+} from '../lib/seal.js';
 import { UnsafePathError } from '../lib/private-fs.js';
 import { ensurePrivateDir, inConfigDir, readTextIfExists, writePrivateFile } from './secure-file.js';
 
@@ -166,7 +175,10 @@ export class Vault {
       } catch (err) {
         if (err instanceof KeyProblem) throw new UsageError(err.message, err.hint);
         if (err instanceof SealKeyError) {
-          throw new UsageError(`the key file ${this.keyFile} is damaged: it must hold ${SEAL_KEY_FORMAT}`, 'restore it from a backup, or remove it to have a new key made (the secrets sealed with the old key are then lost: log in again)');
+          throw new UsageError(
+            `the key file ${this.keyFile} is damaged: it must hold ${SEAL_KEY_FORMAT}`,
+            'restore it from a backup, or remove it to have a new key made (the secrets sealed with the old key are then lost: log in again)',
+          );
         }
         throw err;
       }
@@ -179,7 +191,10 @@ export class Vault {
       return parseKey(this.#env.AGCTL_CONFIG_KEY!);
     } catch (err) {
       if (err instanceof SealKeyError) {
-        throw new KeyProblem(`AGCTL_CONFIG_KEY is not a valid key: it must be ${SEAL_KEY_FORMAT}`, `fix AGCTL_CONFIG_KEY, or unset it to use the key file ${this.keyFile}`);
+        throw new KeyProblem(
+          `AGCTL_CONFIG_KEY is not a valid key: it must be ${SEAL_KEY_FORMAT}`,
+          `fix AGCTL_CONFIG_KEY, or unset it to use the key file ${this.keyFile}`,
+        );
       }
       throw err;
     }
@@ -195,7 +210,11 @@ export class Vault {
     } catch (err) {
       if (err instanceof UnsafePathError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new KeyProblem(`the key file ${this.keyFile} is missing`, `restore it from a backup, set AGCTL_CONFIG_KEY to the key, or ${LOGIN_AGAIN}`);
+      if (code === 'ENOENT')
+        throw new KeyProblem(
+          `the key file ${this.keyFile} is missing`,
+          `restore it from a backup, set AGCTL_CONFIG_KEY to the key, or ${LOGIN_AGAIN}`,
+        );
       throw new KeyProblem(`cannot read the key file ${this.keyFile}: ${describeFsCode(code)}`, `check the file, or ${LOGIN_AGAIN}`);
     }
     try {
@@ -204,7 +223,10 @@ export class Vault {
       return (this.#sealer = sealer);
     } catch (err) {
       if (err instanceof SealKeyError) {
-        throw new KeyProblem(`the key file ${this.keyFile} is damaged (it must hold ${SEAL_KEY_FORMAT})`, 'restore it from a backup, or remove it and run `agctl login` again');
+        throw new KeyProblem(
+          `the key file ${this.keyFile} is damaged (it must hold ${SEAL_KEY_FORMAT})`,
+          'restore it from a backup, or remove it and run `agctl login` again',
+        );
       }
       throw err;
     }
@@ -213,9 +235,15 @@ export class Vault {
   /** Why a sealed value does not open under the current key. */
   #wrongKey(): KeyProblem {
     if (this.#env.AGCTL_CONFIG_KEY) {
-      return new KeyProblem('it was sealed with another key than AGCTL_CONFIG_KEY', `set AGCTL_CONFIG_KEY to the key used when it was stored (or unset it to use the key file ${this.keyFile}), or ${LOGIN_AGAIN}`);
+      return new KeyProblem(
+        'it was sealed with another key than AGCTL_CONFIG_KEY',
+        `set AGCTL_CONFIG_KEY to the key used when it was stored (or unset it to use the key file ${this.keyFile}), or ${LOGIN_AGAIN}`,
+      );
     }
-    return new KeyProblem(`it was sealed with another key than the key file ${this.keyFile}`, `restore the key file it was sealed with, set AGCTL_CONFIG_KEY to that key, or ${LOGIN_AGAIN}`);
+    return new KeyProblem(
+      `it was sealed with another key than the key file ${this.keyFile}`,
+      `restore the key file it was sealed with, set AGCTL_CONFIG_KEY to that key, or ${LOGIN_AGAIN}`,
+    );
   }
 
   #inDir<T>(fn: () => T): T {
@@ -257,7 +285,11 @@ export class Vault {
    * once the profile names the new place. Says where the key went, and why not
    * in the keyring when one was tried and failed.
    */
-  async saveCredential(place: CredentialPlace, clientSecret: string, opts: { insecureStorage?: boolean } = {}): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
+  async saveCredential(
+    place: CredentialPlace,
+    clientSecret: string,
+    opts: { insecureStorage?: boolean } = {},
+  ): Promise<{ keptIn: KeptIn; noKeyring?: string }> {
     const { profile } = place;
     // The directory exists before its keyring account is named (the account follows its real path).
     this.#inDir(() => ensurePrivateDir(this.dir));
@@ -290,7 +322,10 @@ export class Vault {
       this.#inDir(() => {
         // The config dir holds the key file: it is kept 0700 like the directories of the sealed files.
         ensurePrivateDir(this.dir);
-        writePrivateFile(this.credentialPath(place), JSON.stringify({ profile, baseUrl: place.baseUrl, clientId: place.clientId, keptIn, clientSecret: sealed }) + '\n');
+        writePrivateFile(
+          this.credentialPath(place),
+          JSON.stringify({ profile, baseUrl: place.baseUrl, clientId: place.clientId, keptIn, clientSecret: sealed }) + '\n',
+        );
       });
     } catch (err) {
       // A key made for a secret that could not be stored is not left in the keyring.
@@ -354,8 +389,19 @@ export class Vault {
       }
       const o = isJsonObject(v) ? v : {};
       const str = (x: unknown) => (typeof x === 'string' ? x : undefined);
-      const damaged = !isJsonObject(v) || typeof o.clientSecret !== 'string' || typeof o.clientId !== 'string' || (!legacy && (typeof o.baseUrl !== 'string' || o.profile !== profile));
-      records.push({ path, baseUrl: legacy ? undefined : str(o.baseUrl), clientId: str(o.clientId), keptIn: o.keptIn === 'keyring' ? 'keyring' : 'file', legacy, damaged });
+      const damaged =
+        !isJsonObject(v) ||
+        typeof o.clientSecret !== 'string' ||
+        typeof o.clientId !== 'string' ||
+        (!legacy && (typeof o.baseUrl !== 'string' || o.profile !== profile));
+      records.push({
+        path,
+        baseUrl: legacy ? undefined : str(o.baseUrl),
+        clientId: str(o.clientId),
+        keptIn: o.keptIn === 'keyring' ? 'keyring' : 'file',
+        legacy,
+        damaged,
+      });
     }
     return records;
   }
@@ -395,7 +441,10 @@ export class Vault {
       key =
         err instanceof SealKeyError
           ? new KeyProblem(`its key in the OS keyring (service "${KEYRING_SERVICE}", account "${account}") is damaged`, LOGIN_AGAIN)
-          : new KeyProblem(`its key is kept in the OS keyring, which cannot be read here (${(err as Error).message})`, `run it where the keyring answers (unlocked, CI unset), or ${LOGIN_AGAIN}`);
+          : new KeyProblem(
+              `its key is kept in the OS keyring, which cannot be read here (${(err as Error).message})`,
+              `run it where the keyring answers (unlocked, CI unset), or ${LOGIN_AGAIN}`,
+            );
     }
     this.#profileKeys.set(profile, key);
   }
@@ -452,7 +501,10 @@ export class Vault {
         const problem = !v.clientSecret.startsWith('v1.')
           ? new KeyProblem(`the file ${path} is damaged`, LOGIN_AGAIN)
           : inKeyring
-            ? new KeyProblem(`it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}"), or its file was edited`, LOGIN_AGAIN)
+            ? new KeyProblem(
+                `it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}"), or its file was edited`,
+                LOGIN_AGAIN,
+              )
             : new KeyProblem(`${this.#wrongKey().message}, or its file was edited`, this.#wrongKey().hint);
         throw fail(problem.message, problem.hint);
       }
@@ -510,7 +562,16 @@ export class Vault {
     const fingerprint = fingerprintUnder(sealer, secret);
     const sealed = sealer.seal(token.accessToken, tokenPlace(profile, tokenUrl, clientId, fingerprint));
     const keptIn: KeptIn = inKeyring ? 'keyring' : 'file';
-    const record = { profile, tokenUrl, clientId, secretFingerprint: fingerprint, expiresAt: token.expiresAt, ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }), keptIn, accessToken: sealed };
+    const record = {
+      profile,
+      tokenUrl,
+      clientId,
+      secretFingerprint: fingerprint,
+      expiresAt: token.expiresAt,
+      ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }),
+      keptIn,
+      accessToken: sealed,
+    };
     this.#inDir(() => writePrivateFile(this.tokenPath(profile, tokenUrl, clientId), JSON.stringify(record) + '\n'));
   }
 
@@ -550,8 +611,24 @@ export class Vault {
     const text = this.#inDir(() => readTextIfExists(this.tokenPath(profile, tokenUrl, clientId)));
     if (!text) return undefined;
     try {
-      const v = JSON.parse(text) as { profile: string; tokenUrl: string; clientId: string; secretFingerprint?: unknown; expiresAt: number; issuedAt?: unknown; keptIn?: string; accessToken: string };
-      if (v.profile !== profile || v.tokenUrl !== tokenUrl || v.clientId !== clientId || typeof v.expiresAt !== 'number' || typeof v.secretFingerprint !== 'string') return undefined;
+      const v = JSON.parse(text) as {
+        profile: string;
+        tokenUrl: string;
+        clientId: string;
+        secretFingerprint?: unknown;
+        expiresAt: number;
+        issuedAt?: unknown;
+        keptIn?: string;
+        accessToken: string;
+      };
+      if (
+        v.profile !== profile ||
+        v.tokenUrl !== tokenUrl ||
+        v.clientId !== clientId ||
+        typeof v.expiresAt !== 'number' ||
+        typeof v.secretFingerprint !== 'string'
+      )
+        return undefined;
       const sealer = v.keptIn === 'keyring' ? this.#keyringSealer(profile) : this.#openingSealer();
       if (secret !== undefined && fingerprintUnder(sealer, secret) !== v.secretFingerprint) return undefined;
       const accessToken = sealer.open(v.accessToken, tokenPlace(profile, tokenUrl, clientId, v.secretFingerprint));

@@ -33,7 +33,10 @@ export const EXIT_CODE_TABLE: ReadonlyArray<[ExitCode | typeof EXIT_INTERRUPTED,
   [8, 'rate limited after retries (429)'],
   [9, 'server or network failure (5xx, timeout, refused connection, a redirect from the service, unexpected response)'],
   [10, 'pending: step-up authentication not completed yet'],
-  [11, "environment fault: agctl's installation or Node.js cannot run the command (e.g. the embedded server's SQLite module missing or built for another Node.js); the message names the fix"],
+  [
+    11,
+    "environment fault: agctl's installation or Node.js cannot run the command (e.g. the embedded server's SQLite module missing or built for another Node.js); the message names the fix",
+  ],
   [EXIT_INTERRUPTED, 'cancelled: Ctrl-C (a prompt, the step-up wait, a webhook load run), or No at a confirmation (nothing was changed)'],
 ];
 
@@ -63,7 +66,12 @@ export interface JsonError {
   error: { code: string; message: string; hint: string | null; exitCode: number; status: number | null; details: unknown[] };
 }
 
-export function jsonError(code: string, message: string, exitCode: number, more: { hint?: string; status?: number; details?: unknown[] } = {}): JsonError {
+export function jsonError(
+  code: string,
+  message: string,
+  exitCode: number,
+  more: { hint?: string; status?: number; details?: unknown[] } = {},
+): JsonError {
   return { error: { code, message, hint: more.hint ?? null, exitCode, status: more.status ?? null, details: more.details ?? [] } };
 }
 

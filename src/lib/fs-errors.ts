@@ -71,4 +71,5 @@ export function pathProblem(path: string, err: unknown, opts: { isDir?: boolean 
 }
 
 /** True for errors of the file system (an errno code such as ENOENT, or a path refused as unsafe), as opposed to bugs. */
-export const isFsError = (err: unknown): boolean => err instanceof UnsafePathError || /^E[A-Z0-9]+$/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+export const isFsError = (err: unknown): boolean =>
+  err instanceof UnsafePathError || /^E[A-Z0-9]+$/.test(String((err as { code?: unknown } | null)?.code ?? ''));

@@ -17,6 +17,10 @@ export function generateJwkPair(spec: KeyPairSpec): { publicJwk: JWK; privateJwk
   const { type, ...options } = spec;
   // @types/node does not list the 'jwk' encoding for key generation; Node has had it since 15.12.
   const generate = generateKeyPairSync as unknown as (type: string, options: object) => { publicKey: JWK; privateKey: JWK };
-  const { publicKey, privateKey } = generate(type, { ...options, publicKeyEncoding: { format: 'jwk' }, privateKeyEncoding: { format: 'jwk' } });
+  const { publicKey, privateKey } = generate(type, {
+    ...options,
+    publicKeyEncoding: { format: 'jwk' },
+    privateKeyEncoding: { format: 'jwk' },
+  });
   return { publicJwk: publicKey, privateJwk: privateKey };
 }

@@ -188,8 +188,10 @@ export function createFileExclusive(path: string, content: string | Buffer): boo
 function unsafeBecause(st: Stats, owner: 'self' | 'self-or-root'): string | undefined {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined; // Windows: no owners and modes to check
-  if (st.uid !== uid && !(owner === 'self-or-root' && st.uid === 0)) return `it is owned by ${userName(st.uid)}, not by ${userName(uid)} who runs agctl`;
-  if (st.mode & 0o022) return `it is writable by ${st.mode & 0o020 ? (st.mode & 0o002 ? 'group and others' : 'its group') : 'others'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`;
+  if (st.uid !== uid && !(owner === 'self-or-root' && st.uid === 0))
+    return `it is owned by ${userName(st.uid)}, not by ${userName(uid)} who runs agctl`;
+  if (st.mode & 0o022)
+    return `it is writable by ${st.mode & 0o020 ? (st.mode & 0o002 ? 'group and others' : 'its group') : 'others'} (mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})`;
   return undefined;
 }
 
@@ -228,7 +230,11 @@ export function readPrivateFile(file: string, topDir: string, what = 'the file')
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' || (code === 'EMLINK' && lstatSync(path).isSymbolicLink())) {
-      throw new UnsafePathError(path, `${what} ${path} is a symbolic link: agctl does not follow links inside its directory`, `remove ${path} (agctl writes a file of its own there)`);
+      throw new UnsafePathError(
+        path,
+        `${what} ${path} is a symbolic link: agctl does not follow links inside its directory`,
+        `remove ${path} (agctl writes a file of its own there)`,
+      );
     }
     throw err;
   }
@@ -271,8 +277,14 @@ export function ensurePrivateDir(dir: string): void {
     return;
   }
   const why = unsafeBecause(st, 'self-or-root');
-  if (why?.startsWith('it is owned')) throw new UnsafePathError(dir, `the directory ${dir} is not safe to use: ${why}`, fixFor(dir, true, why));
-  if (why) throw new UnsafePathError(dir, `the directory ${dir} is not safe to use: ${why}: another user may have put files there`, `check its files, then chmod 700 ${dir}`);
+  if (why?.startsWith('it is owned'))
+    throw new UnsafePathError(dir, `the directory ${dir} is not safe to use: ${why}`, fixFor(dir, true, why));
+  if (why)
+    throw new UnsafePathError(
+      dir,
+      `the directory ${dir} is not safe to use: ${why}: another user may have put files there`,
+      `check its files, then chmod 700 ${dir}`,
+    );
   if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }
 
@@ -283,7 +295,8 @@ export function chmodNoFollow(path: string, mode: number): void {
     fd = openSync(path, READ);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafePathError(path, `${path} is a symbolic link: agctl does not follow links for its files`, `remove ${path}`);
+    if (code === 'ELOOP' || code === 'EMLINK')
+      throw new UnsafePathError(path, `${path} is a symbolic link: agctl does not follow links for its files`, `remove ${path}`);
     throw err;
   }
   try {
@@ -368,7 +381,10 @@ function holderText(): { text: string; id: string } {
   const id = randomBytes(8).toString('hex');
   const start = processStartTime(process.pid);
   const boot = bootId();
-  return { id, text: JSON.stringify({ pid: process.pid, host: hostname(), ...(boot ? { boot } : {}), ...(start ? { start } : {}), id }) + '\n' };
+  return {
+    id,
+    text: JSON.stringify({ pid: process.pid, host: hostname(), ...(boot ? { boot } : {}), ...(start ? { start } : {}), id }) + '\n',
+  };
 }
 
 /** The lock at `path` as it is now, undefined when there is none. A link there is read as a damaged lock (replaced, never followed). */
@@ -400,15 +416,16 @@ function readLock(path: string): Seen | undefined {
   let holder: LockHolder | undefined;
   // A serve.pid of an earlier agctl: the PID alone, of this host.
   if (/^[1-9]\d{0,9}\n?$/.test(text)) holder = { pid: Number(text.trim()), host: hostname() };
-  else try {
-    const v = JSON.parse(text) as Record<string, unknown>;
-    if (Number.isSafeInteger(v.pid) && (v.pid as number) > 0) {
-      holder = { pid: v.pid as number };
-      for (const k of ['host', 'boot', 'start', 'id'] as const) if (typeof v[k] === 'string') holder[k] = v[k] as string;
+  else
+    try {
+      const v = JSON.parse(text) as Record<string, unknown>;
+      if (Number.isSafeInteger(v.pid) && (v.pid as number) > 0) {
+        holder = { pid: v.pid as number };
+        for (const k of ['host', 'boot', 'start', 'id'] as const) if (typeof v[k] === 'string') holder[k] = v[k] as string;
+      }
+    } catch {
+      // empty or damaged: names nobody
     }
-  } catch {
-    // empty or damaged: names nobody
-  }
   return { text, identity: `${st.dev}:${st.ino}:${text}`, ageMs: Date.now() - st.mtimeMs, holder };
 }
 

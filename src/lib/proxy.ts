@@ -65,10 +65,16 @@ function parseProxy(source: string, value: string): Proxy {
   try {
     u = new URL(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) ? value : `http://${value}`);
   } catch {
-    throw new UsageError(`${source} is not a valid proxy URL`, `set it to http://host:port (with user:password@ before the host if the proxy asks for credentials)`);
+    throw new UsageError(
+      `${source} is not a valid proxy URL`,
+      `set it to http://host:port (with user:password@ before the host if the proxy asks for credentials)`,
+    );
   }
   if (u.protocol !== 'http:') {
-    throw new UsageError(`${source}: agctl cannot use a ${u.protocol.slice(0, -1)} proxy`, 'give an http:// proxy (https requests go through it in a CONNECT tunnel, encrypted end to end)');
+    throw new UsageError(
+      `${source}: agctl cannot use a ${u.protocol.slice(0, -1)} proxy`,
+      'give an http:// proxy (https requests go through it in a CONNECT tunnel, encrypted end to end)',
+    );
   }
   if (!u.hostname) throw new UsageError(`${source} names no proxy host`, 'set it to http://host:port');
   const proxy: Proxy = { display: `http://${u.host}`, source, host: bare(u.hostname), port: Number(u.port) || 80 };
@@ -77,7 +83,10 @@ function parseProxy(source: string, value: string): Proxy {
     try {
       credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
     } catch {
-      throw new UsageError(`${source}: the proxy credentials are not validly percent-encoded`, 'encode special characters in the user name and password (e.g. @ as %40)');
+      throw new UsageError(
+        `${source}: the proxy credentials are not validly percent-encoded`,
+        'encode special characters in the user name and password (e.g. @ as %40)',
+      );
     }
     proxy.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   }

@@ -187,7 +187,9 @@ export class EmbeddedServer {
       clearTimeout(timer);
       if (!drained) {
         const n = this.#inflight;
-        this.#log?.(`${n} ${n === 1 ? 'request' : 'requests'} still in flight after ${graceMs / 1000} s: closing ${n === 1 ? 'its connection' : 'their connections'}`);
+        this.#log?.(
+          `${n} ${n === 1 ? 'request' : 'requests'} still in flight after ${graceMs / 1000} s: closing ${n === 1 ? 'its connection' : 'their connections'}`,
+        );
       }
     }
     this.http.closeAllConnections();
@@ -208,7 +210,10 @@ export class EmbeddedServer {
     const started = requests ? performance.now() : 0;
     const method = req.method ?? 'GET';
     const { path, search } = parseTarget(req.url ?? '/');
-    if (requests) res.once('finish', () => requests.request(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`, res.statusCode));
+    if (requests)
+      res.once('finish', () =>
+        requests.request(`${method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`, res.statusCode),
+      );
     try {
       const found = this.router.match(method, path);
       if (!found) throw ApiError.of(Code.NotFound, `no route for ${method} ${path}`);
@@ -217,7 +222,19 @@ export class EmbeddedServer {
         throw new ApiError(405, Code.Unimplemented, `method ${method} is not allowed on ${path}`);
       }
       const { route, params } = found;
-      const ctx = new Context(req, res, method, path, params, search, this.store, this.clock, this.options, route.options.maxBody, this.#baseUrl);
+      const ctx = new Context(
+        req,
+        res,
+        method,
+        path,
+        params,
+        search,
+        this.store,
+        this.clock,
+        this.options,
+        route.options.maxBody,
+        this.#baseUrl,
+      );
       if (route.options.auth) {
         const auth = authenticateBearer(this.store, this.clock, req.headers.authorization);
         if (!auth) {
@@ -277,7 +294,10 @@ export class EmbeddedServer {
       sendJson(res, { status: err.status, body: oauth ? { error: oauth, error_description: err.message } : err.toBody() });
     } else {
       this.#log?.(`internal error on ${method} ${path}: ${(err as Error)?.message ?? err}`);
-      const body = path === TOKEN_PATH ? { error: 'server_error', error_description: 'internal error' } : { code: Code.Internal, message: 'internal error', details: [] };
+      const body =
+        path === TOKEN_PATH
+          ? { error: 'server_error', error_description: 'internal error' }
+          : { code: Code.Internal, message: 'internal error', details: [] };
       sendJson(res, { status: 500, body });
     }
   }
@@ -429,10 +449,16 @@ function sendJson(res: ServerResponse, result: JsonResult): void {
   // One writeHead with the fixed headers as a flat list (merged over any set
   // before, as setHeader would), and the body as a string: node:http then
   // sends head and body in one write.
-  res.writeHead(result.status ?? 200, ['Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(body)), 'Cache-Control', 'no-store']);
+  res.writeHead(result.status ?? 200, [
+    'Content-Type',
+    JSON_TYPE,
+    'Content-Length',
+    String(Buffer.byteLength(body)),
+    'Cache-Control',
+    'no-store',
+  ]);
   res.end(body);
 }
-
 
 /** Starts a server on loopback; a convenience for tests and `--embedded`. */
 export async function startEmbeddedServer(opts: EmbeddedServerOptions & { port?: number; host?: string } = {}): Promise<EmbeddedServer> {

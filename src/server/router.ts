@@ -91,9 +91,15 @@ export class Router {
     if (!list) this.#byLength.set(route.segments.length, (list = []));
     list.push(route);
   }
-  get(p: string, h: Handler, o?: RouteOptions) { this.add('GET', p, h, o); }
-  post(p: string, h: Handler, o?: RouteOptions) { this.add('POST', p, h, o); }
-  delete(p: string, h: Handler, o?: RouteOptions) { this.add('DELETE', p, h, o); }
+  get(p: string, h: Handler, o?: RouteOptions) {
+    this.add('GET', p, h, o);
+  }
+  post(p: string, h: Handler, o?: RouteOptions) {
+    this.add('POST', p, h, o);
+  }
+  delete(p: string, h: Handler, o?: RouteOptions) {
+    this.add('DELETE', p, h, o);
+  }
 
   /**
    * Finds the route for a path. Returns `{route, params}` on a match,

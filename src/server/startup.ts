@@ -30,7 +30,10 @@ export const anotherDataDir = (n: DataDirNaming) => `choose another data directo
 export function dataDirError(dir: string, err: unknown, n: DataDirNaming): StartupError {
   const code = (err as NodeJS.ErrnoException).code;
   const inTheWay = code === 'EEXIST' || code === 'ENOTDIR';
-  return new StartupError(`data directory ${dir}: ${pathProblem(dir, err, { isDir: true })}`, `${anotherDataDir(n)}${inTheWay ? ' (it is created when missing)' : ''}`);
+  return new StartupError(
+    `data directory ${dir}: ${pathProblem(dir, err, { isDir: true })}`,
+    `${anotherDataDir(n)}${inTheWay ? ' (it is created when missing)' : ''}`,
+  );
 }
 
 /**
@@ -44,7 +47,8 @@ export function prepareDataDir(dir: string, n: DataDirNaming): void {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     checkPrivateDir(dir, 'data directory', 'self');
   } catch (err) {
-    if (err instanceof UnsafePathError) throw new StartupError(err.message, `${err.hint} (it holds the seal key and the database), or ${anotherDataDir(n)}`);
+    if (err instanceof UnsafePathError)
+      throw new StartupError(err.message, `${err.hint} (it holds the seal key and the database), or ${anotherDataDir(n)}`);
     throw dataDirError(dir, err, n);
   }
 }
@@ -58,7 +62,11 @@ export function listenError(host: string, port: number, err: unknown): StartupEr
   const where = hostPort(host, port);
   switch (code) {
     case 'EADDRINUSE':
-      return new StartupError(`cannot listen on ${where}: the address is already in use`, 'another process listens there: choose another --port, or --port 0 for any free port', code);
+      return new StartupError(
+        `cannot listen on ${where}: the address is already in use`,
+        'another process listens there: choose another --port, or --port 0 for any free port',
+        code,
+      );
     case 'EADDRNOTAVAIL':
       return new StartupError(
         `cannot listen on ${where}: ${host} is not an address of this machine`,
@@ -68,7 +76,10 @@ export function listenError(host: string, port: number, err: unknown): StartupEr
     case 'EAI_AGAIN':
     case 'EAI_FAIL':
     case 'EAI_NONAME':
-      return new StartupError(`cannot listen on "${host}": no such host name`, '--host takes an IP address or a host name of this machine, e.g. 127.0.0.1');
+      return new StartupError(
+        `cannot listen on "${host}": no such host name`,
+        '--host takes an IP address or a host name of this machine, e.g. 127.0.0.1',
+      );
     case 'EACCES':
     case 'EPERM':
       return new StartupError(

@@ -42,13 +42,16 @@ export function parseCidr(text: string): Cidr {
   let prefix = max;
   if (slash >= 0) {
     const p = s.slice(slash + 1);
-    if (!/^\d{1,3}$/.test(p) || Number(p) > max) throw new CidrError(`"${text}" has an invalid prefix length (0 to ${max} for ${family === 'ipv4' ? 'IPv4' : 'IPv6'})`);
+    if (!/^\d{1,3}$/.test(p) || Number(p) > max)
+      throw new CidrError(`"${text}" has an invalid prefix length (0 to ${max} for ${family === 'ipv4' ? 'IPv4' : 'IPv6'})`);
     prefix = Number(p);
   }
   if (family === 'ipv6' && prefix < 96 && IPV4_MAPPED.check(address, 'ipv6')) {
     // ::ffff:10.0.0.0/8 is ::/8, which holds every IPv4-mapped address: the
     // allowlist would admit every IPv4 source, not the 10.0.0.0/8 meant.
-    throw new CidrError(`"${text}" is an IPv4-mapped address with a prefix under 96, which covers every IPv4 address: write it as an IPv4 range (e.g. 10.0.0.0/8), or with 96 added to the prefix`);
+    throw new CidrError(
+      `"${text}" is an IPv4-mapped address with a prefix under 96, which covers every IPv4 address: write it as an IPv4 range (e.g. 10.0.0.0/8), or with 96 added to the prefix`,
+    );
   }
   return { address, prefix, family };
 }

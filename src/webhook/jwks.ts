@@ -5,7 +5,15 @@
 // Local sets come from a JWKS object or file. A key set, fetched or read, is
 // at most JWKS_MAX_BYTES: reading stops there.
 import { FileReadError, readFileLimited } from '../lib/read-file.js';
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, type CryptoKey, type FlattenedJWSInput, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  type CryptoKey,
+  type FlattenedJWSInput,
+  type JSONWebKeySet,
+  type JWSHeaderParameters,
+} from 'jose';
 import { hasScheme, hideUserinfo } from '../lib/url.js';
 import { isLoopbackHost } from '../lib/net.js';
 import { isJsonObject } from '../lib/json.js';
@@ -33,7 +41,8 @@ export function jwksUrlProblem(url: string, allowInsecure: boolean): string | nu
   if (u.username || u.password) return 'JWKS URL must not carry credentials';
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:') {
-    if (!isLoopbackHost(u.hostname)) return `JWKS URL must use https (plain http is allowed only for loopback addresses, with --allow-insecure-jwks)`;
+    if (!isLoopbackHost(u.hostname))
+      return `JWKS URL must use https (plain http is allowed only for loopback addresses, with --allow-insecure-jwks)`;
     if (!allowInsecure) return 'JWKS URL uses plain http: allowed for loopback addresses only with --allow-insecure-jwks';
     return null;
   }
@@ -129,7 +138,12 @@ export function remoteJwks(url: string, opts: RemoteJwksOptions, cache = remoteC
   let resolver = cache.get(key);
   if (!resolver) {
     if (cache.size >= REMOTE_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-    resolver = createRemoteJWKSet(new URL(url), { timeoutDuration, cacheMaxAge, cooldownDuration, [customFetch]: cappedFetch }) as KeyResolver;
+    resolver = createRemoteJWKSet(new URL(url), {
+      timeoutDuration,
+      cacheMaxAge,
+      cooldownDuration,
+      [customFetch]: cappedFetch,
+    }) as KeyResolver;
     cache.set(key, resolver);
   }
   return resolver;

@@ -109,7 +109,9 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
     }
   } else if (t.includes('PRIVATE KEY-----')) {
     if (t.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || /^Proc-Type:\s*4,\s*ENCRYPTED/m.test(t)) {
-      throw new KeyError('encrypted PEM keys are not supported: decrypt it with openssl first (openssl pkey -in KEY.pem -out plain.pem), and keep the result private');
+      throw new KeyError(
+        'encrypted PEM keys are not supported: decrypt it with openssl first (openssl pkey -in KEY.pem -out plain.pem), and keep the result private',
+      );
     }
     try {
       key = createPrivateKey(t);
@@ -125,7 +127,8 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
   const alg = opts.alg ?? (typeof jwk?.alg === 'string' ? jwk.alg : keyAlg);
   if (!isJwtAlgorithm(alg)) throw new KeyError(`unsupported algorithm ${alg}: use one of ${JWT_ALGORITHMS.join(', ')}`);
   if (alg !== keyAlg) throw new KeyError(`algorithm ${alg} does not fit this key (it is an ${keyAlg} key)`);
-  const kid = opts.kid ?? (typeof jwk?.kid === 'string' && jwk.kid ? jwk.kid : jwkThumbprint(createPublicKey(key).export({ format: 'jwk' }) as JWK));
+  const kid =
+    opts.kid ?? (typeof jwk?.kid === 'string' && jwk.kid ? jwk.kid : jwkThumbprint(createPublicKey(key).export({ format: 'jwk' }) as JWK));
   return { key, alg, kid };
 }
 
@@ -136,9 +139,17 @@ export function loadSigningKey(text: string, opts: { alg?: string; kid?: string 
  */
 export async function checkSigningKey(k: SigningKey): Promise<void> {
   try {
-    await createWebhookJwt({ key: k.key, alg: k.alg, kid: k.kid, tenant: 'https://check.invalid', endpointUrl: 'https://check.invalid/', eventId: 'check', body: new Uint8Array(), nowSeconds: 0 });
+    await createWebhookJwt({
+      key: k.key,
+      alg: k.alg,
+      kid: k.kid,
+      tenant: 'https://check.invalid',
+      endpointUrl: 'https://check.invalid/',
+      eventId: 'check',
+      body: new Uint8Array(),
+      nowSeconds: 0,
+    });
   } catch {
     throw new KeyError('the key is not a valid private key: its private part does not match its public part, or is malformed');
   }
 }
-

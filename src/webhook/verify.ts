@@ -108,7 +108,10 @@ function sourceAddress(remote: string, headers: HeaderMap, trustProxy: boolean):
   if (trustProxy) {
     const xff = headerValue(headers, 'x-forwarded-for');
     if (xff) {
-      const parts = xff.split(',').map((p) => p.trim()).filter(Boolean);
+      const parts = xff
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
       const last = parts[parts.length - 1];
       if (last) return normalizeIp(last);
     }
@@ -138,7 +141,12 @@ export function checkSource(input: Pick<VerifyInput, 'sourceIp' | 'headers' | 'l
   if (!list) return null;
   const ip = sourceAddress(input.sourceIp, input.headers, input.trustProxy ?? false);
   if (list.contains(ip)) return null;
-  return { status: 403, step: 1, eventId: eventIdOf(input.headers), reason: `source address ${ip || '(unknown)'} is not in the listener's allowed ranges` };
+  return {
+    status: 403,
+    step: 1,
+    eventId: eventIdOf(input.headers),
+    reason: `source address ${ip || '(unknown)'} is not in the listener's allowed ranges`,
+  };
 }
 
 /** Step 2's size rule: the answer to a body over 64 KiB. */
@@ -172,21 +180,29 @@ function checkRequest(input: VerifyInput): VerifyResult | { text: string; eventI
   const skew = Number(ts) - Math.floor(input.now / 1000);
   if (!Number.isSafeInteger(skew) || Math.abs(skew) > MAX_SKEW_SECONDS) {
     const by = Number.isSafeInteger(skew) ? `${Math.abs(skew)} s` : 'far';
-    return badRequest(`Webhook-Timestamp is ${by} ${skew < 0 ? 'behind' : 'ahead of'} server time (at most ${MAX_SKEW_SECONDS} s allowed)`, id);
+    return badRequest(
+      `Webhook-Timestamp is ${by} ${skew < 0 ? 'behind' : 'ahead of'} server time (at most ${MAX_SKEW_SECONDS} s allowed)`,
+      id,
+    );
   }
   const rawId = headerValue(h, HEADER_EVENT_ID);
   if (rawId === undefined || rawId === '') return badRequest('missing Webhook-Event-Id header', null);
   if (!id) return badRequest(`Webhook-Event-Id ${JSON.stringify(rawId.slice(0, 60))} is not a UUID version 4`, null);
   const type = headerValue(h, 'content-type');
   if (!type) return badRequest('missing Content-Type header (application/json)', id);
-  if (!MEDIA_JSON.test(type.split(';')[0]!.trim().toLowerCase())) return badRequest(`Content-Type ${JSON.stringify(type.slice(0, 80))} is not JSON (application/json)`, id);
+  if (!MEDIA_JSON.test(type.split(';')[0]!.trim().toLowerCase()))
+    return badRequest(`Content-Type ${JSON.stringify(type.slice(0, 80))} is not JSON (application/json)`, id);
   const charset = charsetOf(type);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     return badRequest(`Content-Type charset ${JSON.stringify(charset.slice(0, 40))} is not accepted: JSON bodies must be UTF-8`, id);
   }
   // 400, not 415: §7 answers every invalid request with 400 and lists no 415, so a sender written to the spec knows it.
   const coding = headerValue(h, 'content-encoding')?.trim().toLowerCase();
-  if (coding && coding !== 'identity') return badRequest(`Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not accepted: the body must be sent as is, not encoded`, id);
+  if (coding && coding !== 'identity')
+    return badRequest(
+      `Content-Encoding ${JSON.stringify(coding.slice(0, 40))} is not accepted: the body must be sent as is, not encoded`,
+      id,
+    );
   const body = jsonBody(input.body);
   if ('problem' in body) return badRequest(body.problem, id);
   return { text: body.text, eventId: id };
@@ -233,7 +249,10 @@ function checkHmac(input: VerifyInput, eventId: string): VerifyResult | null {
   let hint = '';
   if (/[=+/]/.test(given)) hint = '; the signature must be base64url without padding';
   else if (/^[0-9a-f]{64}$/i.test(given)) hint = '; the signature looks hex-encoded, base64url without padding is expected';
-  return unauthorized(`signature mismatch: computed over ${inputLen} bytes ("<timestamp>.<event_id>." and the ${input.body.length}-byte body)${hint}`, eventId);
+  return unauthorized(
+    `signature mismatch: computed over ${inputLen} bytes ("<timestamp>.<event_id>." and the ${input.body.length}-byte body)${hint}`,
+    eventId,
+  );
 }
 
 const stripSlash = (s: string) => (s.endsWith('/') ? s.slice(0, -1) : s);
@@ -317,7 +336,11 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
   const kid = header.kid;
   if (typeof kid !== 'string' || kid === '') return unauthorized('JWT header has no kid', eventId);
   // RFC 7515 §4.1.11: a recipient must refuse critical extensions it does not understand; none are defined here.
-  if (header.crit !== undefined) return unauthorized(`JWT header lists critical extensions (crit ${JSON.stringify(header.crit).slice(0, 80)}); none are accepted`, eventId);
+  if (header.crit !== undefined)
+    return unauthorized(
+      `JWT header lists critical extensions (crit ${JSON.stringify(header.crit).slice(0, 80)}); none are accepted`,
+      eventId,
+    );
   const jwks = input.listener.jwks;
   if (!jwks) return unauthorized('the listener has no JWKS to verify with', eventId);
   let payload: JWTPayload;
@@ -338,14 +361,18 @@ async function checkJwt(input: VerifyInput, eventId: string): Promise<VerifyResu
   }
   const nowS = Math.floor(input.now / 1000);
   if (payload.exp! > nowS + MAX_JWT_LIFETIME_SECONDS) {
-    return unauthorized(`JWT exp is ${Number((payload.exp! - nowS).toFixed(1))} s ahead; at most ${MAX_JWT_LIFETIME_SECONDS} s is allowed`, eventId);
+    return unauthorized(
+      `JWT exp is ${Number((payload.exp! - nowS).toFixed(1))} s ahead; at most ${MAX_JWT_LIFETIME_SECONDS} s is allowed`,
+      eventId,
+    );
   }
   // Event IDs are compared without regard to case everywhere (the idempotency key is lower-cased).
   if (typeof payload.jti !== 'string' || payload.jti.toLowerCase() !== eventId.toLowerCase()) {
     return unauthorized('JWT jti does not equal the Webhook-Event-Id header', eventId);
   }
   if (payload.htm !== 'POST') return unauthorized(`JWT htm is ${JSON.stringify(payload.htm)}, expected "POST"`, eventId);
-  if (payload.htb_s256 !== bodyHash(input.body)) return unauthorized(`JWT htb_s256 does not match the SHA-256 of the ${input.body.length}-byte body`, eventId);
+  if (payload.htb_s256 !== bodyHash(input.body))
+    return unauthorized(`JWT htb_s256 does not match the SHA-256 of the ${input.body.length}-byte body`, eventId);
   return null;
 }
 
@@ -356,7 +383,8 @@ export interface PassedChecks {
   text: string;
 }
 
-const afterAuth = (eventId: string, text: string, authFail: VerifyResult | null): VerifyResult | PassedChecks => authFail ?? { passed: true, eventId, text };
+const afterAuth = (eventId: string, text: string, authFail: VerifyResult | null): VerifyResult | PassedChecks =>
+  authFail ?? { passed: true, eventId, text };
 
 /**
  * Steps 1 to 3: the failing step's answer, or the checked event. Synchronous
@@ -378,12 +406,23 @@ export function checkWebhook(input: VerifyInput): VerifyResult | PassedChecks | 
 /** Steps 4 and 5: the answer for what recording an event that passed steps 1 to 3 did. */
 export function acceptedResult(eventId: string, outcome: AcceptOutcome): VerifyResult {
   if (outcome.duplicate) {
-    return { status: 409, step: 4, eventId, reason: 'duplicate event ID: already accepted for this listener; the automation is not run again' };
+    return {
+      status: 409,
+      step: 4,
+      eventId,
+      reason: 'duplicate event ID: already accepted for this listener; the automation is not run again',
+    };
   }
   if (outcome.ran) {
     return { status: 200, step: 5, eventId, reason: 'accepted; automation run started', automationRan: true, runId: outcome.runId };
   }
-  return { status: 200, step: 5, eventId, reason: `accepted; automation not run: ${outcome.notRunReason ?? 'it is not active'}`, automationRan: false };
+  return {
+    status: 200,
+    step: 5,
+    eventId,
+    reason: `accepted; automation not run: ${outcome.notRunReason ?? 'it is not active'}`,
+    automationRan: false,
+  };
 }
 
 /** Runs the pipeline; never throws for bad input (only if `accept` throws). */
@@ -396,8 +435,9 @@ export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
       status: 200,
       step: 5,
       eventId,
-      reason: 'all checks passed (idempotency not checked offline: the service answers 409 if this event ID was accepted in the last 7 days)',
-      skipped: ['4: idempotency (needs the listener\'s event records)'],
+      reason:
+        'all checks passed (idempotency not checked offline: the service answers 409 if this event ID was accepted in the last 7 days)',
+      skipped: ["4: idempotency (needs the listener's event records)"],
     };
   }
   return acceptedResult(eventId, await input.accept(eventId.toLowerCase(), input.body, text));

@@ -11,7 +11,12 @@ if (!existsSync(join(here, '..', '..', 'dist', 'cli', 'main.js'))) {
   process.exit(1);
 }
 const only = process.argv.slice(2);
-for (const file of ['startup.mjs', ...readdirSync(here).filter((f) => f.endsWith('.mjs') && !['run.mjs', 'lib.mjs', 'startup.mjs'].includes(f)).sort()]) {
+for (const file of [
+  'startup.mjs',
+  ...readdirSync(here)
+    .filter((f) => f.endsWith('.mjs') && !['run.mjs', 'lib.mjs', 'startup.mjs'].includes(f))
+    .sort(),
+]) {
   if (only.length && !only.some((o) => file.startsWith(o))) continue;
   const mod = await import(pathToFileURL(join(here, file)).href);
   if (typeof mod.run === 'function') await mod.run();

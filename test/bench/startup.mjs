@@ -18,9 +18,14 @@ export async function run({ runs = 15 } = {}) {
     const info = server.info;
     const client = info.clients.find((c) => c.form === 'plain');
     const env = { ...process.env, AGCTL_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
-    for (const k of ['AGCTL_PROFILE', 'AGCTL_BASE_URL', 'AGCTL_CLIENT_ID', 'AGCTL_CLIENT_SECRET', 'AGCTL_ACCESS_TOKEN', 'AGCTL_OUTPUT']) delete env[k];
+    for (const k of ['AGCTL_PROFILE', 'AGCTL_BASE_URL', 'AGCTL_CLIENT_ID', 'AGCTL_CLIENT_SECRET', 'AGCTL_ACCESS_TOKEN', 'AGCTL_OUTPUT'])
+      delete env[k];
     const { spawnSync } = await import('node:child_process');
-    const login = spawnSync(process.execPath, [bin, 'login', '--base-url', info.baseUrl, '--client-id', client.clientId, '--client-secret-stdin'], { env, input: client.clientSecret });
+    const login = spawnSync(
+      process.execPath,
+      [bin, 'login', '--base-url', info.baseUrl, '--client-id', client.clientId, '--client-secret-stdin'],
+      { env, input: client.clientSecret },
+    );
     if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
     const app = info.demo.rules.appId;
 

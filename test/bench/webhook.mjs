@@ -51,7 +51,8 @@ const WARMUP = 2_000;
 const BODY_BYTES = 1024;
 const PHASE_TIMEOUT_MS = 120_000;
 
-const canPin = process.env.BENCH_WEBHOOK_PIN !== '0' && availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const canPin =
+  process.env.BENCH_WEBHOOK_PIN !== '0' && availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 /** Command prefix that runs a process on one CPU (server: 1, load: 0), when possible. */
 const pinned = (cpu, cmd, args) => (canPin ? ['taskset', ['-c', String(cpu), cmd, ...args]] : [cmd, args]);
 
@@ -132,7 +133,11 @@ async function autocannon({ url, requests, concurrency, secret }) {
     // often, so the idle wait adds at most 20 ms to the duration.
     sampleInt: 20,
   });
-  return { throughput: result.requests.total / result.duration, statuses: { 200: result['2xx'], other: result.non2xx }, errors: result.errors };
+  return {
+    throughput: result.requests.total / result.duration,
+    statuses: { 200: result['2xx'], other: result.non2xx },
+    errors: result.errors,
+  };
 }
 
 if (process.argv[2] === '--autocannon') {
@@ -295,7 +300,8 @@ export function startBare(code = BARE_SERVER, env = process.env) {
 function storeBackends() {
   const out = [];
   const sqlite = process.getBuiltinModule?.('node:sqlite');
-  if (typeof sqlite?.StatementSync?.prototype?.setAllowUnknownNamedParameters === 'function') out.push({ name: 'node:sqlite', module: 'node:sqlite' });
+  if (typeof sqlite?.StatementSync?.prototype?.setAllowUnknownNamedParameters === 'function')
+    out.push({ name: 'node:sqlite', module: 'node:sqlite' });
   try {
     const path = createRequire(SELF).resolve('better-sqlite3');
     new (createRequire(SELF)(path))(':memory:').close();
@@ -317,17 +323,25 @@ async function startEmbedded(dir, backend) {
     }
   }
   const ready = join(dir, 'ready.json');
-  const child = spawn('taskset', ['-c', '1', process.execPath, BIN, 'serve', '--quiet', '--data-dir', join(dir, 'data'), '--ready-file', ready], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env,
-  });
+  const child = spawn(
+    'taskset',
+    ['-c', '1', process.execPath, BIN, 'serve', '--quiet', '--data-dir', join(dir, 'data'), '--ready-file', ready],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+    },
+  );
   let log = '';
   child.stderr.on('data', (d) => (log += d));
   const deadline = Date.now() + 15_000;
   for (;;) {
     try {
       const info = JSON.parse(readFileSync(ready, 'utf8'));
-      return { child, info, stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))) };
+      return {
+        child,
+        info,
+        stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+      };
     } catch {
       if (Date.now() > deadline || child.exitCode !== null) {
         child.kill('SIGKILL');
@@ -362,18 +376,23 @@ export async function senderRounds(dir, url) {
   const common = ['--concurrency', String(CONCURRENCY), '-o', 'json'];
   const single = [BIN, 'webhook', 'send', url, '--data-file', bodyFile, '--count', String(SENDER_COUNT), ...common];
   const replay = [BIN, 'webhook', 'send', url, '--events', eventsFile, ...common];
-  const cannonEnv = (signed) => ({ ...process.env, AGCTL_BENCH_LOAD: JSON.stringify({ url, requests: SENDER_COUNT, concurrency: CONCURRENCY, ...(signed ? { secret } : {}) }) });
+  const cannonEnv = (signed) => ({
+    ...process.env,
+    AGCTL_BENCH_LOAD: JSON.stringify({ url, requests: SENDER_COUNT, concurrency: CONCURRENCY, ...(signed ? { secret } : {}) }),
+  });
   const agctlRun = async (args) => {
     settle();
     const r = await runChild(...pinned(0, process.execPath, args), { env });
     const sum = JSON.parse(r.out);
-    if (sum.statuses['200'] !== SENDER_COUNT) throw new Error(`webhook send: not every event was answered 200: ${JSON.stringify(sum.statuses)} ${JSON.stringify(sum.errors)}`);
+    if (sum.statuses['200'] !== SENDER_COUNT)
+      throw new Error(`webhook send: not every event was answered 200: ${JSON.stringify(sum.statuses)} ${JSON.stringify(sum.errors)}`);
     return { throughput: sum.throughput, p99: sum.latencyMs.p99, rss: r.peakRssMiB };
   };
   const cannonRun = async (signed) => {
     settle();
     const cannon = JSON.parse((await runChild(...pinned(0, process.execPath, [SELF, '--autocannon']), { env: cannonEnv(signed) })).out);
-    if (cannon.statuses['200'] !== SENDER_COUNT) throw new Error(`autocannon: not every request was answered 200: ${JSON.stringify(cannon)}`);
+    if (cannon.statuses['200'] !== SENDER_COUNT)
+      throw new Error(`autocannon: not every request was answered 200: ${JSON.stringify(cannon)}`);
     return cannon.throughput;
   };
   const rounds = [];
@@ -418,7 +437,13 @@ export function printSender(s) {
   );
   console.log('');
   const median_ = (xs) => median(xs).toFixed(2);
-  const row = (name, xs, target, met) => [name, median_(xs), xs.map((x) => x.toFixed(2)).join(' '), target, met === undefined ? '-' : met ? 'met' : 'MISSED'];
+  const row = (name, xs, target, met) => [
+    name,
+    median_(xs),
+    xs.map((x) => x.toFixed(2)).join(' '),
+    target,
+    met === undefined ? '-' : met ? 'met' : 'MISSED',
+  ];
   printTable(
     ['measure', 'value', 'rounds', 'target', ''],
     [
@@ -474,10 +499,12 @@ async function runListener(backend, withSender) {
     // never precede a measured round (each round also starts after a sync).
     for (let r = 0; r < ROUNDS; r++) rounds.durable.push(await measured(durable, durable.url, 'unused'));
     for (const res of rounds.durable) {
-      if (res.statuses['200'] !== REQUESTS) throw new Error(`the durable reference server did not accept every event: ${JSON.stringify(res.statuses)}`);
+      if (res.statuses['200'] !== REQUESTS)
+        throw new Error(`the durable reference server did not accept every event: ${JSON.stringify(res.statuses)}`);
     }
     for (const res of rounds.embedded) {
-      if (res.statuses['200'] !== REQUESTS) throw new Error(`the embedded listener did not accept every event: ${JSON.stringify(res.statuses)}`);
+      if (res.statuses['200'] !== REQUESTS)
+        throw new Error(`the embedded listener did not accept every event: ${JSON.stringify(res.statuses)}`);
     }
     const rss = { bare: peakRssMiB(bare.child.pid), durable: peakRssMiB(durable.child.pid), embedded: peakRssMiB(embedded.child.pid) };
 
@@ -506,8 +533,22 @@ async function runListener(backend, withSender) {
       ['server', 'req/s', 'p50 ms', 'p99 ms', 'server CPU us/req', 'peak RSS MiB'],
       [
         ['bare node:http (baseline)', tput.bare.toFixed(0), p50.bare.toFixed(2), p99.bare.toFixed(2), us('bare'), rss.bare.toFixed(0)],
-        [`bare node:http + one SQLite insert per request (reference, ${backend.name})`, tput.durable.toFixed(0), p50.durable.toFixed(2), p99.durable.toFixed(2), us('durable'), rss.durable.toFixed(0)],
-        [`agctl serve listener (HMAC + durable idempotency, ${backend.name})`, tput.embedded.toFixed(0), p50.embedded.toFixed(2), p99.embedded.toFixed(2), us('embedded'), rss.embedded.toFixed(0)],
+        [
+          `bare node:http + one SQLite insert per request (reference, ${backend.name})`,
+          tput.durable.toFixed(0),
+          p50.durable.toFixed(2),
+          p99.durable.toFixed(2),
+          us('durable'),
+          rss.durable.toFixed(0),
+        ],
+        [
+          `agctl serve listener (HMAC + durable idempotency, ${backend.name})`,
+          tput.embedded.toFixed(0),
+          p50.embedded.toFixed(2),
+          p99.embedded.toFixed(2),
+          us('embedded'),
+          rss.embedded.toFixed(0),
+        ],
       ],
     );
     console.log('');

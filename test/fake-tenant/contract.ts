@@ -104,7 +104,8 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2
 /** The document's formats: `date-time` checked; the numeric and proto3 ones (int64 as a string, duration `1.5s`, ...) left to their `type`. */
 function addFormats<A extends { addFormat(name: string, f: RegExp | true): unknown }>(ajv: A): A {
   ajv.addFormat('date-time', DATE_TIME);
-  for (const f of ['int32', 'int64', 'uint32', 'uint64', 'float', 'double', 'duration', 'base64', 'byte', 'binary', 'email', 'uri']) ajv.addFormat(f, true);
+  for (const f of ['int32', 'int64', 'uint32', 'uint64', 'float', 'double', 'duration', 'base64', 'byte', 'binary', 'email', 'uri'])
+    ajv.addFormat(f, true);
   return ajv;
 }
 
@@ -124,7 +125,14 @@ export function contract(kind: 'requests' | 'answers' = 'requests'): Promise<Ope
     const definition = loadContract({ openEnums: kind === 'answers' });
     // Ajv's code optimisation costs more than it saves on schemas this large that compile once and check a few answers.
     const ajvOpts = { code: { optimize: false }, inlineRefs: false };
-    const api = new OpenAPIBackend({ definition: definition as never, quick: true, strict: true, validate: true, ajvOpts, customizeAjv: addFormats });
+    const api = new OpenAPIBackend({
+      definition: definition as never,
+      quick: true,
+      strict: true,
+      validate: true,
+      ajvOpts,
+      customizeAjv: addFormats,
+    });
     await api.init();
     return api;
   })();
@@ -134,7 +142,10 @@ export function contract(kind: 'requests' | 'answers' = 'requests'): Promise<Ope
 const summarize = (errors: { instancePath?: string; message?: string; params?: unknown }[] | null | undefined): string =>
   (errors ?? [])
     .slice(0, 5)
-    .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+    )
     .join('; ');
 
 /** The operation a request is for, and what is wrong with it ('' when nothing). */
@@ -145,7 +156,13 @@ export async function checkRequest(req: ContractRequest): Promise<{ operation?: 
     const all = req.query.getAll(k);
     query[k] = all.length === 1 ? all[0]! : all;
   }
-  const r = { method: req.method.toLowerCase(), path: req.path, query, headers: req.headers as Record<string, string | string[]>, body: req.body };
+  const r = {
+    method: req.method.toLowerCase(),
+    path: req.path,
+    query,
+    headers: req.headers as Record<string, string | string[]>,
+    body: req.body,
+  };
   try {
     const operation = api.matchOperation(r);
     if (!operation) return { problem: `${req.method} ${req.path} is not a route of the vendor OpenAPI` };

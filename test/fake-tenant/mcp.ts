@@ -113,7 +113,11 @@ export class McpStore {
     const is = (k: string) => s.auth?.kind === k;
     const set = (v: unknown) => typeof v === 'string' && v !== '';
     const entry = this.catalog.find((c) => c.id === s.settings.mcpServerCatalogId);
-    const secret = new Set(fieldsOf(entry).filter((f) => f.secret).map((f) => f.name));
+    const secret = new Set(
+      fieldsOf(entry)
+        .filter((f) => f.secret)
+        .map((f) => f.name),
+    );
     const hosted = s.kind === 'hosted';
     return {
       appId: s.appId,
@@ -142,7 +146,11 @@ export class McpStore {
       awsAccessKeyId: is('awsSigv4') ? String(a.accessKeyId ?? '') : '',
       awsSecretAccessKeyConfigured: is('awsSigv4') && set(a.secretAccessKey),
       awsSessionTokenConfigured: is('awsSigv4') && set(a.sessionToken),
-      oauth2Mode: is('oauth2') ? String(a.mode || 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED') : is('googleServiceAccount') ? 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT' : 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED',
+      oauth2Mode: is('oauth2')
+        ? String(a.mode || 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED')
+        : is('googleServiceAccount')
+          ? 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT'
+          : 'MCP_SERVER_AUTH_OAUTH2_MODE_UNSPECIFIED',
       oauth2ClientId: is('oauth2') ? String(a.clientId ?? '') : '',
       oauth2CredentialsConfigured: is('oauth2') && set(a.clientId) && set(a.clientSecret),
       oauth2TokenUrl: is('oauth2') ? String(a.tokenUrl ?? '') : '',
@@ -180,7 +188,8 @@ function checkConfig(kind: ConfigKind, cfg: Values): void {
   }
   if (cfg.configFields !== undefined && cfg.configFields !== null) {
     if (kind !== 'hosted') throw invalidArgument(`${where}configFields: unknown field`);
-    if (!isObject(cfg.configFields) || Object.values(cfg.configFields).some((v) => typeof v !== 'string')) throw invalidArgument(`${where}configFields: expected a map of strings`);
+    if (!isObject(cfg.configFields) || Object.values(cfg.configFields).some((v) => typeof v !== 'string'))
+      throw invalidArgument(`${where}configFields: expected a map of strings`);
   }
   const auths = AUTH_KINDS[kind].filter((k) => cfg[k] !== undefined && cfg[k] !== null);
   if (auths.length > 1) throw invalidArgument(`${where}: at most one authentication method may be set (got ${auths.join(', ')})`);
@@ -236,7 +245,8 @@ function checkResult(s: McpServer): void {
     const ok = PER_USER_OK.has(a.kind) || (a.kind === 'oauth2' && a.values.mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE');
     if (!ok) throw invalidArgument(`tokenSharing PER_USER is not supported with the ${a.kind} authentication method`);
   }
-  if (a?.kind === 'basicAuth' && !perUser && !a.values.username) throw invalidArgument('basicAuth.username: required for SHARED token sharing');
+  if (a?.kind === 'basicAuth' && !perUser && !a.values.username)
+    throw invalidArgument('basicAuth.username: required for SHARED token sharing');
 }
 
 /** The page a GET list asks for: `page_size` (default 10, at most 100) and `page_token` (an offset of this tenant's). */
@@ -253,7 +263,10 @@ export function registerMcp(router: Router, store: McpStore, clock: FakeClock, b
     const { offset, size } = listPage(req);
     const all = store.servers.filter((s) => s.appId === app).sort((a, b) => (a.connectorId < b.connectorId ? -1 : 1));
     const page = all.slice(offset, offset + size);
-    return { list: page.map((s) => store.view(s, baseUrl())), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '' };
+    return {
+      list: page.map((s) => store.view(s, baseUrl())),
+      nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '',
+    };
   });
 
   router.add('GET', server, (_req, [app, connector]) => {
@@ -290,10 +303,17 @@ export function registerMcp(router: Router, store: McpStore, clock: FakeClock, b
     if (kind === 'hosted') {
       const catalogId = str(cfg, 'mcpServerCatalogId');
       if (catalogId === '') throw invalidArgument('hostedConfig.mcpServerCatalogId is required');
-      if (!store.catalog.some((c) => c.id === catalogId)) throw invalidArgument(`hostedConfig.mcpServerCatalogId: unknown catalog entry ${catalogId}`);
+      if (!store.catalog.some((c) => c.id === catalogId))
+        throw invalidArgument(`hostedConfig.mcpServerCatalogId: unknown catalog entry ${catalogId}`);
     }
     const rawMask = str(body, 'updateMask');
-    const mask = rawMask.trim() === '' ? null : rawMask.split(',').map((p) => p.trim()).filter(Boolean);
+    const mask =
+      rawMask.trim() === ''
+        ? null
+        : rawMask
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean);
     const next = applyConfig(s, kind, cfg, mask, store.ignoredMaskPaths);
     checkResult(next);
     if (JSON.stringify(next) !== JSON.stringify(s)) next.updatedAt = iso(clock.now());

@@ -16,7 +16,13 @@ function newRule(appId: string, r: { id: string; priority: number; displayName: 
     condition: 'subject.department == "Engineering"',
     enabled: r.enabled ?? true,
     priority: r.priority,
-    settings: { requestPolicyId: 'pol-standard', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '86400s' },
+    settings: {
+      requestPolicyId: 'pol-standard',
+      requestSchemaId: '',
+      emergencyGrantEnabled: false,
+      emergencyGrantPolicyId: '',
+      maxGrantDuration: '86400s',
+    },
     createdAt: now,
     updatedAt: now,
     deletedAt: undefined as string | undefined,
@@ -33,7 +39,8 @@ export interface RulesOptions {
 }
 
 type Cursor = { p: number; id: string };
-const isCursor = (v: unknown): v is Cursor => typeof v === 'object' && v !== null && typeof (v as Cursor).p === 'number' && typeof (v as Cursor).id === 'string';
+const isCursor = (v: unknown): v is Cursor =>
+  typeof v === 'object' && v !== null && typeof (v as Cursor).p === 'number' && typeof (v as Cursor).id === 'string';
 
 /** Evaluation order: priority ascending, then ID ascending. */
 const byOrder = (a: Rule, b: Rule) => a.priority - b.priority || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -87,7 +94,8 @@ export function registerRules(router: Router, store: RuleStore, clock: FakeClock
 
   router.add('DELETE', `${base}/{id}`, (req, [app, id]) => {
     const body = req.json();
-    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) throw invalidArgument('the request body must be a JSON object');
+    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body)))
+      throw invalidArgument('the request body must be a JSON object');
     const rule = store.find(app!, id!);
     if (!rule) throw notFound();
     rule.deletedAt = rule.updatedAt = iso(clock.now());

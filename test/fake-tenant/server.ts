@@ -61,7 +61,15 @@ export interface FakeTenant extends ContractLog {
   mcp: McpStore;
   tasks: TaskStore;
   /** Seeded IDs: apps, MCP servers, the catalog entry. */
-  seed: { rulesApp: string; mcpApp: string; externalServer: string; hostedServer: string; legacyServer: string; catalogId: string; ruleIds: string[] };
+  seed: {
+    rulesApp: string;
+    mcpApp: string;
+    externalServer: string;
+    hostedServer: string;
+    legacyServer: string;
+    catalogId: string;
+    ruleIds: string[];
+  };
   /** A bearer token for the main client, issued without the token flow. */
   issueToken(client?: KeyClient): string;
   /** The stored MCP server (secrets included). */
@@ -231,19 +239,33 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
       authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE' }],
       configSchema: {
         fields: [
-          { name: 'site', displayName: 'Datadog site', description: 'The Datadog site', placeholder: 'datadoghq.com', default: 'datadoghq.com', required: true, secret: false },
+          {
+            name: 'site',
+            displayName: 'Datadog site',
+            description: 'The Datadog site',
+            placeholder: 'datadoghq.com',
+            default: 'datadoghq.com',
+            required: true,
+            secret: false,
+          },
           { name: 'apiKey', displayName: 'API key', required: true, secret: true },
         ],
       },
     },
     // Sparse entries: no schema, a null one, no auth modes (members the contract lets the service leave out).
-    ...['GitHub', 'Jira', 'Linear', 'Notion', 'PagerDuty', 'Salesforce', 'Slack', 'Snowflake', 'Zendesk', 'Google Drive', 'Confluence'].map((displayName, i) => ({
-      id: ksuid(),
-      displayName,
-      description: `${displayName} tools`,
-      serviceName: displayName.toLowerCase().replace(/ /g, '_'),
-      ...(i % 3 === 0 ? {} : i % 3 === 1 ? { configSchema: null, authModes: null } : { configSchema: {}, authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2' }] }),
-    })),
+    ...['GitHub', 'Jira', 'Linear', 'Notion', 'PagerDuty', 'Salesforce', 'Slack', 'Snowflake', 'Zendesk', 'Google Drive', 'Confluence'].map(
+      (displayName, i) => ({
+        id: ksuid(),
+        displayName,
+        description: `${displayName} tools`,
+        serviceName: displayName.toLowerCase().replace(/ /g, '_'),
+        ...(i % 3 === 0
+          ? {}
+          : i % 3 === 1
+            ? { configSchema: null, authModes: null }
+            : { configSchema: {}, authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2' }] }),
+      }),
+    ),
   );
   const now = new Date(clock.now()).toISOString();
   const mcpApp = 'ai-tools';
@@ -254,7 +276,12 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
       displayName: 'Wiki',
       description: 'Team wiki',
       kind: 'external',
-      settings: { url: 'https://wiki-mcp.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', requireToolApproval: '' },
+      settings: {
+        url: 'https://wiki-mcp.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+        requireToolApproval: '',
+      },
       configFields: {},
       auth: { kind: 'bearerToken', values: { token: 'initial-wiki-token' } },
       createdAt: now,
@@ -266,7 +293,12 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
       displayName: 'Datadog',
       description: 'Metrics',
       kind: 'hosted',
-      settings: { mcpServerCatalogId: catalogId, sourceAppId: '', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', requireToolApproval: '' },
+      settings: {
+        mcpServerCatalogId: catalogId,
+        sourceAppId: '',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+        requireToolApproval: '',
+      },
       configFields: { site: 'datadoghq.eu', apiKey: 'initial-dd-key' },
       auth: { kind: 'none', values: {} },
       createdAt: now,
@@ -278,9 +310,22 @@ function seedData(rules: RuleStore, mcp: McpStore, clock: FakeClock): FakeTenant
       displayName: 'CRM',
       description: 'Stored under the legacy OAuth2 PASSTHROUGH mode: reported as PER_USER',
       kind: 'external',
-      settings: { url: 'https://crm-mcp.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP', tokenSharing: '', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+      settings: {
+        url: 'https://crm-mcp.example.com/mcp',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP',
+        tokenSharing: '',
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+      },
       configFields: {},
-      auth: { kind: 'oauth2', values: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_PASSTHROUGH', clientId: 'crm', issuerUrl: 'https://idp.example.org', tokenUrl: 'https://idp.example.org/token' } },
+      auth: {
+        kind: 'oauth2',
+        values: {
+          mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_PASSTHROUGH',
+          clientId: 'crm',
+          issuerUrl: 'https://idp.example.org',
+          tokenUrl: 'https://idp.example.org/token',
+        },
+      },
       createdAt: now,
       updatedAt: now,
     },

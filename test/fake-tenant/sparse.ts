@@ -29,7 +29,15 @@ export function omitDefaults(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     const y = omitDefaults(x);
-    if (y === '' || y === false || y === 0 || y === undefined || (Array.isArray(y) && y.length === 0) || (isObject(y) && Object.keys(y).length === 0 && k !== 'test')) continue;
+    if (
+      y === '' ||
+      y === false ||
+      y === 0 ||
+      y === undefined ||
+      (Array.isArray(y) && y.length === 0) ||
+      (isObject(y) && Object.keys(y).length === 0 && k !== 'test')
+    )
+      continue;
     out[k] = y;
   }
   return out;

@@ -13,13 +13,34 @@ import { failedPrecondition, invalidArgument, isObject, jsonObject, notFound, pa
 import { iso, ksuid, type FakeClock } from './ids.js';
 
 export const TX_TTL_MS = 10 * 60 * 1000;
-export const STATES = ['STEP_UP_TRANSACTION_STATE_UNSPECIFIED', 'STEP_UP_TRANSACTION_STATE_PENDING', 'STEP_UP_TRANSACTION_STATE_VERIFIED', 'STEP_UP_TRANSACTION_STATE_ERROR'] as const;
+export const STATES = [
+  'STEP_UP_TRANSACTION_STATE_UNSPECIFIED',
+  'STEP_UP_TRANSACTION_STATE_PENDING',
+  'STEP_UP_TRANSACTION_STATE_VERIFIED',
+  'STEP_UP_TRANSACTION_STATE_ERROR',
+] as const;
 export type TxState = (typeof STATES)[number];
 const TARGET_TYPES = ['TARGET_TYPE_UNSPECIFIED', 'TARGET_TYPE_TICKET', 'TARGET_TYPE_TEST'] as const;
 const SEARCH_PAGE_DEFAULT = 10;
 const TASK_STATES = ['TASK_STATE_UNSPECIFIED', 'TASK_STATE_OPEN', 'TASK_STATE_CLOSED'];
-const protoDefault = (v: unknown) => v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'string' && /(^|_)UNSPECIFIED$/.test(v));
-const TASK_SEARCH_MEMBERS = ['refs', 'taskStates', 'query', 'assignedOrStepApproverUserId', 'createdAfter', 'createdBefore', 'expandMask', 'pageSize', 'pageToken'];
+const protoDefault = (v: unknown) =>
+  v === null ||
+  v === false ||
+  v === 0 ||
+  v === '' ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'string' && /(^|_)UNSPECIFIED$/.test(v));
+const TASK_SEARCH_MEMBERS = [
+  'refs',
+  'taskStates',
+  'query',
+  'assignedOrStepApproverUserId',
+  'createdAfter',
+  'createdBefore',
+  'expandMask',
+  'pageSize',
+  'pageToken',
+];
 const SEARCH_PAGE_MAX = 100;
 
 export interface StepUpTransaction {
@@ -75,7 +96,9 @@ const EXPANDS = ['created_by_user_id', 'step_approver_ids'] as const;
 export class TaskStore {
   readonly tasks: FakeTask[] = [];
   /** Users as `expanded` shows them; an ID not here is shown with its ID as its name. */
-  readonly users = new Map<string, { displayName: string; email: string }>([['user-grace', { displayName: 'Grace Hopper', email: 'grace@example.com' }]]);
+  readonly users = new Map<string, { displayName: string; email: string }>([
+    ['user-grace', { displayName: 'Grace Hopper', email: 'grace@example.com' }],
+  ]);
   readonly transactions: StepUpTransaction[] = [];
   readonly actions: ApproveAction[] = [];
   /** Every approve request body, in order. */
@@ -157,12 +180,29 @@ export class TaskStore {
 
   /** The related objects the mask asks for (`*` or the service's names), as `expanded` and the path fields pointing into it. */
   expand(list: FakeTask[], paths: unknown): { expanded: Record<string, unknown>[]; pathsOf: (t: FakeTask) => Record<string, string> } {
-    const names = new Set(Array.isArray(paths) ? paths.flatMap((p) => String(p).split(',').map((x) => x.trim())) : []);
+    const names = new Set(
+      Array.isArray(paths)
+        ? paths.flatMap((p) =>
+            String(p)
+              .split(',')
+              .map((x) => x.trim()),
+          )
+        : [],
+    );
     const wanted = (n: (typeof EXPANDS)[number]) => names.has('*') || names.has(n);
     const expanded: Record<string, unknown>[] = [];
     const index = new Map<string, number>();
     const user = (id: string) => {
-      if (!index.has(id)) index.set(id, expanded.push({ '@type': USER_TYPE, id, displayName: this.users.get(id)?.displayName ?? id, email: this.users.get(id)?.email ?? '' }) - 1);
+      if (!index.has(id))
+        index.set(
+          id,
+          expanded.push({
+            '@type': USER_TYPE,
+            id,
+            displayName: this.users.get(id)?.displayName ?? id,
+            email: this.users.get(id)?.email ?? '',
+          }) - 1,
+        );
       return index.get(id)!;
     };
     const at = (ids: string[]) => (ids.length ? `expanded[${[...new Set(ids.map(user))].join(',')}]` : '');
@@ -202,7 +242,13 @@ export class TaskStore {
         insightIds: [],
         annotations: [],
         actions: [],
-        policy: { id: t.policyId, policyGenerationId: t.current?.policyGenerationId ?? '', current: t.current, history: t.history, next: t.next },
+        policy: {
+          id: t.policyId,
+          policyGenerationId: t.current?.policyGenerationId ?? '',
+          current: t.current,
+          history: t.history,
+          next: t.next,
+        },
       },
       objectPermissions: { read: true, edit: true, delete: false, extra: {} },
     };
@@ -244,7 +290,8 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     const stepId = str(body, 'policyStepId');
     const txId = str(body, 'stepUpTransactionId');
     const comment = str(body, 'comment');
-    if (body.expandMask !== undefined && body.expandMask !== null && !isObject(body.expandMask)) throw invalidArgument('expandMask: expected an object');
+    if (body.expandMask !== undefined && body.expandMask !== null && !isObject(body.expandMask))
+      throw invalidArgument('expandMask: expected an object');
     if (stepId === '') throw invalidArgument('policyStepId is required');
     if (!t.current || t.current.id !== stepId) throw failedPrecondition(`policy step ${stepId} is not the current step of task ${t.id}`);
     if (!t.current.approval) throw failedPrecondition(`policy step ${stepId} is not an approval step`);
@@ -271,8 +318,17 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     step.approval = { ...step.approval, approved: { approvedAt: now, userId, stepUpTransactionId: tx.id } };
     t.history.push(step);
     const following = t.next.shift();
-    t.current = following ? { id: ksuid(), policyGenerationId: step.policyGenerationId, state: 'POLICY_STEP_STATE_ACTIVE', ...following } : null;
-    const action: ApproveAction = { ticketActionId: ksuid(), taskId: t.id, policyStepId: stepId, userId, stepUpTransactionId: tx.id, comment };
+    t.current = following
+      ? { id: ksuid(), policyGenerationId: step.policyGenerationId, state: 'POLICY_STEP_STATE_ACTIVE', ...following }
+      : null;
+    const action: ApproveAction = {
+      ticketActionId: ksuid(),
+      taskId: t.id,
+      policyStepId: stepId,
+      userId,
+      stepUpTransactionId: tx.id,
+      comment,
+    };
     store.actions.push(action);
     return { ...store.view(t), ticketActionId: action.ticketActionId };
   });
@@ -283,12 +339,18 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
   router.add('POST', '/api/v1/search/tasks', (req) => {
     const b = jsonObject(req);
     // A member at its protobuf default (false, 0, "", [], …_UNSPECIFIED) is absent, as protobuf JSON reads it.
-    for (const [k, v] of Object.entries(b)) if (!TASK_SEARCH_MEMBERS.includes(k) && !protoDefault(v)) throw invalidArgument(`${k}: unknown or unsupported field`);
+    for (const [k, v] of Object.entries(b))
+      if (!TASK_SEARCH_MEMBERS.includes(k) && !protoDefault(v)) throw invalidArgument(`${k}: unknown or unsupported field`);
     const states = b.taskStates ?? [];
-    if (!Array.isArray(states) || states.some((x) => !TASK_STATES.includes(x))) throw invalidArgument(`taskStates: expected an array of ${TASK_STATES.join(', ')}`);
+    if (!Array.isArray(states) || states.some((x) => !TASK_STATES.includes(x)))
+      throw invalidArgument(`taskStates: expected an array of ${TASK_STATES.join(', ')}`);
     const query = str(b, 'query').trim().toLowerCase();
     const approver = str(b, 'assignedOrStepApproverUserId');
-    if (b.pageSize !== undefined && b.pageSize !== null && !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0 && (b.pageSize as number) <= 100)) {
+    if (
+      b.pageSize !== undefined &&
+      b.pageSize !== null &&
+      !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0 && (b.pageSize as number) <= 100)
+    ) {
       throw invalidArgument('pageSize: expected an integer from 0 to 100');
     }
     const asked = (b.pageSize as number | undefined) ?? 0;
@@ -305,12 +367,23 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
       if (wanted.length && !wanted.includes(state)) return false;
       if (query && !(t.displayName.toLowerCase().includes(query) || t.numericId === query.replace(/^#/, ''))) return false;
       // "Currently assigned to this user, or closed and previously approved by this user."
-      if (approver && !(store.stepApprovers(t).includes(approver) || (!t.current && t.history.some((h) => (h.approval?.approved as { userId?: string } | undefined)?.userId === approver)))) return false;
+      if (
+        approver &&
+        !(
+          store.stepApprovers(t).includes(approver) ||
+          (!t.current && t.history.some((h) => (h.approval?.approved as { userId?: string } | undefined)?.userId === approver))
+        )
+      )
+        return false;
       return true;
     });
     const page = all.slice(offset, offset + size);
     const { expanded, pathsOf } = store.expand(page, isObject(b.expandMask) ? b.expandMask.paths : undefined);
-    return { list: page.map((t) => ({ ...store.taskView(t), ...pathsOf(t) })), nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '', expanded };
+    return {
+      list: page.map((t) => ({ ...store.taskView(t), ...pathsOf(t) })),
+      nextPageToken: offset + size < all.length ? pageToken.encode(offset + size) : '',
+      expanded,
+    };
   });
 
   router.add('GET', '/api/v1/step-up/transactions/{id}', (_req, [id]) => {
@@ -328,7 +401,8 @@ export function registerTasks(router: Router, store: TaskStore, clock: FakeClock
     const target = targetFilter(b.targetType);
     const after = timestamp(b, 'createdAfter');
     const before = timestamp(b, 'createdBefore');
-    if (b.pageSize !== undefined && b.pageSize !== null && !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0)) throw invalidArgument('pageSize: expected a non-negative integer');
+    if (b.pageSize !== undefined && b.pageSize !== null && !(Number.isInteger(b.pageSize) && (b.pageSize as number) >= 0))
+      throw invalidArgument('pageSize: expected a non-negative integer');
     const size = Math.min((b.pageSize as number | undefined) || SEARCH_PAGE_DEFAULT, SEARCH_PAGE_MAX);
     const token = str(b, 'pageToken');
     const offset = token ? pageToken.decode(token, (v): v is number => Number.isInteger(v) && (v as number) >= 0) : 0;

@@ -110,7 +110,8 @@ export class TokenIssuer {
     }
     const form = new URLSearchParams(raw.toString('utf8'));
     for (const [k, v] of form) rec.form[k] = k === 'client_assertion' || k === 'client_secret' ? '(redacted)' : v;
-    if (form.get('grant_type') !== 'client_credentials') throw new TokenError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+    if (form.get('grant_type') !== 'client_credentials')
+      throw new TokenError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
     if (form.has('client_secret')) throw invalidClient('client secrets are not accepted: authenticate with a client assertion');
     if (form.get('client_assertion_type') !== ASSERTION_TYPE) throw invalidClient(`client_assertion_type must be ${ASSERTION_TYPE}`);
     const assertion = form.get('client_assertion');
@@ -143,7 +144,10 @@ export class TokenIssuer {
       }));
     } catch (err) {
       rec.claims = safeClaims(assertion);
-      const why = err instanceof joseErrors.JWTClaimValidationFailed ? `claim "${err.claim}" ${err.reason === 'missing' ? 'is missing' : 'is not valid'}` : 'the signature or the token is not valid';
+      const why =
+        err instanceof joseErrors.JWTClaimValidationFailed
+          ? `claim "${err.claim}" ${err.reason === 'missing' ? 'is missing' : 'is not valid'}`
+          : 'the signature or the token is not valid';
       throw invalidClient(`invalid client assertion: ${why}`);
     }
     rec.claims = claims;
@@ -153,7 +157,8 @@ export class TokenIssuer {
 
     // Replay protection keys on the nonce, and on jti when one is sent.
     if (this.#seenNonces.has(header.nonce)) throw invalidClient('the assertion was already used (nonce replayed)');
-    if (typeof claims.jti === 'string' && this.#seenJtis.has(claims.jti)) throw invalidClient('the assertion was already used (jti replayed)');
+    if (typeof claims.jti === 'string' && this.#seenJtis.has(claims.jti))
+      throw invalidClient('the assertion was already used (jti replayed)');
     this.#seenNonces.add(header.nonce);
     if (typeof claims.jti === 'string') this.#seenJtis.add(claims.jti);
     return this.issue(client);

@@ -20,7 +20,15 @@ function bashArgs(line: string): string[] {
     return parts.length || i < all.length - 1 ? parts : [''];
   });
   const script = join(ROOT, 'completions', 'agctl.bash');
-  return ['--norc', '--noprofile', '-c', 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _agctl; printf "%s\\n" "${COMPREPLY[@]}"', 'bash', script, ...words];
+  return [
+    '--norc',
+    '--noprofile',
+    '-c',
+    'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _agctl; printf "%s\\n" "${COMPREPLY[@]}"',
+    'bash',
+    script,
+    ...words,
+  ];
 }
 
 function replies(r: { stdout: string; stderr: string; status: number | null }): string[] {

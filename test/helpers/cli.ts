@@ -138,12 +138,16 @@ function startInProcess(args: string[], env: NodeJS.ProcessEnv, input: string | 
 
 /** Runs the CLI in this process with an isolated config dir (and env from baseEnv + opts.env). */
 export async function runCli(args: string[], opts: CliOptions & { configDir: string }): Promise<CliResult> {
-  if (opts.cwd !== undefined || opts.script !== undefined || opts.launcher !== undefined) throw new Error('runCli runs main() in this process, in its directory: use spawnCliProcess');
+  if (opts.cwd !== undefined || opts.script !== undefined || opts.launcher !== undefined)
+    throw new Error('runCli runs main() in this process, in its directory: use spawnCliProcess');
   const run = startInProcess(args, runEnv(opts), opts.input);
   const timeoutMs = opts.timeoutMs ?? 20_000;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`agctl ${args.join(' ')} did not finish in ${timeoutMs} ms; stderr so far:\n${run.stderr()}`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`agctl ${args.join(' ')} did not finish in ${timeoutMs} ms; stderr so far:\n${run.stderr()}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([run.done, timeout]);
@@ -206,7 +210,12 @@ function stderrWaiter(stderr: () => string, onStderr: (l: () => void) => void, d
  */
 export function startCli(args: string[], env: Record<string, string>, input?: string | Buffer) {
   const run = startInProcess(args, env, input);
-  return { done: run.done, interrupt: run.interrupt, terminate: run.terminate, waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done) };
+  return {
+    done: run.done,
+    interrupt: run.interrupt,
+    terminate: run.terminate,
+    waitForStderr: stderrWaiter(run.stderr, run.onStderr, run.done),
+  };
 }
 
 /**
@@ -233,6 +242,10 @@ export function spawnCli(args: string[], env: Record<string, string>) {
   return {
     done,
     kill: (signal: NodeJS.Signals) => child.kill(signal),
-    waitForStderr: stderrWaiter(() => stderr, (l) => listeners.add(l), done),
+    waitForStderr: stderrWaiter(
+      () => stderr,
+      (l) => listeners.add(l),
+      done,
+    ),
   };
 }

@@ -69,7 +69,8 @@ export function deadExports(root: string): DeadExport[] {
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
     const inSrc = file.startsWith(join(root, 'src') + '/');
     const names = new Set<string>();
-    const target = (spec: ts.Expression | undefined) => (spec && ts.isStringLiteralLike(spec) ? resolveSpecifier(root, file, spec.text) : undefined);
+    const target = (spec: ts.Expression | undefined) =>
+      spec && ts.isStringLiteralLike(spec) ? resolveSpecifier(root, file, spec.text) : undefined;
 
     for (const st of sf.statements) {
       const exportedHere = ts.canHaveModifiers(st) && ts.getModifiers(st)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
@@ -78,7 +79,14 @@ export function deadExports(root: string): DeadExport[] {
         if (isDefault) names.add('default');
         else if (ts.isVariableStatement(st)) {
           for (const d of st.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
-        } else if ((ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name) {
+        } else if (
+          (ts.isFunctionDeclaration(st) ||
+            ts.isClassDeclaration(st) ||
+            ts.isInterfaceDeclaration(st) ||
+            ts.isTypeAliasDeclaration(st) ||
+            ts.isEnumDeclaration(st)) &&
+          st.name
+        ) {
           names.add(st.name.text);
         }
       }
@@ -100,7 +108,11 @@ export function deadExports(root: string): DeadExport[] {
         if (clause.name) use(from, ['default']);
         const b = clause.namedBindings;
         if (b && ts.isNamespaceImport(b)) use(from, [ALL]);
-        else if (b) use(from, b.elements.map((e) => (e.propertyName ?? e.name).text));
+        else if (b)
+          use(
+            from,
+            b.elements.map((e) => (e.propertyName ?? e.name).text),
+          );
       }
     }
 

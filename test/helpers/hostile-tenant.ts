@@ -69,7 +69,8 @@ export interface HostileTenant {
 const ERROR_BODY = '{"code":14,"message":"no","details":[]}';
 
 /** A token answer of the usual shape. */
-const tokenBody = (accessToken: string, expiresIn: unknown = 3600) => JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn });
+const tokenBody = (accessToken: string, expiresIn: unknown = 3600) =>
+  JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn });
 
 /** An item of the list route `path` names, with a fresh ID (or `id`). */
 function freshItem(path: string, displayName?: string, id = `x${randomBytes(8).toString('hex')}`): unknown {
@@ -140,7 +141,12 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
           return send(res, 200, '{"list":[]}');
         case 'huge-error': {
           const text = 'E'.repeat(b.bytes);
-          return send(res, b.status, b.raw ? text : JSON.stringify({ code: 3, message: text, details: [] }), b.raw ? { 'content-type': 'text/plain' } : {});
+          return send(
+            res,
+            b.status,
+            b.raw ? text : JSON.stringify({ code: 3, message: text, details: [] }),
+            b.raw ? { 'content-type': 'text/plain' } : {},
+          );
         }
         case 'status':
           return send(res, b.status, b.body ?? ERROR_BODY, b.headers);

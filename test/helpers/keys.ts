@@ -32,7 +32,8 @@ function once<T>(make: () => T): () => T {
 }
 
 /** A fresh private key, made from the JWK the generation encoded (see src/lib/keypair.ts). */
-const generatedKey = (spec: KeyPairSpec): KeyObject => createPrivateKey({ key: generateJwkPair(spec).privateJwk as JsonWebKey, format: 'jwk' });
+const generatedKey = (spec: KeyPairSpec): KeyObject =>
+  createPrivateKey({ key: generateJwkPair(spec).privateJwk as JsonWebKey, format: 'jwk' });
 
 /** The worker's RSA-2048 private key: the one of `listenerKey('RS256')`, read back from its JWK. */
 export const rsaKey = once(() => createPrivateKey({ key: listenerKey('RS256').privateJwk as JsonWebKey, format: 'jwk' }));
@@ -42,6 +43,9 @@ export const rsa1024Key = once(() => generatedKey({ type: 'rsa', modulusLength: 
 export const ecKey = once(() => generatedKey({ type: 'ec', namedCurve: 'P-256' }));
 
 /** A private key as PEM: PKCS#8 unless `type` says otherwise; encrypted with `cipher` and `passphrase`. */
-export function privatePem(key: KeyObject, encoding: { type?: 'pkcs8' | 'pkcs1' | 'sec1'; cipher?: string; passphrase?: string } = {}): string {
+export function privatePem(
+  key: KeyObject,
+  encoding: { type?: 'pkcs8' | 'pkcs1' | 'sec1'; cipher?: string; passphrase?: string } = {},
+): string {
   return key.export({ format: 'pem', type: 'pkcs8', ...encoding }).toString();
 }

@@ -48,10 +48,13 @@ export async function startRecordingProxy(behaviour: ProxyBehaviour = {}): Promi
     }
     const u = new URL(req.url!);
     const { 'proxy-authorization': _auth, ...headers } = req.headers;
-    const upstream = request({ host: '127.0.0.1', port: Number(u.port) || 80, method: req.method, path: u.pathname + u.search, headers }, (up) => {
-      res.writeHead(up.statusCode!, up.headers);
-      up.pipe(res);
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: Number(u.port) || 80, method: req.method, path: u.pathname + u.search, headers },
+      (up) => {
+        res.writeHead(up.statusCode!, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -64,13 +67,15 @@ export async function startRecordingProxy(behaviour: ProxyBehaviour = {}): Promi
     client.on('error', () => {});
     const status = verdict(req.headers);
     if (status) {
-      client.end(`HTTP/1.1 ${status} Refused\r\n${status === 407 ? 'Proxy-Authenticate: Basic realm="test"\r\n' : ''}Content-Length: 0\r\n\r\n`);
+      client.end(
+        `HTTP/1.1 ${status} Refused\r\n${status === 407 ? 'Proxy-Authenticate: Basic realm="test"\r\n' : ''}Content-Length: 0\r\n\r\n`,
+      );
       return;
     }
     const port = Number(/:(\d+)$/.exec(req.url!)?.[1]);
     const up = connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) (inside.push(head), up.write(head));
+      if (head.length) inside.push(head), up.write(head);
       client.on('data', (d: Buffer) => inside.push(d));
       client.pipe(up).pipe(client);
     });

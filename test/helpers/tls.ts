@@ -58,7 +58,10 @@ function certificate(o: { subject: string; issuer: string; publicKey: KeyObject;
     explicit(3, seq(...o.extensions)),
   );
   const der = seq(tbs, ecdsaSha256, bits(sign('sha256', tbs, o.signer)));
-  return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END CERTIFICATE-----\n`;
+  return `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd()}\n-----END CERTIFICATE-----\n`;
 }
 
 export interface TestPki {

@@ -45,8 +45,22 @@ try {
   const [{ filename, files }] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[')));
   const shipped = new Set(files.map((f) => f.path));
   // What the README links to is in the package: the docs, the license, the contributor guide.
-  for (const f of ['LICENSE', 'README.md', 'docs/commands.md', 'docs/architecture.md', 'src/cli/README.md', 'bin/agctl.js', 'dist/cli/main.js', 'dist/help.json', 'completions/agctl.bash']) check(shipped.has(f), `the tarball holds ${f}`);
-  check(![...shipped].some((f) => f.endsWith('.ts') || f.endsWith('.map') || f.startsWith('test/') || f === 'dist/contents.json'), 'the tarball holds no sources, tests or build records');
+  for (const f of [
+    'LICENSE',
+    'README.md',
+    'docs/commands.md',
+    'docs/architecture.md',
+    'src/cli/README.md',
+    'bin/agctl.js',
+    'dist/cli/main.js',
+    'dist/help.json',
+    'completions/agctl.bash',
+  ])
+    check(shipped.has(f), `the tarball holds ${f}`);
+  check(
+    ![...shipped].some((f) => f.endsWith('.ts') || f.endsWith('.map') || f.startsWith('test/') || f === 'dist/contents.json'),
+    'the tarball holds no sources, tests or build records',
+  );
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   const links = [...readme.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)].map((m) => m[1]);
   for (const l of new Set(links)) check(shipped.has(l), `README link ${l} is in the tarball`);
@@ -54,7 +68,11 @@ try {
   // An empty cache and a fresh prefix: what `npm i -g` does on a machine that never saw agctl.
   const env = { ...process.env, HOME: home, npm_config_cache: cache, npm_config_prefix: prefix, npm_config_update_notifier: 'false' };
   for (const k of Object.keys(env)) if (/^AGCTL_/.test(k) || k === 'npm_config_global') delete env[k];
-  const install = run(npm, ['install', '--global', '--prefix', prefix, '--cache', cache, '--no-audit', '--no-fund', join(work, filename)], { env, timeoutMs: 1_200_000, label: 'npm i -g of the tarball' });
+  const install = run(npm, ['install', '--global', '--prefix', prefix, '--cache', cache, '--no-audit', '--no-fund', join(work, filename)], {
+    env,
+    timeoutMs: 1_200_000,
+    label: 'npm i -g of the tarball',
+  });
   check(install.status === 0, 'npm i -g of the tarball');
   if (install.status !== 0) throw new Error('install failed');
   const installed = join(prefix, process.platform === 'win32' ? '' : 'lib', 'node_modules', 'agctl');
@@ -65,10 +83,16 @@ try {
   const agctl = join(prefix, 'bin', process.platform === 'win32' ? 'agctl.cmd' : 'agctl');
   const runEnv = { ...env, AGCTL_CONFIG_DIR: join(work, 'config'), AGCTL_DATA_DIR: join(work, 'data'), NO_COLOR: '1', CI: '1' };
   const version = run(agctl, ['--version'], { env: runEnv });
-  check(version.status === 0 && version.stdout.trim() === JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version, 'agctl --version prints the package version');
+  check(
+    version.status === 0 && version.stdout.trim() === JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version,
+    'agctl --version prints the package version',
+  );
   const help = run(agctl, ['--help'], { env: runEnv });
   const builtRoot = JSON.parse(readFileSync(join(installed, 'dist', 'help.json'), 'utf8')).pages[''];
-  check(help.status === 0 && help.stdout.startsWith('Usage: agctl ') && help.stdout === builtRoot, 'agctl --help prints the page the build made');
+  check(
+    help.status === 0 && help.stdout.startsWith('Usage: agctl ') && help.stdout === builtRoot,
+    'agctl --help prints the page the build made',
+  );
   const list = run(agctl, ['--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], { env: runEnv, timeoutMs: 120_000 });
   let rules;
   try {
@@ -76,7 +100,10 @@ try {
   } catch {
     rules = undefined;
   }
-  check(list.status === 0 && Array.isArray(rules) && rules.length > 0, `agctl --embedded rules list crm-app (${Array.isArray(rules) ? rules.length : 'no'} rules)`);
+  check(
+    list.status === 0 && Array.isArray(rules) && rules.length > 0,
+    `agctl --embedded rules list crm-app (${Array.isArray(rules) ? rules.length : 'no'} rules)`,
+  );
   const bash = run(agctl, ['completion', 'bash'], { env: runEnv });
   check(bash.status === 0 && bash.stdout.includes('complete ') && bash.stdout.includes('agctl'), 'agctl completion bash');
 } catch (err) {

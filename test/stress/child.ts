@@ -22,7 +22,9 @@ if (mode === 'lock') {
   process.on('message', async ({ round }: Msg) => {
     let release: () => void;
     try {
-      release = await acquireLock(path, { waitMs, sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 2))) } as Parameters<typeof acquireLock>[1]);
+      release = await acquireLock(path, { waitMs, sleep: (ms: number) => new Promise((r) => setTimeout(r, Math.min(ms, 2))) } as Parameters<
+        typeof acquireLock
+      >[1]);
     } catch (err) {
       process.send!({ round, busy: String((err as Error).message) });
       return;
@@ -62,7 +64,9 @@ if (mode === 'lock') {
   });
 }
 if (mode === 'urls') {
-  const { rememberStepUpUrl } = (await import(pathToFileURL(join(src, 'cli/commands/task/approve-step-up/urls.ts')).href)) as typeof import('../../src/cli/commands/task/approve-step-up/urls.js');
+  const { rememberStepUpUrl } = (await import(
+    pathToFileURL(join(src, 'cli/commands/task/approve-step-up/urls.ts')).href
+  )) as typeof import('../../src/cli/commands/task/approve-step-up/urls.js');
   process.on('message', ({ round }: Msg) => {
     const tx = `tx-${round}-${process.pid}`;
     const kept = rememberStepUpUrl(process.env, Date.now(), tx, `https://t.example/su/${tx}`);

@@ -18,7 +18,11 @@ const issued = () => (s.server.store.db.prepare('SELECT count(*) AS n FROM acces
 /** unshare -m as root, unshare -rm otherwise; nsenter to run in it. */
 const asRoot = process.getuid?.() === 0;
 function privateMountWay(): string | undefined {
-  const r = spawnSync('unshare', [asRoot ? '-m' : '-rm', '--propagation', 'private', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d"'], { timeout: 10_000 });
+  const r = spawnSync(
+    'unshare',
+    [asRoot ? '-m' : '-rm', '--propagation', 'private', 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d"'],
+    { timeout: 10_000 },
+  );
   if (r.status !== 0) return `no private mount namespace with a tmpfs (unshare: ${r.stderr?.toString().trim() || `exit ${r.status}`})`;
   const n = spawnSync('nsenter', ['--version'], { timeout: 10_000 });
   return n.status === 0 ? undefined : 'no nsenter';
@@ -45,17 +49,33 @@ describe.skipIf(noMount)('a full disk', () => {
   let holder: ChildProcess;
   afterAll(() => holder?.kill());
 
-  it('login, logout and a token refresh fail or go on without writing, leave the old state whole and no lock, and the next command does not wait', { timeout: 120_000 }, async () => {
+  it('login, logout and a token refresh fail or go on without writing, leave the old state whole and no lock, and the next command does not wait', {
+    timeout: 120_000,
+  }, async () => {
     const dir = join(tempDir('agctl-full-'), 'config');
     // A process in a mount namespace of its own, where `dir` is a 256 KiB tmpfs.
-    holder = spawn('unshare', [asRoot ? '-m' : '-rm', '--propagation', 'private', 'sh', '-c', 'mkdir -p "$1" && mount -t tmpfs -o size=256k,mode=0700 tmpfs "$1" && echo ready && exec sleep 600', 'sh', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    holder = spawn(
+      'unshare',
+      [
+        asRoot ? '-m' : '-rm',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        'mkdir -p "$1" && mount -t tmpfs -o size=256k,mode=0700 tmpfs "$1" && echo ready && exec sleep 600',
+        'sh',
+        dir,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((ok, fail) => {
       holder.stdout!.once('data', () => ok());
       holder.once('exit', (code) => fail(new Error(`unshare exited ${code}`)));
     });
     const inside = `/proc/${holder.pid}/root${dir}`;
     const launcher = ['nsenter', '-t', String(holder.pid), '-m', ...(asRoot ? [] : ['-U', '--preserve-credentials']), '--'];
-    const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => spawnCliProcess(args, { configDir: dir, env, launcher, timeoutMs: 30_000 });
+    const cli = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+      spawnCliProcess(args, { configDir: dir, env, launcher, timeoutMs: 30_000 });
     const loginEnv = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
     const login = (profile: string) => cli(['login', '--profile', profile, '--client-id', s.plainClient.clientId], loginEnv);
 
@@ -64,7 +84,13 @@ describe.skipIf(noMount)('a full disk', () => {
     // An expired cached token, so that the next command renews it.
     const vault = new Vault(inside, {});
     const tokenUrl = tokenUrlFor(s.baseUrl);
-    vault.saveToken('p', tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 }, s.plainClient.clientSecret);
+    vault.saveToken(
+      'p',
+      tokenUrl,
+      s.plainClient.clientId,
+      { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 },
+      s.plainClient.clientSecret,
+    );
 
     // Fill the disk.
     const fd = openSync(join(inside, 'filler'), 'w');
@@ -109,7 +135,9 @@ describe.skipIf(noMount)('a full disk', () => {
 });
 
 describe.skipIf(noStrace)('fsync', () => {
-  it('the key, a credential, a token and the profiles are fsynced before their rename, and their directories after', { timeout: 60_000 }, async () => {
+  it('the key, a credential, a token and the profiles are fsynced before their rename, and their directories after', {
+    timeout: 60_000,
+  }, async () => {
     const dir = join(tempDir('agctl-fsync-'), 'config');
     const trace = join(tempDir('agctl-fsync-trace-'), 'trace');
     const launcher = ['strace', '-f', '-y', '-e', 'trace=fsync,fdatasync', '-o', trace];

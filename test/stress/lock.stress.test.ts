@@ -16,9 +16,22 @@ const TIME_CAP_MS = 110_000;
 /** A PID that ran and exited. */
 const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
 
-type Reply = { round?: number; tx?: string; kept?: boolean; ready?: boolean; twice?: boolean; busy?: string; started?: boolean; why?: string; released?: boolean };
+type Reply = {
+  round?: number;
+  tx?: string;
+  kept?: boolean;
+  ready?: boolean;
+  twice?: boolean;
+  busy?: string;
+  started?: boolean;
+  why?: string;
+  released?: boolean;
+};
 
-function start(n: number, env: Record<string, string>): Promise<{ children: ChildProcess[]; ask: (i: number, msg: object) => Promise<Reply> }> {
+function start(
+  n: number,
+  env: Record<string, string>,
+): Promise<{ children: ChildProcess[]; ask: (i: number, msg: object) => Promise<Reply> }> {
   const children = Array.from({ length: n }, () =>
     fork(CHILD, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
   );
@@ -34,12 +47,20 @@ function start(n: number, env: Record<string, string>): Promise<{ children: Chil
 }
 
 describe('stress', () => {
-  it('10 processes take one lock over a stale lock file, 1000 rounds: never two inside, never a waiter refused, nothing left behind', { timeout: 150_000 }, async () => {
+  it('10 processes take one lock over a stale lock file, 1000 rounds: never two inside, never a waiter refused, nothing left behind', {
+    timeout: 150_000,
+  }, async () => {
     const dir = tempDir('agctl-stress-lock-');
     const path = join(dir, 'config.lock');
     const N = Number(process.env.STRESS_N ?? 10);
     const ROUNDS = 1000;
-    const { ask } = await start(N, { STRESS_MODE: 'lock', LOCK_PATH: path, MARKER: join(dir, 'inside'), WAIT_MS: '5000', INSIDE_NS: process.env.INSIDE_NS ?? '500000' });
+    const { ask } = await start(N, {
+      STRESS_MODE: 'lock',
+      LOCK_PATH: path,
+      MARKER: join(dir, 'inside'),
+      WAIT_MS: '5000',
+      INSIDE_NS: process.env.INSIDE_NS ?? '500000',
+    });
     const stale = JSON.stringify({ pid: deadPid, host: hostname(), id: 'dead' });
     let twice = 0;
     let refused = 0;
@@ -57,7 +78,13 @@ describe('stress', () => {
         for (const f of left) rmSync(join(dir, f), { force: true });
       }
     }
-    const figures = { rounds, seconds: (Date.now() - began) / 1000, twoInside: twice, waitersRefused: refused, roundsWithALockOrFileLeft: leftBehind };
+    const figures = {
+      rounds,
+      seconds: (Date.now() - began) / 1000,
+      twoInside: twice,
+      waitersRefused: refused,
+      roundsWithALockOrFileLeft: leftBehind,
+    };
     console.log(`lock stress (${process.env.AGCTL_STRESS_SRC ?? 'this tree'}):`, JSON.stringify(figures));
     expect(figures).toMatchObject({ rounds: ROUNDS, twoInside: 0, waitersRefused: 0, roundsWithALockOrFileLeft: 0 });
   });
@@ -84,7 +111,9 @@ describe('stress', () => {
     expect(figures).toMatchObject({ rounds: ROUNDS, bothRunning: 0, noneRunning: 0 });
   });
 
-  it('6 processes keeping a step-up URL at once, 100 rounds: every one is kept (step-up-urls.json is changed holding its lock)', { timeout: 150_000 }, async () => {
+  it('6 processes keeping a step-up URL at once, 100 rounds: every one is kept (step-up-urls.json is changed holding its lock)', {
+    timeout: 150_000,
+  }, async () => {
     const dir = tempDir('agctl-stress-urls-');
     const N = 6;
     const ROUNDS = 100;

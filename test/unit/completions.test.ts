@@ -40,7 +40,10 @@ mkdirSync(join(work, 'adir'));
 const binDir = mkdtempSync(join(tmpdir(), 'agctl-completion-bin-'));
 symlinkSync(BIN, join(binDir, 'agctl'));
 const profiles = mkdtempSync(join(tmpdir(), 'agctl-completion-profiles-'));
-writeFileSync(join(profiles, 'config.json'), JSON.stringify({ currentProfile: 'ci', profiles: { ci: { baseUrl: 'https://ci.example.com' }, default: {}, staging: {} } }));
+writeFileSync(
+  join(profiles, 'config.json'),
+  JSON.stringify({ currentProfile: 'ci', profiles: { ci: { baseUrl: 'https://ci.example.com' }, default: {}, staging: {} } }),
+);
 const PROFILES = ['ci', 'default', 'staging'];
 /** The shells' environment with the real program on PATH. */
 const realEnv = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, AGCTL_CONFIG_DIR: profiles };
@@ -52,7 +55,9 @@ const program = createServer((sock) => {
     received += d;
     const [dir, count, ...args] = received.split('\0');
     if (args.length <= Number(count)) return; // the last argument is complete when a \0 follows it
-    void runCli(args.slice(0, Number(count)), { configDir: dir!, env: { AGCTL_COMPLETE_BUDGET_MS: '20000' } }).then((r) => sock.end(r.stdout));
+    void runCli(args.slice(0, Number(count)), { configDir: dir!, env: { AGCTL_COMPLETE_BUDGET_MS: '20000' } }).then((r) =>
+      sock.end(r.stdout),
+    );
   });
 });
 await new Promise<void>((r) => program.listen(0, '127.0.0.1', r));
@@ -60,7 +65,11 @@ await new Promise<void>((r) => program.listen(0, '127.0.0.1', r));
 function standIn(dir: string): string {
   const bin = mkdtempSync(join(tmpdir(), 'agctl-completion-stub-'));
   const port = (program.address() as AddressInfo).port;
-  writeFileSync(join(bin, 'agctl'), `#!/usr/bin/env bash\nexec 3<>/dev/tcp/127.0.0.1/${port} || exit 1\nprintf '%s\\0' '${dir}' "$#" "$@" >&3\ncat <&3\n`, { mode: 0o755 });
+  writeFileSync(
+    join(bin, 'agctl'),
+    `#!/usr/bin/env bash\nexec 3<>/dev/tcp/127.0.0.1/${port} || exit 1\nprintf '%s\\0' '${dir}' "$#" "$@" >&3\ncat <&3\n`,
+    { mode: 0o755 },
+  );
   return bin;
 }
 const stubDir = standIn(profiles);
@@ -69,13 +78,27 @@ const shellEnv = { ...realEnv, PATH: `${stubDir}:${process.env.PATH}` };
 // A tenant whose rules, MCP servers and tasks carry hostile IDs, and a config dir with a token cached for it.
 const tenant = await hostileTenant({ kind: 'ids', ids: [...OFFERED, ...NOT_OFFERED] });
 const hostileConfig = mkdtempSync(join(tmpdir(), 'agctl-completion-hostile-'));
-writeFileSync(join(hostileConfig, 'config.json'), JSON.stringify({ currentProfile: 'default', profiles: { default: { baseUrl: tenant.url, clientId: 'bot' } } }), { mode: 0o600 });
-new Vault(hostileConfig, { AGCTL_CONFIG_DIR: hostileConfig }).saveToken('default', tokenUrlFor(tenant.url), 'bot', { accessToken: 't', expiresAt: Math.floor(Date.now() / 1000) + 3600 }, 'the-secret');
+writeFileSync(
+  join(hostileConfig, 'config.json'),
+  JSON.stringify({ currentProfile: 'default', profiles: { default: { baseUrl: tenant.url, clientId: 'bot' } } }),
+  { mode: 0o600 },
+);
+new Vault(hostileConfig, { AGCTL_CONFIG_DIR: hostileConfig }).saveToken(
+  'default',
+  tokenUrlFor(tenant.url),
+  'bot',
+  { accessToken: 't', expiresAt: Math.floor(Date.now() / 1000) + 3600 },
+  'the-secret',
+);
 const hostileStub = standIn(hostileConfig);
 /** The shells' environment with a stand-in for that config dir on PATH. */
 const hostileEnv = { ...shellEnv, PATH: `${hostileStub}:${process.env.PATH}` };
 const hostileBin = mkdtempSync(join(tmpdir(), 'agctl-completion-hostile-bin-'));
-writeFileSync(join(hostileBin, 'agctl'), `#!/bin/sh\nAGCTL_CONFIG_DIR='${hostileConfig}' AGCTL_COMPLETE_BUDGET_MS=20000 exec '${process.execPath}' '${BIN}' "$@"\n`, { mode: 0o755 });
+writeFileSync(
+  join(hostileBin, 'agctl'),
+  `#!/bin/sh\nAGCTL_CONFIG_DIR='${hostileConfig}' AGCTL_COMPLETE_BUDGET_MS=20000 exec '${process.execPath}' '${BIN}' "$@"\n`,
+  { mode: 0o755 },
+);
 /** The shells' environment with the real program for that config dir on PATH. */
 const hostileRealEnv = { ...shellEnv, PATH: `${hostileBin}:${process.env.PATH}` };
 afterAll(() => {
@@ -135,7 +158,11 @@ const END = '<<<END>>>';
  * Every line goes to one zsh-complete.zsh, which types the lines of a mode and PATH into one interactive zsh in turn
  * (the environments differ only in PATH: `env` gives the shell's PATH).
  */
-async function zshComplete(line: string, mode: 'source' | 'fpath' | 'insert' = 'source', env = shellEnv): Promise<{ matches: string[]; paths: string[]; buffer?: string }> {
+async function zshComplete(
+  line: string,
+  mode: 'source' | 'fpath' | 'insert' = 'source',
+  env = shellEnv,
+): Promise<{ matches: string[]; paths: string[]; buffer?: string }> {
   zshRun ??= startZsh();
   const answer = new Promise<string>((resolve, reject) => zshRun!.waiting.push({ resolve, reject }));
   zshRun.child.stdin!.write(`${mode}\t${env.PATH}\t${line}\n`);
@@ -192,10 +219,27 @@ function fishComplete(line: string, env = shellEnv): Promise<string[]> {
 }
 const fishBatches = new Map<NodeJS.ProcessEnv, { line: string; resolve: (r: string[]) => void; reject: (e: unknown) => void }[]>();
 async function runFish(batch: { line: string; resolve: (r: string[]) => void }[], env: NodeJS.ProcessEnv): Promise<void> {
-  const out = await shell('fish', ['--no-config', '-c', `source $argv[1]; for line in $argv[2..-1]; complete --escape -C $line; echo '${END}'; end`, script('fish'), ...batch.map((b) => b.line)], env);
+  const out = await shell(
+    'fish',
+    [
+      '--no-config',
+      '-c',
+      `source $argv[1]; for line in $argv[2..-1]; complete --escape -C $line; echo '${END}'; end`,
+      script('fish'),
+      ...batch.map((b) => b.line),
+    ],
+    env,
+  );
   const answers = out.split(`${END}\n`);
-  if (answers.length !== batch.length + 1 || answers.at(-1) !== '') throw new Error(`fish answered ${answers.length - 1} of ${batch.length} lines:\n${out}`);
-  batch.forEach((b, i) => b.resolve(answers[i]!.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!)));
+  if (answers.length !== batch.length + 1 || answers.at(-1) !== '')
+    throw new Error(`fish answered ${answers.length - 1} of ${batch.length} lines:\n${out}`);
+  batch.forEach((b, i) =>
+    b.resolve(
+      answers[i]!.split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]!),
+    ),
+  );
 }
 
 describe('shell completions', () => {
@@ -229,8 +273,12 @@ describe('shell completions', () => {
       for (const o of cmd.options) if (o.long) expect(scripts.bash).toContain(o.long);
     }
     const list = nodes.find((n) => n.path.join(' ') === 'rules list')!;
-    expect(list.options.map((o) => o.flags[0])).toEqual(expect.arrayContaining(['--limit', '--page-size', '--profile', '--output', '--help']));
-    expect(scripts.fish).toContain("complete -c agctl -n 'test (__agctl_path) = '\\''rules list'\\''' -l output -s o -x -a 'table wide json yaml'");
+    expect(list.options.map((o) => o.flags[0])).toEqual(
+      expect.arrayContaining(['--limit', '--page-size', '--profile', '--output', '--help']),
+    );
+    expect(scripts.fish).toContain(
+      "complete -c agctl -n 'test (__agctl_path) = '\\''rules list'\\''' -l output -s o -x -a 'table wide json yaml'",
+    );
     expect(scripts.zsh).not.toMatch(/^\s*local\s[^\n#]*\bpath\b/m); // zsh ties path to PATH
     expect(scripts.zsh.startsWith('#compdef agctl\n')).toBe(true);
     expect(scripts.bash).toContain('complete -o default -F _agctl agctl');
@@ -238,7 +286,9 @@ describe('shell completions', () => {
 
   it('the bash script is valid bash, and registers _agctl', () => {
     execFileSync('bash', ['-n', script('bash')]);
-    expect(execFileSync('bash', ['--norc', '-c', `source ${script('bash')}; complete -p agctl`], { encoding: 'utf8' })).toBe('complete -o default -F _agctl agctl\n');
+    expect(execFileSync('bash', ['--norc', '-c', `source ${script('bash')}; complete -p agctl`], { encoding: 'utf8' })).toBe(
+      'complete -o default -F _agctl agctl\n',
+    );
   });
 
   it('value flags: file and directory arguments come from the option definitions, choices from .choices()', async () => {
@@ -256,7 +306,14 @@ describe('shell completions', () => {
       for (const o of cmd.options) {
         for (const f of [o.long, o.short]) {
           if (!f) continue;
-          if (o.required || o.optional) expect(collectTree(program).flatMap((n) => n.options).filter((x) => x.flags.includes(f)).every((x) => x.takesValue), f).toBe(true);
+          if (o.required || o.optional)
+            expect(
+              collectTree(program)
+                .flatMap((n) => n.options)
+                .filter((x) => x.flags.includes(f))
+                .every((x) => x.takesValue),
+              f,
+            ).toBe(true);
           else expect(values.has(f), `${f} takes no value here but a value elsewhere`).toBe(false);
         }
       }
@@ -304,7 +361,8 @@ describe('bash completion (run)', () => {
   });
 
   it('completes file names for file flags, directories for --data-dir, nothing for other values', async () => {
-    for (const [cmd, flag] of FILE_FLAGS) expect(sorted(await bashComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir', 'afile.json', 'dd.key']);
+    for (const [cmd, flag] of FILE_FLAGS)
+      expect(sorted(await bashComplete(`agctl ${cmd} ${flag} `)), flag).toEqual(['adir', 'afile.json', 'dd.key']);
     expect(await bashComplete('agctl webhook send x --data-file=af')).toEqual(['afile.json']);
     expect(sorted(await bashComplete('agctl mcp set-credentials a b --config-file apiKey=a'))).toEqual(['adir', 'afile.json']);
     expect(await bashComplete('agctl serve --data-dir ')).toEqual(['adir']);
@@ -386,7 +444,10 @@ describe.skipIf(!hasZsh)('zsh completion (run in zsh, skipped without zsh)', () 
   });
 
   it('asks the program for profile names, also as --profile=value', async () => {
-    const [real, [s, d]] = await Promise.all([zshComplete('agctl --profile ', 'source', realEnv), matches(['agctl rules list x --profile s', 'agctl --profile=d'])]);
+    const [real, [s, d]] = await Promise.all([
+      zshComplete('agctl --profile ', 'source', realEnv),
+      matches(['agctl rules list x --profile s', 'agctl --profile=d']),
+    ]);
     expect(sorted(real.matches)).toEqual(PROFILES);
     expect(s).toEqual(['staging']);
     expect(d).toEqual(['--profile=default']);
@@ -416,7 +477,9 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
   });
 
   it('completes commands, and enumerated flag values', async () => {
-    const [l, o, output, alg] = await Promise.all(['agctl rules l', 'agctl -o ', 'agctl --output=j', 'agctl webhook keygen --alg '].map((line) => fishComplete(line)));
+    const [l, o, output, alg] = await Promise.all(
+      ['agctl rules l', 'agctl -o ', 'agctl --output=j', 'agctl webhook keygen --alg '].map((line) => fishComplete(line)),
+    );
     expect(l).toEqual(['list']);
     expect(sorted(o!)).toEqual(['json', 'table', 'wide', 'yaml']);
     expect(output).toEqual(['--output=json']);
@@ -437,7 +500,11 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
   });
 
   it('asks the program for profile names, also as --profile=value', async () => {
-    const [real, s, d] = await Promise.all([fishComplete('agctl --profile ', realEnv), fishComplete('agctl rules list x --profile s'), fishComplete('agctl --profile=d')]);
+    const [real, s, d] = await Promise.all([
+      fishComplete('agctl --profile ', realEnv),
+      fishComplete('agctl rules list x --profile s'),
+      fishComplete('agctl --profile=d'),
+    ]);
     expect(sorted(real)).toEqual(PROFILES);
     expect(s).toEqual(['staging']);
     expect(d).toEqual(['--profile=default']);
@@ -450,7 +517,14 @@ describe.skipIf(!hasFish)('fish completion (run in fish, skipped without fish)',
   });
 
   it('completes `completion <shell>` and `help <topic or command>`', async () => {
-    const lines = ['agctl completion ', 'agctl completion bash ', 'agctl help ', 'agctl help ru', 'agctl help rules ', 'agctl help exit-codes '];
+    const lines = [
+      'agctl completion ',
+      'agctl completion bash ',
+      'agctl help ',
+      'agctl help ru',
+      'agctl help rules ',
+      'agctl help exit-codes ',
+    ];
     const [completion, afterShell, help, ru, rules, afterTopic] = await Promise.all(lines.map((line) => fishComplete(line)));
     expect(sorted(completion!)).toEqual(sorted([...SHELL_NAMES]));
     expect(afterShell).toEqual([]);
@@ -495,14 +569,33 @@ describe('values from a hostile tenant are data, in every shell', () => {
   it('bash: offers each ID quoted (printf %q) and nothing else; each reads back as the literal ID; nothing ran', async () => {
     for (const line of LINES) {
       const replies = await bashComplete(line, hostileEnv);
-      expect(await argumentsOf('bash', replies.map((r) => `${line}${r} `)), line).toEqual(OFFERED.map((id) => withId(line, id)));
+      expect(
+        await argumentsOf(
+          'bash',
+          replies.map((r) => `${line}${r} `),
+        ),
+        line,
+      ).toEqual(OFFERED.map((id) => withId(line, id)));
     }
-    const one = await Promise.all([...BY_LETTER.map((id) => bashComplete(`${RULE}${id[0]}`, hostileEnv)), bashComplete(`${RULE}a`, hostileRealEnv)]);
+    const one = await Promise.all([
+      ...BY_LETTER.map((id) => bashComplete(`${RULE}${id[0]}`, hostileEnv)),
+      bashComplete(`${RULE}a`, hostileRealEnv),
+    ]);
     expect(one.map((r) => r.length)).toEqual([...BY_LETTER, 'a'].map(() => 1));
-    expect(await argumentsOf('bash', one.map(([r]) => `${RULE}${r} `))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    expect(
+      await argumentsOf(
+        'bash',
+        one.map(([r]) => `${RULE}${r} `),
+      ),
+    ).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
     // a prefix typed quoted, as an earlier TAB inserted it, still completes
     const quoted = await bashComplete(`${RULE}a\\$\\(`, hostileEnv);
-    expect(await argumentsOf('bash', quoted.map((r) => RULE + r))).toEqual([withId(RULE, OFFERED[0]!)]);
+    expect(
+      await argumentsOf(
+        'bash',
+        quoted.map((r) => RULE + r),
+      ),
+    ).toEqual([withId(RULE, OFFERED[0]!)]);
     expect(pwned()).toEqual([]);
   });
 
@@ -510,23 +603,49 @@ describe('values from a hostile tenant are data, in every shell', () => {
     const lists = await Promise.all(LINES.map((line) => zshComplete(line, 'source', hostileEnv)));
     for (const [i, line] of LINES.entries()) {
       // the matches as compadd inserts them
-      const read = await argumentsOf('zsh', lists[i]!.matches.map((m) => line + m));
-      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))));
+      const read = await argumentsOf(
+        'zsh',
+        lists[i]!.matches.map((m) => line + m),
+      );
+      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(
+        sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))),
+      );
     }
-    const inserted = await Promise.all([...BY_LETTER.map((id) => zshComplete(`${RULE}${id[0]}`, 'insert', hostileEnv)), zshComplete(`${RULE}a`, 'insert', hostileRealEnv)]);
-    expect(await argumentsOf('zsh', inserted.map((r) => r.buffer!))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    const inserted = await Promise.all([
+      ...BY_LETTER.map((id) => zshComplete(`${RULE}${id[0]}`, 'insert', hostileEnv)),
+      zshComplete(`${RULE}a`, 'insert', hostileRealEnv),
+    ]);
+    expect(
+      await argumentsOf(
+        'zsh',
+        inserted.map((r) => r.buffer!),
+      ),
+    ).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
     expect(pwned()).toEqual([]);
   });
 
   it.skipIf(!hasFish)('fish: offers each ID escaped as fish inserts it, reading back as the literal ID; nothing ran', async () => {
     const lists = await Promise.all(LINES.map((line) => fishComplete(line, hostileEnv)));
     for (const [i, line] of LINES.entries()) {
-      const read = await argumentsOf('fish', lists[i]!.map((c) => line + c));
-      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))));
+      const read = await argumentsOf(
+        'fish',
+        lists[i]!.map((c) => line + c),
+      );
+      expect(sorted(read.map((words) => JSON.stringify(words))), line).toEqual(
+        sorted(OFFERED.map((id) => JSON.stringify(withId(line, id)))),
+      );
     }
-    const one = await Promise.all([...BY_LETTER.map((id) => fishComplete(`${RULE}${id[0]}`, hostileEnv)), fishComplete(`${RULE}a`, hostileRealEnv)]);
+    const one = await Promise.all([
+      ...BY_LETTER.map((id) => fishComplete(`${RULE}${id[0]}`, hostileEnv)),
+      fishComplete(`${RULE}a`, hostileRealEnv),
+    ]);
     expect(one.map((r) => r.length)).toEqual([...BY_LETTER, 'a'].map(() => 1));
-    expect(await argumentsOf('fish', one.map(([c]) => RULE + c))).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    expect(
+      await argumentsOf(
+        'fish',
+        one.map(([c]) => RULE + c),
+      ),
+    ).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
     expect(pwned()).toEqual([]);
   });
 });
@@ -536,7 +655,9 @@ describe('suggested flag values', () => {
     const { buildProgram } = await import('../../src/cli/program.js');
     const node = collectTree(await buildProgram(['mcp'])).find((n) => n.path.join(' ') === 'mcp set-credentials')!;
     // The values completed without commander's choices: the command parses their spellings itself.
-    const suggested = Object.fromEntries(node.options.flatMap((o) => (o.value?.kind === 'choices' && !o.choices ? [[o.flags[0]!, o.value.choices]] : [])));
+    const suggested = Object.fromEntries(
+      node.options.flatMap((o) => (o.value?.kind === 'choices' && !o.choices ? [[o.flags[0]!, o.value.choices]] : [])),
+    );
     const { draftFromFlags } = await import('../../src/cli/commands/mcp/draft.js');
     const base = { appId: 'a', connectorId: 'c' };
     const flagsFor: Record<string, (v: string) => Record<string, unknown>> = {

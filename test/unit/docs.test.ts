@@ -4,7 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV_END, ENV_START, environment, environmentMarkdown, exitCodesMarkdown, withEnvironmentTable, withGeneratedTable } from '../../src/cli/environment.js';
+import {
+  ENV_END,
+  ENV_START,
+  environment,
+  environmentMarkdown,
+  exitCodesMarkdown,
+  withEnvironmentTable,
+  withGeneratedTable,
+} from '../../src/cli/environment.js';
 import { EXIT_CODE_TABLE } from '../../src/lib/exit.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { ROOT } from '../helpers/cli.js';

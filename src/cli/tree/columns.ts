@@ -19,17 +19,22 @@ export const declaredColumns = (option: object): readonly string[] | undefined =
  */
 export function columnsOption(columns?: Columns) {
   const names = columns?.map(([name]) => name);
-  const option = new Option('--columns <names>', 'columns to show, in this order (comma-separated; "help" lists them)').argParser((v: string): ColumnPick => {
-    const picked = v.split(',').map((s) => s.trim()).filter(Boolean);
-    if (picked.length === 1 && picked[0]!.toLowerCase() === 'help') return 'help';
-    if (picked.length === 0) throw new InvalidArgumentError('name at least one column (--columns help lists them)');
-    if (!names) return picked;
-    return picked.map((p) => {
-      const name = names.find((n) => columnKey(n) === columnKey(p));
-      if (!name) throw new InvalidArgumentError(`no column "${p}"; the columns are ${names.map(columnKey).join(', ')}`);
-      return name;
-    });
-  });
+  const option = new Option('--columns <names>', 'columns to show, in this order (comma-separated; "help" lists them)').argParser(
+    (v: string): ColumnPick => {
+      const picked = v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (picked.length === 1 && picked[0]!.toLowerCase() === 'help') return 'help';
+      if (picked.length === 0) throw new InvalidArgumentError('name at least one column (--columns help lists them)');
+      if (!names) return picked;
+      return picked.map((p) => {
+        const name = names.find((n) => columnKey(n) === columnKey(p));
+        if (!name) throw new InvalidArgumentError(`no column "${p}"; the columns are ${names.map(columnKey).join(', ')}`);
+        return name;
+      });
+    },
+  );
   if (names) {
     declared.set(option, names);
     completeWith(option, [...names.map(columnKey), 'help']);

@@ -37,7 +37,10 @@ export function group(declaration: Declaration<CommandUnknownOpts>, children: ()
  * A command hidden from help, run without a command context (`__complete`:
  * a context would report a bad setting, a completion stays silent).
  */
-export function hiddenWithoutContext<C extends CommandUnknownOpts>(declaration: Declaration<C>, load: () => Promise<{ run(input: Input<NoInfer<C>>, cmd: C): Promise<void> }>): Entry {
+export function hiddenWithoutContext<C extends CommandUnknownOpts>(
+  declaration: Declaration<C>,
+  load: () => Promise<{ run(input: Input<NoInfer<C>>, cmd: C): Promise<void> }>,
+): Entry {
   return {
     hidden: true,
     declare: async () => {

@@ -12,8 +12,10 @@ import { Option } from '../declare.js';
 export function positiveInt(name: string, max?: number) {
   const limit = max ?? Number.MAX_SAFE_INTEGER;
   return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${name} must be a whole number ${max === undefined ? '1 or more' : `from 1 to ${max}`}`);
-    if (Number(v) > limit) throw new InvalidArgumentError(max === undefined ? `${name} is too large` : `${name} must be a whole number from 1 to ${max}`);
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new InvalidArgumentError(`${name} must be a whole number ${max === undefined ? '1 or more' : `from 1 to ${max}`}`);
+    if (Number(v) > limit)
+      throw new InvalidArgumentError(max === undefined ? `${name} is too large` : `${name} must be a whole number from 1 to ${max}`);
     return Number(v);
   };
 }
@@ -32,7 +34,9 @@ export function once(name: string, why: string) {
 }
 
 /** `--limit <n>`: a list command stops after this many `things` (every page followed until then). */
-export const limitOption = (things: string) => new Option('--limit <n>', `stop after this many ${things}`).argParser(positiveInt('--limit'));
+export const limitOption = (things: string) =>
+  new Option('--limit <n>', `stop after this many ${things}`).argParser(positiveInt('--limit'));
 
 /** `--page-size <n>`: how many `things` a list command asks for in one request, 1 to `max`. */
-export const pageSizeOption = (things: string, max: number) => new Option('--page-size <n>', `${things} per request, 1 to ${max}`).argParser(positiveInt('--page-size', max));
+export const pageSizeOption = (things: string, max: number) =>
+  new Option('--page-size <n>', `${things} per request, 1 to ${max}`).argParser(positiveInt('--page-size', max));

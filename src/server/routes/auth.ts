@@ -65,14 +65,19 @@ export const authModule: ServerModule = {
   seed({ store, clock }) {
     const insUser = store.db.prepare('INSERT OR IGNORE INTO users (id, display_name, email) VALUES (?, ?, ?)');
     for (const u of Object.values(DEMO_USERS)) insUser.run(u.id, u.displayName, u.email);
-    const ins = store.db.prepare('INSERT INTO clients (client_id, form, user_id, secret_sealed, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const ins = store.db.prepare(
+      'INSERT INTO clients (client_id, form, user_id, secret_sealed, public_jwk, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     const now = isoAt(clock.now());
     const { privateJwk: priv, publicJwk: pub } = generateJwkPair({ type: 'ed25519' });
     const keySecret = encodeKeySecret(KEY_SECRET_ISSUER, priv);
     ins.run(KEY_CLIENT_ID, 'key', DEMO_USERS.admin.id, store.seal(keySecret, 'clients', KEY_CLIENT_ID, 'secret'), JSON.stringify(pub), now);
     const plainSecret = randomBytes(32).toString('base64url');
     ins.run(PLAIN_CLIENT_ID, 'plain', DEMO_USERS.ci.id, store.seal(plainSecret, 'clients', PLAIN_CLIENT_ID, 'secret'), null, now);
-    return { users: { admin: DEMO_USERS.admin.id, ci: DEMO_USERS.ci.id }, clientUsers: { [KEY_CLIENT_ID]: DEMO_USERS.admin.id, [PLAIN_CLIENT_ID]: DEMO_USERS.ci.id } };
+    return {
+      users: { admin: DEMO_USERS.admin.id, ci: DEMO_USERS.ci.id },
+      clientUsers: { [KEY_CLIENT_ID]: DEMO_USERS.admin.id, [PLAIN_CLIENT_ID]: DEMO_USERS.ci.id },
+    };
   },
   routes(router) {
     router.post(TOKEN_PATH, tokenEndpoint, { auth: false, maxBody: 64 * 1024 });
@@ -116,7 +121,10 @@ async function tokenEndpoint(ctx: RequestContext) {
     ctx.res.setHeader('WWW-Authenticate', `${scheme} realm="agctl"`);
     throw oauthError(401, 'invalid_client', 'client credentials must be sent in the request body, not in the Authorization header');
   }
-  const type = String(ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(ctx.req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw oauthError(400, 'invalid_request', 'the token request must be form-encoded (application/x-www-form-urlencoded)');
   }
@@ -126,7 +134,8 @@ async function tokenEndpoint(ctx: RequestContext) {
   }
   const grant = form.get('grant_type');
   if (!grant) throw oauthError(400, 'invalid_request', 'grant_type is required');
-  if (grant !== 'client_credentials') throw oauthError(400, 'unsupported_grant_type', `grant_type ${grant} is not supported; use client_credentials`);
+  if (grant !== 'client_credentials')
+    throw oauthError(400, 'unsupported_grant_type', `grant_type ${grant} is not supported; use client_credentials`);
 
   const client = form.get('client_assertion') ? await clientFromAssertion(ctx, form) : clientFromSecret(ctx.store, form);
   const now = nowSeconds(ctx.clock);
@@ -134,7 +143,9 @@ async function tokenEndpoint(ctx: RequestContext) {
   const token = `agt_${randomBytes(32).toString('base64url')}`;
   ctx.store.write(() => {
     ctx.store.db.prepare('DELETE FROM access_tokens WHERE expires_at <= ?').run(now - 3600);
-    ctx.store.db.prepare('INSERT INTO access_tokens (token_hash, client_id, user_id, expires_at) VALUES (?, ?, ?, ?)').run(hashToken(token), client.client_id, client.user_id, now + ttl);
+    ctx.store.db
+      .prepare('INSERT INTO access_tokens (token_hash, client_id, user_id, expires_at) VALUES (?, ?, ?, ?)')
+      .run(hashToken(token), client.client_id, client.user_id, now + ttl);
   });
   return { body: { access_token: token, token_type: 'Bearer', expires_in: ttl }, headers: noStore };
 }
@@ -147,9 +158,13 @@ function clientFromSecret(store: Store, form: URLSearchParams): ClientRow {
   const id = form.get('client_id');
   const secret = form.get('client_secret');
   if (!id) throw oauthError(400, 'invalid_request', 'client_id is required in the request body');
-  if (!secret) throw oauthError(401, 'invalid_client', 'client authentication is required: client_secret or client_assertion in the request body');
+  if (!secret)
+    throw oauthError(401, 'invalid_client', 'client authentication is required: client_secret or client_assertion in the request body');
   const client = findClient(store, id);
-  const expected = client && client.form === 'plain' ? Buffer.from(store.open(client.secret_sealed, 'clients', client.client_id, 'secret')) : randomBytes(32);
+  const expected =
+    client && client.form === 'plain'
+      ? Buffer.from(store.open(client.secret_sealed, 'clients', client.client_id, 'secret'))
+      : randomBytes(32);
   const given = Buffer.from(secret);
   const same = given.length === expected.length && timingSafeEqual(given, expected);
   if (!client || client.form !== 'plain' || !same) throw oauthError(401, 'invalid_client', 'client authentication failed');
@@ -202,23 +217,31 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   } catch (err) {
     return fail((err as Error).message);
   }
-  if (typeof payload.exp !== 'number' || payload.exp - now > MAX_ASSERTION_LIFETIME_S + CLOCK_SKEW_S) fail(`exp is more than ${MAX_ASSERTION_LIFETIME_S} seconds ahead`);
+  if (typeof payload.exp !== 'number' || payload.exp - now > MAX_ASSERTION_LIFETIME_S + CLOCK_SKEW_S)
+    fail(`exp is more than ${MAX_ASSERTION_LIFETIME_S} seconds ahead`);
   // Replay protection keys on what the assertion carries: the service's own
   // clients send a `nonce` header and no `jti` (service-notes.md §1); others
   // send a `jti`. Stricter than the service as far as its clients show: an
   // assertion with neither could be replayed until it expires, so it is refused.
-  const marks: [string, unknown][] = [['nonce', nonce], ['jti', payload.jti]];
+  const marks: [string, unknown][] = [
+    ['nonce', nonce],
+    ['jti', payload.jti],
+  ];
   const present = marks.filter(([, v]) => v !== undefined);
   if (present.length === 0) fail('it carries neither a nonce header nor a jti claim (one is needed against replays)');
   for (const [name, v] of present) {
-    if (typeof v !== 'string' || v === '' || v.length > MAX_REPLAY_MARK) fail(`${name} must be a non-empty string of at most ${MAX_REPLAY_MARK} characters`);
+    if (typeof v !== 'string' || v === '' || v.length > MAX_REPLAY_MARK)
+      fail(`${name} must be a non-empty string of at most ${MAX_REPLAY_MARK} characters`);
   }
   ctx.store.write(() => {
     ctx.store.db.prepare('DELETE FROM used_assertions WHERE expires_at < ?').run(now - CLOCK_SKEW_S);
     const mark = ctx.store.db.prepare('INSERT OR IGNORE INTO used_assertions (jti, expires_at) VALUES (?, ?)');
     // A jti keeps its key of earlier versions (client, jti); a nonce is told apart from it.
     for (const [name, v] of present) {
-      const used = mark.run(name === 'jti' ? `${client.client_id}\u0000${v as string}` : `${client.client_id}\u0000nonce\u0000${v as string}`, payload.exp!);
+      const used = mark.run(
+        name === 'jti' ? `${client.client_id}\u0000${v as string}` : `${client.client_id}\u0000nonce\u0000${v as string}`,
+        payload.exp!,
+      );
       if (used.changes === 0) fail(`${name} was already used`);
     }
   });
@@ -251,7 +274,10 @@ function ownAudiences(ctx: Pick<RequestContext, 'baseUrl' | 'req'>): string[] {
     const names = isLoopbackHost(u.hostname) ? [u.hostname, 'localhost', '127.0.0.1', '[::1]'] : [u.hostname];
     const port = u.port || (u.protocol === 'https:' ? '443' : '80');
     for (const name of names) {
-      out.add(name).add(name.replace(/^\[(.*)\]$/, '$1')).add(`${name}:${port}`);
+      out
+        .add(name)
+        .add(name.replace(/^\[(.*)\]$/, '$1'))
+        .add(`${name}:${port}`);
     }
   }
   return [...out];

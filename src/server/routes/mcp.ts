@@ -80,7 +80,9 @@ function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
 }
 
 function loadServer(store: Store, appId: string, connectorId: string): McpRow {
-  const row = store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(appId, connectorId) as McpRow | undefined;
+  const row = store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(appId, connectorId) as
+    | McpRow
+    | undefined;
   if (!row) throw notFound(`MCP server ${connectorId} not found in app ${appId}`);
   return row;
 }
@@ -111,7 +113,13 @@ function storedServerOf(row: McpRow): StoredServer {
     configFields,
     auth: row.auth_kind ? { kind: row.auth_kind, values: parseObj(row.auth_json), secrets: authSecrets } : null,
   };
-  return { appId: row.app_id, connectorId: row.connector_id, serverType: row.server_type, endpointUrlLocked: row.endpoint_url_locked === 1, config };
+  return {
+    appId: row.app_id,
+    connectorId: row.connector_id,
+    serverType: row.server_type,
+    endpointUrlLocked: row.endpoint_url_locked === 1,
+    config,
+  };
 }
 
 /** The frontend deep link where credentials can be entered; empty without a frontend URL. */
@@ -169,7 +177,7 @@ function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
     oauth2Mode: mode,
     oauth2ClientId: oauth ? str('clientId') : '',
     oauth2ClientIdMode: authCode ? str('clientIdMode') || 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_UNSPECIFIED' : '',
-    oauth2ClientSecretExpiresAt: oauth ? state.clientSecretExpiresAt ?? '0' : '0',
+    oauth2ClientSecretExpiresAt: oauth ? (state.clientSecretExpiresAt ?? '0') : '0',
     oauth2CredentialsConfigured: oauth && str('clientId') !== '' && secret('clientSecret'),
     oauth2AuthorizeUrl: oauth ? str('authorizeUrl') : '',
     oauth2TokenUrl: oauth ? str('tokenUrl') : google ? str('tokenUri') : '',
@@ -181,20 +189,20 @@ function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
     // Extra parameters apply to one mode each (service-api.md §2.2); other modes ignore them, so the view does not report them.
     oauth2ExtraAuthorizeParams: authCode ? map('extraAuthorizeParams') : {},
     oauth2ExtraTokenParams: oauth && mode === OAuth2Mode.CLIENT_CREDENTIALS ? map('extraTokenParams') : {},
-    oauth2TokenEndpointAuthMethod: authCode ? state.tokenEndpointAuthMethod ?? '' : '',
+    oauth2TokenEndpointAuthMethod: authCode ? (state.tokenEndpointAuthMethod ?? '') : '',
     oauth2JwtAudience: oauth ? str('jwtAudience') : '',
     oauth2JwtIssuer: oauth ? str('jwtIssuer') : google ? str('clientEmail') : '',
     oauth2JwtSubject: oauth ? str('jwtSubject') : '',
     oauth2JwtPrivateKeyConfigured: (oauth && secret('jwtPrivateKey')) || (google && secret('credentialsJson')),
     oauth2ServiceAuthorized: oauth && state.serviceAuthorized === true,
-    oauth2ServiceAuthorizedAsEmail: oauth ? state.serviceAuthorizedAsEmail ?? '' : '',
-    oauth2ServiceAuthorizedAsName: oauth ? state.serviceAuthorizedAsName ?? '' : '',
-    oauth2ServiceAuthorizedBy: oauth ? state.serviceAuthorizedBy ?? '' : '',
-    oauth2ServiceAuthorizedAt: oauth ? state.serviceAuthorizedAt ?? null : null,
+    oauth2ServiceAuthorizedAsEmail: oauth ? (state.serviceAuthorizedAsEmail ?? '') : '',
+    oauth2ServiceAuthorizedAsName: oauth ? (state.serviceAuthorizedAsName ?? '') : '',
+    oauth2ServiceAuthorizedBy: oauth ? (state.serviceAuthorizedBy ?? '') : '',
+    oauth2ServiceAuthorizedAt: oauth ? (state.serviceAuthorizedAt ?? null) : null,
     tunneled,
-    tunnelBridgeId: tunneled ? tunnel.bridgeId ?? '' : '',
-    tunnelApplianceId: tunneled ? tunnel.applianceId ?? '' : '',
-    tunnelServiceName: tunneled ? tunnel.serviceName ?? '' : '',
+    tunnelBridgeId: tunneled ? (tunnel.bridgeId ?? '') : '',
+    tunnelApplianceId: tunneled ? (tunnel.applianceId ?? '') : '',
+    tunnelServiceName: tunneled ? (tunnel.serviceName ?? '') : '',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lastCalledAt: row.last_called_at,
@@ -328,7 +336,8 @@ function listCatalog(ctx: RequestContext) {
   return { body: { list: page.map(toCatalogEntry), nextPageToken } };
 }
 
-const isCatalogKey = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+const isCatalogKey = (v: unknown): v is [string, string] =>
+  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
 
 /** GET /api/v1/mcp_server_catalog/{catalog_id} -> `{catalogEntry}` (GetCatalog in service-notes.md §3). */
 function getCatalog(ctx: RequestContext) {

@@ -30,17 +30,17 @@ const SETTINGS = jsonColumn(RULE_SETTINGS);
 
 const toRule = (r: RuleRow): EntitlementConfigurationRule =>
   viewOf(RULE, {
-  id: r.id,
-  appId: r.app_id,
-  displayName: r.display_name,
-  description: r.description,
-  condition: r.condition,
-  enabled: r.enabled === 1,
-  priority: r.priority,
-  settings: SETTINGS.value(r.settings),
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  deletedAt: r.deleted_at,
+    id: r.id,
+    appId: r.app_id,
+    displayName: r.display_name,
+    description: r.description,
+    condition: r.condition,
+    enabled: r.enabled === 1,
+    priority: r.priority,
+    settings: SETTINGS.value(r.settings),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
   });
 
 const isRuleKey = (v: unknown): v is { p: number; i: string } =>
@@ -59,7 +59,9 @@ function listRules(ctx: RequestContext) {
              ORDER BY priority, id LIMIT ?`,
           )
           .all(app.id, after.p, after.p, after.i, size + 1)
-      : ctx.store.db.prepare('SELECT * FROM rules WHERE app_id = ? AND deleted_at IS NULL ORDER BY priority, id LIMIT ?').all(app.id, size + 1)
+      : ctx.store.db
+          .prepare('SELECT * FROM rules WHERE app_id = ? AND deleted_at IS NULL ORDER BY priority, id LIMIT ?')
+          .all(app.id, size + 1)
   ) as RuleRow[];
   const { page, nextPageToken } = pageOf(rows, size, (r) => ({ p: r.priority, i: r.id }));
   return { body: { list: page.map(toRule), nextPageToken } };
@@ -68,7 +70,9 @@ function listRules(ctx: RequestContext) {
 /** GET .../entitlement_configuration_rules/{id} -> `{routingRule}` (service-notes.md §4); a deleted rule is not found. */
 function getRule(ctx: RequestContext) {
   const app = requireApp(ctx.store, ctx.params.app_id!);
-  const row = ctx.store.db.prepare('SELECT * FROM rules WHERE app_id = ? AND id = ? AND deleted_at IS NULL').get(app.id, ctx.params.id!) as RuleRow | undefined;
+  const row = ctx.store.db.prepare('SELECT * FROM rules WHERE app_id = ? AND id = ? AND deleted_at IS NULL').get(app.id, ctx.params.id!) as
+    | RuleRow
+    | undefined;
   if (!row) throw notFound(`entitlement configuration rule ${ctx.params.id} not found in app ${app.id}`);
   return { body: { routingRule: toRule(row) } };
 }
@@ -136,15 +140,41 @@ export const rulesModule: ServerModule = {
         emergencyGrantPolicyId: k % 6 === 0 ? 'policy-emergency' : '',
         maxGrantDuration: `${((k % 4) + 1) * 86400}s`,
       };
-      ins.run(id, DEMO_APPS.crm.id, `Route ${k + 1}: ${['Sales', 'Engineering', 'Managers', 'Contractors', 'Admins', 'Leadership', 'Default'][k % 7]}`,
-        `Routes matching requests to ${settings.requestPolicyId}`, CONDITIONS[k % CONDITIONS.length]!, k % 9 === 8 ? 0 : 1, priority,
-        SETTINGS.text(settings), at, at, null);
+      ins.run(
+        id,
+        DEMO_APPS.crm.id,
+        `Route ${k + 1}: ${['Sales', 'Engineering', 'Managers', 'Contractors', 'Admins', 'Leadership', 'Default'][k % 7]}`,
+        `Routes matching requests to ${settings.requestPolicyId}`,
+        CONDITIONS[k % CONDITIONS.length]!,
+        k % 9 === 8 ? 0 : 1,
+        priority,
+        SETTINGS.text(settings),
+        at,
+        at,
+        null,
+      );
       ids.push(id);
     }
     const deletedAt = new Date(base + 40 * 3600_000).toISOString();
-    ins.run('ecr-900', DEMO_APPS.crm.id, 'Retired route', 'Deleted before the demo started', 'false', 1, 5,
-      SETTINGS.text({ requestPolicyId: 'policy-1', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '3600s' }),
-      new Date(base).toISOString(), deletedAt, deletedAt);
+    ins.run(
+      'ecr-900',
+      DEMO_APPS.crm.id,
+      'Retired route',
+      'Deleted before the demo started',
+      'false',
+      1,
+      5,
+      SETTINGS.text({
+        requestPolicyId: 'policy-1',
+        requestSchemaId: '',
+        emergencyGrantEnabled: false,
+        emergencyGrantPolicyId: '',
+        maxGrantDuration: '3600s',
+      }),
+      new Date(base).toISOString(),
+      deletedAt,
+      deletedAt,
+    );
     ids.sort();
     return { rules: { appId: DEMO_APPS.crm.id, count: ids.length, ids, deletedId: 'ecr-900' } };
   },

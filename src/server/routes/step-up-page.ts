@@ -43,7 +43,10 @@ ${body}
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   res.end(buf);
 }
 
@@ -97,7 +100,12 @@ function details(d: PageData): string {
 }
 
 const notFoundPage = (res: ServerResponse) =>
-  sendHtml(res, 404, 'Step-up request not found', '<h1>Step-up request not found</h1><p>This link is not valid. Start the approval again from your terminal.</p>');
+  sendHtml(
+    res,
+    404,
+    'Step-up request not found',
+    '<h1>Step-up request not found</h1><p>This link is not valid. Start the approval again from your terminal.</p>',
+  );
 
 /**
  * Sends the page for a transaction that can no longer be confirmed (used or
@@ -106,11 +114,21 @@ const notFoundPage = (res: ServerResponse) =>
  */
 function closedPage(res: ServerResponse, tx: TxRow, d: PageData, now: number): boolean {
   if (tx.state === 'used') {
-    sendHtml(res, 410, 'Step-up already used', `<h1>This step-up was already used</h1>${details(d)}<p>The approval it was for went through.</p>`);
+    sendHtml(
+      res,
+      410,
+      'Step-up already used',
+      `<h1>This step-up was already used</h1>${details(d)}<p>The approval it was for went through.</p>`,
+    );
     return true;
   }
   if (now >= tx.expires_at) {
-    sendHtml(res, 410, 'Step-up expired', `<h1>This step-up request expired</h1>${details(d)}<p>Start the approval again from your terminal.</p>`);
+    sendHtml(
+      res,
+      410,
+      'Step-up expired',
+      `<h1>This step-up request expired</h1>${details(d)}<p>Start the approval again from your terminal.</p>`,
+    );
     return true;
   }
   return false;
@@ -124,7 +142,12 @@ function showPage(ctx: RequestContext): undefined {
   const d = pageData(ctx.store, tx);
   if (closedPage(ctx.res, tx, d, ctx.clock.now())) return;
   if (tx.state === 'verified') {
-    return void sendHtml(ctx.res, 200, 'Step-up confirmed', `<h1>Step-up confirmed</h1>${details(d)}<p>You can return to your terminal.</p>`);
+    return void sendHtml(
+      ctx.res,
+      200,
+      'Step-up confirmed',
+      `<h1>Step-up confirmed</h1>${details(d)}<p>You can return to your terminal.</p>`,
+    );
   }
   const action = `/step-up/${encodeURIComponent(tx.id)}?token=${encodeURIComponent(token!)}`;
   return void sendHtml(
@@ -150,7 +173,9 @@ async function confirmPage(ctx: RequestContext): Promise<undefined> {
   const now = ctx.clock.now();
   const d = pageData(ctx.store, tx);
   if (closedPage(ctx.res, tx, d, now)) return;
-  ctx.store.db.prepare(`UPDATE step_up_transactions SET state = 'verified', verified_at = ? WHERE id = ? AND state = 'pending'`).run(now, tx.id);
+  ctx.store.db
+    .prepare(`UPDATE step_up_transactions SET state = 'verified', verified_at = ? WHERE id = ? AND state = 'pending'`)
+    .run(now, tx.id);
   return void sendHtml(ctx.res, 200, 'Step-up confirmed', `<h1>Step-up confirmed</h1>${details(d)}<p>You can return to your terminal.</p>`);
 }
 

@@ -98,7 +98,16 @@ export function issueTransaction(
       `INSERT INTO step_up_transactions (id, task_id, step_id, user_id, provider_id, token_sealed, state, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
     )
-    .run(id, t.taskId, t.stepId, t.userId, t.providerId, store.seal(token, 'step_up_transactions', id, 'token'), t.now, t.now + STEP_UP_TRANSACTION_TTL_MS);
+    .run(
+      id,
+      t.taskId,
+      t.stepId,
+      t.userId,
+      t.providerId,
+      store.seal(token, 'step_up_transactions', id, 'token'),
+      t.now,
+      t.now + STEP_UP_TRANSACTION_TTL_MS,
+    );
   return { id, redirectUrl: stepUpPageUrl(baseUrl, id, token) };
 }
 
@@ -123,7 +132,8 @@ export function useTransaction(store: Store, id: string, t: { taskId: string; st
     throw failedPrecondition(`step-up transaction ${id} is bound to another task, step or user; ${AGAIN}`);
   }
   if (t.now >= tx.expires_at) throw failedPrecondition(`step-up transaction ${id} expired; ${AGAIN}`);
-  if (tx.state !== 'verified') throw failedPrecondition(`step-up transaction ${id} is not verified yet: complete the step-up at its URL first`);
+  if (tx.state !== 'verified')
+    throw failedPrecondition(`step-up transaction ${id} is not verified yet: complete the step-up at its URL first`);
   store.db.prepare(`UPDATE step_up_transactions SET state = 'used', used_at = ? WHERE id = ? AND state = 'verified'`).run(t.now, id);
 }
 
@@ -134,7 +144,8 @@ function getTransaction(ctx: RequestContext): { body: GetStepUpTransactionRespon
 }
 
 /** A page token's key: the (created_at, id) of the last transaction of the page, newest first. */
-const isTxKey = (v: unknown): v is [number, string] => Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && typeof v[1] === 'string';
+const isTxKey = (v: unknown): v is [number, string] =>
+  Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && typeof v[1] === 'string';
 
 async function searchTransactions(ctx: RequestContext): Promise<{ body: SearchStepUpTransactionsResponse }> {
   const q = validateStepUpSearch(await ctx.json());
@@ -143,19 +154,21 @@ async function searchTransactions(ctx: RequestContext): Promise<{ body: SearchSt
   const params: Record<string, unknown> = { now, limit: q.pageSize + 1 };
   // Every transaction here approves a task step: a search for test transactions finds none.
   if (q.targetType === 'TARGET_TYPE_TEST') where.push('0');
-  if (q.taskId) (where.push('task_id = @taskId'), (params.taskId = q.taskId));
-  if (q.userId) (where.push('user_id = @userId'), (params.userId = q.userId));
-  if (q.providerId) (where.push('provider_id = @providerId'), (params.providerId = q.providerId));
-  if (q.state !== STEP_UP_STATES.unspecified) (where.push(`${API_STATE_SQL} = @state`), (params.state = q.state));
-  if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = q.createdAfter));
-  if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = q.createdBefore));
+  if (q.taskId) where.push('task_id = @taskId'), (params.taskId = q.taskId);
+  if (q.userId) where.push('user_id = @userId'), (params.userId = q.userId);
+  if (q.providerId) where.push('provider_id = @providerId'), (params.providerId = q.providerId);
+  if (q.state !== STEP_UP_STATES.unspecified) where.push(`${API_STATE_SQL} = @state`), (params.state = q.state);
+  if (q.createdAfter !== null) where.push('created_at >= @after'), (params.after = q.createdAfter);
+  if (q.createdBefore !== null) where.push('created_at < @before'), (params.before = q.createdBefore);
   if (q.pageToken) {
     const [at, id] = decodePageToken(q.pageToken, isTxKey, 'pageToken');
     where.push('(created_at < @tokenAt OR (created_at = @tokenAt AND id < @tokenId))');
     Object.assign(params, { tokenAt: at, tokenId: id });
   }
   const rows = ctx.store.db
-    .prepare(`SELECT * FROM step_up_transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`)
+    .prepare(
+      `SELECT * FROM step_up_transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    )
     .all(params) as TxRow[];
   const { page, nextPageToken } = pageOf(rows, q.pageSize, (r) => [r.created_at, r.id]);
   return { body: { list: page.map((r) => toTransaction(r, now)), nextPageToken } };

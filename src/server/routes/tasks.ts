@@ -43,7 +43,13 @@ import type { Store } from '../store/db.js';
 import { seedTasks } from '../fixtures/tasks.js';
 import { registerStepUpPage } from './step-up-page.js';
 import { STATES, type TaskRelated } from './task-state.js';
-import { issueTransaction, migrateStepUpTransactions, refuseUsed, registerStepUpTransactionRoutes, useTransaction } from './step-up-transactions.js';
+import {
+  issueTransaction,
+  migrateStepUpTransactions,
+  refuseUsed,
+  registerStepUpTransactionRoutes,
+  useTransaction,
+} from './step-up-transactions.js';
 
 interface TaskRow {
   id: string;
@@ -121,7 +127,12 @@ function storedObjects(store: Store, ids: readonly string[]): ExpandedObject[] {
   return out;
 }
 
-function buildView(store: Store, row: TaskRow, callerId: string, keys: readonly ExpandKey[]): { taskView: TaskView; expanded: ExpandedObject[] } {
+function buildView(
+  store: Store,
+  row: TaskRow,
+  callerId: string,
+  keys: readonly ExpandKey[],
+): { taskView: TaskView; expanded: ExpandedObject[] } {
   const related = parseRelated(row);
   const stored = JSON.parse(row.task) as Record<string, unknown>;
   const policy = normalizePolicy(JSON.parse(row.policy));
@@ -196,23 +207,30 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   const after = q.pageToken ? decodePageToken(q.pageToken, isTaskKey, 'pageToken') : null;
   const where: string[] = [];
   const params: Record<string, unknown> = {};
-  if (after) (where.push('(created_at < @at OR (created_at = @at AND id < @id))'), Object.assign(params, { at: after[0], id: after[1] }));
-  if (q.ids.length) (where.push(`id IN (${q.ids.map((_, i) => `@ref${i}`).join(', ')})`), q.ids.forEach((id, i) => (params[`ref${i}`] = id)));
-  if (q.createdAfter !== null) (where.push('created_at >= @after'), (params.after = isoAt(q.createdAfter)));
-  if (q.createdBefore !== null) (where.push('created_at < @before'), (params.before = isoAt(q.createdBefore)));
+  if (after) where.push('(created_at < @at OR (created_at = @at AND id < @id))'), Object.assign(params, { at: after[0], id: after[1] });
+  if (q.ids.length) where.push(`id IN (${q.ids.map((_, i) => `@ref${i}`).join(', ')})`), q.ids.forEach((id, i) => (params[`ref${i}`] = id));
+  if (q.createdAfter !== null) where.push('created_at >= @after'), (params.after = isoAt(q.createdAfter));
+  if (q.createdBefore !== null) where.push('created_at < @before'), (params.before = isoAt(q.createdBefore));
   // Filtered by state here, not after reading every row: a state the rows never have (UNSPECIFIED) matches none.
-  if (q.states.length) where.push(`state IN (${q.states.map((st) => (st === TASK_STATES.open ? "'open'" : st === TASK_STATES.closed ? "'closed'" : 'NULL')).join(', ')})`);
-  const rows = store.db.prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`).iterate(params) as IterableIterator<TaskRow>;
+  if (q.states.length)
+    where.push(
+      `state IN (${q.states.map((st) => (st === TASK_STATES.open ? "'open'" : st === TASK_STATES.closed ? "'closed'" : 'NULL')).join(', ')})`,
+    );
+  const rows = store.db
+    .prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC`)
+    .iterate(params) as IterableIterator<TaskRow>;
   const needle = q.query.toLowerCase();
   const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
   const matches = (row: TaskRow): boolean => {
     const t = JSON.parse(row.task) as { displayName?: string; description?: string };
-    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName ?? ''}\n${t.description ?? ''}`.toLowerCase().includes(needle))) return false;
+    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName ?? ''}\n${t.description ?? ''}`.toLowerCase().includes(needle)))
+      return false;
     if (q.approverUserId) {
       const policy = normalizePolicy(JSON.parse(row.policy));
-      const mine = row.state === 'open'
-        ? currentApprovers(policy, parseRelated(row)).includes(q.approverUserId)
-        : policy.history.some((h) => h.approval?.approved?.userId === q.approverUserId);
+      const mine =
+        row.state === 'open'
+          ? currentApprovers(policy, parseRelated(row)).includes(q.approverUserId)
+          : policy.history.some((h) => h.approval?.approved?.userId === q.approverUserId);
       if (!mine) return false;
     }
     return true;
@@ -225,14 +243,17 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   return { body: { list, nextPageToken, expanded } };
 }
 
-const isTaskKey = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+const isTaskKey = (v: unknown): v is [string, string] =>
+  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
 
 /** Views built each with its own `expanded`, given one `expanded` for all: an object several views share appears once. */
 function mergeExpanded(built: { taskView: TaskView; expanded: ExpandedObject[] }[]): { list: TaskView[]; expanded: ExpandedObject[] } {
   const { expanded, add } = expandedCollector();
   const list = built.map(({ taskView, expanded: own }) => {
     const global = own.map(add);
-    const paths = Object.fromEntries(TASK_PATH_FIELDS.map((f) => [f, formatExpandedPath(expandedIndices(taskView[f], own.length).map((i) => global[i]!))]));
+    const paths = Object.fromEntries(
+      TASK_PATH_FIELDS.map((f) => [f, formatExpandedPath(expandedIndices(taskView[f], own.length).map((i) => global[i]!))]),
+    );
     return { ...taskView, ...paths };
   });
   return { list, expanded };
@@ -278,11 +299,17 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     const current = policy.current;
     if (row.state === 'closed' || !current) throw failedPrecondition(`task ${taskId} is closed`);
     if (req.policyStepId !== current.id) {
-      throw failedPrecondition(`policy step ${req.policyStepId} is not the current step of task ${taskId} (the current step is ${current.id})`);
+      throw failedPrecondition(
+        `policy step ${req.policyStepId} is not the current step of task ${taskId} (the current step is ${current.id})`,
+      );
     }
     const approval = current.approval;
-    if (!approval) throw failedPrecondition(`the current step ${current.id} of task ${taskId} is a ${stepKind(current) || 'untyped'} step, not an approval`);
-    if (approval.approved || approval.denied || approval.skipped) throw failedPrecondition(`the approval step ${current.id} is already decided`);
+    if (!approval)
+      throw failedPrecondition(
+        `the current step ${current.id} of task ${taskId} is a ${stepKind(current) || 'untyped'} step, not an approval`,
+      );
+    if (approval.approved || approval.denied || approval.skipped)
+      throw failedPrecondition(`the approval step ${current.id} is already decided`);
     const related = parseRelated(row);
     if (!approversOf(approval.approval, related).includes(userId)) {
       throw permissionDenied(`user ${userId} is not an approver of step ${current.id} of task ${taskId}`);
@@ -294,7 +321,10 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     // A transaction ID, when sent, must name a verified transaction issued here for this task, step and user.
     const providerId = approval.approval.requiresStepUpProviderId;
     if (providerId && !txId) {
-      return { redirectUrl: issueTransaction(store, ctx.baseUrl, { taskId, stepId: current.id, userId, providerId, now }).redirectUrl, ticketActionId: '' };
+      return {
+        redirectUrl: issueTransaction(store, ctx.baseUrl, { taskId, stepId: current.id, userId, providerId, now }).redirectUrl,
+        ticketActionId: '',
+      };
     }
     if (txId) useTransaction(store, txId, { taskId, stepId: current.id, userId, now });
 

@@ -47,12 +47,15 @@ export const SCHEMA_VERSION = 2;
 const LAYOUT_STEPS: Record<number, (db: DB) => void> = {
   // Layout 2: MCP catalog entries carry their auth modes.
   2: (db) => {
-    if (hasTable(db, 'mcp_catalog') && !hasColumn(db, 'mcp_catalog', 'auth_modes')) db.exec(`ALTER TABLE mcp_catalog ADD COLUMN auth_modes TEXT NOT NULL DEFAULT '[]'`);
+    if (hasTable(db, 'mcp_catalog') && !hasColumn(db, 'mcp_catalog', 'auth_modes'))
+      db.exec(`ALTER TABLE mcp_catalog ADD COLUMN auth_modes TEXT NOT NULL DEFAULT '[]'`);
   },
 };
 
-const hasTable = (db: DB, name: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-const hasColumn = (db: DB, table: string, column: string) => (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
+const hasTable = (db: DB, name: string) =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+const hasColumn = (db: DB, table: string, column: string) =>
+  (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
 
 export class Store {
   readonly db: DB;
@@ -74,7 +77,11 @@ export class Store {
       try {
         key = parseKey(envKey);
       } catch (err) {
-        if (err instanceof SealKeyError) throw new StartupError(`AGCTL_SEAL_KEY is not a valid seal key: it must be ${SEAL_KEY_FORMAT}`, 'set it to the key the data directory was sealed with, or unset it to use the key file in the data directory');
+        if (err instanceof SealKeyError)
+          throw new StartupError(
+            `AGCTL_SEAL_KEY is not a valid seal key: it must be ${SEAL_KEY_FORMAT}`,
+            'set it to the key the data directory was sealed with, or unset it to use the key file in the data directory',
+          );
         throw err;
       }
     }

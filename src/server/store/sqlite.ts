@@ -105,7 +105,9 @@ function loadDriver(env: NodeJS.ProcessEnv = process.env): Driver {
     const sqlite = nodeSqlite();
     if (sqlite) return (driver = nodeDriver(sqlite));
     if (wanted === 'node:sqlite') {
-      throw new StoreUnavailableError(`${STORE_BACKEND_ENV} is node:sqlite, which Node ${process.version} does not have (unflagged, with what agctl needs): use Node 22.15 or later, or unset ${STORE_BACKEND_ENV}`);
+      throw new StoreUnavailableError(
+        `${STORE_BACKEND_ENV} is node:sqlite, which Node ${process.version} does not have (unflagged, with what agctl needs): use Node 22.15 or later, or unset ${STORE_BACKEND_ENV}`,
+      );
     }
   }
   return (driver = betterDriver());
@@ -147,7 +149,11 @@ function nodeSqlite(): NodeSqlite | undefined {
   try {
     const m = process.getBuiltinModule?.('node:sqlite') as NodeSqlite | undefined;
     const proto = m?.StatementSync.prototype as Partial<NodeStatementSync> | undefined;
-    return typeof m?.DatabaseSync === 'function' && typeof proto?.iterate === 'function' && typeof proto.setAllowUnknownNamedParameters === 'function' ? m : undefined;
+    return typeof m?.DatabaseSync === 'function' &&
+      typeof proto?.iterate === 'function' &&
+      typeof proto.setAllowUnknownNamedParameters === 'function'
+      ? m
+      : undefined;
   } catch {
     return undefined;
   } finally {

@@ -22,7 +22,12 @@ export function seedWebhooks({ store, clock }: SeedContext): Record<string, unkn
   const on = { published: true, triggerEnabled: true };
   const hmac = insertListener(store, now, { authMethod: 'HMAC', ...on }, 'Demo: HMAC webhook');
   const jwt = insertListener(store, now, { authMethod: 'JWT', jwksUrl: DEMO_JWKS_PATH, ...on }, 'Demo: JWT webhook');
-  const restricted = insertListener(store, now, { authMethod: 'HMAC', allowedCidrs: DEMO_RESTRICTED_CIDRS, ...on }, 'Demo: IP-restricted webhook');
+  const restricted = insertListener(
+    store,
+    now,
+    { authMethod: 'HMAC', allowedCidrs: DEMO_RESTRICTED_CIDRS, ...on },
+    'Demo: IP-restricted webhook',
+  );
   // Paths are relative to the server's base URL (known only once it listens).
   // Secrets are not part of the saved fragment; `revealWebhookSecrets` adds them on every start.
   return {
@@ -40,8 +45,12 @@ export function revealWebhookSecrets(part: Record<string, unknown>, { store }: S
   const hmacId = w?.hmac?.listenerId;
   const kid = w?.jwt?.kid;
   if (!w || !hmacId || !kid) return part;
-  const l = store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(hmacId) as { secret_sealed: string } | undefined;
-  const k = store.db.prepare('SELECT private_sealed FROM webhook_demo_keys WHERE kid = ?').get(kid) as { private_sealed: string } | undefined;
+  const l = store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(hmacId) as
+    | { secret_sealed: string }
+    | undefined;
+  const k = store.db.prepare('SELECT private_sealed FROM webhook_demo_keys WHERE kid = ?').get(kid) as
+    | { private_sealed: string }
+    | undefined;
   return {
     ...part,
     webhooks: {

@@ -94,7 +94,9 @@ class Ingest {
       `INSERT INTO webhook_events (listener, event, received_at) VALUES (?, ?, ?)
        ON CONFLICT (listener, event) DO UPDATE SET received_at = excluded.received_at WHERE received_at <= ?`,
     );
-    this.#insRun = db.prepare('INSERT INTO webhook_runs (seq, id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.#insRun = db.prepare(
+      'INSERT INTO webhook_runs (seq, id, listener_id, automation_id, event_id, context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     const record = (p: PendingEvent): AcceptOutcome => {
       const { listener: l, eventKey, now } = p;
       if (this.#claim.run(l.num, uuidBytes(eventKey), now, now - EVENT_RETENTION_MS).changes === 0) return { duplicate: true };
@@ -170,7 +172,13 @@ class Ingest {
       jwksUrl: row.jwks_url,
       allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[], { skipInvalid: true }) : null,
       notRunReason:
-        row.published === null ? 'the automation no longer exists' : !row.published ? 'the automation is not published' : !row.trigger_enabled ? 'the automation trigger is disabled' : undefined,
+        row.published === null
+          ? 'the automation no longer exists'
+          : !row.published
+            ? 'the automation is not published'
+            : !row.trigger_enabled
+              ? 'the automation trigger is disabled'
+              : undefined,
       configs: new Map(),
     };
     this.#listeners.set(id, l);
@@ -267,7 +275,9 @@ export function incoming(ctx: RequestContext): JsonResult | Promise<JsonResult> 
           return;
         }
         const { eventId } = checked;
-        st.accept(l, eventId.toLowerCase(), body!, now, (failed, outcome) => (failed ? reject(failed) : resolve(answer(acceptedResult(eventId, outcome!)))));
+        st.accept(l, eventId.toLowerCase(), body!, now, (failed, outcome) =>
+          failed ? reject(failed) : resolve(answer(acceptedResult(eventId, outcome!))),
+        );
       };
       try {
         const checked = checkWebhook(input);
@@ -285,7 +295,9 @@ const PRUNE_BATCH = 5000;
 
 /** A function deleting up to one batch of event records older than 7 days and returning how many it deleted (its statement prepared once). */
 function pruner(store: Store): (now: number) => number {
-  const st = store.db.prepare('DELETE FROM webhook_events WHERE (listener, event) IN (SELECT listener, event FROM webhook_events WHERE received_at <= ? LIMIT ?)');
+  const st = store.db.prepare(
+    'DELETE FROM webhook_events WHERE (listener, event) IN (SELECT listener, event FROM webhook_events WHERE received_at <= ? LIMIT ?)',
+  );
   return (now) => st.run(now - EVENT_RETENTION_MS, PRUNE_BATCH).changes;
 }
 

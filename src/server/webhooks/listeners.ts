@@ -7,11 +7,25 @@ import { cidrListError } from '../../webhook/cidr.js';
 import { jwksUrlProblem } from '../../webhook/jwks.js';
 import { newHmacSecret } from '../../webhook/sign.js';
 import type { AuthMethod } from '../../webhook/verify.js';
-import { CREATE_LISTENER_REQUEST, LISTENER, type CreateListenerResponse, type ListListenersResponse, type WebhookListener } from '../../api/webhook-listeners.js';
+import {
+  CREATE_LISTENER_REQUEST,
+  LISTENER,
+  type CreateListenerResponse,
+  type ListListenersResponse,
+  type WebhookListener,
+} from '../../api/webhook-listeners.js';
 import { parseRequest, viewOf } from '../../api/shape.js';
 import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
-import { MAX_LISTENER_NUM, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type AutomationRow, type ListenerRow } from './schema.js';
+import {
+  MAX_LISTENER_NUM,
+  RUNS_PER_LISTENER,
+  lastRunKey,
+  listenerPath,
+  secretPlace,
+  type AutomationRow,
+  type ListenerRow,
+} from './schema.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 
 const MAX_CIDRS = 100;
@@ -32,7 +46,12 @@ interface CreateListenerInput {
 }
 
 /** Inserts an automation and its listener; returns the row and, for HMAC, the secret it generated (none when one was given). */
-export function insertListener(store: Store, now: number, input: CreateListenerInput, name: string): { row: ListenerRow; automation: AutomationRow & { name: string }; secret?: string } {
+export function insertListener(
+  store: Store,
+  now: number,
+  input: CreateListenerInput,
+  name: string,
+): { row: ListenerRow; automation: AutomationRow & { name: string }; secret?: string } {
   const automation: AutomationRow = { id: ksuid(now), published: input.published ? 1 : 0, trigger_enabled: input.triggerEnabled ? 1 : 0 };
   store.db
     .prepare('INSERT INTO webhook_automations (id, name, published, trigger_enabled, created_at) VALUES (?, ?, ?, ?, ?)')
@@ -41,7 +60,8 @@ export function insertListener(store: Store, now: number, input: CreateListenerI
   const generated = input.authMethod === 'HMAC' && input.secret === undefined ? newHmacSecret() : undefined;
   const secret = input.authMethod === 'HMAC' ? (input.secret ?? generated) : undefined;
   const num = store.db.prepare('SELECT IFNULL(MAX(num), 0) + 1 FROM webhook_listeners').pluck().get() as number;
-  if (num > MAX_LISTENER_NUM) throw ApiError.of(Code.FailedPrecondition, `the embedded server holds at most ${MAX_LISTENER_NUM} webhook listeners`);
+  if (num > MAX_LISTENER_NUM)
+    throw ApiError.of(Code.FailedPrecondition, `the embedded server holds at most ${MAX_LISTENER_NUM} webhook listeners`);
   const row: ListenerRow = {
     id,
     num,
@@ -53,7 +73,9 @@ export function insertListener(store: Store, now: number, input: CreateListenerI
     created_at: now,
   };
   store.db
-    .prepare('INSERT INTO webhook_listeners (id, num, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+    .prepare(
+      'INSERT INTO webhook_listeners (id, num, automation_id, auth_method, secret_sealed, jwks_url, allowed_cidrs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
     .run(row.id, row.num, row.automation_id, row.auth_method, row.secret_sealed, row.jwks_url, row.allowed_cidrs, row.created_at);
   return { row, automation: { ...automation, name }, secret: generated };
 }
@@ -62,7 +84,12 @@ export function insertListener(store: Store, now: number, input: CreateListenerI
  * A listener as the embedded routes show it (LISTENER). The secret appears
  * only in the answer that created it, and only when the server generated it.
  */
-function listenerView(base: string, row: ListenerRow, automation: AutomationRow & { name: string }, extra: { secret?: string; runCount?: number } = {}): WebhookListener {
+function listenerView(
+  base: string,
+  row: ListenerRow,
+  automation: AutomationRow & { name: string },
+  extra: { secret?: string; runCount?: number } = {},
+): WebhookListener {
   return viewOf(LISTENER, {
     id: row.id,
     url: base + listenerPath(row.id),
@@ -70,7 +97,12 @@ function listenerView(base: string, row: ListenerRow, automation: AutomationRow 
     secret: extra.secret || undefined,
     jwksUrl: row.jwks_url ? (row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url) : undefined,
     allowedCidrs: row.allowed_cidrs ? (JSON.parse(row.allowed_cidrs) as string[]) : undefined,
-    automation: { id: automation.id, name: automation.name, published: automation.published === 1, triggerEnabled: automation.trigger_enabled === 1 },
+    automation: {
+      id: automation.id,
+      name: automation.name,
+      published: automation.published === 1,
+      triggerEnabled: automation.trigger_enabled === 1,
+    },
     runCount: extra.runCount,
     createdAt: new Date(row.created_at).toISOString(),
   });
@@ -83,7 +115,8 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
   const input: CreateListenerInput & { name?: string } = { authMethod, published: true, triggerEnabled: true };
   if (b.name !== undefined && b.name !== null) {
     if (!b.name.trim()) throw invalidArgument('name must be a non-empty string');
-    if (b.name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(b.name)) throw invalidArgument(`name must be at most ${MAX_NAME_CHARS} characters, without control characters`);
+    if (b.name.length > MAX_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(b.name))
+      throw invalidArgument(`name must be at most ${MAX_NAME_CHARS} characters, without control characters`);
     input.name = b.name.trim();
   }
   if (b.secret !== undefined && b.secret !== null) {
@@ -116,7 +149,9 @@ function parseCreate(body: unknown, allowInsecure: boolean): CreateListenerInput
 /** POST /_embedded/v1/webhook_listeners */
 export async function createListener(ctx: RequestContext): Promise<{ body: CreateListenerResponse }> {
   const input = parseCreate(await ctx.json(), ctx.server.allowInsecureJwks);
-  const { row, automation, secret } = ctx.store.write(() => insertListener(ctx.store, ctx.clock.now(), input, input.name ?? 'Incoming webhook'));
+  const { row, automation, secret } = ctx.store.write(() =>
+    insertListener(ctx.store, ctx.clock.now(), input, input.name ?? 'Incoming webhook'),
+  );
   return { body: { listener: listenerView(ctx.baseUrl, row, automation, { secret, runCount: 0 }) } };
 }
 

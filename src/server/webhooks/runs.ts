@@ -25,7 +25,12 @@ export function listRuns(ctx: RequestContext): { body: ListRunsResponse } {
   const args = eventId ? [lo, hi, eventId.toLowerCase()] : [lo, hi];
   const rows = db.prepare(`SELECT * FROM webhook_runs WHERE ${where} ORDER BY seq DESC LIMIT ?`).all(...args, limit) as RunRow[];
   // Without a filter the count is the last run number (runs are numbered from 1 and never deleted).
-  const total = eventId ? (db.prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`).pluck().get(...args) as number) : lastRunKey(db, num) - lo;
+  const total = eventId
+    ? (db
+        .prepare(`SELECT COUNT(*) FROM webhook_runs WHERE ${where}`)
+        .pluck()
+        .get(...args) as number)
+    : lastRunKey(db, num) - lo;
   return {
     body: {
       runs: rows.map((r) =>

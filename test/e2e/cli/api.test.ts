@@ -16,7 +16,11 @@ const ids = (list: { id: string }[]) => list.map((x) => x.id);
 describe('agctl api against the embedded server', async () => {
   const s = await startTestServer();
   const dir = tempDir();
-  const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
+  const cli = cliFor(dir, {
+    AGCTL_BASE_URL: s.baseUrl,
+    AGCTL_CLIENT_ID: s.plainClient.clientId,
+    AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+  });
   const allRules = async () => ids((await s.api(`${RULES}?page_size=100`)).body.list);
   /** Issues a step-up transaction through agctl api itself: a POST whose -f field is the body. */
   const issueTransaction = async () => {
@@ -27,7 +31,9 @@ describe('agctl api against the embedded server', async () => {
     return taskId;
   };
   const transactionIds = () =>
-    (s.server.store.db.prepare('SELECT id FROM step_up_transactions ORDER BY created_at DESC, id DESC').all() as { id: string }[]).map((r) => r.id);
+    (s.server.store.db.prepare('SELECT id FROM step_up_transactions ORDER BY created_at DESC, id DESC').all() as { id: string }[]).map(
+      (r) => r.id,
+    );
 
   it('GET prints the JSON answer, pretty, as the server sent it', async () => {
     const r = await cli(['api', RULES]);
@@ -155,9 +161,10 @@ describe('agctl api against the embedded server', async () => {
     }
   });
 
-  it('--paginate over a task search with an expand mask: every view\'s paths point at its own objects in the merged expanded', async () => {
+  it("--paginate over a task search with an expand mask: every view's paths point at its own objects in the merged expanded", async () => {
     for (let i = 0; i < 12; i++) insertStepUpTask(s.server.store, s.clock);
-    const search = (pageSize: number, more: string[] = []) => cli(['api', '/api/v1/search/tasks', '-F', `pageSize=${pageSize}`, '-f', 'expandMask[paths][]=*', ...more]);
+    const search = (pageSize: number, more: string[] = []) =>
+      cli(['api', '/api/v1/search/tasks', '-F', `pageSize=${pageSize}`, '-f', 'expandMask[paths][]=*', ...more]);
     const one = await search(100);
     expect(one.code, one.stderr).toBe(0);
     expect(one.json().list.length).toBeGreaterThan(10);
@@ -169,7 +176,13 @@ describe('agctl api against the embedded server', async () => {
         Object.fromEntries(
           Object.entries(view)
             .filter(([k, v]) => k.endsWith('Path') && v !== '')
-            .map(([k, v]) => [k, /^expanded\[([\d,]+)\]$/.exec(String(v))![1]!.split(',').map((i) => doc.expanded[Number(i)])]),
+            .map(([k, v]) => [
+              k,
+              /^expanded\[([\d,]+)\]$/
+                .exec(String(v))![1]!
+                .split(',')
+                .map((i) => doc.expanded[Number(i)]),
+            ]),
         ),
       );
     expect(resolved(paged.json())).toEqual(resolved(one.json()));
@@ -192,16 +205,40 @@ describe('agctl api: what goes on the wire', async () => {
 
   it('a POST of fields: JSON body with nested keys, content type, -H headers, the token', async () => {
     t.reset((_req, res) => sendJson(res, 200, { ok: true }));
-    const r = await cli(['api', '/api/v1/things', '-f', 'a[b]=c', '-F', 'n=2', '-F', 'flag=true', '-F', 'none=null', '-f', 'tags[]=x', '-f', 'tags[]=y', '-H', 'X-Trace: abc', '-H', 'Accept: application/vnd.test+json']);
+    const r = await cli([
+      'api',
+      '/api/v1/things',
+      '-f',
+      'a[b]=c',
+      '-F',
+      'n=2',
+      '-F',
+      'flag=true',
+      '-F',
+      'none=null',
+      '-f',
+      'tags[]=x',
+      '-f',
+      'tags[]=y',
+      '-H',
+      'X-Trace: abc',
+      '-H',
+      'Accept: application/vnd.test+json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(t.seen).toHaveLength(1);
     const [seen] = t.seen;
     expect(seen!.method).toBe('POST');
     expect(JSON.parse(seen!.body)).toEqual({ a: { b: 'c' }, tags: ['x', 'y'], n: 2, flag: true, none: null });
-    expect(seen!.headers).toMatchObject({ authorization: 'Bearer tok-123', 'content-type': 'application/json', 'x-trace': 'abc', accept: 'application/vnd.test+json' });
+    expect(seen!.headers).toMatchObject({
+      authorization: 'Bearer tok-123',
+      'content-type': 'application/json',
+      'x-trace': 'abc',
+      accept: 'application/vnd.test+json',
+    });
   });
 
-  it('a GET of fields: query parameters in the service\'s form, no body', async () => {
+  it("a GET of fields: query parameters in the service's form, no body", async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
     const r = await cli(['api', '-X', 'get', '/api/v1/things?x=1', '-f', 'q=a b', '-f', 'mask[paths][]=p1', '-f', 'mask[paths][]=p2']);
     expect(r.code, r.stderr).toBe(0);
@@ -212,7 +249,9 @@ describe('agctl api: what goes on the wire', async () => {
 
   it('--input with fields: the body as given, the fields in the query', async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const r = await cli(['api', '/api/v1/things', '--input', '-', '-f', 'dry=1', '-H', 'Content-Type: text/plain'], { input: 'raw text, sent as is' });
+    const r = await cli(['api', '/api/v1/things', '--input', '-', '-f', 'dry=1', '-H', 'Content-Type: text/plain'], {
+      input: 'raw text, sent as is',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(t.seen[0]).toMatchObject({ method: 'POST', path: '/api/v1/things?dry=1', body: 'raw text, sent as is' });
     expect(t.seen[0]!.headers['content-type']).toBe('text/plain');
@@ -225,7 +264,9 @@ describe('agctl api: what goes on the wire', async () => {
       expect(r.code, h).toBe(2);
       expect(r.stderr, h).toMatch(/^agctl: -H /);
     }
-    expect((await cli(['api', '/api/v1/things', '-H', 'Authorization: x'])).stderr).toContain("agctl sends the profile's bearer token itself");
+    expect((await cli(['api', '/api/v1/things', '-H', 'Authorization: x'])).stderr).toContain(
+      "agctl sends the profile's bearer token itself",
+    );
     expect((await cli(['api', '/api/v1/things', '-H', 'HOST: x'])).stderr).toContain('the request goes to the configured server');
     expect(t.seen).toHaveLength(0);
   });
@@ -261,7 +302,12 @@ describe('agctl api: what goes on the wire', async () => {
   });
 
   it('--paginate stops on a repeated page token, printing nothing', async () => {
-    t.reset((req, res) => sendJson(res, 200, { list: [{ id: req.path }], nextPageToken: req.path.includes('page_token=B') ? 'A' : req.path.includes('page_token=A') ? 'B' : 'A' }));
+    t.reset((req, res) =>
+      sendJson(res, 200, {
+        list: [{ id: req.path }],
+        nextPageToken: req.path.includes('page_token=B') ? 'A' : req.path.includes('page_token=A') ? 'B' : 'A',
+      }),
+    );
     const r = await cli(['api', '/api/v1/loop', '--paginate']);
     expect(r.code).toBe(9);
     expect(r.stdout).toBe('');
@@ -269,7 +315,7 @@ describe('agctl api: what goes on the wire', async () => {
     expect(t.seen.map((s) => s.path)).toEqual(['/api/v1/loop', '/api/v1/loop?page_token=A', '/api/v1/loop?page_token=B']);
   });
 
-  it('--paginate keeps the first page\'s other members and says which later ones were left out', async () => {
+  it("--paginate keeps the first page's other members and says which later ones were left out", async () => {
     t.reset((req, res) =>
       req.path.includes('page_token')
         ? sendJson(res, 200, { list: [2], warnings: [{ n: 2 }], nextPageToken: '' })
@@ -281,15 +327,23 @@ describe('agctl api: what goes on the wire', async () => {
     expect(r.stderr).toContain('warnings');
   });
 
-  it('--paginate merges expanded and re-bases the later pages\' paths into it', async () => {
+  it("--paginate merges expanded and re-bases the later pages' paths into it", async () => {
     const A = { '@type': 'App', id: 'a' };
     const B = { '@type': 'User', id: 'b' };
     const C = { '@type': 'App', id: 'c' };
     const D = { '@type': 'User', id: 'd' };
     t.reset((req, res) =>
       req.path.includes('page_token')
-        ? sendJson(res, 200, { list: [{ id: 't2', appPath: 'expanded[0]', approversPath: 'expanded[0,1]', insightsPath: '' }], expanded: [C, D], nextPageToken: '' })
-        : sendJson(res, 200, { list: [{ id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' }], expanded: [A, B], nextPageToken: 'next' }),
+        ? sendJson(res, 200, {
+            list: [{ id: 't2', appPath: 'expanded[0]', approversPath: 'expanded[0,1]', insightsPath: '' }],
+            expanded: [C, D],
+            nextPageToken: '',
+          })
+        : sendJson(res, 200, {
+            list: [{ id: 't1', appPath: 'expanded[0]', approversPath: 'expanded[1]' }],
+            expanded: [A, B],
+            nextPageToken: 'next',
+          }),
     );
     const r = await cli(['api', '/api/v1/things', '--paginate']);
     expect(r.code, r.stderr).toBe(0);
@@ -346,35 +400,72 @@ describe('agctl api --debug never prints a secret it sends', async () => {
 
   it('the MCP credential fields, from -F fields and from --input, as mcp set-credentials hides them', async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const fields = await cliProcess(['api', CREDENTIALS, '-F', 'externalConfig[bearerToken][token]=TOPSECRET-F', '-f', 'updateMask=bearerToken', '--debug']);
+    const fields = await cliProcess([
+      'api',
+      CREDENTIALS,
+      '-F',
+      'externalConfig[bearerToken][token]=TOPSECRET-F',
+      '-f',
+      'updateMask=bearerToken',
+      '--debug',
+    ]);
     expectHidden(fields, ['TOPSECRET-F'], 'fields');
     expect(fields.stderr).toContain('"token":"<redacted>"');
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const body = { hostedConfig: { basicAuth: { username: 'u', password: 'PW-SECRET' }, configFields: { api_key: 'CF-SECRET' } }, updateMask: 'basicAuth,configFields' };
+    const body = {
+      hostedConfig: { basicAuth: { username: 'u', password: 'PW-SECRET' }, configFields: { api_key: 'CF-SECRET' } },
+      updateMask: 'basicAuth,configFields',
+    };
     const input = await cliProcess(['api', CREDENTIALS, '--input', '-', '--debug'], { input: JSON.stringify(body) });
     expectHidden(input, ['PW-SECRET', 'CF-SECRET'], 'input');
   });
 
   it('a JSON body labelled as a form, a form body, and a body that is neither', async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const labelled = await cli(['api', '/auth/v1/token', '--allow-any-path', '-f', 'client_secret=CS-SECRET', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug']);
+    const labelled = await cli([
+      'api',
+      '/auth/v1/token',
+      '--allow-any-path',
+      '-f',
+      'client_secret=CS-SECRET',
+      '-H',
+      'Content-Type: application/x-www-form-urlencoded',
+      '--debug',
+    ]);
     expectHidden(labelled, ['CS-SECRET'], 'json as form');
     expect(labelled.stderr).toContain('"client_secret":"<redacted>"');
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const form = await cli(['api', '/auth/v1/token', '--allow-any-path', '--input', '-', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug'], {
-      input: 'grant_type=client_credentials&client_secret=FORM-SECRET',
-    });
+    const form = await cli(
+      ['api', '/auth/v1/token', '--allow-any-path', '--input', '-', '-H', 'Content-Type: application/x-www-form-urlencoded', '--debug'],
+      {
+        input: 'grant_type=client_credentials&client_secret=FORM-SECRET',
+      },
+    );
     expectHidden(form, ['FORM-SECRET'], 'form');
     expect(form.stderr).toContain('client_secret=<redacted>');
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const neither = await cli(['api', '/api/v1/things', '--input', '-', '-H', 'Content-Type: application/json', '--debug'], { input: '{"token": "RAW-SECRET"' });
+    const neither = await cli(['api', '/api/v1/things', '--input', '-', '-H', 'Content-Type: application/json', '--debug'], {
+      input: '{"token": "RAW-SECRET"',
+    });
     expectHidden(neither, ['RAW-SECRET'], 'unparseable');
     expect(neither.stderr).toContain('<22 bytes of application/json, not shown>');
   });
 
   it('the token and -H headers whose names say they hold a secret', async () => {
     t.reset((_req, res) => sendJson(res, 200, {}));
-    const r = await cli(['api', '/api/v1/things', '-f', 'a=1', '-H', 'X-Api-Key: KEY-SECRET', '-H', 'X-Auth-Token: AT-SECRET', '-H', 'Cookie: s=COOKIE-SECRET', '--debug']);
+    const r = await cli([
+      'api',
+      '/api/v1/things',
+      '-f',
+      'a=1',
+      '-H',
+      'X-Api-Key: KEY-SECRET',
+      '-H',
+      'X-Auth-Token: AT-SECRET',
+      '-H',
+      'Cookie: s=COOKIE-SECRET',
+      '--debug',
+    ]);
     expectHidden(r, ['tok-debug-123', 'KEY-SECRET', 'AT-SECRET', 'COOKIE-SECRET'], 'headers');
     expect(r.stderr).toMatch(/> x-api-key: <redacted>/i);
   });

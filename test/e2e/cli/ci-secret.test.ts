@@ -19,7 +19,9 @@ describe('AGCTL_CLIENT_SECRET and the token cache', () => {
   it('a wrong secret after a token was cached with the right one: exit 3 for every command, and auth status agrees', async () => {
     const dir = tempDir();
     const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId });
-    const right = await cli(['rules', 'list', app, '--limit', '1', '-o', 'json'], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    const right = await cli(['rules', 'list', app, '--limit', '1', '-o', 'json'], {
+      env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret },
+    });
     expect(right.code, right.stderr).toBe(0);
     const wrong = { env: { AGCTL_CLIENT_SECRET: 'wrong' } };
     const list = await cli(['rules', 'list', app], wrong);
@@ -44,7 +46,9 @@ describe('AGCTL_CLIENT_SECRET and the token cache', () => {
 
   it('a wrong AGCTL_CLIENT_SECRET wins over a logged-in profile: exit 3, not its cached token', async () => {
     const cli = cliFor(tempDir());
-    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { input: s.plainClient.clientSecret });
+    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], {
+      input: s.plainClient.clientSecret,
+    });
     expect(login.code, login.stderr).toBe(0);
     const r = await cli(['rules', 'list', app], { env: { AGCTL_CLIENT_SECRET: 'wrong' } });
     expect(r.code).toBe(3);
@@ -64,7 +68,8 @@ describe('AGCTL_CLIENT_SECRET and the token cache', () => {
         valid.add(token);
         return sendJson(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 3600 });
       }
-      if (!valid.has(String(req.headers.authorization).replace(/^Bearer /, ''))) return sendJson(res, 401, { code: 16, message: 'unauthenticated', details: [] });
+      if (!valid.has(String(req.headers.authorization).replace(/^Bearer /, '')))
+        return sendJson(res, 401, { code: 16, message: 'unauthenticated', details: [] });
       sendJson(res, 200, { list: [], nextPageToken: '', auth: req.headers.authorization });
     });
     const cli = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_CLIENT_ID: 'bot' });

@@ -39,8 +39,20 @@ function configWith(profiles: Record<string, { baseUrl?: string; clientId?: stri
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: current, profiles }), { mode: 0o600 });
   return dir;
 }
-function plantToken(dir: string, baseUrl: string, clientId: string, accessToken: string, expiresAt = Math.floor(Date.now() / 1000) + 3600): void {
-  new Vault(dir, { AGCTL_CONFIG_DIR: dir }).saveToken('default', tokenUrlFor(baseUrl), clientId, { accessToken, expiresAt }, 'planted-secret');
+function plantToken(
+  dir: string,
+  baseUrl: string,
+  clientId: string,
+  accessToken: string,
+  expiresAt = Math.floor(Date.now() / 1000) + 3600,
+): void {
+  new Vault(dir, { AGCTL_CONFIG_DIR: dir }).saveToken(
+    'default',
+    tokenUrlFor(baseUrl),
+    clientId,
+    { accessToken, expiresAt },
+    'planted-secret',
+  );
 }
 
 /** A config dir logged in to the test server (a token is cached by the login). */
@@ -50,7 +62,9 @@ const ROOMY = { AGCTL_COMPLETE_BUDGET_MS: '5000' };
 async function loggedIn(): Promise<{ dir: string; cli: ReturnType<typeof cliFor> }> {
   const dir = tempDir('agctl-complete-');
   const cli = cliFor(dir, ROOMY);
-  const r = await cli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { input: s.plainClient.clientSecret });
+  const r = await cli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], {
+    input: s.plainClient.clientSecret,
+  });
   expect(r.code, r.stderr).toBe(0);
   expect(existsSync(join(dir, 'tokens'))).toBe(true);
   return { dir, cli };
@@ -60,10 +74,26 @@ describe('__complete: commands, flags and fixed values from the tree', () => {
   const cli = cliFor(tempDir('agctl-complete-'));
   it('answers subcommands, flags after a dash, choices, and says where file names complete', async () => {
     // commands first, as gh: where there are subcommands, flags only after a dash
-    expect(values(await cli(['__complete', '--', '']))).toEqual(['login', 'logout', 'auth', 'rules', 'mcp', 'task', 'webhook', 'api', 'serve', 'doctor', 'help', 'completion', 'version']);
+    expect(values(await cli(['__complete', '--', '']))).toEqual([
+      'login',
+      'logout',
+      'auth',
+      'rules',
+      'mcp',
+      'task',
+      'webhook',
+      'api',
+      'serve',
+      'doctor',
+      'help',
+      'completion',
+      'version',
+    ]);
     expect(values(await cli(['__complete', '--', '--profile', 'p', 'rules', '']))).toEqual(['list', 'get', 'delete']);
     expect(values(await cli(['__complete', '--', '-'])).every((w) => w.startsWith('-'))).toBe(true);
-    expect(offered(await cli(['__complete', '--', 'rules', 'l']))).toEqual(['list\tList the rules of an app in evaluation order (priority, then ID)']);
+    expect(offered(await cli(['__complete', '--', 'rules', 'l']))).toEqual([
+      'list\tList the rules of an app in evaluation order (priority, then ID)',
+    ]);
     expect(values(await cli(['__complete', '--', 'rules', 'list', 'app', '--li']))).toEqual(['--limit']);
     expect(values(await cli(['__complete', '--', '-o', '']))).toEqual(['table', 'wide', 'json', 'yaml']);
     expect(values(await cli(['__complete', '--', '--output=j']))).toEqual(['json']);
@@ -87,10 +117,17 @@ describe('__complete: commands, flags and fixed values from the tree', () => {
 });
 
 describe('__complete: profile names', () => {
-  const dir = configWith({ default: { baseUrl: 'https://acme.example.com', clientId: 'a' }, ci: { baseUrl: 'http://127.0.0.1:1' }, staging: {} }, 'ci');
+  const dir = configWith(
+    { default: { baseUrl: 'https://acme.example.com', clientId: 'a' }, ci: { baseUrl: 'http://127.0.0.1:1' }, staging: {} },
+    'ci',
+  );
   const cli = cliFor(dir);
   it('lists the saved profiles for --profile, with their base URL and the current one marked', async () => {
-    expect(offered(await cli(['__complete', '--', '--profile', '']))).toEqual(['ci\thttp://127.0.0.1:1 (current)', 'default\thttps://acme.example.com', 'staging']);
+    expect(offered(await cli(['__complete', '--', '--profile', '']))).toEqual([
+      'ci\thttp://127.0.0.1:1 (current)',
+      'default\thttps://acme.example.com',
+      'staging',
+    ]);
     expect(values(await cli(['__complete', '--', 'rules', 'list', 'x', '--profile', 's']))).toEqual(['staging']);
     expect(values(await cli(['__complete', '--', '--profile=d']))).toEqual(['default']);
     expect(values(await cli(['__complete', '--', 'auth', 'switch', '']))).toEqual(['ci', 'default', 'staging']);
@@ -105,7 +142,9 @@ describe('__complete: profile names', () => {
     expect(values(await cliFor(broken)(['__complete', '--', '--profile', '']))).toEqual([]);
     // settings that make every other command fail (exit 2, a message) do not make a completion talk
     expect(values(await cli(['__complete', '--', '--profile', '']), ':4')).toHaveLength(3);
-    const bad = await cli(['__complete', '--', 'rules', 'delete', app, ''], { env: { AGCTL_OUTPUT: 'xml', AGCTL_BASE_URL: 'not a url', AGCTL_PROFILE: '../x' } });
+    const bad = await cli(['__complete', '--', 'rules', 'delete', app, ''], {
+      env: { AGCTL_OUTPUT: 'xml', AGCTL_BASE_URL: 'not a url', AGCTL_PROFILE: '../x' },
+    });
     expect(values(bad)).toEqual([]);
   });
 });
@@ -119,7 +158,9 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     expect(ids.length).toBeGreaterThan(1);
     expect(values(await cli(['__complete', '--', 'rules', 'delete', app, '']))).toEqual(ids);
     // the argument is variadic: every later one is a rule ID too
-    expect(values(await cli(['__complete', '--', 'rules', 'delete', app, ids[0]!, ids[1]!.slice(0, -1)]))).toEqual(ids.filter((id) => id.startsWith(ids[1]!.slice(0, -1))));
+    expect(values(await cli(['__complete', '--', 'rules', 'delete', app, ids[0]!, ids[1]!.slice(0, -1)]))).toEqual(
+      ids.filter((id) => id.startsWith(ids[1]!.slice(0, -1))),
+    );
     // the app ID itself is not completed, and an unknown app offers nothing
     expect(values(await cli(['__complete', '--', 'rules', 'delete', '']))).toEqual([]);
     expect(values(await cli(['__complete', '--', 'rules', 'delete', 'no-such-app', '']))).toEqual([]);
@@ -138,9 +179,19 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     expect(await bashComplete(`agctl --profile=nosuch rules delete ${app} `, { cwd: dir, env })).toEqual([]);
   });
 
-  it('completes the embedded server\'s webhook listener IDs for webhook runs and webhook send', async () => {
+  it("completes the embedded server's webhook listener IDs for webhook runs and webhook send", async () => {
     const { dir, cli } = await loggedIn();
-    const created = await cli(['webhook', 'listeners', 'create', '--name', 'nightly-sync', '--secret-out', join(dir, 'hook.secret'), '-o', 'json']);
+    const created = await cli([
+      'webhook',
+      'listeners',
+      'create',
+      '--name',
+      'nightly-sync',
+      '--secret-out',
+      join(dir, 'hook.secret'),
+      '-o',
+      'json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const id = (created.json() as { id: string }).id;
     expect(offered(await cli(['__complete', '--', 'webhook', 'runs', '']))).toContain(`${id}\tnightly-sync`);
@@ -153,7 +204,9 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     expect(values(await cli(['__complete', '--', 'rules', 'delete', app, '']))).toEqual([]);
     expect(existsSync(join(dir, 'tokens'))).toBe(false); // no token was fetched
     // nor from secrets in the environment
-    const r = await cli(['__complete', '--', 'rules', 'delete', app, ''], { env: { AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    const r = await cli(['__complete', '--', 'rules', 'delete', app, ''], {
+      env: { AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret },
+    });
     expect(values(r)).toEqual([]);
     expect(existsSync(join(dir, 'tokens'))).toBe(false);
   });
@@ -187,9 +240,16 @@ describe('__complete: IDs from the service, with a cached token only', () => {
     t.reset((req, res) => {
       if (req.path.startsWith('/api/v1/apps/crm%20app/mcp_servers')) {
         const second = req.path.includes('page_token=p2');
-        return sendJson(res, 200, second ? { list: [{ connectorId: 'c3' }] } : { list: [{ connectorId: 'c1', displayName: 'GitHub' }, { connectorId: 'c2' }], nextPageToken: 'p2' });
+        return sendJson(
+          res,
+          200,
+          second
+            ? { list: [{ connectorId: 'c3' }] }
+            : { list: [{ connectorId: 'c1', displayName: 'GitHub' }, { connectorId: 'c2' }], nextPageToken: 'p2' },
+        );
       }
-      if (req.method === 'POST' && req.path === '/api/v1/search/tasks') return sendJson(res, 200, { list: [{ task: { id: 't-1', displayName: 'Access to prod' } }, { task: { id: 't-2' } }] });
+      if (req.method === 'POST' && req.path === '/api/v1/search/tasks')
+        return sendJson(res, 200, { list: [{ task: { id: 't-1', displayName: 'Access to prod' } }, { task: { id: 't-2' } }] });
       sendJson(res, 404, {});
     });
     expect(offered(await cli(['__complete', '--', 'mcp', 'get', 'crm app', '']))).toEqual(['c1\tGitHub', 'c2', 'c3']);
@@ -301,9 +361,17 @@ describe('__complete: values from a hostile tenant are data', () => {
     const dir = configWith({ default: { baseUrl: t.url, clientId: 'bot' } }, 'default');
     plantToken(dir, t.url, 'bot', 'cached-token');
     const cli = cliFor(dir, ROOMY);
-    for (const words of [['rules', 'get', 'app1', ''], ['mcp', 'get', 'app1', ''], ['task', 'get', ''], ['rules', 'delete', 'app1', 'x', '']]) {
+    for (const words of [
+      ['rules', 'get', 'app1', ''],
+      ['mcp', 'get', 'app1', ''],
+      ['task', 'get', ''],
+      ['rules', 'delete', 'app1', 'x', ''],
+    ]) {
       const lines = offered(await cli(['__complete', '--', ...words]));
-      expect(lines.map((l) => l.split('\t')[0]), words.join(' ')).toEqual(OFFERED);
+      expect(
+        lines.map((l) => l.split('\t')[0]),
+        words.join(' '),
+      ).toEqual(OFFERED);
       // the description is shown (zsh, fish): what would drive the terminal or hide text is a space
       expect(new Set(lines.map((l) => l.split('\t').slice(1).join('\t')))).toEqual(new Set(['name  [2J end']));
     }

@@ -28,7 +28,10 @@ describe('concurrent CLI processes', () => {
     const runs = await Promise.all(
       Array.from({ length: 10 }, (_, i) => {
         const c = clients[i % 2]!;
-        return cli(['rules', 'list', app, '--limit', '2', '-o', 'json'], { env: { AGCTL_CLIENT_ID: c.clientId, AGCTL_CLIENT_SECRET: c.clientSecret }, timeoutMs: 30_000 });
+        return cli(['rules', 'list', app, '--limit', '2', '-o', 'json'], {
+          env: { AGCTL_CLIENT_ID: c.clientId, AGCTL_CLIENT_SECRET: c.clientSecret },
+          timeoutMs: 30_000,
+        });
       }),
     );
     for (const r of runs) {
@@ -50,28 +53,42 @@ describe('concurrent CLI processes', () => {
     for (const c of clients) {
       const path = vault.tokenPath('default', tokenUrlFor(s.baseUrl), c.clientId);
       expect(statSync(path).mode & 0o777).toBe(0o600);
-      expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ tokenUrl: tokenUrlFor(s.baseUrl), clientId: c.clientId, expiresAt: expect.any(Number) });
+      expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({
+        tokenUrl: tokenUrlFor(s.baseUrl),
+        clientId: c.clientId,
+        expiresAt: expect.any(Number),
+      });
       const token = vault.loadToken('default', tokenUrlFor(s.baseUrl), c.clientId);
       expect(token?.accessToken).toMatch(/^agt_/);
       // the cached token is one the server issued and still accepts
-      const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, { auth: false, headers: { authorization: `Bearer ${token!.accessToken}` } });
+      const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, {
+        auth: false,
+        headers: { authorization: `Bearer ${token!.accessToken}` },
+      });
       expect(use.status).toBe(200);
     }
 
     // The next run reuses the cache: no new token.
     const cachedBefore = issued();
-    const again = await cli(['rules', 'list', app, '--limit', '1'], { env: { AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret } });
+    const again = await cli(['rules', 'list', app, '--limit', '1'], {
+      env: { AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret },
+    });
     expect(again.code).toBe(0);
     expect(issued()).toBe(cachedBefore);
   });
 
-  it('20 logins, a switch and a logout at once: every profile saved, every secret with its profile, nothing orphaned', { timeout: 60_000 }, async () => {
+  it('20 logins, a switch and a logout at once: every profile saved, every secret with its profile, nothing orphaned', {
+    timeout: 60_000,
+  }, async () => {
     const dir = join(work, 'logins', 'config');
     const inProcess = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl });
     const spawned = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl }, spawnCliProcess);
     const clients = [s.plainClient, s.keyClient];
     const login = (profile: string, c: { clientId: string; clientSecret: string }, run = spawned) =>
-      run(['login', '--profile', profile, '--no-switch', '--client-id', c.clientId], { env: { AGCTL_CLIENT_SECRET: c.clientSecret }, timeoutMs: 30_000 });
+      run(['login', '--profile', profile, '--no-switch', '--client-id', c.clientId], {
+        env: { AGCTL_CLIENT_SECRET: c.clientSecret },
+        timeoutMs: 30_000,
+      });
     // Two profiles before the rush: "first" (the current one) and "gone", logged out during it.
     for (const p of ['first', 'gone']) expect((await login(p, s.plainClient, inProcess)).code).toBe(0);
 
@@ -94,8 +111,11 @@ describe('concurrent CLI processes', () => {
     }
     // One credentials file per logged-in profile, no other file (nothing orphaned, nothing left half-written).
     const vault = new Vault(dir, {});
-    const credentialFile = (n: string, c = s.plainClient) => basename(vault.credentialPath({ profile: n, baseUrl: s.baseUrl, clientId: c.clientId }));
-    expect(readdirSync(join(dir, 'credentials')).sort()).toEqual([credentialFile('first'), ...names.map((n, i) => credentialFile(n, clients[i % 2]))].sort());
+    const credentialFile = (n: string, c = s.plainClient) =>
+      basename(vault.credentialPath({ profile: n, baseUrl: s.baseUrl, clientId: c.clientId }));
+    expect(readdirSync(join(dir, 'credentials')).sort()).toEqual(
+      [credentialFile('first'), ...names.map((n, i) => credentialFile(n, clients[i % 2]))].sort(),
+    );
     expect(readdirSync(dir).sort()).toEqual(['config.json', 'credentials', 'key', 'tokens']);
 
     // Every profile works: its stored secret opens and gets a token from the server.

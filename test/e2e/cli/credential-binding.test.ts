@@ -23,7 +23,8 @@ const cli = cliFor(dir);
 // go on to send the bearer token too.
 const capture = await tinyServer();
 capture.reset((req, res) => {
-  if (req.path.startsWith('/auth/v1/token')) return sendJson(res, 200, { access_token: 'captured-token', token_type: 'Bearer', expires_in: 3600 });
+  if (req.path.startsWith('/auth/v1/token'))
+    return sendJson(res, 200, { access_token: 'captured-token', token_type: 'Bearer', expires_in: 3600 });
   sendJson(res, 200, { list: [], nextPageToken: '', mcpServer: {} });
 });
 
@@ -60,7 +61,10 @@ function expectRefused(r: CliResult, profile: string, from: string) {
 describe('credentials bound to the base URL they were saved for', () => {
   it('logs in both profiles, whose secrets and tokens then reach no other base URL', async () => {
     for (const [profile, client] of Object.entries(PROFILES)) {
-      const login = await cli(['login', '--profile', profile, '--base-url', s.baseUrl, '--client-id', client.clientId, '--client-secret-stdin'], { input: client.clientSecret });
+      const login = await cli(
+        ['login', '--profile', profile, '--base-url', s.baseUrl, '--client-id', client.clientId, '--client-secret-stdin'],
+        { input: client.clientSecret },
+      );
       expect(login.code, login.stderr).toBe(0);
     }
     const commands = [
@@ -73,7 +77,14 @@ describe('credentials bound to the base URL they were saved for', () => {
     for (const profile of Object.keys(PROFILES)) {
       for (const args of commands) {
         runs.push(cli([...args, '--profile', profile, '--base-url', capture.url]).then((r) => [r, profile, '--base-url', args]));
-        runs.push(cli([...args], { env: { AGCTL_PROFILE: profile, AGCTL_BASE_URL: `${capture.url}/` } }).then((r) => [r, profile, 'AGCTL_BASE_URL', args]));
+        runs.push(
+          cli([...args], { env: { AGCTL_PROFILE: profile, AGCTL_BASE_URL: `${capture.url}/` } }).then((r) => [
+            r,
+            profile,
+            'AGCTL_BASE_URL',
+            args,
+          ]),
+        );
       }
     }
     const results = await Promise.all(runs);
@@ -88,12 +99,29 @@ describe('credentials bound to the base URL they were saved for', () => {
     // auth status says where the credentials belong, sends nothing, and exits 3 (not logged in for that URL)
     const status = await cli(['auth', 'status', '--profile', 'key', '--base-url', capture.url, '-o', 'json']);
     expect(status.code).toBe(3);
-    expect(status.json()).toMatchObject({ loggedIn: false, baseUrl: capture.url, credentials: `stored (sealed) for ${s.baseUrl}, not used with ${capture.url}`, token: { state: 'none' } });
+    expect(status.json()).toMatchObject({
+      loggedIn: false,
+      baseUrl: capture.url,
+      credentials: `stored (sealed) for ${s.baseUrl}, not used with ${capture.url}`,
+      token: { state: 'none' },
+    });
     expect(capture.seen).toEqual([]);
 
     // the same profiles still work with their own base URL, however it is spelled
     const own = await Promise.all([
-      cli(['rules', 'list', app, '--limit', '1', '-o', 'json', '--profile', 'plain', '--base-url', `${s.baseUrl.toUpperCase().replace('HTTP', 'http')}/`]),
+      cli([
+        'rules',
+        'list',
+        app,
+        '--limit',
+        '1',
+        '-o',
+        'json',
+        '--profile',
+        'plain',
+        '--base-url',
+        `${s.baseUrl.toUpperCase().replace('HTTP', 'http')}/`,
+      ]),
       cli(['rules', 'list', app, '--limit', '1', '-o', 'json'], { env: { AGCTL_PROFILE: 'key', AGCTL_BASE_URL: s.baseUrl } }),
     ]);
     for (const r of own) expect([r.code, r.stderr]).toEqual([0, '']);
@@ -102,17 +130,28 @@ describe('credentials bound to the base URL they were saved for', () => {
   it('sends what the invocation itself gives (AGCTL_CLIENT_SECRET, AGCTL_ACCESS_TOKEN) where it says, never the stored one', async () => {
     capture.seen.length = 0;
     const [oneOffSecret, oneOffToken] = await Promise.all([
-      cli(['rules', 'list', app, '-o', 'json', '--profile', 'plain', '--base-url', capture.url], { env: { AGCTL_CLIENT_SECRET: 'one-off-secret' } }),
-      cli(['rules', 'list', app, '-o', 'json', '--profile', 'key'], { env: { AGCTL_BASE_URL: capture.url, AGCTL_ACCESS_TOKEN: 'one-off-token' } }),
+      cli(['rules', 'list', app, '-o', 'json', '--profile', 'plain', '--base-url', capture.url], {
+        env: { AGCTL_CLIENT_SECRET: 'one-off-secret' },
+      }),
+      cli(['rules', 'list', app, '-o', 'json', '--profile', 'key'], {
+        env: { AGCTL_BASE_URL: capture.url, AGCTL_ACCESS_TOKEN: 'one-off-token' },
+      }),
     ]);
     for (const r of [oneOffSecret, oneOffToken]) expect([r.code, r.json()]).toEqual([0, []]);
     const tokenRequests = capture.seen.filter((r) => r.path === '/auth/v1/token');
-    expect(tokenRequests.map((r) => Object.fromEntries(new URLSearchParams(r.body)))).toEqual([{ grant_type: 'client_credentials', client_id: s.plainClient.clientId, client_secret: 'one-off-secret' }]);
-    expect(capture.seen.filter((r) => r.path !== '/auth/v1/token').map((r) => r.headers.authorization).sort()).toEqual(['Bearer captured-token', 'Bearer one-off-token']);
+    expect(tokenRequests.map((r) => Object.fromEntries(new URLSearchParams(r.body)))).toEqual([
+      { grant_type: 'client_credentials', client_id: s.plainClient.clientId, client_secret: 'one-off-secret' },
+    ]);
+    expect(
+      capture.seen
+        .filter((r) => r.path !== '/auth/v1/token')
+        .map((r) => r.headers.authorization)
+        .sort(),
+    ).toEqual(['Bearer captured-token', 'Bearer one-off-token']);
     expectNothingOfTheProfiles(capture.seen);
   });
 
-  it('logout with another base URL removes the profile\'s credentials without sending anything', async () => {
+  it("logout with another base URL removes the profile's credentials without sending anything", async () => {
     capture.seen.length = 0;
     const out = await cli(['logout', '--profile', 'key', '--base-url', capture.url, '-o', 'json']);
     expect(out.code, out.stderr).toBe(0);
@@ -122,10 +161,21 @@ describe('credentials bound to the base URL they were saved for', () => {
 
   it('login --base-url still creates or replaces (with --force, without a terminal) a profile for the new URL', async () => {
     const other = await startTestServer();
-    const args = ['login', '--profile', 'plain', '--base-url', other.baseUrl, '--client-id', other.plainClient.clientId, '--client-secret-stdin'];
+    const args = [
+      'login',
+      '--profile',
+      'plain',
+      '--base-url',
+      other.baseUrl,
+      '--client-id',
+      other.plainClient.clientId,
+      '--client-secret-stdin',
+    ];
     const refused = await cli(args, { input: other.plainClient.clientSecret });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`agctl: profile "plain" is saved for ${s.baseUrl} as ${s.plainClient.clientId}: this login would replace it (base URL ${s.baseUrl} -> ${other.baseUrl}); pass --force to replace it`);
+    expect(refused.stderr).toContain(
+      `agctl: profile "plain" is saved for ${s.baseUrl} as ${s.plainClient.clientId}: this login would replace it (base URL ${s.baseUrl} -> ${other.baseUrl}); pass --force to replace it`,
+    );
     const login = await cli([...args, '--force'], { input: other.plainClient.clientSecret });
     expect(login.code, login.stderr).toBe(0);
     const [there, old] = await Promise.all([

@@ -6,7 +6,13 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
 
-const hasNodeSqlite = Boolean((process.getBuiltinModule?.('node:sqlite') as { StatementSync?: { prototype?: { setAllowUnknownNamedParameters?: unknown } } } | undefined)?.StatementSync?.prototype?.setAllowUnknownNamedParameters);
+const hasNodeSqlite = Boolean(
+  (
+    process.getBuiltinModule?.('node:sqlite') as
+      | { StatementSync?: { prototype?: { setAllowUnknownNamedParameters?: unknown } } }
+      | undefined
+  )?.StatementSync?.prototype?.setAllowUnknownNamedParameters,
+);
 
 function loads(module: string): boolean {
   try {

@@ -37,7 +37,11 @@ async function rawTenant(head: () => string): Promise<string> {
 describe('agctl doctor', () => {
   it('a healthy setup against the embedded server: every check passes, exit 0, nothing secret printed', async () => {
     const s = await startTestServer();
-    const cli = cliFor(configDir(), { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
+    const cli = cliFor(configDir(), {
+      AGCTL_BASE_URL: s.baseUrl,
+      AGCTL_CLIENT_ID: s.plainClient.clientId,
+      AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+    });
     expect((await cli(['rules', 'list', s.demo.rules.appId as string])).code).toBe(0); // caches a token
     const r = await cli(['doctor', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
@@ -73,11 +77,19 @@ describe('agctl doctor', () => {
     expect(r.code, r.stderr).toBe(2);
     const out = r.json<{ ok: boolean; checks: Check[] }>();
     expect(out.ok).toBe(false);
-    expect(check(out.checks, 'config dir')).toEqual({ name: 'config dir', status: 'fail', detail: `${dir}: others can write it (mode 0777)`, hint: `chmod 700 '${dir}'` });
+    expect(check(out.checks, 'config dir')).toEqual({
+      name: 'config dir',
+      status: 'fail',
+      detail: `${dir}: others can write it (mode 0777)`,
+      hint: `chmod 700 '${dir}'`,
+    });
     chmodSync(dir, 0o755);
     const loose = await cli(['doctor', '-o', 'json']);
     expect(loose.code, loose.stderr).toBe(0);
-    expect(check(loose.json<{ checks: Check[] }>().checks, 'config dir')).toMatchObject({ status: 'warn', detail: expect.stringContaining('others can read it (mode 0755)') });
+    expect(check(loose.json<{ checks: Check[] }>().checks, 'config dir')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('others can read it (mode 0755)'),
+    });
   });
 
   it("a locked-down config directory (another user's, or not writable) fails with exit 2", async () => {
@@ -104,7 +116,11 @@ describe('agctl doctor', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const r = await cliFor(configDir(), { AGCTL_BASE_URL: `http://127.0.0.1:${port}`, AGCTL_CLIENT_ID: 'ci-bot' })(['doctor', '-o', 'json']);
+    const r = await cliFor(configDir(), { AGCTL_BASE_URL: `http://127.0.0.1:${port}`, AGCTL_CLIENT_ID: 'ci-bot' })([
+      'doctor',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(9);
     const out = r.json<{ ok: boolean; checks: Check[] }>();
     expect(out.ok).toBe(false);
@@ -116,7 +132,7 @@ describe('agctl doctor', () => {
     expect(r.stderr).toBe('');
   });
 
-  it("a tenant whose clock is 10 minutes behind fails the clock check (exit 2); a hostile Date header is shown escaped", async () => {
+  it('a tenant whose clock is 10 minutes behind fails the clock check (exit 2); a hostile Date header is shown escaped', async () => {
     const behind = await rawTenant(() => `Date: ${new Date(Date.now() - 600_000).toUTCString()}\r\n`);
     const r = await cliFor(configDir(), { AGCTL_BASE_URL: behind })(['doctor', '-o', 'json']);
     expect(r.code, r.stderr).toBe(2);
@@ -136,7 +152,10 @@ describe('agctl doctor', () => {
   it('a profile named but not saved fails with exit 2; --embedded checks the embedded server', async () => {
     const r = await cliFor(configDir())(['doctor', '--profile', 'nosuch', '-o', 'json']);
     expect(r.code, r.stderr).toBe(2);
-    expect(check(r.json<{ checks: Check[] }>().checks, 'profile')).toMatchObject({ status: 'fail', detail: expect.stringContaining('unknown profile "nosuch"') });
+    expect(check(r.json<{ checks: Check[] }>().checks, 'profile')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining('unknown profile "nosuch"'),
+    });
     const e = await cliFor(configDir(), { AGCTL_DATA_DIR: join(work, 'data') })(['--embedded', 'doctor', '-o', 'json']);
     expect(e.code, e.stderr).toBe(0);
     const checks = e.json<{ checks: Check[] }>().checks;
@@ -156,13 +175,25 @@ describe('agctl doctor', () => {
       const env = { AGCTL_BASE_URL: `https://localhost:${(server.address() as AddressInfo).port}` };
       const r = await cliFor(configDir(), env)(['doctor', '-o', 'json']);
       expect(r.code, r.stderr).toBe(9);
-      expect(check(r.json<{ checks: Check[] }>().checks, 'TLS')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/certificate/), hint: expect.stringContaining('NODE_EXTRA_CA_CERTS') });
+      expect(check(r.json<{ checks: Check[] }>().checks, 'TLS')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/certificate/),
+        hint: expect.stringContaining('NODE_EXTRA_CA_CERTS'),
+      });
       // A new process reads NODE_EXTRA_CA_CERTS at its start.
-      const trusted = await spawnCliProcess(['doctor', '-o', 'json'], { configDir: configDir(), env: { ...env, NODE_EXTRA_CA_CERTS: caFile } });
+      const trusted = await spawnCliProcess(['doctor', '-o', 'json'], {
+        configDir: configDir(),
+        env: { ...env, NODE_EXTRA_CA_CERTS: caFile },
+      });
       expect(trusted.code, trusted.stdout + trusted.stderr).toBe(0);
       const checks = trusted.json<{ checks: Check[] }>().checks;
       // The test authority's certificate is valid for a day: a warning that it expires soon, not a failure.
-      expect(check(checks, 'TLS')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^TLSv1\.[23], certificate for localhost from agctl test authority [0-9a-f]+, valid until \d{4}-.*\(in \d+ days?\)$/) });
+      expect(check(checks, 'TLS')).toMatchObject({
+        status: 'warn',
+        detail: expect.stringMatching(
+          /^TLSv1\.[23], certificate for localhost from agctl test authority [0-9a-f]+, valid until \d{4}-.*\(in \d+ days?\)$/,
+        ),
+      });
       expect(check(checks, 'clock')).toMatchObject({ status: 'ok' });
     } finally {
       server.close();
@@ -170,7 +201,11 @@ describe('agctl doctor', () => {
   });
 
   it('names the proxy that applies, without its credentials, and NO_PROXY', async () => {
-    const cli = cliFor(configDir(), { AGCTL_BASE_URL: 'https://tenant.invalid', HTTPS_PROXY: 'http://user:s3cret@127.0.0.1:9', NO_PROXY: 'example.com' });
+    const cli = cliFor(configDir(), {
+      AGCTL_BASE_URL: 'https://tenant.invalid',
+      HTTPS_PROXY: 'http://user:s3cret@127.0.0.1:9',
+      NO_PROXY: 'example.com',
+    });
     const r = await cli(['doctor', '-o', 'json']);
     const checks = r.json<{ checks: Check[] }>().checks;
     expect(check(checks, 'proxy')).toMatchObject({ status: 'ok', detail: 'HTTPS_PROXY: http://127.0.0.1:9 (with credentials, not shown)' });
@@ -178,7 +213,11 @@ describe('agctl doctor', () => {
     expect(check(checks, 'TCP')).toMatchObject({ status: 'fail', detail: '127.0.0.1:9 (the proxy): connection refused' });
     expect(r.code).toBe(9);
     expect(r.stdout + r.stderr).not.toContain('s3cret');
-    const direct = await cliFor(configDir(), { AGCTL_BASE_URL: 'https://a.example.com', HTTPS_PROXY: 'http://127.0.0.1:9', NO_PROXY: '.example.com' })(['doctor', '-o', 'json']);
+    const direct = await cliFor(configDir(), {
+      AGCTL_BASE_URL: 'https://a.example.com',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '.example.com',
+    })(['doctor', '-o', 'json']);
     expect(check(direct.json<{ checks: Check[] }>().checks, 'proxy')).toMatchObject({ detail: 'none: a direct connection' });
   });
 });

@@ -33,7 +33,7 @@ describe('control characters in error output', () => {
     for (const r of [list, del, json]) expectNoControls(r);
   });
 
-  it('from an argument: in agctl\'s own errors and in commander\'s', async () => {
+  it("from an argument: in agctl's own errors and in commander's", async () => {
     const [id, flag, unknown] = await Promise.all([
       cli(['rules', 'list', 'x\u001b[31m\u009b']),
       cli(['rules', 'list', 'crm-app', '--limit', '\u001b[31m']),

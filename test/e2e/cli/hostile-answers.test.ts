@@ -25,14 +25,24 @@ function answer(status: number, body: string, headers: Record<string, string> = 
 describe('JSON nested deeper than agctl follows', () => {
   it(`api, api --debug and api -o json refuse it with exit 9; ${MAX_JSON_DEPTH} levels print`, async () => {
     t.reset(answer(200, `{"list":[],"deep":${DEEP}}`));
-    const runs = [['api', '/api/v1/deep'], ['api', '/api/v1/deep', '--debug'], ['api', '/api/v1/deep', '--paginate', '-o', 'json']];
+    const runs = [
+      ['api', '/api/v1/deep'],
+      ['api', '/api/v1/deep', '--debug'],
+      ['api', '/api/v1/deep', '--paginate', '-o', 'json'],
+    ];
     const results = await Promise.all(runs.map((args) => cli(args)));
     results.forEach((r, i) => {
       expect(r.code, `${runs[i]!.join(' ')}\n${r.stderr.slice(-2000)}`).toBe(9);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`(^|\\n)(agctl: the answer nests deeper than ${MAX_JSON_DEPTH} levels\\n|\\{"error":\\{"code":"unavailable","message":"the answer nests deeper than ${MAX_JSON_DEPTH} levels")`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `(^|\\n)(agctl: the answer nests deeper than ${MAX_JSON_DEPTH} levels\\n|\\{"error":\\{"code":"unavailable","message":"the answer nests deeper than ${MAX_JSON_DEPTH} levels")`,
+        ),
+      );
     });
-    expect(results[1]!.stderr).toMatch(new RegExp(`\\[debug\\] < <\\d+ bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>\\n`));
+    expect(results[1]!.stderr).toMatch(
+      new RegExp(`\\[debug\\] < <\\d+ bytes of JSON nested deeper than ${MAX_JSON_DEPTH} levels, not shown>\\n`),
+    );
 
     // The bound is the bound: an answer exactly that deep is printed as sent.
     const edge = nested(MAX_JSON_DEPTH - 1);
@@ -55,16 +65,28 @@ describe('JSON nested deeper than agctl follows', () => {
 
   it('in a list: rules list -o json, mcp list -o json and the webhook runs table refuse it with exit 9', async () => {
     t.reset((req, res) =>
-      answer(200, req.path.includes('/runs') ? `{"total":1,"runs":[{"number":1,"id":"run1","eventId":"e1","context":{"trigger":${DEEP}}}]}` : `{"list":[{"id":"r1","connectorId":"c1","displayName":"R","extra":${DEEP}}]}`)(req, res),
+      answer(
+        200,
+        req.path.includes('/runs')
+          ? `{"total":1,"runs":[{"number":1,"id":"run1","eventId":"e1","context":{"trigger":${DEEP}}}]}`
+          : `{"list":[{"id":"r1","connectorId":"c1","displayName":"R","extra":${DEEP}}]}`,
+      )(req, res),
     );
-    for (const args of [['rules', 'list', 'app1', '-o', 'json'], ['mcp', 'list', 'app1', '-o', 'json'], ['webhook', 'runs', 'l1', '-o', 'json'], ['webhook', 'runs', 'l1']]) {
+    for (const args of [
+      ['rules', 'list', 'app1', '-o', 'json'],
+      ['mcp', 'list', 'app1', '-o', 'json'],
+      ['webhook', 'runs', 'l1', '-o', 'json'],
+      ['webhook', 'runs', 'l1'],
+    ]) {
       const r = await cli(args);
       expect(r.code, `${args.join(' ')}\n${r.stderr.slice(-2000)}`).toBe(9);
-      expect(r.stderr).toMatch(new RegExp(`^(agctl: |\\{"error":\\{"code":"unavailable","message":")the answer nests deeper than ${MAX_JSON_DEPTH} levels`));
+      expect(r.stderr).toMatch(
+        new RegExp(`^(agctl: |\\{"error":\\{"code":"unavailable","message":")the answer nests deeper than ${MAX_JSON_DEPTH} levels`),
+      );
     }
   });
 
-  it('given by the user (an -f key, a --paginate POST body) is a usage error; one jq builds is jq\'s error', async () => {
+  it("given by the user (an -f key, a --paginate POST body) is a usage error; one jq builds is jq's error", async () => {
     t.reset(answer(200, '{"list":[]}'));
     const key = `a${'[b]'.repeat(100_000)}=1`;
     const [field, body, jq] = await Promise.all([
@@ -106,13 +128,23 @@ describe('control characters a server sends', () => {
 
   it("api --paginate's warning about members it left out, and an error's message", async () => {
     t.reset((req, res) => {
-      if (req.path.includes('fail')) return sendJsonText(res, JSON.stringify({ code: 9, message: 'step s\u001b]0;x\u0007 \u009b2J in state \u007f' }), 400);
+      if (req.path.includes('fail'))
+        return sendJsonText(res, JSON.stringify({ code: 9, message: 'step s\u001b]0;x\u0007 \u009b2J in state \u007f' }), 400);
       const second = req.path.includes('page_token=');
-      sendJsonText(res, JSON.stringify(second ? { list: [{ id: 'b' }], ['more\u001b[2J']: [1], nextPageToken: '' } : { list: [{ id: 'a' }], nextPageToken: 'p\u001b[2J' }));
+      sendJsonText(
+        res,
+        JSON.stringify(
+          second
+            ? { list: [{ id: 'b' }], ['more\u001b[2J']: [1], nextPageToken: '' }
+            : { list: [{ id: 'a' }], nextPageToken: 'p\u001b[2J' },
+        ),
+      );
     });
     const [paged, failed] = await Promise.all([cli(['api', '/api/v1/list', '--paginate']), cli(['rules', 'list', 'fail'])]);
     expect(paged.code, paged.stderr).toBe(0);
-    expect(paged.stderr).toBe('! --paginate merged only list; more\\x1b[2J of the pages after the first were left out (page by hand to keep them)\n');
+    expect(paged.stderr).toBe(
+      '! --paginate merged only list; more\\x1b[2J of the pages after the first were left out (page by hand to keep them)\n',
+    );
     expect(failed.code).toBe(7);
     expect(failed.stderr).toBe('agctl: step s\\x1b]0;x\\x07 \\x9b2J in state \\x7f (HTTP 400, FailedPrecondition)\n');
   });

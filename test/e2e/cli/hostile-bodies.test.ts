@@ -18,7 +18,8 @@ const SOCKET_SLACK = 8 * MiB;
 
 async function run(b: Behaviour, args: string[], env: Record<string, string> = {}) {
   const t = await hostileTenant(b);
-  const auth = b.kind === 'huge-body' && b.on === 'token' ? { AGCTL_CLIENT_ID: 'bot', AGCTL_CLIENT_SECRET: 'shh' } : { AGCTL_ACCESS_TOKEN: 'tok' };
+  const auth =
+    b.kind === 'huge-body' && b.on === 'token' ? { AGCTL_CLIENT_ID: 'bot', AGCTL_CLIENT_SECRET: 'shh' } : { AGCTL_ACCESS_TOKEN: 'tok' };
   const cli = cliFor(tempDir('agctl-hostile-bodies-'), { AGCTL_BASE_URL: t.url, ...auth, ...env });
   const r = await cli(args);
   await t.close();
@@ -33,7 +34,11 @@ describe('a tenant answering gigabytes', () => {
       const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: GiB4, announce }, ['rules', 'list', 'app']);
       expect(r.code, r.stderr).toBe(9);
       const what = announce ? `announces ${GiB4} bytes \\(Content-Length\\)` : `goes on past ${32 * MiB} bytes`;
-      expect(r.stderr).toMatch(new RegExp(`^agctl: the answer from ${t.url}/api/v1/apps/app/entitlement_configuration_rules is too large: it ${what}, and agctl reads at most 32 MiB\\n`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^agctl: the answer from ${t.url}/api/v1/apps/app/entitlement_configuration_rules is too large: it ${what}, and agctl reads at most 32 MiB\\n`,
+        ),
+      );
       expect(r.stderr).toContain('hint: if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES');
       expect(r.stdout).toBe('');
       // Refused unread, or read up to the cap: never the rest.
@@ -45,7 +50,9 @@ describe('a tenant answering gigabytes', () => {
       const { r, t } = await run({ kind: 'huge-body', on: 'token', bytes: GiB4, announce }, ['rules', 'list', 'app']);
       expect(r.code, r.stderr).toBe(9);
       const what = announce ? `announces ${GiB4} bytes \\(Content-Length\\)` : `goes on past ${16 * 1024} bytes`;
-      expect(r.stderr).toMatch(new RegExp(`^agctl: the answer from ${t.url}/auth/v1/token is too large: it ${what}, and agctl reads at most 16 KiB\\n`));
+      expect(r.stderr).toMatch(
+        new RegExp(`^agctl: the answer from ${t.url}/auth/v1/token is too large: it ${what}, and agctl reads at most 16 KiB\\n`),
+      );
       expect(r.stderr).toContain('hint: a token answer is a small JSON object: check the base URL');
       expect(t.stats.bodyBytes).toBeLessThanOrEqual(SOCKET_SLACK);
       expect([t.stats.requests.token, t.stats.requests.api]).toEqual([1, 0]);
@@ -53,14 +60,22 @@ describe('a tenant answering gigabytes', () => {
   }
 
   it.concurrent('AGCTL_MAX_RESPONSE_BYTES sets the cap: a 1 MiB cap stops a chunked answer at 1 MiB; -o json names the error', async () => {
-    const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: GiB4, announce: false }, ['api', '/api/v1/x', '-o', 'json'], { AGCTL_MAX_RESPONSE_BYTES: String(MiB) });
+    const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: GiB4, announce: false }, ['api', '/api/v1/x', '-o', 'json'], {
+      AGCTL_MAX_RESPONSE_BYTES: String(MiB),
+    });
     expect(r.code, r.stderr).toBe(9);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'response_too_large', exitCode: 9, message: `the answer from ${t.url}/api/v1/x is too large: it goes on past ${MiB} bytes, and agctl reads at most 1 MiB` });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'response_too_large',
+      exitCode: 9,
+      message: `the answer from ${t.url}/api/v1/x is too large: it goes on past ${MiB} bytes, and agctl reads at most 1 MiB`,
+    });
     expect(t.stats.bodyBytes).toBeLessThanOrEqual(MiB + SOCKET_SLACK);
   });
 
   it.concurrent('the answers of one command stop at 8 times the cap in all: pages of big new items end before the page bound', async () => {
-    const { r, t } = await run({ kind: 'endless-pages', items: 1, pad: 40_000 }, ['rules', 'list', 'app'], { AGCTL_MAX_RESPONSE_BYTES: String(64 * 1024) });
+    const { r, t } = await run({ kind: 'endless-pages', items: 1, pad: 40_000 }, ['rules', 'list', 'app'], {
+      AGCTL_MAX_RESPONSE_BYTES: String(64 * 1024),
+    });
     expect(r.code, r.stderr).toBe(9);
     expect(r.stderr).toBe(
       `agctl: the answers from ${t.url} are too large: together they go on past 512 KiB, and agctl reads at most that for one command\n` +
@@ -71,7 +86,9 @@ describe('a tenant answering gigabytes', () => {
   });
 
   it.concurrent('AGCTL_MAX_RESPONSE_BYTES raises the cap: an answer of 40 MiB is read whole', async () => {
-    const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: 40 * MiB, announce: true }, ['rules', 'list', 'app'], { AGCTL_MAX_RESPONSE_BYTES: String(64 * MiB) });
+    const { r, t } = await run({ kind: 'huge-body', on: 'api', bytes: 40 * MiB, announce: true }, ['rules', 'list', 'app'], {
+      AGCTL_MAX_RESPONSE_BYTES: String(64 * MiB),
+    });
     // Read to its end (then found not to be JSON: the body is filler).
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('HTTP 200 with a body that is not valid JSON');
@@ -93,6 +110,8 @@ describe('a compressed answer', () => {
     const { r, t } = await run({ kind: 'gzip', inflated: 16 * MiB }, ['rules', 'list', 'app']);
     expect(t.stats.lastHeaders['accept-encoding']).toBeUndefined();
     expect(r.code, r.stderr).toBe(9);
-    expect(r.stderr).toMatch(/^agctl: unexpected response from .*: HTTP 200 compressed \(Content-Encoding: gzip\), which agctl does not ask for\n/);
+    expect(r.stderr).toMatch(
+      /^agctl: unexpected response from .*: HTTP 200 compressed \(Content-Encoding: gzip\), which agctl does not ask for\n/,
+    );
   });
 });

@@ -20,7 +20,9 @@ describe('a tenant sending error messages of megabytes', () => {
   it.concurrent(`the message is cut at ${MAX_MESSAGE_BYTES} bytes, saying how much was left out`, async () => {
     const r = await run(['rules', 'list', 'app']);
     expect(r.code).toBe(7);
-    expect(r.stderr).toBe(`agctl: ${'E'.repeat(MAX_MESSAGE_BYTES)}…(${BYTES - MAX_MESSAGE_BYTES} bytes more) (HTTP 400, InvalidArgument)\n`);
+    expect(r.stderr).toBe(
+      `agctl: ${'E'.repeat(MAX_MESSAGE_BYTES)}…(${BYTES - MAX_MESSAGE_BYTES} bytes more) (HTTP 400, InvalidArgument)\n`,
+    );
   });
 
   it.concurrent('-o json: the error object carries the cut message too', async () => {
@@ -41,8 +43,19 @@ describe('a tenant sending error messages of megabytes', () => {
 describe('a tenant sending error details of megabytes', () => {
   it.concurrent(`-o json keeps the leading details that fit in ${MAX_DETAILS_CHARS} characters, and says how many were left out`, async () => {
     const detail = { '@type': 'type.googleapis.com/google.rpc.BadRequest', note: 'd'.repeat(1000) };
-    const t = await hostileTenant({ kind: 'status', status: 400, headers: {}, body: JSON.stringify({ code: 3, message: 'bad', details: Array(5000).fill(detail) }) });
-    const r = await cliFor(tempDir('agctl-hostile-errors-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })(['rules', 'list', 'app', '-o', 'json']);
+    const t = await hostileTenant({
+      kind: 'status',
+      status: 400,
+      headers: {},
+      body: JSON.stringify({ code: 3, message: 'bad', details: Array(5000).fill(detail) }),
+    });
+    const r = await cliFor(tempDir('agctl-hostile-errors-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })([
+      'rules',
+      'list',
+      'app',
+      '-o',
+      'json',
+    ]);
     await t.close();
     expect(r.code).toBe(7);
     expect(r.stderr.length).toBeLessThan(MAX_DETAILS_CHARS + 1000);

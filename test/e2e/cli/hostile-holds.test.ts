@@ -11,7 +11,11 @@ describe('a hostile tenant cannot', () => {
     const t = await hostileTenant({ kind: 'status', status: 307, headers: { location: `${other.url}/steal` } });
     const dir = tempDir('agctl-hostile-holds-');
     const withToken = await cliFor(dir, { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })(['rules', 'list', 'app']);
-    const withSecret = await cliFor(dir, { AGCTL_BASE_URL: t.url, AGCTL_CLIENT_ID: 'bot', AGCTL_CLIENT_SECRET: 'shh' })(['rules', 'list', 'app']);
+    const withSecret = await cliFor(dir, { AGCTL_BASE_URL: t.url, AGCTL_CLIENT_ID: 'bot', AGCTL_CLIENT_SECRET: 'shh' })([
+      'rules',
+      'list',
+      'app',
+    ]);
     for (const r of [withToken, withSecret]) {
       expect(r.code, r.stderr).toBe(9);
       expect(r.stderr).toContain(`agctl: the server redirected to ${other.url}/steal (HTTP 307); agctl does not follow redirects`);
@@ -21,9 +25,16 @@ describe('a hostile tenant cannot', () => {
   });
 
   it.concurrent('keep agctl retrying: 429 and 503 are retried 3 times, then the answer stands', async () => {
-    for (const [status, code] of [[429, 8], [503, 9]] as const) {
+    for (const [status, code] of [
+      [429, 8],
+      [503, 9],
+    ] as const) {
       const t = await hostileTenant({ kind: 'status', status, headers: {} });
-      const r = await cliFor(tempDir('agctl-hostile-holds-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })(['rules', 'list', 'app']);
+      const r = await cliFor(tempDir('agctl-hostile-holds-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok' })([
+        'rules',
+        'list',
+        'app',
+      ]);
       expect(r.code, r.stderr).toBe(code);
       expect(t.stats.requests.api).toBe(4);
       await t.close();

@@ -94,7 +94,13 @@ describe('an answer about another ID is a bad answer (exit 9)', () => {
   });
 
   it.concurrent('approve-step-up --transaction-id: another transaction is not approved with', async () => {
-    const tx = { id: 'tx2', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', approveTask: { taskId: 't1', policyStepId: 's1' }, userId: 'u1', createdAt: new Date().toISOString() };
+    const tx = {
+      id: 'tx2',
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+      approveTask: { taskId: 't1', policyStepId: 's1' },
+      userId: 'u1',
+      createdAt: new Date().toISOString(),
+    };
     const { t, cli } = await against([
       { path: /\/api\/v1\/step-up\/transactions\/tx1$/, body: { transaction: tx } },
       { path: /^\/api\/v1\/auth\/introspect$/, body: { userId: 'u1' } },
@@ -109,11 +115,21 @@ describe('an answer about another ID is a bad answer (exit 9)', () => {
   });
 
   it.concurrent('approve-step-up: an approval answered with the view of another task is not shown as approved', async () => {
-    const tx = { id: 'tx1', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', approveTask: { taskId: 't1', policyStepId: 's1' }, userId: 'u1', createdAt: new Date().toISOString() };
+    const tx = {
+      id: 'tx1',
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+      approveTask: { taskId: 't1', policyStepId: 's1' },
+      userId: 'u1',
+      createdAt: new Date().toISOString(),
+    };
     const { cli } = await against([
       { path: /\/api\/v1\/step-up\/transactions\/tx1$/, body: { transaction: tx } },
       { path: /^\/api\/v1\/auth\/introspect$/, body: { userId: 'u1' } },
-      { method: 'POST', path: /\/tasks\/t1\/action\/approve-with-step-up$/, body: { taskView: { task: { id: 't9', numericId: '9', displayName: 'Other' } }, ticketActionId: 'act-1' } },
+      {
+        method: 'POST',
+        path: /\/tasks\/t1\/action\/approve-with-step-up$/,
+        body: { taskView: { task: { id: 't9', numericId: '9', displayName: 'Other' } }, ticketActionId: 'act-1' },
+      },
     ]);
     const r = await cli(['task', 'approve-step-up', 't1', '--step', 's1', '--transaction-id', 'tx1']);
     expect(r.code).toBe(9);
@@ -121,8 +137,16 @@ describe('an answer about another ID is a bad answer (exit 9)', () => {
     expect(r.stderr + r.stdout).not.toMatch(/Approved|Other/);
   });
 
-  it.concurrent("webhook runs: runs of another listener", async () => {
-    const run = { id: 'run-1', number: 1, listenerId: 'L2', automationId: 'a', eventId: 'e', context: { trigger: {} }, createdAt: new Date().toISOString() };
+  it.concurrent('webhook runs: runs of another listener', async () => {
+    const run = {
+      id: 'run-1',
+      number: 1,
+      listenerId: 'L2',
+      automationId: 'a',
+      eventId: 'e',
+      context: { trigger: {} },
+      createdAt: new Date().toISOString(),
+    };
     const { cli } = await against([{ path: /\/_embedded\/v1\/webhook_listeners\/L1\/runs/, body: { runs: [run], total: 1 } }]);
     const r = await cli(['webhook', 'runs', 'L1']);
     expect(r.code).toBe(9);

@@ -30,14 +30,22 @@ async function run(args: string[], items: number) {
 describe('a tenant whose pages never end', () => {
   // Each listing command the issue measured; empty pages or new items on each page, on both pager loops
   // (listAll, and `api --paginate`'s, whose POST form differs only in where the token goes).
-  const cases: [string, number][] = [['api --paginate (GET)', 2], ['rules list', 2], ['task list', 0]];
+  const cases: [string, number][] = [
+    ['api --paginate (GET)', 2],
+    ['rules list', 2],
+    ['task list', 0],
+  ];
   for (const [name, items] of cases) {
     it(`${name} stops after ${MAX_PAGES} pages (${items ? 'new items' : 'empty pages'}, each with a new token): exit 9, nothing listed`, async () => {
       const { r, requests } = await run(COMMANDS[name]!, items);
       expect(r.code, r.stderr).toBe(9);
       expect(requests).toBe(MAX_PAGES);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(new RegExp(`^agctl: the server's paging does not end: ${MAX_PAGES} pages of .* \\(${MAX_PAGES * items} items\\) read, and it names another page\\n`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^agctl: the server's paging does not end: ${MAX_PAGES} pages of .* \\(${MAX_PAGES * items} items\\) read, and it names another page\\n`,
+        ),
+      );
       expect(r.stderr).toContain('hint: nothing was listed: agctl reads at most 1000 pages or 1000000 items of one listing');
     });
   }
@@ -45,7 +53,11 @@ describe('a tenant whose pages never end', () => {
   it('mcp list -o json: the error names the bound (paging_limit)', async () => {
     const { r, requests } = await run([...COMMANDS['mcp list']!, '-o', 'json'], 0);
     expect([r.code, requests, r.stdout]).toEqual([9, MAX_PAGES, '']);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'paging_limit', exitCode: 9, message: `the server's paging does not end: ${MAX_PAGES} pages of MCP servers (0 items) read, and it names another page` });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'paging_limit',
+      exitCode: 9,
+      message: `the server's paging does not end: ${MAX_PAGES} pages of MCP servers (0 items) read, and it names another page`,
+    });
   });
 
   it.concurrent('--limit still wins: the pager stops as soon as it has enough', async () => {

@@ -20,9 +20,22 @@ async function against(routes: Route[], env: Record<string, string> = {}) {
   return cliFor(tempDir('agctl-hostile-text-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'tok', ...env });
 }
 
-const rule = (id: string, displayName: string) => ({ id, appId: 'app1', displayName, condition: `subject.department == "IT${RLO}"`, priority: 1, enabled: true });
+const rule = (id: string, displayName: string) => ({
+  id,
+  appId: 'app1',
+  displayName,
+  condition: `subject.department == "IT${RLO}"`,
+  priority: 1,
+  enabled: true,
+});
 const RULES = [rule('r-001', `Admins ${RLO}${LRI}// ok${PDI}${LRI}`), rule(`r-${ZWSP}001`, 'look-alike')];
-const task = { id: 't1', numericId: '12', displayName: `Grant ${RLO}nimda`, state: 'TASK_STATE_OPEN', policy: { current: { id: 's1', approval: { approval: { requiresStepUpProviderId: `p${RLO}1` } } } } };
+const task = {
+  id: 't1',
+  numericId: '12',
+  displayName: `Grant ${RLO}nimda`,
+  state: 'TASK_STATE_OPEN',
+  policy: { current: { id: 's1', approval: { approval: { requiresStepUpProviderId: `p${RLO}1` } } } },
+};
 
 describe('bidi controls and zero-width characters from a tenant show as escapes', () => {
   it.concurrent('rules list: a table of escaped cells, its columns aligned on the escapes', async () => {
@@ -62,12 +75,16 @@ describe('bidi controls and zero-width characters from a tenant show as escapes'
     expect(r.stdout + r.stderr).not.toMatch(RAW);
     expect(r.stdout).toMatch(/^Task: +#12 Grant \\u202enimda$/m);
     expect(r.stdout).toMatch(/^ID: +t\\u200b1$/m);
-    expect(r.stdout).toMatch(/^Step-up: +required \(provider p\\u202e1\): the command to approve it is not shown as one to paste: a value in it holds U\+200B, a character that reorders or hides text$/m);
+    expect(r.stdout).toMatch(
+      /^Step-up: +required \(provider p\\u202e1\): the command to approve it is not shown as one to paste: a value in it holds U\+200B, a character that reorders or hides text$/m,
+    );
     expect(r.stdout).not.toContain('agctl task approve-step-up');
   });
 
   it.concurrent('mcp list: a table of escaped cells', async () => {
-    const cli = await against([{ path: /\/mcp_servers/, body: { list: [{ appId: 'app1', connectorId: `c${RLO}1`, displayName: `Tools ${LRI}x${PDI}` }] } }]);
+    const cli = await against([
+      { path: /\/mcp_servers/, body: { list: [{ appId: 'app1', connectorId: `c${RLO}1`, displayName: `Tools ${LRI}x${PDI}` }] } },
+    ]);
     const r = await cli(['mcp', 'list', 'app1']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW);
@@ -83,8 +100,17 @@ describe('bidi controls and zero-width characters from a tenant show as escapes'
   });
 
   it.concurrent("webhook send: the listener's reason escaped", async () => {
-    const t = await hostileTenant({ kind: 'routes', routes: [{ method: 'POST', path: /^\/hook$/, body: { accepted: true, reason: `ok ${RLO}${ZWSP}`, runId: `run${LRI}1` } }] });
-    const r = await cliFor(tempDir('agctl-hostile-text-'), { AGCTL_WEBHOOK_SECRET: 'whsec-hostile-text-0123456789abcdef0123' })(['webhook', 'send', `${t.url}/hook`, '-d', '{}']);
+    const t = await hostileTenant({
+      kind: 'routes',
+      routes: [{ method: 'POST', path: /^\/hook$/, body: { accepted: true, reason: `ok ${RLO}${ZWSP}`, runId: `run${LRI}1` } }],
+    });
+    const r = await cliFor(tempDir('agctl-hostile-text-'), { AGCTL_WEBHOOK_SECRET: 'whsec-hostile-text-0123456789abcdef0123' })([
+      'webhook',
+      'send',
+      `${t.url}/hook`,
+      '-d',
+      '{}',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(RAW);
     expect(r.stdout).toMatch(/^Reason: +ok \\u202e\\u200b$/m);
@@ -92,9 +118,19 @@ describe('bidi controls and zero-width characters from a tenant show as escapes'
   });
 
   it.concurrent('approve-step-up --no-wait: a transaction ID with a bidi control shows escaped, and no resume command is offered to paste', async () => {
-    const tx = { id: `tx${RLO}1`, state: 'STEP_UP_TRANSACTION_STATE_PENDING', approveTask: { taskId: 't1', policyStepId: 's1' }, userId: 'u1', createdAt: new Date().toISOString() };
+    const tx = {
+      id: `tx${RLO}1`,
+      state: 'STEP_UP_TRANSACTION_STATE_PENDING',
+      approveTask: { taskId: 't1', policyStepId: 's1' },
+      userId: 'u1',
+      createdAt: new Date().toISOString(),
+    };
     const routes: Route[] = [
-      { method: 'POST', path: /^\/api\/v1\/tasks\/t1\/action\/approve-with-step-up$/, body: { redirectUrl: 'https://idp.example/step-up/1' } },
+      {
+        method: 'POST',
+        path: /^\/api\/v1\/tasks\/t1\/action\/approve-with-step-up$/,
+        body: { redirectUrl: 'https://idp.example/step-up/1' },
+      },
       { path: /^\/api\/v1\/auth\/introspect$/, body: { userId: 'u1' } },
       { method: 'POST', path: /^\/api\/v1\/search\/step-up\/transactions$/, body: { list: [tx] } },
     ];
@@ -104,7 +140,9 @@ describe('bidi controls and zero-width characters from a tenant show as escapes'
     expect(r.stdout + r.stderr).not.toMatch(RAW);
     expect(r.stdout).toMatch(/^Transaction: +tx\\u202e1$/m);
     expect(r.stdout).not.toMatch(/Resume with/);
-    expect(r.stderr).toContain('the resume command is not shown as one to paste: a value in it holds U+202E, a character that reorders or hides text');
+    expect(r.stderr).toContain(
+      'the resume command is not shown as one to paste: a value in it holds U+202E, a character that reorders or hides text',
+    );
     const j = await cli(['task', 'approve-step-up', 't1', '--step', 's1', '--no-wait', '-o', 'json']);
     expect(j.code).toBe(10);
     expect(j.stdout).not.toMatch(RAW);

@@ -25,7 +25,9 @@ describe('a token endpoint handing out unusable tokens', () => {
     const { t, cli, cached } = await setUp(MAX_TOKEN_CHARS + 1);
     const r = await cli(['rules', 'list', 'app']);
     expect(r.code, r.stderr).toBe(9);
-    expect(r.stderr).toContain(`agctl: unexpected response from ${t.url}/auth/v1/token: "access_token" is ${MAX_TOKEN_CHARS + 1} characters long, more than the ${MAX_TOKEN_CHARS} agctl accepts\n`);
+    expect(r.stderr).toContain(
+      `agctl: unexpected response from ${t.url}/auth/v1/token: "access_token" is ${MAX_TOKEN_CHARS + 1} characters long, more than the ${MAX_TOKEN_CHARS} agctl accepts\n`,
+    );
     expect(t.stats.requests.api).toBe(0);
     expect(cached()).toBeUndefined();
 
@@ -53,7 +55,13 @@ describe('a token endpoint handing out unusable tokens', () => {
 
   it.concurrent('a cached token no header can carry (accepted by an older agctl) is not sent: a new one is fetched', async () => {
     const { t, cli, vault } = await setUp(MAX_TOKEN_CHARS);
-    vault().saveToken('default', tokenUrlFor(t.url), 'bot', { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 }, CLIENT.AGCTL_CLIENT_SECRET);
+    vault().saveToken(
+      'default',
+      tokenUrlFor(t.url),
+      'bot',
+      { accessToken: 'x'.repeat(MAX_TOKEN_CHARS + 1), expiresAt: Math.floor(Date.now() / 1000) + 3600 },
+      CLIENT.AGCTL_CLIENT_SECRET,
+    );
     const r = await cli(['rules', 'list', 'app']);
     expect(r.code, r.stderr).toBe(0);
     expect(t.stats.requests.token).toBe(1);

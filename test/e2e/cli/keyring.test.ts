@@ -22,8 +22,16 @@ const work = tempDir('agctl-keyring-');
 async function keyringSession(name: string): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
   const home = join(work, name);
   mkdirSync(join(home, 'run'), { recursive: true, mode: 0o700 });
-  const env = { ...process.env, HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config'), XDG_RUNTIME_DIR: join(home, 'run') };
-  const script = 'printf %s agctl-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; echo "$DBUS_SESSION_BUS_ADDRESS"; read _';
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_RUNTIME_DIR: join(home, 'run'),
+  };
+  const script =
+    'printf %s agctl-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; echo "$DBUS_SESSION_BUS_ADDRESS"; read _';
   const child: ChildProcess = spawn('dbus-run-session', ['--', 'sh', '-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
   const closed = new Promise<void>((r) => child.on('close', () => r()));
   const address = await new Promise<string>((resolveAddress, reject) => {
@@ -39,7 +47,14 @@ async function keyringSession(name: string): Promise<{ env: Record<string, strin
     child.on('error', reject);
   });
   return {
-    env: { HOME: home, XDG_DATA_HOME: env.XDG_DATA_HOME, XDG_CACHE_HOME: env.XDG_CACHE_HOME, XDG_CONFIG_HOME: env.XDG_CONFIG_HOME, XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR, DBUS_SESSION_BUS_ADDRESS: address },
+    env: {
+      HOME: home,
+      XDG_DATA_HOME: env.XDG_DATA_HOME,
+      XDG_CACHE_HOME: env.XDG_CACHE_HOME,
+      XDG_CONFIG_HOME: env.XDG_CONFIG_HOME,
+      XDG_RUNTIME_DIR: env.XDG_RUNTIME_DIR,
+      DBUS_SESSION_BUS_ADDRESS: address,
+    },
     close: () => {
       child.stdin!.end();
       return closed;
@@ -49,13 +64,23 @@ async function keyringSession(name: string): Promise<{ env: Record<string, strin
 
 /** The keyring entry agctl keeps for a profile of a config directory, read with the binding in a process of the session. */
 function keyringEntry(sessionEnv: Record<string, string>, configDir: string, profile: string): string | null {
-  const account = `${createHash('sha256').update(realpathSync(resolve(configDir))).digest('hex').slice(0, 16)}:${profile}`;
-  const r = spawnSync(process.execPath, ['-e', `const { Entry } = require('@napi-rs/keyring'); process.stdout.write(JSON.stringify(new Entry('agctl', ${JSON.stringify(account)}, { linux: { store: 'secret-service' } }).getPassword()))`], {
-    cwd: ROOT,
-    env: { ...process.env, ...sessionEnv },
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
+  const account = `${createHash('sha256')
+    .update(realpathSync(resolve(configDir)))
+    .digest('hex')
+    .slice(0, 16)}:${profile}`;
+  const r = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const { Entry } = require('@napi-rs/keyring'); process.stdout.write(JSON.stringify(new Entry('agctl', ${JSON.stringify(account)}, { linux: { store: 'secret-service' } }).getPassword()))`,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...sessionEnv },
+      encoding: 'utf8',
+      timeout: 10_000,
+    },
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as string | null;
 }
@@ -72,10 +97,17 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
   });
 
   /** The real CLI on a config dir, in a session (CI unset, so the keyring is used). */
-  const agctl = (dir: string, sessionEnv: Record<string, string>, args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+  const agctl = (
+    dir: string,
+    sessionEnv: Record<string, string>,
+    args: string[],
+    opts: { input?: string; env?: Record<string, string> } = {},
+  ) =>
     spawnCliProcess(args, { configDir: dir, input: opts.input, env: { ...sessionEnv, CI: undefined, AGCTL_CONFIG_DIR: dir, ...opts.env } });
   const login = (dir: string, sessionEnv: Record<string, string>, extra: string[] = []) =>
-    agctl(dir, sessionEnv, ['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin', ...extra], { input: s.plainClient.clientSecret });
+    agctl(dir, sessionEnv, ['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin', ...extra], {
+      input: s.plainClient.clientSecret,
+    });
 
   it.concurrent('keeps the key in the keyring: the config directory alone, copied or used from another session, yields no token; logout leaves no entry', async () => {
     const dir = join(work, 'cfg');
@@ -84,7 +116,14 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     expect(r.stderr).not.toMatch(/no OS keyring/);
     expect(r.stderr).toContain(`credentials saved in ${dir}, sealed with a key in the OS keyring`);
     expect(existsSync(join(dir, 'key'))).toBe(false);
-    expect(JSON.parse(readFileSync(new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }), 'utf8')).keptIn).toBe('keyring');
+    expect(
+      JSON.parse(
+        readFileSync(
+          new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }),
+          'utf8',
+        ),
+      ).keptIn,
+    ).toBe('keyring');
     expect(keyringEntry(session.env, dir, 'default')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(keyringEntry(empty.env, dir, 'default')).toBeNull();
 
@@ -107,7 +146,9 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     for (const r of [copied, elsewhere]) {
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^agctl: the stored client secret of profile "default" cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:default"\)/m);
+      expect(r.stderr).toMatch(
+        /^agctl: the stored client secret of profile "default" cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:default"\)/m,
+      );
       expect(r.stderr).toContain('hint: run `agctl login` again');
     }
 
@@ -127,7 +168,9 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     expect(keyringEntry(session.env, dir, 'default')).toBeNull();
     expect(existsSync(join(dir, 'key'))).toBe(true);
     const status = await agctl(dir, session.env, ['auth', 'status', '--offline']);
-    expect(status.stdout).toMatch(new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'));
+    expect(status.stdout).toMatch(
+      new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'),
+    );
   });
 
   it.concurrent('without a session bus falls back to the key file with one warning line at login, naming it', async () => {
@@ -139,7 +182,14 @@ describe.skipIf(!hasKeyring)('the OS keyring (Linux Secret Service, gnome-keyrin
     expect(warnings, r.stderr).toHaveLength(1);
     expect(warnings[0]).toMatch(/^! no OS keyring \(.+\): /);
     expect(warnings[0]).toContain(`the secret is sealed with the key file ${join(dir, 'key')} instead`);
-    expect(JSON.parse(readFileSync(new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }), 'utf8')).keptIn).toBe('file');
+    expect(
+      JSON.parse(
+        readFileSync(
+          new Vault(dir, {}).credentialPath({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId }),
+          'utf8',
+        ),
+      ).keptIn,
+    ).toBe('file');
     // later commands say nothing of it, and work
     const token = await agctl(dir, noBus, ['auth', 'token']);
     expect(token.code, token.stderr).toBe(0);

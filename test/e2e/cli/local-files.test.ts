@@ -4,7 +4,19 @@
 // (setpriv, as root) against files of root's, daemon's or its own; where that
 // is not possible those tests are skipped, saying why.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenUrlFor } from '../../../src/client/auth.js';
@@ -24,7 +36,11 @@ const work = tempDir('agctl-files-');
 const app = s.demo.rules.appId as string;
 const issued = () => (s.server.store.db.prepare('SELECT count(*) AS n FROM access_tokens').get() as { n: number }).n;
 const loginEnv = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
-const envCredentials = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+const envCredentials = {
+  AGCTL_BASE_URL: s.baseUrl,
+  AGCTL_CLIENT_ID: s.plainClient.clientId,
+  AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+};
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 const SETPRIV = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
@@ -59,7 +75,9 @@ const firstLine = (r: CliResult) => {
 };
 
 describe('a config directory others can write', () => {
-  it('is refused before anything is read or sent (exit 2, the fix named); once fixed it works; credentials from the environment work where nothing is stored', { timeout: 60_000 }, async () => {
+  it('is refused before anything is read or sent (exit 2, the fix named); once fixed it works; credentials from the environment work where nothing is stored', {
+    timeout: 60_000,
+  }, async () => {
     const dir = await loggedIn('loose');
     const cli = cliFor(dir, {});
     for (const [m, who] of [
@@ -81,7 +99,9 @@ describe('a config directory others can write', () => {
     chmodSync(join(dir, 'config.json'), 0o666);
     const r = await cli(['rules', 'list', app, '--limit', '1']);
     expect(r.code).toBe(2);
-    expect(firstLine(r)).toBe(`agctl: the file ${join(dir, 'config.json')} is not safe to read: it is writable by group and others (mode 0666)`);
+    expect(firstLine(r)).toBe(
+      `agctl: the file ${join(dir, 'config.json')} is not safe to read: it is writable by group and others (mode 0666)`,
+    );
     expect(r.stderr).toContain(`hint: chmod 600 ${join(dir, 'config.json')}`);
 
     // Nothing stored: credentials from the environment work (the token is not cached there).
@@ -94,7 +114,9 @@ describe('a config directory others can write', () => {
 });
 
 describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', () => {
-  it('a config directory or a file in it owned by another user is refused (exit 2) before anything is sent; a directory of its own works', { timeout: 60_000 }, async () => {
+  it('a config directory or a file in it owned by another user is refused (exit 2) before anything is sent; a directory of its own works', {
+    timeout: 60_000,
+  }, async () => {
     const dir = await loggedIn('daemons');
     // Readable by all, owned by daemon: nobody could read it, and must not trust it.
     execFileSync('chmod', ['-R', 'a+rX', dir]);
@@ -103,7 +125,9 @@ describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', (
     const before = issued();
     const r = await asNobody(dir, ['rules', 'list', app, '--limit', '1']);
     expect(r.code, r.stderr).toBe(2);
-    expect(firstLine(r)).toBe(`agctl: the file ${join(dir, 'config.json')} is not safe to read: it is owned by daemon, not by nobody who runs agctl`);
+    expect(firstLine(r)).toBe(
+      `agctl: the file ${join(dir, 'config.json')} is not safe to read: it is owned by daemon, not by nobody who runs agctl`,
+    );
     expect(r.stderr).toContain(`hint: use a file of your own, or have ${join(dir, 'config.json')} owned by you (chown)`);
 
     // nobody's own directory, where daemon planted a credential file.
@@ -124,7 +148,9 @@ describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', (
     expect(ok.code, ok.stderr).toBe(0);
   });
 
-  it('serve and --embedded refuse a data directory of another user, or one others can write (exit 2), before opening anything in it', { timeout: 60_000 }, async () => {
+  it('serve and --embedded refuse a data directory of another user, or one others can write (exit 2), before opening anything in it', {
+    timeout: 60_000,
+  }, async () => {
     const data = join(work, 'shared-data');
     mkdirSync(data);
     chmodSync(data, 0o777);
@@ -140,9 +166,14 @@ describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', (
     expect(firstLine(serve)).toBe(`agctl: data directory ${data} is not safe to use: it is owned by root, not by nobody who runs agctl`);
     const embedded = await asNobody(config, ['--embedded', 'rules', 'list', app], { AGCTL_DATA_DIR: data });
     expect(embedded.code, embedded.stderr).toBe(2);
-    expect(firstLine(embedded)).toBe(`agctl: --embedded: data directory ${data} is not safe to use: it is owned by root, not by nobody who runs agctl`);
+    expect(firstLine(embedded)).toBe(
+      `agctl: --embedded: data directory ${data} is not safe to use: it is owned by root, not by nobody who runs agctl`,
+    );
     // As its owner, a directory others can write is refused too, with the fix.
-    const own = await spawnCliProcess(['serve', '--port', '0', '--data-dir', data], { configDir: join(work, 'root-config'), timeoutMs: 20_000 });
+    const own = await spawnCliProcess(['serve', '--port', '0', '--data-dir', data], {
+      configDir: join(work, 'root-config'),
+      timeoutMs: 20_000,
+    });
     expect(own.code, own.stderr).toBe(2);
     expect(firstLine(own)).toBe(`agctl: data directory ${data} is not safe to use: it is writable by group and others (mode 0777)`);
     expect(own.stderr).toContain(`hint: chmod 700 ${data} (it holds the seal key and the database)`);
@@ -152,7 +183,9 @@ describe.skipIf(noOtherUser)('files of another user (the CLI runs as nobody)', (
 });
 
 describe('links planted where agctl keeps a file', () => {
-  it('are replaced (the lock) or refused (config.json, the key, a credential, a cached token, the seal key), never written or chmodded through', { timeout: 60_000 }, async () => {
+  it('are replaced (the lock) or refused (config.json, the key, a credential, a cached token, the seal key), never written or chmodded through', {
+    timeout: 60_000,
+  }, async () => {
     const dir = join(work, 'links');
     mkdirSync(dir, { mode: 0o700 });
     const target = (name: string) => {
@@ -175,7 +208,9 @@ describe('links planted where agctl keeps a file', () => {
     symlinkSync(tLock, join(dir, 'config.lock'));
     const linked = await login('p');
     expect(linked.code).toBe(2);
-    expect(firstLine(linked)).toBe(`agctl: the file ${join(dir, 'config.json')} is a symbolic link: agctl does not follow links inside its directory`);
+    expect(firstLine(linked)).toBe(
+      `agctl: the file ${join(dir, 'config.json')} is a symbolic link: agctl does not follow links inside its directory`,
+    );
     untouched(tConfig, 'config');
     rmSync(join(dir, 'config.json'));
     const first = await login('p');
@@ -190,7 +225,9 @@ describe('links planted where agctl keeps a file', () => {
     symlinkSync(tKey, join(dir, 'key'));
     const refused = await login('q');
     expect(refused.code).toBe(2);
-    expect(firstLine(refused)).toBe(`agctl: the key file ${join(dir, 'key')} is a symbolic link: agctl does not follow links inside its directory`);
+    expect(firstLine(refused)).toBe(
+      `agctl: the key file ${join(dir, 'key')} is a symbolic link: agctl does not follow links inside its directory`,
+    );
     untouched(tKey, 'key');
     rmSync(join(dir, 'key'));
     renameSync(join(work, 'real-key'), join(dir, 'key'));

@@ -26,7 +26,8 @@ async function tenant(secret: string, token: string): Promise<TinyServer> {
   t.reset((req, res) => {
     if (req.path === '/auth/v1/token') {
       const form = new URLSearchParams(req.body);
-      if (form.get('client_id') === CLIENT && form.get('client_secret') === secret) return sendJson(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 3600 });
+      if (form.get('client_id') === CLIENT && form.get('client_secret') === secret)
+        return sendJson(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 3600 });
       return sendJson(res, 401, { error: 'invalid_client', error_description: 'unknown client or secret' });
     }
     if (req.headers.authorization !== `Bearer ${token}`) return sendJson(res, 401, { code: 16, message: 'unauthenticated', details: [] });
@@ -47,10 +48,15 @@ function expectNoCrossing() {
 }
 
 describe('a login cut short at any step', () => {
-  it('leaves the old profile with its secret or the new one with its own: the next command never sends a secret to the other tenant', { timeout: 240_000 }, async () => {
+  it('leaves the old profile with its secret or the new one with its own: the next command never sends a secret to the other tenant', {
+    timeout: 240_000,
+  }, async () => {
     const base = tempDir('agctl-login-cut-');
     const template = join(base, 'logged-in');
-    const first = await cliFor(template)(['login', '--profile', 'p', '--base-url', t1.url, '--client-id', CLIENT, '--client-secret-stdin'], { input: one.secret });
+    const first = await cliFor(template)(
+      ['login', '--profile', 'p', '--base-url', t1.url, '--client-id', CLIENT, '--client-secret-stdin'],
+      { input: one.secret },
+    );
     expect(first.code, first.stderr).toBe(0);
 
     const outcomes: string[] = [];
@@ -58,12 +64,20 @@ describe('a login cut short at any step', () => {
       const dir = join(base, `cut-${n}`);
       cpSync(template, dir, { recursive: true });
       const log = join(base, `cut-${n}.log`);
-      const login: CliResult = await spawnCliProcess(['login', '--profile', 'p', '--base-url', t2.url, '--client-id', CLIENT, '--client-secret-stdin', '--force'], {
-        configDir: dir,
-        input: two.secret,
-        timeoutMs: 60_000,
-        env: { NODE_OPTIONS: `--import=${KILL_AFTER}`, AGCTL_TEST_KILL_AFTER: String(n), AGCTL_TEST_KILL_DIR: dir, AGCTL_TEST_KILL_LOG: log },
-      });
+      const login: CliResult = await spawnCliProcess(
+        ['login', '--profile', 'p', '--base-url', t2.url, '--client-id', CLIENT, '--client-secret-stdin', '--force'],
+        {
+          configDir: dir,
+          input: two.secret,
+          timeoutMs: 60_000,
+          env: {
+            NODE_OPTIONS: `--import=${KILL_AFTER}`,
+            AGCTL_TEST_KILL_AFTER: String(n),
+            AGCTL_TEST_KILL_DIR: dir,
+            AGCTL_TEST_KILL_LOG: log,
+          },
+        },
+      );
       const steps = existsSync(log) ? readFileSync(log, 'utf8') : '';
       const cut = login.code === null;
       if (!cut) expect(login.code, login.stderr).toBe(0);
@@ -90,7 +104,9 @@ describe('a login cut short at any step', () => {
   it('a profile config.json points at another server sends its secret nowhere: exit 3, "log in again" naming the profile', async () => {
     const dir = join(tempDir('agctl-login-moved-'), 'cfg');
     const cli = cliFor(dir);
-    const login = await cli(['login', '--profile', 'p', '--base-url', t1.url, '--client-id', CLIENT, '--client-secret-stdin'], { input: one.secret });
+    const login = await cli(['login', '--profile', 'p', '--base-url', t1.url, '--client-id', CLIENT, '--client-secret-stdin'], {
+      input: one.secret,
+    });
     expect(login.code, login.stderr).toBe(0);
     // whoever can write config.json moves the profile to their own server (tenant 2 plays it)
     const path = join(dir, 'config.json');
@@ -100,12 +116,18 @@ describe('a login cut short at any step', () => {
     writeFileSync(path, JSON.stringify(config));
     t1.seen.length = 0;
     t2.seen.length = 0;
-    for (const args of [['rules', 'list', 'app'], ['auth', 'token'], ['auth', 'status']]) {
+    for (const args of [
+      ['rules', 'list', 'app'],
+      ['auth', 'token'],
+      ['auth', 'status'],
+    ]) {
       const r = await cli([...args, '--profile', 'p']);
       expect([args, r.code]).toEqual([args, 3]);
       expect(r.stdout + r.stderr).not.toContain(one.secret);
       if (args[1] !== 'status') {
-        expect(r.stderr).toContain(`agctl: profile "p" names ${t2.url}, but its stored secret was saved for ${t1.url}: it is not sent to ${t2.url}; log in again to profile "p"`);
+        expect(r.stderr).toContain(
+          `agctl: profile "p" names ${t2.url}, but its stored secret was saved for ${t1.url}: it is not sent to ${t2.url}; log in again to profile "p"`,
+        );
         expect(r.stderr).toContain(`hint: log in again: agctl login --profile p --base-url ${t2.url}`);
       }
     }
@@ -117,7 +139,9 @@ describe('a login cut short at any step', () => {
     const [ft1, ft2] = await Promise.all([fakeTenant(), fakeTenant()]);
     const dir = join(tempDir('agctl-login-moved-ft-'), 'cfg');
     const cli = cliFor(dir);
-    const login = await cli(['login', '--profile', 'p', '--base-url', ft1.baseUrl, '--client-id', ft1.clientId], { env: { AGCTL_CLIENT_SECRET: ft1.clientSecret } });
+    const login = await cli(['login', '--profile', 'p', '--base-url', ft1.baseUrl, '--client-id', ft1.clientId], {
+      env: { AGCTL_CLIENT_SECRET: ft1.clientSecret },
+    });
     expect(login.code, login.stderr).toBe(0);
     const path = join(dir, 'config.json');
     const config = JSON.parse(readFileSync(path, 'utf8'));
@@ -130,7 +154,9 @@ describe('a login cut short at any step', () => {
     expect(r.stderr).toContain('log in again to profile "p"');
     expect(ft2.tokens.log.length).toBe(before);
     // logged in there (the terminal would ask; --force here), the profile is complete again
-    const again = await cli(['login', '--profile', 'p', '--base-url', ft2.baseUrl, '--client-id', ft2.clientId, '--force'], { env: { AGCTL_CLIENT_SECRET: ft2.clientSecret } });
+    const again = await cli(['login', '--profile', 'p', '--base-url', ft2.baseUrl, '--client-id', ft2.clientId, '--force'], {
+      env: { AGCTL_CLIENT_SECRET: ft2.clientSecret },
+    });
     expect(again.code, again.stderr).toBe(0);
     const ok = await cli(['rules', 'list', ft2.seed.rulesApp, '--profile', 'p', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);

@@ -35,14 +35,28 @@ describe('agctl mcp set-credentials', async () => {
     writeFileSync(path, content, { mode: 0o600 });
     return path;
   };
-  const row = (id: string) => s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id) as Record<string, any>;
-  const opened = (id: string, name: string) => s.server.store.open(JSON.parse(row(id).secrets_json)[name], 'mcp_servers', d.appId, id, name);
+  const row = (id: string) =>
+    s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id) as Record<string, any>;
+  const opened = (id: string, name: string) =>
+    s.server.store.open(JSON.parse(row(id).secrets_json)[name], 'mcp_servers', d.appId, id, name);
   const set = (id: string, ...args: string[]) => ['mcp', 'set-credentials', d.appId, id, ...args];
 
   it('sets a bearer token from stdin and prints a summary', async () => {
     const token = secret('bearer');
     secrets.push(token);
-    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--transport', 'sse', '--bearer-token-stdin', '--require-tool-approval', 'false'), { input: `${token}\n` });
+    const r = await cli(
+      set(
+        d.external,
+        '--url',
+        'https://wiki2.example.com/mcp',
+        '--transport',
+        'sse',
+        '--bearer-token-stdin',
+        '--require-tool-approval',
+        'false',
+      ),
+      { input: `${token}\n` },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Updated the credentials of MCP server ${d.external} in app ${d.appId}`);
     expect(r.stdout).toMatch(/^Kind:\s+external$/m);
@@ -59,10 +73,28 @@ describe('agctl mcp set-credentials', async () => {
   it('sets a custom header from a file, with -o json printing the full view', async () => {
     const value = secret('header');
     secrets.push(value);
-    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--header-name', 'X-Api-Key', '--header-value-file', file('header.txt', `${value}\n`), '-o', 'json'));
+    const r = await cli(
+      set(
+        d.external,
+        '--url',
+        'https://wiki2.example.com/mcp',
+        '--header-name',
+        'X-Api-Key',
+        '--header-value-file',
+        file('header.txt', `${value}\n`),
+        '-o',
+        'json',
+      ),
+    );
     expect(r.code, r.stderr).toBe(0);
     const v = r.json();
-    expect(v).toMatchObject({ connectorId: d.external, authMethod: 'MCP_SERVER_AUTH_METHOD_CUSTOM_HEADER', customHeaderName: 'X-Api-Key', customHeaderValueConfigured: true, bearerTokenConfigured: false });
+    expect(v).toMatchObject({
+      connectorId: d.external,
+      authMethod: 'MCP_SERVER_AUTH_METHOD_CUSTOM_HEADER',
+      customHeaderName: 'X-Api-Key',
+      customHeaderValueConfigured: true,
+      bearerTokenConfigured: false,
+    });
     expect(v).toHaveProperty('updatedAt');
     expect(opened(d.external, 'auth.headerValue')).toBe(value);
   });
@@ -70,7 +102,9 @@ describe('agctl mcp set-credentials', async () => {
   it('sets basic auth with the password from its env var', async () => {
     const pw = secret('password');
     secrets.push(pw);
-    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--username', 'svc-wiki', '--token-sharing', 'shared'), { env: { AGCTL_MCP_PASSWORD: pw } });
+    const r = await cli(set(d.external, '--url', 'https://wiki2.example.com/mcp', '--username', 'svc-wiki', '--token-sharing', 'shared'), {
+      env: { AGCTL_MCP_PASSWORD: pw },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Username:\s+svc-wiki$/m);
     expect(r.stdout).toMatch(/^Secrets:\s+password: configured$/m);
@@ -81,12 +115,25 @@ describe('agctl mcp set-credentials', async () => {
     const cs = secret('client-secret');
     secrets.push(cs);
     const base = ['--url', 'https://crm-mcp.example.com/mcp', '--oauth2-token-url', 'https://idp.example.com/token'];
-    const ccArgs = [...base, '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'crm-cli', '--oauth2-client-secret-stdin', '--scopes', 'crm.read,crm.write', '--oauth2-token-param', 'audience=crm'];
+    const ccArgs = [
+      ...base,
+      '--oauth2-mode',
+      'client-credentials',
+      '--oauth2-client-id',
+      'crm-cli',
+      '--oauth2-client-secret-stdin',
+      '--scopes',
+      'crm.read,crm.write',
+      '--oauth2-token-param',
+      'audience=crm',
+    ];
     // The server is PER_USER (its legacy PASSTHROUGH mode): client credentials cannot keep that, so nothing is sent until the change is named.
     const updatedAt = row(d.legacyPassthrough).updated_at;
     const refused = await cli(set(d.legacyPassthrough, ...ccArgs), { input: cs });
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`agctl: MCP server ${d.legacyPassthrough} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`);
+    expect(refused.stderr).toContain(
+      `agctl: MCP server ${d.legacyPassthrough} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`,
+    );
     expect(refused.stderr).toContain('hint: pass --token-sharing shared to change it with this write');
     expect(row(d.legacyPassthrough).updated_at).toBe(updatedAt);
     const cc = await cli(set(d.legacyPassthrough, ...ccArgs, '--token-sharing', 'shared'), { input: cs });
@@ -97,16 +144,56 @@ describe('agctl mcp set-credentials', async () => {
     expect(cc.stdout).toMatch(/^Secrets:\s+client ID and secret: configured$/m);
     expect(opened(d.legacyPassthrough, 'auth.clientSecret')).toBe(cs);
 
-    const jwt = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'jwt-bearer', '--jwt-private-key-file', file('key.pem', RSA_PEM), '--jwt-issuer', 'robot@example.com', '--oauth2-token-param', 'audience=crm', '-o', 'json'));
+    const jwt = await cli(
+      set(
+        d.legacyPassthrough,
+        ...base,
+        '--oauth2-mode',
+        'jwt-bearer',
+        '--jwt-private-key-file',
+        file('key.pem', RSA_PEM),
+        '--jwt-issuer',
+        'robot@example.com',
+        '--oauth2-token-param',
+        'audience=crm',
+        '-o',
+        'json',
+      ),
+    );
     expect(jwt.code, jwt.stderr).toBe(0);
     // Token parameters are sent in client-credentials mode only (§2.2): said, then sent anyway.
     expect(jwt.stderr).toContain('--oauth2-token-param: used only in CLIENT_CREDENTIALS mode; the service ignores it in JWT_BEARER mode');
-    expect(jwt.json()).toMatchObject({ oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', oauth2JwtPrivateKeyConfigured: true, oauth2JwtIssuer: 'robot@example.com', oauth2CredentialsConfigured: false });
+    expect(jwt.json()).toMatchObject({
+      oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER',
+      oauth2JwtPrivateKeyConfigured: true,
+      oauth2JwtIssuer: 'robot@example.com',
+      oauth2CredentialsConfigured: false,
+    });
     expect(opened(d.legacyPassthrough, 'auth.jwtPrivateKey')).toBe(RSA_PEM.replace(/\n$/, ''));
 
-    const ac = await cli(set(d.legacyPassthrough, ...base, '--oauth2-mode', 'authorization-code', '--oauth2-client-id-mode', 'dcr', '--oauth2-pkce', 's256', '--token-sharing', 'per-user', '-o', 'json'));
+    const ac = await cli(
+      set(
+        d.legacyPassthrough,
+        ...base,
+        '--oauth2-mode',
+        'authorization-code',
+        '--oauth2-client-id-mode',
+        'dcr',
+        '--oauth2-pkce',
+        's256',
+        '--token-sharing',
+        'per-user',
+        '-o',
+        'json',
+      ),
+    );
     expect(ac.code, ac.stderr).toBe(0);
-    expect(ac.json()).toMatchObject({ oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE', oauth2ClientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR', oauth2Pkce: 's256', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' });
+    expect(ac.json()).toMatchObject({
+      oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE',
+      oauth2ClientIdMode: 'MCP_SERVER_AUTH_OAUTH2_CLIENT_ID_MODE_DCR',
+      oauth2Pkce: 's256',
+      tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+    });
   });
 
   it('sets AWS SigV4 and a Google service account on a hosted server, with a secret config field from a file', async () => {
@@ -115,7 +202,18 @@ describe('agctl mcp set-credentials', async () => {
     const apiKey = secret('config-api-key');
     secrets.push(aws, session, apiKey);
     const r = await cli(
-      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', 'site=datadoghq.eu', '--config-file', `apiKey=${file('dd.key', apiKey)}`, '--aws-access-key-id', 'AKIAEXAMPLE', '--aws-secret-access-key-stdin'),
+      set(
+        d.hosted,
+        '--catalog-id',
+        d.catalogIds.datadog,
+        '--config',
+        'site=datadoghq.eu',
+        '--config-file',
+        `apiKey=${file('dd.key', apiKey)}`,
+        '--aws-access-key-id',
+        'AKIAEXAMPLE',
+        '--aws-secret-access-key-stdin',
+      ),
       { input: aws, env: { AGCTL_MCP_AWS_SESSION_TOKEN: session } },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -123,21 +221,53 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.stdout).toMatch(/^Config fields:\s+site=datadoghq\.eu$/m);
     expect(r.stdout).toMatch(/^Tool prefix:\s+datadog \(default\)$/m);
     // The view never reports a secret config field: the summary says what the write set.
-    expect(r.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: set by this write$/m);
+    expect(r.stdout).toMatch(
+      /^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: set by this write$/m,
+    );
     const got = await cli(['mcp', 'get', d.appId, d.hosted]);
-    expect(got.stdout).toMatch(/^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: not reported by the service$/m);
+    expect(got.stdout).toMatch(
+      /^Secrets:\s+AWS secret access key: configured, AWS session token: configured, config field apiKey: not reported by the service$/m,
+    );
     expect(opened(d.hosted, 'auth.secretAccessKey')).toBe(aws);
     expect(opened(d.hosted, 'auth.sessionToken')).toBe(session);
     expect(opened(d.hosted, 'configFields.apiKey')).toBe(apiKey);
 
-    const perUser = await cli(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--aws-access-key-id', 'AKIA', '--aws-secret-access-key-stdin', '--token-sharing', 'per-user'), { input: aws });
+    const perUser = await cli(
+      set(
+        d.hosted,
+        '--catalog-id',
+        d.catalogIds.datadog,
+        '--aws-access-key-id',
+        'AKIA',
+        '--aws-secret-access-key-stdin',
+        '--token-sharing',
+        'per-user',
+      ),
+      { input: aws },
+    );
     expect(perUser.code).toBe(2);
     expect(perUser.stderr).toContain('agctl: hostedConfig.tokenSharing: PER_USER is supported only with');
 
     const clientId = secret('google-client');
     secrets.push(clientId);
-    const creds = JSON.stringify({ type: 'service_account', client_id: clientId, private_key: RSA_PEM, client_email: 'robot@p.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token' });
-    const g = await cli(set(d.hosted, '--catalog-id', d.catalogIds.googleDrive, '--google-credentials-file', file('sa.json', creds), '--scopes', 'https://www.googleapis.com/auth/drive.readonly'));
+    const creds = JSON.stringify({
+      type: 'service_account',
+      client_id: clientId,
+      private_key: RSA_PEM,
+      client_email: 'robot@p.iam.gserviceaccount.com',
+      token_uri: 'https://oauth2.googleapis.com/token',
+    });
+    const g = await cli(
+      set(
+        d.hosted,
+        '--catalog-id',
+        d.catalogIds.googleDrive,
+        '--google-credentials-file',
+        file('sa.json', creds),
+        '--scopes',
+        'https://www.googleapis.com/auth/drive.readonly',
+      ),
+    );
     expect(g.code, g.stderr).toBe(0);
     expect(g.stdout).toMatch(/^OAuth2 mode:\s+GOOGLE_SERVICE_ACCOUNT$/m);
     expect(g.stdout).toMatch(/^Service account:\s+robot@p\.iam\.gserviceaccount\.com$/m);
@@ -151,25 +281,32 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.json()).toMatchObject({ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET' });
   });
 
-  it('reads a hosted server\'s catalog ID when none is given, and sends it outside the mask', async () => {
+  it("reads a hosted server's catalog ID when none is given, and sends it outside the mask", async () => {
     const before = row(d.hosted);
     const dry = await cli(set(d.hosted, '--hosted', '--auth', 'none', '--dry-run', '-o', 'json'));
     expect(dry.code, dry.stderr).toBe(0);
     // The stored SHARED token sharing is sent with the new method (in the mask), so that no reset can drop it.
-    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: before.catalog_id, none: {}, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' }, updateMask: 'none,tokenSharing' });
+    expect(dry.json()).toEqual({
+      hostedConfig: { mcpServerCatalogId: before.catalog_id, none: {}, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' },
+      updateMask: 'none,tokenSharing',
+    });
     const token = secret('hosted-bearer');
     secrets.push(token);
     const r = await cli(['--debug', ...set(d.hosted, '--hosted', '--bearer-token-stdin')], { input: token });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`[debug] > GET ${s.baseUrl}/api/v1/apps/${d.appId}/mcp_servers/${d.hosted}`);
-    expect(r.stderr).toContain(`"hostedConfig":{"mcpServerCatalogId":"${before.catalog_id}","bearerToken":{"token":"<redacted>"},"tokenSharing":"MCP_SERVER_TOKEN_SHARING_SHARED"},"updateMask":"bearerToken,tokenSharing"`);
+    expect(r.stderr).toContain(
+      `"hostedConfig":{"mcpServerCatalogId":"${before.catalog_id}","bearerToken":{"token":"<redacted>"},"tokenSharing":"MCP_SERVER_TOKEN_SHARING_SHARED"},"updateMask":"bearerToken,tokenSharing"`,
+    );
     expect(r.stderr).not.toMatch(/does not show/);
     expect(opened(d.hosted, 'auth.token')).toBe(token);
     expect(row(d.hosted).config_fields_json).toBe(before.config_fields_json);
     // A server without a catalog ID: said before anything is sent.
     const ext = await cli(set(d.external, '--hosted', '--auth', 'none'));
     expect(ext.code).toBe(2);
-    expect(ext.stderr).toMatch(/^agctl: MCP server wiki-mcp in app ai-tools has no catalog ID \(it is an external server\), and a hosted request must carry one\nhint: pass --catalog-id/m);
+    expect(ext.stderr).toMatch(
+      /^agctl: MCP server wiki-mcp in app ai-tools has no catalog ID \(it is an external server\), and a hosted request must carry one\nhint: pass --catalog-id/m,
+    );
   });
 
   it('sends a mask path given under the config name relative to it, with a one-line note', async () => {
@@ -177,7 +314,9 @@ describe('agctl mcp set-credentials', async () => {
     secrets.push(token);
     const r = await cli(set(d.external, '--update-mask', 'externalConfig.bearerToken.token', '--bearer-token-stdin'), { input: token });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.split('\n').filter((l) => /update mask/.test(l))).toEqual(['note: update mask paths are relative to the config; sending bearerToken.token instead of externalConfig.bearerToken.token']);
+    expect(r.stderr.split('\n').filter((l) => /update mask/.test(l))).toEqual([
+      'note: update mask paths are relative to the config; sending bearerToken.token instead of externalConfig.bearerToken.token',
+    ]);
     expect(opened(d.external, 'auth.token')).toBe(token);
   });
 
@@ -205,7 +344,10 @@ describe('agctl mcp set-credentials', async () => {
     const before = row(d.external);
     const token = secret('outside-mask');
     secrets.push(token);
-    const r = await cli(set(d.external, '--url', 'https://moved.example.com/mcp', '--auth', 'bearer', '--bearer-token-stdin', '--update-mask', 'url'), { input: token });
+    const r = await cli(
+      set(d.external, '--url', 'https://moved.example.com/mcp', '--auth', 'bearer', '--bearer-token-stdin', '--update-mask', 'url'),
+      { input: token },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('agctl: bearerToken is set but not in the update mask (url)');
     expect(row(d.external)).toEqual(before);
@@ -215,7 +357,9 @@ describe('agctl mcp set-credentials', async () => {
     const before = row(d.locked);
     const pw = secret('unused-password');
     secrets.push(pw);
-    const r = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--username', 'svc', '--password-stdin'), { input: pw });
+    const r = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--username', 'svc', '--password-stdin'), {
+      input: pw,
+    });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/^agctl: externalConfig\.url: the endpoint URL of tickets-mcp is locked .*\(HTTP 400, FailedPrecondition\)$/m);
     const j = await cli(set(d.locked, '--url', 'https://elsewhere.example.com/mcp', '--auth', 'none', '-o', 'json'));
@@ -227,14 +371,21 @@ describe('agctl mcp set-credentials', async () => {
   it('reports the legacy OAuth2 modes as SHARED and PER_USER', async () => {
     const cs = secret('legacy-secret');
     secrets.push(cs);
-    const r = await cli(set(d.legacyService, '--external', '--update-mask', 'oauth2.clientSecret', '--oauth2-client-secret-stdin'), { input: cs });
+    const r = await cli(set(d.legacyService, '--external', '--update-mask', 'oauth2.clientSecret', '--oauth2-client-secret-stdin'), {
+      input: cs,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^OAuth2 mode:\s+SERVICE$/m);
     expect(r.stdout).toMatch(/^Token sharing:\s+SHARED$/m);
     expect(r.stdout).toMatch(/^Authorized as:\s+Ada Admin <ada@example\.com> by user-ada/m);
     expect(opened(d.legacyService, 'auth.clientSecret')).toBe(cs);
     expect(row(d.legacyService).token_sharing).toBe('MCP_SERVER_TOKEN_SHARING_UNSPECIFIED');
-    const g = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })(['mcp', 'get', d.appId, d.legacyPassthrough]);
+    const g = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })([
+      'mcp',
+      'get',
+      d.appId,
+      d.legacyPassthrough,
+    ]);
     outputs.push(g);
     expect(g.code, g.stderr).toBe(0);
     expect(g.stdout).toMatch(/^OAuth2 mode:\s+PASSTHROUGH$/m);
@@ -242,7 +393,12 @@ describe('agctl mcp set-credentials', async () => {
   });
 
   it('shows enum values it does not know as they are', async () => {
-    const r = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })(['mcp', 'get', d.appId, d.unknownEnums]);
+    const r = await cliFor(dir, { ...env, AGCTL_BASE_URL: pristine.baseUrl, AGCTL_CLIENT_SECRET: pristine.plainClient.clientSecret })([
+      'mcp',
+      'get',
+      d.appId,
+      d.unknownEnums,
+    ]);
     outputs.push(r);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Transport:\s+MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET$/m);
@@ -253,14 +409,18 @@ describe('agctl mcp set-credentials', async () => {
   it('sends a JSON file or stdin with --from-file', async () => {
     const token = secret('from-file');
     secrets.push(token);
-    const body = { externalConfig: { url: 'https://wiki3.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerToken: { token } } };
+    const body = {
+      externalConfig: { url: 'https://wiki3.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerToken: { token } },
+    };
     const r = await cli(set(d.external, '--from-file', file('req.json', JSON.stringify(body))));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki3\.example\.com\/mcp$/m);
     expect(opened(d.external, 'auth.token')).toBe(token);
     const token2 = secret('from-stdin');
     secrets.push(token2);
-    const r2 = await cli(set(d.external, '--from-file', '-', '-o', 'json'), { input: JSON.stringify({ externalConfig: { bearerToken: { token: token2 } }, updateMask: 'bearerToken' }) });
+    const r2 = await cli(set(d.external, '--from-file', '-', '-o', 'json'), {
+      input: JSON.stringify({ externalConfig: { bearerToken: { token: token2 } }, updateMask: 'bearerToken' }),
+    });
     expect(r2.code, r2.stderr).toBe(0);
     expect(r2.json().endpointUrl).toBe('https://wiki3.example.com/mcp');
     expect(opened(d.external, 'auth.token')).toBe(token2);
@@ -282,10 +442,28 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^URL:\s+https:\/\/wiki4\.example\.com\/mcp$/m);
     // The derived mask is url,transportType: the stored authentication and its secrets stay.
-    expect(row(d.external)).toMatchObject({ auth_kind: before.auth_kind, secrets_json: before.secrets_json, transport_type: 'MCP_SERVER_TRANSPORT_TYPE_SSE' });
-    const prefixed = await cli(set(d.external, '--from-file', file('prefixed.json', JSON.stringify({ externalConfig: { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'externalConfig.transportType' }))));
+    expect(row(d.external)).toMatchObject({
+      auth_kind: before.auth_kind,
+      secrets_json: before.secrets_json,
+      transport_type: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
+    });
+    const prefixed = await cli(
+      set(
+        d.external,
+        '--from-file',
+        file(
+          'prefixed.json',
+          JSON.stringify({
+            externalConfig: { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' },
+            updateMask: 'externalConfig.transportType',
+          }),
+        ),
+      ),
+    );
     expect(prefixed.code, prefixed.stderr).toBe(0);
-    expect(prefixed.stderr).toContain('note: update mask paths are relative to the config; sending transportType instead of externalConfig.transportType');
+    expect(prefixed.stderr).toContain(
+      'note: update mask paths are relative to the config; sending transportType instead of externalConfig.transportType',
+    );
     expect(row(d.external).transport_type).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
     const empty = await cli(set(d.external, '--from-file', file('empty.json', JSON.stringify({ externalConfig: {} }))));
     expect(empty.code).toBe(2);
@@ -300,12 +478,37 @@ describe('agctl mcp set-credentials', async () => {
     secrets.push(aws, cfg);
     // A dry run reads the server (its view and the catalog entry) and writes nothing.
     const r = await cli(
-      set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run', '-o', 'json'),
+      set(
+        d.hosted,
+        '--catalog-id',
+        d.catalogIds.datadog,
+        '--config',
+        `apiKey=${cfg}`,
+        '--aws-access-key-id',
+        'AKIADRY',
+        '--aws-secret-access-key-stdin',
+        '--dry-run',
+        '-o',
+        'json',
+      ),
       { input: aws },
     );
     expect(r.code, r.stderr).toBe(0);
     // Without -o json: the changes in words, the same lines -i shows before its question.
-    const human = await cli(set(d.hosted, '--catalog-id', d.catalogIds.datadog, '--config', `apiKey=${cfg}`, '--aws-access-key-id', 'AKIADRY', '--aws-secret-access-key-stdin', '--dry-run'), { input: aws });
+    const human = await cli(
+      set(
+        d.hosted,
+        '--catalog-id',
+        d.catalogIds.datadog,
+        '--config',
+        `apiKey=${cfg}`,
+        '--aws-access-key-id',
+        'AKIADRY',
+        '--aws-secret-access-key-stdin',
+        '--dry-run',
+      ),
+      { input: aws },
+    );
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`^Changes to MCP server ${d.hosted}:\n`));
     for (const line of [
@@ -315,11 +518,14 @@ describe('agctl mcp set-credentials', async () => {
       '    accessKeyId: AKIADRY',
       '    secretAccessKey: a new secret value',
       'Update mask: mcpServerCatalogId,configFields,awsSigv4,tokenSharing',
-    ]) expect(human.stdout.split('\n')).toContain(line);
+    ])
+      expect(human.stdout.split('\n')).toContain(line);
     expect(human.stderr).toContain('nothing was sent; -o json prints the request, secrets redacted');
     expect(r.stderr).toContain(`Dry run: would send POST /api/v1/apps/${d.appId}/mcp_servers/${d.hosted}/credentials`);
     // apiKey is secret in the catalog schema: a warning names the flags that keep it off the command line (never the value).
-    expect(r.stderr).toMatch(/--config apiKey=\.\.\.: apiKey is a secret field of the catalog entry, and a value on the command line stays in shell history .* --config-file apiKey=PATH/);
+    expect(r.stderr).toMatch(
+      /--config apiKey=\.\.\.: apiKey is a secret field of the catalog entry, and a value on the command line stays in shell history .* --config-file apiKey=PATH/,
+    );
     // The merged request: the stored non-secret site is re-sent (shown), the secret fields redacted.
     expect(r.json()).toEqual({
       hostedConfig: {
@@ -330,7 +536,24 @@ describe('agctl mcp set-credentials', async () => {
       },
       updateMask: 'mcpServerCatalogId,configFields,awsSigv4,tokenSharing',
     });
-    const f = await cli(set(d.external, '--from-file', file('dry.json', JSON.stringify({ externalConfig: { url: 'https://a.example.com/mcp', oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM } } })), '--dry-run', '-o', 'json'));
+    const f = await cli(
+      set(
+        d.external,
+        '--from-file',
+        file(
+          'dry.json',
+          JSON.stringify({
+            externalConfig: {
+              url: 'https://a.example.com/mcp',
+              oauth2: { mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/t', jwtPrivateKey: RSA_PEM },
+            },
+          }),
+        ),
+        '--dry-run',
+        '-o',
+        'json',
+      ),
+    );
     expect(f.code, f.stderr).toBe(0);
     expect(f.json().externalConfig.oauth2.jwtPrivateKey).toBe('<redacted>');
     expect(row(d.hosted)).toEqual(before);
@@ -347,23 +570,115 @@ describe('agctl mcp set-credentials', async () => {
     expect(r.stderr).toContain('hint: set it with --url');
 
     const cases: [string[], RegExp][] = [
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'client-credentials', '--oauth2-client-id', 'c', '--oauth2-client-secret-file', file('cs.txt', 'x')), /^agctl: externalConfig\.oauth2\.tokenUrl: required for mode CLIENT_CREDENTIALS.*\nhint: set it with --oauth2-token-url/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'service', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-issuer-url', 'https://idp.example.com/realm'), /^agctl: externalConfig\.oauth2\.issuerUrl: must be an issuer URL without a path/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'authorization-code', '--oauth2-token-url', 'https://idp.example.com/t', '--oauth2-pkce', 'plain'), /^agctl: externalConfig\.oauth2\.pkce: must be discover/m],
-      [set(d.hosted, '--catalog-id', 'not-a-ksuid', '--auth', 'none'), /^agctl: hostedConfig\.mcpServerCatalogId: must be a 27-character KSUID/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--token-sharing', 'shared', '--username', '', '--password-file', file('pw.txt', 'x')), /^agctl: externalConfig\.basicAuth\.username: must not be empty for SHARED/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--oauth2-mode', 'jwt-bearer', '--oauth2-token-url', 'https://idp.example.com/t', '--jwt-private-key-file', file('not-a-key.pem', 'hello')), /^agctl: externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/m],
-      [set(d.external, '--external', '--update-mask', 'endpoint', '--auth', 'none'), /^agctl: updateMask: endpoint: unknown path for externalConfig/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'websocket', '--auth', 'none'), /^agctl: --transport: unknown value "websocket"/m],
+      [
+        set(
+          d.external,
+          '--url',
+          'https://a.example.com/mcp',
+          '--oauth2-mode',
+          'client-credentials',
+          '--oauth2-client-id',
+          'c',
+          '--oauth2-client-secret-file',
+          file('cs.txt', 'x'),
+        ),
+        /^agctl: externalConfig\.oauth2\.tokenUrl: required for mode CLIENT_CREDENTIALS.*\nhint: set it with --oauth2-token-url/m,
+      ],
+      [
+        set(
+          d.external,
+          '--url',
+          'https://a.example.com/mcp',
+          '--oauth2-mode',
+          'service',
+          '--oauth2-token-url',
+          'https://idp.example.com/t',
+          '--oauth2-issuer-url',
+          'https://idp.example.com/realm',
+        ),
+        /^agctl: externalConfig\.oauth2\.issuerUrl: must be an issuer URL without a path/m,
+      ],
+      [
+        set(
+          d.external,
+          '--url',
+          'https://a.example.com/mcp',
+          '--oauth2-mode',
+          'authorization-code',
+          '--oauth2-token-url',
+          'https://idp.example.com/t',
+          '--oauth2-pkce',
+          'plain',
+        ),
+        /^agctl: externalConfig\.oauth2\.pkce: must be discover/m,
+      ],
+      [
+        set(d.hosted, '--catalog-id', 'not-a-ksuid', '--auth', 'none'),
+        /^agctl: hostedConfig\.mcpServerCatalogId: must be a 27-character KSUID/m,
+      ],
+      [
+        set(
+          d.external,
+          '--url',
+          'https://a.example.com/mcp',
+          '--token-sharing',
+          'shared',
+          '--username',
+          '',
+          '--password-file',
+          file('pw.txt', 'x'),
+        ),
+        /^agctl: externalConfig\.basicAuth\.username: must not be empty for SHARED/m,
+      ],
+      [
+        set(
+          d.external,
+          '--url',
+          'https://a.example.com/mcp',
+          '--oauth2-mode',
+          'jwt-bearer',
+          '--oauth2-token-url',
+          'https://idp.example.com/t',
+          '--jwt-private-key-file',
+          file('not-a-key.pem', 'hello'),
+        ),
+        /^agctl: externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/m,
+      ],
+      [
+        set(d.external, '--external', '--update-mask', 'endpoint', '--auth', 'none'),
+        /^agctl: updateMask: endpoint: unknown path for externalConfig/m,
+      ],
+      [
+        set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'websocket', '--auth', 'none'),
+        /^agctl: --transport: unknown value "websocket"/m,
+      ],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token', 'plain-value'), /unknown option '--bearer-token'/],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--username', 'u', '--bearer-token-file', file('t.txt', 'x')), /^agctl: flags for more than one authentication method/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--auth', 'bearer'), /^agctl: missing bearer token: provide it with --bearer-token-stdin, --bearer-token-file, AGCTL_MCP_BEARER_TOKEN/m],
+      [
+        set(d.external, '--url', 'https://a.example.com/mcp', '--username', 'u', '--bearer-token-file', file('t.txt', 'x')),
+        /^agctl: flags for more than one authentication method/m,
+      ],
+      [
+        set(d.external, '--url', 'https://a.example.com/mcp', '--auth', 'bearer'),
+        /^agctl: missing bearer token: provide it with --bearer-token-stdin, --bearer-token-file, AGCTL_MCP_BEARER_TOKEN/m,
+      ],
       [set(d.external, '--external'), /^agctl: nothing to change: name what to set/m],
-      [set(d.external, '--update-mask', 'externalConfig.url,hostedConfig.configFields', '--url', 'https://a.example.com/mcp'), /^agctl: updateMask: configFields: unknown path for externalConfig/m],
-      [set(d.external, '--external', '--aws-access-key-id', 'AKIA'), /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m],
-      [set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'), /^agctl: only one input can come from stdin/m],
+      [
+        set(d.external, '--update-mask', 'externalConfig.url,hostedConfig.configFields', '--url', 'https://a.example.com/mcp'),
+        /^agctl: updateMask: configFields: unknown path for externalConfig/m,
+      ],
+      [
+        set(d.external, '--external', '--aws-access-key-id', 'AKIA'),
+        /^agctl: --aws-access-key-id applies to hosted servers only, not with --external/m,
+      ],
+      [
+        set(d.external, '--url', 'https://a.example.com/mcp', '--bearer-token-stdin', '--config-stdin', 'apiKey'),
+        /^agctl: only one input can come from stdin/m,
+      ],
       [set(d.external, '--url', 'https://a.example.com/mcp', '--interactive'), /^agctl: --interactive needs a terminal/m],
-      [set(d.hosted, '--hosted', '--config-stdin', 'apiKey', '--config-stdin', 'site'), /--config-stdin may be given once: standard input holds one value/],
+      [
+        set(d.hosted, '--hosted', '--config-stdin', 'apiKey', '--config-stdin', 'site'),
+        /--config-stdin may be given once: standard input holds one value/,
+      ],
     ];
     for (const [args, message] of cases) {
       const c = await cli(args, { input: 'x' });
@@ -378,15 +693,27 @@ describe('agctl mcp set-credentials', async () => {
     const before = row(d.external);
     const body = { externalConfig: { url: 'https://a.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET', none: {} } };
     const fromFile = await cli(set(d.external, '--from-file', file('future.json', JSON.stringify(body))));
-    const byFlag = await cli(set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET', '--auth', 'none'));
+    const byFlag = await cli(
+      set(d.external, '--url', 'https://a.example.com/mcp', '--transport', 'MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET', '--auth', 'none'),
+    );
     for (const r of [fromFile, byFlag]) {
-      expect(r.stderr).toMatch(/externalConfig\.transportType: MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET is not a value this version of agctl knows; sending it as is/);
+      expect(r.stderr).toMatch(
+        /externalConfig\.transportType: MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET is not a value this version of agctl knows; sending it as is/,
+      );
       // The embedded server knows only the listed values: its 400 shows the request was sent.
       expect(r.code, r.stderr).toBe(7);
-      expect(r.stderr).toMatch(/^agctl: externalConfig\.transportType: unknown value "MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET".*\(HTTP 400, InvalidArgument\)$/m);
+      expect(r.stderr).toMatch(
+        /^agctl: externalConfig\.transportType: unknown value "MCP_SERVER_TRANSPORT_TYPE_WEBSOCKET".*\(HTTP 400, InvalidArgument\)$/m,
+      );
     }
     // A value of another enum, or not in full form, is still a usage error before anything is sent.
-    const other = await cli(set(d.external, '--from-file', file('other.json', JSON.stringify({ externalConfig: { ...body.externalConfig, transportType: 'WEBSOCKET' } }))));
+    const other = await cli(
+      set(
+        d.external,
+        '--from-file',
+        file('other.json', JSON.stringify({ externalConfig: { ...body.externalConfig, transportType: 'WEBSOCKET' } })),
+      ),
+    );
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/^agctl: externalConfig\.transportType: unknown value "WEBSOCKET"/m);
     expect(row(d.external)).toEqual(before);
@@ -398,9 +725,17 @@ describe('agctl mcp set-credentials', async () => {
     // The server's view says it is external: a hosted request stops before it is sent.
     const wrongKind = await cli(set(d.external, '--catalog-id', d.catalogIds.datadog, '--auth', 'none'));
     expect(wrongKind.code).toBe(2);
-    expect(wrongKind.stderr).toContain('agctl: MCP server wiki-mcp in app ai-tools is an external server, but the request sets hostedConfig\nhint: use the flags for external servers');
+    expect(wrongKind.stderr).toContain(
+      'agctl: MCP server wiki-mcp in app ai-tools is an external server, but the request sets hostedConfig\nhint: use the flags for external servers',
+    );
     // Sent anyway (--from-file skips nothing the server checks): the server's own 400.
-    const sent = await cli(set(d.external, '--from-file', file('wrong-kind.json', JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, none: {} } }))));
+    const sent = await cli(
+      set(
+        d.external,
+        '--from-file',
+        file('wrong-kind.json', JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, none: {} } })),
+      ),
+    );
     expect(sent.code).toBe(2);
     expect(sent.stderr).toContain('hint: send externalConfig instead');
   });
@@ -408,7 +743,9 @@ describe('agctl mcp set-credentials', async () => {
   it('keeps secrets out of --debug logs', async () => {
     const token = secret('debug-token');
     secrets.push(token);
-    const r = await cli(['--debug', ...set(d.external, '--external', '--update-mask', 'bearerToken.token', '--bearer-token-stdin')], { input: token });
+    const r = await cli(['--debug', ...set(d.external, '--external', '--update-mask', 'bearerToken.token', '--bearer-token-stdin')], {
+      input: token,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('[debug] > POST');
     expect(r.stderr).toContain('"token":"<redacted>"');
@@ -431,8 +768,16 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
   const s = await startTestServer();
   const d = s.demo.mcp;
   const dir = tempDir();
-  const cli = cliFor(dir, { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
-  const row = () => s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, d.hosted) as Record<string, any>;
+  const cli = cliFor(dir, {
+    AGCTL_BASE_URL: s.baseUrl,
+    AGCTL_CLIENT_ID: s.plainClient.clientId,
+    AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+  });
+  const row = () =>
+    s.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, d.hosted) as Record<
+      string,
+      any
+    >;
   const apiKey = () => {
     const sealed = JSON.parse(row().secrets_json)['configFields.apiKey'];
     return sealed === undefined ? undefined : s.server.store.open(sealed, 'mcp_servers', d.appId, d.hosted, 'configFields.apiKey');
@@ -444,11 +789,19 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
     const before = row();
     const key = apiKey();
     expect(key).toBeTruthy();
-    for (const args of [set('--config', 'site=us5.datadoghq.com'), set('--config', 'site=us5.datadoghq.com', '--dry-run'), set('--update-mask', 'configFields.site', '--config', 'site=us5.datadoghq.com')]) {
+    for (const args of [
+      set('--config', 'site=us5.datadoghq.com'),
+      set('--config', 'site=us5.datadoghq.com', '--dry-run'),
+      set('--update-mask', 'configFields.site', '--config', 'site=us5.datadoghq.com'),
+    ]) {
       const r = await cli(args);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/^agctl: the service replaces config fields as a whole: this update would clear the secret config field apiKey of datadog-mcp/m);
-      expect(r.stderr).toMatch(/^hint: give it again with --config-file apiKey=PATH, --config-stdin apiKey or --config-secret apiKey, or pass --replace-config-fields to clear it on purpose$/m);
+      expect(r.stderr).toMatch(
+        /^agctl: the service replaces config fields as a whole: this update would clear the secret config field apiKey of datadog-mcp/m,
+      );
+      expect(r.stderr).toMatch(
+        /^hint: give it again with --config-file apiKey=PATH, --config-stdin apiKey or --config-secret apiKey, or pass --replace-config-fields to clear it on purpose$/m,
+      );
     }
     // Nothing was written: every update moves updated_at.
     expect(row()).toEqual(before);
@@ -478,10 +831,15 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
   it('--from-file: the same rule, with a hint for the file', async () => {
     const before = row();
     const path = join(dir, 'site.json');
-    writeFileSync(path, JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com' } } }));
+    writeFileSync(
+      path,
+      JSON.stringify({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'us5.datadoghq.com' } } }),
+    );
     const r = await cli(['mcp', 'set-credentials', d.appId, d.hosted, '--from-file', path]);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/^hint: put it in hostedConfig.configFields of the request, or pass --replace-config-fields to clear it on purpose$/m);
+    expect(r.stderr).toMatch(
+      /^hint: put it in hostedConfig.configFields of the request, or pass --replace-config-fields to clear it on purpose$/m,
+    );
     expect(row()).toEqual(before);
   });
 
@@ -504,8 +862,28 @@ describe('agctl mcp set-credentials: hosted config fields are replaced as a whol
 describe('agctl mcp set-credentials against a server that answers 200 without applying the change', async () => {
   const CATALOG = '2ZbP3dJ9mQ1kT8vX5cR7wY0aBfQ';
   const views: Record<string, Record<string, unknown>> = {
-    'ext-mcp': { appId: 'ai-tools', connectorId: 'ext-mcp', serverType: 'MCP_SERVER_TYPE_EXTERNAL', mcpServerCatalogId: '', endpointUrl: 'https://ext.example.com/mcp', authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerTokenConfigured: false, configFieldValues: {} },
-    'hosted-mcp': { appId: 'ai-tools', connectorId: 'hosted-mcp', serverType: 'MCP_SERVER_TYPE_HOSTED', mcpServerCatalogId: CATALOG, endpointUrl: '', authMethod: 'MCP_SERVER_AUTH_METHOD_NONE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', bearerTokenConfigured: false, configFieldValues: {} },
+    'ext-mcp': {
+      appId: 'ai-tools',
+      connectorId: 'ext-mcp',
+      serverType: 'MCP_SERVER_TYPE_EXTERNAL',
+      mcpServerCatalogId: '',
+      endpointUrl: 'https://ext.example.com/mcp',
+      authMethod: 'MCP_SERVER_AUTH_METHOD_NONE',
+      tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+      bearerTokenConfigured: false,
+      configFieldValues: {},
+    },
+    'hosted-mcp': {
+      appId: 'ai-tools',
+      connectorId: 'hosted-mcp',
+      serverType: 'MCP_SERVER_TYPE_HOSTED',
+      mcpServerCatalogId: CATALOG,
+      endpointUrl: '',
+      authMethod: 'MCP_SERVER_AUTH_METHOD_NONE',
+      tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+      bearerTokenConfigured: false,
+      configFieldValues: {},
+    },
   };
   const received: { method: string; url: string; body: any }[] = [];
   const read = async (req: IncomingMessage) => {
@@ -517,12 +895,17 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     const body = await read(req);
     received.push({ method: req.method!, url: req.url!, body });
     // A catalog entry without a schema (the contract lets the service leave it out).
-    if (req.url === `/api/v1/mcp_server_catalog/${CATALOG}`) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ catalogEntry: { id: CATALOG, configSchema: null } }));
+    if (req.url === `/api/v1/mcp_server_catalog/${CATALOG}`)
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ catalogEntry: { id: CATALOG, configSchema: null } }));
     const m = /^\/api\/v1\/apps\/ai-tools\/mcp_servers\/([^/]+)(\/credentials)?$/.exec(req.url ?? '');
     const view = m ? views[m[1]!] : undefined;
-    const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    const answer = (status: number, json: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     if (!view) return answer(404, { code: 5, message: 'not found' });
-    if (req.method === 'POST' && body.hostedConfig && !body.hostedConfig.mcpServerCatalogId) return answer(400, { code: 3, message: 'invalid MCPServerHostedConfig.McpServerCatalogId: value length must be at least 1 runes' });
+    if (req.method === 'POST' && body.hostedConfig && !body.hostedConfig.mcpServerCatalogId)
+      return answer(400, { code: 3, message: 'invalid MCPServerHostedConfig.McpServerCatalogId: value length must be at least 1 runes' });
     // A success without a view (the contract allows it).
     if (req.method === 'POST' && m![1] === 'ext-mcp' && body.externalConfig?.transportType) return answer(200, { mcpServer: null });
     // Whatever was asked, nothing changes.
@@ -535,7 +918,19 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
   const token = secret('stub-bearer');
 
   it('warns in one line and exits 0 when the view does not show the change', async () => {
-    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'ext-mcp', '--external', '--update-mask', 'externalConfig.bearerToken', '--bearer-token-stdin'], { input: token });
+    const r = await cli(
+      [
+        'mcp',
+        'set-credentials',
+        'ai-tools',
+        'ext-mcp',
+        '--external',
+        '--update-mask',
+        'externalConfig.bearerToken',
+        '--bearer-token-stdin',
+      ],
+      { input: token },
+    );
     expect(r.code, r.stderr).toBe(0);
     const post = received.filter((x) => x.method === 'POST').at(-1)!;
     expect(post.body.updateMask).toBe('bearerToken,tokenSharing');
@@ -551,7 +946,9 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     for (const out of [[], ['-o', 'json']]) {
       const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'ext-mcp', '--external', '--transport', 'sse', ...out]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr.split('\n').filter((l) => /no view/.test(l))).toEqual(['note: the service returned no view of MCP server ext-mcp; see it with agctl mcp get ai-tools ext-mcp']);
+      expect(r.stderr.split('\n').filter((l) => /no view/.test(l))).toEqual([
+        'note: the service returned no view of MCP server ext-mcp; see it with agctl mcp get ai-tools ext-mcp',
+      ]);
       expect(r.stderr).not.toMatch(/unexpected|does not show/);
       if (out.length) expect(r.stdout.trim()).toBe('null');
     }
@@ -561,20 +958,54 @@ describe('agctl mcp set-credentials against a server that answers 200 without ap
     received.length = 0;
     const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu']);
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`agctl: catalog entry ${CATALOG} sent no config schema, so agctl cannot tell which stored config fields of hosted-mcp are secret`);
+    expect(r.stderr).toContain(
+      `agctl: catalog entry ${CATALOG} sent no config schema, so agctl cannot tell which stored config fields of hosted-mcp are secret`,
+    );
     expect(received.filter((x) => x.method === 'POST')).toEqual([]);
-    const ok = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--config', 'region=eu', '--replace-config-fields']);
+    const ok = await cli([
+      'mcp',
+      'set-credentials',
+      'ai-tools',
+      'hosted-mcp',
+      '--hosted',
+      '--config',
+      'region=eu',
+      '--replace-config-fields',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(received.filter((x) => x.method === 'POST').at(-1)!.body).toEqual({ hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } }, updateMask: 'configFields' });
+    expect(received.filter((x) => x.method === 'POST').at(-1)!.body).toEqual({
+      hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { region: 'eu' } },
+      updateMask: 'configFields',
+    });
   });
 
   it('reads the catalog ID of a hosted server first, and sends it outside the mask', async () => {
     received.length = 0;
-    const r = await cli(['mcp', 'set-credentials', 'ai-tools', 'hosted-mcp', '--hosted', '--require-tool-approval', 'true', '--auth', 'none', '-o', 'json']);
+    const r = await cli([
+      'mcp',
+      'set-credentials',
+      'ai-tools',
+      'hosted-mcp',
+      '--hosted',
+      '--require-tool-approval',
+      'true',
+      '--auth',
+      'none',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(received.map((x) => `${x.method} ${x.url}`)).toEqual(['GET /api/v1/apps/ai-tools/mcp_servers/hosted-mcp', 'POST /api/v1/apps/ai-tools/mcp_servers/hosted-mcp/credentials']);
+    expect(received.map((x) => `${x.method} ${x.url}`)).toEqual([
+      'GET /api/v1/apps/ai-tools/mcp_servers/hosted-mcp',
+      'POST /api/v1/apps/ai-tools/mcp_servers/hosted-mcp/credentials',
+    ]);
     expect(received[1]!.body).toEqual({
-      hostedConfig: { mcpServerCatalogId: CATALOG, requireToolApproval: 'OPTIONAL_BOOL_TRUE', none: {}, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' },
+      hostedConfig: {
+        mcpServerCatalogId: CATALOG,
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+        none: {},
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+      },
       updateMask: 'requireToolApproval,none,tokenSharing',
     });
     expect(r.stderr).toMatch(/does not show requireToolApproval=OPTIONAL_BOOL_TRUE: that change/);

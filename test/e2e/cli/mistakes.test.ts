@@ -29,8 +29,16 @@ describe('file inputs', () => {
   it('stops reading a file that never ends, and names directories and missing files', async () => {
     const run = cli({ AGCTL_BASE_URL: 'http://127.0.0.1:1', AGCTL_ACCESS_TOKEN: 't' });
     // /dev/zero never ends: only the size bound stops the read.
-    expectClearError(await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', '/dev/zero']), 2, '--from-file /dev/zero: larger than 1048576 bytes (1 MiB)');
-    expectClearError(await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', work]), 2, `--from-file ${work}: is a directory`);
+    expectClearError(
+      await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', '/dev/zero']),
+      2,
+      '--from-file /dev/zero: larger than 1048576 bytes (1 MiB)',
+    );
+    expectClearError(
+      await run(['mcp', 'set-credentials', 'ai-tools', 'wiki-mcp', '--from-file', work]),
+      2,
+      `--from-file ${work}: is a directory`,
+    );
     expectClearError(
       await run(['webhook', 'send', 'http://127.0.0.1:1/x', '--data-file', '/dev/zero'], { env: { AGCTL_WEBHOOK_SECRET: 's' } }),
       2,
@@ -58,34 +66,62 @@ describe('serve and --embedded: addresses, data directories, seal keys', () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
     const port = (taken.address() as AddressInfo).port;
     try {
-      expectClearError(await serve('--port', String(port), '--data-dir', join(work, 'd-port')), 2, `cannot listen on 127.0.0.1:${port}: the address is already in use`);
+      expectClearError(
+        await serve('--port', String(port), '--data-dir', join(work, 'd-port')),
+        2,
+        `cannot listen on 127.0.0.1:${port}: the address is already in use`,
+      );
     } finally {
       taken.close();
     }
-    expectClearError(await serve('--host', '192.0.2.1', '--data-dir', join(work, 'd-port')), 2, 'cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine');
-    expectClearError(await serve('--host', 'not a host', '--data-dir', join(work, 'd-port')), 2, 'cannot listen on "not a host": no such host name');
+    expectClearError(
+      await serve('--host', '192.0.2.1', '--data-dir', join(work, 'd-port')),
+      2,
+      'cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine',
+    );
+    expectClearError(
+      await serve('--host', 'not a host', '--data-dir', join(work, 'd-port')),
+      2,
+      'cannot listen on "not a host": no such host name',
+    );
   });
 
   it('names a data directory that is a file, or under one, from --data-dir, AGCTL_DATA_DIR and --embedded', async () => {
     const file = join(work, 'plain-file');
     writeFileSync(file, 'x');
     expectClearError(await serve('--data-dir', file), 2, `data directory ${file}: it is a file, not a directory`);
-    expectClearError(await serve('--data-dir', join(file, 'sub')), 2, `data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    expectClearError(
+      await serve('--data-dir', join(file, 'sub')),
+      2,
+      `data directory ${join(file, 'sub')}: ${file} is a file, not a directory`,
+    );
     const viaEnv = await run(['serve', '--quiet'], { env: { AGCTL_DATA_DIR: file } });
     expectClearError(viaEnv, 2, `data directory ${file}: it is a file, not a directory`);
     expect(viaEnv.stderr).toContain('with AGCTL_DATA_DIR');
-    expectClearError(await run(['--embedded', 'rules', 'list', 'crm-app'], { env: { AGCTL_DATA_DIR: join(file, 'sub') } }), 2, `--embedded: data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    expectClearError(
+      await run(['--embedded', 'rules', 'list', 'crm-app'], { env: { AGCTL_DATA_DIR: join(file, 'sub') } }),
+      2,
+      `--embedded: data directory ${join(file, 'sub')}: ${file} is a file, not a directory`,
+    );
   });
 
   it('refuses --embedded together with --base-url rather than ignoring one', async () => {
-    expectClearError(await run(['--embedded', '--base-url', 'https://acme.example.com', 'rules', 'list', 'crm-app']), 2, '--embedded runs its own server; it cannot be combined with --base-url');
+    expectClearError(
+      await run(['--embedded', '--base-url', 'https://acme.example.com', 'rules', 'list', 'crm-app']),
+      2,
+      '--embedded runs its own server; it cannot be combined with --base-url',
+    );
   });
 
   it('names a damaged database and malformed seal keys', async () => {
     const corrupt = join(work, 'd-corrupt');
     mkdirSync(corrupt);
     writeFileSync(join(corrupt, 'agctl.db'), randomBytes(8192));
-    expectClearError(await serve('--data-dir', corrupt), 2, `the database ${join(corrupt, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`);
+    expectClearError(
+      await serve('--data-dir', corrupt),
+      2,
+      `the database ${join(corrupt, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`,
+    );
     expectClearError(
       await run(['serve', '--quiet', '--data-dir', join(work, 'd-garbage-key')], { env: { AGCTL_SEAL_KEY: 'garbage' } }),
       2,
@@ -94,18 +130,28 @@ describe('serve and --embedded: addresses, data directories, seal keys', () => {
     const shortKey = join(work, 'd-short-key');
     mkdirSync(shortKey);
     writeFileSync(join(shortKey, 'seal.key'), 'abc\n');
-    expectClearError(await serve('--data-dir', shortKey), 2, /^agctl: the seal key file .*d-short-key\/seal\.key is damaged: it must hold 32 bytes/);
+    expectClearError(
+      await serve('--data-dir', shortKey),
+      2,
+      /^agctl: the seal key file .*d-short-key\/seal\.key is damaged: it must hold 32 bytes/,
+    );
   });
 
   it('says when AGCTL_SEAL_KEY is not the key the data directory was sealed with', async () => {
     const dir = join(work, 'd-sealed');
-    const first = await run(['--embedded', 'rules', 'list', 'crm-app', '--limit', '1'], { env: { AGCTL_DATA_DIR: dir, AGCTL_SEAL_KEY: randomBytes(32).toString('hex') } });
+    const first = await run(['--embedded', 'rules', 'list', 'crm-app', '--limit', '1'], {
+      env: { AGCTL_DATA_DIR: dir, AGCTL_SEAL_KEY: randomBytes(32).toString('hex') },
+    });
     expect(first.code, first.stderr).toBe(0);
     const other = { AGCTL_DATA_DIR: dir, AGCTL_SEAL_KEY: randomBytes(32).toString('hex') };
     const r = await run(['--embedded', 'rules', 'list', 'crm-app'], { env: other });
     expectClearError(r, 2, `--embedded: the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
     expect(r.stderr).toMatch(/^hint: set AGCTL_SEAL_KEY to the key used before/m);
-    expectClearError(await run(['serve', '--quiet', '--data-dir', dir], { env: other }), 2, `the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`);
+    expectClearError(
+      await run(['serve', '--quiet', '--data-dir', dir], { env: other }),
+      2,
+      `the data directory ${dir} holds secrets sealed with another key than AGCTL_SEAL_KEY`,
+    );
   });
 });
 
@@ -125,12 +171,17 @@ describe('the config directory and its key', () => {
   it('says a stored secret cannot be unsealed under another AGCTL_CONFIG_KEY, instead of "no credentials"', async () => {
     const s = await startTestServer();
     const dir = join(work, 'cfg-sealed');
-    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { configDir: dir, input: s.plainClient.clientSecret });
+    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], {
+      configDir: dir,
+      input: s.plainClient.clientSecret,
+    });
     expect(login.code, login.stderr).toBe(0);
     const other = { AGCTL_CONFIG_KEY: randomBytes(32).toString('hex') };
     const status = await runCli(['auth', 'status'], { configDir: dir, env: other });
     expect(status.code, status.stderr).toBe(3);
-    expect(status.stdout).toMatch(/^Credentials: +stored \(sealed\), but cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited$/m);
+    expect(status.stdout).toMatch(
+      /^Credentials: +stored \(sealed\), but cannot be unsealed: it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited$/m,
+    );
     expect(status.stderr).toMatch(/^hint: set AGCTL_CONFIG_KEY to the key used when it was stored/m);
     expectClearError(
       await runCli(['rules', 'list', 'crm-app'], { configDir: dir, env: other }),
@@ -145,19 +196,28 @@ describe('the config directory and its key', () => {
 describe('webhook send --jwt-key', () => {
   it('refuses keys that cannot sign with exit 2 and a plain reason', async () => {
     const run = cli({ AGCTL_BASE_URL: 'http://127.0.0.1:1' });
-    const send = (key: string) => run(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1', '-d', '{}', '--jwt-key', key, '--dry-run']);
+    const send = (key: string) =>
+      run(['webhook', 'send', 'http://127.0.0.1:1/api/v1/webhooks/incoming/L1', '-d', '{}', '--jwt-key', key, '--dry-run']);
     const short = join(work, 'rsa1024.pem');
     writeFileSync(short, privatePem(rsa1024Key()));
     expectClearError(await send(short), 2, `--jwt-key ${short}: RSA keys must be at least 2048 bits; this one has 1024`);
     const ec = ecKey();
     const encrypted = join(work, 'encrypted.pem');
     writeFileSync(encrypted, privatePem(ec, { cipher: 'aes-256-cbc', passphrase: 'x' }));
-    expectClearError(await send(encrypted), 2, /^agctl: --jwt-key .*encrypted\.pem: encrypted PEM keys are not supported: decrypt it with openssl first/);
+    expectClearError(
+      await send(encrypted),
+      2,
+      /^agctl: --jwt-key .*encrypted\.pem: encrypted PEM keys are not supported: decrypt it with openssl first/,
+    );
     const badD = join(work, 'bad-d.jwk.json');
     const jwk = ec.export({ format: 'jwk' });
     writeFileSync(badD, JSON.stringify({ ...jwk, d: generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk.d }));
     const r = await run(['webhook', 'send', 'http://127.0.0.1:1/x', '-d', '{}', '--jwt-key', badD, '--dry-run', '--debug']);
-    expectClearError(r, 2, `--jwt-key ${badD}: the key is not a valid private key: its private part does not match its public part, or is malformed`);
+    expectClearError(
+      r,
+      2,
+      `--jwt-key ${badD}: the key is not a valid private key: its private part does not match its public part, or is malformed`,
+    );
   });
 });
 
@@ -192,7 +252,13 @@ describe('network mistakes', () => {
     await new Promise<void>((res) => free.listen(0, '127.0.0.1', () => res()));
     const port = (free.address() as AddressInfo).port;
     await new Promise((res) => free.close(res));
-    const sent = await cli({ AGCTL_WEBHOOK_SECRET: 's' })(['webhook', 'send', `http://127.0.0.1:${port}/api/v1/webhooks/incoming/L1`, '-d', '{}']);
+    const sent = await cli({ AGCTL_WEBHOOK_SECRET: 's' })([
+      'webhook',
+      'send',
+      `http://127.0.0.1:${port}/api/v1/webhooks/incoming/L1`,
+      '-d',
+      '{}',
+    ]);
     expectClearError(sent, 9, `cannot reach http://127.0.0.1:${port}: connection refused`);
     expect(sent.stderr).toMatch(/^hint: is the server running\? check the listener URL$/m);
   });

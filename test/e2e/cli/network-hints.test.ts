@@ -41,8 +41,12 @@ describe('a base URL with a path', () => {
       cliFor(configDir(), creds)(['auth', 'token', '--base-url', `${s.baseUrl}/tenant/acme`]),
     ]);
     expect([flag, env, json, other].map((r) => r.code)).toEqual([2, 2, 2, 2]);
-    expect(flag.stderr).toBe(`agctl: --base-url: the base URL ${s.baseUrl}/api/v1 has a path (/api/v1): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: --base-url ${s.baseUrl}\n`);
-    expect(env.stderr).toBe(`agctl: AGCTL_BASE_URL: the base URL ${s.baseUrl}/api/ has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: AGCTL_BASE_URL=${s.baseUrl}\n`);
+    expect(flag.stderr).toBe(
+      `agctl: --base-url: the base URL ${s.baseUrl}/api/v1 has a path (/api/v1): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: --base-url ${s.baseUrl}\n`,
+    );
+    expect(env.stderr).toBe(
+      `agctl: AGCTL_BASE_URL: the base URL ${s.baseUrl}/api/ has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: drop the path: AGCTL_BASE_URL=${s.baseUrl}\n`,
+    );
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'usage', exitCode: 2, hint: `drop the path: AGCTL_BASE_URL=${s.baseUrl}` });
     expect(json.stdout).toBe('');
     expect(other.stderr).toContain('has a path (/tenant/acme)');
@@ -52,7 +56,10 @@ describe('a base URL with a path', () => {
   it('login to a base URL with a path: exit 2, nothing sent, nothing saved', async () => {
     const dir = configDir();
     const before = sent();
-    const r = await cliFor(dir)(['login', '--base-url', `${s.baseUrl}/api`, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    const r = await cliFor(dir)(
+      ['login', '--base-url', `${s.baseUrl}/api`, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'],
+      { input: creds.AGCTL_CLIENT_SECRET },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`\nhint: drop the path: --base-url ${s.baseUrl}\n`);
     expect(sent()).toBe(before);
@@ -72,7 +79,9 @@ describe('a base URL with a path', () => {
 
   it('a profile saved with a path (by hand): exit 2 naming the profile and how to log in again; other commands still work', async () => {
     const dir = configDir();
-    const login = await cliFor(dir)(['login', '--base-url', s.baseUrl, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    const login = await cliFor(dir)(['login', '--base-url', s.baseUrl, '--client-id', creds.AGCTL_CLIENT_ID, '--client-secret-stdin'], {
+      input: creds.AGCTL_CLIENT_SECRET,
+    });
     expect(login.code, login.stderr).toBe(0);
     const path = join(dir, 'config.json');
     const config = JSON.parse(readFileSync(path, 'utf8'));
@@ -81,20 +90,32 @@ describe('a base URL with a path', () => {
     const before = sent();
     const r = await cliFor(dir)(['rules', 'list', app]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`agctl: profile "default": the base URL ${s.baseUrl}/api has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: log in again with the origin: agctl login --profile default --base-url ${s.baseUrl}\n`);
+    expect(r.stderr).toBe(
+      `agctl: profile "default": the base URL ${s.baseUrl}/api has a path (/api): it must be the service's origin alone, ${s.baseUrl}\nhint: log in again with the origin: agctl login --profile default --base-url ${s.baseUrl}\n`,
+    );
     // Logging in again without a prompt would take the profile's base URL: refused too, with the way on
     const again = await cliFor(dir)(['login', '--no-input', '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`\nhint: pass --base-url ${s.baseUrl}\n`);
     expect(sent()).toBe(before);
     expect((await cliFor(dir)(['auth', 'list'])).code).toBe(0);
-    const fixed = await cliFor(dir)(['login', '--no-input', '--base-url', s.baseUrl, '--client-secret-stdin'], { input: creds.AGCTL_CLIENT_SECRET });
+    const fixed = await cliFor(dir)(['login', '--no-input', '--base-url', s.baseUrl, '--client-secret-stdin'], {
+      input: creds.AGCTL_CLIENT_SECRET,
+    });
     expect(fixed.code, fixed.stderr).toBe(0);
     expect((await cliFor(dir)(['rules', 'list', app, '--limit', '1'])).code).toBe(0);
   });
 
   it('an origin with a trailing slash is the origin', async () => {
-    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/` })(['rules', 'list', app, '--limit', '1', '-o', 'json']);
+    const r = await cliFor(configDir(), { ...creds, AGCTL_BASE_URL: `${s.baseUrl}/` })([
+      'rules',
+      'list',
+      app,
+      '--limit',
+      '1',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toHaveLength(1);
   });
@@ -115,7 +136,9 @@ describe.concurrent('a server that never answers', () => {
     const r = await cliFor(configDir(), env)(['rules', 'list', app, '--timeout', '0.2']);
     const took = (Date.now() - started) / 1000;
     expect(r.code).toBe(9);
-    const m = new RegExp(`^agctl: cannot reach ${silentUrl}: timed out: 4 attempts of 0\\.2 s each, (\\d+(?:\\.\\d)?) s in all\\n`).exec(r.stderr);
+    const m = new RegExp(`^agctl: cannot reach ${silentUrl}: timed out: 4 attempts of 0\\.2 s each, (\\d+(?:\\.\\d)?) s in all\\n`).exec(
+      r.stderr,
+    );
     expect(m, r.stderr).not.toBeNull();
     // All four attempts, not the last one alone (the waits between them are short in tests: testClock).
     expect(Number(m![1])).toBeGreaterThanOrEqual(0.8);
@@ -125,7 +148,12 @@ describe.concurrent('a server that never answers', () => {
 
   it('on a terminal, each retry is announced on stderr as it starts', async () => {
     const f = fakeIO({ tty: true });
-    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: configDir(), ...env }, flags: { timeout: '0.2' }, clock: testClock });
+    const ctx = new CommandContext({
+      io: f.io,
+      env: { AGCTL_CONFIG_DIR: configDir(), ...env },
+      flags: { timeout: '0.2' },
+      clock: testClock,
+    });
     await expect(rulesList({ args: [app], opts: {} }, ctx)).rejects.toThrow(/timed out: 4 attempts of 0\.2 s each/);
     await ctx.close();
     expect(f.out()).toBe('');

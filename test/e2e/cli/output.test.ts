@@ -20,7 +20,12 @@ const work = tempDir('agctl-output-e2e-');
 const app = s.demo.rules.appId as string;
 const creds = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
 const cli = cliFor(join(work, 'cfg'), creds);
-const rules = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list as { id: string; enabled: boolean; displayName: string; condition: string }[];
+const rules = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list as {
+  id: string;
+  enabled: boolean;
+  displayName: string;
+  condition: string;
+}[];
 
 /** Runs main() with stdout a terminal of the given size. */
 async function onTerminal(args: string[], env: Record<string, string>, size: { columns: number; rows: number }) {
@@ -30,7 +35,16 @@ async function onTerminal(args: string[], env: Record<string, string>, size: { c
   let err = '';
   stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const io: IO = { stdin: Readable.from([]), stdout, stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {}, onTerminate: () => () => {} };
+  const io: IO = {
+    stdin: Readable.from([]),
+    stdout,
+    stderr,
+    isStdoutTTY: true,
+    isStdinTTY: false,
+    isStderrTTY: false,
+    onInterrupt: () => () => {},
+    onTerminate: () => () => {},
+  };
   const code = await main(['node', BIN, ...args], { io, env: { ...baseEnv(join(work, 'tty')), ...creds, ...env } });
   await new Promise<void>((resolve) => setImmediate(resolve));
   return { code, stdout: out, stderr: err };
@@ -45,9 +59,19 @@ describe('--jq', () => {
       cli(['rules', 'list', app, '--jq', '.'], { env: { AGCTL_OUTPUT: 'table' } }),
     ]);
     expect(ids.code, ids.stderr).toBe(0);
-    expect(ids.stdout).toBe(rules.filter((r) => r.enabled).map((r) => `${r.id}\n`).join(''));
+    expect(ids.stdout).toBe(
+      rules
+        .filter((r) => r.enabled)
+        .map((r) => `${r.id}\n`)
+        .join(''),
+    );
     expect(rules.some((r) => !r.enabled)).toBe(true);
-    expect(objects.stdout).toBe(rules.slice(0, 2).map((r) => JSON.stringify({ id: r.id, priority: (r as { priority?: number }).priority }, null, 2) + '\n').join(''));
+    expect(objects.stdout).toBe(
+      rules
+        .slice(0, 2)
+        .map((r) => JSON.stringify({ id: r.id, priority: (r as { priority?: number }).priority }, null, 2) + '\n')
+        .join(''),
+    );
     expect(count.stdout).toBe(`${rules.length}\n`);
     // --jq implies -o json, over AGCTL_OUTPUT=table
     expect(implied.json()).toEqual(rules);
@@ -60,7 +84,9 @@ describe('--jq', () => {
   });
 
   it("$ENV and env are the invocation's environment; a trailing comment still works", async () => {
-    const r = await cli(['version', '--jq', '[$ENV.AGCTL_JQ_TEST, env.AGCTL_JQ_TEST, ($ENV.HOME == env.HOME)] # both'], { env: { AGCTL_JQ_TEST: 'bar baz' } });
+    const r = await cli(['version', '--jq', '[$ENV.AGCTL_JQ_TEST, env.AGCTL_JQ_TEST, ($ENV.HOME == env.HOME)] # both'], {
+      env: { AGCTL_JQ_TEST: 'bar baz' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(['bar baz', 'bar baz', true]);
     const home = await cli(['version', '--jq', '$ENV.HOME'], { env: { HOME: '/somewhere/else' } });
@@ -68,20 +94,31 @@ describe('--jq', () => {
   });
 
   it('is a usage error on commands that never print JSON', async () => {
-    const runs = await Promise.all([cli(['help', 'exit-codes', '--jq', '.']), cli(['completion', 'bash', '--jq', '.']), cli(['serve', '--jq', '.', '--port', '0'])]);
+    const runs = await Promise.all([
+      cli(['help', 'exit-codes', '--jq', '.']),
+      cli(['completion', 'bash', '--jq', '.']),
+      cli(['serve', '--jq', '.', '--port', '0']),
+    ]);
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
-      expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'usage', message: expect.stringMatching(/^--jq filters JSON output: `(help|completion|serve)` prints none$/) });
+      expect(JSON.parse(r.stderr).error).toMatchObject({
+        code: 'usage',
+        message: expect.stringMatching(/^--jq filters JSON output: `(help|completion|serve)` prints none$/),
+      });
     }
   });
 
-  it('refuses an expression that does not compile before anything is sent: exit 2, jq\'s message, no stack', async () => {
+  it("refuses an expression that does not compile before anything is sent: exit 2, jq's message, no stack", async () => {
     const before = (await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list.length;
     const r = await cli(['rules', 'delete', app, rules[0]!.id, '--yes', '--jq', '.[] |||']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'usage', exitCode: 2, message: expect.stringMatching(/^--jq: syntax error, unexpected '\|'.*line 1, column \d+$/) });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      code: 'usage',
+      exitCode: 2,
+      message: expect.stringMatching(/^--jq: syntax error, unexpected '\|'.*line 1, column \d+$/),
+    });
     expect(r.stderr).not.toMatch(/\bat .*\.(js|ts):\d+/);
     expect((await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=250`)).body.list).toHaveLength(before);
   });
@@ -105,16 +142,28 @@ describe('--jq', () => {
 
 describe('output format', () => {
   it('a missing argument: the usage line after the error; with -o json or --jq, the one JSON error shape instead', async () => {
-    const [text, json, jq] = await Promise.all([cli(['rules', 'list']), cli(['-o', 'json', 'rules', 'list']), cli(['rules', 'list', '--jq', '.'])]);
-    expect([text.code, text.stderr]).toEqual([2, "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n"]);
+    const [text, json, jq] = await Promise.all([
+      cli(['rules', 'list']),
+      cli(['-o', 'json', 'rules', 'list']),
+      cli(['rules', 'list', '--jq', '.']),
+    ]);
+    expect([text.code, text.stderr]).toEqual([
+      2,
+      "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n",
+    ]);
     for (const r of [json, jq]) {
       expect(r.code).toBe(2);
-      expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'usage', message: "missing required argument 'app-id'", hint: null, exitCode: 2, status: null, details: [] } });
+      expect(JSON.parse(r.stderr)).toEqual({
+        error: { code: 'usage', message: "missing required argument 'app-id'", hint: null, exitCode: 2, status: null, details: [] },
+      });
     }
   });
 
   it('-o and AGCTL_OUTPUT take any case', async () => {
-    const [upper, env] = await Promise.all([cli(['-o', 'JSON', 'rules', 'list', app]), cli(['rules', 'list', app], { env: { AGCTL_OUTPUT: 'Json' } })]);
+    const [upper, env] = await Promise.all([
+      cli(['-o', 'JSON', 'rules', 'list', app]),
+      cli(['rules', 'list', app], { env: { AGCTL_OUTPUT: 'Json' } }),
+    ]);
     expect(upper.json()).toEqual(rules);
     expect(env.json()).toEqual(rules);
   });
@@ -177,30 +226,33 @@ describe('tables on narrow terminals', () => {
   ];
   const WIDTHS = [60, 80, 120, 200];
 
-  it.each(LISTS)('%j at 60, 80, 120 and 200 columns: one line a row, no line past the edge, the columns left out the lowest-ranked and named', async (args, columns) => {
-    const piped = await cli(args);
-    expect(piped.code, piped.stderr).toBe(0);
-    const rowCount = piped.stdout.trimEnd().split('\n').length - 1;
-    expect(rowCount).toBeGreaterThan(0);
-    const names = columns.map(([n]) => n);
-    for (const width of WIDTHS) {
-      const tty = await onTerminal(args, {}, { columns: width, rows: 500 });
-      expect(tty.code, tty.stderr).toBe(0);
-      const lines = tty.stdout.trimEnd().split('\n');
-      // Never wrapped: a header and a line a row.
-      expect(lines, `${width}`).toHaveLength(rowCount + 1);
-      for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);
-      const shown = names.filter((n) => new RegExp(`(^|  )${n}(  |$)`).test(lines[0]!));
-      // The header is the shown columns in their declared order, nothing else.
-      expect(lines[0]!.split(/ {2,}/)).toEqual(shown);
-      const left = names.filter((n) => !shown.includes(n));
-      // What is left out ranks below everything shown.
-      const rank = (n: string) => columns.find(([c]) => c === n)![1];
-      for (const l of left) for (const k of shown) expect(rank(l), `${width}: ${l} left out before ${k}`).toBeGreaterThanOrEqual(rank(k));
-      if (left.length) expect(tty.stderr, `${width}`).toContain(`hint: ${left.join(', ')} left out to fit ${width} columns`);
-      else expect(tty.stderr, `${width}`).not.toContain('left out');
-    }
-  });
+  it.each(LISTS)(
+    '%j at 60, 80, 120 and 200 columns: one line a row, no line past the edge, the columns left out the lowest-ranked and named',
+    async (args, columns) => {
+      const piped = await cli(args);
+      expect(piped.code, piped.stderr).toBe(0);
+      const rowCount = piped.stdout.trimEnd().split('\n').length - 1;
+      expect(rowCount).toBeGreaterThan(0);
+      const names = columns.map(([n]) => n);
+      for (const width of WIDTHS) {
+        const tty = await onTerminal(args, {}, { columns: width, rows: 500 });
+        expect(tty.code, tty.stderr).toBe(0);
+        const lines = tty.stdout.trimEnd().split('\n');
+        // Never wrapped: a header and a line a row.
+        expect(lines, `${width}`).toHaveLength(rowCount + 1);
+        for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);
+        const shown = names.filter((n) => new RegExp(`(^|  )${n}(  |$)`).test(lines[0]!));
+        // The header is the shown columns in their declared order, nothing else.
+        expect(lines[0]!.split(/ {2,}/)).toEqual(shown);
+        const left = names.filter((n) => !shown.includes(n));
+        // What is left out ranks below everything shown.
+        const rank = (n: string) => columns.find(([c]) => c === n)![1];
+        for (const l of left) for (const k of shown) expect(rank(l), `${width}: ${l} left out before ${k}`).toBeGreaterThanOrEqual(rank(k));
+        if (left.length) expect(tty.stderr, `${width}`).toContain(`hint: ${left.join(', ')} left out to fit ${width} columns`);
+        else expect(tty.stderr, `${width}`).not.toContain('left out');
+      }
+    },
+  );
 
   it('-o wide shows every column whole on a narrow terminal; --columns chooses and orders them; --columns help lists them', async () => {
     const wide = await onTerminal(['rules', 'list', app, '-o', 'wide'], {}, { columns: 60, rows: 500 });
@@ -247,7 +299,11 @@ describe('the pager', () => {
     for (const l of lines) expect(l).toMatch(/^\| /);
     const less = await onTerminal(['rules', 'list', app], { PAGER: 'echo "LESS=$LESS"; cat >/dev/null' }, { columns: 200, rows: 10 });
     expect(less.stdout).toBe('LESS=FRX\n');
-    const own = await onTerminal(['rules', 'list', app], { PAGER: 'echo "LESS=$LESS"; cat >/dev/null', LESS: 'R' }, { columns: 200, rows: 10 });
+    const own = await onTerminal(
+      ['rules', 'list', app],
+      { PAGER: 'echo "LESS=$LESS"; cat >/dev/null', LESS: 'R' },
+      { columns: 200, rows: 10 },
+    );
     expect(own.stdout).toBe('LESS=R\n');
   });
 
@@ -258,7 +314,11 @@ describe('the pager', () => {
     const unset = { AGCTL_PAGER: undefined, PAGER: undefined, LESS: undefined } as unknown as Record<string, string>;
     const [paged, json, missing] = await Promise.all([
       onTerminal(['rules', 'list', app], { ...unset, PATH: `${bin}${delimiter}${process.env.PATH}` }, { columns: 200, rows: 10 }),
-      onTerminal(['rules', 'list', app, '-o', 'json'], { ...unset, PATH: `${bin}${delimiter}${process.env.PATH}` }, { columns: 200, rows: 10 }),
+      onTerminal(
+        ['rules', 'list', app, '-o', 'json'],
+        { ...unset, PATH: `${bin}${delimiter}${process.env.PATH}` },
+        { columns: 200, rows: 10 },
+      ),
       onTerminal(['rules', 'list', app], { ...unset, PATH: join(work, 'no-such-dir') }, { columns: 200, rows: 10 }),
     ]);
     expect(paged.code, paged.stderr).toBe(0);
@@ -296,7 +356,16 @@ describe('help and version', () => {
       expect(r.code).toBe(0);
       const inherited = r.stdout.slice(r.stdout.indexOf('\nInherited flags:\n'));
       expect(r.stdout).toContain('\nInherited flags:\n');
-      for (const flag of ['--profile <name>', '--base-url <url>', '--client-id <id>', '-o, --output <format>', '--jq <expression>', '--no-input', '--debug']) expect(inherited).toContain(flag);
+      for (const flag of [
+        '--profile <name>',
+        '--base-url <url>',
+        '--client-id <id>',
+        '-o, --output <format>',
+        '--jq <expression>',
+        '--no-input',
+        '--debug',
+      ])
+        expect(inherited).toContain(flag);
       expect(inherited).not.toContain('--version');
     }
   });
@@ -304,7 +373,12 @@ describe('help and version', () => {
   it('agctl version prints the version, Node.js and the platform; -o json the same as an object', async () => {
     const [text, json] = await Promise.all([cli(['version']), cli(['version', '-o', 'json'])]);
     const v = json.json();
-    expect(v).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), node: process.versions.node, platform: process.platform, arch: process.arch });
+    expect(v).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      node: process.versions.node,
+      platform: process.platform,
+      arch: process.arch,
+    });
     expect(text.stdout).toBe(`agctl ${v.version}\nNode.js ${process.versions.node} (${process.platform} ${process.arch})\n`);
   });
 });

@@ -39,7 +39,8 @@ beforeEach(() => {
 
 const refusal = `agctl: refusing to send the client secret in clear to ${labUrl}: plain http to a host other than this machine`;
 const hint = `use https://${LAB}:${new URL(s.baseUrl).port}; for a lab server without TLS, pass --insecure-http (login keeps it in the profile) or set AGCTL_INSECURE_HTTP=1`;
-const warning = (by: string) => `! ${labUrl} uses plain http: the client secret and the tokens cross the network unencrypted (allowed by ${by})`;
+const warning = (by: string) =>
+  `! ${labUrl} uses plain http: the client secret and the tokens cross the network unencrypted (allowed by ${by})`;
 
 function expectRefused(r: CliResult) {
   expect(r.code, r.stderr).toBe(2);
@@ -52,17 +53,30 @@ function expectRefused(r: CliResult) {
 describe('a plain client secret and plain http to another machine', () => {
   it('login refuses it (exit 2) before any connection, and saves nothing', async () => {
     const run = cli();
-    expectRefused(await run(['login', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: `${plain.clientSecret}\n` }));
+    expectRefused(
+      await run(['login', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+        input: `${plain.clientSecret}\n`,
+      }),
+    );
     expect((await run(['auth', 'list', '-o', 'json'])).json()).toEqual([]);
   });
 
   it('a command with the secret in the environment refuses it (exit 2) before any connection', async () => {
-    expectRefused(await cli({ AGCTL_BASE_URL: labUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret })(['rules', 'list', app]));
+    expectRefused(
+      await cli({ AGCTL_BASE_URL: labUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret })([
+        'rules',
+        'list',
+        app,
+      ]),
+    );
   });
 
   it('--insecure-http lets it through with a warning on every use; login keeps the choice in the profile', async () => {
     const run = cli();
-    const login = await run(['login', '--insecure-http', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const login = await run(
+      ['login', '--insecure-http', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+      { input: plain.clientSecret },
+    );
     expect(login.code, login.stderr).toBe(0);
     expect(login.stderr.split('\n')).toContain(warning('--insecure-http'));
     expect(lookups).toBeGreaterThan(0);
@@ -76,7 +90,9 @@ describe('a plain client secret and plain http to another machine', () => {
     }
     // Completion, which cannot warn, does not send the cached token there (it offers nothing).
     lookups = 0;
-    const completed = await run(['__complete', '--', '--profile', 'lab', 'rules', 'delete', app, ''], { env: { AGCTL_COMPLETE_BUDGET_MS: '5000' } });
+    const completed = await run(['__complete', '--', '--profile', 'lab', 'rules', 'delete', app, ''], {
+      env: { AGCTL_COMPLETE_BUDGET_MS: '5000' },
+    });
     expect([completed.code, completed.stderr, completed.stdout]).toEqual([0, '', ':4\n']);
     expect(lookups).toBe(0);
     // A new secret for the same client and URL: the profile's choice holds.
@@ -85,9 +101,20 @@ describe('a plain client secret and plain http to another machine', () => {
     expect(again.stderr).toContain(warning('profile "lab"'));
 
     // Logged in again over loopback, the profile drops it: plain http to the lab is refused again.
-    expect((await run(['login', '--profile', 'lab', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'], { input: plain.clientSecret })).code).toBe(0);
+    expect(
+      (
+        await run(
+          ['login', '--profile', 'lab', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'],
+          { input: plain.clientSecret },
+        )
+      ).code,
+    ).toBe(0);
     lookups = 0;
-    expectRefused(await run(['login', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'], { input: plain.clientSecret }));
+    expectRefused(
+      await run(['login', '--profile', 'lab', '--base-url', labUrl, '--client-id', plain.clientId, '--client-secret-stdin', '--force'], {
+        input: plain.clientSecret,
+      }),
+    );
   });
 
   it('AGCTL_INSECURE_HTTP allows it too (not when 0, false or empty)', async () => {
@@ -99,7 +126,13 @@ describe('a plain client secret and plain http to another machine', () => {
   });
 
   it('the loopback server itself needs no flag and gets no warning', async () => {
-    const r = await cli({ AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret })(['rules', 'list', app, '-o', 'json']);
+    const r = await cli({ AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret })([
+      'rules',
+      'list',
+      app,
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
   });
@@ -109,12 +142,20 @@ describe('other credentials over plain http to another machine', () => {
   it('a bearer token (AGCTL_ACCESS_TOKEN) is sent, with a warning', async () => {
     const r = await cli({ AGCTL_BASE_URL: labUrl, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', app, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`! ${labUrl} uses plain http: the access token crosses the network unencrypted (use https unless this is a test server)`);
+    expect(r.stderr).toContain(
+      `! ${labUrl} uses plain http: the access token crosses the network unencrypted (use https unless this is a test server)`,
+    );
   });
 
   it('a key-form secret is not refused (only a signed assertion is sent), with a warning', async () => {
-    const r = await cli({ AGCTL_BASE_URL: labUrl, AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret })(['rules', 'list', app]);
-    expect(r.stderr).toContain(`! ${labUrl} uses plain http: the client assertion and the tokens cross the network unencrypted (use https unless this is a test server)`);
+    const r = await cli({ AGCTL_BASE_URL: labUrl, AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret })([
+      'rules',
+      'list',
+      app,
+    ]);
+    expect(r.stderr).toContain(
+      `! ${labUrl} uses plain http: the client assertion and the tokens cross the network unencrypted (use https unless this is a test server)`,
+    );
     // The test server knows itself as 127.0.0.1, not by the lab's name: it refuses the assertion's
     // audience, which shows the assertion was sent.
     expect(r.code, r.stderr).toBe(3);

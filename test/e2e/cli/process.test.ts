@@ -31,7 +31,11 @@ async function traced(args: string[], name: string, env: Record<string, string> 
   const r = await spawnCliProcess(args, {
     script,
     configDir: join(work, 'config'),
-    env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`, AGCTL_TEST_TRACE: trace },
+    env: {
+      ...env,
+      NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'helpers', 'trace-imports.mjs')).href}`,
+      AGCTL_TEST_TRACE: trace,
+    },
   });
   const files = [
     ...new Set(
@@ -62,7 +66,12 @@ describe('the launcher', () => {
   });
 
   it('--help and <group> --help print the pages the build made, loading nothing but the launcher', async () => {
-    for (const [args, usage] of [[['--help'], 'agctl'], [['-h'], 'agctl'], [['rules', '--help'], 'agctl rules'], [['webhook', '-h'], 'agctl webhook']] as const) {
+    for (const [args, usage] of [
+      [['--help'], 'agctl'],
+      [['-h'], 'agctl'],
+      [['rules', '--help'], 'agctl rules'],
+      [['webhook', '-h'], 'agctl webhook'],
+    ] as const) {
       const r = await traced([...args], `help${args.join('')}`);
       expect(r.code, r.stderr).toBe(0); // the process's exit code on success
       expect(r.stdout).toMatch(new RegExp(`^Usage: ${usage} `));
@@ -70,7 +79,7 @@ describe('the launcher', () => {
     }
   });
 
-  it('a command\'s --help loads no command runtime, HTTP client, JWT, config store, prompt, schema or database library', async () => {
+  it("a command's --help loads no command runtime, HTTP client, JWT, config store, prompt, schema or database library", async () => {
     const r = await traced(['rules', 'list', '--help'], 'help-rules-list');
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Usage: agctl rules list /);
@@ -105,7 +114,9 @@ process.stdout.write(JSON.stringify(pages));
     const r = await traced([], 'help-pages', {}, driver);
     expect(r.code, r.stderr).toBe(0);
     const pages = r.json<{ command: string; code: number; usage: string }[]>();
-    expect(pages.map((p) => p.command)).toEqual(expect.arrayContaining(['agctl', 'agctl webhook send', 'agctl serve', 'agctl completion', 'agctl task approve-step-up']));
+    expect(pages.map((p) => p.command)).toEqual(
+      expect.arrayContaining(['agctl', 'agctl webhook send', 'agctl serve', 'agctl completion', 'agctl task approve-step-up']),
+    );
     for (const p of pages) {
       expect(p.code, p.command).toBe(0);
       expect(p.usage, p.command).toMatch(new RegExp(`^Usage: ${p.command} `));
@@ -118,7 +129,8 @@ process.stdout.write(JSON.stringify(pages));
     const s = await startTestServer();
     const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() };
     // The auth method table (src/api/mcp-auth.ts) loads nothing and names the secret fields redaction hides: every command may load it.
-    const zod = (sources: string[]) => sources.filter((m) => m.startsWith('node_modules/zod/') || (m.startsWith('src/api/mcp') && m !== 'src/api/mcp-auth.ts'));
+    const zod = (sources: string[]) =>
+      sources.filter((m) => m.startsWith('node_modules/zod/') || (m.startsWith('src/api/mcp') && m !== 'src/api/mcp-auth.ts'));
     const rules = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-zod', env);
     expect(rules.code, rules.stderr).toBe(0);
     expect(zod(rules.sources)).toEqual([]);
@@ -135,10 +147,16 @@ process.stdout.write(JSON.stringify(pages));
   it('loads the keyring binding only for a profile whose key is in the keyring', async () => {
     const s = await startTestServer();
     const dir = join(work, 'keyring-load');
-    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], { configDir: dir, input: s.plainClient.clientSecret });
+    const login = await runCli(['login', '--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, '--client-secret-stdin'], {
+      configDir: dir,
+      input: s.plainClient.clientSecret,
+    });
     expect(login.code, login.stderr).toBe(0);
     // CI unset, no session bus: only the profile's mark keeps the binding out
-    const env = { AGCTL_CONFIG_DIR: dir, CI: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } as unknown as Record<string, string>;
+    const env = { AGCTL_CONFIG_DIR: dir, CI: undefined, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' } as unknown as Record<
+      string,
+      string
+    >;
     const keyring = (sources: string[]) => sources.filter((m) => m.startsWith('node_modules/@napi-rs/'));
     const fileKept = await traced(['rules', 'list', s.demo.rules.appId as string], 'rules-list-file-kept', env);
     expect(fileKept.code, fileKept.stderr).toBe(0);

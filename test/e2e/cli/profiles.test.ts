@@ -36,9 +36,13 @@ function expectClean(r: CliResult) {
 async function twoProfiles() {
   const dir = configDir();
   const cli = cliFor(dir);
-  const first = await cli(['login', '--base-url', s.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], { input: key.clientSecret });
+  const first = await cli(['login', '--base-url', s.baseUrl, '--client-id', key.clientId, '--client-secret-stdin'], {
+    input: key.clientSecret,
+  });
   expect(first.code, first.stderr).toBe(0);
-  const second = await cli(['login', '--profile', 'ci', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+  const second = await cli(['login', '--profile', 'ci', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+    input: plain.clientSecret,
+  });
   expect(second.code, second.stderr).toBe(0);
   return { dir, cli, first, second };
 }
@@ -54,18 +58,39 @@ describe('login and the current profile', () => {
     const status = await cli(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json()).toMatchObject({ profile: 'ci', clientId: plain.clientId });
 
-    const kept = await cli(['login', '--profile', 'other', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const kept = await cli(
+      ['login', '--profile', 'other', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+      { input: plain.clientSecret },
+    );
     expect(kept.code, kept.stderr).toBe(0);
     expect(kept.stderr).toContain('current profile: "ci" (kept); use this one with --profile other or `agctl auth switch other`');
     expect(currentOf(dir)).toBe('ci');
-    const json = await cli(['login', '--profile', 'other', '--no-switch', '-o', 'json', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const json = await cli(
+      [
+        'login',
+        '--profile',
+        'other',
+        '--no-switch',
+        '-o',
+        'json',
+        '--base-url',
+        s.baseUrl,
+        '--client-id',
+        plain.clientId,
+        '--client-secret-stdin',
+      ],
+      { input: plain.clientSecret },
+    );
     expect(json.json()).toMatchObject({ profile: 'other', currentProfile: 'ci' });
     for (const r of [first, second, kept, json]) expectClean(r);
   });
 
   it('with AGCTL_PROFILE set to another profile, says that it still wins', async () => {
     const { cli } = await twoProfiles();
-    const r = await cli(['login', '--profile', 'third', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env: { AGCTL_PROFILE: 'ci' } });
+    const r = await cli(['login', '--profile', 'third', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+      input: plain.clientSecret,
+      env: { AGCTL_PROFILE: 'ci' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('current profile: "third"; AGCTL_PROFILE=ci overrides it in this shell');
   });
@@ -75,17 +100,28 @@ describe('where the secret is kept', () => {
   it('with CI set (as here) or AGCTL_CONFIG_KEY: sealed with that key; login warns once when it tried no keyring for CI, not for the variable', async () => {
     const dir = configDir();
     const cli = cliFor(dir);
-    const ci = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const ci = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+      input: plain.clientSecret,
+    });
     expect(ci.code, ci.stderr).toBe(0);
-    expect(ci.stderr.split('\n').filter((l) => l.startsWith('! '))).toEqual([`! no OS keyring (the CI variable is set (CI=1)): the secret is sealed with the key file ${join(dir, 'key')} instead, which anyone who copies ${dir} has too`]);
-    expect((await cli(['auth', 'status', '--offline'])).stdout).toMatch(new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'));
+    expect(ci.stderr.split('\n').filter((l) => l.startsWith('! '))).toEqual([
+      `! no OS keyring (the CI variable is set (CI=1)): the secret is sealed with the key file ${join(dir, 'key')} instead, which anyone who copies ${dir} has too`,
+    ]);
+    expect((await cli(['auth', 'status', '--offline'])).stdout).toMatch(
+      new RegExp(`^Secret kept in:\\s+file \\(sealed with the key file ${join(dir, 'key').replace(/[.]/g, '\\.')}\\)$`, 'm'),
+    );
 
     const env = { AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
-    const withKey = await cli(['login', '--profile', 'k', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env });
+    const withKey = await cli(
+      ['login', '--profile', 'k', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+      { input: plain.clientSecret, env },
+    );
     expect(withKey.code, withKey.stderr).toBe(0);
     expect(withKey.stderr).not.toMatch(/^! /m);
     expect(withKey.stderr).toContain(`credentials saved in ${dir}, sealed with AGCTL_CONFIG_KEY`);
-    expect((await cli(['auth', 'status', '--offline', '--profile', 'k'], { env })).stdout).toMatch(/^Secret kept in:\s+file \(sealed with AGCTL_CONFIG_KEY\)$/m);
+    expect((await cli(['auth', 'status', '--offline', '--profile', 'k'], { env })).stdout).toMatch(
+      /^Secret kept in:\s+file \(sealed with AGCTL_CONFIG_KEY\)$/m,
+    );
   });
 });
 
@@ -95,12 +131,19 @@ describe('a login again where no keyring answers', () => {
     // logged in before where a keyring answered
     const earlier = new Vault(dir, {}, async () => ({ get: async () => undefined, set: async () => {}, delete: async () => true }));
     await new ProfileStore(dir).save('p', { baseUrl: s.baseUrl, clientId: plain.clientId }, true);
-    expect((await earlier.saveCredential({ profile: 'p', baseUrl: s.baseUrl, clientId: plain.clientId }, plain.clientSecret)).keptIn).toBe('keyring');
-    const r = await cliFor(dir)(['login', '--profile', 'p', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    expect((await earlier.saveCredential({ profile: 'p', baseUrl: s.baseUrl, clientId: plain.clientId }, plain.clientSecret)).keptIn).toBe(
+      'keyring',
+    );
+    const r = await cliFor(dir)(
+      ['login', '--profile', 'p', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+      { input: plain.clientSecret },
+    );
     expect(r.code, r.stderr).toBe(0);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('! '));
     expect(warnings).toHaveLength(2);
-    expect(warnings[1]).toBe(`! the key of the earlier login of profile "p" could not be removed from the OS keyring (the CI variable is set (CI=1)): remove the entry "${earlier.keyringAccount('p')}" of service "agctl" by hand`);
+    expect(warnings[1]).toBe(
+      `! the key of the earlier login of profile "p" could not be removed from the OS keyring (the CI variable is set (CI=1)): remove the entry "${earlier.keyringAccount('p')}" of service "agctl" by hand`,
+    );
   });
 });
 
@@ -109,7 +152,10 @@ describe('logout', () => {
     const dir = configDir();
     const cli = cliFor(dir);
     for (const profile of ['a', 'b']) {
-      const r = await cli(['login', '--profile', profile, '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+      const r = await cli(
+        ['login', '--profile', profile, '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+        { input: plain.clientSecret },
+      );
       expect(r.code, r.stderr).toBe(0);
     }
     const before = await cli(['auth', 'token', '--profile', 'b']);
@@ -134,11 +180,31 @@ describe('auth list', () => {
     expect(lines[0]).toMatch(/^CURRENT\s+NAME\s+BASE URL\s+CLIENT ID\s+SECRET\s+TOKEN\s+EXPIRES$/);
     expect(lines).toHaveLength(3);
     // On a pipe the expiry is the time itself (on a terminal, its age: see below).
-    expect(lines[1]).toMatch(new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+file\\s+valid\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
-    expect(lines[2]).toMatch(new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+file\\s+valid\\s+\\d{4}-`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^\\*\\s+ci\\s+${s.baseUrl}\\s+${plain.clientId}\\s+file\\s+valid\\s+\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(`^\\s+default\\s+${s.baseUrl}\\s+${key.clientId.replace(/[.]/g, '\\.')}\\s+file\\s+valid\\s+\\d{4}-`),
+    );
     expect(json.json()).toEqual([
-      { name: 'ci', current: true, baseUrl: s.baseUrl, clientId: plain.clientId, secretStored: true, secretKeptIn: 'file', token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
-      { name: 'default', current: false, baseUrl: s.baseUrl, clientId: key.clientId, secretStored: true, secretKeptIn: 'file', token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) } },
+      {
+        name: 'ci',
+        current: true,
+        baseUrl: s.baseUrl,
+        clientId: plain.clientId,
+        secretStored: true,
+        secretKeptIn: 'file',
+        token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) },
+      },
+      {
+        name: 'default',
+        current: false,
+        baseUrl: s.baseUrl,
+        clientId: key.clientId,
+        secretStored: true,
+        secretKeptIn: 'file',
+        token: { state: 'valid', expiresAt: expect.any(String), expiresIn: expect.any(Number) },
+      },
     ]);
     for (const r of [table, json]) expectClean(r);
 
@@ -146,7 +212,16 @@ describe('auth list', () => {
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 200, rows: 50 });
     let shown = '';
     stdout.setEncoding('utf8').on('data', (d: string) => (shown += d));
-    const io: IO = { stdin: Readable.from([]), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false, onInterrupt: () => () => {}, onTerminate: () => () => {} };
+    const io: IO = {
+      stdin: Readable.from([]),
+      stdout,
+      stderr: new PassThrough(),
+      isStdoutTTY: true,
+      isStdinTTY: false,
+      isStderrTTY: false,
+      onInterrupt: () => () => {},
+      onTerminate: () => () => {},
+    };
     expect(await main(['node', BIN, 'auth', 'list'], { io, env: baseEnv(dir) })).toBe(0);
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(shown.split('\n')[1]).toMatch(/\s+valid\s+in \d+(m|h)$/);
@@ -187,7 +262,10 @@ describe('auth switch', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe(`✓ Switched to profile "default" (${s.baseUrl} as ${key.clientId})\n`);
     expect(currentOf(dir)).toBe('default');
-    const [status, list] = await Promise.all([cli(['auth', 'status', '-o', 'json', '--offline']), cli(['rules', 'list', app, '--limit', '1', '-o', 'json'])]);
+    const [status, list] = await Promise.all([
+      cli(['auth', 'status', '-o', 'json', '--offline']),
+      cli(['rules', 'list', app, '--limit', '1', '-o', 'json']),
+    ]);
     expect(status.json()).toMatchObject({ profile: 'default', clientId: key.clientId });
     expect(list.code, list.stderr).toBe(0);
     const json = await cli(['auth', 'switch', 'ci', '-o', 'json']);
@@ -204,9 +282,15 @@ describe('auth switch', () => {
 
   it('refuses an unknown profile (exit 2) listing the saved ones, and changes nothing', async () => {
     const { dir, cli } = await twoProfiles();
-    const [r, json, bad] = await Promise.all([cli(['auth', 'switch', 'nosuch']), cli(['auth', 'switch', 'nosuch', '-o', 'json']), cli(['auth', 'switch', '../x'])]);
+    const [r, json, bad] = await Promise.all([
+      cli(['auth', 'switch', 'nosuch']),
+      cli(['auth', 'switch', 'nosuch', '-o', 'json']),
+      cli(['auth', 'switch', '../x']),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('agctl: unknown profile "nosuch": the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n');
+    expect(r.stderr).toBe(
+      'agctl: unknown profile "nosuch": the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n',
+    );
     expect(JSON.parse(json.stderr)).toEqual({
       error: {
         code: 'usage',
@@ -222,7 +306,9 @@ describe('auth switch', () => {
     expect(currentOf(dir)).toBe('ci');
     const none = await cliFor(configDir())(['auth', 'switch', 'ci']);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/^agctl: unknown profile "ci": no profile is saved yet\nhint: run `agctl login --profile ci` to create it\n$/);
+    expect(none.stderr).toMatch(
+      /^agctl: unknown profile "ci": no profile is saved yet\nhint: run `agctl login --profile ci` to create it\n$/,
+    );
   });
 });
 
@@ -234,10 +320,19 @@ describe('an unknown profile', () => {
       cli(['rules', 'list', app], { env: { AGCTL_PROFILE: 'nosuch' } }),
       cli(['auth', 'status', '--profile', 'nosuch']),
       cli(['logout', '--profile', 'nosuch']),
-      cli(['auth', 'token'], { env: { AGCTL_PROFILE: 'nosuch', AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret } }),
+      cli(['auth', 'token'], {
+        env: {
+          AGCTL_PROFILE: 'nosuch',
+          AGCTL_BASE_URL: s.baseUrl,
+          AGCTL_CLIENT_ID: plain.clientId,
+          AGCTL_CLIENT_SECRET: plain.clientSecret,
+        },
+      }),
     ]);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toBe('agctl: unknown profile "nosuch" (from --profile): the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n');
+    expect(flag.stderr).toBe(
+      'agctl: unknown profile "nosuch" (from --profile): the profiles are ci, default\nhint: run `agctl login --profile nosuch` to create it, or `agctl auth list` to see the profiles\n',
+    );
     expect(env.stderr).toMatch(/^agctl: unknown profile "nosuch" \(from AGCTL_PROFILE\): the profiles are ci, default\n/);
     for (const r of [env, status, logout, token]) {
       expect(r.code, r.stderr).toBe(2);
@@ -250,7 +345,9 @@ describe('an unknown profile', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, currentProfile: 'gone' }));
     const gone = await cli(['rules', 'list', app]);
     expect(gone.code).toBe(2);
-    expect(gone.stderr).toContain(`agctl: unknown profile "gone" (from the current profile in ${join(dir, 'config.json')}): the profiles are ci, default`);
+    expect(gone.stderr).toContain(
+      `agctl: unknown profile "gone" (from the current profile in ${join(dir, 'config.json')}): the profiles are ci, default`,
+    );
   });
 
   it('in a fresh config says no profile is saved; the implicit "default" is not checked', async () => {
@@ -265,7 +362,10 @@ describe('an unknown profile', () => {
   it('is created by login; --embedded ignores the profile', async () => {
     const dir = configDir();
     const cli = cliFor(dir);
-    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret, env: { AGCTL_PROFILE: 'fresh' } });
+    const login = await cli(['login', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], {
+      input: plain.clientSecret,
+      env: { AGCTL_PROFILE: 'fresh' },
+    });
     expect(login.code, login.stderr).toBe(0);
     expect(profileNames(dir)).toEqual(['fresh']);
   });
@@ -292,7 +392,9 @@ describe('a base URL without scheme at login', () => {
   it('is taken as https (shown), never as plain http', async () => {
     const host = new URL(s.baseUrl).host; // the test server speaks plain http
     const dir = configDir();
-    const r = await cliFor(dir)(['login', '--base-url', host, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const r = await cliFor(dir)(['login', '--base-url', host, '--client-id', plain.clientId, '--client-secret-stdin'], {
+      input: plain.clientSecret,
+    });
     expect(r.stderr).toContain(`Base URL: https://${host} (https:// assumed; write http:// out for a plain-http server)`);
     // https to a plain-http server fails; nothing is saved and no secret went out in clear.
     expect(r.code).toBe(9);
@@ -307,7 +409,12 @@ describe('auth status checks with the server', () => {
     const [table, json] = await Promise.all([cli(['auth', 'status']), cli(['auth', 'status', '-o', 'json', '--profile', 'default'])]);
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^Server:\s+credentials accepted \(user \S+\)$/m);
-    expect(json.json()).toMatchObject({ profile: 'default', loggedIn: true, token: { state: 'valid' }, server: { state: 'accepted', userId: expect.any(String) } });
+    expect(json.json()).toMatchObject({
+      profile: 'default',
+      loggedIn: true,
+      token: { state: 'valid' },
+      server: { state: 'accepted', userId: expect.any(String) },
+    });
     expect(json.json().server.userId).not.toBe('');
     for (const r of [table, json]) expectClean(r);
   });
@@ -325,7 +432,14 @@ describe('auth status checks with the server', () => {
     expect(token.stdout).toMatch(/^Base URL:\s+http:\/\/127\.0\.0\.1:\d+ \(from env\)$/m);
     expect(token.stderr).toBe('hint: set AGCTL_ACCESS_TOKEN to a valid token, or unset it to use the profile\n');
     expect(secret.code).toBe(3);
-    expect(secret.json()).toMatchObject({ loggedIn: false, clientId: plain.clientId, server: { state: 'refused', message: expect.stringMatching(/^the client secret from AGCTL_CLIENT_SECRET was refused: authentication failed/) } });
+    expect(secret.json()).toMatchObject({
+      loggedIn: false,
+      clientId: plain.clientId,
+      server: {
+        state: 'refused',
+        message: expect.stringMatching(/^the client secret from AGCTL_CLIENT_SECRET was refused: authentication failed/),
+      },
+    });
     expect(offline.code).toBe(0);
     expect(offline.json()).toMatchObject({ server: { state: 'not-checked' } });
   });
@@ -343,7 +457,11 @@ describe('auth status checks with the server', () => {
     const ok = await cli(['auth', 'status', '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.json()).toMatchObject({ server: { state: 'accepted', userId: '' } });
-    expect(t.seen.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /auth/v1/token', 'POST /auth/v1/token', 'GET /api/v1/auth/introspect']);
+    expect(t.seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /auth/v1/token',
+      'POST /auth/v1/token',
+      'GET /api/v1/auth/introspect',
+    ]);
     expect(t.seen[2]!.headers.authorization).toBe('Bearer stand-in-token');
 
     // The same profile's client pointed at a port nothing listens on (its secret given for this call).
@@ -362,7 +480,10 @@ describe('hints to log in again name the profile in use', () => {
   async function revoked() {
     const dir = configDir();
     const cli = cliFor(dir);
-    const login = await cli(['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'], { input: plain.clientSecret });
+    const login = await cli(
+      ['login', '--profile', 'p2', '--no-switch', '--base-url', s.baseUrl, '--client-id', plain.clientId, '--client-secret-stdin'],
+      { input: plain.clientSecret },
+    );
     expect(login.code, login.stderr).toBe(0);
     const vault = new Vault(dir, { CI: '1' });
     await vault.saveCredential({ profile: 'p2', baseUrl: s.baseUrl, clientId: plain.clientId }, 'revoked-secret');

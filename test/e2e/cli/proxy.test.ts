@@ -16,7 +16,16 @@ import { generateListenerKey } from '../../../src/webhook/keys.js';
 import { createWebhookJwt } from '../../../src/webhook/sign.js';
 
 /** No proxy settings of the machine's own reach the runs. */
-const NO_PROXIES = { https_proxy: undefined, HTTPS_PROXY: undefined, http_proxy: undefined, HTTP_PROXY: undefined, all_proxy: undefined, ALL_PROXY: undefined, no_proxy: undefined, NO_PROXY: undefined };
+const NO_PROXIES = {
+  https_proxy: undefined,
+  HTTPS_PROXY: undefined,
+  http_proxy: undefined,
+  HTTP_PROXY: undefined,
+  all_proxy: undefined,
+  ALL_PROXY: undefined,
+  no_proxy: undefined,
+  NO_PROXY: undefined,
+};
 const USER = 'proxy-user';
 const PASSWORD = 'pa:ss@word';
 const CREDENTIALS = `${USER}:${encodeURIComponent(PASSWORD)}`;
@@ -41,7 +50,8 @@ beforeAll(async () => {
   const pki = testPki('tenant.test');
   const handler = s.server.http.listeners('request')[0] as (...a: unknown[]) => void;
   tls = createServer({ key: pki.key, cert: pki.cert }, (req, res) => {
-    if (req.url === '/keys.jwks.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listenerKey.publicJwks));
+    if (req.url === '/keys.jwks.json')
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listenerKey.publicJwks));
     else handler(req, res);
   });
   await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
@@ -61,16 +71,31 @@ const configDir = tempDir();
 const spawned = (env: Record<string, string | undefined>) =>
   cliFor(
     configDir,
-    { ...NO_PROXIES, NODE_EXTRA_CA_CERTS: caFile, AGCTL_BASE_URL: tenant, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret, ...env },
+    {
+      ...NO_PROXIES,
+      NODE_EXTRA_CA_CERTS: caFile,
+      AGCTL_BASE_URL: tenant,
+      AGCTL_CLIENT_ID: s.plainClient.clientId,
+      AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+      ...env,
+    },
     spawnCliProcess,
   );
 /** The CLI in this process (for what never reaches the TLS handshake). */
-const inProcess = (env: Record<string, string | undefined>) => cliFor(tempDir(), { ...NO_PROXIES, AGCTL_BASE_URL: tenant, AGCTL_ACCESS_TOKEN: 'unused', ...env });
+const inProcess = (env: Record<string, string | undefined>) =>
+  cliFor(tempDir(), { ...NO_PROXIES, AGCTL_BASE_URL: tenant, AGCTL_ACCESS_TOKEN: 'unused', ...env });
 
 describe('through HTTPS_PROXY', () => {
   it('gets a token and lists rules through a CONNECT tunnel, TLS end to end, the credentials never shown (--debug included)', async () => {
     const p = await proxy({ requireAuthorization: BASIC });
-    const r = await spawned({ HTTPS_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}` })(['rules', 'list', 'crm-app', '-o', 'json', '--debug']);
+    const r = await spawned({ HTTPS_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}` })([
+      'rules',
+      'list',
+      'crm-app',
+      '-o',
+      'json',
+      '--debug',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json<unknown[]>().length).toBeGreaterThan(0);
     // Every connection was a tunnel to the tenant's name (the token request's and the API's), with the proxy's credentials.
@@ -79,7 +104,8 @@ describe('through HTTPS_PROXY', () => {
     // The proxy saw TLS records only: neither the requests nor the client secret in clear.
     const seen = p.tunnelled().toString('latin1');
     expect(seen.length).toBeGreaterThan(0);
-    for (const clear of ['POST /auth/v1/token', 'GET /api/', s.plainClient.clientSecret, 'client_credentials']) expect(seen).not.toContain(clear);
+    for (const clear of ['POST /auth/v1/token', 'GET /api/', s.plainClient.clientSecret, 'client_credentials'])
+      expect(seen).not.toContain(clear);
     // --debug names the proxy, never its credentials.
     expect(r.stderr).toContain(`through the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY)`);
     for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), USER, BASIC.slice(6)]) expect(r.stderr + r.stdout).not.toContain(secret);
@@ -89,7 +115,19 @@ describe('through HTTPS_PROXY', () => {
     const p = await proxy();
     const w = s.demo.webhooks;
     const url = `${tenant}${w.hmac.path}`;
-    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })(['webhook', 'send', url, '-d', '{"via":"proxy"}', '--count', '12', '--concurrency', '3', '-o', 'json']);
+    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })([
+      'webhook',
+      'send',
+      url,
+      '-d',
+      '{"via":"proxy"}',
+      '--count',
+      '12',
+      '--concurrency',
+      '3',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ sent: 12, delivered: 12 });
     expect(p.records.length).toBeGreaterThanOrEqual(1);
@@ -101,7 +139,15 @@ describe('through HTTPS_PROXY', () => {
   it('sends one webhook event through a tunnel', async () => {
     const p = await proxy();
     const w = s.demo.webhooks;
-    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })(['webhook', 'send', `${tenant}${w.hmac.path}`, '-d', '{"one":1}', '-o', 'json']);
+    const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })([
+      'webhook',
+      'send',
+      `${tenant}${w.hmac.path}`,
+      '-d',
+      '{"one":1}',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json()).toMatchObject({ status: 200 });
     expect(p.records).toEqual([{ method: 'CONNECT', target: tenantHost, proxyAuthorization: undefined }]);
@@ -117,10 +163,32 @@ describe('JWKS fetches', () => {
     writeFileSync(bodyFile, body);
     const now = Math.floor(Date.now() / 1000);
     const eventId = '3f2c1a4e-9b7d-4c1e-8f0a-2b6d5e7c9a10';
-    const jwt = await createWebhookJwt({ key: listenerKey.privateJwk, alg: 'ES256', kid: listenerKey.kid, tenant: 'https://acme.example.com', endpointUrl, eventId, body: Buffer.from(body), nowSeconds: now });
-    const headers = [`Webhook-Timestamp: ${now}`, `Webhook-Event-Id: ${eventId}`, 'Content-Type: application/json', `Authorization: Bearer ${jwt}`];
+    const jwt = await createWebhookJwt({
+      key: listenerKey.privateJwk,
+      alg: 'ES256',
+      kid: listenerKey.kid,
+      tenant: 'https://acme.example.com',
+      endpointUrl,
+      eventId,
+      body: Buffer.from(body),
+      nowSeconds: now,
+    });
+    const headers = [
+      `Webhook-Timestamp: ${now}`,
+      `Webhook-Event-Id: ${eventId}`,
+      'Content-Type: application/json',
+      `Authorization: Bearer ${jwt}`,
+    ];
     const r = await spawned({ HTTPS_PROXY: `http://127.0.0.1:${p.port}` })([
-      'webhook', 'verify', ...headers.flatMap((h) => ['-H', h]), '--body-file', bodyFile, '--jwks', `${tenant}/keys.jwks.json`, '--url', endpointUrl,
+      'webhook',
+      'verify',
+      ...headers.flatMap((h) => ['-H', h]),
+      '--body-file',
+      bodyFile,
+      '--jwks',
+      `${tenant}/keys.jwks.json`,
+      '--url',
+      endpointUrl,
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(p.records).toEqual([{ method: 'CONNECT', target: tenantHost, proxyAuthorization: undefined }]);
@@ -132,7 +200,9 @@ describe('a proxy that refuses or fails is named in words (exit 9), its credenti
     const p = await proxy({ refuse: 403 });
     const r = await inProcess({ HTTPS_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}` })(['rules', 'list', 'crm-app']);
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain(`agctl: the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused to connect to ${tenantHost}: 403 Forbidden`);
+    expect(r.stderr).toContain(
+      `agctl: the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused to connect to ${tenantHost}: 403 Forbidden`,
+    );
     expect(r.stderr).toMatch(/NO_PROXY/);
     expect(p.records).toHaveLength(1); // a refusal is not retried
     expect(r.stderr).not.toContain(encodeURIComponent(PASSWORD));
@@ -143,7 +213,9 @@ describe('a proxy that refuses or fails is named in words (exit 9), its credenti
     const p = await proxy({ requireAuthorization: BASIC });
     const r = await inProcess({ https_proxy: `127.0.0.1:${p.port}` })(['rules', 'list', 'crm-app']);
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (https_proxy) asks for credentials (407 Proxy Authentication Required)`);
+    expect(r.stderr).toContain(
+      `the proxy http://127.0.0.1:${p.port} (https_proxy) asks for credentials (407 Proxy Authentication Required)`,
+    );
     expect(r.stderr).toContain('put them in https_proxy: http://user:password@host:port');
     const wrong = await inProcess({ https_proxy: `http://${USER}:nope@127.0.0.1:${p.port}` })(['rules', 'list', 'crm-app']);
     expect(wrong.stderr).toContain('the credentials in https_proxy were not accepted');
@@ -155,7 +227,9 @@ describe('a proxy that refuses or fails is named in words (exit 9), its credenti
     await p.close();
     const r = await inProcess({ HTTPS_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}` })(['rules', 'list', 'crm-app']);
     expect(r.code).toBe(9);
-    expect(r.stderr).toContain(`agctl: cannot reach ${tenant}: the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) failed: connection refused`);
+    expect(r.stderr).toContain(
+      `agctl: cannot reach ${tenant}: the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) failed: connection refused`,
+    );
     expect(r.stderr).not.toContain(encodeURIComponent(PASSWORD));
   });
 
@@ -163,10 +237,20 @@ describe('a proxy that refuses or fails is named in words (exit 9), its credenti
     const p = await proxy({ refuse: 403 });
     const w = s.demo.webhooks;
     const r = await inProcess({ HTTPS_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}`, AGCTL_WEBHOOK_SECRET: w.hmac.secret })([
-      'webhook', 'send', `${tenant}${w.hmac.path}`, '-d', '{}', '--count', '40', '--concurrency', '2',
+      'webhook',
+      'send',
+      `${tenant}${w.hmac.path}`,
+      '-d',
+      '{}',
+      '--count',
+      '40',
+      '--concurrency',
+      '2',
     ]);
     expect(r.code).toBe(9);
-    expect(r.stderr + r.stdout).toContain(`the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused to connect to ${tenantHost}: 403 Forbidden`);
+    expect(r.stderr + r.stdout).toContain(
+      `the proxy http://127.0.0.1:${p.port} (HTTPS_PROXY) refused to connect to ${tenantHost}: 403 Forbidden`,
+    );
     expect(r.stderr + r.stdout).not.toContain(encodeURIComponent(PASSWORD));
   });
 
@@ -182,19 +266,40 @@ describe('plain http and loopback', () => {
   it('sends plain http through HTTP_PROXY as an absolute-form request', async () => {
     const p = await proxy({ requireAuthorization: BASIC });
     const port = new URL(s.baseUrl).port;
-    const r = await inProcess({ HTTP_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}`, AGCTL_BASE_URL: `http://tenant.test:${port}`, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', 'crm-app', '-o', 'json']);
+    const r = await inProcess({
+      HTTP_PROXY: `http://${CREDENTIALS}@127.0.0.1:${p.port}`,
+      AGCTL_BASE_URL: `http://tenant.test:${port}`,
+      AGCTL_ACCESS_TOKEN: await s.token(),
+    })(['rules', 'list', 'crm-app', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(p.records[0]).toEqual({ method: 'GET', target: `http://tenant.test:${port}/api/v1/apps/crm-app/entitlement_configuration_rules`, proxyAuthorization: BASIC });
+    expect(p.records[0]).toEqual({
+      method: 'GET',
+      target: `http://tenant.test:${port}/api/v1/apps/crm-app/entitlement_configuration_rules`,
+      proxyAuthorization: BASIC,
+    });
     // Without the credentials, the proxy's own 407 is named as the proxy's.
-    const denied = await inProcess({ HTTP_PROXY: `http://127.0.0.1:${p.port}`, AGCTL_BASE_URL: `http://tenant.test:${port}`, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', 'crm-app']);
+    const denied = await inProcess({
+      HTTP_PROXY: `http://127.0.0.1:${p.port}`,
+      AGCTL_BASE_URL: `http://tenant.test:${port}`,
+      AGCTL_ACCESS_TOKEN: await s.token(),
+    })(['rules', 'list', 'crm-app']);
     expect(denied.code).toBe(9);
-    expect(denied.stderr).toContain(`the proxy http://127.0.0.1:${p.port} (HTTP_PROXY) asks for credentials (407 Proxy Authentication Required)`);
+    expect(denied.stderr).toContain(
+      `the proxy http://127.0.0.1:${p.port} (HTTP_PROXY) asks for credentials (407 Proxy Authentication Required)`,
+    );
   });
 
   it('never sends a request for a loopback address to a proxy', async () => {
     const p = await proxy({ refuse: 403 });
     const all = `http://127.0.0.1:${p.port}`;
-    const r = await inProcess({ HTTPS_PROXY: all, HTTP_PROXY: all, ALL_PROXY: all, http_proxy: all, AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() })(['rules', 'list', 'crm-app', '-o', 'json']);
+    const r = await inProcess({
+      HTTPS_PROXY: all,
+      HTTP_PROXY: all,
+      ALL_PROXY: all,
+      http_proxy: all,
+      AGCTL_BASE_URL: s.baseUrl,
+      AGCTL_ACCESS_TOKEN: await s.token(),
+    })(['rules', 'list', 'crm-app', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(p.records).toEqual([]);
   });

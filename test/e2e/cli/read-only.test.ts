@@ -41,7 +41,12 @@ function readOnlyWay(): ReadOnly | string {
   const probe = tempDir('agctl-ro-probe-');
   const mounted = spawnSync('unshare', ['-rm', 'sh', '-c', `${MOUNT_RO} && ! touch "$1/x" 2>/dev/null`, 'sh', probe], { timeout: 10_000 });
   if (mounted.status === 0 && !existsSync(join(probe, 'x'))) {
-    return { how: 'a read-only mount', launcher: (dir) => ['unshare', '-rm', 'sh', '-c', `${MOUNT_RO} && shift && exec "$@"`, 'sh', dir], prepare: () => {}, cause: 'the file system is read-only' };
+    return {
+      how: 'a read-only mount',
+      launcher: (dir) => ['unshare', '-rm', 'sh', '-c', `${MOUNT_RO} && shift && exec "$@"`, 'sh', dir],
+      prepare: () => {},
+      cause: 'the file system is read-only',
+    };
   }
   if (process.getuid?.() === 0) {
     const setpriv = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
@@ -72,7 +77,11 @@ const app = s.demo.rules.appId as string;
 const tokenUrl = tokenUrlFor(s.baseUrl);
 /** Tokens the server has issued so far. */
 const issued = () => (s.server.store.db.prepare('SELECT count(*) AS n FROM access_tokens').get() as { n: number }).n;
-const envCredentials = { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret };
+const envCredentials = {
+  AGCTL_BASE_URL: s.baseUrl,
+  AGCTL_CLIENT_ID: s.plainClient.clientId,
+  AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+};
 
 /** Runs the real CLI with `dir` read-only. */
 function readOnly(dir: string) {
@@ -89,19 +98,32 @@ function lines(r: CliResult): string[] {
 }
 
 describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipped'})`, () => {
-  it('a logged-in profile: the cached token is used, an expired one renewed for the run only with one note; login, logout and switch fail (exit 2) naming the directory', { timeout: 60_000 }, async () => {
+  it('a logged-in profile: the cached token is used, an expired one renewed for the run only with one note; login, logout and switch fail (exit 2) naming the directory', {
+    timeout: 60_000,
+  }, async () => {
     const dir = join(work, 'profile');
-    const login = await cliFor(dir, { AGCTL_BASE_URL: s.baseUrl })(['login', '--profile', 'p', '--client-id', s.plainClient.clientId], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    const login = await cliFor(dir, { AGCTL_BASE_URL: s.baseUrl })(['login', '--profile', 'p', '--client-id', s.plainClient.clientId], {
+      env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret },
+    });
     expect(login.code, login.stderr).toBe(0);
     const cli = readOnly(dir);
 
     // A valid cached token: used, no token request, nothing on stderr.
     let before = issued();
-    const [list, status, token] = await Promise.all([cli(['rules', 'list', app, '--limit', '2', '-o', 'json']), cli(['auth', 'status', '--offline', '-o', 'json']), cli(['auth', 'token'])]);
+    const [list, status, token] = await Promise.all([
+      cli(['rules', 'list', app, '--limit', '2', '-o', 'json']),
+      cli(['auth', 'status', '--offline', '-o', 'json']),
+      cli(['auth', 'token']),
+    ]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json().map((r: { id: string }) => r.id)).toEqual(['ecr-001', 'ecr-002']);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.json()).toMatchObject({ profile: 'p', loggedIn: true, credentials: 'plain client secret stored (sealed)', token: { state: 'valid' } });
+    expect(status.json()).toMatchObject({
+      profile: 'p',
+      loggedIn: true,
+      credentials: 'plain client secret stored (sealed)',
+      token: { state: 'valid' },
+    });
     expect(token.code, token.stderr).toBe(0);
     expect(token.stdout).toMatch(/^agt_/);
     for (const r of [list, status, token]) expect(r.stderr).toBe('');
@@ -109,21 +131,32 @@ describe.skipIf(!ro)(`a config directory agctl cannot write (${ro?.how ?? 'skipp
 
     // An expired one: renewed once in memory for all the run's requests (3 pages), one note, the cache left as it was.
     const vault = new Vault(dir, {});
-    vault.saveToken('p', tokenUrl, s.plainClient.clientId, { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 }, s.plainClient.clientSecret);
+    vault.saveToken(
+      'p',
+      tokenUrl,
+      s.plainClient.clientId,
+      { accessToken: 'agt_expired_0123456789', expiresAt: Math.floor(Date.now() / 1000) - 10 },
+      s.plainClient.clientSecret,
+    );
     const expiredFile = readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8');
     before = issued();
     const renewed = await cli(['rules', 'list', app, '--page-size', '10', '-o', 'json']);
     expect(renewed.code, renewed.stderr).toBe(0);
     expect(renewed.json()).toHaveLength(26);
     expect(issued() - before).toBe(1);
-    expect(lines(renewed)).toEqual([`note: the new token is used for this run only: it could not be cached (AGCTL_CONFIG_DIR ${dir}: ${ro!.cause} (${join(dir, 'tokens')}))`]);
+    expect(lines(renewed)).toEqual([
+      `note: the new token is used for this run only: it could not be cached (AGCTL_CONFIG_DIR ${dir}: ${ro!.cause} (${join(dir, 'tokens')}))`,
+    ]);
     expect(readFileSync(vault.tokenPath('p', tokenUrl, s.plainClient.clientId), 'utf8')).toBe(expiredFile);
 
     // The commands that must write: exit 2, the directory and the cause, before anything is sent.
     const files = readdirSync(dir, { recursive: true }).sort();
     before = issued();
     const writes = await Promise.all([
-      cli(['login', '--profile', 'q', '--client-id', s.plainClient.clientId], { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret }),
+      cli(['login', '--profile', 'q', '--client-id', s.plainClient.clientId], {
+        AGCTL_BASE_URL: s.baseUrl,
+        AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+      }),
       cli(['logout', '--profile', 'p']),
       cli(['auth', 'switch', 'p']),
     ]);

@@ -13,12 +13,16 @@ import { tinyServer, type Seen } from '../../unit/client/tiny-server.js';
 const s = await startTestServer();
 const d = s.demo;
 // The plain-form client acts as the CI robot, an approver of the two step-up tasks only.
-const cli = cliFor(tempDir(), { AGCTL_BASE_URL: s.baseUrl, AGCTL_CLIENT_ID: s.plainClient.clientId, AGCTL_CLIENT_SECRET: s.plainClient.clientSecret });
+const cli = cliFor(tempDir(), {
+  AGCTL_BASE_URL: s.baseUrl,
+  AGCTL_CLIENT_ID: s.plainClient.clientId,
+  AGCTL_CLIENT_SECRET: s.plainClient.clientSecret,
+});
 const OPEN = [d.tasks.stepUp, d.tasks.stepUp2, d.tasks.noStepUp, d.tasks.waiting];
 const lines = (out: string) => out.trim().split('\n');
 
 describe('task list', () => {
-  it('lists open tasks by default: ID, number, name, current step, the task\'s state (the words of --state), created', async () => {
+  it("lists open tasks by default: ID, number, name, current step, the task's state (the words of --state), created", async () => {
     const r = await cli(['task', 'list']);
     expect(r.code, r.stderr).toBe(0);
     const [head, ...rows] = lines(r.stdout);
@@ -38,7 +42,12 @@ describe('task list', () => {
     expect(closed.json().map((v: any) => v.task.id)).toEqual([d.tasks.closed]);
     expect(closed.json()[0].task.state).toBe('TASK_STATE_CLOSED');
     const all = await cli(['task', 'list', '--state', 'all', '-o', 'json']);
-    expect(all.json().map((v: any) => v.task.id).sort()).toEqual([...OPEN, d.tasks.closed].sort());
+    expect(
+      all
+        .json()
+        .map((v: any) => v.task.id)
+        .sort(),
+    ).toEqual([...OPEN, d.tasks.closed].sort());
     const q = await cli(['task', 'list', '--query', 'sandbox']);
     expect(lines(q.stdout)).toHaveLength(2);
     expect(q.stdout).toContain(d.tasks.stepUp2);
@@ -48,7 +57,12 @@ describe('task list', () => {
   it('--mine: only tasks whose current step the caller may approve', async () => {
     const r = await cli(['task', 'list', '--mine', '--state', 'all', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json().map((v: any) => v.task.id).sort()).toEqual([d.tasks.stepUp, d.tasks.stepUp2].sort());
+    expect(
+      r
+        .json()
+        .map((v: any) => v.task.id)
+        .sort(),
+    ).toEqual([d.tasks.stepUp, d.tasks.stepUp2].sort());
     const closed = await cli(['task', 'list', '--mine', '--state', 'closed']);
     expect(closed.code).toBe(2);
     expect(closed.stderr).toMatch(/closed tasks have none/);
@@ -85,7 +99,9 @@ describe('task get', () => {
     expect(r.stdout).toMatch(/^App:\s+Demo CRM \(crm-app\)$/m);
     expect(r.stdout).toMatch(new RegExp(`^Current step:\\s+approval \\(step-up\\) ${d.tasks.stepUpStepId} \\(active\\)$`, 'm'));
     expect(r.stdout).toMatch(/^Can approve:\s+Ada Admin <ada@example.com>, CI Robot <ci@example.com>$/m);
-    expect(r.stdout).toMatch(new RegExp(`^Step-up:\\s+required \\(provider stepup-embedded\\): agctl task approve-step-up ${d.tasks.stepUp}$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^Step-up:\\s+required \\(provider stepup-embedded\\): agctl task approve-step-up ${d.tasks.stepUp}$`, 'm'),
+    );
     expect(r.stdout).toMatch(/^History:\n {2}1\. form \S+: completed by Grace Hopper <grace@example.com> at /m);
     const none = await cli(['task', 'get', d.tasks.noStepUp]);
     expect(none.stdout).toMatch(/^Step-up:\s+not required$/m);
@@ -95,9 +111,16 @@ describe('task get', () => {
   });
 
   it('suggests approve-step-up with the flags that chose the server, so it runs against the same one', async () => {
-    const r = await cliFor(tempDir())(['--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, 'task', 'get', d.tasks.stepUp], { env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret } });
+    const r = await cliFor(tempDir())(['--base-url', s.baseUrl, '--client-id', s.plainClient.clientId, 'task', 'get', d.tasks.stepUp], {
+      env: { AGCTL_CLIENT_SECRET: s.plainClient.clientSecret },
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^Step-up:.*: agctl --base-url ${s.baseUrl} --client-id ${s.plainClient.clientId} task approve-step-up ${d.tasks.stepUp}$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^Step-up:.*: agctl --base-url ${s.baseUrl} --client-id ${s.plainClient.clientId} task approve-step-up ${d.tasks.stepUp}$`,
+        'm',
+      ),
+    );
   });
 
   it('takes the number task list shows (1041 or #1041), open or closed, and says which task it is', async () => {
@@ -150,7 +173,14 @@ describe('mcp list and mcp catalog', () => {
     const r = await cli(['mcp', 'list', 'ai-tools', '--page-size', '2']);
     expect(r.code, r.stderr).toBe(0);
     const rows = lines(r.stdout).slice(1);
-    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['analytics-mcp', 'crm-mcp', 'datadog-mcp', 'future-mcp', 'tickets-mcp', 'wiki-mcp']);
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual([
+      'analytics-mcp',
+      'crm-mcp',
+      'datadog-mcp',
+      'future-mcp',
+      'tickets-mcp',
+      'wiki-mcp',
+    ]);
     expect(rows.find((l) => l.startsWith('datadog-mcp'))).toMatch(new RegExp(`hosted\\s+NONE\\s+catalog ${d.mcp.catalogIds.datadog}`));
     expect(rows.find((l) => l.startsWith('wiki-mcp'))).toMatch(/external\s+BEARER_TOKEN\s+https:\/\/wiki-mcp\.example\.com\/mcp/);
     const j = await cli(['mcp', 'list', 'ai-tools', '--limit', '3', '-o', 'json']);
@@ -163,7 +193,9 @@ describe('mcp list and mcp catalog', () => {
   it('lists the catalog (with --query) and shows an entry', async () => {
     const r = await cli(['mcp', 'catalog', 'list']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`${d.mcp.catalogIds.datadog}\\s+Datadog\\s+datadog\\s+site \\(required\\), apiKey \\(secret, required\\)\\s+Metrics`));
+    expect(r.stdout).toMatch(
+      new RegExp(`${d.mcp.catalogIds.datadog}\\s+Datadog\\s+datadog\\s+site \\(required\\), apiKey \\(secret, required\\)\\s+Metrics`),
+    );
     expect(lines(r.stdout)).toHaveLength(5);
     const q = await cli(['mcp', 'catalog', 'list', '--query', 'git', '-o', 'json']);
     expect(q.json().map((e: any) => e.id)).toEqual([d.mcp.catalogIds.github]);
@@ -186,7 +218,12 @@ describe('mcp list and mcp catalog', () => {
     ]);
     const l = await cli(['mcp', 'catalog', 'list', '-o', 'json']);
     expect(l.stdout).not.toContain('<redacted>');
-    expect(l.json().find((e: any) => e.id === d.mcp.catalogIds.datadog).configSchema.fields[1]).toMatchObject({ name: 'apiKey', displayName: 'API key', secret: true, required: true });
+    expect(l.json().find((e: any) => e.id === d.mcp.catalogIds.datadog).configSchema.fields[1]).toMatchObject({
+      name: 'apiKey',
+      displayName: 'API key',
+      secret: true,
+      required: true,
+    });
     const t = await cli(['mcp', 'catalog', 'get', d.mcp.catalogIds.github]);
     expect(t.stdout).toMatch(/^Auth modes:\s+OAUTH2 \(default\), BEARER_TOKEN$/m);
   });
@@ -194,12 +231,27 @@ describe('mcp list and mcp catalog', () => {
 
 describe('mcp answers printed as received', async () => {
   const t = await tinyServer();
-  const view = '{"appId":"a","connectorId":"c1","serverType":"MCP_SERVER_TYPE_EXTERNAL","__proto__":{"polluted":"yes"},"configFieldValues":{"__proto__":"kept"}}';
+  const view =
+    '{"appId":"a","connectorId":"c1","serverType":"MCP_SERVER_TYPE_EXTERNAL","__proto__":{"polluted":"yes"},"configFieldValues":{"__proto__":"kept"}}';
   // Sparse entries (members missing or null, an unknown enum) and one with the old top-level configFields list.
   const entries = [
-    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S5', displayName: 'Old shape', configFields: [{ name: 'apiKey', displayName: 'API key', secret: true }] },
-    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S6', displayName: null, configSchema: null, authModes: null, channel: 'MCP_SERVER_CATALOG_CHANNEL_NIGHTLY' },
-    { id: '3MaWRM19Bi5I0NpzakHnQRzN9S7', configSchema: { fields: [null, { name: 'token', secret: true, default: null }, { displayName: 'no name' }] }, authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_MUTUAL_TLS' }, null] },
+    {
+      id: '3MaWRM19Bi5I0NpzakHnQRzN9S5',
+      displayName: 'Old shape',
+      configFields: [{ name: 'apiKey', displayName: 'API key', secret: true }],
+    },
+    {
+      id: '3MaWRM19Bi5I0NpzakHnQRzN9S6',
+      displayName: null,
+      configSchema: null,
+      authModes: null,
+      channel: 'MCP_SERVER_CATALOG_CHANNEL_NIGHTLY',
+    },
+    {
+      id: '3MaWRM19Bi5I0NpzakHnQRzN9S7',
+      configSchema: { fields: [null, { name: 'token', secret: true, default: null }, { displayName: 'no name' }] },
+      authModes: [{ authMethod: 'MCP_SERVER_AUTH_METHOD_MUTUAL_TLS' }, null],
+    },
   ];
   t.reset((req: Seen, res: ServerResponse) => {
     const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/')
@@ -215,7 +267,10 @@ describe('mcp answers printed as received', async () => {
   const client = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
 
   it('mcp list and get -o json keep a __proto__ member the server sent', async () => {
-    for (const args of [['mcp', 'get', 'a', 'c1'], ['mcp', 'list', 'a']]) {
+    for (const args of [
+      ['mcp', 'get', 'a', 'c1'],
+      ['mcp', 'list', 'a'],
+    ]) {
       const r = await client([...args, '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('"__proto__": {');
@@ -248,10 +303,23 @@ describe('mcp answers printed as received', async () => {
 describe('secrets a server sends by mistake', async () => {
   const t = await tinyServer();
   const leak = 'leaked-secret-value';
-  const view = { appId: 'a', connectorId: 'c1', serverType: 'MCP_SERVER_TYPE_EXTERNAL', endpointUrl: 'https://x.example.com', bearerToken: { token: leak }, password: leak };
+  const view = {
+    appId: 'a',
+    connectorId: 'c1',
+    serverType: 'MCP_SERVER_TYPE_EXTERNAL',
+    endpointUrl: 'https://x.example.com',
+    bearerToken: { token: leak },
+    password: leak,
+  };
   const entry = { id: '3MaWRM19Bi5I0NpzakHnQRzN9S5', displayName: 'X', configFields: [], clientSecret: leak, configFields2: 'x' };
   t.reset((req: Seen, res: ServerResponse) => {
-    const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/') ? { mcpServer: view } : req.path.startsWith('/api/v1/apps/') ? { list: [view] } : req.path.includes('mcp_server_catalog/') ? { catalogEntry: entry } : { list: [entry] };
+    const body = req.path.startsWith('/api/v1/apps/a/mcp_servers/')
+      ? { mcpServer: view }
+      : req.path.startsWith('/api/v1/apps/')
+        ? { list: [view] }
+        : req.path.includes('mcp_server_catalog/')
+          ? { catalogEntry: entry }
+          : { list: [entry] };
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });
@@ -276,7 +344,14 @@ describe('secrets a server sends by mistake', async () => {
 describe('an MCP server view without the members the summary names', async () => {
   const t = await tinyServer();
   // Every member may be missing or null (vendor OpenAPI): no IDs, a service-mode authorization and a tunnel without their details.
-  const view = { serverType: 'MCP_SERVER_TYPE_EXTERNAL', appId: null, authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2', oauth2ServiceAuthorized: true, oauth2ServiceAuthorizedAsName: null, tunneled: true };
+  const view = {
+    serverType: 'MCP_SERVER_TYPE_EXTERNAL',
+    appId: null,
+    authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2',
+    oauth2ServiceAuthorized: true,
+    oauth2ServiceAuthorizedAsName: null,
+    tunneled: true,
+  };
   t.reset((req: Seen, res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ mcpServer: view }));
@@ -284,7 +359,10 @@ describe('an MCP server view without the members the summary names', async () =>
   const client = cliFor(tempDir(), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
 
   it('mcp get and set-credentials show the IDs typed, and ? for the rest, never "undefined" or "null"', async () => {
-    for (const args of [['mcp', 'get', 'a', 'c1'], ['mcp', 'set-credentials', 'a', 'c1', '--external', '--transport', 'sse']]) {
+    for (const args of [
+      ['mcp', 'get', 'a', 'c1'],
+      ['mcp', 'set-credentials', 'a', 'c1', '--external', '--transport', 'sse'],
+    ]) {
       const r = await client(args);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^MCP server:\s+a\/c1$/m);

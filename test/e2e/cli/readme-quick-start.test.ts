@@ -29,7 +29,11 @@ function quickStart(dataDir?: (work: string) => string) {
   const started = Date.now();
   const r = spawnSync('bash', ['-c', script], {
     cwd: work,
-    env: { ...baseEnv(join(work, 'config')), AGCTL_DATA_DIR: dataDir?.(work) ?? join(work, 'data'), PATH: `${join(work, 'bin')}:${process.env.PATH}` },
+    env: {
+      ...baseEnv(join(work, 'config')),
+      AGCTL_DATA_DIR: dataDir?.(work) ?? join(work, 'data'),
+      PATH: `${join(work, 'bin')}:${process.env.PATH}`,
+    },
     encoding: 'utf8',
     timeout: 20_000,
   });

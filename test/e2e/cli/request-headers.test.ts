@@ -15,7 +15,10 @@ describe('request headers from the command line', () => {
     const cases: [string, RegExp][] = [
       ['X-A: a\r\nX-B: b', /^agctl: --header X-A: a header value cannot contain CR, LF or other control characters$/],
       ['X-A: a\nb', /^agctl: --header X-A: a header value cannot contain CR, LF/],
-      ['Transfer-Encoding: chunked', /^agctl: --header Transfer-Encoding: agctl sets the framing and connection headers itself; this one cannot be given$/],
+      [
+        'Transfer-Encoding: chunked',
+        /^agctl: --header Transfer-Encoding: agctl sets the framing and connection headers itself; this one cannot be given$/,
+      ],
       ['Expect: 100-continue', /^agctl: --header Expect: agctl sets the framing/],
       ['Content-Length: 5', /^agctl: --header Content-Length: agctl sets the framing/],
       ['Host: evil.example.com', /^agctl: --header Host: agctl sets the framing/],
@@ -44,7 +47,9 @@ describe('request headers from the command line', () => {
     for (const token of ['a\r\nX: 1', 'a b', 'tok\n', 'tök']) {
       const r = await cli(['rules', 'list', 'crm-app'], { env: { AGCTL_ACCESS_TOKEN: token } });
       expect(r.code, `${JSON.stringify(token)}\n${r.stderr}`).toBe(2);
-      expect(r.stderr).toMatch(/^agctl: AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters \(CR, LF, \.\.\.\) or non-ASCII characters\nhint: /);
+      expect(r.stderr).toMatch(
+        /^agctl: AGCTL_ACCESS_TOKEN is not a usable bearer token: it contains spaces, control characters \(CR, LF, \.\.\.\) or non-ASCII characters\nhint: /,
+      );
       expect(r.stderr).not.toContain('X: 1');
     }
     expect(t.seen).toEqual([]);

@@ -21,7 +21,11 @@ let n = 0;
 const configDir = () => join(work, `cfg${n++}`);
 const app = s.demo.rules.appId as string;
 const ids = s.demo.rules.ids as string[];
-const creds = (srv: typeof s, client = srv.plainClient) => ({ AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: client.clientId, AGCTL_CLIENT_SECRET: client.clientSecret });
+const creds = (srv: typeof s, client = srv.plainClient) => ({
+  AGCTL_BASE_URL: srv.baseUrl,
+  AGCTL_CLIENT_ID: client.clientId,
+  AGCTL_CLIENT_SECRET: client.clientSecret,
+});
 /** One logged-in config dir, shared by the listing tests (its token is fetched once). */
 const cli = cliFor(configDir(), creds(s));
 const rulesPath = `/api/v1/apps/${app}/entitlement_configuration_rules`;
@@ -69,12 +73,33 @@ describe('rules list', () => {
   });
 
   it('prints the API objects as a JSON array with -o json (also from AGCTL_OUTPUT)', async () => {
-    const [flag, env] = await Promise.all([cli(['rules', 'list', app, '-o', 'json', '--limit', '2']), cli(['rules', 'list', app, '--limit', '2'], { env: { AGCTL_OUTPUT: 'json' } })]);
+    const [flag, env] = await Promise.all([
+      cli(['rules', 'list', app, '-o', 'json', '--limit', '2']),
+      cli(['rules', 'list', app, '--limit', '2'], { env: { AGCTL_OUTPUT: 'json' } }),
+    ]);
     expect(flag.stdout).toBe(env.stdout);
     const [first] = flag.json();
-    expect(Object.keys(first).sort()).toEqual(['appId', 'condition', 'createdAt', 'deletedAt', 'description', 'displayName', 'enabled', 'id', 'priority', 'settings', 'updatedAt']);
+    expect(Object.keys(first).sort()).toEqual([
+      'appId',
+      'condition',
+      'createdAt',
+      'deletedAt',
+      'description',
+      'displayName',
+      'enabled',
+      'id',
+      'priority',
+      'settings',
+      'updatedAt',
+    ]);
     expect(first).toMatchObject({ id: 'ecr-001', appId: app, enabled: true, priority: 10, deletedAt: null });
-    expect(Object.keys(first.settings).sort()).toEqual(['emergencyGrantEnabled', 'emergencyGrantPolicyId', 'maxGrantDuration', 'requestPolicyId', 'requestSchemaId']);
+    expect(Object.keys(first.settings).sort()).toEqual([
+      'emergencyGrantEnabled',
+      'emergencyGrantPolicyId',
+      'maxGrantDuration',
+      'requestPolicyId',
+      'requestSchemaId',
+    ]);
     expect(flag.stderr).toBe('');
   });
 
@@ -119,9 +144,22 @@ describe('rules delete', () => {
     const again = await mcli(['rules', 'delete', app, 'ecr-010', 'ecr-012', 'ecr-nope', '-y', '-o', 'json']);
     expect(again.code).toBe(5);
     expect(again.json()).toEqual([{ id: 'ecr-012', deleted: true }]);
-    expect(again.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(
+    expect(
+      again.stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(
       ['ecr-010', 'ecr-nope'].map((id) => ({
-        error: { id, code: 'not_found', message: `entitlement configuration rule ${id} not found in app ${app}`, hint: null, exitCode: 5, status: 404, details: [] },
+        error: {
+          id,
+          code: 'not_found',
+          message: `entitlement configuration rule ${id} not found in app ${app}`,
+          hint: null,
+          exitCode: 5,
+          status: 404,
+          details: [],
+        },
       })),
     );
     // --jq filters the results; the errors stay on stderr
@@ -153,7 +191,13 @@ describe('tokens', () => {
     const vault = new Vault(dir, {});
     const url = tokenUrlFor(m.baseUrl);
     // The same token, now said to expire in 30 s (still valid on the server).
-    vault.saveToken('default', url, m.plainClient.clientId, { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 }, m.plainClient.clientSecret);
+    vault.saveToken(
+      'default',
+      url,
+      m.plainClient.clientId,
+      { accessToken: first, expiresAt: Math.floor(Date.now() / 1000) + 30 },
+      m.plainClient.clientSecret,
+    );
     const status = await c(['auth', 'status', '-o', 'json', '--offline']);
     expect(status.json().token.state).toBe('expiring');
     const tokenPosts = requests(mlogs, 'POST /auth/v1/token').length;
@@ -262,7 +306,9 @@ describe('exit codes and errors', () => {
     const [limit, bogus, missing, yaml, profile, timeout, ftp, noCreds, noUrl, notFound, refused] = runs;
     expectOneErrorLine(limit!, /^agctl: option '--limit <n>' argument '0' is invalid\. --limit must be a whole number 1 or more$/);
     expectOneErrorLine(bogus!, /^agctl: unknown option '--bogus'$/);
-    expect(missing!.stderr).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
+    expect(missing!.stderr).toBe(
+      "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n",
+    );
     expectOneErrorLine(yaml!, /^agctl: option '-o, --output <format>' argument 'xml' is invalid/);
     expectOneErrorLine(profile!, /^agctl: invalid profile name "\.\.\/etc"$/);
     expectOneErrorLine(timeout!, /^agctl: --timeout: "soon" is not a number of seconds/);
@@ -313,10 +359,20 @@ describe('exit codes and errors', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
-    expect(JSON.parse(runs[0]!.stderr)).toEqual({ error: { code: 'not_found', message: 'app no-such-app not found', hint: null, exitCode: 5, status: 404, details: [] } });
-    expect(JSON.parse(runs[1]!.stderr)).toMatchObject({ error: { code: 'usage', message: 'invalid profile name "a b"', exitCode: 2, status: null, details: [] } });
-    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({ code: 'usage', message: expect.stringContaining('--limit must be a whole number 1 or more') });
-    expect(JSON.parse(runs[3]!.stderr).error).toMatchObject({ code: 'usage', message: 'refusing to delete without confirmation: pass --yes' });
+    expect(JSON.parse(runs[0]!.stderr)).toEqual({
+      error: { code: 'not_found', message: 'app no-such-app not found', hint: null, exitCode: 5, status: 404, details: [] },
+    });
+    expect(JSON.parse(runs[1]!.stderr)).toMatchObject({
+      error: { code: 'usage', message: 'invalid profile name "a b"', exitCode: 2, status: null, details: [] },
+    });
+    expect(JSON.parse(runs[2]!.stderr).error).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('--limit must be a whole number 1 or more'),
+    });
+    expect(JSON.parse(runs[3]!.stderr).error).toMatchObject({
+      code: 'usage',
+      message: 'refusing to delete without confirmation: pass --yes',
+    });
   });
 });
 
@@ -327,7 +383,10 @@ describe('--embedded', () => {
     const del = await e(['--embedded', 'rules', 'delete', app, 'ecr-005', '--yes']);
     expect(del.code, del.stderr).toBe(0);
     expect(del.stderr).toBe('✓ Deleted rule ecr-005\n');
-    const [list, again] = await Promise.all([e(['--embedded', 'rules', 'list', app, '-o', 'json']), e(['--embedded', 'rules', 'delete', app, 'ecr-005', '--yes'])]);
+    const [list, again] = await Promise.all([
+      e(['--embedded', 'rules', 'list', app, '-o', 'json']),
+      e(['--embedded', 'rules', 'delete', app, 'ecr-005', '--yes']),
+    ]);
     expect(list.code, list.stderr).toBe(0);
     const listed = list.json().map((r: { id: string }) => r.id);
     expect(listed).toHaveLength(25);

@@ -25,7 +25,9 @@ const split = (secret: string) => `${secret.slice(0, 8)} ${secret.slice(8)}`;
 
 function expectInnerRefused(r: CliResult, what: string, secret: string) {
   expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr).toContain(`agctl: the ${what} has whitespace or a control character inside it (a space, tab or line break between its characters)`);
+  expect(r.stderr).toContain(
+    `agctl: the ${what} has whitespace or a control character inside it (a space, tab or line break between its characters)`,
+  );
   expect(r.stderr).toContain('hint: a secret is one word: check that it was copied whole');
   for (const part of [secret.slice(0, 8), secret.slice(8)]) expect(r.stderr + r.stdout).not.toContain(part);
 }
@@ -48,15 +50,27 @@ describe('client secret', () => {
   });
 
   it('login refuses a secret with a space inside (exit 2) and says so, without showing it', async () => {
-    expectInnerRefused(await cli()([...login, '--client-secret-stdin'], { input: `${split(plain.clientSecret)}\n` }), 'client secret from --client-secret-stdin', plain.clientSecret);
-    expectInnerRefused(await cli()([...login, '--client-secret-file', file(`${split(plain.clientSecret)}\r\n`)]), 'client secret from --client-secret-file', plain.clientSecret);
+    expectInnerRefused(
+      await cli()([...login, '--client-secret-stdin'], { input: `${split(plain.clientSecret)}\n` }),
+      'client secret from --client-secret-stdin',
+      plain.clientSecret,
+    );
+    expectInnerRefused(
+      await cli()([...login, '--client-secret-file', file(`${split(plain.clientSecret)}\r\n`)]),
+      'client secret from --client-secret-file',
+      plain.clientSecret,
+    );
   });
 
   it('AGCTL_CLIENT_SECRET loses a trailing CRLF, and is refused with whitespace inside', async () => {
     const env = { AGCTL_CLIENT_ID: plain.clientId };
     const ok = await cli({ ...env, AGCTL_CLIENT_SECRET: `${plain.clientSecret}\r\n` })(['rules', 'list', app, '-o', 'json']);
     expect(ok.code, ok.stderr).toBe(0);
-    expectInnerRefused(await cli({ ...env, AGCTL_CLIENT_SECRET: split(plain.clientSecret) })(['rules', 'list', app]), 'client secret from AGCTL_CLIENT_SECRET', plain.clientSecret);
+    expectInnerRefused(
+      await cli({ ...env, AGCTL_CLIENT_SECRET: split(plain.clientSecret) })(['rules', 'list', app]),
+      'client secret from AGCTL_CLIENT_SECRET',
+      plain.clientSecret,
+    );
   });
 });
 
@@ -71,13 +85,23 @@ describe('webhook signing secret', () => {
       const r = await cli()(['webhook', 'send', url, '-d', body, '--secret-file', file(content), '--dry-run', '-o', 'json']);
       expect(r.code, r.stderr).toBe(0);
       const { headers } = r.json();
-      expect(headers['Webhook-Signature']).toBe(createHmac('sha256', secret).update(`${headers['Webhook-Timestamp']}.${headers['Webhook-Event-Id']}.${body}`).digest('base64url'));
+      expect(headers['Webhook-Signature']).toBe(
+        createHmac('sha256', secret).update(`${headers['Webhook-Timestamp']}.${headers['Webhook-Event-Id']}.${body}`).digest('base64url'),
+      );
     }
   });
 
   it('with whitespace inside is refused (exit 2), from a file or the environment', async () => {
-    expectInnerRefused(await cli()(['webhook', 'send', url, '-d', '{}', '--secret-file', file(`${split(secret)}\n`), '--dry-run']), 'webhook signing secret from --secret-file', secret);
-    expectInnerRefused(await cli({ AGCTL_WEBHOOK_SECRET: split(secret) })(['webhook', 'send', url, '-d', '{}', '--dry-run']), 'webhook signing secret from AGCTL_WEBHOOK_SECRET', secret);
+    expectInnerRefused(
+      await cli()(['webhook', 'send', url, '-d', '{}', '--secret-file', file(`${split(secret)}\n`), '--dry-run']),
+      'webhook signing secret from --secret-file',
+      secret,
+    );
+    expectInnerRefused(
+      await cli({ AGCTL_WEBHOOK_SECRET: split(secret) })(['webhook', 'send', url, '-d', '{}', '--dry-run']),
+      'webhook signing secret from AGCTL_WEBHOOK_SECRET',
+      secret,
+    );
   });
 });
 
@@ -85,7 +109,9 @@ describe('mcp set-credentials', () => {
   const d = s.demo.mcp;
   const env = { AGCTL_CLIENT_ID: plain.clientId, AGCTL_CLIENT_SECRET: plain.clientSecret };
   const stored = (id: string, name: string) => {
-    const row = s.server.store.db.prepare('SELECT secrets_json FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id) as { secrets_json: string };
+    const row = s.server.store.db
+      .prepare('SELECT secrets_json FROM mcp_servers WHERE app_id = ? AND connector_id = ?')
+      .get(d.appId, id) as { secrets_json: string };
     return s.server.store.open(JSON.parse(row.secrets_json)[name], 'mcp_servers', d.appId, id, name);
   };
   const set = (...args: string[]) => ['mcp', 'set-credentials', d.appId, d.external, '--url', 'https://ws.example.com/mcp', ...args];

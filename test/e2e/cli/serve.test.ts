@@ -61,7 +61,8 @@ function startServe(args: string[], readyFile: string, configDir: string) {
   const ready = waitFor(
     `the ready file ${readyFile}`,
     () => {
-      if (child.exitCode !== null || Date.now() > until) throw new Error(`agctl serve ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${log}`);
+      if (child.exitCode !== null || Date.now() > until)
+        throw new Error(`agctl serve ${child.exitCode === null ? 'did not start' : `exited with ${child.exitCode}`}:\n${log}`);
       try {
         return JSON.parse(readFileSync(readyFile, 'utf8')) as Ready;
       } catch {
@@ -111,7 +112,9 @@ describe('agctl serve', () => {
 
   it('prints a log-in command whose ready file path is quoted for the shell', () => {
     const line = stderr.split('\n').find((l) => l.includes('log in: '));
-    expect(line).toContain(`.clientSecret' '${readyFile}' | agctl login --base-url ${ready.baseUrl} --client-id ${plain.clientId} --client-secret-stdin`);
+    expect(line).toContain(
+      `.clientSecret' '${readyFile}' | agctl login --base-url ${ready.baseUrl} --client-id ${plain.clientId} --client-secret-stdin`,
+    );
   });
 
   it.skipIf(!hasJq)('prints commands that run as printed: the log-in and a signed send to the demo listener', () => {
@@ -143,7 +146,10 @@ describe('agctl serve', () => {
       b(['login', '--base-url', ready.baseUrl, '--client-id', key.clientId, '--client-secret-file', secretFile]),
     ]);
     for (const r of logins) expect(r.code, r.stderr).toBe(0);
-    const lists = await Promise.all([a(['rules', 'list', 'crm-app', '-o', 'json', '--page-size', '10']), b(['rules', 'list', 'crm-app', '-o', 'json'])]);
+    const lists = await Promise.all([
+      a(['rules', 'list', 'crm-app', '-o', 'json', '--page-size', '10']),
+      b(['rules', 'list', 'crm-app', '-o', 'json']),
+    ]);
     for (const r of lists) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.json()).toHaveLength(26);
@@ -152,13 +158,19 @@ describe('agctl serve', () => {
 
   it('on SIGTERM finishes the request in flight, closes the database and exits 0', async () => {
     const { hostname, port } = new URL(ready.baseUrl);
-    const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: plain.clientId, client_secret: plain.clientSecret }).toString();
+    const body = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: plain.clientId,
+      client_secret: plain.clientSecret,
+    }).toString();
     const sock = connect(Number(port), hostname);
     let response = '';
     sock.setEncoding('utf8').on('data', (d) => (response += d));
     await new Promise<void>((r) => sock.once('connect', () => r()));
     // Headers and half the body: the server is now handling the request.
-    sock.write(`POST /auth/v1/token HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    sock.write(
+      `POST /auth/v1/token HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGTERM');
     await waitFor('the shutdown message', () => (stderr.includes('SIGTERM: finishing in-flight requests') ? true : undefined));
@@ -199,10 +211,16 @@ describe('two `agctl serve` processes on one data directory', () => {
     return { ...r, file };
   }
 
-  it('started together: one serves, the other refuses (exit 2, "in use by PID n") and writes no ready file', { timeout: 90_000 }, async () => {
+  it('started together: one serves, the other refuses (exit 2, "in use by PID n") and writes no ready file', {
+    timeout: 90_000,
+  }, async () => {
     const [a, b] = [start(1), start(2)];
     // 'ready', or the exit code of one that stopped
-    const outcome = (r: typeof a) => r.ready.then(() => 'ready' as const, () => r.exited);
+    const outcome = (r: typeof a) =>
+      r.ready.then(
+        () => 'ready' as const,
+        () => r.exited,
+      );
     const [oa, ob] = await Promise.all([outcome(a), outcome(b)]);
     expect([oa, ob].sort()).toEqual([2, 'ready']);
     const [winner, loser] = oa === 'ready' ? [a, b] : [b, a];
@@ -262,7 +280,10 @@ describe('`agctl serve` in this process', () => {
   it('hears SIGTERM through its io, never through process-wide handlers, and stops cleanly', async () => {
     const dir = tempDir('agctl-serve-term-');
     const before = process.listenerCount('SIGTERM');
-    const r = startCli(['serve', '--quiet', '--port', '0', '--data-dir', join(dir, 'data'), '--ready-file', join(dir, 'ready.json')], baseEnv(join(dir, 'cfg')));
+    const r = startCli(
+      ['serve', '--quiet', '--port', '0', '--data-dir', join(dir, 'data'), '--ready-file', join(dir, 'ready.json')],
+      baseEnv(join(dir, 'cfg')),
+    );
     await r.waitForStderr(/press Ctrl-C to stop/);
     expect(process.listenerCount('SIGTERM')).toBe(before);
     r.terminate();
@@ -319,7 +340,9 @@ describe('`agctl serve` stopped and started again on one data directory', () => 
     expect(readFileSync(join(data, 'serve-port'), 'utf8')).toBe(`${first.port}\n`);
     const plainClient = first.ready.clients.find((c) => c.form === 'plain')!;
     const cli = cliFor(join(dir, 'cfg'));
-    const login = await cli(['login', '--base-url', first.ready.baseUrl, '--client-id', plainClient.clientId, '--client-secret-stdin'], { input: plainClient.clientSecret });
+    const login = await cli(['login', '--base-url', first.ready.baseUrl, '--client-id', plainClient.clientId, '--client-secret-stdin'], {
+      input: plainClient.clientSecret,
+    });
     expect(login.code, login.stderr).toBe(0);
     await first.stop();
 
@@ -338,7 +361,9 @@ describe('`agctl serve` stopped and started again on one data directory', () => 
     try {
       const moved = await serve();
       expect(moved.port).not.toBe(kept);
-      expect((await moved.stop()).stderr).toContain(`! port ${kept}, this data directory's, is in use by another process: listening on ${moved.port} for this run`);
+      expect((await moved.stop()).stderr).toContain(
+        `! port ${kept}, this data directory's, is in use by another process: listening on ${moved.port} for this run`,
+      );
     } finally {
       await new Promise((r) => holder.close(r));
     }

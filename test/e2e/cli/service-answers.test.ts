@@ -69,7 +69,13 @@ describe('rules list: paging as the server does it', () => {
     expect(all.code, all.stderr).toBe(0);
     expect(listed(all.stdout)).toEqual(ALL_IDS);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/\s+/)[1])).toEqual(ALL_IDS);
+    expect(
+      table.stdout
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s+/)[1]),
+    ).toEqual(ALL_IDS);
     expect(limited.code, limited.stderr).toBe(0);
     expect(listed(limited.stdout)).toEqual(ALL_IDS.slice(0, 13));
     // 3 pages for each full listing, 2 for --limit 13; page_size only where --page-size asked for it
@@ -79,14 +85,17 @@ describe('rules list: paging as the server does it', () => {
   });
 
   it('a server that answers everything in one page: one request, --limit cuts the list', async () => {
-    const [all, limited] = await Promise.all([cli(['rules', 'list', 'one-page', '-o', 'json']), cli(['rules', 'list', 'one-page', '--limit', '5', '-o', 'json'])]);
+    const [all, limited] = await Promise.all([
+      cli(['rules', 'list', 'one-page', '-o', 'json']),
+      cli(['rules', 'list', 'one-page', '--limit', '5', '-o', 'json']),
+    ]);
     expect(listed(all.stdout)).toEqual(ALL_IDS);
     expect(listed(limited.stdout)).toEqual(ALL_IDS.slice(0, 5));
     // the service's List request has no paging parameters: none is sent unless --page-size asks for one
     expect(queries('one-page')).toEqual(['', '']);
   });
 
-  it('rules repeated across pages are listed once, in the server\'s order', async () => {
+  it("rules repeated across pages are listed once, in the server's order", async () => {
     const [json, table] = await Promise.all([cli(['rules', 'list', 'overlapping', '-o', 'json']), cli(['rules', 'list', 'overlapping'])]);
     expect(json.code, json.stderr).toBe(0);
     expect(listed(json.stdout)).toEqual(ALL_IDS);
@@ -145,12 +154,20 @@ describe('error answers: string codes, no code, no message', () => {
       'agctl: database unavailable (HTTP 500, Internal)\n',
     ]);
     // an HTML page: one line, its control characters escaped, cut short
-    expect(lines[3]).toMatch(/^agctl: the server's answer has no message: <!DOCTYPE html> <html> <head><title>502 Bad Gateway<\/title><\/head> <body> <p>upstream \\x1b\[31mfailed<\/p> .*… \(HTTP 502, Internal\)\n$/);
+    expect(lines[3]).toMatch(
+      /^agctl: the server's answer has no message: <!DOCTYPE html> <html> <head><title>502 Bad Gateway<\/title><\/head> <body> <p>upstream \\x1b\[31mfailed<\/p> .*… \(HTTP 502, Internal\)\n$/,
+    );
     expect(lines[3]!.length).toBeLessThan(300);
     expect(lines[3]).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(lines[4]).toBe("agctl: the server's answer is empty (HTTP 500, Internal)\n");
     // -o json: code names the gRPC code, from a string code too
-    expect(json.map((e) => [e.status, e.code, e.exitCode])).toEqual([[404, 'not_found', 5], [400, 'invalid_argument', 7], [500, 'internal', 9], [502, 'internal', 9], [500, 'internal', 9]]);
+    expect(json.map((e) => [e.status, e.code, e.exitCode])).toEqual([
+      [404, 'not_found', 5],
+      [400, 'invalid_argument', 7],
+      [500, 'internal', 9],
+      [502, 'internal', 9],
+      [500, 'internal', 9],
+    ]);
     expect(json[1].message).toBe('the server\'s answer has no message: {"code":"invalid_argument"}');
   });
 
@@ -162,6 +179,16 @@ describe('error answers: string codes, no code, no message', () => {
     expect([text.code, text.stderr]).toEqual([5, '✗ rule r1: app string-code not found (HTTP 404, NotFound)\n']);
     expect(json.code).toBe(7);
     expect(json.json()).toEqual([]);
-    expect(JSON.parse(json.stderr)).toEqual({ error: { id: 'r1', status: 400, code: 'invalid_argument', exitCode: 7, hint: null, details: [], message: 'the server\'s answer has no message: {"code":"invalid_argument"}' } });
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: {
+        id: 'r1',
+        status: 400,
+        code: 'invalid_argument',
+        exitCode: 7,
+        hint: null,
+        details: [],
+        message: 'the server\'s answer has no message: {"code":"invalid_argument"}',
+      },
+    });
   });
 });

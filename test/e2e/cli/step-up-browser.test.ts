@@ -45,7 +45,8 @@ describe.skipIf(!!missing)(`the step-up page in headless Chromium${missing ? ` (
     const s = await startTestServer();
     const dir = tempDir();
     const { taskId, stepId } = insertStepUpTask(s.server.store, s.clock);
-    const txState = (id: string) => (s.server.store.db.prepare('SELECT state FROM step_up_transactions WHERE id = ?').get(id) as { state: string }).state;
+    const txState = (id: string) =>
+      (s.server.store.db.prepare('SELECT state FROM step_up_transactions WHERE id = ?').get(id) as { state: string }).state;
 
     const profile = mkdtempSync(join(tmpdir(), 'agctl-chromium-'));
     let browser: Browser | undefined;

@@ -10,9 +10,21 @@ const t = await tinyServer();
 const cli = cliFor(tempDir('agctl-expanded-'), { AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' });
 
 const user = { '@type': 'type.googleapis.com/c1.api.user.v1.User', id: 'u-ada', displayName: 'Ada Admin', email: 'ada@example.com' };
-const step = { id: 's1', state: 'POLICY_STEP_STATE_ACTIVE', approval: { approval: { requiresStepUpProviderId: 'p1', users: { userIds: ['u-ada'] } } } };
+const step = {
+  id: 's1',
+  state: 'POLICY_STEP_STATE_ACTIVE',
+  approval: { approval: { requiresStepUpProviderId: 'p1', users: { userIds: ['u-ada'] } } },
+};
 const view = (policy: Record<string, unknown>) => ({
-  task: { id: 't1', numericId: '7', displayName: 'CRM admin', createdByUserId: 'u-ada', state: 'TASK_STATE_OPEN', stepApproverIds: ['u-ada'], policy },
+  task: {
+    id: 't1',
+    numericId: '7',
+    displayName: 'CRM admin',
+    createdByUserId: 'u-ada',
+    state: 'TASK_STATE_OPEN',
+    stepApproverIds: ['u-ada'],
+    policy,
+  },
   // Every path points at a null, a string or the one user.
   createdByUserPath: 'expanded[0]',
   stepApproversPath: 'expanded[0,1,2]',
@@ -30,10 +42,22 @@ t.reset((req: Seen, res: ServerResponse) => {
   if (req.path === '/api/v1/search/tasks') return send({ list: [view({ current: step })], expanded, nextPageToken: '' });
   if (req.path === '/api/v1/tasks/t1') return send({ taskView: view({ current: step }), expanded });
   if (req.path === '/api/v1/tasks/t1/action/approve-with-step-up') {
-    const done = { ...step, state: 'POLICY_STEP_STATE_DONE', approval: { ...step.approval, approved: { userId: 'u-ada', approvedAt: '2026-01-01T00:00:00Z', stepUpTransactionId: 'tx1' } } };
+    const done = {
+      ...step,
+      state: 'POLICY_STEP_STATE_DONE',
+      approval: { ...step.approval, approved: { userId: 'u-ada', approvedAt: '2026-01-01T00:00:00Z', stepUpTransactionId: 'tx1' } },
+    };
     return send({ taskView: view({ current: null, history: [done] }), expanded, ticketActionId: 'act-1' });
   }
-  if (req.path === '/api/v1/step-up/transactions/tx1') return send({ transaction: { id: 'tx1', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', approveTask: { taskId: 't1', policyStepId: 's1' }, userId: 'u-ada' } });
+  if (req.path === '/api/v1/step-up/transactions/tx1')
+    return send({
+      transaction: {
+        id: 'tx1',
+        state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+        approveTask: { taskId: 't1', policyStepId: 's1' },
+        userId: 'u-ada',
+      },
+    });
   if (req.path === '/api/v1/auth/introspect') return send({ userId: 'u-ada' });
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end('{"code":"not_found"}');

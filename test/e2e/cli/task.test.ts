@@ -61,7 +61,9 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stdout).toMatch(new RegExp(`^ID: +${taskId}$`, 'm'));
     expect(r.stdout).toMatch(/^App: +Demo CRM \(crm-app\)$/m);
     expect(r.stdout).toMatch(/^Requester: +Grace Hopper <grace@example\.com>$/m);
-    expect(r.stdout).toMatch(new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\) at \\d{4}-.*\\(step-up ${tx}\\)$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^Approved step: +approval ${stepId} by CI Robot \\(user-ci\\) at \\d{4}-.*\\(step-up ${tx}\\)$`, 'm'),
+    );
     expect(r.stdout).toMatch(/^Next step: +provision [0-9A-Za-z]{27}, then 1 more$/m);
     const cur = currentStep(taskId);
     expect(cur.provision).toBeDefined();
@@ -109,9 +111,15 @@ describe('agctl task approve-step-up', async () => {
     const all = first.stdout + first.stderr;
     expect(count(all, url)).toBe(1);
     expect(count(all, resume)).toBe(1);
-    expect(resume).toMatch(new RegExp(`^agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id [0-9A-Za-z]{27} --comment 'it'\\\\''s fine'$`));
+    expect(resume).toMatch(
+      new RegExp(`^agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id [0-9A-Za-z]{27} --comment 'it'\\\\''s fine'$`),
+    );
     // The printed command, run as a shell would: waits, and the page is confirmed meanwhile.
-    const run = spawn('/bin/sh', ['-c', resume.replace(/^agctl /, `"${process.execPath}" "${BIN}" `)], { env: spawnEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = spawn('/bin/sh', ['-c', resume.replace(/^agctl /, `"${process.execPath}" "${BIN}" `)], {
+      env: spawnEnv,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     run.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -133,7 +141,11 @@ describe('agctl task approve-step-up', async () => {
 
   it.concurrent('--no-wait still exits 10 when the reader of its output has gone (`| head -1`, `| grep -q`)', async () => {
     const { taskId, stepId } = fresh();
-    const child = spawn(process.execPath, [BIN, 'task', 'approve-step-up', taskId, '--no-wait'], { env: spawnEnv, cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'task', 'approve-step-up', taskId, '--no-wait'], {
+      env: spawnEnv,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy(); // the reader stops before agctl writes anything
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
@@ -184,7 +196,9 @@ describe('agctl task approve-step-up', async () => {
       resumeCommand: `agctl task approve-step-up ${taskId} --step ${stepId} --transaction-id ${tx}`,
     });
     expect(count(r.stdout + r.stderr, r.json().resumeCommand)).toBe(1);
-    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('! cancelled (Ctrl-C) while waiting for the step-up; to resume, run the resumeCommand of the output');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      '! cancelled (Ctrl-C) while waiting for the step-up; to resume, run the resumeCommand of the output',
+    );
   });
 
   it.concurrent('gives up with exit 10 when the wait times out, with the URL and the resume command once each', async () => {
@@ -209,7 +223,11 @@ describe('agctl task approve-step-up', async () => {
     expect(r.stderr).toContain('FailedPrecondition');
     const waiting = await cli(['task', 'approve-step-up', s.demo.tasks.waiting, '-o', 'json']);
     expect(waiting.code).toBe(7);
-    expect(JSON.parse(waiting.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ status: 400, code: 'failed_precondition', message: expect.stringMatching(/not an approval/) });
+    expect(JSON.parse(waiting.stderr.trim().split('\n').at(-1)!).error).toMatchObject({
+      status: 400,
+      code: 'failed_precondition',
+      message: expect.stringMatching(/not an approval/),
+    });
     const closed = await cli(['task', 'approve-step-up', s.demo.tasks.closed]);
     expect(closed.code).toBe(7);
     expect(closed.stderr).toMatch(/closed/);
@@ -245,7 +263,9 @@ describe('agctl task approve-step-up', async () => {
     const elsewhere = await cli(['task', 'approve-step-up', other.taskId, '--transaction-id', tx]);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toContain(`step-up transaction ${tx} is for task ${taskId}, not ${other.taskId}`);
-    const asAda = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx], { env: { AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret } });
+    const asAda = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx], {
+      env: { AGCTL_CLIENT_ID: s.keyClient.clientId, AGCTL_CLIENT_SECRET: s.keyClient.clientSecret },
+    });
     // Another user's transaction is refused before anything is sent (the server would refuse it too: test/e2e/server/tasks.test.ts).
     expect(asAda.code).toBe(2);
     expect(asAda.stderr).toMatch(/belongs to user user-ci, not to user-ada/);
@@ -322,7 +342,9 @@ describe('agctl task approve-step-up', async () => {
     const done = await cli(['task', 'approve-step-up', taskId, '--transaction-id', tx, '--expand', 'app', '-o', 'json']);
     expect(done.code, done.stderr).toBe(0);
     const res = done.json();
-    expect(res.expanded).toEqual([expect.objectContaining({ '@type': expect.stringMatching(/App$/), id: 'crm-app', displayName: 'Demo CRM' })]);
+    expect(res.expanded).toEqual([
+      expect.objectContaining({ '@type': expect.stringMatching(/App$/), id: 'crm-app', displayName: 'Demo CRM' }),
+    ]);
     expect(res.taskView.appPath).toBe('expanded[0]');
     for (const f of TASK_PATH_FIELDS) if (f !== 'appPath') expect(res.taskView[f], f).toBe('');
   });
@@ -357,7 +379,9 @@ describe('agctl task approve-step-up', async () => {
       if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be a whole number from 1 to 86400');
       if (args[1] === '--embedded') expect(r.stderr).toMatch(/--no-wait cannot be used with --embedded[^]*hint: run `agctl serve`/);
     }
-    expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(/--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/);
+    expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(
+      /--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/,
+    );
     const n = s.server.store.db.prepare('SELECT COUNT(*) AS n FROM step_up_transactions WHERE task_id = ?').get(taskId) as { n: number };
     expect(n.n).toBe(0);
     expect(currentStep(taskId).id).toBe(stepId);
@@ -373,7 +397,12 @@ describe('agctl task approve-step-up', async () => {
       `#!${process.execPath}\nimport { appendFileSync, writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(envLog)}, JSON.stringify(process.env));\nappendFileSync(${JSON.stringify(log)}, process.argv[2] + '\\n');\nawait fetch(process.argv[2], { method: 'POST', body: 'confirm=yes', headers: { 'content-type': 'application/x-www-form-urlencoded' } });\n`,
     );
     chmodSync(browser, 0o755);
-    const secrets = { AGCTL_ACCESS_TOKEN: undefined, AGCTL_CONFIG_KEY: 'a'.repeat(64), AGCTL_MCP_BEARER_TOKEN: 'mcp-bearer-secret', AGCTL_WEBHOOK_SECRET: 'webhook-secret' };
+    const secrets = {
+      AGCTL_ACCESS_TOKEN: undefined,
+      AGCTL_CONFIG_KEY: 'a'.repeat(64),
+      AGCTL_MCP_BEARER_TOKEN: 'mcp-bearer-secret',
+      AGCTL_WEBHOOK_SECRET: 'webhook-secret',
+    };
     const r = await cli(['task', 'approve-step-up', taskId, '--open'], { env: { BROWSER: browser, ...secrets } });
     expect(r.code, r.stderr).toBe(0);
     const opened = readFileSync(log, 'utf8').trim();
@@ -398,7 +427,9 @@ describe('agctl task approve-step-up', async () => {
     const { taskId } = fresh();
     const r = await cli(['task', 'approve-step-up', taskId, '--open', '--no-wait'], { env: { BROWSER: 'false' } });
     expect(r.code).toBe(10);
-    expect(r.stderr.split('\n').filter((l) => /browser/.test(l))).toEqual(['! could not open a browser with BROWSER=false; open the step-up URL yourself']);
+    expect(r.stderr.split('\n').filter((l) => /browser/.test(l))).toEqual([
+      '! could not open a browser with BROWSER=false; open the step-up URL yourself',
+    ]);
     expect(r.stdout).toMatch(/^Confirm at: +http:\/\/127\.0\.0\.1:\d+\/step-up\//m);
   });
 });

@@ -13,7 +13,8 @@ let ttl = 3600;
 let issued = 0;
 t.reset((req, res) => {
   if (req.path === '/auth/v1/token') return sendJson(res, 200, { access_token: `tok-${++issued}`, token_type: 'Bearer', expires_in: ttl });
-  if (!String(req.headers.authorization).startsWith('Bearer tok-')) return sendJson(res, 401, { code: 16, message: 'unauthenticated', details: [] });
+  if (!String(req.headers.authorization).startsWith('Bearer tok-'))
+    return sendJson(res, 401, { code: 16, message: 'unauthenticated', details: [] });
   const page = Number(new URL(req.path, t.url).searchParams.get('page_token') || '1');
   sendJson(res, 200, { list: [{ id: `r-${String(page).padStart(2, '0')}` }], nextPageToken: page < PAGES ? String(page + 1) : '' });
 });

@@ -58,12 +58,15 @@ const SCENARIOS: Record<string, Answer> = {
 };
 
 t.reset((req: Seen, res: ServerResponse) => {
-  const name = req.path === '/auth/v1/token' ? (new URLSearchParams(req.body).get('client_id') ?? '') : (/^\/(?:api\/v1\/(?:apps|tasks)\/)?([^/?]+)/.exec(req.path)?.[1] ?? '');
+  const name =
+    req.path === '/auth/v1/token'
+      ? (new URLSearchParams(req.body).get('client_id') ?? '')
+      : (/^\/(?:api\/v1\/(?:apps|tasks)\/)?([^/?]+)/.exec(req.path)?.[1] ?? '');
   // set-*: a write reads the server's view first (a valid one), then its answer is the scenario's.
   const view = name.startsWith('set-') && req.method === 'GET';
   const [status, body, type] = view
     ? [200, '{"mcpServer":{"connectorId":"c1","serverType":"MCP_SERVER_TYPE_EXTERNAL"}}', JSON_TYPE]
-    : SCENARIOS[name.replace(/^set-/, '')] ?? [404, '{"code":5,"message":"no such scenario","details":[]}', JSON_TYPE];
+    : (SCENARIOS[name.replace(/^set-/, '')] ?? [404, '{"code":5,"message":"no such scenario","details":[]}', JSON_TYPE]);
   res.writeHead(status, { ...(type ? { 'content-type': type } : {}), 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });
@@ -116,14 +119,22 @@ describe('unexpected 2xx answers', () => {
   });
 
   it('rules delete: an empty body is fine, anything but an object is exit 9 for that rule', async () => {
-    const [ok, bad] = await Promise.all([cli(['rules', 'delete', 'delete-empty', 'r1', '--yes']), cli(['rules', 'delete', 'delete-array', 'r1', '--yes'])]);
+    const [ok, bad] = await Promise.all([
+      cli(['rules', 'delete', 'delete-empty', 'r1', '--yes']),
+      cli(['rules', 'delete', 'delete-array', 'r1', '--yes']),
+    ]);
     expect([ok.code, ok.stderr]).toEqual([0, '✓ Deleted rule r1\n']);
     expect(bad.code).toBe(9);
-    expect(bad.stderr).toBe(`✗ rule r1: unexpected response from ${t.url}/api/v1/apps/delete-array/entitlement_configuration_rules/r1: HTTP 200 with an array, expected a JSON object\n`);
+    expect(bad.stderr).toBe(
+      `✗ rule r1: unexpected response from ${t.url}/api/v1/apps/delete-array/entitlement_configuration_rules/r1: HTTP 200 with an array, expected a JSON object\n`,
+    );
   });
 
   it('rules get: the answer must hold a rule whose members are as declared', async () => {
-    const [missing, bad] = await Promise.all([cli(['rules', 'get', 'get-rule-missing', 'r1']), cli(['rules', 'get', 'get-rule-bad', 'r1'])]);
+    const [missing, bad] = await Promise.all([
+      cli(['rules', 'get', 'get-rule-missing', 'r1']),
+      cli(['rules', 'get', 'get-rule-bad', 'r1']),
+    ]);
     const url = (app: string) => `${t.url}/api/v1/apps/${app}/entitlement_configuration_rules/r1`;
     expectUnexpected(missing, url('get-rule-missing'), '"routingRule" is missing', 'get-rule-missing');
     expectUnexpected(bad, url('get-rule-bad'), '"routingRule" has "enabled" as a string, expected a boolean', 'get-rule-bad');
@@ -131,7 +142,12 @@ describe('unexpected 2xx answers', () => {
 
   it('webhook listeners list: each listener as declared, its automation included', async () => {
     const r = await cli(['webhook', 'listeners', 'list']);
-    expectUnexpected(r, `${t.url}/_embedded/v1/webhook_listeners`, '"list\\[0\\]" has "automation.published" as a string, expected a boolean', '_embedded');
+    expectUnexpected(
+      r,
+      `${t.url}/_embedded/v1/webhook_listeners`,
+      '"list\\[0\\]" has "automation.published" as a string, expected a boolean',
+      '_embedded',
+    );
   });
 
   it('task approve-step-up: the task read and the approval must carry a task view', async () => {
@@ -149,7 +165,17 @@ describe('unexpected 2xx answers', () => {
   });
 
   it('mcp get / set-credentials: the answer must hold an MCP server view', async () => {
-    const set = (app: string) => ['mcp', 'set-credentials', app, 'c1', '--external', '--url', 'https://mcp.example.com/mcp', '--auth', 'none'];
+    const set = (app: string) => [
+      'mcp',
+      'set-credentials',
+      app,
+      'c1',
+      '--external',
+      '--url',
+      'https://mcp.example.com/mcp',
+      '--auth',
+      'none',
+    ];
     const [getMissing, getString, getScopes, setMissing, setHtml] = await Promise.all([
       cli(['mcp', 'get', 'mcp-missing', 'c1']),
       cli(['mcp', 'get', 'mcp-string', 'c1']),
@@ -161,7 +187,12 @@ describe('unexpected 2xx answers', () => {
     expectUnexpected(getMissing, url('mcp-missing'), '"mcpServer" is missing, expected an MCP server view', 'get mcp-missing');
     expectUnexpected(getString, url('mcp-string'), '"mcpServer" is a string, expected an MCP server view', 'get mcp-string');
     expectUnexpected(getScopes, url('mcp-scopes'), '"mcpServer.oauth2Scopes" is a string, expected an array', 'get mcp-scopes');
-    expectUnexpected(setMissing, `${url('set-mcp-missing')}/credentials`, '"mcpServer" is missing, expected an MCP server view', 'set mcp-missing');
+    expectUnexpected(
+      setMissing,
+      `${url('set-mcp-missing')}/credentials`,
+      '"mcpServer" is missing, expected an MCP server view',
+      'set mcp-missing',
+    );
     expectUnexpected(setHtml, `${url('set-html')}/credentials`, 'HTTP 200 with content type text/html, expected JSON', 'set html');
   });
 
@@ -176,12 +207,20 @@ describe('unexpected 2xx answers', () => {
       ['tok-string-expiry', '"expires_in" is a string, expected a number of seconds'],
       ['tok-mac', '"token_type" is "mac", expected "Bearer" or none'],
     ];
-    const env = (name: string) => ({ AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: undefined, AGCTL_CLIENT_ID: name, AGCTL_CLIENT_SECRET: 'plain-secret' });
+    const env = (name: string) => ({
+      AGCTL_BASE_URL: t.url,
+      AGCTL_ACCESS_TOKEN: undefined,
+      AGCTL_CLIENT_ID: name,
+      AGCTL_CLIENT_SECRET: 'plain-secret',
+    });
     const runs = await Promise.all(cases.map(([name]) => cli(['rules', 'list', 'crm-app'], { env: env(name) })));
     cases.forEach(([name, reason], i) => expectUnexpected(runs[i]!, `${t.url}/auth/v1/token`, reason, name));
     expect(runs[5]!.stderr).not.toContain('X-Injected');
     // login checks the same answer before it saves anything
-    const login = await cli(['login', '--client-secret-stdin'], { env: { ...env('tok-html'), AGCTL_CLIENT_SECRET: undefined }, input: 'plain-secret\n' });
+    const login = await cli(['login', '--client-secret-stdin'], {
+      env: { ...env('tok-html'), AGCTL_CLIENT_SECRET: undefined },
+      input: 'plain-secret\n',
+    });
     expectUnexpected(login, `${t.url}/auth/v1/token`, 'HTTP 200 with content type text/html, expected JSON', 'login');
   });
 });

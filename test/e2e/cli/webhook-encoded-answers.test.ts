@@ -21,7 +21,10 @@ const ROUTES: Record<string, { encoding: string; body: Buffer }> = {
   '/zstd': { encoding: 'zstd', body: Buffer.alloc(312, 0xb5) },
   // 16 MiB of spaces in a few KiB: past the cap (1 MiB here) once decoded.
   '/bomb': { encoding: 'gzip', body: gzipSync(Buffer.alloc(16 * 1024 * 1024, ' '), { level: 9 }) },
-  '/bomb-br': { encoding: 'br', body: brotliCompressSync(Buffer.alloc(16 * 1024 * 1024, ' '), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) },
+  '/bomb-br': {
+    encoding: 'br',
+    body: brotliCompressSync(Buffer.alloc(16 * 1024 * 1024, ' '), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  },
   '/corrupt': { encoding: 'gzip', body: Buffer.from('not gzip at all') },
 };
 
@@ -47,12 +50,15 @@ const cli = cliFor(tempDir('agctl-encoded-'), { AGCTL_WEBHOOK_SECRET: SECRET, AG
 const send = (path: string, ...more: string[]) => cli(['webhook', 'send', base + path, '-d', '{"x":1}', ...more]);
 
 describe('webhook send: a compressed answer', () => {
-  it.concurrent.each(['/gzip', '/deflate', '/deflate-raw', '/br', '/gzip-then-br'])('%s: decoded, the reason and run ID shown', async (path) => {
-    const r = await send(path);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Reason:\s+queued for run 7$/m);
-    expect(r.stdout).toMatch(/^Run ID:\s+run-7$/m);
-  });
+  it.concurrent.each(['/gzip', '/deflate', '/deflate-raw', '/br', '/gzip-then-br'])(
+    '%s: decoded, the reason and run ID shown',
+    async (path) => {
+      const r = await send(path);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^Reason:\s+queued for run 7$/m);
+      expect(r.stdout).toMatch(/^Run ID:\s+run-7$/m);
+    },
+  );
 
   it.concurrent.each(['/gzip', '/br'])('%s with -o json: the decoded answer', async (path) => {
     const r = await send(path, '-o', 'json');
@@ -72,7 +78,9 @@ describe('webhook send: a compressed answer', () => {
   it.concurrent.each(['/bomb', '/bomb-br'])('%s: a bomb stops at the cap, exit 9', async (path) => {
     const r = await send(path);
     expect(r.code).toBe(9);
-    expect(r.stderr).toMatch(/^agctl: the answer from http:\/\/127\.0\.0\.1:\d+\/bomb(-br)? is too large: decoded \(Content-Encoding: (gzip|br)\) it goes on past 1048576 bytes/);
+    expect(r.stderr).toMatch(
+      /^agctl: the answer from http:\/\/127\.0\.0\.1:\d+\/bomb(-br)? is too large: decoded \(Content-Encoding: (gzip|br)\) it goes on past 1048576 bytes/,
+    );
     expect(r.stdout).toBe('');
   });
 

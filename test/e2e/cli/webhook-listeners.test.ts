@@ -30,8 +30,12 @@ describe('webhook listeners list', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ID +NAME +AUTH +ALLOWED FROM +RUNS +URL$/m);
     const row = (id: string) => r.stdout.split('\n').find((l) => l.startsWith(id)) ?? '';
-    expect(row(w.hmac.listenerId)).toMatch(new RegExp(`^${w.hmac.listenerId} +Demo: HMAC webhook +HMAC +anywhere +\\d+ +${s.baseUrl}${w.hmac.path}$`));
-    expect(row(w.jwt.listenerId)).toMatch(new RegExp(`^${w.jwt.listenerId} +Demo: JWT webhook +JWT +anywhere +\\d+ +${s.baseUrl}${w.jwt.path}$`));
+    expect(row(w.hmac.listenerId)).toMatch(
+      new RegExp(`^${w.hmac.listenerId} +Demo: HMAC webhook +HMAC +anywhere +\\d+ +${s.baseUrl}${w.hmac.path}$`),
+    );
+    expect(row(w.jwt.listenerId)).toMatch(
+      new RegExp(`^${w.jwt.listenerId} +Demo: JWT webhook +JWT +anywhere +\\d+ +${s.baseUrl}${w.jwt.path}$`),
+    );
     expect(row(w.restricted.listenerId)).toMatch(/ HMAC +203\.0\.113\.0\/24, 2001:db8::\/32 +\d+ +http:/);
     expectNoSecret(r);
   });
@@ -39,8 +43,15 @@ describe('webhook listeners list', () => {
   it('-o json prints the API objects without secrets; the run count follows the events; --limit stops early', async () => {
     const before = (await cli()(['webhook', 'listeners', 'list', '-o', 'json'])).json();
     const hmac = before.find((l: any) => l.id === w.hmac.listenerId);
-    expect(hmac).toMatchObject({ url: s.baseUrl + w.hmac.path, authMethod: 'HMAC', automation: { name: 'Demo: HMAC webhook', published: true, triggerEnabled: true } });
-    expect(before.find((l: any) => l.id === w.jwt.listenerId)).toMatchObject({ authMethod: 'JWT', jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json` });
+    expect(hmac).toMatchObject({
+      url: s.baseUrl + w.hmac.path,
+      authMethod: 'HMAC',
+      automation: { name: 'Demo: HMAC webhook', published: true, triggerEnabled: true },
+    });
+    expect(before.find((l: any) => l.id === w.jwt.listenerId)).toMatchObject({
+      authMethod: 'JWT',
+      jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json`,
+    });
     expect(before.every((l: any) => !('secret' in l))).toBe(true);
     const sent = await cli({ AGCTL_WEBHOOK_SECRET: w.hmac.secret })(['webhook', 'send', w.hmac.listenerId, '-d', '{"count":"me"}']);
     expect(sent.code, sent.stderr).toBe(0);
@@ -59,7 +70,12 @@ describe('webhook listeners list', () => {
     await new Promise<void>((r) => tenant.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(tenant.address() as AddressInfo).port}`;
-      const r = await cli({ AGCTL_BASE_URL: base, AGCTL_ACCESS_TOKEN: 'static-token', AGCTL_CLIENT_ID: undefined, AGCTL_CLIENT_SECRET: undefined })(['webhook', 'listeners', 'list']);
+      const r = await cli({
+        AGCTL_BASE_URL: base,
+        AGCTL_ACCESS_TOKEN: 'static-token',
+        AGCTL_CLIENT_ID: undefined,
+        AGCTL_CLIENT_SECRET: undefined,
+      })(['webhook', 'listeners', 'list']);
       expect(r.code).toBe(5);
       expect(r.stderr).toMatch(/^agctl: no route for GET \/_embedded\/v1\/webhook_listeners.* \(HTTP 404\)$/m);
       expect(r.stderr).toMatch(/^hint: webhook listeners are listed by the embedded server \(agctl serve, or --embedded\)/m);
@@ -124,7 +140,19 @@ describe('webhook listeners create', () => {
 
   it('creates a JWT listener (--auth-method in any case) that takes events signed with the matching key', async () => {
     const jwksUrl = `${s.baseUrl}/_embedded/v1/demo/jwks.json`;
-    const r = await cli()(['webhook', 'listeners', 'create', '--auth-method', 'jwt', '--jwks-url', jwksUrl, '--allowed-cidr', '127.0.0.0/8, ::1', '--name', 'Partner']);
+    const r = await cli()([
+      'webhook',
+      'listeners',
+      'create',
+      '--auth-method',
+      'jwt',
+      '--jwks-url',
+      jwksUrl,
+      '--allowed-cidr',
+      '127.0.0.0/8, ::1',
+      '--name',
+      'Partner',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Auth: +JWT$/m);
     expect(r.stdout).toMatch(new RegExp(`^JWKS URL: +${jwksUrl}$`, 'm'));
@@ -141,9 +169,19 @@ describe('webhook listeners create', () => {
     const before = listenerCount();
     const cases: [string[], Record<string, string>, number, RegExp][] = [
       [['--auth-method', 'JWT'], {}, 2, /a JWT listener needs --jwks-url/],
-      [['--auth-method', 'jwt', '--jwks-url', 'https://k.example.com/j.json', '--secret-out', join(work, 'x.secret')], {}, 2, /--secret-out applies to HMAC listeners/],
+      [
+        ['--auth-method', 'jwt', '--jwks-url', 'https://k.example.com/j.json', '--secret-out', join(work, 'x.secret')],
+        {},
+        2,
+        /--secret-out applies to HMAC listeners/,
+      ],
       [['--jwks-url', 'https://k.example.com/j.json'], {}, 2, /--jwks-url applies to JWT listeners: add --auth-method jwt/],
-      [[], {}, 2, /missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET[^]*--secret-out FILE/],
+      [
+        [],
+        {},
+        2,
+        /missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET[^]*--secret-out FILE/,
+      ],
       [['--secret-out', join(work, 'y.secret'), '--secret-file', join(work, 'z')], {}, 2, /use either --secret-out .* or --secret-file/],
       [['--allowed-cidr', '10.0.0.0/8,'], { AGCTL_WEBHOOK_SECRET: A_SECRET }, 2, /--allowed-cidr: an empty range/],
       [[], { AGCTL_WEBHOOK_SECRET: 'short-secret' }, 7, /secret must be 32 to 512 printable ASCII characters/],
@@ -186,7 +224,12 @@ describe('webhook runs', () => {
 
     const json = await cli()(['webhook', 'runs', l.id, '-o', 'json']);
     expect(json.json().map((r: any) => r.eventId)).toEqual([...ids].reverse());
-    expect(json.json()[0]).toMatchObject({ number: 3, listenerId: l.id, automationId: l.automation.id, context: { trigger: { ticket: 'INC-3' } } });
+    expect(json.json()[0]).toMatchObject({
+      number: 3,
+      listenerId: l.id,
+      automationId: l.automation.id,
+      context: { trigger: { ticket: 'INC-3' } },
+    });
 
     const one = await cli()(['webhook', 'runs', l.id, '--event-id', ids[1]!.toUpperCase(), '-o', 'json']);
     expect(one.json()).toMatchObject([{ number: 2, eventId: ids[1] }]);

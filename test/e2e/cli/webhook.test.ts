@@ -20,7 +20,8 @@ const secret = w.hmac.secret as string;
 let n = 0;
 const cli = (env: Record<string, string | undefined> = {}) => cliFor(join(work, `cfg${n++}`), { AGCTL_BASE_URL: s.baseUrl, ...env });
 const withSecret = () => cli({ AGCTL_WEBHOOK_SECRET: secret });
-const runsOf = async (listenerId: string) => (await s.api(`/_embedded/v1/webhook_listeners/${listenerId}/runs?limit=1000`)).body as { runs: any[]; total: number };
+const runsOf = async (listenerId: string) =>
+  (await s.api(`/_embedded/v1/webhook_listeners/${listenerId}/runs?limit=1000`)).body as { runs: any[]; total: number };
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 function expectNoSecret(r: CliResult, ...extra: string[]) {
@@ -82,17 +83,41 @@ describe('webhook send (HMAC)', () => {
       expect(r.json().status).toBe(200);
     }
     const runs = await runsOf(w.hmac.listenerId);
-    for (const [r, from] of [[stdinBody, 'stdin'], [fileSecret, 'file'], [stdinSecret, 'flag']] as const) {
+    for (const [r, from] of [
+      [stdinBody, 'stdin'],
+      [fileSecret, 'file'],
+      [stdinSecret, 'flag'],
+    ] as const) {
       expect(runs.runs.find((x) => x.eventId === r.json().eventId)?.context.trigger).toEqual({ from });
     }
   });
 
   it.each([
-    ['a wrong secret', () => cli({ AGCTL_WEBHOOK_SECRET: 'not-the-secret' })(['webhook', 'send', hmacUrl, '-d', '{}']), 3, /signature mismatch/],
-    ['the restricted listener from loopback', () => withSecret()(['webhook', 'send', s.baseUrl + w.restricted.path, '-d', '{}']), 4, /not in the listener's allowed ranges/],
+    [
+      'a wrong secret',
+      () => cli({ AGCTL_WEBHOOK_SECRET: 'not-the-secret' })(['webhook', 'send', hmacUrl, '-d', '{}']),
+      3,
+      /signature mismatch/,
+    ],
+    [
+      'the restricted listener from loopback',
+      () => withSecret()(['webhook', 'send', s.baseUrl + w.restricted.path, '-d', '{}']),
+      4,
+      /not in the listener's allowed ranges/,
+    ],
     ['an unknown listener', () => withSecret()(['webhook', 'send', 'no-such-listener', '-d', '{}']), 5, /no webhook listener/],
-    ['a stale --timestamp', () => withSecret()(['webhook', 'send', hmacUrl, '-d', '{}', '--timestamp', String(Math.floor(Date.now() / 1000) - 3600)]), 7, /behind server time/],
-    ['a body over 64 KiB', () => withSecret()(['webhook', 'send', hmacUrl, '-d', JSON.stringify({ pad: 'x'.repeat(70_000) })]), 7, /larger than 65536 bytes/],
+    [
+      'a stale --timestamp',
+      () => withSecret()(['webhook', 'send', hmacUrl, '-d', '{}', '--timestamp', String(Math.floor(Date.now() / 1000) - 3600)]),
+      7,
+      /behind server time/,
+    ],
+    [
+      'a body over 64 KiB',
+      () => withSecret()(['webhook', 'send', hmacUrl, '-d', JSON.stringify({ pad: 'x'.repeat(70_000) })]),
+      7,
+      /larger than 65536 bytes/,
+    ],
     ['a body that is not JSON', () => withSecret()(['webhook', 'send', hmacUrl, '-d', '{oops']), 7, /not valid JSON/],
   ])('exits from the status for %s', async (_name, run, code, reason) => {
     const r = await run();
@@ -104,7 +129,17 @@ describe('webhook send (HMAC)', () => {
     const noSecret = await cli()(['webhook', 'send', hmacUrl, '-d', '{}']);
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toMatch(/missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET/);
-    const both = await withSecret()(['webhook', 'send', hmacUrl, '-d', '{}', '--count', '2', '--event-id', 'a8098c1a-f86e-41da-bd1a-00112444be1e']);
+    const both = await withSecret()([
+      'webhook',
+      'send',
+      hmacUrl,
+      '-d',
+      '{}',
+      '--count',
+      '2',
+      '--event-id',
+      'a8098c1a-f86e-41da-bd1a-00112444be1e',
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--event-id cannot be used with --count/);
     const noBody = await withSecret()(['webhook', 'send', hmacUrl, '--secret-stdin'], { input: secret });
@@ -146,7 +181,7 @@ describe('webhook send (HMAC)', () => {
     expect(r.json()).toMatchObject({ body: Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]).toString('base64'), bodyEncoding: 'base64' });
   });
 
-  it('warns before sending a body the listener refuses as not UTF-8 JSON, by the listener\'s own rule', async () => {
+  it("warns before sending a body the listener refuses as not UTF-8 JSON, by the listener's own rule", async () => {
     const file = join(work, 'latin1-warn.bin');
     writeFileSync(file, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe9, 0x22, 0x7d])); // {"a":"é"} in Latin-1
     const r = await withSecret()(['webhook', 'send', hmacUrl, '--data-file', file, '--dry-run', '-o', 'json']);
@@ -188,7 +223,19 @@ describe('webhook send (HMAC)', () => {
 describe.concurrent('webhook send (load mode)', () => {
   it('sends N events with fresh IDs and summarizes statuses and latency', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
-    const r = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })(['webhook', 'send', l.url, '-d', '{"load":true}', '--count', '300', '--concurrency', '8', '-o', 'json']);
+    const r = await cli({ AGCTL_WEBHOOK_SECRET: l.secret })([
+      'webhook',
+      'send',
+      l.url,
+      '-d',
+      '{"load":true}',
+      '--count',
+      '300',
+      '--concurrency',
+      '8',
+      '-o',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const sum = r.json();
     expect(sum).toMatchObject({ count: 300, concurrency: 8, statuses: { '200': 300 }, errors: {} });
@@ -264,7 +311,10 @@ describe.concurrent('webhook send (load mode), Ctrl-C', () => {
   it('stops sending, lets the requests in flight finish, prints what was sent as interrupted and exits 130', async () => {
     const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const env = { ...baseEnv(join(work, `cfg${n++}`)), AGCTL_WEBHOOK_SECRET: l.secret };
-    const run = startCli(['webhook', 'send', l.url, '-d', '{}', '--count', '100000', '--concurrency', '4', '--rate', '200', '-o', 'json'], env);
+    const run = startCli(
+      ['webhook', 'send', l.url, '-d', '{}', '--count', '100000', '--concurrency', '4', '--rate', '200', '-o', 'json'],
+      env,
+    );
     await until('the first events', async () => (await runsOf(l.id)).total >= 5);
     run.interrupt();
     const r = await run.done;
@@ -296,7 +346,9 @@ describe.concurrent('webhook send (load mode), Ctrl-C', () => {
       expect(r.code, r.stderr).toBe(130);
       expect(Date.now() - interrupted).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - interrupted).toBeLessThan(8000);
-      expect(r.stdout).toMatch(/^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1: 0 of 2 delivered$/m);
+      expect(r.stdout).toMatch(
+        /^Interrupted \(Ctrl-C\) after sending 2 of 10 events \(2-byte body\) to http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/incoming\/L1: 0 of 2 delivered$/m,
+      );
       expect(r.stdout).toMatch(/^error aborted +2$/m);
       // No request was answered: no latency to show (not a latency of 0 ms).
       expect(r.stdout).toMatch(/^latency: none measured \(no request answered\)$/m);
@@ -340,11 +392,26 @@ describe('webhook keygen and JWT sends', () => {
     const jwks = JSON.parse(readFileSync(out.jwksFile, 'utf8'));
     expect(jwks.keys[0].d).toBeUndefined();
 
-    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'JWT', jwksUrl: `${jwksBase}/key-${alg}.jwks.json` } })).body.listener;
+    const l = (
+      await s.api('/_embedded/v1/webhook_listeners', {
+        method: 'POST',
+        json: { authMethod: 'JWT', jwksUrl: `${jwksBase}/key-${alg}.jwks.json` },
+      })
+    ).body.listener;
     const sent = await cli()(['webhook', 'send', l.url, '-d', `{"alg":"${alg}"}`, '--jwt-key', out.privateKeyFile, '-o', 'json']);
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.json().response).toMatchObject({ status: 200, automationRan: true });
-    const wrongTenant = await cli()(['webhook', 'send', l.url, '-d', '{}', '--jwt-key', out.privateKeyFile, '--tenant', 'https://other.example.com']);
+    const wrongTenant = await cli()([
+      'webhook',
+      'send',
+      l.url,
+      '-d',
+      '{}',
+      '--jwt-key',
+      out.privateKeyFile,
+      '--tenant',
+      'https://other.example.com',
+    ]);
     expect(wrongTenant.code).toBe(3);
     expect(wrongTenant.stdout).toMatch(/sub is not the tenant base URL/);
     const again = await cli()(['webhook', 'keygen', '--alg', alg, '--out', prefix]);
@@ -361,7 +428,17 @@ describe('webhook keygen and JWT sends', () => {
     const dry = await otherHost(['webhook', 'send', s.baseUrl + w.jwt.path, '-d', '{}', '--jwt-key', keyFile, '--dry-run', '-o', 'json']);
     const claims = (h: string) => JSON.parse(Buffer.from(h.replace(/^Bearer /, '').split('.')[1]!, 'base64url').toString('utf8'));
     expect(claims(dry.json().headers.Authorization)).toMatchObject({ sub: s.baseUrl, aud: s.baseUrl + w.jwt.path });
-    const overridden = await otherHost(['webhook', 'send', s.baseUrl + w.jwt.path, '-d', '{}', '--jwt-key', keyFile, '--tenant', 'https://tenant.example.com/']);
+    const overridden = await otherHost([
+      'webhook',
+      'send',
+      s.baseUrl + w.jwt.path,
+      '-d',
+      '{}',
+      '--jwt-key',
+      keyFile,
+      '--tenant',
+      'https://tenant.example.com/',
+    ]);
     expect(overridden.code).toBe(3);
     expect(overridden.stdout).toMatch(/sub is not the tenant base URL/);
   });
@@ -372,9 +449,32 @@ describe('webhook keygen and JWT sends', () => {
     expect(gen.code, gen.stderr).toBe(0);
     expect(gen.json()).toMatchObject({ alg: 'ES256', jwksFile: `${prefix}.jwks.json` });
     expect(JSON.parse(readFileSync(`${prefix}.private.jwk.json`, 'utf8')).alg).toBe('ES256');
-    const dry = await cli()(['webhook', 'send', hmacUrl, '-d', '{}', '--jwt-key', `${prefix}.private.jwk.json`, '--alg', 'Es256', '--dry-run', '-o', 'json']);
+    const dry = await cli()([
+      'webhook',
+      'send',
+      hmacUrl,
+      '-d',
+      '{}',
+      '--jwt-key',
+      `${prefix}.private.jwk.json`,
+      '--alg',
+      'Es256',
+      '--dry-run',
+      '-o',
+      'json',
+    ]);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(JSON.parse(Buffer.from(dry.json().headers.Authorization.split('.')[0].replace(/^Bearer /, ''), 'base64url').toString('utf8'))).toMatchObject({ alg: 'ES256' });
+    expect(
+      JSON.parse(
+        Buffer.from(
+          dry
+            .json()
+            .headers.Authorization.split('.')[0]
+            .replace(/^Bearer /, ''),
+          'base64url',
+        ).toString('utf8'),
+      ),
+    ).toMatchObject({ alg: 'ES256' });
     const bad = await cli()(['webhook', 'keygen', '--alg', 'hs256', '--out', prefix]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/Allowed choices are ES256, RS256, EdDSA/);
@@ -436,15 +536,53 @@ describe('webhook verify', () => {
     expect(later.stdout).toMatch(/301 s behind server time/);
     const edge = await withSecret()(['webhook', 'verify', '--request', file, '--now', String(ts + 300)]);
     expect(edge.code).toBe(0);
-    const blocked = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '127.0.0.1', '--allowed-cidr', '10.0.0.0/8', '--allowed-cidr', '2001:db8::/32']);
+    const blocked = await withSecret()([
+      'webhook',
+      'verify',
+      '--request',
+      file,
+      '--source-ip',
+      '127.0.0.1',
+      '--allowed-cidr',
+      '10.0.0.0/8',
+      '--allowed-cidr',
+      '2001:db8::/32',
+    ]);
     expect(blocked.code).toBe(4);
     expect(blocked.stdout).toMatch(/source address 127\.0\.0\.1 is not in/);
-    const mapped = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '::ffff:10.1.2.3', '--allowed-cidr', '10.0.0.0/8']);
+    const mapped = await withSecret()([
+      'webhook',
+      'verify',
+      '--request',
+      file,
+      '--source-ip',
+      '::ffff:10.1.2.3',
+      '--allowed-cidr',
+      '10.0.0.0/8',
+    ]);
     expect(mapped.code).toBe(0);
     // Several ranges in one flag, comma-separated (as the listener's allowedCidrs list); a stray comma is named.
-    const listed = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '11.2.3.4', '--allowed-cidr', '10.0.0.0/8, 11.0.0.0/8']);
+    const listed = await withSecret()([
+      'webhook',
+      'verify',
+      '--request',
+      file,
+      '--source-ip',
+      '11.2.3.4',
+      '--allowed-cidr',
+      '10.0.0.0/8, 11.0.0.0/8',
+    ]);
     expect(listed.code, listed.stderr).toBe(0);
-    const notListed = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '12.0.0.1', '--allowed-cidr', '10.0.0.0/8,11.0.0.0/8']);
+    const notListed = await withSecret()([
+      'webhook',
+      'verify',
+      '--request',
+      file,
+      '--source-ip',
+      '12.0.0.1',
+      '--allowed-cidr',
+      '10.0.0.0/8,11.0.0.0/8',
+    ]);
     expect(notListed.code).toBe(4);
     const stray = await withSecret()(['webhook', 'verify', '--request', file, '--source-ip', '12.0.0.1', '--allowed-cidr', '10.0.0.0/8,']);
     expect(stray.code).toBe(2);
@@ -475,14 +613,28 @@ describe('webhook verify', () => {
     const signed = (body: Buffer, extra: string[], framing = [`Content-Length: ${body.length}`], payload = body) => {
       const id = randomUUID();
       const ts = Math.floor(s.clock.now() / 1000);
-      const head = [`POST ${w.hmac.path} HTTP/1.1`, `Host: ${u.host}`, 'Content-Type: application/json', ...extra, `Webhook-Timestamp: ${ts}`, `Webhook-Event-Id: ${id}`, `Webhook-Signature: ${hmacSignature(secret, ts, id, body)}`, ...framing];
+      const head = [
+        `POST ${w.hmac.path} HTTP/1.1`,
+        `Host: ${u.host}`,
+        'Content-Type: application/json',
+        ...extra,
+        `Webhook-Timestamp: ${ts}`,
+        `Webhook-Event-Id: ${id}`,
+        `Webhook-Signature: ${hmacSignature(secret, ts, id, body)}`,
+        ...framing,
+      ];
       return Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n'), payload]);
     };
     const big = Buffer.from(`{"pad":"${'x'.repeat(65537 - 10)}"}`);
     const cases: [string, Buffer, number, RegExp][] = [
       ['oversized.http', signed(big, []), 413, /body is larger than 65536 bytes/],
       ['dup-type.http', signed(Buffer.from('{"dup":1}'), ['Content-Type: text/plain']), 200, /all checks passed/],
-      ['cl-te.http', signed(Buffer.from('{}'), [], ['Content-Length: 2', 'Transfer-Encoding: chunked'], Buffer.from('2\r\n{}\r\n0\r\n\r\n')), 400, /malformed HTTP request: the request has both Transfer-Encoding and Content-Length/],
+      [
+        'cl-te.http',
+        signed(Buffer.from('{}'), [], ['Content-Length: 2', 'Transfer-Encoding: chunked'], Buffer.from('2\r\n{}\r\n0\r\n\r\n')),
+        400,
+        /malformed HTTP request: the request has both Transfer-Encoding and Content-Length/,
+      ],
       ['huge-header.http', signed(Buffer.from('{}'), [`X-Pad: ${'p'.repeat(17 * 1024)}`]), 431, /request header fields too large/],
     ];
     for (const [name, raw, status, reason] of cases) {
@@ -499,24 +651,54 @@ describe('webhook verify', () => {
   it('checks headers and a body file given separately, and JWTs against a JWKS file', async () => {
     const keyPrefix = join(work, 'verify-key');
     expect((await cli()(['webhook', 'keygen', '--alg', 'EdDSA', '--out', keyPrefix])).code).toBe(0);
-    const file = await capture('jwt.http', ['-d', '{"jwt":1}', '--jwt-key', `${keyPrefix}.private.jwk.json`, '--tenant', 'https://acme.example.com'], {});
+    const file = await capture(
+      'jwt.http',
+      ['-d', '{"jwt":1}', '--jwt-key', `${keyPrefix}.private.jwk.json`, '--tenant', 'https://acme.example.com'],
+      {},
+    );
     const parsed = readFileSync(file, 'utf8');
-    const headers = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map((h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(parsed)![1]}`);
+    const headers = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map(
+      (h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(parsed)![1]}`,
+    );
     writeFileSync(join(work, 'jwt-body.json'), '{"jwt":1}');
-    const args = (url: string) => ['webhook', 'verify', ...headers.flatMap((h) => ['-H', h]), '--body-file', join(work, 'jwt-body.json'), '--jwks', `${keyPrefix}.jwks.json`, '--url', url, '--tenant', 'https://acme.example.com'];
+    const args = (url: string) => [
+      'webhook',
+      'verify',
+      ...headers.flatMap((h) => ['-H', h]),
+      '--body-file',
+      join(work, 'jwt-body.json'),
+      '--jwks',
+      `${keyPrefix}.jwks.json`,
+      '--url',
+      url,
+      '--tenant',
+      'https://acme.example.com',
+    ];
     const ok = await cli()(args(`${capUrl}${w.hmac.path}`));
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     const wrongAud = await cli()(args(`${capUrl}/api/v1/webhooks/incoming/other`));
     expect(wrongAud.code).toBe(3);
     // Both values, as a signature mismatch shows its byte count.
-    expect(wrongAud.stdout).toMatch(new RegExp(`^Reason: +JWT aud is "${capUrl}${w.hmac.path}", not the endpoint URL "${capUrl}/api/v1/webhooks/incoming/other"$`, 'm'));
+    expect(wrongAud.stdout).toMatch(
+      new RegExp(`^Reason: +JWT aud is "${capUrl}${w.hmac.path}", not the endpoint URL "${capUrl}/api/v1/webhooks/incoming/other"$`, 'm'),
+    );
     const missing = await cli()(['webhook', 'verify', '--request', file]);
     expect(missing.code).toBe(2);
     // Sent without --tenant, the JWT sub is the capture server's origin; verify takes the same default from --url, whatever the profile's host.
     const plain = await capture('jwt-origin.http', ['-d', '{"jwt":1}', '--jwt-key', `${keyPrefix}.private.jwk.json`], {});
-    const plainHeaders = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map((h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(readFileSync(plain, 'utf8'))![1]}`);
+    const plainHeaders = ['webhook-timestamp', 'webhook-event-id', 'content-type', 'authorization'].map(
+      (h) => `${h}: ${new RegExp(`^${h}: (.*)$`, 'im').exec(readFileSync(plain, 'utf8'))![1]}`,
+    );
     const byOrigin = await cli({ AGCTL_BASE_URL: 'https://tenant.example.com' })([
-      'webhook', 'verify', ...plainHeaders.flatMap((h) => ['-H', h]), '--body-file', join(work, 'jwt-body.json'), '--jwks', `${keyPrefix}.jwks.json`, '--url', `${capUrl}${w.hmac.path}`,
+      'webhook',
+      'verify',
+      ...plainHeaders.flatMap((h) => ['-H', h]),
+      '--body-file',
+      join(work, 'jwt-body.json'),
+      '--jwks',
+      `${keyPrefix}.jwks.json`,
+      '--url',
+      `${capUrl}${w.hmac.path}`,
     ]);
     expect(byOrigin.code, byOrigin.stdout + byOrigin.stderr).toBe(0);
   });

@@ -27,13 +27,18 @@ describe('embedded server: read routes', async () => {
     expect(ids(await search({ query: `#${closed.task.numericId}` }))).toEqual([d.tasks.closed]);
     // The CI robot approves the two step-up tasks; Ada those and the manager approval, and approved the closed one.
     expect(ids(await search({ assignedOrStepApproverUserId: DEMO_USERS.ci.id })).sort()).toEqual([d.tasks.stepUp, d.tasks.stepUp2].sort());
-    expect(ids(await search({ assignedOrStepApproverUserId: DEMO_USERS.admin.id })).sort()).toEqual([d.tasks.stepUp, d.tasks.stepUp2, d.tasks.noStepUp, d.tasks.closed].sort());
+    expect(ids(await search({ assignedOrStepApproverUserId: DEMO_USERS.admin.id })).sort()).toEqual(
+      [d.tasks.stepUp, d.tasks.stepUp2, d.tasks.noStepUp, d.tasks.closed].sort(),
+    );
     const open = all.body.list.find((v: any) => v.task.id === d.tasks.stepUp);
     expect(open.task.stepApproverIds.sort()).toEqual([DEMO_USERS.admin.id, DEMO_USERS.ci.id].sort());
   });
 
-  it('finds given tasks by refs, with their related objects under the service\'s expand names', async () => {
-    const r = await search({ refs: [{ id: d.tasks.closed }, { id: d.tasks.stepUp2 }, { id: 'no-such-task' }], expandMask: { paths: ['app_id', 'created_by_user_id'] } });
+  it("finds given tasks by refs, with their related objects under the service's expand names", async () => {
+    const r = await search({
+      refs: [{ id: d.tasks.closed }, { id: d.tasks.stepUp2 }, { id: 'no-such-task' }],
+      expandMask: { paths: ['app_id', 'created_by_user_id'] },
+    });
     expect(r.status).toBe(200);
     expect(r.body.list.map((v: any) => v.task.id).sort()).toEqual([d.tasks.closed, d.tasks.stepUp2].sort());
     const v = r.body.list[0];
@@ -57,7 +62,11 @@ describe('embedded server: read routes', async () => {
       expect(r.body.expanded.filter((o: any) => o.id === 'crm-app')).toHaveLength(1);
       for (const v of r.body.list) {
         expect(expandedIndices(v.appPath, r.body.expanded.length).map((i) => r.body.expanded[i].id)).toEqual(['crm-app']);
-        expect(expandedIndices(v.stepApproversPath, r.body.expanded.length).map((i) => r.body.expanded[i].id).sort()).toEqual([DEMO_USERS.admin.id, DEMO_USERS.ci.id].sort());
+        expect(
+          expandedIndices(v.stepApproversPath, r.body.expanded.length)
+            .map((i) => r.body.expanded[i].id)
+            .sort(),
+        ).toEqual([DEMO_USERS.admin.id, DEMO_USERS.ci.id].sort());
       }
       token = r.body.nextPageToken;
     } while (token);
@@ -66,7 +75,9 @@ describe('embedded server: read routes', async () => {
   });
 
   it('refuses what it cannot honour rather than ignoring it', async () => {
-    expect((await search({ sortBy: 'TASK_SEARCH_SORT_BY_TICKET_ID' })).body.message).toMatch(/sortBy: this filter is not implemented by the embedded server/);
+    expect((await search({ sortBy: 'TASK_SEARCH_SORT_BY_TICKET_ID' })).body.message).toMatch(
+      /sortBy: this filter is not implemented by the embedded server/,
+    );
     expect((await search({ nosuch: 1 })).body.message).toBe('nosuch: unknown field');
     expect((await search({ taskStates: ['OPEN'] })).status).toBe(400);
     expect((await search({ pageSize: 101 })).status).toBe(400);
@@ -109,7 +120,15 @@ describe('embedded server: read routes', async () => {
     // The service's shape: configSchema.fields and authModes, no top-level configFields.
     expect(one.body.catalogEntry.configFields).toBeUndefined();
     expect(one.body.catalogEntry.authModes).toEqual([{ authMethod: 'MCP_SERVER_AUTH_METHOD_NONE' }]);
-    expect(one.body.catalogEntry.configSchema.fields).toContainEqual({ name: 'apiKey', displayName: 'API key', description: '', placeholder: '', default: '', required: true, secret: true });
+    expect(one.body.catalogEntry.configSchema.fields).toContainEqual({
+      name: 'apiKey',
+      displayName: 'API key',
+      description: '',
+      placeholder: '',
+      default: '',
+      required: true,
+      secret: true,
+    });
     expect((await s.api('/api/v1/mcp_server_catalog/nosuch')).status).toBe(404);
   });
 });

@@ -62,9 +62,17 @@ describe('rules API (embedded server over HTTP)', async () => {
     const wrong = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules`, { method: 'PUT', json: {} });
     expect(wrong.status).toBe(405);
     expect((await s.api('/api/v1/nothing-here')).status).toBe(404);
-    const big = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules/x`, { method: 'DELETE', body: '{"a":"' + 'x'.repeat(1024 * 1024) + '"}', headers: { 'content-type': 'application/json' } });
+    const big = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules/x`, {
+      method: 'DELETE',
+      body: '{"a":"' + 'x'.repeat(1024 * 1024) + '"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(big.status).toBe(413);
-    const bad = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules/x`, { method: 'DELETE', body: '{', headers: { 'content-type': 'application/json' } });
+    const bad = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules/x`, {
+      method: 'DELETE',
+      body: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
   });
 });

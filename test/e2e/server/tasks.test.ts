@@ -36,7 +36,8 @@ async function page(url: string, method: 'GET' | 'POST' = 'GET') {
 
 const getTask = (s: TestServer, id: string, query = '') => s.api(`/api/v1/tasks/${encodeURIComponent(id)}${query}`);
 const getTx = (s: TestServer, id: string) => s.api(`/api/v1/step-up/transactions/${encodeURIComponent(id)}`);
-const searchTx = (s: TestServer, body: Record<string, unknown>) => s.api('/api/v1/search/step-up/transactions', { method: 'POST', json: body });
+const searchTx = (s: TestServer, body: Record<string, unknown>) =>
+  s.api('/api/v1/search/step-up/transactions', { method: 'POST', json: body });
 
 /** First approve call (no transaction ID): the step-up URL, and the transaction the server issued, found by search. */
 async function startStepUp(s: TestServer, taskId: string, stepId: string, token?: string): Promise<{ url: string; tx: string }> {
@@ -52,7 +53,8 @@ describe('tasks API (embedded server over HTTP)', async () => {
   const demo = s.demo.tasks;
 
   it('seeds the demo tasks and reports them in the ready file', () => {
-    for (const k of ['stepUp', 'stepUpStepId', 'stepUp2', 'stepUp2StepId', 'noStepUp', 'noStepUpStepId', 'waiting', 'closed']) expect(demo[k]).toMatch(KSUID);
+    for (const k of ['stepUp', 'stepUpStepId', 'stepUp2', 'stepUp2StepId', 'noStepUp', 'noStepUpStepId', 'waiting', 'closed'])
+      expect(demo[k]).toMatch(KSUID);
     expect(demo.approvers.stepUp).toEqual(expect.arrayContaining(['user-ada', 'user-ci']));
   });
 
@@ -77,11 +79,17 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(t.data.justification).toMatch(/clean-up/);
     expect(t.actions).toEqual(['TASK_ACTION_TYPE_UNSPECIFIED', 'TASK_ACTION_TYPE_APPROVE_WITH_STEP_UP']);
     expect(t.origin).toBe('TASK_ORIGIN_UNSPECIFIED');
-    expect(t.externalRefs).toEqual([{ externalRefSource: 'EXTERNAL_REF_SOURCE_JIRA', name: 'IT-1042', url: expect.stringMatching(/^https:/) }]);
+    expect(t.externalRefs).toEqual([
+      { externalRefSource: 'EXTERNAL_REF_SOURCE_JIRA', name: 'IT-1042', url: expect.stringMatching(/^https:/) },
+    ]);
     expect(Object.keys(t.form).sort()).toEqual(['description', 'displayName', 'fieldGroups', 'fieldRelationships', 'fields', 'id']);
     for (const f of t.form.fields) {
-      expect(Object.keys(f)).toEqual(expect.arrayContaining(['name', 'displayName', 'description', 'readOnly', 'required', 'adminConfig', 'sharedConfig', 'userConfig']));
-      const typed = ['boolField', 'int64Field', 'stringField', 'stringMapField', 'stringSliceField', 'fileField', 'oauth2Field'].filter((k) => k in f);
+      expect(Object.keys(f)).toEqual(
+        expect.arrayContaining(['name', 'displayName', 'description', 'readOnly', 'required', 'adminConfig', 'sharedConfig', 'userConfig']),
+      );
+      const typed = ['boolField', 'int64Field', 'stringField', 'stringMapField', 'stringSliceField', 'fileField', 'oauth2Field'].filter(
+        (k) => k in f,
+      );
       expect(typed).toHaveLength(1);
     }
     const { current, history, next, id, policyGenerationId } = t.policy;
@@ -90,7 +98,11 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(current.id).toBe(demo.stepUpStepId);
     expect(current.state).toBe('POLICY_STEP_STATE_ACTIVE');
     expect(current.approval.state).toBe('APPROVAL_INSTANCE_STATE_WAITING');
-    expect(current.approval.approval).toMatchObject({ requiresStepUpProviderId: 'stepup-embedded', users: { userIds: ['user-ada', 'user-ci'] }, escalationEnabled: true });
+    expect(current.approval.approval).toMatchObject({
+      requiresStepUpProviderId: 'stepup-embedded',
+      users: { userIds: ['user-ada', 'user-ci'] },
+      escalationEnabled: true,
+    });
     expect(current.approval.approved).toBeUndefined();
     expect(history).toHaveLength(1);
     expect(history[0].form.completed.userId).toBe('user-grace');
@@ -115,7 +127,9 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(expanded.length).toBeGreaterThan(4);
     for (const o of expanded) expect(o['@type']).toMatch(/^type\.googleapis\.com\//);
     const resolved = resolveTaskViewPaths(taskView, expanded) as Record<string, any[]>;
-    expect(resolved.appPath).toEqual([expect.objectContaining({ id: 'crm-app', displayName: 'Demo CRM', '@type': expect.stringMatching(/App$/) })]);
+    expect(resolved.appPath).toEqual([
+      expect.objectContaining({ id: 'crm-app', displayName: 'Demo CRM', '@type': expect.stringMatching(/App$/) }),
+    ]);
     expect(resolved.createdByUserPath).toEqual([expect.objectContaining({ id: 'user-grace', displayName: 'Grace Hopper' })]);
     expect(resolved.identityUserPath).toEqual(resolved.createdByUserPath);
     expect(taskView.identityUserPath).toBe(taskView.createdByUserPath);
@@ -149,10 +163,24 @@ describe('tasks API (embedded server over HTTP)', async () => {
     const url = new URL(`${s.baseUrl}/api/v1/tasks/${taskId}/action/approve-with-step-up`);
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host: 'evil.example.com', authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            host: 'evil.example.com',
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
         (res) => {
           let text = '';
-          res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+          res
+            .setEncoding('utf8')
+            .on('data', (d) => (text += d))
+            .on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
         },
       );
       req.on('error', reject);
@@ -177,7 +205,12 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(first.body.expanded).toHaveLength(3);
     expect(first.body.taskView.appPath).toBe('expanded[0]');
     expect({ ...first.body.taskView, appPath: '', stepApproversPath: '' }).toEqual(before.body.taskView);
-    const found = await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_PENDING', userId: 'user-ci', targetType: 'TARGET_TYPE_TICKET' });
+    const found = await searchTx(s, {
+      taskId,
+      state: 'STEP_UP_TRANSACTION_STATE_PENDING',
+      userId: 'user-ci',
+      targetType: 'TARGET_TYPE_TICKET',
+    });
     expect(found.status).toBe(200);
     expect(found.body.list).toHaveLength(1);
     expect(found.body.nextPageToken).toBe('');
@@ -244,7 +277,13 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(done.body.taskView.stepApproversPath).toBe('');
     expect(t.approverIds).toEqual(['user-ci']);
     const action = s.server.store.db.prepare('SELECT * FROM task_approve_actions WHERE id = ?').get(done.body.ticketActionId) as any;
-    expect(action).toMatchObject({ task_id: taskId, step_id: stepId, user_id: 'user-ci', step_up_transaction_id: tx.id, comment: 'Looks right <ok>' });
+    expect(action).toMatchObject({
+      task_id: taskId,
+      step_id: stepId,
+      user_id: 'user-ci',
+      step_up_transaction_id: tx.id,
+      comment: 'Looks right <ok>',
+    });
     // A used transaction still reads as verified (the service has no "used" state).
     expect((await getTx(s, tx.id)).body.transaction.state).toBe('STEP_UP_TRANSACTION_STATE_VERIFIED');
 
@@ -333,7 +372,14 @@ describe('tasks API (embedded server over HTTP)', async () => {
     expect(pages).toBe(3);
     expect(seen.sort()).toEqual([...mine, adas, onB.tx].sort());
     // Bad input: 400 code 3; an unknown ID: 404.
-    for (const body of [{ state: 'DONE' }, { targetType: 'TICKET' }, { pageSize: -1 }, { pageToken: 'bogus' }, { createdAfter: 'yesterday' }, { taskId: 7 }]) {
+    for (const body of [
+      { state: 'DONE' },
+      { targetType: 'TICKET' },
+      { pageSize: -1 },
+      { pageToken: 'bogus' },
+      { createdAfter: 'yesterday' },
+      { taskId: 7 },
+    ]) {
       const r = await searchTx(s, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.code).toBe(3);
@@ -374,7 +420,11 @@ describe('tasks API (embedded server over HTTP)', async () => {
     const res = await approve(s, 'no-such-task', { policyStepId: 'x' });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe(5);
-    for (const body of [{}, { policyStepId: demo.stepUpStepId, stepUpTransactionId: 7 }, { policyStepId: demo.stepUpStepId, expandMask: { paths: ['x'] } }]) {
+    for (const body of [
+      {},
+      { policyStepId: demo.stepUpStepId, stepUpTransactionId: 7 },
+      { policyStepId: demo.stepUpStepId, expandMask: { paths: ['x'] } },
+    ]) {
       const bad = await approve(s, demo.stepUp, body);
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe(3);
@@ -481,7 +531,10 @@ describe('step-up transaction expiry (moved clock)', async () => {
     expect((await getTx(s, tx)).body.transaction.state).toBe('STEP_UP_TRANSACTION_STATE_PENDING');
     s.clock.advance(60_000 + 1);
     const expired = (await getTx(s, tx)).body.transaction;
-    expect(expired).toMatchObject({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: expect.stringMatching(/expired .* before it was verified/) });
+    expect(expired).toMatchObject({
+      state: 'STEP_UP_TRANSACTION_STATE_ERROR',
+      errorMessage: expect.stringMatching(/expired .* before it was verified/),
+    });
     expect(expired.updatedAt).toBe(expired.expiresAt);
     expect((await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_ERROR' })).body.list.map((t: any) => t.id)).toEqual([tx]);
     expect((await searchTx(s, { taskId, state: 'STEP_UP_TRANSACTION_STATE_PENDING' })).body.list).toEqual([]);

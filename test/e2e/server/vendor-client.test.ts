@@ -56,12 +56,25 @@ async function vendorClient(baseUrl: string, clientId: string, clientSecret: str
     .setNotBefore(now - 120)
     .setExpirationTime(now + 120)
     .sign(await importJWK({ ...jwk, alg: 'EdDSA' }, 'EdDSA'));
-  const form = { client_id: clientId, grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion };
-  const tok = await fetch(`${baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const form = {
+    client_id: clientId,
+    grant_type: 'client_credentials',
+    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    client_assertion: assertion,
+  };
+  const tok = await fetch(`${baseUrl}/auth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   expect(tok.status, await tok.clone().text()).toBe(200);
   const token = ((await tok.json()) as { access_token: string }).access_token;
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   return { post };
@@ -74,7 +87,12 @@ describe('the request shapes', () => {
   it('hold members at their defaults the embedded server does not implement', () => {
     expect(TASK_SEARCH).toMatchObject({ includeDeleted: false, taskTypes: [], pageSize: 0, query: '' });
     expect(Object.values(TASK_SEARCH).some((v) => typeof v === 'string' && v.endsWith('_UNSPECIFIED'))).toBe(true);
-    expect(STEP_UP_SEARCH).toMatchObject({ state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED', targetType: 'TARGET_TYPE_UNSPECIFIED', pageSize: 0, taskId: '' });
+    expect(STEP_UP_SEARCH).toMatchObject({
+      state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED',
+      targetType: 'TARGET_TYPE_UNSPECIFIED',
+      pageSize: 0,
+      taskId: '',
+    });
   });
 });
 

@@ -56,7 +56,9 @@ function sendChunked(url: string, headers: Record<string, string>, chunks: Buffe
       res.setEncoding('utf8').on('data', (d) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
     });
-    req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err)));
+    req.on('error', (err) =>
+      (err as NodeJS.ErrnoException).code === 'EPIPE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(err),
+    );
     for (const c of chunks) req.write(c);
     req.end();
   });
@@ -87,7 +89,9 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(w.jwt.privateJwk).toMatchObject({ kty: 'EC', kid: w.jwt.kid, alg: 'ES256' });
     expect(w.restricted.allowedCidrs).toContain('203.0.113.0/24');
     // The database never holds the secret in plain text.
-    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(w.hmac.listenerId) as { secret_sealed: string };
+    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(w.hmac.listenerId) as {
+      secret_sealed: string;
+    };
     expect(row.secret_sealed).not.toContain(w.hmac.secret);
     const meta = s.server.store.db.prepare("SELECT value FROM meta WHERE key = 'seed:webhooks'").get() as { value: string };
     expect(meta.value).not.toContain(w.hmac.secret);
@@ -97,7 +101,10 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
   it('accepts a signed event, runs the automation with the body as context, answers a replay with 409', async () => {
     const body = JSON.stringify({ ticket: 'INC-1', priority: 'high' });
     const first = await sendHmac(hmacUrl, w.hmac.secret, now(), { body });
-    expect(first).toMatchObject({ status: 200, body: { status: 200, eventId: first.id, automationRan: true, reason: 'accepted; automation run started' } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { status: 200, eventId: first.id, automationRan: true, reason: 'accepted; automation run started' },
+    });
     expect(first.body.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const replay = await sendHmac(hmacUrl, w.hmac.secret, now(), { body, id: first.id });
     expect(replay).toMatchObject({ status: 409, body: { status: 409, eventId: first.id } });
@@ -105,7 +112,11 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const runs = await s.api(`/_embedded/v1/webhook_listeners/${w.hmac.listenerId}/runs?event_id=${first.id}`);
     expect(runs.status).toBe(200);
     expect(runs.body.total).toBe(1);
-    expect(runs.body.runs[0]).toMatchObject({ id: first.body.runId, eventId: first.id, context: { trigger: { ticket: 'INC-1', priority: 'high' } } });
+    expect(runs.body.runs[0]).toMatchObject({
+      id: first.body.runId,
+      eventId: first.id,
+      context: { trigger: { ticket: 'INC-1', priority: 'high' } },
+    });
   });
 
   it('answers every failure with a small JSON body {status, reason, eventId}', async () => {
@@ -123,18 +134,33 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
 
   it('refuses a loopback source on the restricted listener with 403 before anything else', async () => {
     const url = s.baseUrl + w.restricted.path;
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain', 'webhook-timestamp': 'soon' }, body: 'x'.repeat(100 * 1024) });
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'webhook-timestamp': 'soon' },
+      body: 'x'.repeat(100 * 1024),
+    });
     expect(r.status).toBe(403);
-    expect(await r.json()).toEqual({ status: 403, reason: "source address 127.0.0.1 is not in the listener's allowed ranges", eventId: null });
+    expect(await r.json()).toEqual({
+      status: 403,
+      reason: "source address 127.0.0.1 is not in the listener's allowed ranges",
+      eventId: null,
+    });
   });
 
   it('refuses an IPv4-mapped range with an IPv4 prefix, and a stored one admits nobody rather than every IPv4 source', async () => {
-    const created = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['::ffff:10.0.0.0/8'] } });
+    const created = await s.api('/_embedded/v1/webhook_listeners', {
+      method: 'POST',
+      json: { authMethod: 'HMAC', allowedCidrs: ['::ffff:10.0.0.0/8'] },
+    });
     expect(created.status).toBe(400);
     expect(created.body.message).toMatch(/IPv4-mapped address with a prefix under 96/);
     // A listener stored before the range was refused: ::ffff:10.0.0.0/8 is ::/8, which holds 127.0.0.1 as ::ffff:127.0.0.1.
-    const l = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['203.0.113.0/24'] } })).body.listener;
-    s.server.store.db.prepare('UPDATE webhook_listeners SET allowed_cidrs = ? WHERE id = ?').run(JSON.stringify(['::ffff:10.0.0.0/8']), l.id);
+    const l = (
+      await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['203.0.113.0/24'] } })
+    ).body.listener;
+    s.server.store.db
+      .prepare('UPDATE webhook_listeners SET allowed_cidrs = ? WHERE id = ?')
+      .run(JSON.stringify(['::ffff:10.0.0.0/8']), l.id);
     const r = await sendHmac(l.url, l.secret, now());
     expect(r).toMatchObject({ status: 403, body: { reason: "source address 127.0.0.1 is not in the listener's allowed ranges" } });
   });
@@ -148,11 +174,20 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect(r).toMatchObject({ status: 413, body: { status: 413, reason: 'body is larger than 65536 bytes', eventId: r.id } });
     const id = randomUUID();
     const ts = Math.floor(now() / 1000);
-    const headers = { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, 'webhook-signature': hmacSignature(w.hmac.secret, ts, id, over) };
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-timestamp': String(ts),
+      'webhook-event-id': id,
+      'webhook-signature': hmacSignature(w.hmac.secret, ts, id, over),
+    };
     const chunked = await sendChunked(hmacUrl, headers, [over.subarray(0, 40_000), over.subarray(40_000)]);
     expect(chunked).toMatchObject({ status: 413, body: { status: 413 } });
     const okId = randomUUID();
-    const okChunks = await sendChunked(hmacUrl, { ...headers, 'webhook-event-id': okId, 'webhook-signature': hmacSignature(w.hmac.secret, ts, okId, exact) }, [exact.subarray(0, 30_000), exact.subarray(30_000)]);
+    const okChunks = await sendChunked(
+      hmacUrl,
+      { ...headers, 'webhook-event-id': okId, 'webhook-signature': hmacSignature(w.hmac.secret, ts, okId, exact) },
+      [exact.subarray(0, 30_000), exact.subarray(30_000)],
+    );
     expect(okChunks.status).toBe(200);
   });
 
@@ -166,12 +201,32 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
       const id = randomUUID();
       const body = Buffer.from(JSON.stringify({ via: 'jwt' }));
       const ts = Math.floor(now() / 1000);
-      const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant, endpointUrl: aud, eventId: id, body, nowSeconds: ts });
-      const r = await fetch(s.baseUrl + w.jwt.path, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` }, body });
+      const jwt = await createWebhookJwt({
+        key: w.jwt.privateJwk,
+        alg: 'ES256',
+        kid: w.jwt.kid,
+        tenant,
+        endpointUrl: aud,
+        eventId: id,
+        body,
+        nowSeconds: ts,
+      });
+      const r = await fetch(s.baseUrl + w.jwt.path, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-timestamp': String(ts),
+          'webhook-event-id': id,
+          authorization: `Bearer ${jwt}`,
+        },
+        body,
+      });
       return { status: r.status, body: (await r.json()) as any };
     };
     expect(await send(s.baseUrl + w.jwt.path)).toMatchObject({ status: 200, body: { automationRan: true } });
-    expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe(`JWT aud is "${s.baseUrl + w.hmac.path}", not the endpoint URL "${s.baseUrl + w.jwt.path}"`);
+    expect((await send(s.baseUrl + w.hmac.path)).body.reason).toBe(
+      `JWT aud is "${s.baseUrl + w.hmac.path}", not the endpoint URL "${s.baseUrl + w.jwt.path}"`,
+    );
     expect((await send(s.baseUrl + w.jwt.path, 'https://other.example.com')).body.reason).toMatch(/sub is not the tenant base URL/);
   });
 
@@ -198,7 +253,14 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const body = '{"encoded":false}';
     for (const coding of ['gzip', 'br', 'identity, gzip']) {
       const r = await sendHmac(hmacUrl, w.hmac.secret, now(), { body, headers: { 'content-encoding': coding } });
-      expect(r).toMatchObject({ status: 400, body: { status: 400, eventId: r.id, reason: `Content-Encoding "${coding}" is not accepted: the body must be sent as is, not encoded` } });
+      expect(r).toMatchObject({
+        status: 400,
+        body: {
+          status: 400,
+          eventId: r.id,
+          reason: `Content-Encoding "${coding}" is not accepted: the body must be sent as is, not encoded`,
+        },
+      });
       // Nothing was recorded: the same event without the header is new.
       expect((await sendHmac(hmacUrl, w.hmac.secret, now(), { body, id: r.id })).status).toBe(200);
     }
@@ -224,8 +286,25 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const id = randomUUID();
     const body = Buffer.from('{"half":"closed"}');
     const ts = Math.floor(now() / 1000);
-    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: s.baseUrl + w.jwt.path, eventId: id, body, nowSeconds: ts });
-    const head = [`POST ${w.jwt.path} HTTP/1.1`, `Host: ${new URL(s.baseUrl).host}`, 'Content-Type: application/json', `Webhook-Timestamp: ${ts}`, `Webhook-Event-Id: ${id}`, `Authorization: Bearer ${jwt}`, `Content-Length: ${body.length}`];
+    const jwt = await createWebhookJwt({
+      key: w.jwt.privateJwk,
+      alg: 'ES256',
+      kid: w.jwt.kid,
+      tenant: s.baseUrl,
+      endpointUrl: s.baseUrl + w.jwt.path,
+      eventId: id,
+      body,
+      nowSeconds: ts,
+    });
+    const head = [
+      `POST ${w.jwt.path} HTTP/1.1`,
+      `Host: ${new URL(s.baseUrl).host}`,
+      'Content-Type: application/json',
+      `Webhook-Timestamp: ${ts}`,
+      `Webhook-Event-Id: ${id}`,
+      `Authorization: Bearer ${jwt}`,
+      `Content-Length: ${body.length}`,
+    ];
     const answer = await new Promise<string>((resolve, reject) => {
       const u = new URL(s.baseUrl);
       const sock = connect(Number(u.port), u.hostname, () => sock.end(Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n'), body])));
@@ -239,11 +318,21 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
   });
 
   it('creates listeners over the bearer-protected embedded routes', async () => {
-    expect((await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' }, auth: false })).status).toBe(401);
-    const res = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', allowedCidrs: ['127.0.0.0/8', '::1'] } });
+    expect((await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' }, auth: false })).status).toBe(
+      401,
+    );
+    const res = await s.api('/_embedded/v1/webhook_listeners', {
+      method: 'POST',
+      json: { authMethod: 'HMAC', allowedCidrs: ['127.0.0.0/8', '::1'] },
+    });
     expect(res.status).toBe(200);
     const l = res.body.listener;
-    expect(l).toMatchObject({ authMethod: 'HMAC', url: `${s.baseUrl}/api/v1/webhooks/incoming/${l.id}`, allowedCidrs: ['127.0.0.0/8', '::1'], automation: { published: true, triggerEnabled: true } });
+    expect(l).toMatchObject({
+      authMethod: 'HMAC',
+      url: `${s.baseUrl}/api/v1/webhooks/incoming/${l.id}`,
+      allowedCidrs: ['127.0.0.0/8', '::1'],
+      automation: { published: true, triggerEnabled: true },
+    });
     expect(l.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await sendHmac(l.url, l.secret, now())).status).toBe(200);
     expect((await s.api(`/_embedded/v1/webhook_listeners/nope/runs`)).status).toBe(404);
@@ -253,12 +342,17 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
   it('lists listeners page by page in creation order, never with a secret; a given secret is stored, not echoed', async () => {
     expect((await s.api('/_embedded/v1/webhook_listeners', { auth: false })).status).toBe(401);
     const given = 'given-secret-0123456789-abcdefghijklmnop';
-    const created = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', name: 'Given', secret: given } });
+    const created = await s.api('/_embedded/v1/webhook_listeners', {
+      method: 'POST',
+      json: { authMethod: 'HMAC', name: 'Given', secret: given },
+    });
     expect(created.status).toBe(200);
     expect(created.body.listener).toMatchObject({ automation: { name: 'Given' }, runCount: 0 });
     expect(created.body.listener.secret).toBeUndefined();
     expect((await sendHmac(created.body.listener.url, given, now())).status).toBe(200);
-    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(created.body.listener.id) as { secret_sealed: string };
+    const row = s.server.store.db.prepare('SELECT secret_sealed FROM webhook_listeners WHERE id = ?').get(created.body.listener.id) as {
+      secret_sealed: string;
+    };
     expect(row.secret_sealed).not.toContain(given);
 
     const all: any[] = [];
@@ -299,8 +393,9 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     expect((await s.api('/_embedded/v1/webhook_listeners?page_token=x')).status).toBe(400);
   });
 
-  it('numbers each listener\'s runs from 1 and lists them newest first, apart from other listeners\' runs', async () => {
-    const create = async () => (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
+  it("numbers each listener's runs from 1 and lists them newest first, apart from other listeners' runs", async () => {
+    const create = async () =>
+      (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC' } })).body.listener;
     const [a, b] = [await create(), await create()];
     const sent: Record<string, string[]> = { [a.id]: [], [b.id]: [] };
     // Interleaved, and some in one group commit.
@@ -361,14 +456,25 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
   });
 
   // Derived from the declaration: each member sent with a value of another type is refused with its message.
-  it.each(Object.entries(CREATE_LISTENER_REQUEST))('refuses a listener whose %s has another type, as src/api declares it', async (name, member) => {
-    const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', [name]: member.kind === 'string' ? 5 : 'x' } });
-    expect(r.status).toBe(400);
-    expect(r.body.message).toBe(member.error);
-  });
+  it.each(Object.entries(CREATE_LISTENER_REQUEST))(
+    'refuses a listener whose %s has another type, as src/api declares it',
+    async (name, member) => {
+      const r = await s.api('/_embedded/v1/webhook_listeners', {
+        method: 'POST',
+        json: { authMethod: 'HMAC', [name]: member.kind === 'string' ? 5 : 'x' },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe(member.error);
+    },
+  );
 
   it('shows listeners and runs as src/api declares them, no member more', async () => {
-    const created = (await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'HMAC', name: 'Declared', allowedCidrs: ['127.0.0.0/8'] } })).body.listener;
+    const created = (
+      await s.api('/_embedded/v1/webhook_listeners', {
+        method: 'POST',
+        json: { authMethod: 'HMAC', name: 'Declared', allowedCidrs: ['127.0.0.0/8'] },
+      })
+    ).body.listener;
     expect(Object.keys(created)).toEqual(['id', 'url', 'authMethod', 'secret', 'allowedCidrs', 'automation', 'runCount', 'createdAt']);
     await sendHmac(created.url, created.secret, now());
     const { list } = (await s.api('/_embedded/v1/webhook_listeners')).body;
@@ -404,8 +510,22 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     const id = randomUUID();
     const body = Buffer.from('{"remote":true}');
     const ts = Math.floor(now() / 1000);
-    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: l.url, eventId: id, body, nowSeconds: ts });
-    const headers = { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` };
+    const jwt = await createWebhookJwt({
+      key: w.jwt.privateJwk,
+      alg: 'ES256',
+      kid: w.jwt.kid,
+      tenant: s.baseUrl,
+      endpointUrl: l.url,
+      eventId: id,
+      body,
+      nowSeconds: ts,
+    });
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-timestamp': String(ts),
+      'webhook-event-id': id,
+      authorization: `Bearer ${jwt}`,
+    };
     const r = await fetch(l.url, { method: 'POST', headers, body });
     expect(r.status).toBe(200);
     const again = await fetch(l.url, { method: 'POST', headers, body });
@@ -419,7 +539,10 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
     // The event record rolled back with the run: the same event is new, once.
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(200);
     expect((await sendHmac(l.url, l.secret, now(), { id: failed.id })).status).toBe(409);
-    const logged = s.server.store.db.prepare('SELECT COUNT(*) FROM webhook_events WHERE event = unhex(replace(?, \'-\', \'\'))').pluck().get(failed.id);
+    const logged = s.server.store.db
+      .prepare("SELECT COUNT(*) FROM webhook_events WHERE event = unhex(replace(?, '-', ''))")
+      .pluck()
+      .get(failed.id);
     expect(logged).toBe(1);
   });
 
@@ -475,7 +598,10 @@ describe('inbound webhooks (embedded server over HTTP)', async () => {
 describe('a server without --allow-insecure-jwks', async () => {
   const s = await startTestServer();
   it('refuses an http JWKS URL, yet its seeded JWT listener works (its key set is in-process)', async () => {
-    const r = await s.api('/_embedded/v1/webhook_listeners', { method: 'POST', json: { authMethod: 'JWT', jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json` } });
+    const r = await s.api('/_embedded/v1/webhook_listeners', {
+      method: 'POST',
+      json: { authMethod: 'JWT', jwksUrl: `${s.baseUrl}/_embedded/v1/demo/jwks.json` },
+    });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/--allow-insecure-jwks/);
     const w = s.demo.webhooks;
@@ -483,8 +609,26 @@ describe('a server without --allow-insecure-jwks', async () => {
     const body = Buffer.from('{}');
     const ts = Math.floor(s.clock.now() / 1000);
     const url = s.baseUrl + w.jwt.path;
-    const jwt = await createWebhookJwt({ key: w.jwt.privateJwk, alg: 'ES256', kid: w.jwt.kid, tenant: s.baseUrl, endpointUrl: url, eventId: id, body, nowSeconds: ts });
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, authorization: `Bearer ${jwt}` }, body });
+    const jwt = await createWebhookJwt({
+      key: w.jwt.privateJwk,
+      alg: 'ES256',
+      kid: w.jwt.kid,
+      tenant: s.baseUrl,
+      endpointUrl: url,
+      eventId: id,
+      body,
+      nowSeconds: ts,
+    });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-timestamp': String(ts),
+        'webhook-event-id': id,
+        authorization: `Bearer ${jwt}`,
+      },
+      body,
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -534,7 +678,9 @@ describe('durability of accepted events', () => {
       expect(second.status).toBe(200);
       expect((await sendHmac(urlA, w.hmac.secret, Date.now(), { id: second.id })).status).toBe(409);
       const id = randomUUID();
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => sendHmac(i % 2 ? urlA : urlB, w.hmac.secret, Date.now(), { id })));
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => sendHmac(i % 2 ? urlA : urlB, w.hmac.secret, Date.now(), { id })),
+      );
       const count = (st: number) => results.filter((r) => r.status === st).length;
       expect({ ok: count(200), dup: count(409) }).toEqual({ ok: 1, dup: 59 });
       const runs = b.store.db.prepare('SELECT COUNT(*) FROM webhook_runs WHERE event_id = ?').pluck().get(id);
@@ -553,7 +699,9 @@ describe('durability of accepted events', () => {
       const w = (srv.demo as any).webhooks;
       const body = jsonOfSize(1024);
       for (let i = 0; i < 10; i++) {
-        const batch = await Promise.all(Array.from({ length: 30 }, () => sendHmac(base + w.hmac.path, w.hmac.secret, Date.now(), { body })));
+        const batch = await Promise.all(
+          Array.from({ length: 30 }, () => sendHmac(base + w.hmac.path, w.hmac.secret, Date.now(), { body })),
+        );
         expect(batch.every((r) => r.status === 200)).toBe(true);
       }
       // 300 KiB of context data: only a checkpoint puts it in agctl.db (the main connection's own threshold is far higher).
@@ -583,7 +731,8 @@ describe('durability of accepted events', () => {
       child.stderr!.setEncoding('utf8').on('data', (d) => (stderr += d));
       const deadline = Date.now() + 15_000;
       while (!existsSync(readyFile)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agctl serve did not start (exit ${child.exitCode}):\n${stderr}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`agctl serve did not start (exit ${child.exitCode}):\n${stderr}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return { child, ready: JSON.parse(readFileSync(readyFile, 'utf8')) };

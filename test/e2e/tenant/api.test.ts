@@ -14,7 +14,7 @@ describe('agctl api against the fake tenant', async () => {
   const { cli } = tenantCli(t);
   const rules = `/api/v1/apps/${t.seed.rulesApp}/entitlement_configuration_rules`;
 
-  it('GET rules: one page of the tenant\'s size, then --paginate gives every rule once, in order', async () => {
+  it("GET rules: one page of the tenant's size, then --paginate gives every rule once, in order", async () => {
     const one = await cli(['api', rules]);
     expect(one.code, one.stderr).toBe(0);
     expect(ids(one.json().list)).toEqual(t.seed.ruleIds.slice(0, 2));
@@ -37,7 +37,9 @@ describe('agctl api against the fake tenant', async () => {
 
   it('POST search of step-up transactions: typed fields in the body, --paginate through pageToken', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    const made = [0, 1, 2, 3, 4].map((i) => t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, createdAt: t.clock.now() + i }).id);
+    const made = [0, 1, 2, 3, 4].map(
+      (i) => t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, createdAt: t.clock.now() + i }).id,
+    );
     const first = await cli(['api', '/api/v1/search/step-up/transactions', '-F', 'pageSize=2', '-f', `taskId=${taskId}`]);
     expect(first.code, first.stderr).toBe(0);
     expect(first.json().list).toHaveLength(2);
@@ -47,7 +49,9 @@ describe('agctl api against the fake tenant', async () => {
     // An enum name the contract does not list: 400, exit 7, and the tenant records the violation.
     const bad = await cli(['api', '/api/v1/search/step-up/transactions', '-f', 'state=NOPE']);
     expect(bad.code).toBe(7);
-    expect(t.takeViolations()).toMatchObject([{ kind: 'request', operationId: 'c1.api.stepup.v1.StepUpTransactionService.Search', message: expect.stringMatching(/state/) }]);
+    expect(t.takeViolations()).toMatchObject([
+      { kind: 'request', operationId: 'c1.api.stepup.v1.StepUpTransactionService.Search', message: expect.stringMatching(/state/) },
+    ]);
   });
 
   it('with the key-form client: the token flow of every command', async () => {

@@ -12,7 +12,9 @@ describe('login and auth token against the fake tenant', async () => {
   it('login with the key secret from the environment, then auth token and a command on the saved profile', async () => {
     const cli = cliFor(tempDir());
     const before = t.tokens.log.length;
-    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } });
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], {
+      env: { AGCTL_CLIENT_SECRET: t.clientSecret },
+    });
     expect(login.code, login.stderr).toBe(0);
     const accepted = t.tokens.log.slice(before).filter((r) => r.ok);
     expect(accepted.length, JSON.stringify(t.tokens.log.slice(before))).toBeGreaterThan(0);
@@ -34,7 +36,9 @@ describe('login and auth token against the fake tenant', async () => {
 
   it('login with the key secret on stdin', async () => {
     const cli = cliFor(tempDir());
-    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--client-secret-stdin'], { input: `${t.clientSecret}\n` });
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--client-secret-stdin'], {
+      input: `${t.clientSecret}\n`,
+    });
     expect(login.code, login.stderr).toBe(0);
     const token = await cli(['auth', 'token']);
     expect(token.code, token.stderr).toBe(0);
@@ -64,20 +68,27 @@ describe('login and auth token against the fake tenant', async () => {
   it('a token the tenant no longer accepts is replaced through a new assertion with a fresh nonce', async () => {
     const cli = cliFor(tempDir());
     const before = t.tokens.log.length;
-    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } });
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], {
+      env: { AGCTL_CLIENT_SECRET: t.clientSecret },
+    });
     expect(login.code, login.stderr).toBe(0);
     t.tokens.revokeAll();
     const rules = await cli(['rules', 'list', t.seed.rulesApp, '-o', 'json']);
     expect(rules.code, rules.stderr).toBe(0);
     expect(rules.json()).toHaveLength(t.seed.ruleIds.length);
-    const nonces = t.tokens.log.slice(before).filter((r) => r.ok).map((r) => r.header?.nonce);
+    const nonces = t.tokens.log
+      .slice(before)
+      .filter((r) => r.ok)
+      .map((r) => r.header?.nonce);
     expect(nonces).toHaveLength(2);
     expect(new Set(nonces).size).toBe(2);
   });
 
   it('a key the tenant does not know for this client: exit 3 and nothing saved', async () => {
     const cli = cliFor(tempDir());
-    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.otherClient.clientSecret } });
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], {
+      env: { AGCTL_CLIENT_SECRET: t.otherClient.clientSecret },
+    });
     expect(login.code, login.stderr).toBe(3);
     expect(login.stderr).toMatch(/invalid_client|authentication failed/);
     const token = await cli(['auth', 'token']);
@@ -87,11 +98,23 @@ describe('login and auth token against the fake tenant', async () => {
 
   it('auth status proves the stored key secret: a new assertion, then introspect names the user', async () => {
     const cli = cliFor(tempDir());
-    expect((await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--profile', 'tenant'], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } })).code).toBe(0);
+    expect(
+      (
+        await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId, '--profile', 'tenant'], {
+          env: { AGCTL_CLIENT_SECRET: t.clientSecret },
+        })
+      ).code,
+    ).toBe(0);
     const before = t.tokens.log.length;
     const status = await cli(['auth', 'status', '-o', 'json']);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.json()).toMatchObject({ profile: 'tenant', loggedIn: true, credentials: 'key client secret stored (sealed)', token: { state: 'valid' }, server: { state: 'accepted', userId: t.userId } });
+    expect(status.json()).toMatchObject({
+      profile: 'tenant',
+      loggedIn: true,
+      credentials: 'key client secret stored (sealed)',
+      token: { state: 'valid' },
+      server: { state: 'accepted', userId: t.userId },
+    });
     expect(t.tokens.log.slice(before).map((r) => r.ok)).toEqual([true]);
     // --offline sends nothing.
     const offline = await cli(['auth', 'status', '--offline']);
@@ -103,19 +126,28 @@ describe('login and auth token against the fake tenant', async () => {
   it('auth status says when the stored secret no longer works (exit 3), with the profile still shown', async () => {
     const c = t.otherClient;
     const cli = cliFor(tempDir());
-    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', c.clientId, '--profile', 'old', '--client-secret-stdin'], { input: c.clientSecret });
+    const login = await cli(['login', '--base-url', t.baseUrl, '--client-id', c.clientId, '--profile', 'old', '--client-secret-stdin'], {
+      input: c.clientSecret,
+    });
     expect(login.code, login.stderr).toBe(0);
     t.tokens.revokeClient(c.clientId); // the client is deleted on the tenant
     const [table, json] = await Promise.all([cli(['auth', 'status']), cli(['auth', 'status', '-o', 'json'])]);
     expect(table.code).toBe(3);
-    expect(table.stdout).toMatch(/^Server:\s+the stored client secret no longer works: authentication failed: unknown client \(invalid_client\)$/m);
+    expect(table.stdout).toMatch(
+      /^Server:\s+the stored client secret no longer works: authentication failed: unknown client \(invalid_client\)$/m,
+    );
     expect(table.stdout).toMatch(/^Profile:\s+old \(from config\)$/m);
     expect(table.stdout).toMatch(new RegExp(`^Base URL:\\s+${t.baseUrl}$`, 'm'));
     expect(table.stdout).toMatch(new RegExp(`^Client ID:\\s+${c.clientId}$`, 'm'));
     expect(table.stderr).toBe('hint: log in again with a valid secret: agctl login --profile old\n');
     expect(json.code).toBe(3);
     // The token cached at login is not shown as valid, nor the profile as logged in.
-    expect(json.json()).toMatchObject({ profile: 'old', loggedIn: false, token: { state: 'refused', expiresAt: expect.any(String) }, server: { state: 'refused', exitCode: 3 } });
+    expect(json.json()).toMatchObject({
+      profile: 'old',
+      loggedIn: false,
+      token: { state: 'refused', expiresAt: expect.any(String) },
+      server: { state: 'refused', exitCode: 3 },
+    });
     expect(table.stdout).toMatch(/^Token:\s+cached, not accepted by the server \(it would expire at \S+\)$/m);
     expect(table.stdout).not.toMatch(/valid until/);
     for (const r of [table, json]) expect(r.stdout + r.stderr).not.toContain(c.clientSecret.split(':')[3]);
@@ -123,11 +155,23 @@ describe('login and auth token against the fake tenant', async () => {
 
   it('login --no-input takes the client ID and base URL from the profile; auth list shows it', async () => {
     const cli = cliFor(tempDir());
-    expect((await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } })).code).toBe(0);
+    expect(
+      (await cli(['login', '--base-url', t.baseUrl, '--client-id', t.clientId], { env: { AGCTL_CLIENT_SECRET: t.clientSecret } })).code,
+    ).toBe(0);
     const again = await cli(['login', '--no-input', '--client-secret-stdin'], { input: t.clientSecret });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`Logged in to ${t.baseUrl} as ${t.clientId} (profile "default")`);
     const list = await cli(['auth', 'list', '-o', 'json']);
-    expect(list.json()).toEqual([{ name: 'default', current: true, baseUrl: t.baseUrl, clientId: t.clientId, secretStored: true, secretKeptIn: 'file', token: expect.objectContaining({ state: 'valid' }) }]);
+    expect(list.json()).toEqual([
+      {
+        name: 'default',
+        current: true,
+        baseUrl: t.baseUrl,
+        clientId: t.clientId,
+        secretStored: true,
+        secretKeptIn: 'file',
+        token: expect.objectContaining({ state: 'valid' }),
+      },
+    ]);
   });
 });

@@ -17,7 +17,9 @@ afterAll(() => t.close());
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** A client assertion as the service's clients build it, with parts overridden to break it. */
-async function assertion(o: { aud?: string; nonce?: string | null; jti?: string; iat?: number; exp?: number; iss?: string; secret?: string } = {}): Promise<string> {
+async function assertion(
+  o: { aud?: string; nonce?: string | null; jti?: string; iat?: number; exp?: number; iss?: string; secret?: string } = {},
+): Promise<string> {
   const [, , , key] = (o.secret ?? t.clientSecret).split(':');
   const jwk = JSON.parse(Buffer.from(key!, 'base64url').toString('utf8')) as JWK;
   const now = Math.floor(Date.now() / 1000);
@@ -36,7 +38,11 @@ async function assertion(o: { aud?: string; nonce?: string | null; jti?: string;
 }
 
 async function tokenRequest(form: Record<string, string>, contentType = 'application/x-www-form-urlencoded') {
-  const res = await fetch(`${t.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': contentType }, body: new URLSearchParams(form).toString() });
+  const res = await fetch(`${t.baseUrl}/auth/v1/token`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: new URLSearchParams(form).toString(),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -52,7 +58,11 @@ async function api(path: string, init: { method?: string; json?: unknown; token?
   const token = init.token === undefined ? t.issueToken() : init.token;
   if (token) headers.authorization = `Bearer ${token}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${t.baseUrl}${path}`, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const res = await fetch(`${t.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any, headers: res.headers };
 }
@@ -71,7 +81,12 @@ describe('fake tenant: token endpoint', () => {
     expect(parts).toHaveLength(4);
     expect(parts.slice(0, 3)).toEqual(['secret-token', 'conductorone.com', 'v1']);
     expect(Object.keys(JSON.parse(Buffer.from(parts[3]!, 'base64url').toString()))).toEqual(['kty', 'crv', 'x', 'd']);
-    expect(JSON.parse(Buffer.from(parts[3]!, 'base64url').toString())).toMatchObject({ kty: 'OKP', crv: 'Ed25519', d: expect.any(String), x: expect.any(String) });
+    expect(JSON.parse(Buffer.from(parts[3]!, 'base64url').toString())).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: expect.any(String),
+      x: expect.any(String),
+    });
   });
 
   it('refuses a plain client_secret (401 invalid_client)', async () => {
@@ -97,7 +112,7 @@ describe('fake tenant: token endpoint', () => {
     expect((await tokenRequest(await keyForm({ jti }))).status).toBe(401);
   });
 
-  it('refuses an expired assertion, one issued in the future, another client\'s key, and a wrong issuer', async () => {
+  it("refuses an expired assertion, one issued in the future, another client's key, and a wrong issuer", async () => {
     const now = Math.floor(Date.now() / 1000);
     for (const o of [{ exp: now - 120 }, { iat: now + 600 }, { secret: t.otherClient.clientSecret }, { iss: t.otherClient.clientId }]) {
       const r = await tokenRequest(await keyForm(o));
@@ -107,7 +122,11 @@ describe('fake tenant: token endpoint', () => {
 
   it('refuses a JSON body and another grant type', async () => {
     const form = await keyForm();
-    const res = await fetch(`${t.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(form) });
+    const res = await fetch(`${t.baseUrl}/auth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(form),
+    });
     expect(res.status).toBe(400);
     expect((await tokenRequest({ ...(await keyForm()), grant_type: 'password' })).status).toBe(400);
   });
@@ -143,14 +162,20 @@ describe('fake tenant: API routes', () => {
 
   it('gets a rule as {routingRule}; a missing rule is a 404 with a code and no message', async () => {
     const r = await api(`${rulesPath()}/rule-c`);
-    expect(r.body.routingRule).toMatchObject({ id: 'rule-c', appId: t.seed.rulesApp, priority: 20, settings: { requestPolicyId: 'pol-standard' } });
+    expect(r.body.routingRule).toMatchObject({
+      id: 'rule-c',
+      appId: t.seed.rulesApp,
+      priority: 20,
+      settings: { requestPolicyId: 'pol-standard' },
+    });
     expect((await api(`${rulesPath()}/%E0%A4%A`)).status).toBe(400);
     const missing = await api(`${rulesPath()}/nope`);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ code: 'not_found' });
   });
 
-  const credentials = (connector: string, json: unknown) => api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers/${connector}/credentials`, { method: 'POST', json });
+  const credentials = (connector: string, json: unknown) =>
+    api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers/${connector}/credentials`, { method: 'POST', json });
 
   it('refuses a hosted request without a catalog ID (400), even when only the auth changes', async () => {
     const before = JSON.stringify(t.mcpServer(t.seed.mcpApp, t.seed.hostedServer));
@@ -165,33 +190,50 @@ describe('fake tenant: API routes', () => {
   it('silently ignores a mask path prefixed with externalConfig. or hostedConfig. (200, nothing changed)', async () => {
     const ext = t.mcpServer(t.seed.mcpApp, t.seed.externalServer);
     const before = JSON.stringify(ext);
-    const r = await credentials(t.seed.externalServer, { externalConfig: { bearerToken: { token: 'new-token' } }, updateMask: 'externalConfig.bearerToken' });
+    const r = await credentials(t.seed.externalServer, {
+      externalConfig: { bearerToken: { token: 'new-token' } },
+      updateMask: 'externalConfig.bearerToken',
+    });
     expect(r.status).toBe(200);
     expect(r.body.mcpServer.bearerTokenConfigured).toBe(true);
     expect(JSON.stringify(ext)).toBe(before);
     const hosted = t.mcpServer(t.seed.mcpApp, t.seed.hostedServer);
-    const r2 = await credentials(t.seed.hostedServer, { hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: 'k2' } }, updateMask: 'hostedConfig.configFields' });
+    const r2 = await credentials(t.seed.hostedServer, {
+      hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: 'k2' } },
+      updateMask: 'hostedConfig.configFields',
+    });
     expect(r2.status).toBe(200);
     expect(hosted.configFields.apiKey).toBe('initial-dd-key');
     expect(t.mcp.ignoredMaskPaths).toEqual(['externalConfig.bearerToken', 'hostedConfig.configFields']);
   });
 
   it('applies mask paths relative to the config and answers the view without secrets', async () => {
-    const r = await credentials(t.seed.externalServer, { externalConfig: { bearerToken: { token: 'relative-token' } }, updateMask: 'bearerToken' });
+    const r = await credentials(t.seed.externalServer, {
+      externalConfig: { bearerToken: { token: 'relative-token' } },
+      updateMask: 'bearerToken',
+    });
     expect(r.status).toBe(200);
     expect(t.mcpServer(t.seed.mcpApp, t.seed.externalServer).auth).toEqual({ kind: 'bearerToken', values: { token: 'relative-token' } });
     expect(JSON.stringify(r.body)).not.toContain('relative-token');
-    const h = await credentials(t.seed.hostedServer, { hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: 'dd-2' } }, updateMask: 'configFields.apiKey' });
+    const h = await credentials(t.seed.hostedServer, {
+      hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: 'dd-2' } },
+      updateMask: 'configFields.apiKey',
+    });
     expect(h.status).toBe(200);
     expect(t.mcpServer(t.seed.mcpApp, t.seed.hostedServer).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-2' });
     expect(h.body.mcpServer.configFieldValues).toEqual({ site: 'datadoghq.eu' });
     const get = await api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers/${t.seed.hostedServer}`);
-    expect(get.body.mcpServer).toMatchObject({ connectorId: t.seed.hostedServer, serverType: 'MCP_SERVER_TYPE_HOSTED', mcpServerCatalogId: t.seed.catalogId });
+    expect(get.body.mcpServer).toMatchObject({
+      connectorId: t.seed.hostedServer,
+      serverType: 'MCP_SERVER_TYPE_HOSTED',
+      mcpServerCatalogId: t.seed.catalogId,
+    });
   });
 });
 
 describe('fake tenant: step-up transactions', () => {
-  const approve = (taskId: string, json: unknown, token?: string) => api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, { method: 'POST', json, token });
+  const approve = (taskId: string, json: unknown, token?: string) =>
+    api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, { method: 'POST', json, token });
 
   it('issues the transaction, verifies it on its page, and approves once with {ticketActionId}', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
@@ -201,7 +243,11 @@ describe('fake tenant: step-up transactions', () => {
     const search = await api('/api/v1/search/step-up/transactions', { method: 'POST', json: { taskId, targetType: 'TARGET_TYPE_TICKET' } });
     expect(search.body.list).toHaveLength(1);
     const tx = search.body.list[0];
-    expect(tx).toMatchObject({ state: 'STEP_UP_TRANSACTION_STATE_PENDING', approveTask: { taskId, policyStepId: stepId }, userId: t.userId });
+    expect(tx).toMatchObject({
+      state: 'STEP_UP_TRANSACTION_STATE_PENDING',
+      approveTask: { taskId, policyStepId: stepId },
+      userId: t.userId,
+    });
     expect(tx.id).not.toMatch(/^[0-9a-f-]{36}$/);
 
     // Not verified yet; an invented ID; another user's call.
@@ -231,7 +277,8 @@ describe('fake tenant: step-up transactions', () => {
     const start = Date.now();
     for (let i = 0; i < 3; i++) t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: 'user-other', createdAt: start - 60_000 });
     const mine = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' });
-    const search = (json: Record<string, unknown>) => api('/api/v1/search/step-up/transactions', { method: 'POST', json: { taskId, ...json } });
+    const search = (json: Record<string, unknown>) =>
+      api('/api/v1/search/step-up/transactions', { method: 'POST', json: { taskId, ...json } });
     expect((await search({ state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' })).body.list.map((x: { id: string }) => x.id)).toEqual([mine.id]);
     expect((await search({ userId: t.userId })).body.list).toHaveLength(1);
     expect((await search({ createdAfter: new Date(start - 1000).toISOString() })).body.list).toHaveLength(1);
@@ -245,7 +292,12 @@ describe('fake tenant: step-up transactions', () => {
 
   it('refuses an expired transaction, and the page of an expired one no longer verifies it', async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    const verified = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' });
+    const verified = t.tasks.addTransaction({
+      taskId,
+      policyStepId: stepId,
+      userId: t.userId,
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+    });
     const first = await approve(taskId, { policyStepId: stepId, stepUpTransactionId: '' });
     t.clock.advance(11 * 60 * 1000);
     try {
@@ -302,11 +354,20 @@ describe('fake tenant: the vendor OpenAPI', () => {
   it('takes what the contract allows, and page_size/page_token on the rules list only (service-notes.md §4)', async () => {
     t.takeViolations();
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    expect((await api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, { method: 'POST', json: { policyStepId: stepId, stepUpTransactionId: '', comment: 'ok', expandMask: { paths: ['*'] } } })).status).toBe(200);
+    expect(
+      (
+        await api(`/api/v1/tasks/${taskId}/action/approve-with-step-up`, {
+          method: 'POST',
+          json: { policyStepId: stepId, stepUpTransactionId: '', comment: 'ok', expandMask: { paths: ['*'] } },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api(`/api/v1/tasks/${taskId}`)).status).toBe(200);
     expect((await api(`/api/v1/apps/${t.seed.rulesApp}/entitlement_configuration_rules?page_size=5&page_token=`)).status).toBe(200);
     expect((await api(`/api/v1/apps/${t.seed.mcpApp}/mcp_servers?page_size=5&page_token=`)).status).toBe(200);
     expect((await api(`/api/v1/apps/${t.seed.rulesApp}/entitlement_configuration_rules/rule-a?page_size=5`)).status).toBe(400);
-    expect(t.takeViolations().map((v) => v.operationId)).toEqual(['c1.api.app.v1.AppEntitlementRoutingRuleService.GetAppEntitlementRoutingRule']);
+    expect(t.takeViolations().map((v) => v.operationId)).toEqual([
+      'c1.api.app.v1.AppEntitlementRoutingRuleService.GetAppEntitlementRoutingRule',
+    ]);
   });
 });

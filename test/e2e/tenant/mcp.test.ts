@@ -21,31 +21,72 @@ describe('mcp against the fake tenant', async () => {
   const lastRequest = () => t.mcp.requests.at(-1)?.body as Record<string, any> | undefined;
 
   it('external server: a whole config with a bearer token is stored, and no secret is printed', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--url', 'https://wiki-mcp.example.com/mcp', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-one\n' });
+    const r = await cli(
+      [
+        'mcp',
+        'set-credentials',
+        app,
+        ext,
+        '--external',
+        '--url',
+        'https://wiki-mcp.example.com/mcp',
+        '--auth',
+        'bearer',
+        '--bearer-token-stdin',
+      ],
+      { input: 'token-one\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-one' } });
     expect(r.stdout + r.stderr).not.toContain('token-one');
   });
 
   it('external server: a new bearer token under a mask is stored', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--update-mask', 'bearerToken', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-two\n' });
+    const r = await cli(
+      ['mcp', 'set-credentials', app, ext, '--external', '--update-mask', 'bearerToken', '--auth', 'bearer', '--bearer-token-stdin'],
+      { input: 'token-two\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-two' } });
     expect(stored(ext).settings.url).toBe('https://wiki-mcp.example.com/mcp');
   });
 
   it('external server: a mask given as externalConfig.bearerToken still changes the token (sent relative to the config)', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, ext, '--external', '--update-mask', 'externalConfig.bearerToken', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'token-three\n' });
+    const r = await cli(
+      [
+        'mcp',
+        'set-credentials',
+        app,
+        ext,
+        '--external',
+        '--update-mask',
+        'externalConfig.bearerToken',
+        '--auth',
+        'bearer',
+        '--bearer-token-stdin',
+      ],
+      { input: 'token-three\n' },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(stored(ext).auth).toEqual({ kind: 'bearerToken', values: { token: 'token-three' } });
     expect(lastRequest()?.updateMask).not.toMatch(/(^|,)\s*(externalConfig|hostedConfig)\./);
     expect(t.mcp.ignoredMaskPaths).toEqual([]);
   });
 
-  it('hosted server without --catalog-id: agctl sends the server\'s catalog ID and the config field is stored', async () => {
+  it("hosted server without --catalog-id: agctl sends the server's catalog ID and the config field is stored", async () => {
     const file = join(tempDir(), 'dd.key');
     writeFileSync(file, 'dd-key-new\n');
-    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--update-mask', 'configFields.apiKey', '--config-file', `apiKey=${file}`]);
+    const r = await cli([
+      'mcp',
+      'set-credentials',
+      app,
+      hosted,
+      '--hosted',
+      '--update-mask',
+      'configFields.apiKey',
+      '--config-file',
+      `apiKey=${file}`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
     // The per-key path the service does not document is sent as configFields, the stored site with it.
@@ -70,14 +111,25 @@ describe('mcp against the fake tenant', async () => {
     expect(only.code, only.stderr).toBe(0);
     expect(lastRequest()?.hostedConfig?.configFields).toEqual({ apiKey: 'dd-key-only', site: 'datadoghq.eu' });
     expect(stored(hosted).configFields).toEqual({ site: 'datadoghq.eu', apiKey: 'dd-key-only' });
-    const both = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'], { input: 'dd-key-both' });
+    const both = await cli(
+      ['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=us3.datadoghq.com', '--config-stdin', 'apiKey'],
+      { input: 'dd-key-both' },
+    );
     expect(both.code, both.stderr).toBe(0);
     expect(stored(hosted).configFields).toEqual({ site: 'us3.datadoghq.com', apiKey: 'dd-key-both' });
-    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run', '-o', 'json'], { input: 'dd-key-dry' });
+    const dry = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config-stdin', 'apiKey', '--dry-run', '-o', 'json'], {
+      input: 'dd-key-dry',
+    });
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.json()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: '<redacted>', site: 'us3.datadoghq.com' } }, updateMask: 'configFields' });
+    expect(dry.json()).toEqual({
+      hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { apiKey: '<redacted>', site: 'us3.datadoghq.com' } },
+      updateMask: 'configFields',
+    });
     // Back as seeded, for the tests that follow.
-    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    const back = await cli(
+      ['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'],
+      { input: 'dd-key-new' },
+    );
     expect(back.code, back.stderr).toBe(0);
   });
 
@@ -93,7 +145,7 @@ describe('mcp against the fake tenant', async () => {
     }
   });
 
-  it('--interactive on a hosted server: the catalog entry from the list, its schema\'s fields, a plain diff, then the update', async () => {
+  it("--interactive on a hosted server: the catalog entry from the list, its schema's fields, a plain diff, then the update", async () => {
     const answers: [string, string | boolean | null][] = [
       ['MCP catalog entry', null],
       ['Source app ID', null],
@@ -117,7 +169,12 @@ describe('mcp against the fake tenant', async () => {
       select: async <T extends string>(m: string, _c: unknown, o?: { default?: T }) => (next(m) ?? o?.default) as T,
     };
     const { io, err } = fakeIO({ tty: true });
-    const ctx = new CommandContext({ io, env: { AGCTL_CONFIG_DIR: join(tempDir(), 'cfg'), AGCTL_BASE_URL: t.baseUrl, AGCTL_ACCESS_TOKEN: t.issueToken() }, flags: {}, prompter });
+    const ctx = new CommandContext({
+      io,
+      env: { AGCTL_CONFIG_DIR: join(tempDir(), 'cfg'), AGCTL_BASE_URL: t.baseUrl, AGCTL_ACCESS_TOKEN: t.issueToken() },
+      flags: {},
+      prompter,
+    });
     const sent = t.mcp.requests.length;
     const code = await run({ args: [app, hosted], opts: { interactive: true } }, ctx);
     expect(code, err()).toBe(0);
@@ -126,14 +183,20 @@ describe('mcp against the fake tenant', async () => {
     expect(err()).toContain('  Config field apiKey: a new secret value');
     expect(err()).not.toContain('k-tenant-typed');
     expect(t.mcp.requests.length).toBe(sent + 1);
-    expect(lastRequest()).toEqual({ hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' } }, updateMask: 'configFields' });
+    expect(lastRequest()).toEqual({
+      hostedConfig: { mcpServerCatalogId: t.seed.catalogId, configFields: { site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' } },
+      updateMask: 'configFields',
+    });
     expect(stored(hosted).configFields).toEqual({ site: 'us5.datadoghq.com', apiKey: 'k-tenant-typed' });
     // Back as seeded, for the tests that follow.
-    const back = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    const back = await cli(
+      ['mcp', 'set-credentials', app, hosted, '--hosted', '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'],
+      { input: 'dd-key-new' },
+    );
     expect(back.code, back.stderr).toBe(0);
   });
 
-  it('catalog list and get read the service\'s shape, sparse entries included', async () => {
+  it("catalog list and get read the service's shape, sparse entries included", async () => {
     const g = await cli(['mcp', 'catalog', 'get', t.seed.catalogId]);
     expect(g.code, g.stderr).toBe(0);
     expect(g.stdout).toMatch(/^Config fields:\s+site "Datadog site" \(required\), apiKey "API key" \(secret, required\)$/m);
@@ -147,7 +210,9 @@ describe('mcp against the fake tenant', async () => {
   });
 
   it('hosted server without --catalog-id: a bearer token is stored and the other config fields stay', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--auth', 'bearer', '--bearer-token-stdin'], { input: 'hosted-token\n' });
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--auth', 'bearer', '--bearer-token-stdin'], {
+      input: 'hosted-token\n',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(stored(hosted).auth).toEqual({ kind: 'bearerToken', values: { token: 'hosted-token' } });
     expect(stored(hosted).settings.mcpServerCatalogId).toBe(t.seed.catalogId);
@@ -155,16 +220,34 @@ describe('mcp against the fake tenant', async () => {
   });
 
   it('hosted server with --catalog-id: sent as given', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, hosted, '--hosted', '--catalog-id', t.seed.catalogId, '--update-mask', 'requireToolApproval', '--require-tool-approval', 'true']);
+    const r = await cli([
+      'mcp',
+      'set-credentials',
+      app,
+      hosted,
+      '--hosted',
+      '--catalog-id',
+      t.seed.catalogId,
+      '--update-mask',
+      'requireToolApproval',
+      '--require-tool-approval',
+      'true',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(lastRequest()?.hostedConfig?.mcpServerCatalogId).toBe(t.seed.catalogId);
     expect(stored(hosted).settings.requireToolApproval).toBe('OPTIONAL_BOOL_TRUE');
   });
 
-  it('mcp get shows the view (no secrets); an unknown server is exit 5 with the tenant\'s message', async () => {
+  it("mcp get shows the view (no secrets); an unknown server is exit 5 with the tenant's message", async () => {
     const r = await cli(['mcp', 'get', app, hosted, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json()).toMatchObject({ appId: app, connectorId: hosted, serverType: 'MCP_SERVER_TYPE_HOSTED', mcpServerCatalogId: t.seed.catalogId, configFieldValues: { site: 'datadoghq.eu' } });
+    expect(r.json()).toMatchObject({
+      appId: app,
+      connectorId: hosted,
+      serverType: 'MCP_SERVER_TYPE_HOSTED',
+      mcpServerCatalogId: t.seed.catalogId,
+      configFieldValues: { site: 'datadoghq.eu' },
+    });
     expect(r.stdout).not.toContain(String(stored(hosted).configFields.apiKey));
     const table = await cli(['mcp', 'get', app, ext]);
     expect(table.code, table.stderr).toBe(0);
@@ -177,9 +260,11 @@ describe('mcp against the fake tenant', async () => {
   describe('a write keeps the token sharing and tool approval it does not name (the tenant resets them with the auth config)', () => {
     const crm = t.seed.legacyServer;
 
-    it('the kind comes from the server\'s view; a dry run lists the kept settings and sends nothing', async () => {
+    it("the kind comes from the server's view; a dry run lists the kept settings and sends nothing", async () => {
       const sent = t.mcp.requests.length;
-      const dry = await cli(['mcp', 'set-credentials', app, crm, '--auth', 'bearer', '--bearer-token-stdin', '--dry-run'], { input: 'crm-token-dry' });
+      const dry = await cli(['mcp', 'set-credentials', app, crm, '--auth', 'bearer', '--bearer-token-stdin', '--dry-run'], {
+        input: 'crm-token-dry',
+      });
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stdout.split('\n')).toEqual([
         `Changes to MCP server ${crm}:`,
@@ -196,9 +281,26 @@ describe('mcp against the fake tenant', async () => {
 
     it('a method that cannot keep PER_USER: exit 2 naming the flag, nothing sent', async () => {
       const sent = t.mcp.requests.length;
-      const r = await cli(['mcp', 'set-credentials', app, crm, '--oauth2-mode', 'client-credentials', '--oauth2-token-url', 'https://idp.example.org/token', '--oauth2-client-id', 'crm', '--oauth2-client-secret-stdin'], { input: 'crm-secret' });
+      const r = await cli(
+        [
+          'mcp',
+          'set-credentials',
+          app,
+          crm,
+          '--oauth2-mode',
+          'client-credentials',
+          '--oauth2-token-url',
+          'https://idp.example.org/token',
+          '--oauth2-client-id',
+          'crm',
+          '--oauth2-client-secret-stdin',
+        ],
+        { input: 'crm-secret' },
+      );
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(`agctl: MCP server ${crm} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`);
+      expect(r.stderr).toContain(
+        `agctl: MCP server ${crm} has PER_USER token sharing, which oauth2 mode CLIENT_CREDENTIALS does not support`,
+      );
       expect(r.stderr).toContain('hint: pass --token-sharing shared to change it with this write');
       expect(t.mcp.requests.length).toBe(sent);
     });
@@ -207,13 +309,22 @@ describe('mcp against the fake tenant', async () => {
       const r = await cli(['mcp', 'set-credentials', app, crm, '--auth', 'bearer', '--bearer-token-stdin'], { input: 'crm-token' });
       expect(r.code, r.stderr).toBe(0);
       expect(lastRequest()).toEqual({
-        externalConfig: { bearerToken: { token: 'crm-token' }, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+        externalConfig: {
+          bearerToken: { token: 'crm-token' },
+          tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+          requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+        },
         updateMask: 'bearerToken,tokenSharing,requireToolApproval',
       });
-      expect(stored(crm).settings).toMatchObject({ tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', requireToolApproval: 'OPTIONAL_BOOL_TRUE' });
+      expect(stored(crm).settings).toMatchObject({
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+      });
       expect(r.stdout).toMatch(/^Token sharing:\s+PER_USER$/m);
       expect(r.stderr.split('\n').filter((l) => l.includes('changed:'))).toEqual(['  changed: Authentication: OAUTH2 → BEARER_TOKEN']);
-      expect(r.stderr).toContain('note: keeping tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER, requireToolApproval=OPTIONAL_BOOL_TRUE: sent with the new authentication');
+      expect(r.stderr).toContain(
+        'note: keeping tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER, requireToolApproval=OPTIONAL_BOOL_TRUE: sent with the new authentication',
+      );
     });
 
     it('--from-file: the kept settings are added to the request the same way', async () => {
@@ -229,7 +340,9 @@ describe('mcp against the fake tenant', async () => {
   });
 
   it('secret config fields: the summary names them, set by this write or not reported by the service; mcp get the same', async () => {
-    const r = await cli(['mcp', 'set-credentials', app, hosted, '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], { input: 'dd-key-new' });
+    const r = await cli(['mcp', 'set-credentials', app, hosted, '--config', 'site=datadoghq.eu', '--config-stdin', 'apiKey'], {
+      input: 'dd-key-new',
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Secrets:\s+bearer token: configured, config field apiKey: set by this write$/m);
     const g = await cli(['mcp', 'get', app, hosted]);
@@ -240,6 +353,11 @@ describe('mcp against the fake tenant', async () => {
   it('an error with a string code is understood: the JSON error carries the gRPC code it names', async () => {
     const r = await cli(['mcp', 'get', app, 'nope-mcp', '-o', 'json']);
     expect(r.code).toBe(5);
-    expect(JSON.parse(r.stderr).error).toMatchObject({ status: 404, code: 'not_found', exitCode: 5, message: expect.stringContaining('nope-mcp') });
+    expect(JSON.parse(r.stderr).error).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      exitCode: 5,
+      message: expect.stringContaining('nope-mcp'),
+    });
   });
 });

@@ -40,7 +40,9 @@ describe('the fake tenant answering a read by ID about another object', async ()
   it('mcp get and mcp catalog get', async () => {
     const mcp = await cli(['mcp', 'get', t.seed.mcpApp, t.seed.externalServer]);
     expect(mcp.code).toBe(9);
-    expect(mcp.stderr).toContain(`the server answered a read of MCP server "${t.seed.externalServer}" with MCP server "${t.seed.externalServer}-other"`);
+    expect(mcp.stderr).toContain(
+      `the server answered a read of MCP server "${t.seed.externalServer}" with MCP server "${t.seed.externalServer}-other"`,
+    );
     const cat = await cli(['mcp', 'catalog', 'get', t.seed.catalogId]);
     expect(cat.code).toBe(9);
     expect(cat.stderr).toContain(`with catalog entry "${t.seed.catalogId}-other"`);
@@ -55,7 +57,9 @@ describe('the fake tenant answering a read by ID about another object', async ()
     t.tasks.verify(tx);
     const resume = await cli(['task', 'approve-step-up', taskId, '--step', stepId, '--transaction-id', tx.id]);
     expect(resume.code).toBe(9);
-    expect(resume.stderr).toContain(`the server answered a read of step-up transaction "${tx.id}" with step-up transaction "${tx.id}-other"`);
+    expect(resume.stderr).toContain(
+      `the server answered a read of step-up transaction "${tx.id}" with step-up transaction "${tx.id}-other"`,
+    );
     // Nothing was approved with it.
     expect(t.tasks.actions.find((a: { taskId: string }) => a.taskId === taskId)).toBeUndefined();
   });

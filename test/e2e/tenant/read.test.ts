@@ -12,7 +12,10 @@ describe('read commands against the fake tenant', async () => {
   const theirs = t.tasks.addStepUpTask({ displayName: 'Jira admin for Bob', approverIds: [t.otherClient.userId] }).taskId;
   // Closed, approved by the caller: the service's filter finds it, --mine must not list it.
   const approved = t.tasks.addClosedTask({ displayName: 'Slack admin for Cy', approvedBy: t.userId });
-  const bulk = Array.from({ length: 14 }, (_, i) => t.tasks.addStepUpTask({ displayName: `Bulk grant ${i}`, approverIds: ['user-nobody'] }).taskId);
+  const bulk = Array.from(
+    { length: 14 },
+    (_, i) => t.tasks.addStepUpTask({ displayName: `Bulk grant ${i}`, approverIds: ['user-nobody'] }).taskId,
+  );
   const searches = () => t.tasks.approveRequests.length; // unchanged: the read commands approve nothing
 
   it('task list follows every page (the token in the body) and lists each task once', async () => {

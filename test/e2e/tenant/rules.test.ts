@@ -69,7 +69,12 @@ describe('rules against the fake tenant', async () => {
     expect(lines[0]).toMatch(/^ID\s+NAME\s+PRIORITY\s+CONDITION$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
       ['rule-c', rule.displayName, String(rule.priority), rule.condition],
-      ['rule-e', t.rules.find(app, 'rule-e')!.displayName, String(t.rules.find(app, 'rule-e')!.priority), t.rules.find(app, 'rule-e')!.condition],
+      [
+        'rule-e',
+        t.rules.find(app, 'rule-e')!.displayName,
+        String(t.rules.find(app, 'rule-e')!.priority),
+        t.rules.find(app, 'rule-e')!.condition,
+      ],
     ]);
     expect(r.stderr).toBe(`Dry run: would delete 2 rules from app ${app}; nothing was deleted\n`);
     expect(ids(t.rules.active(app))).toEqual(['rule-a', 'rule-c', 'rule-d', 'rule-e', 'rule-g']);
@@ -86,8 +91,23 @@ describe('rules against the fake tenant', async () => {
     expect(r.code).toBe(5);
     // As the delete reports it: the rules found on stdout, an error object for the missing one on stderr.
     expect(r.json()).toEqual([JSON.parse(JSON.stringify(t.rules.find(app, 'rule-d')))]);
-    const errors = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(errors).toEqual([{ error: { id: 'rule-nope', status: 404, exitCode: 5, code: expect.any(String), message: expect.stringMatching(/not.found/i), hint: null, details: expect.any(Array) } }]);
+    const errors = r.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(errors).toEqual([
+      {
+        error: {
+          id: 'rule-nope',
+          status: 404,
+          exitCode: 5,
+          code: expect.any(String),
+          message: expect.stringMatching(/not.found/i),
+          hint: null,
+          details: expect.any(Array),
+        },
+      },
+    ]);
     const real = await cli(['rules', 'delete', app, 'rule-nope', '--yes', '-o', 'json']);
     expect(real.code).toBe(5);
     expect(real.json()).toEqual([]);

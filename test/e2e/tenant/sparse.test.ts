@@ -31,7 +31,9 @@ describe('read commands against a tenant answering sparse (contract-valid) varia
     const r = await cli(['task', 'get', open]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^ID:\\s+${open}$`, 'm'));
-    expect(r.stdout).toMatch(new RegExp(`^Step-up:\\s+required \\(provider stepup-provider-1\\): agctl task approve-step-up ${open}$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^Step-up:\\s+required \\(provider stepup-provider-1\\): agctl task approve-step-up ${open}$`, 'm'),
+    );
     expect(r.stdout).toMatch(/^Current step:\s+approval \(step-up\) \S+ \(paused\)$/m);
     const c = await cli(['task', 'get', closed]);
     expect(c.code, c.stderr).toBe(0);
@@ -43,7 +45,12 @@ describe('read commands against a tenant answering sparse (contract-valid) varia
     const { taskId } = t.tasks.addStepUpTask();
     const r = await cli(['task', 'approve-step-up', taskId, '--no-wait', '-o', 'json']);
     expect(r.code, r.stderr).toBe(10);
-    expect(r.json()).toMatchObject({ status: 'pending', taskId, redirectUrl: expect.stringContaining('/step-up/complete/'), stepUpTransactionId: expect.any(String) });
+    expect(r.json()).toMatchObject({
+      status: 'pending',
+      taskId,
+      redirectUrl: expect.stringContaining('/step-up/complete/'),
+      stepUpTransactionId: expect.any(String),
+    });
     expect(r.json().resumeCommand).toContain(`--transaction-id ${r.json().stepUpTransactionId}`);
   });
 

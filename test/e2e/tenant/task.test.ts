@@ -67,9 +67,15 @@ describe.concurrent('task approve-step-up against the fake tenant', async () => 
     expect(txsFor(taskId)).toHaveLength(1);
   });
 
-  it('is not misled by another user\'s verified transaction for the same step', async () => {
+  it("is not misled by another user's verified transaction for the same step", async () => {
     const { taskId, stepId } = t.tasks.addStepUpTask();
-    const decoy = t.tasks.addTransaction({ taskId, policyStepId: stepId, userId: t.otherClient.userId, state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', createdAt: Date.now() - 60_000 });
+    const decoy = t.tasks.addTransaction({
+      taskId,
+      policyStepId: stepId,
+      userId: t.otherClient.userId,
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+      createdAt: Date.now() - 60_000,
+    });
     const run = startCli(['task', 'approve-step-up', taskId], spawnEnv);
     const [, url] = await run.waitForStderr(URL_RE);
     expect(await t.completeStepUp(url!)).toBe(200);

@@ -9,7 +9,7 @@ import { draftFromFlags, SECRET_INPUTS, type SetCredentialsOptions } from '../..
 import { environment } from '../../../src/cli/environment.js';
 
 describe('the MCP auth method table', () => {
-  it('the wire schema has each method\'s object, its secret fields marked as the table says', () => {
+  it("the wire schema has each method's object, its secret fields marked as the table says", () => {
     expect(Object.keys(AUTH_FIELDS).sort()).toEqual([...AUTH_KIND_LIST].sort());
     for (const k of AUTH_KIND_LIST) {
       const fields = AUTH_FIELDS[k] as Record<string, Parameters<typeof isSecretField>[0]>;
@@ -29,7 +29,8 @@ describe('the MCP auth method table', () => {
     for (const k of AUTH_KIND_LIST) {
       const spec = authMethod(k);
       for (const v of Object.values(spec.values)) if (v.flag) expect(longs, v.flag).toContain(v.flag);
-      for (const s of Object.values(spec.secrets)) for (const suffix of ['-stdin', '-file']) expect(longs, s.flag).toContain(`${s.flag}${suffix}`);
+      for (const s of Object.values(spec.secrets))
+        for (const suffix of ['-stdin', '-file']) expect(longs, s.flag).toContain(`${s.flag}${suffix}`);
       for (const spelling of [spec.flag, ...spec.aliases, k]) {
         const d = draftFromFlags({ appId: 'a', connectorId: 'c', auth: spelling } as SetCredentialsOptions);
         expect(d.auth, spelling).toBe(k);
@@ -44,12 +45,14 @@ describe('the MCP auth method table', () => {
     }
   });
 
-  it('PER_USER support and the view\'s method, as service-api.md §2.1 and §2.2 say', () => {
+  it("PER_USER support and the view's method, as service-api.md §2.1 and §2.2 say", () => {
     expect(AUTH_KIND_LIST.filter((k) => perUserSupported(k, ''))).toEqual(['bearerToken', 'customHeader', 'basicAuth']);
     expect(perUserSupported('oauth2', 'MCP_SERVER_AUTH_OAUTH2_MODE_AUTHORIZATION_CODE')).toBe(true);
     expect(perUserSupported('oauth2', 'MCP_SERVER_AUTH_OAUTH2_MODE_CLIENT_CREDENTIALS')).toBe(false);
     expect(perUserSupported('mutualTls', '')).toBe(false);
-    expect(authKindOfView('MCP_SERVER_AUTH_METHOD_OAUTH2', 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT')).toBe('googleServiceAccount');
+    expect(authKindOfView('MCP_SERVER_AUTH_METHOD_OAUTH2', 'MCP_SERVER_AUTH_OAUTH2_MODE_GOOGLE_SERVICE_ACCOUNT')).toBe(
+      'googleServiceAccount',
+    );
     expect(authKindOfView('MCP_SERVER_AUTH_METHOD_OAUTH2', 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE')).toBe('oauth2');
     expect(authKindOfView('MCP_SERVER_AUTH_METHOD_AWS_SIGV4')).toBe('awsSigv4');
     expect(authKindOfView('MCP_SERVER_AUTH_METHOD_MUTUAL_TLS')).toBeUndefined();

@@ -9,7 +9,19 @@ import { CREATE_LISTENER_REQUEST, LISTENER, LIST_RUNS_RESPONSE } from '../../../
 import { catalogEntryProblem, catalogFields, configFieldsOf } from '../../../src/api/mcp-catalog.js';
 import { toTransaction } from '../../../src/server/routes/step-up-transactions.js';
 
-const rule = { id: 'r1', appId: 'a', displayName: 'R', description: '', condition: 'true', enabled: true, priority: 10, settings: { requestPolicyId: 'p', maxGrantDuration: '3600s' }, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', deletedAt: null };
+const rule = {
+  id: 'r1',
+  appId: 'a',
+  displayName: 'R',
+  description: '',
+  condition: 'true',
+  enabled: true,
+  priority: 10,
+  settings: { requestPolicyId: 'p', maxGrantDuration: '3600s' },
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+  deletedAt: null,
+};
 
 describe('itemProblem (the client check of an item)', () => {
   it('accepts a full rule, a rule of only its ID, and members left null', () => {
@@ -35,25 +47,43 @@ describe('itemProblem (the client check of an item)', () => {
   });
 
   it('checks every declared member of a listener, nested ones and required objects included', () => {
-    const l = { id: 'l1', url: 'http://x/api/v1/webhooks/incoming/l1', authMethod: 'HMAC', automation: { id: 'a1', published: true, triggerEnabled: true } };
+    const l = {
+      id: 'l1',
+      url: 'http://x/api/v1/webhooks/incoming/l1',
+      authMethod: 'HMAC',
+      automation: { id: 'a1', published: true, triggerEnabled: true },
+    };
     expect(itemProblem(LISTENER, l, 'a listener')).toBeUndefined();
     // An auth method this version does not know is not refused (a newer server may add one).
     expect(itemProblem(LISTENER, { ...l, authMethod: 'MTLS' }, 'a listener')).toBeUndefined();
     expect(itemProblem(LISTENER, { ...l, automation: undefined }, 'a listener')).toBe('has no "automation"');
-    expect(itemProblem(LISTENER, { ...l, automation: { ...l.automation, published: 'yes' } }, 'a listener')).toBe('has "automation.published" as a string, expected a boolean');
-    expect(itemProblem(LISTENER, { ...l, allowedCidrs: ['10.0.0.0/8', 5] }, 'a listener')).toBe('has "allowedCidrs" as an array, expected an array of strings');
+    expect(itemProblem(LISTENER, { ...l, automation: { ...l.automation, published: 'yes' } }, 'a listener')).toBe(
+      'has "automation.published" as a string, expected a boolean',
+    );
+    expect(itemProblem(LISTENER, { ...l, allowedCidrs: ['10.0.0.0/8', 5] }, 'a listener')).toBe(
+      'has "allowedCidrs" as an array, expected an array of strings',
+    );
   });
 
   it('step-up transactions and catalog entries are checked from their tables', () => {
     expect(stepUpTransactionProblem({ id: 't1', state: 'STEP_UP_TRANSACTION_STATE_SOMETHING_NEW' })).toBeUndefined();
-    expect(stepUpTransactionProblem({ id: 't1', approveTask: { taskId: 7 } })).toBe('has "approveTask.taskId" as a number, expected a string');
+    expect(stepUpTransactionProblem({ id: 't1', approveTask: { taskId: 7 } })).toBe(
+      'has "approveTask.taskId" as a number, expected a string',
+    );
     expect(stepUpTransactionProblem({ id: 't1', claims: 'x' })).toBe('has "claims" as a string, expected an object');
-    expect(catalogEntryProblem({ id: 'c1', configSchema: { fields: 'x' } })).toBe('has "configSchema.fields" as a string, expected an array');
+    expect(catalogEntryProblem({ id: 'c1', configSchema: { fields: 'x' } })).toBe(
+      'has "configSchema.fields" as a string, expected an array',
+    );
     // Entries of the lists are read where they are used: one that cannot be read is skipped there.
-    expect(catalogEntryProblem({ id: 'c1', authModes: [5], configSchema: { fields: [null, { name: 'k', secret: true, default: 'd' }] } })).toBeUndefined();
-    expect(catalogFields({ id: 'c1', configSchema: { fields: [null, { name: 7 }, { name: 'k', secret: true, default: 'd', required: 'yes' }] } })).toEqual([
-      { name: 'k', displayName: '', description: '', placeholder: '', default: '', required: false, secret: true },
-    ]);
+    expect(
+      catalogEntryProblem({ id: 'c1', authModes: [5], configSchema: { fields: [null, { name: 'k', secret: true, default: 'd' }] } }),
+    ).toBeUndefined();
+    expect(
+      catalogFields({
+        id: 'c1',
+        configSchema: { fields: [null, { name: 7 }, { name: 'k', secret: true, default: 'd', required: 'yes' }] },
+      }),
+    ).toEqual([{ name: 'k', displayName: '', description: '', placeholder: '', default: '', required: false, secret: true }]);
   });
 });
 
@@ -64,7 +94,9 @@ describe('answerProblem (the client check of an answer envelope)', () => {
     expect(answerProblem(LIST_RUNS_RESPONSE, { runs: {}, total: 0 })).toBe('"runs" is an object, expected an array');
     expect(answerProblem(LIST_RUNS_RESPONSE, { runs: [], total: '1' })).toBe('"total" is a string, expected a number');
     expect(answerProblem(LIST_RUNS_RESPONSE, { runs: [7], total: 1 })).toBe('"runs[0]" is a number, expected an object');
-    expect(answerProblem(LIST_RUNS_RESPONSE, { runs: [{ number: '1' }], total: 1 })).toBe('"runs[0].number" is a string, expected a number');
+    expect(answerProblem(LIST_RUNS_RESPONSE, { runs: [{ number: '1' }], total: 1 })).toBe(
+      '"runs[0].number" is a string, expected a number',
+    );
   });
 });
 
@@ -107,7 +139,9 @@ describe('parseRequest (the server request parse)', () => {
     expect(() => parseRequest(CREATE_LISTENER_REQUEST, {}, fail)).toThrow('authMethod must be "HMAC" or "JWT"');
     expect(() => parseRequest(CREATE_LISTENER_REQUEST, { authMethod: '' }, fail)).toThrow('authMethod must be "HMAC" or "JWT"');
     expect(() => parseRequest(CREATE_LISTENER_REQUEST, { authMethod: 'HMAC', jwksUrl: 5 }, fail)).toThrow('jwksUrl must be a string');
-    expect(() => parseRequest(CREATE_LISTENER_REQUEST, { authMethod: 'HMAC', automation: { triggerEnabled: 1 } }, fail)).toThrow('automation.triggerEnabled must be a boolean');
+    expect(() => parseRequest(CREATE_LISTENER_REQUEST, { authMethod: 'HMAC', automation: { triggerEnabled: 1 } }, fail)).toThrow(
+      'automation.triggerEnabled must be a boolean',
+    );
     const S = shape({ state: { kind: 'string', values: ['A', 'B'] }, n: { kind: 'number' } });
     expect(() => parseRequest(S, { state: 'C' }, fail)).toThrow('state must be a string');
     expect(() => parseRequest(S, { n: '1' }, fail)).toThrow('n must be a number');
@@ -133,14 +167,39 @@ describe('normalize (a received value given its full shape)', () => {
     expect(t.approveTask).toEqual({ taskId: 'x', policyStepId: '' });
     expect(t.test).toEqual({});
     expect(t.claims).toEqual({ c: 1 });
-    expect(Object.keys(t)).toEqual(['id', 'state', 'approveTask', 'test', 'providerId', 'userId', 'claims', 'errorMessage', 'createdAt', 'updatedAt', 'expiresAt']);
-    expect(normalize(RULE, null).settings).toEqual({ requestPolicyId: '', requestSchemaId: '', emergencyGrantEnabled: false, emergencyGrantPolicyId: '', maxGrantDuration: '' });
+    expect(Object.keys(t)).toEqual([
+      'id',
+      'state',
+      'approveTask',
+      'test',
+      'providerId',
+      'userId',
+      'claims',
+      'errorMessage',
+      'createdAt',
+      'updatedAt',
+      'expiresAt',
+    ]);
+    expect(normalize(RULE, null).settings).toEqual({
+      requestPolicyId: '',
+      requestSchemaId: '',
+      emergencyGrantEnabled: false,
+      emergencyGrantPolicyId: '',
+      maxGrantDuration: '',
+    });
   });
 });
 
-describe('configFieldsOf (a catalog entry\'s config fields, on both sides)', () => {
-  it('fills in each field, skips those without a name or not objects, drops a secret\'s default', () => {
-    expect(configFieldsOf([{ name: 'site', default: 'us1', required: 'yes' }, { name: 'key', secret: true, default: 'x' }, { displayName: 'nameless' }, 'x'])).toEqual([
+describe("configFieldsOf (a catalog entry's config fields, on both sides)", () => {
+  it("fills in each field, skips those without a name or not objects, drops a secret's default", () => {
+    expect(
+      configFieldsOf([
+        { name: 'site', default: 'us1', required: 'yes' },
+        { name: 'key', secret: true, default: 'x' },
+        { displayName: 'nameless' },
+        'x',
+      ]),
+    ).toEqual([
       { name: 'site', displayName: '', description: '', placeholder: '', default: 'us1', required: false, secret: false },
       { name: 'key', displayName: '', description: '', placeholder: '', default: '', required: false, secret: true },
     ]);
@@ -150,7 +209,19 @@ describe('configFieldsOf (a catalog entry\'s config fields, on both sides)', () 
 
 describe('the embedded server views of the declared shapes', () => {
   it('a step-up transaction view passes the client check and is already its full shape', () => {
-    const row = { id: 't1', task_id: 'k1', step_id: 's1', user_id: 'u1', provider_id: 'p1', token_sealed: 'x', state: 'pending' as const, created_at: 0, expires_at: 1000, verified_at: null, used_at: null };
+    const row = {
+      id: 't1',
+      task_id: 'k1',
+      step_id: 's1',
+      user_id: 'u1',
+      provider_id: 'p1',
+      token_sealed: 'x',
+      state: 'pending' as const,
+      created_at: 0,
+      expires_at: 1000,
+      verified_at: null,
+      used_at: null,
+    };
     for (const now of [0, 2000]) {
       const view = toTransaction(row, now);
       expect(stepUpTransactionProblem(view)).toBeUndefined();

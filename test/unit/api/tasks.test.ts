@@ -72,13 +72,24 @@ describe('expand mask', () => {
 
 describe("the service's expand names", () => {
   it('sends the service names where it has them, agctl names for the rest, * alone', () => {
-    expect(wireExpandPaths(['app', 'createdByUser', 'approvers', 'stepApprovers'])).toEqual(['app_id', 'approvers', 'created_by_user_id', 'step_approver_ids']);
+    expect(wireExpandPaths(['app', 'createdByUser', 'approvers', 'stepApprovers'])).toEqual([
+      'app_id',
+      'approvers',
+      'created_by_user_id',
+      'step_approver_ids',
+    ]);
     expect(wireExpandPaths(['app,insights', '*'])).toEqual(['*']);
     expect(() => wireExpandPaths(['nope'])).toThrow(/unknown expand path/);
   });
 
   it('reads the service names as the keys they stand for', () => {
-    expect(parseExpandPaths(['app_id', 'created_by_user_id', 'step_approver_ids', 'app_entitlement_ids', 'insight_ids'])).toEqual(['app', 'createdByUser', 'entitlements', 'insights', 'stepApprovers']);
+    expect(parseExpandPaths(['app_id', 'created_by_user_id', 'step_approver_ids', 'app_entitlement_ids', 'insight_ids'])).toEqual([
+      'app',
+      'createdByUser',
+      'entitlements',
+      'insights',
+      'stepApprovers',
+    ]);
   });
 
   it('the search takes refs: [{id}] (at most 100) and reads their IDs', () => {
@@ -144,7 +155,12 @@ describe('approve request validation', () => {
       comment: 'ok',
       expandMask: { paths: ['*'] },
     });
-    expect(validateApproveRequest({ policyStepId: 's1' })).toEqual({ policyStepId: 's1', stepUpTransactionId: '', comment: '', expandMask: null });
+    expect(validateApproveRequest({ policyStepId: 's1' })).toEqual({
+      policyStepId: 's1',
+      stepUpTransactionId: '',
+      comment: '',
+      expandMask: null,
+    });
     // Transaction IDs are opaque: the server issues them, in any form.
     expect(validateApproveRequest({ policyStepId: 's1', stepUpTransactionId: ' 2hAcB9xQ ' }).stepUpTransactionId).toBe('2hAcB9xQ');
   });
@@ -177,11 +193,30 @@ describe('approve request validation', () => {
 describe('step-up transaction search validation', () => {
   it('fills defaults and caps the page size', () => {
     expect(validateStepUpSearch({})).toEqual({
-      taskId: '', state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED', userId: '', providerId: '', targetType: 'TARGET_TYPE_UNSPECIFIED',
-      createdAfter: null, createdBefore: null, pageSize: 50, pageToken: '',
+      taskId: '',
+      state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED',
+      userId: '',
+      providerId: '',
+      targetType: 'TARGET_TYPE_UNSPECIFIED',
+      createdAfter: null,
+      createdBefore: null,
+      pageSize: 50,
+      pageToken: '',
     });
-    const q = validateStepUpSearch({ taskId: 't', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', targetType: 'TARGET_TYPE_TICKET', createdAfter: '2026-01-02T03:04:05.678Z', pageSize: 1000 });
-    expect(q).toMatchObject({ taskId: 't', state: 'STEP_UP_TRANSACTION_STATE_VERIFIED', targetType: 'TARGET_TYPE_TICKET', createdAfter: Date.UTC(2026, 0, 2, 3, 4, 5, 678), pageSize: 100 });
+    const q = validateStepUpSearch({
+      taskId: 't',
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+      targetType: 'TARGET_TYPE_TICKET',
+      createdAfter: '2026-01-02T03:04:05.678Z',
+      pageSize: 1000,
+    });
+    expect(q).toMatchObject({
+      taskId: 't',
+      state: 'STEP_UP_TRANSACTION_STATE_VERIFIED',
+      targetType: 'TARGET_TYPE_TICKET',
+      createdAfter: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      pageSize: 100,
+    });
   });
 
   it.each([
@@ -205,9 +240,27 @@ describe('normalizeTaskView', () => {
     expect(v.objectPermissions).toEqual({ delete: false, edit: false, read: false, extra: {} });
     expect(Object.keys(v.task).sort()).toEqual(
       [
-        'actions', 'analysisId', 'annotations', 'approverIds', 'commentCount', 'createdAt', 'createdByUserId', 'data', 'deletedAt',
-        'description', 'displayName', 'emergencyAccess', 'externalRefs', 'form', 'id', 'insightIds', 'numericId', 'origin', 'policy',
-        'state', 'stepApproverIds',
+        'actions',
+        'analysisId',
+        'annotations',
+        'approverIds',
+        'commentCount',
+        'createdAt',
+        'createdByUserId',
+        'data',
+        'deletedAt',
+        'description',
+        'displayName',
+        'emergencyAccess',
+        'externalRefs',
+        'form',
+        'id',
+        'insightIds',
+        'numericId',
+        'origin',
+        'policy',
+        'state',
+        'stepApproverIds',
       ].sort(),
     );
     expect(v.task.origin).toBe('TASK_ORIGIN_UNSPECIFIED');

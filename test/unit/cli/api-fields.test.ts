@@ -42,7 +42,14 @@ describe('typedValue', () => {
 
 describe('buildFields', () => {
   it('-f is always a string, -F typed', async () => {
-    expect(await fields(['n=1', 'b=true'], ['m=1', 'c=true', 'z=null', 's=text'])).toEqual({ n: '1', b: 'true', m: 1, c: true, z: null, s: 'text' });
+    expect(await fields(['n=1', 'b=true'], ['m=1', 'c=true', 'z=null', 's=text'])).toEqual({
+      n: '1',
+      b: 'true',
+      m: 1,
+      c: true,
+      z: null,
+      s: 'text',
+    });
   });
 
   it('a value may hold "=" and be empty', async () => {
@@ -87,7 +94,10 @@ describe('buildFields', () => {
       return source === '-' ? 'from stdin' : '42';
     };
     expect(await fields(['raw=@x'], ['file=@n.txt', 'in=@-'], read)).toEqual({ raw: '@x', file: '42', in: 'from stdin' });
-    expect(reads).toEqual([['n.txt', '-F file'], ['-', '-F in']]);
+    expect(reads).toEqual([
+      ['n.txt', '-F file'],
+      ['-', '-F in'],
+    ]);
   });
 });
 

@@ -8,7 +8,8 @@ import { HttpClient } from '../../../src/client/http.js';
 import { CliError, UsageError } from '../../../src/lib/exit.js';
 import { tinyServer } from '../client/tiny-server.js';
 
-const client = (baseUrl: string) => new ApiClient(baseUrl, new HttpClient({ maxRetries: 0 }), { token: async () => 'tok', invalidate: () => false });
+const client = (baseUrl: string) =>
+  new ApiClient(baseUrl, new HttpClient({ maxRetries: 0 }), { token: async () => 'tok', invalidate: () => false });
 
 describe('checkPath', () => {
   it('adds the leading slash', () => {
@@ -33,13 +34,21 @@ describe('resolveUrl', () => {
   });
 
   it('refuses what resolves outside /api/, unless allowed', () => {
-    for (const p of ['/auth/v1/token', '/api', '/apiv1/x', '/api/../auth/v1/token', '/api/%2e%2e/auth', '/api/%2E%2e/%2e%2e/x', '/api/v1/../../x']) {
+    for (const p of [
+      '/auth/v1/token',
+      '/api',
+      '/apiv1/x',
+      '/api/../auth/v1/token',
+      '/api/%2e%2e/auth',
+      '/api/%2E%2e/%2e%2e/x',
+      '/api/v1/../../x',
+    ]) {
       expect(() => resolveUrl(api, p, false), p).toThrow(/outside \/api\//);
     }
     expect(resolveUrl(api, '/api/../auth/v1/token', true).pathname).toBe('/auth/v1/token');
   });
 
-  it('never leaves the base URL\'s host, even with odd paths', () => {
+  it("never leaves the base URL's host, even with odd paths", () => {
     for (const p of ['/\\evil.example/api/v1', '/@evil.example/api/', '/api/v1/x#@evil.example']) {
       let host: string;
       try {
@@ -62,10 +71,12 @@ describe('resolveUrl', () => {
 describe('ApiClient.request', async () => {
   const t = await tinyServer();
 
-  it('sends the token only to its base URL\'s origin', async () => {
+  it("sends the token only to its base URL's origin", async () => {
     t.reset((_req, res) => res.end('{}'));
     await expect(client(t.url).request('GET', 'http://127.0.0.2:9/api/v1/x')).rejects.toThrow(CliError);
-    await expect(client(t.url).request('GET', `${t.url.replace('127.0.0.1', 'localhost')}/api/v1/x`)).rejects.toThrow(/refusing to send the bearer token/);
+    await expect(client(t.url).request('GET', `${t.url.replace('127.0.0.1', 'localhost')}/api/v1/x`)).rejects.toThrow(
+      /refusing to send the bearer token/,
+    );
     expect(t.seen).toHaveLength(0);
     const res = await client(t.url).request('GET', `${t.url}/api/v1/x`, { headers: { Authorization: 'Bearer other', 'x-a': '1' } });
     expect(res.status).toBe(200);

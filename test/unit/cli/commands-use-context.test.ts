@@ -12,11 +12,16 @@ const COMMANDS = fileURLToPath(new URL('../../../src/cli/commands/', import.meta
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
 /** The lines of `text` that use `process.` or the global `process` object. */
-const processUses = (text: string) => code(text).split('\n').filter((l) => /(^|[^.\w$])process\s*[.[]/.test(l));
+const processUses = (text: string) =>
+  code(text)
+    .split('\n')
+    .filter((l) => /(^|[^.\w$])process\s*[.[]/.test(l));
 
 describe('commands and the process', () => {
   it('finds a use of process in code, not in a comment', () => {
-    expect(processUses("// the process.env\nconst a = 1; /* process.exit() */\nprocess.once('SIGTERM', f);\nx.process.y")).toEqual(["process.once('SIGTERM', f);"]);
+    expect(processUses("// the process.env\nconst a = 1; /* process.exit() */\nprocess.once('SIGTERM', f);\nx.process.y")).toEqual([
+      "process.once('SIGTERM', f);",
+    ]);
   });
 
   it('no file under src/cli/commands uses process', () => {

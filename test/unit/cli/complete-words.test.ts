@@ -20,7 +20,10 @@ describe('readLine', () => {
   });
 
   it('knows a flag value under the cursor, as --flag value and as --flag=value', () => {
-    expect(read('rules list x --profile c')).toMatchObject({ slot: { kind: 'value', flag: '--profile', spec: { kind: 'dynamic', source: 'profiles' } }, prefix: 'c' });
+    expect(read('rules list x --profile c')).toMatchObject({
+      slot: { kind: 'value', flag: '--profile', spec: { kind: 'dynamic', source: 'profiles' } },
+      prefix: 'c',
+    });
     expect(read('--output=j')).toMatchObject({ slot: { kind: 'value', flag: '--output', spec: { kind: 'choices' } }, prefix: 'j' });
     // a flag without a value does not take the next word
     expect(read('rules list --debug x ').args).toEqual(['x']);

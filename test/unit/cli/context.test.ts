@@ -52,7 +52,13 @@ function scripted(answers: Record<string, string | boolean>, enabled = true) {
 function makeCtx(opts: { env?: Record<string, string>; flags?: GlobalFlags; tty?: boolean; stdin?: string; prompter?: Prompter } = {}) {
   const f = fakeIO(opts);
   const env = { AGCTL_CONFIG_DIR: join(root, `cfg${n++}`), ...opts.env };
-  const ctx = new CommandContext({ io: f.io, env, flags: { input: true, color: true, ...opts.flags }, prompter: opts.prompter, clock: testClock });
+  const ctx = new CommandContext({
+    io: f.io,
+    env,
+    flags: { input: true, color: true, ...opts.flags },
+    prompter: opts.prompter,
+    clock: testClock,
+  });
   return { ctx, ...f, env };
 }
 
@@ -91,8 +97,12 @@ describe('terminal decisions', () => {
 
   it('the hint says when agctl asks and what stops it here', () => {
     const half = { ...io(true), isStdinTTY: false };
-    expect(noPromptHint(io(false), {}, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here stdin and stdout are not terminals');
-    expect(noPromptHint(half, { CI: 'yes' }, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=yes) and stdin is not a terminal');
+    expect(noPromptHint(io(false), {}, true)).toBe(
+      'agctl asks only on a terminal, with CI unset and without --no-input; here stdin and stdout are not terminals',
+    );
+    expect(noPromptHint(half, { CI: 'yes' }, true)).toBe(
+      'agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=yes) and stdin is not a terminal',
+    );
     // A prompter turned off by its caller: only the rule.
     expect(noPromptHint(io(true), {}, true)).toBe('agctl asks only on a terminal, with CI unset and without --no-input');
   });
@@ -111,11 +121,15 @@ describe('readSecret', () => {
   };
 
   it('reads stdin, a file, the environment or a prompt, in that order', async () => {
-    expect(await readSecret(fake({ stdin: 'from-stdin\n', env: { AGCTL_CLIENT_SECRET: 'env' } }), { ...src, stdin: true })).toBe('from-stdin');
+    expect(await readSecret(fake({ stdin: 'from-stdin\n', env: { AGCTL_CLIENT_SECRET: 'env' } }), { ...src, stdin: true })).toBe(
+      'from-stdin',
+    );
     const file = join(root, 'secret.txt');
     writeFileSync(file, 'from-file\r\n');
     expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'env' } }), { ...src, file })).toBe('from-file');
-    expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'from-env' }, prompter: scripted({ Client: 'p' }).p }), src)).toBe('from-env');
+    expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'from-env' }, prompter: scripted({ Client: 'p' }).p }), src)).toBe(
+      'from-env',
+    );
     const { p, asked } = scripted({ 'Client secret': 'typed' });
     expect(await readSecret(fake({ prompter: p }), src)).toBe('typed');
     expect(asked).toEqual(['Client secret']);
@@ -123,15 +137,21 @@ describe('readSecret', () => {
   });
 
   it('refuses ambiguous, empty or unreadable input with usage errors that name the flags', async () => {
-    await expect(readSecret(fake({}), { ...src, stdin: true, file: 'x' })).rejects.toThrow('use either --client-secret-stdin or --client-secret-file, not both');
+    await expect(readSecret(fake({}), { ...src, stdin: true, file: 'x' })).rejects.toThrow(
+      'use either --client-secret-stdin or --client-secret-file, not both',
+    );
     await expect(readSecret(fake({ tty: true }), { ...src, stdin: true })).rejects.toThrow(/expects the client secret on a pipe/);
     await expect(readSecret(fake({ stdin: '\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret is empty');
-    await expect(readSecret(fake({}), { ...src, file: join(root, 'missing') })).rejects.toThrow(/^--client-secret-file .*missing: no such file or directory$/);
+    await expect(readSecret(fake({}), { ...src, file: join(root, 'missing') })).rejects.toThrow(
+      /^--client-secret-file .*missing: no such file or directory$/,
+    );
     await expect(readStdin(fakeIO({ stdin: 'x'.repeat(11) }).io, 'the data', 10)).rejects.toThrow(UsageError);
     expect(await readStdin(fakeIO({ stdin: 'x'.repeat(10) }).io, 'the data', 10)).toBe('x'.repeat(10));
     const m = missingSecret(src);
     expect(m).toBeInstanceOf(UsageError);
-    expect(m.message).toBe('missing client secret: provide it with --client-secret-stdin, --client-secret-file, AGCTL_CLIENT_SECRET (or run on a terminal to be prompted)');
+    expect(m.message).toBe(
+      'missing client secret: provide it with --client-secret-stdin, --client-secret-file, AGCTL_CLIENT_SECRET (or run on a terminal to be prompted)',
+    );
   });
 
   it('drops the whitespace around a secret from every source, and refuses whitespace inside, naming the source', async () => {
@@ -141,8 +161,12 @@ describe('readSecret', () => {
     expect(await readSecret(fake({}), { ...src, file })).toBe('from-file');
     expect(await readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'from-env\r\n' } }), src)).toBe('from-env');
     expect(await readSecret(fake({ prompter: scripted({ 'Client secret': 'typed \t' }).p }), src)).toBe('typed');
-    await expect(readSecret(fake({ stdin: 'two words\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret from --client-secret-stdin has whitespace or a control character inside it');
-    await expect(readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'a\r\nb' } }), src)).rejects.toThrow('the client secret from AGCTL_CLIENT_SECRET has whitespace');
+    await expect(readSecret(fake({ stdin: 'two words\n' }), { ...src, stdin: true })).rejects.toThrow(
+      'the client secret from --client-secret-stdin has whitespace or a control character inside it',
+    );
+    await expect(readSecret(fake({ env: { AGCTL_CLIENT_SECRET: 'a\r\nb' } }), src)).rejects.toThrow(
+      'the client secret from AGCTL_CLIENT_SECRET has whitespace',
+    );
     await expect(readSecret(fake({ stdin: ' \r\n' }), { ...src, stdin: true })).rejects.toThrow('the client secret is empty');
   });
 
@@ -158,13 +182,19 @@ describe('readSecret', () => {
   it('keeps a text secret (a password, a PEM key) as given, less one trailing line break', async () => {
     const text: SecretSource = { name: 'basic auth password', flag: '--password', text: true };
     expect(await readSecret(fake({ stdin: ' pass word \r\n' }), { ...text, stdin: true })).toBe(' pass word ');
-    expect(await readSecret(fake({ stdin: '-----BEGIN KEY-----\nabc\n-----END KEY-----\n\n' }), { ...text, stdin: true })).toBe('-----BEGIN KEY-----\nabc\n-----END KEY-----\n');
+    expect(await readSecret(fake({ stdin: '-----BEGIN KEY-----\nabc\n-----END KEY-----\n\n' }), { ...text, stdin: true })).toBe(
+      '-----BEGIN KEY-----\nabc\n-----END KEY-----\n',
+    );
   });
 });
 
 describe('login (in-process)', () => {
   it('asks for what is missing on a terminal, proves the credentials, then saves the profile', async () => {
-    const { p, asked } = scripted({ 'Client ID': s.plainClient.clientId, 'Base URL': s.baseUrl, 'Client secret': s.plainClient.clientSecret });
+    const { p, asked } = scripted({
+      'Client ID': s.plainClient.clientId,
+      'Base URL': s.baseUrl,
+      'Client secret': s.plainClient.clientSecret,
+    });
     const { ctx, err, env } = makeCtx({ tty: true, prompter: p });
     expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(0);
     await ctx.close();
@@ -173,7 +203,9 @@ describe('login (in-process)', () => {
     expect(err()).not.toContain(s.plainClient.clientSecret);
     const config = JSON.parse(readFileSync(join(env.AGCTL_CONFIG_DIR, 'config.json'), 'utf8'));
     expect(config).toEqual({ profiles: { default: { baseUrl: s.baseUrl, clientId: s.plainClient.clientId } }, currentProfile: 'default' });
-    expect(ctx.vault.loadCredential({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId })).toBe(s.plainClient.clientSecret);
+    expect(ctx.vault.loadCredential({ profile: 'default', baseUrl: s.baseUrl, clientId: s.plainClient.clientId })).toBe(
+      s.plainClient.clientSecret,
+    );
   });
 
   // These two wait out the retries of a refused connection, side by side.
@@ -223,11 +255,17 @@ describe('login (in-process)', () => {
 
   it('without a terminal, names the flag and the env var of what is missing', async () => {
     const none = makeCtx({ prompter: scripted({}, false).p });
-    await expect(login({ args: [], opts: { switch: true } }, none.ctx)).rejects.toThrow('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
+    await expect(login({ args: [], opts: { switch: true } }, none.ctx)).rejects.toThrow(
+      'missing client ID: pass --client-id or set AGCTL_CLIENT_ID',
+    );
     const noUrl = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot' } });
-    await expect(login({ args: [], opts: { switch: true } }, noUrl.ctx)).rejects.toThrow('missing base URL: pass --base-url or set AGCTL_BASE_URL');
+    await expect(login({ args: [], opts: { switch: true } }, noUrl.ctx)).rejects.toThrow(
+      'missing base URL: pass --base-url or set AGCTL_BASE_URL',
+    );
     const noSecret = makeCtx({ prompter: scripted({}, false).p, flags: { clientId: 'plain-bot', baseUrl: s.baseUrl } });
-    await expect(login({ args: [], opts: { switch: true } }, noSecret.ctx)).rejects.toThrow(/missing client secret: provide it with --client-secret-stdin/);
+    await expect(login({ args: [], opts: { switch: true } }, noSecret.ctx)).rejects.toThrow(
+      /missing client secret: provide it with --client-secret-stdin/,
+    );
   });
 
   it('saves nothing when the token request fails', async () => {
@@ -276,24 +314,41 @@ describe('login on a profile logged in to another tenant or as another client', 
     const dir = await loggedIn();
     const before = configOf(dir);
     // a client ID naming another tenant: the base URL offered is still the profile's
-    const { p, asked } = recording({ 'Client ID': 'bot@elsewhere.example.com/x', 'Base URL': (d) => d!, 'Profile "default" is saved for': false });
+    const { p, asked } = recording({
+      'Client ID': 'bot@elsewhere.example.com/x',
+      'Base URL': (d) => d!,
+      'Profile "default" is saved for': false,
+    });
     const { ctx, err } = makeCtx({ tty: true, prompter: p, env: { AGCTL_CONFIG_DIR: dir } });
     expect(await login({ args: [], opts: { switch: true } }, ctx)).toBe(EXIT_INTERRUPTED);
     await ctx.close();
     expect(asked.map((a) => [a.message, a.default])).toEqual([
       ['Client ID', s.plainClient.clientId],
       ['Base URL', s.baseUrl],
-      [`Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`, undefined],
+      [
+        `Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (client ID ${s.plainClient.clientId} -> bot@elsewhere.example.com/x)?`,
+        undefined,
+      ],
     ]);
     expect(err()).toContain('Nothing changed: profile "default" is kept as it was');
     expect(configOf(dir)).toEqual(before);
 
     // Yes: replaced by the login to the other server
-    const yes = recording({ 'Client ID': (d) => d!, 'Base URL': other.baseUrl, 'Profile "default" is saved for': true, 'Client secret': other.plainClient.clientSecret });
+    const yes = recording({
+      'Client ID': (d) => d!,
+      'Base URL': other.baseUrl,
+      'Profile "default" is saved for': true,
+      'Client secret': other.plainClient.clientSecret,
+    });
     const second = makeCtx({ tty: true, prompter: yes.p, env: { AGCTL_CONFIG_DIR: dir } });
     expect(await login({ args: [], opts: { switch: true } }, second.ctx)).toBe(0);
     await second.ctx.close();
-    expect(yes.asked.map((a) => a.message)).toEqual(['Client ID', 'Base URL', `Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`, 'Client secret']);
+    expect(yes.asked.map((a) => a.message)).toEqual([
+      'Client ID',
+      'Base URL',
+      `Profile "default" is saved for ${s.baseUrl} as ${s.plainClient.clientId}. Replace it (base URL ${s.baseUrl} -> ${other.baseUrl})?`,
+      'Client secret',
+    ]);
     expect(configOf(dir).profiles.default).toEqual({ baseUrl: other.baseUrl, clientId: other.plainClient.clientId });
     // only the new credential is left
     expect(second.ctx.vault.storedRecords('default').map((r) => r.baseUrl)).toEqual([other.baseUrl]);
@@ -307,7 +362,9 @@ describe('login on a profile logged in to another tenant or as another client', 
       const err = await login({ args: [], opts: { switch: true } }, ctx).catch((e: unknown) => e);
       await ctx.close();
       expect(err).toBeInstanceOf(UsageError);
-      expect((err as UsageError).message).toMatch(/^profile "default" is saved for .*: this login would replace it \(.*\); pass --force to replace it$/);
+      expect((err as UsageError).message).toMatch(
+        /^profile "default" is saved for .*: this login would replace it \(.*\); pass --force to replace it$/,
+      );
       expect(configOf(dir)).toEqual(before);
     }
     // the same client and base URL: a new secret, no question
@@ -315,7 +372,9 @@ describe('login on a profile logged in to another tenant or as another client', 
     expect(await login({ args: [], opts: { switch: true } }, same.ctx)).toBe(0);
     await same.ctx.close();
     // --force replaces it
-    const forced = makeCtx({ env: { ...plainEnv, AGCTL_BASE_URL: other.baseUrl, AGCTL_CLIENT_SECRET: other.plainClient.clientSecret, AGCTL_CONFIG_DIR: dir } });
+    const forced = makeCtx({
+      env: { ...plainEnv, AGCTL_BASE_URL: other.baseUrl, AGCTL_CLIENT_SECRET: other.plainClient.clientSecret, AGCTL_CONFIG_DIR: dir },
+    });
     expect(await login({ args: [], opts: { switch: true, force: true } }, forced.ctx)).toBe(0);
     await forced.ctx.close();
     expect(configOf(dir).profiles.default.baseUrl).toBe(other.baseUrl);
@@ -333,19 +392,29 @@ describe('rules commands (in-process)', () => {
 
   it('delete needs --yes without a terminal', async () => {
     const { ctx } = makeCtx({ prompter: scripted({}, false).p, env: plainEnv });
-    await expect(rulesDelete({ args: [app, ['ecr-001']], opts: {} }, ctx)).rejects.toThrow('refusing to delete without confirmation: pass --yes');
+    await expect(rulesDelete({ args: [app, ['ecr-001']], opts: {} }, ctx)).rejects.toThrow(
+      'refusing to delete without confirmation: pass --yes',
+    );
   });
 
   it('delete without --yes on a terminal: the hint names what stops the prompt (CI, --no-input)', async () => {
     const hintOf = async (o: Parameters<typeof makeCtx>[0]) => {
-      const err = await rulesDelete({ args: [app, ['ecr-001']], opts: {} }, makeCtx({ env: plainEnv, ...o, tty: true }).ctx).catch((e: unknown) => e);
+      const err = await rulesDelete({ args: [app, ['ecr-001']], opts: {} }, makeCtx({ env: plainEnv, ...o, tty: true }).ctx).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(UsageError);
       expect((err as UsageError).message).toBe('refusing to delete without confirmation: pass --yes');
       return (err as UsageError).hint;
     };
-    expect(await hintOf({ env: { ...plainEnv, CI: 'true' } })).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=true)');
-    expect(await hintOf({ flags: { input: false } })).toBe('agctl asks only on a terminal, with CI unset and without --no-input; here --no-input was given');
-    expect(await hintOf({ env: { ...plainEnv, CI: '1' }, flags: { input: false } })).toMatch(/; here --no-input was given and the CI variable is set \(CI=1\)$/);
+    expect(await hintOf({ env: { ...plainEnv, CI: 'true' } })).toBe(
+      'agctl asks only on a terminal, with CI unset and without --no-input; here the CI variable is set (CI=true)',
+    );
+    expect(await hintOf({ flags: { input: false } })).toBe(
+      'agctl asks only on a terminal, with CI unset and without --no-input; here --no-input was given',
+    );
+    expect(await hintOf({ env: { ...plainEnv, CI: '1' }, flags: { input: false } })).toMatch(
+      /; here --no-input was given and the CI variable is set \(CI=1\)$/,
+    );
   });
 
   it('delete reports each rule and returns the worst exit code', async () => {

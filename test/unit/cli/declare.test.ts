@@ -12,7 +12,9 @@ import { helpText } from '../../../src/cli/help-text.js';
 import { lazyRun } from '../../../src/cli/tree/entries.js';
 
 // The runner builds the context from the environment: replaced by one passing a stand-in.
-vi.mock('../../../src/cli/run.js', () => ({ execute: async (_cmd: unknown, fn: (ctx: unknown) => Promise<unknown>) => void (await fn({ fake: 'ctx' })) }));
+vi.mock('../../../src/cli/run.js', () => ({
+  execute: async (_cmd: unknown, fn: (ctx: unknown) => Promise<unknown>) => void (await fn({ fake: 'ctx' })),
+}));
 
 describe('the options type', () => {
   it('is inferred from the declaration', () => {
@@ -69,7 +71,8 @@ describe('declared facts', () => {
     expect(declaredCompletion(new Option('--other <x>'))).toBeUndefined();
     const root = new PlainCommand('r');
     const one = { name: 'ONE', meaning: '1' };
-    for (const c of [readsEnv(new Command('a'), one), readsEnv(new Command('b'), one, { name: 'TWO', meaning: '2' })]) root.addCommand(c as unknown as PlainCommand);
+    for (const c of [readsEnv(new Command('a'), one), readsEnv(new Command('b'), one, { name: 'TWO', meaning: '2' })])
+      root.addCommand(c as unknown as PlainCommand);
     expect(declaredEnv(root)).toEqual([one, { name: 'TWO', meaning: '2' }]);
   });
 
@@ -83,7 +86,12 @@ describe('declared facts', () => {
     expect(example.slice(0, -1).every((l) => l.endsWith(' \\'))).toBe(true);
     expect(example.slice(1).every((l) => /^ {6}-/.test(l))).toBe(true);
     // What a shell reads back: the same command.
-    expect(example.join('\n').slice(4).replace(/ \\\n +/g, ' ')).toBe(cmd.replace(/ {3}#/, ' #'));
+    expect(
+      example
+        .join('\n')
+        .slice(4)
+        .replace(/ \\\n +/g, ' '),
+    ).toBe(cmd.replace(/ {3}#/, ' #'));
   });
 
   it('helpText puts the examples after the prose', () => {

@@ -7,10 +7,23 @@ import { escapeControls, safeJson } from '../../../src/cli/escape.js';
 describe('exit codes', () => {
   it('map HTTP statuses as documented (DESIGN.md §4)', () => {
     const table: [number, number][] = [
-      [200, 0], [204, 0],
-      [400, 7], [405, 7], [413, 7], [422, 7],
-      [401, 3], [403, 4], [404, 5], [409, 6], [429, 8],
-      [500, 9], [501, 9], [502, 9], [503, 9], [504, 9], [0, 9],
+      [200, 0],
+      [204, 0],
+      [400, 7],
+      [405, 7],
+      [413, 7],
+      [422, 7],
+      [401, 3],
+      [403, 4],
+      [404, 5],
+      [409, 6],
+      [429, 8],
+      [500, 9],
+      [501, 9],
+      [502, 9],
+      [503, 9],
+      [504, 9],
+      [0, 9],
       [418, 7],
     ];
     for (const [status, code] of table) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
@@ -20,23 +33,46 @@ describe('exit codes', () => {
     const meaning = new Map<number, string>(EXIT_CODE_TABLE);
     const named = (code: number) => (meaning.get(code)!.match(/\b[1-5]\d\d\b/g) ?? []).map(Number);
     // Every status a row names maps to that row's code.
-    for (const [code] of EXIT_CODE_TABLE) for (const status of named(code)) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
+    for (const [code] of EXIT_CODE_TABLE)
+      for (const status of named(code)) expect([status, exitCodeForStatus(status)]).toEqual([status, code]);
     // Every other 4xx, and a 3xx (a webhook receiver's answer; the client turns the service's redirects into 9 before), is 7, as its row says.
     const elsewhere = new Set(EXIT_CODE_TABLE.flatMap(([c]) => (c === Exit.Invalid ? [] : named(c))));
     expect(meaning.get(Exit.Invalid)).toMatch(/any other 4xx no other row names; a webhook receiver's 3xx/);
-    for (let status = 300; status < 500; status++) if (!elsewhere.has(status)) expect([status, exitCodeForStatus(status)]).toEqual([status, Exit.Invalid]);
+    for (let status = 300; status < 500; status++)
+      if (!elsewhere.has(status)) expect([status, exitCodeForStatus(status)]).toEqual([status, Exit.Invalid]);
   });
 
   it('are the documented table, 0 to 11', () => {
     expect(EXIT_CODE_TABLE.map(([c]) => c)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 130]);
-    expect(Exit).toMatchObject({ OK: 0, Bug: 1, Usage: 2, Unauthenticated: 3, PermissionDenied: 4, NotFound: 5, Conflict: 6, Invalid: 7, RateLimited: 8, Server: 9, Pending: 10, Environment: 11 });
+    expect(Exit).toMatchObject({
+      OK: 0,
+      Bug: 1,
+      Usage: 2,
+      Unauthenticated: 3,
+      PermissionDenied: 4,
+      NotFound: 5,
+      Conflict: 6,
+      Invalid: 7,
+      RateLimited: 8,
+      Server: 9,
+      Pending: 10,
+      Environment: 11,
+    });
   });
 
   it('follow the gRPC <-> HTTP mapping', () => {
     const pairs: [number, number][] = [
-      [Code.InvalidArgument, 400], [Code.NotFound, 404], [Code.AlreadyExists, 409], [Code.PermissionDenied, 403],
-      [Code.ResourceExhausted, 429], [Code.FailedPrecondition, 400], [Code.Unimplemented, 501], [Code.Internal, 500],
-      [Code.Unavailable, 503], [Code.Unauthenticated, 401], [99, 500],
+      [Code.InvalidArgument, 400],
+      [Code.NotFound, 404],
+      [Code.AlreadyExists, 409],
+      [Code.PermissionDenied, 403],
+      [Code.ResourceExhausted, 429],
+      [Code.FailedPrecondition, 400],
+      [Code.Unimplemented, 501],
+      [Code.Internal, 500],
+      [Code.Unavailable, 503],
+      [Code.Unauthenticated, 401],
+      [99, 500],
     ];
     for (const [code, status] of pairs) expect(httpStatusForCode(code)).toBe(status);
     for (const s of [400, 401, 403, 404, 409, 429, 501, 503, 504]) expect(httpStatusForCode(codeForHttpStatus(s))).toBe(s);
@@ -50,7 +86,9 @@ describe('renderError', () => {
     const r = renderError(new ApiError(404, Code.NotFound, 'rule ecr-1 not found', [{ x: 1 }]));
     expect(r.exitCode).toBe(5);
     expect(r.line).toBe('rule ecr-1 not found (HTTP 404, NotFound)');
-    expect(r.json).toEqual({ error: { code: 'not_found', message: 'rule ecr-1 not found', hint: null, exitCode: 5, status: 404, details: [{ x: 1 }] } });
+    expect(r.json).toEqual({
+      error: { code: 'not_found', message: 'rule ecr-1 not found', hint: null, exitCode: 5, status: 404, details: [{ x: 1 }] },
+    });
     expect(r.line).not.toContain('\n');
   });
 
@@ -79,19 +117,46 @@ describe('renderError', () => {
       exitCode: 2,
       line: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID',
       hint: 'try this',
-      json: { error: { code: 'usage', message: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID', hint: 'try this', exitCode: 2, status: null, details: [] } },
+      json: {
+        error: {
+          code: 'usage',
+          message: 'missing client ID: pass --client-id or set AGCTL_CLIENT_ID',
+          hint: 'try this',
+          exitCode: 2,
+          status: null,
+          details: [],
+        },
+      },
     });
   });
 
   it('renders a CliError with its own exit code, status and code', () => {
-    const r = renderError(new CliError('authentication failed: bad (invalid_client)', Exit.Unauthenticated, { hint: 'h', status: 401, code: 'invalid_client' }));
+    const r = renderError(
+      new CliError('authentication failed: bad (invalid_client)', Exit.Unauthenticated, { hint: 'h', status: 401, code: 'invalid_client' }),
+    );
     expect(r).toEqual({
       exitCode: 3,
       line: 'authentication failed: bad (invalid_client)',
       hint: 'h',
-      json: { error: { code: 'invalid_client', message: 'authentication failed: bad (invalid_client)', hint: 'h', exitCode: 3, status: 401, details: [] } },
+      json: {
+        error: {
+          code: 'invalid_client',
+          message: 'authentication failed: bad (invalid_client)',
+          hint: 'h',
+          exitCode: 3,
+          status: 401,
+          details: [],
+        },
+      },
     });
-    expect(renderError(new CliError('pending', Exit.Pending)).json.error).toEqual({ code: 'pending', message: 'pending', hint: null, exitCode: 10, status: null, details: [] });
+    expect(renderError(new CliError('pending', Exit.Pending)).json.error).toEqual({
+      code: 'pending',
+      message: 'pending',
+      hint: null,
+      exitCode: 10,
+      status: null,
+      details: [],
+    });
   });
 
   it('renders anything else as an unexpected error (exit 1), without a stack', () => {
@@ -160,4 +225,3 @@ describe('escapeControls', () => {
     expect(JSON.parse(s)).toEqual({ m: 'a\u001b\u007f\u009b' });
   });
 });
-

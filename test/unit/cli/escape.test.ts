@@ -12,12 +12,34 @@ import type { IO } from '../../../src/cli/io.js';
 /** Bidi controls (Trojan Source, CVE-2021-42574). */
 const BIDI = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
 /** Characters that take no room: two IDs differing only by one print alike. */
-const ZERO_WIDTH = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e', '\u2061', '\u2064', '\u206a', '\u206f', '\ufff9', '\ufffb', '\u3164', '\ufe0f', '\u{e0001}', '\u{e0041}', '\u{e007f}', '\u2028', '\u2029'];
+const ZERO_WIDTH = [
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u00ad',
+  '\u180e',
+  '\u2061',
+  '\u2064',
+  '\u206a',
+  '\u206f',
+  '\ufff9',
+  '\ufffb',
+  '\u3164',
+  '\ufe0f',
+  '\u{e0001}',
+  '\u{e0041}',
+  '\u{e007f}',
+  '\u2028',
+  '\u2029',
+];
 
 describe('escapeControls: invisible characters', () => {
   it.each([...BIDI, ...ZERO_WIDTH].map((c) => [`U+${c.codePointAt(0)!.toString(16)}`, c]))('%s shows as an escape', (_, c) => {
     const code = c.codePointAt(0)!;
-    const expected = code < 0x100 ? `\\x${code.toString(16)}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
+    const expected =
+      code < 0x100 ? `\\x${code.toString(16)}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
     expect(escapeControls(`a${c}b`)).toBe(`a${expected}b`);
   });
 
@@ -41,17 +63,39 @@ describe('escapeControls: invisible characters', () => {
     const cell = escapeControls('ab\u202e\u200b');
     expect(cell).toBe('ab\\u202e\\u200b');
     expect(visible(cell)).toBe(cell.length);
-    expect(fitTable([['ID', 1], ['NAME', 2]], [[cell, 'x']], undefined)).toEqual({ keep: [0, 1], widths: [cell.length, 4] });
+    expect(
+      fitTable(
+        [
+          ['ID', 1],
+          ['NAME', 2],
+        ],
+        [[cell, 'x']],
+        undefined,
+      ),
+    ).toEqual({ keep: [0, 1], widths: [cell.length, 4] });
   });
 
   it('a table on a 40-column terminal: escaped cells, every line within the width, columns aligned', async () => {
     let text = '';
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 40 });
     stdout.on('data', (d) => (text += String(d)));
-    const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), isStdoutTTY: true, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
+    const io = {
+      stdin: new PassThrough(),
+      stdout,
+      stderr: new PassThrough(),
+      isStdoutTTY: true,
+      isStdinTTY: false,
+      isStderrTTY: false,
+    } as unknown as IO;
     // Raw, the bidi controls and zero-width spaces take no columns (string-width counts 0), so the table would be measured narrower than it prints escaped.
     const name = `${'\u202e\u2066\u200b'.repeat(4)}x`;
-    await new Output(io, 'table', false).table(['ID', 'NAME', 'STATE'], [[`r-\u200b1`, name, 'on'], ['r-2', 'plain name', 'off']]);
+    await new Output(io, 'table', false).table(
+      ['ID', 'NAME', 'STATE'],
+      [
+        [`r-\u200b1`, name, 'on'],
+        ['r-2', 'plain name', 'off'],
+      ],
+    );
     const lines = text.trimEnd().split('\n');
     expect(text).not.toMatch(/[\u202e\u2066\u200b]/u);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);

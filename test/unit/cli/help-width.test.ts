@@ -15,7 +15,10 @@ describe('help pages', () => {
     const f = fakeIO();
     const code = await main(['node', 'agctl', ...(words as string[]), '--help'], { io: f.io, env: {} });
     expect(code).toBe(0);
-    const long = f.out().split('\n').filter((l) => l.length > 80);
+    const long = f
+      .out()
+      .split('\n')
+      .filter((l) => l.length > 80);
     expect(long).toEqual([]);
   });
 });

@@ -17,11 +17,16 @@ function relativeImports(text: string): string[] {
 
 /** The relative imports of each .ts file below `dir` (paths relative to src/). */
 function importGraph(dir: string): Map<string, string[]> {
-  const files = readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  const files = readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
   const graph = new Map<string, string[]>();
   for (const f of files) {
     const specs = relativeImports(readFileSync(join(SRC, f), 'utf8'));
-    graph.set(f, specs.map((s) => relative(SRC, resolve(SRC, dirname(f), s.replace(/\.js$/, '.ts')))));
+    graph.set(
+      f,
+      specs.map((s) => relative(SRC, resolve(SRC, dirname(f), s.replace(/\.js$/, '.ts')))),
+    );
   }
   return graph;
 }
@@ -52,7 +57,15 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
 
 describe('imports', () => {
   it('the cycle finder finds a type-only cycle', () => {
-    expect(findCycle(new Map([['a.ts', ['b.ts']], ['b.ts', ['a.ts']], ['c.ts', ['a.ts']]]))).toEqual(['a.ts', 'b.ts', 'a.ts']);
+    expect(
+      findCycle(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['a.ts']],
+          ['c.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'a.ts']);
   });
 
   it('reads every kind of import, whatever its quotes, and nothing in comments or strings', () => {
@@ -71,7 +84,15 @@ describe('imports', () => {
       "// import { q } from './in-a-comment.js';",
       "import { readFileSync } from 'node:fs';",
     ].join('\n');
-    expect(relativeImports(text)).toEqual(['./double.js', './type.js', './re-export.js', './star.js', './dynamic.js', './type-of.js', './side-effect.js']);
+    expect(relativeImports(text)).toEqual([
+      './double.js',
+      './type.js',
+      './re-export.js',
+      './star.js',
+      './dynamic.js',
+      './type-of.js',
+      './side-effect.js',
+    ]);
   });
 
   it('src has no import cycle, type-only and dynamic imports included', () => {

@@ -46,7 +46,11 @@ describe('spinner', () => {
   });
 
   /** What a wait's spinner says, most complete first, for `left` seconds left. */
-  const text = (left: number) => [`Waiting for the thing to be done (${left}s left, Ctrl-C to stop)`, `Waiting for the thing to be done (${left}s left)`, `Waiting for the thing (${left}s left)`];
+  const text = (left: number) => [
+    `Waiting for the thing to be done (${left}s left, Ctrl-C to stop)`,
+    `Waiting for the thing to be done (${left}s left)`,
+    `Waiting for the thing (${left}s left)`,
+  ];
 
   async function spin(columns: number | undefined, steps: (s: { columns?: number }) => void = () => {}, tty = true) {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
@@ -122,7 +126,16 @@ describe('load progress bar', () => {
     progress.columns = 40;
     let written = '';
     progress.on('data', (d) => (written += d));
-    const sum = await runLoad({ url: srv.url + '/hook', count: 40, concurrency: 4, rate: 150, body: Buffer.from('{}'), headersFor: async () => ({}), timeoutMs: 5000, progress });
+    const sum = await runLoad({
+      url: srv.url + '/hook',
+      count: 40,
+      concurrency: 4,
+      rate: 150,
+      body: Buffer.from('{}'),
+      headersFor: async () => ({}),
+      timeoutMs: 5000,
+      progress,
+    });
     expect(sum.statuses).toEqual({ '200': 40 });
     const all = frames(written);
     expect(all.length).toBeGreaterThanOrEqual(2);

@@ -11,7 +11,14 @@ import { EXIT_INTERRUPTED, UsageError } from '../../../src/lib/exit.js';
 import { CommandContext } from '../../../src/cli/context.js';
 import { fakeIO } from '../../helpers/io.js';
 import type { Prompter } from '../../../src/cli/prompt.js';
-import { draftFromFlags, flagForPath, neededSecrets, parseEnumFlag, toBody, type SetCredentialsOptions } from '../../../src/cli/commands/mcp/draft.js';
+import {
+  draftFromFlags,
+  flagForPath,
+  neededSecrets,
+  parseEnumFlag,
+  toBody,
+  type SetCredentialsOptions,
+} from '../../../src/cli/commands/mcp/draft.js';
 import { run } from '../../../src/cli/commands/mcp/set-credentials/run.js';
 import { enumLabel, toolApproval } from '../../../src/cli/commands/mcp/summary.js';
 import { looksSecret } from '../../../src/cli/commands/mcp/set-credentials/secret-name.js';
@@ -50,7 +57,7 @@ function scripted(script: [string, Answer][], enabled = true) {
     input: async (m, o) => {
       if (o?.default !== undefined) shown.push(o.default);
       const a = next(m);
-      const v = a === ENTER ? o?.default ?? '' : String(a);
+      const v = a === ENTER ? (o?.default ?? '') : String(a);
       if (o?.validate) {
         const ok = o.validate(v);
         if (ok !== true) throw new Error(`the answer to "${m}" fails validation: ${ok}`);
@@ -87,7 +94,12 @@ function context(prompter: Prompter, env: Record<string, string> = {}, flags: Re
   return { ctx, out, err };
 }
 
-const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({ appId: 'ai-tools', connectorId: 'wiki-mcp', dryRun: true, ...o });
+const opts = (o: Partial<SetCredentialsOptions>): SetCredentialsOptions => ({
+  appId: 'ai-tools',
+  connectorId: 'wiki-mcp',
+  dryRun: true,
+  ...o,
+});
 const demoServer = startTestServer();
 /** What the command's run receives for these options. */
 const input = (o: Partial<SetCredentialsOptions>) => {
@@ -99,7 +111,11 @@ const input = (o: Partial<SetCredentialsOptions>) => {
 async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer][], env: Record<string, string> = {}) {
   const srv = await demoServer;
   const s = scripted(script);
-  const c = context(s.p, { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret, ...env }, { output: 'json' });
+  const c = context(
+    s.p,
+    { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret, ...env },
+    { output: 'json' },
+  );
   const code = await run(input(o), c.ctx);
   expect(code).toBe(0);
   expect(s.left()).toBe(0);
@@ -109,8 +125,23 @@ async function dryRun(o: Partial<SetCredentialsOptions>, script: [string, Answer
 describe('flags -> request', () => {
   it('infers the kind and the auth method from the flags given', () => {
     const d = draftFromFlags(opts({ url: 'https://a.example.com', transport: 'SSE', tokenSharing: 'per-user', username: 'u' }));
-    expect(d).toMatchObject({ kind: 'external', auth: 'basicAuth', settings: { url: 'https://a.example.com', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' } });
-    expect(toBody(d)).toEqual({ externalConfig: { url: 'https://a.example.com', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER', basicAuth: { username: 'u' } } });
+    expect(d).toMatchObject({
+      kind: 'external',
+      auth: 'basicAuth',
+      settings: {
+        url: 'https://a.example.com',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+      },
+    });
+    expect(toBody(d)).toEqual({
+      externalConfig: {
+        url: 'https://a.example.com',
+        transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE',
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER',
+        basicAuth: { username: 'u' },
+      },
+    });
     expect(draftFromFlags(opts({ awsAccessKeyId: 'AKIA' })).kind).toBe('hosted');
     expect(draftFromFlags(opts({ updateMask: 'configFields.site' })).kind).toBe('hosted');
     expect(draftFromFlags(opts({ updateMask: 'externalConfig.bearerToken' })).kind).toBe('external');
@@ -163,7 +194,9 @@ describe('flags -> request', () => {
     expect(parseEnumFlag('--transport', 'streamable-http', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP');
     expect(parseEnumFlag('--transport', 'MCP_SERVER_TRANSPORT_TYPE_SSE', TRANSPORT_TYPES)).toBe('MCP_SERVER_TRANSPORT_TYPE_SSE');
     expect(flagForPath('externalConfig.oauth2.tokenUrl')).toBe('--oauth2-token-url');
-    expect(flagForPath('hostedConfig.awsSigv4.secretAccessKey')).toBe('--aws-secret-access-key-stdin, --aws-secret-access-key-file or AGCTL_MCP_AWS_SECRET_ACCESS_KEY');
+    expect(flagForPath('hostedConfig.awsSigv4.secretAccessKey')).toBe(
+      '--aws-secret-access-key-stdin, --aws-secret-access-key-file or AGCTL_MCP_AWS_SECRET_ACCESS_KEY',
+    );
     expect(flagForPath('hostedConfig.mcpServerCatalogId')).toBe('--catalog-id');
     expect(flagForPath('externalConfig')).toBeUndefined();
     expect(enumLabel('MCP_SERVER_TRANSPORT_TYPE_SSE', TRANSPORT_TYPES)).toBe('SSE');
@@ -185,7 +218,8 @@ describe('redaction of MCP requests (dry runs and --debug logs)', () => {
     const plain: string[] = [];
     for (const kind of Object.keys(AUTH_FIELDS) as AuthKind[]) {
       const obj: Record<string, string> = {};
-      for (const field of Object.keys(AUTH_FIELDS[kind])) obj[field] = SECRET_FIELDS[kind].includes(field) ? `secret-${kind}-${field}` : `plain-${kind}-${field}`;
+      for (const field of Object.keys(AUTH_FIELDS[kind]))
+        obj[field] = SECRET_FIELDS[kind].includes(field) ? `secret-${kind}-${field}` : `plain-${kind}-${field}`;
       body.hostedConfig[kind] = obj;
       plain.push(...Object.values(obj).filter((v) => v.startsWith('plain-')));
     }
@@ -203,7 +237,12 @@ describe('on a terminal', () => {
     const r = await dryRun({ url: 'https://a.example.com/mcp', auth: 'bearer' }, [['Bearer token', 'typed-token']]);
     // The server's token sharing and tool approval are sent with the new method (in the mask), so that they stay.
     expect(r.body).toEqual({
-      externalConfig: { url: 'https://a.example.com/mcp', bearerToken: { token: '<redacted>' }, tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', requireToolApproval: 'OPTIONAL_BOOL_TRUE' },
+      externalConfig: {
+        url: 'https://a.example.com/mcp',
+        bearerToken: { token: '<redacted>' },
+        tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+        requireToolApproval: 'OPTIONAL_BOOL_TRUE',
+      },
       updateMask: 'url,bearerToken,tokenSharing,requireToolApproval',
     });
     expect(r.asked).toEqual(['Bearer token']);
@@ -212,7 +251,10 @@ describe('on a terminal', () => {
 
   it('sends only the fields given, masked, and asks for nothing else (the stored auth is kept)', async () => {
     const r = await dryRun({ url: 'https://a.example.com/mcp', tokenSharing: 'shared' }, []);
-    expect(r.body).toEqual({ externalConfig: { url: 'https://a.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' }, updateMask: 'url,tokenSharing' });
+    expect(r.body).toEqual({
+      externalConfig: { url: 'https://a.example.com/mcp', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' },
+      updateMask: 'url,tokenSharing',
+    });
     expect(r.asked).toEqual([]);
   });
 
@@ -245,8 +287,14 @@ describe('--interactive', async () => {
   const srv = await startTestServer();
   const d = srv.demo.mcp;
   const env = { AGCTL_BASE_URL: srv.baseUrl, AGCTL_CLIENT_ID: srv.plainClient.clientId, AGCTL_CLIENT_SECRET: srv.plainClient.clientSecret };
-  const row = (id: string) => srv.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id);
-  const on = (connectorId: string, o: Partial<SetCredentialsOptions>): Partial<SetCredentialsOptions> => ({ appId: d.appId, connectorId, interactive: true, ...o });
+  const row = (id: string) =>
+    srv.server.store.db.prepare('SELECT * FROM mcp_servers WHERE app_id = ? AND connector_id = ?').get(d.appId, id);
+  const on = (connectorId: string, o: Partial<SetCredentialsOptions>): Partial<SetCredentialsOptions> => ({
+    appId: d.appId,
+    connectorId,
+    interactive: true,
+    ...o,
+  });
   /** A walk-through; a dry run prints the request with -o json unless `human`. */
   const walk = async (o: Partial<SetCredentialsOptions>, script: [string, Answer][], human = false) => {
     const s = scripted(script);
@@ -256,7 +304,7 @@ describe('--interactive', async () => {
     return { code, asked: s.asked, hidden: s.hidden, shown: s.shown, err: c.err(), out: c.out() };
   };
 
-  it('starts from the server\'s values: accepted as offered, nothing changes and nothing is sent (tool approval stays required)', async () => {
+  it("starts from the server's values: accepted as offered, nothing changes and nothing is sent (tool approval stays required)", async () => {
     const before = row(d.external);
     const r = await walk(on(d.external, { dryRun: undefined }), [
       ['Endpoint URL', ENTER],
@@ -271,7 +319,7 @@ describe('--interactive', async () => {
     expect(row(d.external)).toEqual(before);
   });
 
-  it('values this version does not know (a newer service\'s) are offered as current and kept on Enter', async () => {
+  it("values this version does not know (a newer service's) are offered as current and kept on Enter", async () => {
     const before = row(d.unknownEnums);
     const r = await walk(on(d.unknownEnums, { dryRun: undefined }), [
       ['Endpoint URL', ENTER],
@@ -332,7 +380,10 @@ describe('--interactive', async () => {
     ]);
     expect(human.out).not.toContain('{');
     const json = await walk(on(d.legacyPassthrough, { dryRun: true }), script());
-    expect(JSON.parse(json.out)).toEqual({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', none: {} }, updateMask: 'tokenSharing,none' });
+    expect(JSON.parse(json.out)).toEqual({
+      externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED', none: {} },
+      updateMask: 'tokenSharing,none',
+    });
     expect(row(d.legacyPassthrough)).toEqual(before);
   });
 
@@ -386,15 +437,28 @@ describe('--interactive', async () => {
     expect(r.hidden).toEqual(['API key (apiKey), secret']);
     expect(r.asked.join('\n')).not.toMatch(/Is .* a secret|Config field name|Keep the stored/);
     // The stored site is offered and re-sent; the secret is redacted; the catalog ID is carried outside the mask.
-    expect(JSON.parse(r.out)).toEqual({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu', apiKey: '<redacted>' } }, updateMask: 'configFields' });
+    expect(JSON.parse(r.out)).toEqual({
+      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu', apiKey: '<redacted>' } },
+      updateMask: 'configFields',
+    });
     expect(r.err).not.toContain('typed-api-key');
   });
 
   it('server text reaches the prompts escaped, and a current value holding a control character is not offered', async () => {
     const db = srv.server.store.db;
-    db.prepare('UPDATE mcp_catalog SET display_name = ?, description = ? WHERE id = ?').run('Data\u001b[2Jdog', 'logs\u009b31m', d.catalogIds.awsBedrock);
-    db.prepare('UPDATE mcp_servers SET endpoint_url = ? WHERE app_id = ? AND connector_id = ?').run('https://x.example.com/\u001b[31m', d.appId, d.legacyPassthrough);
-    const ext = await walk(on(d.legacyPassthrough, { transport: 'sse', auth: 'none', requireToolApproval: 'true' }), [['Endpoint URL', 'https://crm2.example.com/mcp']]);
+    db.prepare('UPDATE mcp_catalog SET display_name = ?, description = ? WHERE id = ?').run(
+      'Data\u001b[2Jdog',
+      'logs\u009b31m',
+      d.catalogIds.awsBedrock,
+    );
+    db.prepare('UPDATE mcp_servers SET endpoint_url = ? WHERE app_id = ? AND connector_id = ?').run(
+      'https://x.example.com/\u001b[31m',
+      d.appId,
+      d.legacyPassthrough,
+    );
+    const ext = await walk(on(d.legacyPassthrough, { transport: 'sse', auth: 'none', requireToolApproval: 'true' }), [
+      ['Endpoint URL', 'https://crm2.example.com/mcp'],
+    ]);
     expect(ext.code).toBe(0);
     const hosted = await walk(on(d.hosted, { auth: 'none', requireToolApproval: 'true' }), [
       ['MCP catalog entry', ENTER],
@@ -410,7 +474,12 @@ describe('--interactive', async () => {
     const db = srv.server.store.db;
     const stored = row(d.hosted) as { config_fields_json: string; source_app_id: string };
     onTestFinished(() => {
-      db.prepare('UPDATE mcp_servers SET source_app_id = ?, config_fields_json = ? WHERE app_id = ? AND connector_id = ?').run(stored.source_app_id, stored.config_fields_json, d.appId, d.hosted);
+      db.prepare('UPDATE mcp_servers SET source_app_id = ?, config_fields_json = ? WHERE app_id = ? AND connector_id = ?').run(
+        stored.source_app_id,
+        stored.config_fields_json,
+        d.appId,
+        d.hosted,
+      );
     });
     const json = JSON.parse(stored.config_fields_json) as Record<string, unknown>;
     db.prepare('UPDATE mcp_servers SET source_app_id = ?, config_fields_json = ? WHERE app_id = ? AND connector_id = ?').run(
@@ -430,7 +499,10 @@ describe('--interactive', async () => {
     ]);
     expect(r.code).toBe(0);
     // The source app stays out of the request; the stored site is re-sent exactly as it was.
-    expect(JSON.parse(r.out)).toEqual({ hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu\u0007', apiKey: '<redacted>' } }, updateMask: 'configFields' });
+    expect(JSON.parse(r.out)).toEqual({
+      hostedConfig: { mcpServerCatalogId: d.catalogIds.datadog, configFields: { site: 'datadoghq.eu\u0007', apiKey: '<redacted>' } },
+      updateMask: 'configFields',
+    });
     for (const text of r.shown) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
@@ -449,7 +521,11 @@ describe('--interactive', async () => {
     ]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({
-      hostedConfig: { mcpServerCatalogId: d.catalogIds.awsBedrock, configFields: { region: 'us-east-1', knowledgeBaseId: 'kb-1' }, awsSigv4: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: '<redacted>' } },
+      hostedConfig: {
+        mcpServerCatalogId: d.catalogIds.awsBedrock,
+        configFields: { region: 'us-east-1', knowledgeBaseId: 'kb-1' },
+        awsSigv4: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: '<redacted>' },
+      },
     });
   });
 
@@ -477,10 +553,39 @@ describe('--interactive', async () => {
   });
 
   it('names that look like secrets', () => {
-    for (const name of ['apiKey', 'API_KEY', 'APIKey', 'apikey', 'githubToken', 'GITHUB_PERSONAL_ACCESS_TOKEN', 'clientSecret', 'client_secret', 'password', 'db-passwd', 'private_key', 'privateKeyPem', 'signingKey', 'key', 'credentials', 'Authorization']) {
+    for (const name of [
+      'apiKey',
+      'API_KEY',
+      'APIKey',
+      'apikey',
+      'githubToken',
+      'GITHUB_PERSONAL_ACCESS_TOKEN',
+      'clientSecret',
+      'client_secret',
+      'password',
+      'db-passwd',
+      'private_key',
+      'privateKeyPem',
+      'signingKey',
+      'key',
+      'credentials',
+      'Authorization',
+    ]) {
       expect(looksSecret(name), name).toBe(true);
     }
-    for (const name of ['region', 'site', 'audience', 'tokenUrl', 'keyId', 'secretName', 'monkey', 'keyboardLayout', 'baseUrl', 'workspace', '']) {
+    for (const name of [
+      'region',
+      'site',
+      'audience',
+      'tokenUrl',
+      'keyId',
+      'secretName',
+      'monkey',
+      'keyboardLayout',
+      'baseUrl',
+      'workspace',
+      '',
+    ]) {
       expect(looksSecret(name), name).toBe(false);
     }
   });
@@ -488,17 +593,26 @@ describe('--interactive', async () => {
   it('asks for multi-line keys as a file path and checks them with the shared rules', async () => {
     const keyFile = join(root, 'jwt.pem');
     writeFileSync(keyFile, RSA_PEM);
-    const r = await dryRun({ ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }, [
-      ['Authentication method', 'oauth2'],
-      ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER'],
-      ['Token endpoint URL', 'https://idp.example.com/token'],
-      ['Path to the file holding the JWT private key', keyFile],
-      ['JWT issuer', 'robot@example.com'],
-      ['JWT subject', ''],
-      ['JWT audience', ''],
-      ['Scopes', ''],
-    ], env);
-    expect(r.body.externalConfig.oauth2).toEqual({ mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER', tokenUrl: 'https://idp.example.com/token', jwtPrivateKey: '<redacted>', jwtIssuer: 'robot@example.com' });
+    const r = await dryRun(
+      { ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' },
+      [
+        ['Authentication method', 'oauth2'],
+        ['OAuth2 mode', 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER'],
+        ['Token endpoint URL', 'https://idp.example.com/token'],
+        ['Path to the file holding the JWT private key', keyFile],
+        ['JWT issuer', 'robot@example.com'],
+        ['JWT subject', ''],
+        ['JWT audience', ''],
+        ['Scopes', ''],
+      ],
+      env,
+    );
+    expect(r.body.externalConfig.oauth2).toEqual({
+      mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER',
+      tokenUrl: 'https://idp.example.com/token',
+      jwtPrivateKey: '<redacted>',
+      jwtIssuer: 'robot@example.com',
+    });
     // Token sharing is not offered for JWT bearer (SHARED only).
     expect(r.asked).not.toContain('Token sharing');
 
@@ -514,13 +628,18 @@ describe('--interactive', async () => {
       ['JWT audience', ''],
       ['Scopes', ''],
     ]);
-    await expect(run(input({ ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }), context(s.p, env).ctx)).rejects.toThrow(
-      /^externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/,
-    );
+    await expect(
+      run(
+        input({ ...on(d.external, {}), url: 'https://a.example.com/mcp', transport: 'sse', requireToolApproval: 'false' }),
+        context(s.p, env).ctx,
+      ),
+    ).rejects.toThrow(/^externalConfig\.oauth2\.jwtPrivateKey: must be a PEM-encoded RSA private key/);
   });
 
   it('refuses --interactive with --update-mask, and without a terminal', async () => {
-    await expect(run(input({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(/cannot be combined with --update-mask/);
+    await expect(run(input({ interactive: true, external: true, updateMask: 'url' }), context(scripted([]).p).ctx)).rejects.toThrow(
+      /cannot be combined with --update-mask/,
+    );
     await expect(run(input({ interactive: true }), context(scripted([], false).p).ctx)).rejects.toThrow(/--interactive needs a terminal/);
   });
 });
@@ -541,31 +660,57 @@ describe('after an update: asked-for changes the returned view does not show', (
   const unseen = (body: unknown, over: Record<string, unknown> = {}) => unappliedChanges(validateCredentialsRequest(body), view(over));
 
   it('finds nothing when the view shows every masked change', () => {
-    const body = { externalConfig: { url: 'https://A.example.com:443/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', bearerToken: { token: 't' } }, updateMask: 'url,transportType,bearerToken' };
+    const body = {
+      externalConfig: { url: 'https://A.example.com:443/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_SSE', bearerToken: { token: 't' } },
+      updateMask: 'url,transportType,bearerToken',
+    };
     expect(unseen(body)).toEqual([]);
   });
 
   it('names a secret not set, an auth method, a setting and a non-secret auth field not applied', () => {
-    expect(unseen({ externalConfig: { bearerToken: { token: 't' } }, updateMask: 'bearerToken.token' }, { bearerTokenConfigured: false })).toEqual(['bearerTokenConfigured=true']);
+    expect(
+      unseen({ externalConfig: { bearerToken: { token: 't' } }, updateMask: 'bearerToken.token' }, { bearerTokenConfigured: false }),
+    ).toEqual(['bearerTokenConfigured=true']);
     expect(unseen({ externalConfig: { basicAuth: { username: 'svc', password: 'p' } }, updateMask: 'basicAuth' })).toEqual([
       'authMethod=MCP_SERVER_AUTH_METHOD_BASIC_AUTH',
       'basicAuthUsername=svc',
       'basicAuthPasswordConfigured=true',
     ]);
-    expect(unseen({ externalConfig: { url: 'https://b.example.com/mcp' }, updateMask: 'url' })).toEqual(['endpointUrl=https://b.example.com/mcp']);
+    expect(unseen({ externalConfig: { url: 'https://b.example.com/mcp' }, updateMask: 'url' })).toEqual([
+      'endpointUrl=https://b.example.com/mcp',
+    ]);
   });
 
   it('judges only what the mask names, and never a secret config field the view omits', () => {
     // Outside the mask: the server ignores it, so its absence is no warning.
-    expect(unseen({ externalConfig: { url: 'https://b.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' }, updateMask: 'transportType' }, { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' })).toEqual([]);
+    expect(
+      unseen(
+        {
+          externalConfig: { url: 'https://b.example.com/mcp', transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' },
+          updateMask: 'transportType',
+        },
+        { transportType: 'MCP_SERVER_TRANSPORT_TYPE_STREAMABLE_HTTP' },
+      ),
+    ).toEqual([]);
     const hosted = { hostedConfig: { mcpServerCatalogId: CATALOG, configFields: { site: 'us', apiKey: 'k' } }, updateMask: 'configFields' };
     expect(unseen(hosted, { configFieldValues: { site: 'us' } })).toEqual([]);
     expect(unseen(hosted, { configFieldValues: { site: 'eu' } })).toEqual(['configFieldValues.site']);
   });
 
   it('expects legacy OAuth2 modes to report token sharing as their mode implies', () => {
-    const legacy = { authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2', oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE', tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' };
-    expect(unseen({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED' }, updateMask: 'tokenSharing' }, legacy)).toEqual([]);
-    expect(unseen({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' }, updateMask: 'tokenSharing' }, { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' })).toEqual(['tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER']);
+    const legacy = {
+      authMethod: 'MCP_SERVER_AUTH_METHOD_OAUTH2',
+      oauth2Mode: 'MCP_SERVER_AUTH_OAUTH2_MODE_SERVICE',
+      tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED',
+    };
+    expect(
+      unseen({ externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_UNSPECIFIED' }, updateMask: 'tokenSharing' }, legacy),
+    ).toEqual([]);
+    expect(
+      unseen(
+        { externalConfig: { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_PER_USER' }, updateMask: 'tokenSharing' },
+        { tokenSharing: 'MCP_SERVER_TOKEN_SHARING_SHARED' },
+      ),
+    ).toEqual(['tokenSharing=MCP_SERVER_TOKEN_SHARING_PER_USER']);
   });
 });

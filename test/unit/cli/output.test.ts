@@ -83,12 +83,23 @@ describe('Output.table', () => {
 
   it('draws no borders: a header row, columns two spaces apart, trailing spaces trimmed', async () => {
     const c = capture(true, 200);
-    await c.out.table(['ID', 'NAME', 'ENABLED'], [['a', 'first rule', 'yes'], ['bb', 'x', 'no']]);
+    await c.out.table(
+      ['ID', 'NAME', 'ENABLED'],
+      [
+        ['a', 'first rule', 'yes'],
+        ['bb', 'x', 'no'],
+      ],
+    );
     expect(c.text()).toBe('ID  NAME        ENABLED\na   first rule  yes\nbb  x           no\n');
   });
 
   it('cuts only free text, widest first, never a header, an ID or a number; then leaves out the lowest-ranked column', async () => {
-    const head: Columns = [['ID', 3], ['NAME', 1], ['DESCRIPTION', 2], ['N', 4]];
+    const head: Columns = [
+      ['ID', 3],
+      ['NAME', 1],
+      ['DESCRIPTION', 2],
+      ['N', 4],
+    ];
     const rows = [['an-id-that-is-long', 'short name', 'a long description of what the rule does, with many words', '123456']];
     const c = capture(true, 60);
     await c.out.table(head, rows);
@@ -112,8 +123,16 @@ describe('Output.table', () => {
 
   it('never wraps a row: every line of a fitted table is one row, at 60, 80, 120 and 200 columns', async () => {
     const url = 'http://127.0.0.1:4567/api/v1/webhooks/incoming/3MabJ5Rmfw8x0cey0OQ3WMPP0ph';
-    const head: Columns = [['ID', 4], ['NAME', 1], ['AUTH', 2], ['URL', 6]];
-    const rows = [['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'Demo: HMAC webhook with a long name', 'HMAC', url], ['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'other', 'JWT', url]];
+    const head: Columns = [
+      ['ID', 4],
+      ['NAME', 1],
+      ['AUTH', 2],
+      ['URL', 6],
+    ];
+    const rows = [
+      ['3MabJ5Rmfw8x0cey0OQ3WMPP0ph', 'Demo: HMAC webhook with a long name', 'HMAC', url],
+      ['3MacKQ0OjQQa0cey0OQ3WMPP0ph', 'other', 'JWT', url],
+    ];
     for (const width of [60, 80, 120, 200]) {
       const c = capture(true, width);
       await c.out.table(head, rows);
@@ -134,7 +153,9 @@ describe('Output.table', () => {
     const c = capture(false);
     c.out.pickColumns(['CONDITION', 'ID']);
     await c.out.table(HEAD, ROWS);
-    expect(c.text()).toBe('CONDITION                                                  ID\nsubject.department == "Sales" && subject.region == "EMEA"  ecr-001\nsubject.department == "Engineering"                        ecr-002\n');
+    expect(c.text()).toBe(
+      'CONDITION                                                  ID\nsubject.department == "Sales" && subject.region == "EMEA"  ecr-001\nsubject.department == "Engineering"                        ecr-002\n',
+    );
   });
 });
 
@@ -152,7 +173,7 @@ describe('big tables', () => {
     expect(lines[rows.length]).toBe('id-129999  rule 129999');
   });
 
-  it('fields with 130,000 labels (a server\'s members) print', () => {
+  it("fields with 130,000 labels (a server's members) print", () => {
     const c = capture(false);
     c.out.fields(rows.map(([k, v]) => [k!, v!]));
     expect(c.text().split('\n')[129_999]).toBe('id-129999: rule 129999');
@@ -169,7 +190,13 @@ describe('server text in tables and fields', () => {
     ['a pipe', false],
   ])('shows control characters as escapes in every cell, on %s', async (_, tty) => {
     const c = capture(tty, 200);
-    await c.out.table(['ID', 'NAME'], [[EVIL, 'x'], ['2', ['pre ', EVIL, ' ', styled(EVIL, 'green')]]]);
+    await c.out.table(
+      ['ID', 'NAME'],
+      [
+        [EVIL, 'x'],
+        ['2', ['pre ', EVIL, ' ', styled(EVIL, 'green')]],
+      ],
+    );
     expect(c.text()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(c.text().split('\n')).toHaveLength(4); // header, two rows, the final newline
     expect(c.text()).toContain(`${SHOWN}  x`);
@@ -207,7 +234,14 @@ describe('server text in tables and fields', () => {
   it('shows control characters as escapes on stderr too (info, success, warn, failure), one call one line, the marks in colour', async () => {
     let err = '';
     const stderr = new PassThrough().on('data', (d) => (err += String(d)));
-    const io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr, isStdoutTTY: true, isStdinTTY: false, isStderrTTY: true } as unknown as IO;
+    const io = {
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr,
+      isStdoutTTY: true,
+      isStdinTTY: false,
+      isStderrTTY: true,
+    } as unknown as IO;
     const out = new Output(io, 'table', true);
     await out.styles();
     out.info(EVIL);
@@ -215,7 +249,13 @@ describe('server text in tables and fields', () => {
     out.warn(`dropped ${EVIL}`);
     out.failure(EVIL);
     expect(err).toBe(
-      [SHOWN, `\u001b[32m✓\u001b[39m done \u001b[1m${SHOWN}\u001b[22m`, `\u001b[33m!\u001b[39m dropped ${SHOWN}`, `\u001b[31m✗\u001b[39m ${SHOWN}`, ''].join('\n'),
+      [
+        SHOWN,
+        `\u001b[32m✓\u001b[39m done \u001b[1m${SHOWN}\u001b[22m`,
+        `\u001b[33m!\u001b[39m dropped ${SHOWN}`,
+        `\u001b[31m✗\u001b[39m ${SHOWN}`,
+        '',
+      ].join('\n'),
     );
   });
 
@@ -233,7 +273,9 @@ describe('server text in tables and fields', () => {
       c.out.printJson({ name: EVIL });
     }
     expect(pipe.text()).toBe(`${EVIL}\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`);
-    expect(tty.text()).toBe(`a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`);
+    expect(tty.text()).toBe(
+      `a\\x1b]0;pwned\\x07b\\x1b[2Jc\\x9b31m\\r\nd\te\n${JSON.stringify({ name: EVIL }, null, 2).replace('\u009b', '\\u009b')}\n`,
+    );
   });
 
   it('print: a line of data as it is on a pipe, with control characters (but line breaks and tabs) as escapes on a terminal', () => {
@@ -245,7 +287,13 @@ describe('server text in tables and fields', () => {
 
   it('colours a styled cell after fitting and escaping it', async () => {
     const c = capture(true, 200, undefined, true);
-    await c.out.table(['ID', 'ENABLED'], [['r1', styled('yes', 'green')], ['r2', styled('no\u001b[2J', 'dim')]]);
+    await c.out.table(
+      ['ID', 'ENABLED'],
+      [
+        ['r1', styled('yes', 'green')],
+        ['r2', styled('no\u001b[2J', 'dim')],
+      ],
+    );
     expect(c.text()).toContain('r1  \u001b[32myes\u001b[39m');
     expect(c.text()).toContain('r2  \u001b[2mno\\x1b[2J\u001b[22m');
   });
@@ -253,7 +301,13 @@ describe('server text in tables and fields', () => {
 
 describe('fitTable: which column gives way', () => {
   const rows = ROWS.map((r) => r.map(String));
-  const ranked: Columns = [['PRIORITY', 4], ['ID', 5], ['NAME', 1], ['ENABLED', 3], ['CONDITION', 2]];
+  const ranked: Columns = [
+    ['PRIORITY', 4],
+    ['ID', 5],
+    ['NAME', 1],
+    ['ENABLED', 3],
+    ['CONDITION', 2],
+  ];
   it('the widest free-text column takes the cut while it can stay at max(header, 12); the others stay whole', () => {
     // Natural widths 8, 7, 28, 7, 57 (115 with the gaps): at 80 the condition alone gives 35 columns.
     expect(fitTable(ranked, rows, 80)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 22] });
@@ -272,8 +326,16 @@ describe('fitTable: which column gives way', () => {
   });
 
   it('never cuts a column that holds a URL, even beside free text', () => {
-    const head: Columns = [['ID', 2], ['NAME', 1], ['URL OR CATALOG ENTRY', 3], ['KIND', 4]];
-    const rows = [['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'], ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted']];
+    const head: Columns = [
+      ['ID', 2],
+      ['NAME', 1],
+      ['URL OR CATALOG ENTRY', 3],
+      ['KIND', 4],
+    ];
+    const rows = [
+      ['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'],
+      ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted'],
+    ];
     // The URL column is the widest, yet the name takes the cut.
     expect(fitTable(head, rows, 100)).toEqual({ keep: [0, 1, 2, 3], widths: [7, 21, 58, 8] });
   });
@@ -299,7 +361,9 @@ describe('times in tables', () => {
     expect(tty.text()).toBe('ID  NOTE                              CREATED\na   created 2026-11-25T07:13:08.295Z  1h ago\n');
     const pipe = capture(false, undefined, now);
     await pipe.out.table(head, rows);
-    expect(pipe.text()).toBe('ID  NOTE                              CREATED\na   created 2026-11-25T07:13:08.295Z  2026-11-25T07:13:08.295Z\n');
+    expect(pipe.text()).toBe(
+      'ID  NOTE                              CREATED\na   created 2026-11-25T07:13:08.295Z  2026-11-25T07:13:08.295Z\n',
+    );
   });
 });
 
@@ -329,7 +393,14 @@ describe('plainColumns (piped tables)', () => {
   });
 
   it('aligns wide characters and colour codes by the columns they take', () => {
-    const out = plainColumns(['NAME', 'ID'], [['\u001b[32m漢字\u001b[39m', 'a'], ['ab', 'b'], ['e\u0301', 'c']]);
+    const out = plainColumns(
+      ['NAME', 'ID'],
+      [
+        ['\u001b[32m漢字\u001b[39m', 'a'],
+        ['ab', 'b'],
+        ['e\u0301', 'c'],
+      ],
+    );
     expect(out.replace(/\u001b\[\d+m/g, '')).toBe('NAME  ID\n漢字  a\nab    b\ne\u0301     c\n');
     expect(visible('漢字')).toBe(4);
     expect(visible('🙂x')).toBe(3);
@@ -344,10 +415,24 @@ describe('Output.list (what every list command prints)', () => {
     const err = new PassThrough();
     out.on('data', (d) => (stdout += String(d)));
     err.on('data', (d) => (stderr += String(d)));
-    const io = { stdin: new PassThrough(), stdout: out, stderr: err, isStdoutTTY: false, isStdinTTY: false, isStderrTTY: false } as unknown as IO;
+    const io = {
+      stdin: new PassThrough(),
+      stdout: out,
+      stderr: err,
+      isStdoutTTY: false,
+      isStdinTTY: false,
+      isStderrTTY: false,
+    } as unknown as IO;
     return { out: new Output(io, format, false), stdout: () => stdout, stderr: () => stderr };
   }
-  const how = { empty: 'Nothing here', columns: [['ID', 1], ['N', 2]] as const, row: (i: { id: string; n: number }) => ({ ID: i.id, N: i.n }) };
+  const how = {
+    empty: 'Nothing here',
+    columns: [
+      ['ID', 1],
+      ['N', 2],
+    ] as const,
+    row: (i: { id: string; n: number }) => ({ ID: i.id, N: i.n }),
+  };
   const items = [{ id: 'a', n: 1 }];
 
   it('prints the items (or what json makes of them) as JSON with -o json, nothing on stderr', async () => {

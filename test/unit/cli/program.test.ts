@@ -129,8 +129,16 @@ describe('environment variables', () => {
     const declared = names.slice(names.indexOf('NO_PROXY') + 1, names.indexOf('NO_COLOR'));
     expect(declared).toEqual([
       // The MCP secrets in the order of the auth method table (src/api/mcp-auth.ts).
-      'AGCTL_MCP_BEARER_TOKEN', 'AGCTL_MCP_OAUTH2_CLIENT_SECRET', 'AGCTL_MCP_JWT_PRIVATE_KEY', 'AGCTL_MCP_HEADER_VALUE', 'AGCTL_MCP_GOOGLE_CREDENTIALS',
-      'AGCTL_MCP_AWS_SECRET_ACCESS_KEY', 'AGCTL_MCP_AWS_SESSION_TOKEN', 'AGCTL_MCP_PASSWORD', 'BROWSER', 'AGCTL_WEBHOOK_SECRET',
+      'AGCTL_MCP_BEARER_TOKEN',
+      'AGCTL_MCP_OAUTH2_CLIENT_SECRET',
+      'AGCTL_MCP_JWT_PRIVATE_KEY',
+      'AGCTL_MCP_HEADER_VALUE',
+      'AGCTL_MCP_GOOGLE_CREDENTIALS',
+      'AGCTL_MCP_AWS_SECRET_ACCESS_KEY',
+      'AGCTL_MCP_AWS_SESSION_TOKEN',
+      'AGCTL_MCP_PASSWORD',
+      'BROWSER',
+      'AGCTL_WEBHOOK_SECRET',
       'AGCTL_COMPLETE_BUDGET_MS',
     ]);
     expect(environment(await buildProgram(['help', 'rules'])).map((v) => v.name)).not.toContain('AGCTL_WEBHOOK_SECRET');
@@ -146,26 +154,45 @@ describe('environment variables', () => {
 
 describe('command options', () => {
   it('rules list', async () => {
-    expect(await parse('rules', 'list', 'crm-app')).toMatchObject({ name: 'rules list', opts: { args: ['crm-app'], opts: {} }, ctx: { fake: 'ctx' } });
-    expect((await parse('rules', 'list', 'crm-app', '--limit', '5', '--page-size', '7')).opts).toEqual({ args: ['crm-app'], opts: { limit: 5, pageSize: 7 } });
+    expect(await parse('rules', 'list', 'crm-app')).toMatchObject({
+      name: 'rules list',
+      opts: { args: ['crm-app'], opts: {} },
+      ctx: { fake: 'ctx' },
+    });
+    expect((await parse('rules', 'list', 'crm-app', '--limit', '5', '--page-size', '7')).opts).toEqual({
+      args: ['crm-app'],
+      opts: { limit: 5, pageSize: 7 },
+    });
     expect((await parse('rules', 'list', '--page-size=250', 'x')).opts).toEqual({ args: ['x'], opts: { pageSize: 250 } });
   });
 
   it('rules delete', async () => {
     expect((await parse('rules', 'delete', 'crm-app', 'ecr-1')).opts).toEqual({ args: ['crm-app', ['ecr-1']], opts: {} });
-    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({ args: ['crm-app', ['ecr-1', 'ecr-2']], opts: { yes: true } });
+    expect((await parse('rules', 'delete', 'crm-app', 'ecr-1', 'ecr-2', '-y')).opts).toEqual({
+      args: ['crm-app', ['ecr-1', 'ecr-2']],
+      opts: { yes: true },
+    });
     expect((await parse('rules', 'delete', '--yes', 'a', 'b')).opts).toEqual({ args: ['a', ['b']], opts: { yes: true } });
   });
 
   it('rules get', async () => {
-    expect(await parse('rules', 'get', 'crm-app', 'ecr-1')).toMatchObject({ name: 'rules get', opts: { args: ['crm-app', 'ecr-1'], opts: {} } });
+    expect(await parse('rules', 'get', 'crm-app', 'ecr-1')).toMatchObject({
+      name: 'rules get',
+      opts: { args: ['crm-app', 'ecr-1'], opts: {} },
+    });
   });
 
   it('mcp list, mcp catalog list and get', async () => {
     expect(await parse('mcp', 'list', 'ai-tools')).toMatchObject({ name: 'mcp list', opts: { args: ['ai-tools'], opts: {} } });
-    expect((await parse('mcp', 'list', 'ai-tools', '--limit', '2', '--page-size', '100')).opts).toEqual({ args: ['ai-tools'], opts: { limit: 2, pageSize: 100 } });
+    expect((await parse('mcp', 'list', 'ai-tools', '--limit', '2', '--page-size', '100')).opts).toEqual({
+      args: ['ai-tools'],
+      opts: { limit: 2, pageSize: 100 },
+    });
     expect(await parse('mcp', 'catalog', 'list')).toMatchObject({ name: 'mcp catalog list', opts: { args: [], opts: {} } });
-    expect((await parse('mcp', 'catalog', 'list', '--query', 'git', '--limit', '3')).opts).toEqual({ args: [], opts: { query: 'git', limit: 3 } });
+    expect((await parse('mcp', 'catalog', 'list', '--query', 'git', '--limit', '3')).opts).toEqual({
+      args: [],
+      opts: { query: 'git', limit: 3 },
+    });
     expect(await parse('mcp', 'catalog', 'get', 'c1')).toMatchObject({ name: 'mcp catalog get', opts: { args: ['c1'], opts: {} } });
   });
 
@@ -173,13 +200,19 @@ describe('command options', () => {
     expect(await parse('task', 'list')).toMatchObject({ name: 'task list', opts: { args: [], opts: { state: 'open' } } });
     const r = await parse('task', 'list', '--state', 'all', '--query', 'crm', '--mine', '--limit', '5', '--page-size', '20');
     expect(r.opts).toEqual({ args: [], opts: { state: 'all', query: 'crm', mine: true, limit: 5, pageSize: 20 } });
-    expect(await parse('task', 'get', 't1', '--expand', 'app')).toMatchObject({ name: 'task get', opts: { args: ['t1'], opts: { expand: 'app' } } });
+    expect(await parse('task', 'get', 't1', '--expand', 'app')).toMatchObject({
+      name: 'task get',
+      opts: { args: ['t1'], opts: { expand: 'app' } },
+    });
   });
 
   it('login', async () => {
     expect((await parse('login')).opts).toEqual({ args: [], opts: { switch: true } });
     expect((await parse('login', '--client-secret-stdin')).opts).toEqual({ args: [], opts: { clientSecretStdin: true, switch: true } });
-    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({ args: [], opts: { clientSecretFile: '/tmp/s', switch: true } });
+    expect((await parse('login', '--client-secret-file', '/tmp/s')).opts).toEqual({
+      args: [],
+      opts: { clientSecretFile: '/tmp/s', switch: true },
+    });
     expect((await parse('login', '--no-switch')).opts).toEqual({ args: [], opts: { switch: false } });
     expect((await parse('login', '--insecure-storage')).opts).toEqual({ args: [], opts: { insecureStorage: true, switch: true } });
   });
@@ -194,27 +227,112 @@ describe('command options', () => {
   });
 
   it('mcp set-credentials and get', async () => {
-    expect(await parse('mcp', 'get', 'ai-tools', 'wiki-mcp')).toMatchObject({ name: 'mcp get', opts: { args: ['ai-tools', 'wiki-mcp'], opts: {} } });
-    const r = await parse('mcp', 'set-credentials', 'a', 'c', '--external', '--transport', 'sse', '--config', 'k=v', '--config', 'k2=v2', '--auth', 'bearer', '--bearer-token-stdin', '--oauth2-authorize-param', 'x=1', '--update-mask', 'url', '-i', '--dry-run');
+    expect(await parse('mcp', 'get', 'ai-tools', 'wiki-mcp')).toMatchObject({
+      name: 'mcp get',
+      opts: { args: ['ai-tools', 'wiki-mcp'], opts: {} },
+    });
+    const r = await parse(
+      'mcp',
+      'set-credentials',
+      'a',
+      'c',
+      '--external',
+      '--transport',
+      'sse',
+      '--config',
+      'k=v',
+      '--config',
+      'k2=v2',
+      '--auth',
+      'bearer',
+      '--bearer-token-stdin',
+      '--oauth2-authorize-param',
+      'x=1',
+      '--update-mask',
+      'url',
+      '-i',
+      '--dry-run',
+    );
     expect(r.opts).toEqual({
       args: ['a', 'c'],
-      opts: { external: true, transport: 'sse', config: ['k=v', 'k2=v2'], auth: 'bearer', bearerTokenStdin: true, oauth2AuthorizeParam: ['x=1'], updateMask: 'url', interactive: true, dryRun: true },
+      opts: {
+        external: true,
+        transport: 'sse',
+        config: ['k=v', 'k2=v2'],
+        auth: 'bearer',
+        bearerTokenStdin: true,
+        oauth2AuthorizeParam: ['x=1'],
+        updateMask: 'url',
+        interactive: true,
+        dryRun: true,
+      },
     });
   });
 
   it('task approve-step-up', async () => {
-    expect(await parse('task', 'approve-step-up', 't1')).toMatchObject({ name: 'task approve-step-up', opts: { args: ['t1'], opts: { wait: true } } });
-    const r = await parse('task', 'approve-step-up', 't1', '--step', 's1', '--transaction-id', 'tx', '--comment', 'ok', '--expand', '*', '--open', '--no-wait', '--wait-timeout', '60');
-    expect(r.opts).toEqual({ args: ['t1'], opts: { step: 's1', transactionId: 'tx', comment: 'ok', expand: '*', open: true, wait: false, waitTimeout: 60 } });
+    expect(await parse('task', 'approve-step-up', 't1')).toMatchObject({
+      name: 'task approve-step-up',
+      opts: { args: ['t1'], opts: { wait: true } },
+    });
+    const r = await parse(
+      'task',
+      'approve-step-up',
+      't1',
+      '--step',
+      's1',
+      '--transaction-id',
+      'tx',
+      '--comment',
+      'ok',
+      '--expand',
+      '*',
+      '--open',
+      '--no-wait',
+      '--wait-timeout',
+      '60',
+    );
+    expect(r.opts).toEqual({
+      args: ['t1'],
+      opts: { step: 's1', transactionId: 'tx', comment: 'ok', expand: '*', open: true, wait: false, waitTimeout: 60 },
+    });
   });
 
   it('api, its repeatable flags collected in order', async () => {
     expect((await parse('api', '/api/v1/x')).opts).toEqual({ args: ['/api/v1/x'], opts: { rawField: [], field: [], header: [] } });
-    const r = await parse('api', '/api/v1/x', '-X', 'POST', '-f', 'a=1', '-f', 'b[]=2', '-F', 'n=3', '--input', 'body.json', '-H', 'X-A: 1', '-H', 'X-B: 2', '-i', '--paginate', '--allow-any-path');
+    const r = await parse(
+      'api',
+      '/api/v1/x',
+      '-X',
+      'POST',
+      '-f',
+      'a=1',
+      '-f',
+      'b[]=2',
+      '-F',
+      'n=3',
+      '--input',
+      'body.json',
+      '-H',
+      'X-A: 1',
+      '-H',
+      'X-B: 2',
+      '-i',
+      '--paginate',
+      '--allow-any-path',
+    );
     expect(r).toMatchObject({ name: 'api' });
     expect(r.opts).toEqual({
       args: ['/api/v1/x'],
-      opts: { method: 'POST', rawField: ['a=1', 'b[]=2'], field: ['n=3'], input: 'body.json', header: ['X-A: 1', 'X-B: 2'], include: true, paginate: true, allowAnyPath: true },
+      opts: {
+        method: 'POST',
+        rawField: ['a=1', 'b[]=2'],
+        field: ['n=3'],
+        input: 'body.json',
+        header: ['X-A: 1', 'X-B: 2'],
+        include: true,
+        paginate: true,
+        allowAnyPath: true,
+      },
     });
   });
 
@@ -224,27 +342,102 @@ describe('command options', () => {
 
   it('serve, with its defaults', async () => {
     expect((await parse('serve')).opts).toEqual({ args: [], opts: { host: '127.0.0.1', tokenTtl: 3600 } });
-    const r = await parse('serve', '--host', '0.0.0.0', '--port', '8080', '--data-dir', 'd', '--ready-file', 'r.json', '--token-ttl', '5', '--frontend-url', 'https://ui.example.com', '--trust-proxy', '--allow-insecure-jwks', '--quiet');
+    const r = await parse(
+      'serve',
+      '--host',
+      '0.0.0.0',
+      '--port',
+      '8080',
+      '--data-dir',
+      'd',
+      '--ready-file',
+      'r.json',
+      '--token-ttl',
+      '5',
+      '--frontend-url',
+      'https://ui.example.com',
+      '--trust-proxy',
+      '--allow-insecure-jwks',
+      '--quiet',
+    );
     expect(r.opts).toEqual({
       args: [],
       opts: {
-        host: '0.0.0.0', port: 8080, dataDir: 'd', readyFile: 'r.json', tokenTtl: 5,
-        frontendUrl: 'https://ui.example.com', trustProxy: true, allowInsecureJwks: true, quiet: true,
+        host: '0.0.0.0',
+        port: 8080,
+        dataDir: 'd',
+        readyFile: 'r.json',
+        tokenTtl: 5,
+        frontendUrl: 'https://ui.example.com',
+        trustProxy: true,
+        allowInsecureJwks: true,
+        quiet: true,
       },
     });
   });
 
   it('webhook send, verify and keygen', async () => {
-    expect(await parse('webhook', 'send', 'L1')).toMatchObject({ name: 'webhook send', opts: { args: ['L1'], opts: { jwtTtl: 300, header: [] } } });
-    const send = await parse('webhook', 'send', 'L1', '-d', '{}', '-H', 'A: 1', '--header', 'B: 2', '--alg', 'EdDSA', '--jwt-key', 'k', '--timestamp', '1700000000', '--count', '3', '--dry-run', '--secret-stdin');
+    expect(await parse('webhook', 'send', 'L1')).toMatchObject({
+      name: 'webhook send',
+      opts: { args: ['L1'], opts: { jwtTtl: 300, header: [] } },
+    });
+    const send = await parse(
+      'webhook',
+      'send',
+      'L1',
+      '-d',
+      '{}',
+      '-H',
+      'A: 1',
+      '--header',
+      'B: 2',
+      '--alg',
+      'EdDSA',
+      '--jwt-key',
+      'k',
+      '--timestamp',
+      '1700000000',
+      '--count',
+      '3',
+      '--dry-run',
+      '--secret-stdin',
+    );
     expect(send.opts).toEqual({
       args: ['L1'],
-      opts: { data: '{}', header: ['A: 1', 'B: 2'], alg: 'EdDSA', jwtKey: 'k', timestamp: 1700000000, count: 3, dryRun: true, secretStdin: true, jwtTtl: 300 },
+      opts: {
+        data: '{}',
+        header: ['A: 1', 'B: 2'],
+        alg: 'EdDSA',
+        jwtKey: 'k',
+        timestamp: 1700000000,
+        count: 3,
+        dryRun: true,
+        secretStdin: true,
+        jwtTtl: 300,
+      },
     });
-    const verify = await parse('webhook', 'verify', '--request', 'r.http', '--allowed-cidr', '10.0.0.0/8', '--allowed-cidr', '::1/128', '--now', '5', '--trust-proxy');
-    expect(verify.opts).toEqual({ args: [], opts: { request: 'r.http', header: [], allowedCidr: ['10.0.0.0/8', '::1/128'], now: 5, trustProxy: true } });
+    const verify = await parse(
+      'webhook',
+      'verify',
+      '--request',
+      'r.http',
+      '--allowed-cidr',
+      '10.0.0.0/8',
+      '--allowed-cidr',
+      '::1/128',
+      '--now',
+      '5',
+      '--trust-proxy',
+    );
+    expect(verify.opts).toEqual({
+      args: [],
+      opts: { request: 'r.http', header: [], allowedCidr: ['10.0.0.0/8', '::1/128'], now: 5, trustProxy: true },
+    });
     expect((await parse('webhook', 'keygen')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
-    expect((await parse('webhook', 'keygen', '--alg', 'RS256', '--out', 'k/p', '--force')).opts).toEqual({ args: [], opts: { alg: 'RS256', out: 'k/p', force: true } });
+    expect((await parse('webhook', 'keygen', '--alg', 'RS256', '--out', 'k/p', '--force')).opts).toEqual({
+      args: [],
+      opts: { alg: 'RS256', out: 'k/p', force: true },
+    });
     // Algorithm names in any case, given to run in their canonical spelling.
     expect((await parse('webhook', 'keygen', '--alg', 'es256')).opts).toEqual({ args: [], opts: { alg: 'ES256' } });
     expect((await parse('webhook', 'keygen', '--alg', 'eddsa')).opts).toEqual({ args: [], opts: { alg: 'EdDSA' } });
@@ -252,12 +445,43 @@ describe('command options', () => {
   });
 
   it('webhook listeners list|create and webhook runs', async () => {
-    expect(await parse('webhook', 'listeners', 'list', '--limit', '5')).toMatchObject({ name: 'webhook listeners list', opts: { args: [], opts: { limit: 5 } } });
-    const create = await parse('webhook', 'listeners', 'create', '--auth-method', 'jwt', '--name', 'Partner', '--jwks-url', 'https://k.example.com/jwks.json', '--allowed-cidr', '10.0.0.0/8,::1', '--allowed-cidr', '192.168.0.0/16');
+    expect(await parse('webhook', 'listeners', 'list', '--limit', '5')).toMatchObject({
+      name: 'webhook listeners list',
+      opts: { args: [], opts: { limit: 5 } },
+    });
+    const create = await parse(
+      'webhook',
+      'listeners',
+      'create',
+      '--auth-method',
+      'jwt',
+      '--name',
+      'Partner',
+      '--jwks-url',
+      'https://k.example.com/jwks.json',
+      '--allowed-cidr',
+      '10.0.0.0/8,::1',
+      '--allowed-cidr',
+      '192.168.0.0/16',
+    );
     expect(create).toMatchObject({ name: 'webhook listeners create' });
-    expect(create.opts).toEqual({ args: [], opts: { authMethod: 'JWT', name: 'Partner', jwksUrl: 'https://k.example.com/jwks.json', allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'] } });
-    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({ args: [], opts: { authMethod: 'HMAC', allowedCidr: [], secretOut: 's.txt' } });
-    expect((await parse('webhook', 'runs', 'L1', '--limit', '3', '--event-id', 'e1')).opts).toEqual({ args: ['L1'], opts: { limit: 3, eventId: 'e1' } });
+    expect(create.opts).toEqual({
+      args: [],
+      opts: {
+        authMethod: 'JWT',
+        name: 'Partner',
+        jwksUrl: 'https://k.example.com/jwks.json',
+        allowedCidr: ['10.0.0.0/8,::1', '192.168.0.0/16'],
+      },
+    });
+    expect((await parse('webhook', 'listeners', 'create', '--secret-out', 's.txt')).opts).toEqual({
+      args: [],
+      opts: { authMethod: 'HMAC', allowedCidr: [], secretOut: 's.txt' },
+    });
+    expect((await parse('webhook', 'runs', 'L1', '--limit', '3', '--event-id', 'e1')).opts).toEqual({
+      args: ['L1'],
+      opts: { limit: 3, eventId: 'e1' },
+    });
   });
 
   it('help and completion receive the program', async () => {
@@ -273,8 +497,36 @@ describe('command options', () => {
 
 describe('global flags', () => {
   it('are accepted before or after the command and reach the context', async () => {
-    const before = await parse('--profile', 'ci', '--base-url', 'https://a.example.com', '--client-id', 'bot', '-o', 'json', '--no-input', '--no-color', '--debug', '--timeout', '3', '--embedded', 'rules', 'list', 'x');
-    expect(before.globals).toMatchObject({ profile: 'ci', baseUrl: 'https://a.example.com', clientId: 'bot', output: 'json', input: false, color: false, debug: true, timeout: '3', embedded: true });
+    const before = await parse(
+      '--profile',
+      'ci',
+      '--base-url',
+      'https://a.example.com',
+      '--client-id',
+      'bot',
+      '-o',
+      'json',
+      '--no-input',
+      '--no-color',
+      '--debug',
+      '--timeout',
+      '3',
+      '--embedded',
+      'rules',
+      'list',
+      'x',
+    );
+    expect(before.globals).toMatchObject({
+      profile: 'ci',
+      baseUrl: 'https://a.example.com',
+      clientId: 'bot',
+      output: 'json',
+      input: false,
+      color: false,
+      debug: true,
+      timeout: '3',
+      embedded: true,
+    });
     const after = await parse('rules', 'list', 'x', '--output', 'table', '--profile', 'p2', '--debug');
     expect(after.globals).toMatchObject({ output: 'table', profile: 'p2', debug: true, input: true, color: true });
     expect(after.opts).toEqual({ args: ['x'], opts: {} });
@@ -318,8 +570,12 @@ describe('usage errors', () => {
     expect(typo.error.code).toBe('commander.unknownCommand');
     expect(typo.output).toMatch(/^hint: did you mean rules\?$/m);
     expect((await parseError('rules', 'delete', 'crm-app')).error.code).toBe('commander.missingArgument');
-    expect((await parseError('rules', 'list')).output).toBe("agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n");
-    expect((await parseError('rules', 'list', 'a', 'b')).output).toMatch(/^agctl: too many arguments for 'list'\. Expected 1 argument but got 2\.\nUsage: agctl rules list \[options\] <app-id>\n/);
+    expect((await parseError('rules', 'list')).output).toBe(
+      "agctl: missing required argument 'app-id'\nUsage: agctl rules list [options] <app-id>\nSee `agctl rules list --help`.\n",
+    );
+    expect((await parseError('rules', 'list', 'a', 'b')).output).toMatch(
+      /^agctl: too many arguments for 'list'\. Expected 1 argument but got 2\.\nUsage: agctl rules list \[options\] <app-id>\n/,
+    );
     expect((await parseError('login', '--client-secret', 'x')).error.code).toBe('commander.unknownOption');
   });
 
@@ -357,12 +613,14 @@ describe('option parsers', () => {
           parse('0', undefined);
         } catch (err) {
           // A column list (--columns) is a name, not a count.
-          if (err instanceof InvalidArgumentError && !err.message.startsWith('Allowed choices') && o.long !== '--columns') refusals.push(err.message);
+          if (err instanceof InvalidArgumentError && !err.message.startsWith('Allowed choices') && o.long !== '--columns')
+            refusals.push(err.message);
         }
       }
     }
     expect(refusals.length).toBeGreaterThan(10);
-    for (const m of refusals) expect(m).toMatch(/^--[a-z-]+ must be a (whole number (1 or more|from 1 to \d{1,7})|number of seconds from 0\.001 to \d{1,7})$/);
+    for (const m of refusals)
+      expect(m).toMatch(/^--[a-z-]+ must be a (whole number (1 or more|from 1 to \d{1,7})|number of seconds from 0\.001 to \d{1,7})$/);
   });
 
   it('collect', () => {

@@ -16,7 +16,11 @@ function fakeTerminal() {
     }),
     { isTTY: true, columns: 80, rows: 24 },
   );
-  return { io: { stdin, stdout: stderr, stderr, isStdinTTY: true, isStdoutTTY: true } as unknown as IO, type: (s: string) => stdin.write(s), shown: () => shown };
+  return {
+    io: { stdin, stdout: stderr, stderr, isStdinTTY: true, isStdoutTTY: true } as unknown as IO,
+    type: (s: string) => stdin.write(s),
+    shown: () => shown,
+  };
 }
 
 describe('InquirerPrompter', () => {

@@ -20,12 +20,24 @@ describe('shellQuote', () => {
     expect(shellQuote("a\nb's\\\u001b[2J")).toBe("$'a\\nb\\'s\\\\\\x1b[2J'");
   });
 
-  it.each(['bash', 'zsh'].filter((sh) => spawnSync(sh, ['-c', 'true']).status === 0))('gives back every value exactly when %s reads it', (sh) => {
-    const values = ["it's", 'a b', '$HOME `x`', 'line 1\nline 2\ttab\r', "\u001b]0;title\u0007 \u001b[2J'\\", 'C1 \u009b31m and DEL \u007f', 'x\u001bA\u009bF', 'ünïcode ✓ 漢字'];
-    const script = values.map((v) => `printf '%s\\0' ${shellQuote(v)}`).join('\n');
-    expect(script).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    const r = spawnSync(sh, ['-c', script], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.split('\0').slice(0, -1)).toEqual(values);
-  });
+  it.each(['bash', 'zsh'].filter((sh) => spawnSync(sh, ['-c', 'true']).status === 0))(
+    'gives back every value exactly when %s reads it',
+    (sh) => {
+      const values = [
+        "it's",
+        'a b',
+        '$HOME `x`',
+        'line 1\nline 2\ttab\r',
+        "\u001b]0;title\u0007 \u001b[2J'\\",
+        'C1 \u009b31m and DEL \u007f',
+        'x\u001bA\u009bF',
+        'ünïcode ✓ 漢字',
+      ];
+      const script = values.map((v) => `printf '%s\\0' ${shellQuote(v)}`).join('\n');
+      expect(script).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      const r = spawnSync(sh, ['-c', script], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.split('\0').slice(0, -1)).toEqual(values);
+    },
+  );
 });

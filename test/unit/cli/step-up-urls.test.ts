@@ -34,7 +34,7 @@ describe('kept step-up URLs', () => {
     expect(recalledStepUpUrl(env, 3000, 'tx1')).toBe('https://t.example/su/a');
   });
 
-  it('keeps no entry with a transaction ID over 256 characters or a URL over 8192 (a server\'s, of any size)', () => {
+  it("keeps no entry with a transaction ID over 256 characters or a URL over 8192 (a server's, of any size)", () => {
     const env = { AGCTL_CONFIG_DIR: tempDir() };
     expect(rememberStepUpUrl(env, 1000, 'x'.repeat(257), 'https://t.example/su/1')).toBe(false);
     expect(rememberStepUpUrl(env, 1000, 'tx1', `https://t.example/su/1?${'a'.repeat(8192)}`)).toBe(false);

@@ -27,20 +27,35 @@ import { fakeIO } from '../../helpers/io.js';
 describe('approve-step-up helpers', () => {
   it('builds a resume command carrying the global flags that were given', () => {
     const args = { taskId: 't1', stepId: 's1', txId: '2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', comment: '', expand: undefined };
-    expect(resumeCommand({ flags: {} }, args)).toEqual({ line: 'agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW' });
-    expect(resumeCommand({ flags: { profile: 'ci', baseUrl: 'https://t.example' } }, { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' })).toEqual({
+    expect(resumeCommand({ flags: {} }, args)).toEqual({
+      line: 'agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW',
+    });
+    expect(
+      resumeCommand(
+        { flags: { profile: 'ci', baseUrl: 'https://t.example' } },
+        { ...args, txId: 'tx/1 2', comment: 'ok for Q3', expand: 'app,approvers' },
+      ),
+    ).toEqual({
       line: "agctl --profile ci --base-url https://t.example task approve-step-up t1 --step s1 --transaction-id 'tx/1 2' --comment 'ok for Q3' --expand app,approvers",
     });
     // A multi-line comment: one line, exact when pasted, and left alone by a field's escaping.
     const multi = (resumeCommand({ flags: {} }, { ...args, comment: "line 1\nit's line 2" }) as { line: string }).line;
-    expect(multi).toBe("agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW --comment $'line 1\\nit\\'s line 2'");
+    expect(multi).toBe(
+      "agctl task approve-step-up t1 --step s1 --transaction-id 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW --comment $'line 1\\nit\\'s line 2'",
+    );
     expect(escapeControls(multi)).toBe(multi);
   });
 
   it('the next command carries the flags that select the target: profile, server, client, embedded', () => {
-    expect(nextCommand({ profile: 'ci', output: 'json', debug: true }, ['task', 'get', 't 1'])).toEqual({ line: "agctl --profile ci task get 't 1'" });
-    expect(nextCommand({ embedded: true, timeout: 5 }, ['task', 'approve-step-up', 't1'])).toEqual({ line: 'agctl --embedded task approve-step-up t1' });
-    expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toEqual({ line: 'agctl --base-url https://t.example --client-id c1 x' });
+    expect(nextCommand({ profile: 'ci', output: 'json', debug: true }, ['task', 'get', 't 1'])).toEqual({
+      line: "agctl --profile ci task get 't 1'",
+    });
+    expect(nextCommand({ embedded: true, timeout: 5 }, ['task', 'approve-step-up', 't1'])).toEqual({
+      line: 'agctl --embedded task approve-step-up t1',
+    });
+    expect(nextCommand({ baseUrl: 'https://t.example', clientId: 'c1' }, ['x'])).toEqual({
+      line: 'agctl --base-url https://t.example --client-id c1 x',
+    });
   });
 
   it('formats wait durations and shows control characters in server text as escapes', () => {
@@ -81,14 +96,18 @@ describe('opening the step-up page', () => {
   });
 });
 
-describe('reading a transaction\'s state', () => {
+describe("reading a transaction's state", () => {
   it('is verified, pending, or a clear error', () => {
     expect(verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_VERIFIED' }))).toBe(true);
     expect(verified({ clock }, tx())).toBe(false);
     // Pending and past its expiry by more than the clock skew allowed: expired, without waiting for the server to say so.
     expect(verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS + 1000).toISOString() }))).toBe(false);
-    expect(() => verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS - 1000).toISOString() }))).toThrow(/expired at .* before it was verified/);
-    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: 'MFA denied\x1b[2J' }))).toThrow('step-up transaction tx1 failed: MFA denied\\x1b[2J');
+    expect(() => verified({ clock }, tx({ expiresAt: new Date(NOW - CLOCK_SKEW_MS - 1000).toISOString() }))).toThrow(
+      /expired at .* before it was verified/,
+    );
+    expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR', errorMessage: 'MFA denied\x1b[2J' }))).toThrow(
+      'step-up transaction tx1 failed: MFA denied\\x1b[2J',
+    );
     expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_ERROR' }))).toThrow(/gives no reason/);
     expect(() => verified({ clock }, tx({ state: 'STEP_UP_TRANSACTION_STATE_UNSPECIFIED' }))).toThrow(/state agctl does not know/);
     try {
@@ -121,13 +140,32 @@ describe('finding the transaction the server issued', () => {
 
   it('asks for the task, user and creation time, and takes the newest one for the step across pages', async () => {
     const { api, bodies } = searchApi([
-      { list: [tx({ id: 'older', createdAt: new Date(NOW - 5000).toISOString() }), tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' } })], nextPageToken: 'p2' },
+      {
+        list: [
+          tx({ id: 'older', createdAt: new Date(NOW - 5000).toISOString() }),
+          tx({ id: 'other-step', approveTask: { taskId: 't1', policyStepId: 's0' } }),
+        ],
+        nextPageToken: 'p2',
+      },
       { list: [tx({ id: 'newest' }), tx({ id: 'other-user', userId: 'u2', createdAt: new Date(NOW).toISOString() })] },
     ]);
     expect((await findTransaction({ debug }, api, target))?.id).toBe('newest');
     expect(bodies).toEqual([
-      { taskId: 't1', userId: 'u1', targetType: 'TARGET_TYPE_TICKET', createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(), pageSize: 50 },
-      { taskId: 't1', userId: 'u1', targetType: 'TARGET_TYPE_TICKET', createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(), pageSize: 50, pageToken: 'p2' },
+      {
+        taskId: 't1',
+        userId: 'u1',
+        targetType: 'TARGET_TYPE_TICKET',
+        createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(),
+        pageSize: 50,
+      },
+      {
+        taskId: 't1',
+        userId: 'u1',
+        targetType: 'TARGET_TYPE_TICKET',
+        createdAfter: new Date(NOW - CLOCK_SKEW_MS).toISOString(),
+        pageSize: 50,
+        pageToken: 'p2',
+      },
     ]);
   });
 
@@ -138,8 +176,10 @@ describe('finding the transaction the server issued', () => {
     expect(bodies[0]).not.toHaveProperty('userId');
   });
 
-  it('without a known user, takes none when transactions of several users match (it cannot tell whose is the caller\'s)', async () => {
-    const twoUsers = searchApi([{ list: [tx({ id: 'mine' }), tx({ id: 'theirs', userId: 'u2', createdAt: new Date(NOW).toISOString() })] }]);
+  it("without a known user, takes none when transactions of several users match (it cannot tell whose is the caller's)", async () => {
+    const twoUsers = searchApi([
+      { list: [tx({ id: 'mine' }), tx({ id: 'theirs', userId: 'u2', createdAt: new Date(NOW).toISOString() })] },
+    ]);
     expect(await findTransaction({ debug }, twoUsers.api, { ...target, userId: '' })).toBeUndefined();
     const oneUser = searchApi([{ list: [tx({ id: 'mine' })] }]);
     expect((await findTransaction({ debug }, oneUser.api, { ...target, userId: '' }))?.id).toBe('mine');
@@ -177,8 +217,13 @@ describe('the approve call', () => {
   });
 
   it('reads the approve action from ticketActionId, or taskActionId from older servers', async () => {
-    expect((await approveWithStepUp(approveApi({ ...view, ticketActionId: 'a1' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a1');
-    expect((await approveWithStepUp(approveApi({ ...view, taskActionId: 'a2' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId).toBe('a2');
+    expect(
+      (await approveWithStepUp(approveApi({ ...view, ticketActionId: 'a1' }).api, 't1', { ...req, stepUpTransactionId: 'x' }))
+        .ticketActionId,
+    ).toBe('a1');
+    expect(
+      (await approveWithStepUp(approveApi({ ...view, taskActionId: 'a2' }).api, 't1', { ...req, stepUpTransactionId: 'x' })).ticketActionId,
+    ).toBe('a2');
     const none = await approveWithStepUp(approveApi(view).api, 't1', { ...req, stepUpTransactionId: 'x' });
     expect(none).toMatchObject({ ticketActionId: '', redirectUrl: '' });
   });
@@ -248,7 +293,10 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     }
     if (req.path === '/api/v1/tasks/t1/action/approve-with-step-up') {
       if (!body.stepUpTransactionId) return sendJson(res, 200, { taskView: { task: { id: 't1' } }, redirectUrl });
-      return sendJson(res, 200, { taskView: { task: { id: 't1', numericId: '9' } }, ticketActionId: `act-for-${body.stepUpTransactionId}` });
+      return sendJson(res, 200, {
+        taskView: { task: { id: 't1', numericId: '9' } },
+        ticketActionId: `act-for-${body.stepUpTransactionId}`,
+      });
     }
     sendJson(res, 404, { code: 5, message: `unexpected ${req.method} ${req.path}` });
   });
@@ -259,7 +307,13 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     const opened: string[] = [];
     const browser: Browser = { open: async (url) => (opened.push(url), true) };
     const clock: Clock = { now: () => Date.now(), sleep: (_ms, signal) => sleep(5, signal) };
-    const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {}, clock, browser });
+    const ctx = new CommandContext({
+      io: f.io,
+      env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' },
+      flags: {},
+      clock,
+      browser,
+    });
     return { f, ctx, opened };
   };
 
@@ -283,14 +337,19 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     expect(f.err()).toMatch(/cannot resume it; run the command again/);
   });
 
-  it('--open hands the step-up URL to the context\'s browser, and warns when it could not open it', async () => {
+  it("--open hands the step-up URL to the context's browser, and warns when it could not open it", async () => {
     verifiedAfter = Infinity;
     const { f, ctx, opened } = start();
     expect(await run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx)).toBe(10);
     expect(opened).toEqual(['https://tenant.example/su/opaque']);
     expect(f.err()).not.toMatch(/could not open a browser/);
     const refused = start();
-    const none = new CommandContext({ io: refused.f.io, env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' }, flags: {}, browser: { open: async () => false } });
+    const none = new CommandContext({
+      io: refused.f.io,
+      env: { AGCTL_CONFIG_DIR: '/nonexistent', AGCTL_BASE_URL: t.url, AGCTL_ACCESS_TOKEN: 'static-token' },
+      flags: {},
+      browser: { open: async () => false },
+    });
     expect(await run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, none)).toBe(10);
     expect(refused.f.err()).toMatch(/could not open a browser; open the step-up URL yourself/);
   });
@@ -300,7 +359,10 @@ describe('a tenant that does not say who the caller is, nor list the new transac
     try {
       const { f, ctx, opened } = start();
       const approving = run({ args: ['t1'], opts: { ...opts, wait: false, open: true } }, ctx);
-      await expect(approving).rejects.toMatchObject({ exitCode: 9, message: `the server answered with a step-up URL of ${redirectUrl.length} characters; agctl takes at most 8192` });
+      await expect(approving).rejects.toMatchObject({
+        exitCode: 9,
+        message: `the server answered with a step-up URL of ${redirectUrl.length} characters; agctl takes at most 8192`,
+      });
       expect(f.out()).not.toContain('pad=');
       expect(opened).toEqual([]);
     } finally {

@@ -56,12 +56,17 @@ describe('token cache shared by processes', () => {
   it('flows needing the same token at once ask for it once, the others use it from the cache', async () => {
     const dir = fresh();
     // Each flow with a vault of its own, as separate processes have.
-    const flows = Array.from({ length: 6 }, () => new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock));
+    const flows = Array.from(
+      { length: 6 },
+      () => new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock),
+    );
     const tokens = await Promise.all(flows.map((f) => f.token()));
     expect(tokenRequests()).toBe(1);
     expect(new Set(tokens)).toEqual(new Set(['tok-1']));
     // the token file, and no lock left behind
-    expect(readdirSync(join(dir, 'tokens'))).toEqual([new Vault(dir, {}).tokenPath('default', flows[0]!.tokenUrl, creds.clientId).split('/').pop()]);
+    expect(readdirSync(join(dir, 'tokens'))).toEqual([
+      new Vault(dir, {}).tokenPath('default', flows[0]!.tokenUrl, creds.clientId).split('/').pop(),
+    ]);
   });
 });
 
@@ -79,7 +84,13 @@ describe('token cache and logout', () => {
       sendJson(res, 200, { access_token: 'tok-late', token_type: 'Bearer', expires_in: 3600 });
     });
     const vault = new Vault(dir, env);
-    const flow = new ClientCredentialsFlow(http, srv.url, creds, new VaultTokenCache(vault, 'p', noNote, { storedSecret: place }), systemClock);
+    const flow = new ClientCredentialsFlow(
+      http,
+      srv.url,
+      creds,
+      new VaultTokenCache(vault, 'p', noNote, { storedSecret: place }),
+      systemClock,
+    );
     expect(await flow.token()).toBe('tok-late');
     expect(await flow.token()).toBe('tok-late');
     expect(tokenRequests()).toBe(1);
@@ -94,7 +105,14 @@ describe('token cache and logout', () => {
 describe('a token is bound to the secret that fetched it', () => {
   it('a flow with another secret (a wrong or rotated AGCTL_CLIENT_SECRET) does not use it: it asks for its own, and the file holds no secret', async () => {
     const dir = fresh();
-    const flow = (clientSecret: string) => new ClientCredentialsFlow(http, srv.url, { ...creds, clientSecret }, new VaultTokenCache(new Vault(dir, {}), 'default', noNote), systemClock);
+    const flow = (clientSecret: string) =>
+      new ClientCredentialsFlow(
+        http,
+        srv.url,
+        { ...creds, clientSecret },
+        new VaultTokenCache(new Vault(dir, {}), 'default', noNote),
+        systemClock,
+      );
     expect(await flow(creds.clientSecret).token()).toBe('tok-1');
     expect(await flow(creds.clientSecret).token()).toBe('tok-1');
     expect(tokenRequests()).toBe(1);
@@ -113,9 +131,17 @@ describe('a token is bound to the secret that fetched it', () => {
     expect(JSON.parse(text).secretFingerprint).not.toBe(createHash('sha256').update(creds.clientSecret).digest('base64url'));
     // keyed: the same secret under another config directory's key has another fingerprint
     const other = fresh();
-    new Vault(other, {}).saveToken('default', `${srv.url}/auth/v1/token`, creds.clientId, { accessToken: 'x', expiresAt: 2_000_000_000 }, creds.clientSecret);
+    new Vault(other, {}).saveToken(
+      'default',
+      `${srv.url}/auth/v1/token`,
+      creds.clientId,
+      { accessToken: 'x', expiresAt: 2_000_000_000 },
+      creds.clientSecret,
+    );
     const otherText = readFileSync(new Vault(other, {}).tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8');
-    expect(JSON.parse(otherText).secretFingerprint).not.toBe(JSON.parse(readFileSync(vault.tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8')).secretFingerprint);
+    expect(JSON.parse(otherText).secretFingerprint).not.toBe(
+      JSON.parse(readFileSync(vault.tokenPath('default', `${srv.url}/auth/v1/token`, creds.clientId), 'utf8')).secretFingerprint,
+    );
     // and a token cached by an earlier agctl (no fingerprint) is not used with any secret
     const legacy = JSON.parse(otherText);
     delete legacy.secretFingerprint;

@@ -9,7 +9,8 @@ import { tinyServer } from '../client/tiny-server.js';
 
 const srv = await tinyServer();
 const until = async (ok: () => boolean) => {
-  for (const end = Date.now() + 10_000; !ok(); await new Promise((r) => setTimeout(r, 5))) if (Date.now() > end) throw new Error('timed out');
+  for (const end = Date.now() + 10_000; !ok(); await new Promise((r) => setTimeout(r, 5)))
+    if (Date.now() > end) throw new Error('timed out');
 };
 
 function load(o: Partial<LoadOptions>) {
@@ -87,7 +88,14 @@ describe('load mode and huge answers', () => {
   it(`reads at most LOAD_MAX_BODY_BYTES of each answer (announced or chunked), counting its status`, async () => {
     for (const announce of [true, false]) {
       const t = await hostileTenant({ kind: 'huge-body', on: 'api', bytes: 4 * 1024 ** 3, announce });
-      const sum = await runLoad({ url: `${t.url}/hook`, count: 3, concurrency: 1, body: Buffer.from('{}'), headersFor: async () => ({}), timeoutMs: 10_000 });
+      const sum = await runLoad({
+        url: `${t.url}/hook`,
+        count: 3,
+        concurrency: 1,
+        body: Buffer.from('{}'),
+        headersFor: async () => ({}),
+        timeoutMs: 10_000,
+      });
       expect(sum.statuses, String(announce)).toEqual({ '200': 3 });
       // What the loopback's socket buffers hold besides (a few MB a connection), far from the 4 GiB announced.
       expect(t.stats.bodyBytes).toBeLessThan(3 * (LOAD_MAX_BODY_BYTES + 8 * 1024 ** 2));

@@ -6,7 +6,16 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import { CliError, Exit } from '../../../src/lib/exit.js';
 import { ApiClient, errorFromResponse } from '../../../src/client/api.js';
-import { ClientCredentialsFlow, MAX_REFRESH_MARGIN_S, MemoryTokenCache, StaticToken, assertionAudience, tokenAnswer as parseTokenAnswer, tokenUrlFor, type TokenCache } from '../../../src/client/auth.js';
+import {
+  ClientCredentialsFlow,
+  MAX_REFRESH_MARGIN_S,
+  MemoryTokenCache,
+  StaticToken,
+  assertionAudience,
+  tokenAnswer as parseTokenAnswer,
+  tokenUrlFor,
+  type TokenCache,
+} from '../../../src/client/auth.js';
 import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
@@ -48,7 +57,13 @@ beforeEach(() => {
       return sendJson(res, 200, { access_token: t, token_type: 'Bearer', expires_in: ttl });
     }
     const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
-    if (!token || !valid.has(token)) return sendJson(res, 401, { code: 16, message: 'a valid bearer access token is required', details: [] }, { 'www-authenticate': 'Bearer' });
+    if (!token || !valid.has(token))
+      return sendJson(
+        res,
+        401,
+        { code: 16, message: 'a valid bearer access token is required', details: [] },
+        { 'www-authenticate': 'Bearer' },
+      );
     sendJson(res, 200, { ok: true, token });
   });
 });
@@ -56,7 +71,8 @@ beforeEach(() => {
 const tokenRequests = () => srv.seen.filter((s) => s.path === '/auth/v1/token');
 const apiRequests = () => srv.seen.filter((s) => s.path !== '/auth/v1/token');
 const plain = { clientId: 'ci-bot', clientSecret: 'plain-secret-1' };
-const flow = (cache: TokenCache = new MemoryTokenCache(), clock: Clock = new FakeClock(), creds = plain) => new ClientCredentialsFlow(http, srv.url, creds, cache, clock);
+const flow = (cache: TokenCache = new MemoryTokenCache(), clock: Clock = new FakeClock(), creds = plain) =>
+  new ClientCredentialsFlow(http, srv.url, creds, cache, clock);
 
 describe('token request', () => {
   it('is form-encoded with a plain secret in the body, never in a header', async () => {
@@ -66,7 +82,11 @@ describe('token request', () => {
     expect(req!.method).toBe('POST');
     expect(req!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(req!.headers.authorization).toBeUndefined();
-    expect(Object.fromEntries(new URLSearchParams(req!.body))).toEqual({ grant_type: 'client_credentials', client_id: 'ci-bot', client_secret: 'plain-secret-1' });
+    expect(Object.fromEntries(new URLSearchParams(req!.body))).toEqual({
+      grant_type: 'client_credentials',
+      client_id: 'ci-bot',
+      client_secret: 'plain-secret-1',
+    });
     expect(f.tokenUrl).toBe(`${srv.url}/auth/v1/token`);
     expect(tokenUrlFor('https://a.example.com/')).toBe('https://a.example.com/auth/v1/token');
   });
@@ -111,13 +131,17 @@ describe('token request', () => {
 
   it('refuses an unusable key secret with exit 3, without echoing it', async () => {
     const bad = 'secret-token:issuer:v1:bm90LWEta2V5';
-    const err = await flow(undefined, undefined, { clientId: 'x', clientSecret: bad }).token().catch((e: unknown) => e);
+    const err = await flow(undefined, undefined, { clientId: 'x', clientSecret: bad })
+      .token()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect((err as CliError).message).not.toContain('bm90LWEta2V5');
     // well-formed JWK fields holding no valid key
     const junk = encodeKeySecret('issuer', { kty: 'OKP', crv: 'Ed25519', x: 'AAAA', d: 'AAAA' });
-    const err2 = await flow(undefined, undefined, { clientId: 'x', clientSecret: junk }).token().catch((e: unknown) => e);
+    const err2 = await flow(undefined, undefined, { clientId: 'x', clientSecret: junk })
+      .token()
+      .catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(CliError);
     expect((err2 as CliError).exitCode).toBe(Exit.Unauthenticated);
     expect((err2 as CliError).message).toBe('the client secret is unusable: its key is not a valid Ed25519 private key');
@@ -127,19 +151,30 @@ describe('token request', () => {
   it('maps invalid_client to exit 3 and other token errors to their HTTP status, caching nothing', async () => {
     const cache = new MemoryTokenCache();
     tokenAnswer = (res) => (sendJson(res, 401, { error: 'invalid_client', error_description: 'client authentication failed' }), true);
-    const err = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    const err = (await flow(cache)
+      .token()
+      .catch((e: unknown) => e)) as CliError;
     expect(err).toBeInstanceOf(CliError);
     expect(err.exitCode).toBe(Exit.Unauthenticated);
     expect(err.message).toBe('authentication failed: client authentication failed (invalid_client)');
     expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot', plain.clientSecret)).toBeUndefined();
 
     tokenAnswer = (res) => (sendJson(res, 400, { error: 'unsupported_grant_type', error_description: 'nope' }), true);
-    const err2 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    const err2 = (await flow(cache)
+      .token()
+      .catch((e: unknown) => e)) as CliError;
     expect(err2).toBeInstanceOf(CliError);
-    expect([err2.status, err2.code, err2.exitCode, err2.message]).toEqual([400, 'unsupported_grant_type', Exit.Invalid, 'token request failed: HTTP 400 Bad Request: nope (unsupported_grant_type)']);
+    expect([err2.status, err2.code, err2.exitCode, err2.message]).toEqual([
+      400,
+      'unsupported_grant_type',
+      Exit.Invalid,
+      'token request failed: HTTP 400 Bad Request: nope (unsupported_grant_type)',
+    ]);
 
     tokenAnswer = (res) => (sendJson(res, 200, { token_type: 'Bearer' }), true);
-    const err3 = (await flow(cache).token().catch((e: unknown) => e)) as CliError;
+    const err3 = (await flow(cache)
+      .token()
+      .catch((e: unknown) => e)) as CliError;
     expect(err3.exitCode).toBe(Exit.Server);
     expect(cache.load(`${srv.url}/auth/v1/token`, 'ci-bot', plain.clientSecret)).toBeUndefined();
   });
@@ -148,28 +183,41 @@ describe('token request', () => {
     const url = 'https://t.example.com/auth/v1/token';
     expect(parseTokenAnswer({ access_token: 'abc', expires_in: 60 }, url)).toEqual({ accessToken: 'abc', expiresIn: 60 });
     expect(parseTokenAnswer({ access_token: 'abc', token_type: 'bearer' }, url)).toEqual({ accessToken: 'abc', expiresIn: 3600 });
-    for (const raw of ['Bearer abc', 'bearer   abc', 'BEARER:abc', ' bearer: abc']) expect([raw, parseTokenAnswer({ access_token: raw }, url).accessToken]).toEqual([raw, 'abc']);
+    for (const raw of ['Bearer abc', 'bearer   abc', 'BEARER:abc', ' bearer: abc'])
+      expect([raw, parseTokenAnswer({ access_token: raw }, url).accessToken]).toEqual([raw, 'abc']);
     // only a separated "bearer" prefix is a prefix: a token that merely starts with the word is kept
     expect(parseTokenAnswer({ access_token: 'bearerish-token' }, url).accessToken).toBe('bearerish-token');
     expect(() => parseTokenAnswer({ access_token: 'bearer ' }, url)).toThrow(/"access_token" is empty/);
-    expect(() => parseTokenAnswer({ access_token: 'abc', token_type: 'DPoP' }, url)).toThrow(/"token_type" is "DPoP", expected "Bearer" or none$/);
+    expect(() => parseTokenAnswer({ access_token: 'abc', token_type: 'DPoP' }, url)).toThrow(
+      /"token_type" is "DPoP", expected "Bearer" or none$/,
+    );
     expect(() => parseTokenAnswer({ access_token: 'abc', token_type: 7 }, url)).toThrow(/"token_type" is a number/);
     // through the flow: a service-style answer without token_type and with the prefix gives a usable token
     tokenAnswer = (res) => (sendJson(res, 200, { access_token: 'Bearer tok-x', expires_in: 600 }), true);
     expect(await flow().token()).toBe('tok-x');
   });
 
-  it('says what failed once: the HTTP status, then the server\'s description and code when given', async () => {
+  it("says what failed once: the HTTP status, then the server's description and code when given", async () => {
     const answers: [(res: Parameters<typeof sendJson>[0]) => void, number, string][] = [
       [(res) => res.writeHead(500).end(), Exit.Server, 'token request failed: HTTP 500 Internal Server Error'],
-      [(res) => sendJson(res, 503, { message: 'maintenance' }), Exit.Server, 'token request failed: HTTP 503 Service Unavailable: maintenance'],
-      [(res) => sendJson(res, 429, { error: 'slow_down' }), Exit.RateLimited, 'token request failed: HTTP 429 Too Many Requests (slow_down)'],
+      [
+        (res) => sendJson(res, 503, { message: 'maintenance' }),
+        Exit.Server,
+        'token request failed: HTTP 503 Service Unavailable: maintenance',
+      ],
+      [
+        (res) => sendJson(res, 429, { error: 'slow_down' }),
+        Exit.RateLimited,
+        'token request failed: HTTP 429 Too Many Requests (slow_down)',
+      ],
       [(res) => res.writeHead(401).end(), Exit.Unauthenticated, 'authentication failed: HTTP 401 Unauthorized'],
       [(res) => res.writeHead(418).end(), Exit.Invalid, 'token request failed: HTTP 418'],
     ];
     for (const [answer, exitCode, message] of answers) {
       tokenAnswer = (res) => (answer(res), true);
-      const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+      const err = (await flow()
+        .token()
+        .catch((e: unknown) => e)) as CliError;
       expect(err).toBeInstanceOf(CliError);
       expect([err.exitCode, err.message]).toEqual([exitCode, message]);
     }
@@ -178,13 +226,20 @@ describe('token request', () => {
   it('does not follow a redirect (exit 9), and refuses a 2xx other than 200', async () => {
     for (const status of [301, 302, 307, 308]) {
       tokenAnswer = (res) => (res.writeHead(status, { location: `${srv.url}/other` }).end(), true);
-      const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+      const err = (await flow()
+        .token()
+        .catch((e: unknown) => e)) as CliError;
       expect(err).toBeInstanceOf(CliError);
-      expect([err.exitCode, err.message]).toEqual([Exit.Server, `the server redirected to ${srv.url}/other (HTTP ${status}); agctl does not follow redirects`]);
+      expect([err.exitCode, err.message]).toEqual([
+        Exit.Server,
+        `the server redirected to ${srv.url}/other (HTTP ${status}); agctl does not follow redirects`,
+      ]);
     }
     expect(srv.seen.filter((x) => x.path === '/other')).toEqual([]);
     tokenAnswer = (res) => (sendJson(res, 201, { access_token: 'tok', token_type: 'Bearer' }), true);
-    const err = (await flow().token().catch((e: unknown) => e)) as CliError;
+    const err = (await flow()
+      .token()
+      .catch((e: unknown) => e)) as CliError;
     expect([err.exitCode, err.message]).toEqual([Exit.Server, `unexpected response from ${srv.url}/auth/v1/token: HTTP 201, expected 200`]);
   });
 
@@ -213,7 +268,11 @@ describe('token cache', () => {
   });
 
   // The margin is the lesser of 60 s and a quarter of the lifetime: 7.5 s of a 30 s token, 15 s of a 60 s one.
-  for (const [lifetime, margin] of [[30, 7.5], [60, 15], [240, 60]] as const) {
+  for (const [lifetime, margin] of [
+    [30, 7.5],
+    [60, 15],
+    [240, 60],
+  ] as const) {
     it(`reuses a token of ${lifetime} s until ${margin} s before it expires`, async () => {
       ttl = lifetime;
       const clock = new FakeClock();
@@ -239,7 +298,11 @@ describe('token cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agctl-cache-'));
     try {
       const vault = new Vault(dir, {});
-      const fileCache: TokenCache = { load: (u, c, k) => vault.loadToken('default', u, c, k), save: (u, c, t, k) => vault.saveToken('default', u, c, t, k), remove: (u, c) => vault.removeToken('default', u, c) };
+      const fileCache: TokenCache = {
+        load: (u, c, k) => vault.loadToken('default', u, c, k),
+        save: (u, c, t, k) => vault.saveToken('default', u, c, t, k),
+        remove: (u, c) => vault.removeToken('default', u, c),
+      };
       const clock = new FakeClock();
       expect(await flow(fileCache, clock).token()).toBe('tok-1');
       expect(await flow({ ...fileCache }, clock).token()).toBe('tok-1');
@@ -266,7 +329,8 @@ describe('401 handling', () => {
 
   it('retries only once: a second 401 is an error (exit 3)', async () => {
     srv.reset((req, res) => {
-      if (req.path === '/auth/v1/token') return sendJson(res, 200, { access_token: `tok-${++issued}`, token_type: 'Bearer', expires_in: 3600 });
+      if (req.path === '/auth/v1/token')
+        return sendJson(res, 200, { access_token: `tok-${++issued}`, token_type: 'Bearer', expires_in: 3600 });
       sendJson(res, 401, { code: 16, message: 'a valid bearer access token is required', details: [] });
     });
     const api = new ApiClient(srv.url, http, flow());
@@ -310,7 +374,19 @@ describe('API client', () => {
   it('turns error responses into ApiError with the server message and code', () => {
     const res = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => {
       const buf = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-      return { status, headers, body: buf, text: () => buf.toString(), json: () => { try { return JSON.parse(buf.toString()); } catch { return undefined; } } } as HttpResponse;
+      return {
+        status,
+        headers,
+        body: buf,
+        text: () => buf.toString(),
+        json: () => {
+          try {
+            return JSON.parse(buf.toString());
+          } catch {
+            return undefined;
+          }
+        },
+      } as HttpResponse;
     };
     const e1 = errorFromResponse(res(404, { code: 5, message: 'rule x not found', details: [{ a: 1 }] })) as ApiError;
     expect([e1.status, e1.code, e1.message, e1.details]).toEqual([404, 5, 'rule x not found', [{ a: 1 }]]);

@@ -28,12 +28,27 @@ const apiError = (status: number, body: unknown) => errorFromResponse(res(status
 describe('parseCode', () => {
   it('maps gRPC code names in any case, with or without underscores, to their numbers', () => {
     const names: [string, number][] = [
-      ['not_found', Code.NotFound], ['NOT_FOUND', Code.NotFound], ['NotFound', Code.NotFound], ['Not_Found', Code.NotFound],
-      ['invalid_argument', Code.InvalidArgument], ['permission_denied', Code.PermissionDenied], ['unauthenticated', Code.Unauthenticated],
-      ['already_exists', Code.AlreadyExists], ['resource_exhausted', Code.ResourceExhausted], ['failed_precondition', Code.FailedPrecondition],
-      ['out_of_range', Code.OutOfRange], ['data_loss', Code.DataLoss], ['deadline_exceeded', Code.DeadlineExceeded],
-      ['cancelled', Code.Cancelled], ['canceled', Code.Cancelled], ['internal', Code.Internal], ['unavailable', Code.Unavailable],
-      ['unimplemented', Code.Unimplemented], ['aborted', Code.Aborted], ['unknown', Code.Unknown], [' not_found ', Code.NotFound],
+      ['not_found', Code.NotFound],
+      ['NOT_FOUND', Code.NotFound],
+      ['NotFound', Code.NotFound],
+      ['Not_Found', Code.NotFound],
+      ['invalid_argument', Code.InvalidArgument],
+      ['permission_denied', Code.PermissionDenied],
+      ['unauthenticated', Code.Unauthenticated],
+      ['already_exists', Code.AlreadyExists],
+      ['resource_exhausted', Code.ResourceExhausted],
+      ['failed_precondition', Code.FailedPrecondition],
+      ['out_of_range', Code.OutOfRange],
+      ['data_loss', Code.DataLoss],
+      ['deadline_exceeded', Code.DeadlineExceeded],
+      ['cancelled', Code.Cancelled],
+      ['canceled', Code.Cancelled],
+      ['internal', Code.Internal],
+      ['unavailable', Code.Unavailable],
+      ['unimplemented', Code.Unimplemented],
+      ['aborted', Code.Aborted],
+      ['unknown', Code.Unknown],
+      [' not_found ', Code.NotFound],
     ];
     for (const [name, n] of names) expect([name, parseCode(name)]).toEqual([name, n]);
   });
@@ -51,25 +66,40 @@ describe('errorFromResponse', () => {
     expect([e.status, e.code, e.message, e.details]).toEqual([404, Code.NotFound, 'rule ecr-9 not found', []]);
     const r = renderError(e);
     expect([r.exitCode, r.line]).toEqual([5, 'rule ecr-9 not found (HTTP 404, NotFound)']);
-    expect(r.json).toEqual({ error: { code: 'not_found', message: 'rule ecr-9 not found', hint: null, exitCode: 5, status: 404, details: [] } });
+    expect(r.json).toEqual({
+      error: { code: 'not_found', message: 'rule ecr-9 not found', hint: null, exitCode: 5, status: 404, details: [] },
+    });
     // a code that disagrees with the status: the status decides
     expect(renderError(apiError(400, { code: 'not_found', message: 'x' })).exitCode).toBe(7);
     // a string that names no gRPC code is kept as sent
     const odd = renderError(apiError(429, { code: 'quota_exceeded', message: 'slow down', details: [{ a: 1 }] }));
-    expect([odd.exitCode, odd.line, odd.json.error.code, odd.json.error.details]).toEqual([8, 'slow down (HTTP 429, quota_exceeded)', 'quota_exceeded', [{ a: 1 }]]);
+    expect([odd.exitCode, odd.line, odd.json.error.code, odd.json.error.details]).toEqual([
+      8,
+      'slow down (HTTP 429, quota_exceeded)',
+      'quota_exceeded',
+      [{ a: 1 }],
+    ]);
   });
 
   it('shows the body when the message is missing or empty, never just "HTTP n"', () => {
     const noMessage = apiError(400, { code: 'invalid_argument' });
-    expect([noMessage.code, noMessage.message]).toEqual([Code.InvalidArgument, 'the server\'s answer has no message: {"code":"invalid_argument"}']);
-    expect(renderError(noMessage).line).toBe('the server\'s answer has no message: {"code":"invalid_argument"} (HTTP 400, InvalidArgument)');
+    expect([noMessage.code, noMessage.message]).toEqual([
+      Code.InvalidArgument,
+      'the server\'s answer has no message: {"code":"invalid_argument"}',
+    ]);
+    expect(renderError(noMessage).line).toBe(
+      'the server\'s answer has no message: {"code":"invalid_argument"} (HTTP 400, InvalidArgument)',
+    );
     const blank = apiError(409, { code: 6, message: ' ' });
     expect([blank.code, blank.message]).toEqual([6, 'the server\'s answer has no message: {"code":6,"message":" "}']);
     // no code and no message: the code follows the status, the body is shown
     const bare = apiError(500, { detail: 'database down' });
     expect([bare.code, bare.message]).toEqual([Code.Internal, 'the server\'s answer has no message: {"detail":"database down"}']);
     const html = apiError(502, '<html>\n  <body>Bad\tgateway</body>\n</html>\n');
-    expect([html.code, html.message]).toEqual([Code.Internal, "the server's answer has no message: <html> <body>Bad gateway</body> </html>"]);
+    expect([html.code, html.message]).toEqual([
+      Code.Internal,
+      "the server's answer has no message: <html> <body>Bad gateway</body> </html>",
+    ]);
     const empty = apiError(500, '');
     expect(empty.message).toBe("the server's answer is empty");
     for (const e of [noMessage, blank, bare, html, empty]) expect(e.message).not.toMatch(/^the server answered HTTP/);

@@ -150,9 +150,15 @@ describe('connection errors', () => {
   it('names where the URL came from in the hint', async () => {
     const port = await closedPort();
     const { http } = client({ maxRetries: 0, urlSource: 'AGCTL_BASE_URL' });
-    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe('is the server running? check AGCTL_BASE_URL');
-    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x`, urlSource: 'the listener URL' }))).hint).toBe('is the server running? check the listener URL');
-    expect((await failure(client({ maxRetries: 0 }).http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe('is the server running? check --base-url');
+    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe(
+      'is the server running? check AGCTL_BASE_URL',
+    );
+    expect((await failure(http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x`, urlSource: 'the listener URL' }))).hint).toBe(
+      'is the server running? check the listener URL',
+    );
+    expect((await failure(client({ maxRetries: 0 }).http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }))).hint).toBe(
+      'is the server running? check --base-url',
+    );
   });
 
   it('says an https URL reached a plain-HTTP port, without OpenSSL internals', async () => {
@@ -172,7 +178,10 @@ describe('connection errors', () => {
     const notices: string[] = [];
     const { http } = client({ onRetry: (l) => notices.push(l) });
     expect((await http.send({ method: 'GET', url: `${srv.url}/x` })).status).toBe(200);
-    expect(notices).toEqual([`${srv.url}: HTTP 503 Service Unavailable; retrying (2/4)…`, `${srv.url}: HTTP 429 Too Many Requests; retrying (3/4)…`]);
+    expect(notices).toEqual([
+      `${srv.url}: HTTP 503 Service Unavailable; retrying (2/4)…`,
+      `${srv.url}: HTTP 429 Too Many Requests; retrying (3/4)…`,
+    ]);
     await http.close();
   });
 });
@@ -225,7 +234,14 @@ describe('redirects', () => {
 
 describe('--debug logs', () => {
   it('show requests and responses with secrets redacted', async () => {
-    srv.reset((_r, res) => sendJson(res, 200, { access_token: 'agt_response_secret', token_type: 'Bearer', expires_in: 60 }, { 'set-cookie': 'sid=cookie-secret' }));
+    srv.reset((_r, res) =>
+      sendJson(
+        res,
+        200,
+        { access_token: 'agt_response_secret', token_type: 'Bearer', expires_in: 60 },
+        { 'set-cookie': 'sid=cookie-secret' },
+      ),
+    );
     const lines: string[] = [];
     const http = new HttpClient({ debug: (l) => lines.push(l) });
     await http.send({
@@ -318,7 +334,11 @@ describe('the size of an answer', () => {
     });
     const { http } = client({ maxResponseBytes: 4096 });
     const err = await failure(http.send({ method: 'GET', url: `${srv.url}/big?q=1` }));
-    expect([err.exitCode, err.code, err.message]).toEqual([Exit.Server, 'response_too_large', `the answer from ${srv.url}/big is too large: it goes on past 4096 bytes, and agctl reads at most 4 KiB`]);
+    expect([err.exitCode, err.code, err.message]).toEqual([
+      Exit.Server,
+      'response_too_large',
+      `the answer from ${srv.url}/big is too large: it goes on past 4096 bytes, and agctl reads at most 4 KiB`,
+    ]);
     expect(srv.seen).toHaveLength(1);
   });
 
@@ -327,8 +347,13 @@ describe('the size of an answer', () => {
     const body = JSON.stringify({ s: 'x'.repeat(5000) });
     const { http } = client({ maxResponseBytes: body.length });
     expect((await http.send({ method: 'GET', url: `${srv.url}/ok` })).body.length).toBe(body.length);
-    const err = await failure(http.send({ method: 'GET', url: `${srv.url}/ok`, maxResponseBytes: { bytes: 1000, hint: 'a hint of its own' } }));
-    expect([err.message, err.hint]).toEqual([`the answer from ${srv.url}/ok is too large: it announces ${body.length} bytes (Content-Length), and agctl reads at most 1000 bytes`, 'a hint of its own']);
+    const err = await failure(
+      http.send({ method: 'GET', url: `${srv.url}/ok`, maxResponseBytes: { bytes: 1000, hint: 'a hint of its own' } }),
+    );
+    expect([err.message, err.hint]).toEqual([
+      `the answer from ${srv.url}/ok is too large: it announces ${body.length} bytes (Content-Length), and agctl reads at most 1000 bytes`,
+      'a hint of its own',
+    ]);
   });
 
   it('the default cap is 32 MiB an answer, 256 MiB in all', () => {
@@ -370,13 +395,21 @@ describe('networkFailure', () => {
     expect(networkFailure(coded('SOMETHING_NEW'))).toEqual({ kind: 'other', word: 'other', detail: 'the connection failed' });
   });
 
-  it('a request failing in a way of no known kind says so in words; the library\'s message is in the --debug log only', async () => {
+  it("a request failing in a way of no known kind says so in words; the library's message is in the --debug log only", async () => {
     const lines: string[] = [];
     const http = new HttpClient({ debug: (l) => lines.push(l), maxRetries: 0 });
     // node:http refuses the header value before connecting (ERR_INVALID_CHAR): no kind of network failure.
-    const err = await http.send({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: { 'x-a': 'a\nb' }, body: '{}', idempotent: false }).then(() => undefined, (e: CliError) => e);
+    const err = await http
+      .send({ method: 'POST', url: 'http://127.0.0.1:1/x', headers: { 'x-a': 'a\nb' }, body: '{}', idempotent: false })
+      .then(
+        () => undefined,
+        (e: CliError) => e,
+      );
     await http.close();
-    expect([err?.message, err?.hint]).toEqual(['cannot reach http://127.0.0.1:1: the connection failed', 'check --base-url; --debug shows the error']);
+    expect([err?.message, err?.hint]).toEqual([
+      'cannot reach http://127.0.0.1:1: the connection failed',
+      'check --base-url; --debug shows the error',
+    ]);
     expect(lines.at(-1)).toMatch(/^< the connection failed \(Invalid character in header content \["x-a"\]\) after \d+ ms$/);
   });
 });

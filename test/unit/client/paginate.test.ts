@@ -3,7 +3,16 @@
 // items across pages, or looping on a token.
 import { describe, expect, it } from 'vitest';
 import { CliError, Exit } from '../../../src/lib/exit.js';
-import { MAX_ITEMS, MAX_PAGES, PAGING_LIMIT, PAGING_LOOP, listAll, pagingCapped, type Page, type PageRequest } from '../../../src/client/paginate.js';
+import {
+  MAX_ITEMS,
+  MAX_PAGES,
+  PAGING_LIMIT,
+  PAGING_LOOP,
+  listAll,
+  pagingCapped,
+  type Page,
+  type PageRequest,
+} from '../../../src/client/paginate.js';
 
 type Item = { id: string };
 const items = (n: number, from = 1): Item[] => Array.from({ length: n }, (_, i) => ({ id: `r${String(from + i).padStart(2, '0')}` }));
@@ -23,7 +32,10 @@ function pager(size: (req: PageRequest) => number) {
 }
 
 async function loopError(p: Promise<unknown>): Promise<CliError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(CliError);
   return err as CliError;
 }
@@ -32,7 +44,12 @@ describe('listAll', () => {
   it('follows the tokens of a server that honours the page size, asking only for what --limit still needs', async () => {
     const s = pager((req) => req.pageSize ?? 50);
     expect(ids(await listAll(s.fetch, { pageSize: 7, what: 'rules' }))).toEqual(ids(ALL));
-    expect(s.seen.map((r) => [r.pageToken, r.pageSize])).toEqual([[undefined, 7], ['7', 7], ['14', 7], ['21', 7]]);
+    expect(s.seen.map((r) => [r.pageToken, r.pageSize])).toEqual([
+      [undefined, 7],
+      ['7', 7],
+      ['14', 7],
+      ['21', 7],
+    ]);
     s.seen.length = 0;
     expect(ids(await listAll(s.fetch, { pageSize: 4, limit: 10, what: 'rules' }))).toEqual(ids(ALL.slice(0, 10)));
     expect(s.seen.map((r) => r.pageSize)).toEqual([4, 4, 2]);
@@ -41,7 +58,10 @@ describe('listAll', () => {
   it('sends no page size unless one is given', async () => {
     const s = pager(() => 10);
     expect(ids(await listAll(s.fetch, { limit: 15, what: 'rules' }))).toEqual(ids(ALL.slice(0, 15)));
-    expect(s.seen).toEqual([{ pageToken: undefined, pageSize: undefined }, { pageToken: '10', pageSize: undefined }]);
+    expect(s.seen).toEqual([
+      { pageToken: undefined, pageSize: undefined },
+      { pageToken: '10', pageSize: undefined },
+    ]);
   });
 
   it('works with a server that ignores the page size, and stops requesting once --limit is reached', async () => {
@@ -91,19 +111,29 @@ describe('listAll', () => {
     expect(err.hint).toMatch(/^nothing was listed/);
     expect(seen).toEqual([undefined, 'A', 'B']);
     // a server that answers the token it was sent
-    const echo = async (req: PageRequest): Promise<Page<Item>> => ({ list: items(1, Number(req.pageToken ?? 1)), nextPageToken: req.pageToken ?? '2' });
-    expect((await loopError(listAll(echo, { what: 'rules' }))).message).toBe('the server\'s paging loops: page 2 of rules names page token "2" again');
+    const echo = async (req: PageRequest): Promise<Page<Item>> => ({
+      list: items(1, Number(req.pageToken ?? 1)),
+      nextPageToken: req.pageToken ?? '2',
+    });
+    expect((await loopError(listAll(echo, { what: 'rules' }))).message).toBe(
+      'the server\'s paging loops: page 2 of rules names page token "2" again',
+    );
     // a long token is cut short in the message
     const long = 'x'.repeat(500);
     const longEcho = async (req: PageRequest): Promise<Page<Item>> => ({ list: items(1, req.pageToken ? 2 : 1), nextPageToken: long });
-    expect((await loopError(listAll(longEcho, { what: 'rules' }))).message).toBe(`the server's paging loops: page 2 of rules names page token "${'x'.repeat(39)}…" again`);
+    expect((await loopError(listAll(longEcho, { what: 'rules' }))).message).toBe(
+      `the server's paging loops: page 2 of rules names page token "${'x'.repeat(39)}…" again`,
+    );
   });
 
   it('a server that ignores the token but invents a new one each time is stopped too', async () => {
     let n = 0;
     const fetch = async (): Promise<Page<Item>> => ({ list: items(5), nextPageToken: `t${++n}` });
     const err = await loopError(listAll(fetch, { what: 'rules' }));
-    expect([err.exitCode, err.message]).toEqual([Exit.Server, "the server's paging loops: page 2 of rules holds only rules already listed"]);
+    expect([err.exitCode, err.message]).toEqual([
+      Exit.Server,
+      "the server's paging loops: page 2 of rules holds only rules already listed",
+    ]);
     expect(n).toBe(2);
   });
 
@@ -119,13 +149,20 @@ describe('listAll', () => {
     expect(s.seen.map((r) => r.pageSize)).toEqual([5, 5]);
     // A page of only items seen before (kept or not) is still a loop.
     const fetch = async (): Promise<Page<Item>> => ({ list: items(3), nextPageToken: `t${Math.random()}` });
-    expect((await loopError(listAll(fetch, { keep: even, what: 'tasks' }))).message).toMatch(/page 2 of tasks holds only tasks already listed/);
+    expect((await loopError(listAll(fetch, { keep: even, what: 'tasks' }))).message).toMatch(
+      /page 2 of tasks holds only tasks already listed/,
+    );
   });
 
   it("onLoop 'stop' and maxPages end quietly with what was kept, saying why", async () => {
     const why: string[] = [];
     const echo = async (req: PageRequest): Promise<Page<Item>> => ({ list: items(2, req.pageToken ? 3 : 1), nextPageToken: 'same' });
-    expect(ids(await listAll(echo, { what: 'transactions', onLoop: 'stop', onStop: (w) => why.push(w) }))).toEqual(['r01', 'r02', 'r03', 'r04']);
+    expect(ids(await listAll(echo, { what: 'transactions', onLoop: 'stop', onStop: (w) => why.push(w) }))).toEqual([
+      'r01',
+      'r02',
+      'r03',
+      'r04',
+    ]);
     expect(why).toEqual(['the server\'s paging loops: page 2 of transactions names page token "same" again']);
     const s = pager(() => 2);
     expect(ids(await listAll(s.fetch, { what: 'transactions', maxPages: 3, onStop: (w) => why.push(w) }))).toEqual(ids(ALL.slice(0, 6)));
@@ -150,7 +187,11 @@ describe('the bounds of a listing', () => {
   it(`stops at ${MAX_PAGES} pages with exit 9 (paging_limit), nothing returned`, async () => {
     const s = endless(0);
     const err = await loopError(listAll(s.fetch, { what: 'rules' }));
-    expect([err.exitCode, err.code, err.message]).toEqual([Exit.Server, PAGING_LIMIT, `the server's paging does not end: ${MAX_PAGES} pages of rules (0 items) read, and it names another page`]);
+    expect([err.exitCode, err.code, err.message]).toEqual([
+      Exit.Server,
+      PAGING_LIMIT,
+      `the server's paging does not end: ${MAX_PAGES} pages of rules (0 items) read, and it names another page`,
+    ]);
     expect(s.pages()).toBe(MAX_PAGES);
   });
 
@@ -174,6 +215,8 @@ describe('the bounds of a listing', () => {
 
   it('pagingCapped: nothing below both bounds', () => {
     expect(pagingCapped('rules', MAX_PAGES - 1, MAX_ITEMS - 1)).toBeUndefined();
-    expect(pagingCapped('rules', MAX_PAGES, 0)?.hint).toBe(`nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ask for fewer with --limit`);
+    expect(pagingCapped('rules', MAX_PAGES, 0)?.hint).toBe(
+      `nothing was listed: agctl reads at most ${MAX_PAGES} pages or ${MAX_ITEMS} items of one listing; ask for fewer with --limit`,
+    );
   });
 });

@@ -41,7 +41,14 @@ describe('redactHeaders', () => {
 
 describe('redactForm', () => {
   it('hides client_secret, client_assertion and tokens and keeps the rest', () => {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'bot@acme.example.com/x', client_secret: 's3cret', client_assertion: 'eyJ.x.y', access_token: 'agt_1', refresh_token: 'r' });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'bot@acme.example.com/x',
+      client_secret: 's3cret',
+      client_assertion: 'eyJ.x.y',
+      access_token: 'agt_1',
+      refresh_token: 'r',
+    });
     const out = redactForm(form.toString());
     expect(out).toBe(
       `grant_type=client_credentials&client_id=bot%40acme.example.com%2Fx&client_secret=${REDACTED}&client_assertion=${REDACTED}&access_token=${REDACTED}&refresh_token=${REDACTED}`,
@@ -82,25 +89,44 @@ describe('redactJson', () => {
     expect(out.list).toEqual([{ secret: REDACTED, name: 'n' }, 'plain']);
     expect(out.jwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x: 'pub', d: REDACTED });
     const text = JSON.stringify(out);
-    for (const s of ['agt_1', 'bt-secret', 'pw-secret', 'aws-secret', 'sess-secret', 'oauth-secret', 'BEGIN', 'private_key', 'hv-secret', 'list-secret', 'priv']) expect(text).not.toContain(s);
+    for (const s of [
+      'agt_1',
+      'bt-secret',
+      'pw-secret',
+      'aws-secret',
+      'sess-secret',
+      'oauth-secret',
+      'BEGIN',
+      'private_key',
+      'hv-secret',
+      'list-secret',
+      'priv',
+    ])
+      expect(text).not.toContain(s);
     // the input is not modified
     expect(input.hostedConfig.basicAuth.password).toBe('pw-secret');
   });
 
   it('hides every field the request schemas mark secret, and only those of theirs', () => {
     const marked = Object.values(SECRET_FIELDS).flat();
-    expect(marked).toEqual(expect.arrayContaining(['token', 'password', 'headerValue', 'clientSecret', 'jwtPrivateKey', 'credentialsJson']));
+    expect(marked).toEqual(
+      expect.arrayContaining(['token', 'password', 'headerValue', 'clientSecret', 'jwtPrivateKey', 'credentialsJson']),
+    );
     for (const name of marked) expect(redactJson({ [name]: 'x' }), name).toEqual({ [name]: REDACTED });
-    for (const name of ['username', 'headerName', 'accessKeyId', 'clientId', 'tokenUrl']) expect(redactJson({ [name]: 'x' }), name).toEqual({ [name]: 'x' });
+    for (const name of ['username', 'headerName', 'accessKeyId', 'clientId', 'tokenUrl'])
+      expect(redactJson({ [name]: 'x' }), name).toEqual({ [name]: 'x' });
   });
 
   it('hides every string value of configFields (secret per catalog schema), at any depth', () => {
-    const out = redactJson({ hostedConfig: { configFields: { api_key: 'k-secret', region: 'eu', retries: 3 } }, nested: [{ configFields: { x: 'y-secret' } }] }) as any;
+    const out = redactJson({
+      hostedConfig: { configFields: { api_key: 'k-secret', region: 'eu', retries: 3 } },
+      nested: [{ configFields: { x: 'y-secret' } }],
+    }) as any;
     expect(out.hostedConfig.configFields).toEqual({ api_key: REDACTED, region: REDACTED, retries: 3 });
     expect(out.nested[0].configFields.x).toBe(REDACTED);
   });
 
-  it('a list under a secret map\'s name is no map: the members of its objects stay (a catalog entry\'s field names)', () => {
+  it("a list under a secret map's name is no map: the members of its objects stay (a catalog entry's field names)", () => {
     const out = redactJson({ configFields: [{ name: 'apiKey', displayName: 'API key', secret: true }, 'loose-string'] }) as any;
     expect(out.configFields).toEqual([{ name: 'apiKey', displayName: 'API key', secret: true }, REDACTED]);
   });
@@ -128,11 +154,14 @@ describe('redactBody', () => {
     expect(redactBody('client_secret=S&a=1', 'application/json')).toBe(`client_secret=${REDACTED}&a=1`);
     expect(redactBody('client_secret=S', undefined)).toBe(`client_secret=${REDACTED}`);
     // Labelled a form or JSON but neither: summarised, never shown.
-    expect(redactBody('SECRET VALUE', 'application/x-www-form-urlencoded')).toBe('<12 bytes of application/x-www-form-urlencoded, not shown>');
-    expect(redactBody('{"token":"T"', 'application/x-www-form-urlencoded')).toBe('<12 bytes of application/x-www-form-urlencoded, not shown>');
+    expect(redactBody('SECRET VALUE', 'application/x-www-form-urlencoded')).toBe(
+      '<12 bytes of application/x-www-form-urlencoded, not shown>',
+    );
+    expect(redactBody('{"token":"T"', 'application/x-www-form-urlencoded')).toBe(
+      '<12 bytes of application/x-www-form-urlencoded, not shown>',
+    );
     expect(redactBody('"T"', 'application/json')).toBe('<3 bytes of application/json, not shown>');
   });
-
 
   it('redacts by content type and summarises what it cannot parse', () => {
     expect(redactBody('client_secret=x&a=1', 'application/x-www-form-urlencoded; charset=utf-8')).toBe(`client_secret=${REDACTED}&a=1`);
@@ -157,6 +186,8 @@ describe('hideUserinfo', () => {
   });
 
   it('keeps credentials out of the invalid base URL message', () => {
-    expect(() => normalizeBaseUrl('http://user:PW-123@[bad/', '--base-url')).toThrow(`--base-url: "http://${REDACTED}@[bad/" is not a valid URL`);
+    expect(() => normalizeBaseUrl('http://user:PW-123@[bad/', '--base-url')).toThrow(
+      `--base-url: "http://${REDACTED}@[bad/" is not a valid URL`,
+    );
   });
 });

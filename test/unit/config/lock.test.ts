@@ -3,7 +3,18 @@
 // wait is bounded. Real processes racing on it: test/e2e/cli/concurrency.test.ts.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,7 +86,7 @@ describe('lock file', () => {
     expect(readFileSync(path, 'utf8')).toBe(holderText(process.ppid));
   });
 
-  it('does not judge a holder on another host by its PID, only by the lock\'s age', async () => {
+  it("does not judge a holder on another host by its PID, only by the lock's age", async () => {
     const path = fresh();
     writeFileSync(path, holderText(deadPid(), 'another-host.example'));
     const err = await acquireLock(path, { waitMs: 50 }).catch((e: unknown) => e);

@@ -78,7 +78,10 @@ describe('profile selection', () => {
 
 describe('flag > env > profile > default', () => {
   it('resolves the client ID', () => {
-    expect(resolve({ clientId: 'flag-bot' }, PROFILES, { AGCTL_CLIENT_ID: 'env-bot' })).toMatchObject({ clientId: 'flag-bot', clientIdSource: 'flag' });
+    expect(resolve({ clientId: 'flag-bot' }, PROFILES, { AGCTL_CLIENT_ID: 'env-bot' })).toMatchObject({
+      clientId: 'flag-bot',
+      clientIdSource: 'flag',
+    });
     expect(resolve({}, PROFILES, { AGCTL_CLIENT_ID: 'env-bot' })).toMatchObject({ clientId: 'env-bot', clientIdSource: 'env' });
     expect(resolve({}, PROFILES)).toMatchObject({ clientId: 'work-bot', clientIdSource: 'profile' });
     expect(resolve({}).clientId).toBeUndefined();
@@ -86,7 +89,10 @@ describe('flag > env > profile > default', () => {
 
   it('resolves the base URL, normalising it', () => {
     const env = { AGCTL_BASE_URL: 'https://env.example.com/' };
-    expect(resolve({ baseUrl: 'https://FLAG.example.com:443/' }, PROFILES, env)).toMatchObject({ baseUrl: 'https://flag.example.com', baseUrlSource: 'flag' });
+    expect(resolve({ baseUrl: 'https://FLAG.example.com:443/' }, PROFILES, env)).toMatchObject({
+      baseUrl: 'https://flag.example.com',
+      baseUrlSource: 'flag',
+    });
     expect(resolve({}, PROFILES, env)).toMatchObject({ baseUrl: 'https://env.example.com', baseUrlSource: 'env' });
     expect(resolve({}, PROFILES)).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
     expect(resolve({}).baseUrl).toBeUndefined();
@@ -94,9 +100,15 @@ describe('flag > env > profile > default', () => {
 
   it('refuses a base URL with a path, naming where it came from and the origin to use', () => {
     expect(() => resolve({ baseUrl: 'https://flag.example.com/api/v1' })).toThrow(
-      expect.objectContaining({ message: "--base-url: the base URL https://flag.example.com/api/v1 has a path (/api/v1): it must be the service's origin alone, https://flag.example.com", hint: 'drop the path: --base-url https://flag.example.com' }),
+      expect.objectContaining({
+        message:
+          "--base-url: the base URL https://flag.example.com/api/v1 has a path (/api/v1): it must be the service's origin alone, https://flag.example.com",
+        hint: 'drop the path: --base-url https://flag.example.com',
+      }),
     );
-    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com/x/' })).toThrow(expect.objectContaining({ hint: 'drop the path: AGCTL_BASE_URL=https://acme.example.com' }));
+    expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com/x/' })).toThrow(
+      expect.objectContaining({ hint: 'drop the path: AGCTL_BASE_URL=https://acme.example.com' }),
+    );
     expect(() => normalizeBaseUrl('http://127.0.0.1:8080/api', 'base URL')).toThrow(UsageError);
     expect(normalizeBaseUrl('http://127.0.0.1:8080//', 'base URL')).toBe('http://127.0.0.1:8080');
   });
@@ -142,25 +154,38 @@ describe('base URL from a name@host/suffix client ID', () => {
     expect(baseUrlFromClientId('bot@[0:0:0:0:0:0:0:1]/x')).toBe('https://[::1]');
     expect(baseUrlFromClientId('bot@[not-v6]/x')).toBeUndefined();
     expect(baseUrlFromClientId('bot@[::g]/x')).toBeUndefined();
-    for (const no of ['bot', 'bot@acme.example.com', '@acme.example.com/x', 'bot@/x', 'a b@h/x', 'bot@ho_st/x']) expect(baseUrlFromClientId(no)).toBeUndefined();
+    for (const no of ['bot', 'bot@acme.example.com', '@acme.example.com/x', 'bot@/x', 'a b@h/x', 'bot@ho_st/x'])
+      expect(baseUrlFromClientId(no)).toBeUndefined();
   });
 
   it('applies when no base URL is configured, and never over an explicit one', () => {
-    expect(resolve({ clientId: 'bot@acme.example.com/x' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
+    expect(resolve({ clientId: 'bot@acme.example.com/x' })).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      baseUrlSource: 'client-id',
+    });
     expect(resolve({ profile: 'tenant' }, PROFILES)).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
     expect(resolve({ clientId: 'bot@acme.example.com/x', baseUrl: 'http://127.0.0.1:9' }).baseUrl).toBe('http://127.0.0.1:9');
-    expect(resolve({}, undefined, { AGCTL_CLIENT_ID: 'bot@acme.example.com/x', AGCTL_BASE_URL: 'https://other.example.com' }).baseUrl).toBe('https://other.example.com');
+    expect(resolve({}, undefined, { AGCTL_CLIENT_ID: 'bot@acme.example.com/x', AGCTL_BASE_URL: 'https://other.example.com' }).baseUrl).toBe(
+      'https://other.example.com',
+    );
   });
 
-  it("prefers the tenant a client ID names over the base URL of a profile saved for another client", () => {
+  it('prefers the tenant a client ID names over the base URL of a profile saved for another client', () => {
     // The profile's base URL belongs to the profile's client; another client naming its tenant goes there.
-    expect(resolve({ clientId: 'bot@acme.example.com/x' }, PROFILES)).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'client-id' });
+    expect(resolve({ clientId: 'bot@acme.example.com/x' }, PROFILES)).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      baseUrlSource: 'client-id',
+    });
     // The profile's own client keeps the profile's base URL.
     expect(resolve({ clientId: 'work-bot' }, PROFILES)).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
   });
 
   it("falls back to the profile's base URL when the client ID names no tenant", () => {
-    expect(resolve({}, PROFILES, { AGCTL_CLIENT_ID: 'another-bot' })).toMatchObject({ clientId: 'another-bot', baseUrl: 'https://work.example.com', baseUrlSource: 'profile' });
+    expect(resolve({}, PROFILES, { AGCTL_CLIENT_ID: 'another-bot' })).toMatchObject({
+      clientId: 'another-bot',
+      baseUrl: 'https://work.example.com',
+      baseUrlSource: 'profile',
+    });
   });
 });
 
@@ -179,7 +204,9 @@ describe('normalizeBaseUrl', () => {
     expect(() => normalizeBaseUrl('https://a.example.com/#f', 'x')).toThrow(UsageError);
     expect(() => resolve({ baseUrl: 'no pe' })).toThrow(UsageError);
     expect(() => resolve({}, undefined, { AGCTL_BASE_URL: 'no pe' })).toThrow(/AGCTL_BASE_URL/);
-    expect(() => normalizeBaseUrl('acme.example.com:99999', '--base-url')).toThrow(/--base-url: "acme.example.com:99999" is not a valid URL/);
+    expect(() => normalizeBaseUrl('acme.example.com:99999', '--base-url')).toThrow(
+      /--base-url: "acme.example.com:99999" is not a valid URL/,
+    );
     expect(() => normalizeBaseUrl('mailto:a@example.com', '--base-url')).toThrow(UsageError);
   });
 
@@ -189,8 +216,15 @@ describe('normalizeBaseUrl', () => {
     expect(normalizeBaseUrl('localhost:8080', 'x')).toBe('https://localhost:8080');
     expect(normalizeBaseUrl('[::1]:8080', 'x')).toBe('https://[::1]:8080');
     expect(normalizeBaseUrl('http://localhost:8080', 'x')).toBe('http://localhost:8080');
-    expect(resolve({ baseUrl: 'acme.example.com' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSource: 'flag', baseUrlSchemeAssumed: true });
-    expect(resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com' })).toMatchObject({ baseUrl: 'https://acme.example.com', baseUrlSchemeAssumed: true });
+    expect(resolve({ baseUrl: 'acme.example.com' })).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      baseUrlSource: 'flag',
+      baseUrlSchemeAssumed: true,
+    });
+    expect(resolve({}, undefined, { AGCTL_BASE_URL: 'acme.example.com' })).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      baseUrlSchemeAssumed: true,
+    });
     expect(resolve({ baseUrl: 'https://acme.example.com' })).toMatchObject({ baseUrlSchemeAssumed: false });
   });
 });
@@ -202,7 +236,10 @@ describe('attachStoredSecret', () => {
   it("loads the profile's stored secret only for the client it was saved with", async () => {
     const { env, config } = setup(PROFILES);
     await config.vault.saveCredential(WORK, 'stored-secret');
-    expect(attachStoredSecret(resolveSettings({}, env, config), config)).toMatchObject({ clientSecret: 'stored-secret', clientSecretSource: 'stored' });
+    expect(attachStoredSecret(resolveSettings({}, env, config), config)).toMatchObject({
+      clientSecret: 'stored-secret',
+      clientSecretSource: 'stored',
+    });
     // another client: nothing unsealed, exit 3 naming the profile and the client it is logged in as
     expect(() => attachStoredSecret(resolveSettings({ clientId: 'someone-else' }, env, config), config)).toThrow(
       'profile "work" is logged in as work-bot, not as someone-else (from --client-id): its stored secret is not sent for another client; log in again to profile "work" to use that client',
@@ -226,14 +263,16 @@ describe('stored credentials are bound to the base URL of their profile', () => 
       ['https://work.example.com', 'https://work.example.com/some/path'],
       ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/'],
       ['http://[::1]:80', 'http://[0:0:0:0:0:0:0:1]'],
-    ]) expect([a, b, sameTenant(a, b)]).toEqual([a, b, true]);
+    ])
+      expect([a, b, sameTenant(a, b)]).toEqual([a, b, true]);
     for (const [a, b] of [
       ['https://work.example.com', 'http://work.example.com'],
       ['https://work.example.com', 'https://work.example.com:8443'],
       ['https://work.example.com', 'https://work.example.com.evil.example'],
       ['http://127.0.0.1:8080', 'http://localhost:8080'],
       ['https://work.example.com', 'not a url'],
-    ]) expect([a, b, sameTenant(a, b)]).toEqual([a, b, false]);
+    ])
+      expect([a, b, sameTenant(a, b)]).toEqual([a, b, false]);
   });
 
   it("uses the stored secret with the profile's own base URL, however it is spelled", async () => {
@@ -253,7 +292,9 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     })();
     expect(viaFlag).toBeInstanceOf(CredentialBindingError);
     expect(viaFlag!.exitCode).toBe(Exit.Unauthenticated);
-    expect(viaFlag!.message).toBe('profile "work" is logged in to https://work.example.com, not to https://home.example.com (from --base-url): its stored secret and tokens are not sent there');
+    expect(viaFlag!.message).toBe(
+      'profile "work" is logged in to https://work.example.com, not to https://home.example.com (from --base-url): its stored secret and tokens are not sent there',
+    );
     // the profile saved for that URL is named, then a new login, the one-off secret, and how to use this profile
     expect(viaFlag!.hint).toBe(
       'use --profile home (logged in to https://home.example.com); or run `agctl login --base-url https://home.example.com --profile <name>` to save credentials for it (log in again to profile "work" to move it there); or set AGCTL_CLIENT_SECRET (with AGCTL_CLIENT_ID) to send a secret there for this one call; or to use profile "work" with https://work.example.com, drop --base-url',
@@ -266,13 +307,18 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     const { env: e, config } = setup(PROFILES);
     await config.vault.saveCredential(WORK, 'stored-secret');
     const otherKey = { ...e, AGCTL_CONFIG_KEY: 'ab'.repeat(32) };
-    const attachOtherKey = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, otherKey, new ConfigContext(otherKey)), new ConfigContext(otherKey));
+    const attachOtherKey = (flags: GlobalFlags) =>
+      attachStoredSecret(resolveSettings(flags, otherKey, new ConfigContext(otherKey)), new ConfigContext(otherKey));
     expect(() => attachOtherKey({})).toThrow(/cannot be unsealed/);
     expect(() => attachOtherKey({ baseUrl: 'https://evil.example' })).toThrow(CredentialBindingError);
   });
 
   it('lets a secret or token given for this invocation go where the invocation says', async () => {
-    expect((await loggedIn({ AGCTL_CLIENT_SECRET: 'one-off' })).attach({ baseUrl: 'https://other.example.com' })).toMatchObject({ baseUrl: 'https://other.example.com', clientSecret: 'one-off', clientSecretSource: 'env' });
+    expect((await loggedIn({ AGCTL_CLIENT_SECRET: 'one-off' })).attach({ baseUrl: 'https://other.example.com' })).toMatchObject({
+      baseUrl: 'https://other.example.com',
+      clientSecret: 'one-off',
+      clientSecretSource: 'env',
+    });
     const token = (await loggedIn({ AGCTL_ACCESS_TOKEN: 'tok' })).attach({ baseUrl: 'https://other.example.com' });
     expect(token).toMatchObject({ accessToken: 'tok' });
     expect(token.clientSecret).toBeUndefined();
@@ -284,7 +330,9 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     await config.vault.saveCredential({ ...WORK, clientId: 'work-bot@work.example.com/x' }, 'stored-secret');
     const attach = (flags: GlobalFlags) => attachStoredSecret(resolveSettings(flags, e, config), config);
     expect(attach({})).toMatchObject({ baseUrl: 'https://work.example.com', baseUrlSource: 'client-id', clientSecret: 'stored-secret' });
-    expect(() => attach({ baseUrl: 'https://evil.example' })).toThrow(/logged in to https:\/\/work\.example\.com, not to https:\/\/evil\.example/);
+    expect(() => attach({ baseUrl: 'https://evil.example' })).toThrow(
+      /logged in to https:\/\/work\.example\.com, not to https:\/\/evil\.example/,
+    );
     // a client ID naming another tenant has no stored secret here at all
     expect(() => attach({ clientId: 'work-bot@evil.example/x' })).toThrow(CredentialBindingError);
   });
@@ -293,7 +341,10 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     const { env: e, config } = setup(PROFILES);
     await config.vault.saveCredential(WORK, 'stored-secret');
     // someone who can write config.json points the profile at their own server
-    writeFileSync(join(config.dir, 'config.json'), JSON.stringify({ ...PROFILES, profiles: { ...PROFILES.profiles, work: { baseUrl: 'https://evil.example', clientId: 'work-bot' } } }));
+    writeFileSync(
+      join(config.dir, 'config.json'),
+      JSON.stringify({ ...PROFILES, profiles: { ...PROFILES.profiles, work: { baseUrl: 'https://evil.example', clientId: 'work-bot' } } }),
+    );
     const fresh = new ConfigContext(e);
     const err = (() => {
       try {
@@ -304,8 +355,12 @@ describe('stored credentials are bound to the base URL of their profile', () => 
     })();
     expect(err).toBeInstanceOf(CredentialBindingError);
     expect(err!.exitCode).toBe(Exit.Unauthenticated);
-    expect(err!.message).toBe('profile "work" names https://evil.example, but its stored secret was saved for https://work.example.com: it is not sent to https://evil.example; log in again to profile "work"');
-    expect(err!.hint).toBe('log in again: agctl login --profile work --base-url https://evil.example (or --base-url https://work.example.com)');
+    expect(err!.message).toBe(
+      'profile "work" names https://evil.example, but its stored secret was saved for https://work.example.com: it is not sent to https://evil.example; log in again to profile "work"',
+    );
+    expect(err!.hint).toBe(
+      'log in again: agctl login --profile work --base-url https://evil.example (or --base-url https://work.example.com)',
+    );
   });
 
   it('sends nowhere a secret stored by an earlier agctl, which names no base URL: exit 3, log in again', async () => {

@@ -1,4 +1,17 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +92,9 @@ describe('file modes', () => {
     expect(mode(vault.keyFile)).toBe(0o600);
     // One that others could write is refused, for reading and writing alike, and left as it is.
     chmodSync(vault.keyFile, 0o666);
-    expect(() => new Vault(dir, FILE_ONLY).loadCredential(at('ci'))).toThrow(`the key file ${vault.keyFile} is not safe to read: it is writable by group and others (mode 0666)`);
+    expect(() => new Vault(dir, FILE_ONLY).loadCredential(at('ci'))).toThrow(
+      `the key file ${vault.keyFile} is not safe to read: it is writable by group and others (mode 0666)`,
+    );
     await expect(new Vault(dir, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET)).rejects.toThrow('is not safe to read');
     expect(mode(vault.keyFile)).toBe(0o666);
   });
@@ -233,12 +248,18 @@ describe('sealed token cache', () => {
     vault.saveToken('b', TOKEN_URL, 'bot', { accessToken: TOKEN + 'b', expiresAt: 1 }, SECRET);
     expect(vault.tokenPath('a', TOKEN_URL, 'bot')).not.toBe(vault.tokenPath('b', TOKEN_URL, 'bot'));
     // a token cached by an older agctl (one per token URL and client, never read any more) goes with the client IDs given
-    writePrivateFile(join(dir, 'tokens', 'legacy.json'), JSON.stringify({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 1, accessToken: 'v1.x.y' }));
+    writePrivateFile(
+      join(dir, 'tokens', 'legacy.json'),
+      JSON.stringify({ tokenUrl: TOKEN_URL, clientId: 'bot', expiresAt: 1, accessToken: 'v1.x.y' }),
+    );
     expect(vault.removeTokensOf('a', ['bot'])).toBe(3);
     expect(vault.loadToken('a', TOKEN_URL, 'bot')).toBeUndefined();
     expect(vault.loadToken('b', TOKEN_URL, 'bot')?.accessToken).toBe(TOKEN + 'b');
     // a token copied under another profile's name does not open there
-    writePrivateFile(vault.tokenPath('a', TOKEN_URL, 'bot'), readFileSync(vault.tokenPath('b', TOKEN_URL, 'bot'), 'utf8').replace('"profile":"b"', '"profile":"a"'));
+    writePrivateFile(
+      vault.tokenPath('a', TOKEN_URL, 'bot'),
+      readFileSync(vault.tokenPath('b', TOKEN_URL, 'bot'), 'utf8').replace('"profile":"b"', '"profile":"a"'),
+    );
     expect(vault.loadToken('a', TOKEN_URL, 'bot')).toBeUndefined();
     expect(vault.removeTokensOf('b')).toBe(1);
     expect(vault.removeToken('a', TOKEN_URL, 'bot')).toBe(true);
@@ -276,24 +297,34 @@ describe('a stored secret that cannot be unsealed', () => {
     );
     // A credential for another client ID or base URL is not unsealed at all.
     expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential(at('ci', 'someone-else'))).toBeUndefined();
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential({ ...at('ci'), baseUrl: 'https://other.example.com' })).toBeUndefined();
-    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedRecords('ci').map((r) => [r.baseUrl, r.clientId])).toEqual([[BASE_URL, 'bot']]);
+    expect(
+      new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).loadCredential({ ...at('ci'), baseUrl: 'https://other.example.com' }),
+    ).toBeUndefined();
+    expect(new Vault(dir, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).storedRecords('ci').map((r) => [r.baseUrl, r.clientId])).toEqual([
+      [BASE_URL, 'bot'],
+    ]);
   });
 
   it('names a damaged, replaced or missing key file and a damaged credential file', async () => {
     const damaged = await stored();
     writeFileSync(join(damaged, 'key'), 'abc\n');
-    expect(cliError(() => new Vault(damaged, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`);
+    expect(cliError(() => new Vault(damaged, FILE_ONLY).loadCredential(at('ci'))).message).toBe(
+      `${prefix}the key file ${join(damaged, 'key')} is damaged (it must hold 32 bytes, written as 64 hex digits or 43 base64url characters)`,
+    );
     // Saving with a damaged key file is a usage error: no new key is made behind the user's back.
     await expect(new Vault(damaged, FILE_ONLY).saveCredential(at('ci', 'bot'), SECRET)).rejects.toThrow(UsageError);
 
     const replaced = await stored();
     writeFileSync(join(replaced, 'key'), 'cd'.repeat(32) + '\n');
-    expect(cliError(() => new Vault(replaced, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}, or its file was edited`);
+    expect(cliError(() => new Vault(replaced, FILE_ONLY).loadCredential(at('ci'))).message).toBe(
+      `${prefix}it was sealed with another key than the key file ${join(replaced, 'key')}, or its file was edited`,
+    );
 
     const missing = await stored();
     rmSync(join(missing, 'key'));
-    expect(cliError(() => new Vault(missing, FILE_ONLY).loadCredential(at('ci'))).message).toBe(`${prefix}the key file ${join(missing, 'key')} is missing`);
+    expect(cliError(() => new Vault(missing, FILE_ONLY).loadCredential(at('ci'))).message).toBe(
+      `${prefix}the key file ${join(missing, 'key')} is missing`,
+    );
     expect(existsSync(join(missing, 'key'))).toBe(false);
 
     const broken = await stored();
@@ -310,17 +341,22 @@ describe('a config directory that is not one', () => {
     const env = { AGCTL_CONFIG_DIR: file };
     expect(() => new ProfileStore(file, env).read()).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
     expect(() => new Vault(file, env).loadCredential(at('default'))).toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
-    expect(() => new Vault(file, env).saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 }, SECRET)).toThrow(UsageError);
-    expect(() => new Vault(join(file, 'sub'), FILE_ONLY).loadToken('default', TOKEN_URL, 'bot')).toThrow(`config directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    expect(() => new Vault(file, env).saveToken('default', TOKEN_URL, 'bot', { accessToken: TOKEN, expiresAt: 1 }, SECRET)).toThrow(
+      UsageError,
+    );
+    expect(() => new Vault(join(file, 'sub'), FILE_ONLY).loadToken('default', TOKEN_URL, 'bot')).toThrow(
+      `config directory ${join(file, 'sub')}: ${file} is a file, not a directory`,
+    );
   });
 
   it('makes ProfileStore.save a usage error too', async () => {
     const file = join(fresh() + '-file');
     writeFileSync(file, 'x');
-    await expect(new ProfileStore(file, { AGCTL_CONFIG_DIR: file }).save('default', { clientId: 'x' })).rejects.toThrow(`AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`);
+    await expect(new ProfileStore(file, { AGCTL_CONFIG_DIR: file }).save('default', { clientId: 'x' })).rejects.toThrow(
+      `AGCTL_CONFIG_DIR ${file}: it is a file, not a directory`,
+    );
   });
 });
-
 
 describe('the key of a profile in the OS keyring', () => {
   /** An in-memory keyring (the real one is tested in test/e2e/cli/keyring.test.ts). */
@@ -362,7 +398,9 @@ describe('the key of a profile in the OS keyring', () => {
     for (const other of [withKeyring(copy, keyring), withKeyring(dir, new MemoryKeyring())]) {
       await other.unlock('ci');
       expect(other.loadToken('ci', TOKEN_URL, 'bot')).toBeUndefined();
-      expect(() => other.loadCredential(at('ci'))).toThrow(/cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:ci"\)/);
+      expect(() => other.loadCredential(at('ci'))).toThrow(
+        /cannot be unsealed: its key is not in the OS keyring \(service "agctl", account "[0-9a-f]{16}:ci"\)/,
+      );
     }
 
     // logout: the entry goes with the file
@@ -376,13 +414,22 @@ describe('the key of a profile in the OS keyring', () => {
     const none = withKeyring(dir, new NoKeyring('no session bus'));
     expect(await none.saveCredential(at('a', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: 'no session bus' });
     expect(existsSync(join(dir, 'key'))).toBe(true);
-    expect(await withKeyring(dir, keyring).saveCredential(at('b', 'bot'), SECRET, { insecureStorage: true })).toEqual({ keptIn: 'file', noKeyring: undefined });
-    expect(await withKeyring(dir, keyring, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).saveCredential(at('c', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: undefined });
+    expect(await withKeyring(dir, keyring).saveCredential(at('b', 'bot'), SECRET, { insecureStorage: true })).toEqual({
+      keptIn: 'file',
+      noKeyring: undefined,
+    });
+    expect(await withKeyring(dir, keyring, { AGCTL_CONFIG_KEY: 'ab'.repeat(32) }).saveCredential(at('c', 'bot'), SECRET)).toEqual({
+      keptIn: 'file',
+      noKeyring: undefined,
+    });
     expect(keyring.entries.size).toBe(0);
     expect(new Vault(dir, FILE_ONLY).loadCredential(at('a'))).toBe(SECRET);
     expect(new Vault(dir, FILE_ONLY).keptIn('b')).toBe('file');
     // with CI set, the keyring is never asked
-    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential(at('a', 'bot'), SECRET)).toEqual({ keptIn: 'file', noKeyring: 'the CI variable is set (CI=true)' });
+    expect(await new Vault(fresh(), { CI: 'true' }).saveCredential(at('a', 'bot'), SECRET)).toEqual({
+      keptIn: 'file',
+      noKeyring: 'the CI variable is set (CI=true)',
+    });
   });
 
   it('keeps a credential file without the keyring mark on the key file, and a move to the file removes the keyring entry once the old credential goes', async () => {
@@ -411,7 +458,9 @@ describe('the key of a profile in the OS keyring', () => {
     await withKeyring(dir, new MemoryKeyring()).saveCredential(at('p', 'bot'), SECRET);
     const ci = new Vault(dir, { CI: '1' });
     await ci.unlock('p');
-    expect(() => ci.loadCredential(at('p'))).toThrow('cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))');
+    expect(() => ci.loadCredential(at('p'))).toThrow(
+      'cannot be unsealed: its key is kept in the OS keyring, which cannot be read here (the CI variable is set (CI=1))',
+    );
     expect(await ci.removeCredential('p')).toEqual({ removed: true, keyringProblem: 'the CI variable is set (CI=1)' });
   });
 
@@ -451,7 +500,10 @@ describe('the key of a profile in the OS keyring', () => {
     // where no keyring answers, a damaged file (whose key may be anywhere) is removed without a word about one
     await vault.saveCredential(at('q', 'bot'), SECRET, { insecureStorage: true });
     writeFileSync(vault.credentialPath(at('q')), 'x');
-    expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({ removed: true, keyringProblem: undefined });
+    expect(await withKeyring(dir, new NoKeyring('no session bus')).removeCredential('q')).toEqual({
+      removed: true,
+      keyringProblem: undefined,
+    });
   });
 
   it('a login again keeps the key in the keyring: a command that read it before opens the new secret', async () => {

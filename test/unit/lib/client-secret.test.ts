@@ -12,7 +12,10 @@ describe('key secrets', () => {
     const key = s.split(':')[3]!;
     expect(key).not.toContain('=');
     expect(Buffer.from(key, 'base64url').toString()).toBe(JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: privateJwk.x, d: privateJwk.d }));
-    expect(parseKeySecret(s)).toEqual({ issuer: 'conductorone.com', jwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x, d: privateJwk.d } });
+    expect(parseKeySecret(s)).toEqual({
+      issuer: 'conductorone.com',
+      jwk: { kty: 'OKP', crv: 'Ed25519', x: privateJwk.x, d: privateJwk.d },
+    });
   });
 
   it('parse a secret copied from a tenant', () => {

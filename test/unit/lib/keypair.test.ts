@@ -29,7 +29,10 @@ describe('generateJwkPair', () => {
     // of 6 here, against 4 of 6 for 8000 pairs on the default heap, in less than half the time.
     const mod = pathToFileURL(join(ROOT, 'dist', 'webhook', 'keys.js')).href;
     const script = `const { generateListenerKey } = await import(${JSON.stringify(mod)}); for (let i = 0; i < 2000; i++) generateListenerKey('ES256'); console.log('done');`;
-    const r = spawnSync(process.execPath, ['--max-semi-space-size=1', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, ['--max-semi-space-size=1', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.signal, 'the key generation loop hung and was killed').toBeNull();
     expect(r.stdout.trim()).toBe('done');
   });

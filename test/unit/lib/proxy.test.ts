@@ -27,7 +27,8 @@ describe('proxyFor', () => {
 
   it('never proxies loopback destinations', () => {
     const env = { HTTPS_PROXY: 'http://p:1', HTTP_PROXY: 'http://p:1', ALL_PROXY: 'http://p:1' };
-    for (const u of ['http://127.0.0.1:8080', 'https://localhost', 'http://LOCALHOST.:1', 'http://[::1]:9', 'http://127.9.9.9']) expect(at(u, env), u).toBeUndefined();
+    for (const u of ['http://127.0.0.1:8080', 'https://localhost', 'http://LOCALHOST.:1', 'http://[::1]:9', 'http://127.9.9.9'])
+      expect(at(u, env), u).toBeUndefined();
     expect(at('http://10.0.0.1', env)).toBe('http://p:1');
   });
 
@@ -42,8 +43,12 @@ describe('proxyFor', () => {
   });
 
   it('refuses a proxy it cannot use, naming the variable and never echoing its value', () => {
-    expect(() => proxyFor(new URL('https://t.example.com'), { HTTPS_PROXY: 'socks5://u:hunter2@p:1080' })).toThrow(/^HTTPS_PROXY: agctl cannot use a socks5 proxy$/);
-    expect(() => proxyFor(new URL('https://t.example.com'), { https_proxy: 'http://u:hunter2@[bad' })).toThrow(/^https_proxy is not a valid proxy URL$/);
+    expect(() => proxyFor(new URL('https://t.example.com'), { HTTPS_PROXY: 'socks5://u:hunter2@p:1080' })).toThrow(
+      /^HTTPS_PROXY: agctl cannot use a socks5 proxy$/,
+    );
+    expect(() => proxyFor(new URL('https://t.example.com'), { https_proxy: 'http://u:hunter2@[bad' })).toThrow(
+      /^https_proxy is not a valid proxy URL$/,
+    );
     // Not consulted for a destination it does not apply to.
     expect(proxyFor(new URL('https://localhost'), { HTTPS_PROXY: 'socks5://p' })).toBeUndefined();
   });

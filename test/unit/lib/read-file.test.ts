@@ -27,9 +27,18 @@ describe('readFileLimited', () => {
 
   it('stops reading a FIFO whose writer sends more than the limit', async () => {
     const fifo = join(root, 'fifo');
-    await new Promise<void>((resolve, reject) => spawn('mkfifo', [fifo]).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`mkfifo: ${c}`)))));
+    await new Promise<void>((resolve, reject) =>
+      spawn('mkfifo', [fifo]).on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`mkfifo: ${c}`)))),
+    );
     // A writer in another process: it blocks until this process opens the FIFO, and dies with it.
-    const writer = spawn(process.execPath, ['-e', `const fs=require('fs');const fd=fs.openSync(${JSON.stringify(fifo)},'w');try{for(let i=0;i<64;i++)fs.writeSync(fd,Buffer.alloc(65536))}catch{}`], { stdio: 'ignore' });
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs=require('fs');const fd=fs.openSync(${JSON.stringify(fifo)},'w');try{for(let i=0;i<64;i++)fs.writeSync(fd,Buffer.alloc(65536))}catch{}`,
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       expect(() => readFileLimited(fifo, 100_000)).toThrow('larger than 100000 bytes');
     } finally {

@@ -4,7 +4,8 @@ import { cleanSecret } from '../../../src/lib/secret-text.js';
 
 describe('cleanSecret', () => {
   it('drops the spaces, tabs, CR and LF around a secret (and a byte-order mark)', () => {
-    for (const raw of ['s3cret', 's3cret ', 's3cret \r\n', '\ts3cret\t', ' \r\n s3cret \n\n', '\ufeffs3cret\r\n']) expect(cleanSecret(raw, 'client secret')).toBe('s3cret');
+    for (const raw of ['s3cret', 's3cret ', 's3cret \r\n', '\ts3cret\t', ' \r\n s3cret \n\n', '\ufeffs3cret\r\n'])
+      expect(cleanSecret(raw, 'client secret')).toBe('s3cret');
   });
 
   it('refuses whitespace or a control character inside, naming the secret and its source but never echoing it', () => {
@@ -17,7 +18,9 @@ describe('cleanSecret', () => {
       }
       expect(err).toBeInstanceOf(UsageError);
       const e = err as UsageError;
-      expect(e.message).toBe('the client secret from --client-secret-file has whitespace or a control character inside it (a space, tab or line break between its characters)');
+      expect(e.message).toBe(
+        'the client secret from --client-secret-file has whitespace or a control character inside it (a space, tab or line break between its characters)',
+      );
       expect(e.hint).toMatch(/copied whole/);
       expect(`${e.message} ${e.hint}`).not.toMatch(/Qz7|x9K/);
     }

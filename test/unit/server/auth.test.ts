@@ -20,11 +20,18 @@ const keyClientId = s.keyClient.clientId;
 function tokenWithHost(form: Record<string, string>, hostHeader: string): Promise<{ status: number; body: Record<string, any> }> {
   const body = new URLSearchParams(form).toString();
   return new Promise((resolve, reject) => {
-    const req = request(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { host: hostHeader, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, any> }));
-    });
+    const req = request(
+      `${s.baseUrl}/auth/v1/token`,
+      {
+        method: 'POST',
+        headers: { host: hostHeader, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as Record<string, any> }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -46,7 +53,19 @@ const nowS = () => Math.floor(s.clock.now() / 1000);
  * build it (service-notes.md §1: a random nonce header, aud = host name without
  * port, nbf = iat - 120, exp = iat + 120, no jti), with overridable parts.
  */
-async function assertion(o: { iss?: string; sub?: string; aud?: string; exp?: number; iat?: number; jti?: string; nonce?: string | null; jwk?: JWK; alg?: string } = {}) {
+async function assertion(
+  o: {
+    iss?: string;
+    sub?: string;
+    aud?: string;
+    exp?: number;
+    iat?: number;
+    jti?: string;
+    nonce?: string | null;
+    jwk?: JWK;
+    alg?: string;
+  } = {},
+) {
   const nonce = o.nonce === undefined ? randomBytes(16).toString('base64url') : o.nonce;
   const now = o.iat ?? nowS();
   const jwt = new SignJWT({})
@@ -61,8 +80,19 @@ async function assertion(o: { iss?: string; sub?: string; aud?: string; exp?: nu
   return jwt.sign(await importJWK(o.jwk ?? keyJwk, o.alg ?? 'EdDSA'));
 }
 
-const keyForm = (a: string, extra: Record<string, string> = {}) => ({ grant_type: 'client_credentials', client_id: keyClientId, client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: a, ...extra });
-const plainForm = (extra: Record<string, string> = {}) => ({ grant_type: 'client_credentials', client_id: s.plainClient.clientId, client_secret: s.plainClient.clientSecret, ...extra });
+const keyForm = (a: string, extra: Record<string, string> = {}) => ({
+  grant_type: 'client_credentials',
+  client_id: keyClientId,
+  client_assertion_type: CLIENT_ASSERTION_TYPE,
+  client_assertion: a,
+  ...extra,
+});
+const plainForm = (extra: Record<string, string> = {}) => ({
+  grant_type: 'client_credentials',
+  client_id: s.plainClient.clientId,
+  client_secret: s.plainClient.clientSecret,
+  ...extra,
+});
 
 function expectOAuthError(r: { status: number; body: Record<string, any> }, status: number, error: string, description?: RegExp) {
   expect(r.status).toBe(status);
@@ -79,7 +109,10 @@ describe('token endpoint: success', () => {
     expect(r.body).toEqual({ access_token: expect.stringMatching(/^agt_[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 600 });
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.headers.get('pragma')).toBe('no-cache');
-    const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, { headers: { authorization: `Bearer ${r.body.access_token}` }, auth: false });
+    const use = await s.api(`/api/v1/apps/${app}/entitlement_configuration_rules?page_size=1`, {
+      headers: { authorization: `Bearer ${r.body.access_token}` },
+      auth: false,
+    });
     expect(use.status).toBe(200);
   });
 
@@ -106,12 +139,15 @@ describe('token endpoint: success', () => {
   it('accepts an assertion that carries a jti instead of a nonce', async () => {
     expect((await token(keyForm(await assertion({ nonce: null, jti: randomUUID() })))).status).toBe(200);
   });
-
 });
 
 describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
   it('accepts only form-encoded bodies', async () => {
-    const res = await fetch(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plainForm()) });
+    const res = await fetch(`${s.baseUrl}/auth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(plainForm()),
+    });
     expectOAuthError({ status: res.status, body: (await res.json()) as Record<string, any> }, 400, 'invalid_request', /form-encoded/);
   });
 
@@ -135,16 +171,39 @@ describe('token endpoint: request errors (RFC 6749 §5.2)', () => {
     expectOAuthError(await token(plainForm({ client_secret: 'wrong' })), 401, 'invalid_client', /^client authentication failed$/);
     expectOAuthError(await token(plainForm({ client_id: 'nobody' })), 401, 'invalid_client', /^client authentication failed$/);
     expectOAuthError(await token({ grant_type: 'client_credentials', client_id: s.plainClient.clientId }), 401, 'invalid_client');
-    expectOAuthError(await token({ grant_type: 'client_credentials', client_secret: 'x' }), 400, 'invalid_request', /client_id is required/);
+    expectOAuthError(
+      await token({ grant_type: 'client_credentials', client_secret: 'x' }),
+      400,
+      'invalid_request',
+      /client_id is required/,
+    );
     // the key client cannot authenticate with its secret sent as a plain secret
-    expectOAuthError(await token({ grant_type: 'client_credentials', client_id: keyClientId, client_secret: s.keyClient.clientSecret }), 401, 'invalid_client');
+    expectOAuthError(
+      await token({ grant_type: 'client_credentials', client_id: keyClientId, client_secret: s.keyClient.clientSecret }),
+      401,
+      'invalid_client',
+    );
   });
 
   it('refuses a body over 64 KiB with 413, and another method with 405, both as OAuth errors', async () => {
-    const r = await fetch(`${s.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&pad=${'x'.repeat(65 * 1024)}` });
-    expectOAuthError({ status: r.status, body: (await r.json()) as Record<string, any> }, 413, 'invalid_request', /larger than the limit of 65536 bytes/);
+    const r = await fetch(`${s.baseUrl}/auth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=client_credentials&pad=${'x'.repeat(65 * 1024)}`,
+    });
+    expectOAuthError(
+      { status: r.status, body: (await r.json()) as Record<string, any> },
+      413,
+      'invalid_request',
+      /larger than the limit of 65536 bytes/,
+    );
     const get = await fetch(`${s.baseUrl}/auth/v1/token`);
-    expectOAuthError({ status: get.status, body: (await get.json()) as Record<string, any> }, 405, 'invalid_request', /method GET is not allowed/);
+    expectOAuthError(
+      { status: get.status, body: (await get.json()) as Record<string, any> },
+      405,
+      'invalid_request',
+      /method GET is not allowed/,
+    );
     expect(get.headers.get('allow')).toBe('POST');
   });
 });
@@ -153,7 +212,12 @@ describe('token endpoint: bad client assertions', () => {
   it('refuses another algorithm', async () => {
     const es = await assertion({ alg: 'ES256', jwk: generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk });
     expectOAuthError(await token(keyForm(es)), 401, 'invalid_client', /algorithm ES256 is not accepted/);
-    const none = new UnsecuredJWT({ jti: randomUUID() }).setIssuer(keyClientId).setSubject(keyClientId).setAudience(host).setExpirationTime(nowS() + 60).encode();
+    const none = new UnsecuredJWT({ jti: randomUUID() })
+      .setIssuer(keyClientId)
+      .setSubject(keyClientId)
+      .setAudience(host)
+      .setExpirationTime(nowS() + 60)
+      .encode();
     expectOAuthError(await token(keyForm(none)), 401, 'invalid_client', /algorithm none is not accepted/);
     expectOAuthError(await token(keyForm('not-a-jwt')), 401, 'invalid_client', /not a JWT/);
   });
@@ -173,15 +237,28 @@ describe('token endpoint: bad client assertions', () => {
   it('takes a configured public base URL as its own address too', async () => {
     const pub = await startTestServer({ extra: { publicBaseUrl: 'https://agctl.example.org:8443/' } });
     const pubKey = parseKeySecret(pub.keyClient.clientSecret).jwk;
-    for (const [aud, status] of [['agctl.example.org', 200], ['agctl.example.org:8443', 200], ['other.example.org', 401]] as const) {
+    for (const [aud, status] of [
+      ['agctl.example.org', 200],
+      ['agctl.example.org:8443', 200],
+      ['other.example.org', 401],
+    ] as const) {
       const a = await assertion({ aud, jwk: pubKey });
-      const r = await fetch(`${pub.baseUrl}/auth/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(keyForm(a)) });
+      const r = await fetch(`${pub.baseUrl}/auth/v1/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(keyForm(a)),
+      });
       expect([aud, r.status]).toEqual([aud, status]);
     }
   });
 
   it('refuses an expiry more than 5 minutes ahead, or in the past', async () => {
-    expectOAuthError(await token(keyForm(await assertion({ exp: nowS() + 3600 }))), 401, 'invalid_client', /exp is more than 300 seconds ahead/);
+    expectOAuthError(
+      await token(keyForm(await assertion({ exp: nowS() + 3600 }))),
+      401,
+      'invalid_client',
+      /exp is more than 300 seconds ahead/,
+    );
     expectOAuthError(await token(keyForm(await assertion({ exp: nowS() - 120, iat: nowS() - 200 }))), 401, 'invalid_client', /exp/);
   });
 
@@ -203,21 +280,53 @@ describe('token endpoint: bad client assertions', () => {
   });
 
   it('refuses an assertion with neither nonce nor jti, or with an unusable nonce', async () => {
-    expectOAuthError(await token(keyForm(await assertion({ nonce: null }))), 401, 'invalid_client', /neither a nonce header nor a jti claim/);
+    expectOAuthError(
+      await token(keyForm(await assertion({ nonce: null }))),
+      401,
+      'invalid_client',
+      /neither a nonce header nor a jti claim/,
+    );
     expectOAuthError(await token(keyForm(await assertion({ nonce: '' }))), 401, 'invalid_client', /nonce must be a non-empty string/);
     expectOAuthError(await token(keyForm(await assertion({ nonce: 'x'.repeat(257) }))), 401, 'invalid_client', /nonce must be/);
   });
 
   it('refuses an unknown client, a foreign key, a mismatched client_id and a wrong subject', async () => {
-    expectOAuthError(await token(keyForm(await assertion({ iss: 'nobody', sub: 'nobody' }), { client_id: 'nobody' })), 401, 'invalid_client', /unknown client/);
-    expectOAuthError(await token(keyForm(await assertion({ iss: s.plainClient.clientId, sub: s.plainClient.clientId }), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /unknown client/);
-    expectOAuthError(await token(keyForm(await assertion({ jwk: generateJwkPair({ type: 'ed25519' }).privateJwk }))), 401, 'invalid_client', /signature/);
-    expectOAuthError(await token(keyForm(await assertion(), { client_id: s.plainClient.clientId })), 401, 'invalid_client', /client_id does not match/);
+    expectOAuthError(
+      await token(keyForm(await assertion({ iss: 'nobody', sub: 'nobody' }), { client_id: 'nobody' })),
+      401,
+      'invalid_client',
+      /unknown client/,
+    );
+    expectOAuthError(
+      await token(
+        keyForm(await assertion({ iss: s.plainClient.clientId, sub: s.plainClient.clientId }), { client_id: s.plainClient.clientId }),
+      ),
+      401,
+      'invalid_client',
+      /unknown client/,
+    );
+    expectOAuthError(
+      await token(keyForm(await assertion({ jwk: generateJwkPair({ type: 'ed25519' }).privateJwk }))),
+      401,
+      'invalid_client',
+      /signature/,
+    );
+    expectOAuthError(
+      await token(keyForm(await assertion(), { client_id: s.plainClient.clientId })),
+      401,
+      'invalid_client',
+      /client_id does not match/,
+    );
     expectOAuthError(await token(keyForm(await assertion({ sub: 'someone-else' }))), 401, 'invalid_client', /sub/);
   });
 
   it('refuses an assertion with a wrong assertion type or beside a client_secret', async () => {
-    expectOAuthError(await token(keyForm(await assertion(), { client_assertion_type: 'urn:other' })), 400, 'invalid_request', /client_assertion_type/);
+    expectOAuthError(
+      await token(keyForm(await assertion(), { client_assertion_type: 'urn:other' })),
+      400,
+      'invalid_request',
+      /client_assertion_type/,
+    );
     expectOAuthError(await token(keyForm(await assertion(), { client_secret: 'x' })), 400, 'invalid_request', /not both/);
   });
 });
@@ -246,7 +355,9 @@ describe('bearer check on /api/v1', () => {
     const t = (await token(plainForm())).body.access_token as string;
     expect((await call(`Bearer ${t}`)).status).toBe(200);
     expect((await call(`bearer   ${t}`)).status).toBe(200); // scheme is case-insensitive
-    const { expires_at: exp } = s.server.store.db.prepare('SELECT expires_at FROM access_tokens WHERE token_hash = ?').get(hashToken(t)) as { expires_at: number };
+    const { expires_at: exp } = s.server.store.db
+      .prepare('SELECT expires_at FROM access_tokens WHERE token_hash = ?')
+      .get(hashToken(t)) as { expires_at: number };
     expect(exp - nowS()).toBeGreaterThanOrEqual(599);
     const setClock = (ms: number) => (s.clock.offsetMs = ms - Date.now());
     try {

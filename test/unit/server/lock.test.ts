@@ -40,7 +40,9 @@ describe('lockDataDir', () => {
     } catch (err) {
       expect(err).toBeInstanceOf(StartupError);
       expect((err as StartupError).message).toBe(`data directory ${dir} is in use by PID ${process.ppid} (another agctl serve)`);
-      expect((err as StartupError).hint).toBe(`stop that server first, or choose another data directory with --data-dir; if PID ${process.ppid} is not an agctl serve, remove ${join(dir, LOCK_FILE)}`);
+      expect((err as StartupError).hint).toBe(
+        `stop that server first, or choose another data directory with --data-dir; if PID ${process.ppid} is not an agctl serve, remove ${join(dir, LOCK_FILE)}`,
+      );
     }
     expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
     expect(readdirSync(dir)).toEqual([LOCK_FILE]);
@@ -49,7 +51,13 @@ describe('lockDataDir', () => {
   it('takes over a file whose PID no longer runs, or that names no PID (this PID from before, too)', () => {
     const pid = deadPid();
     expect(isRunning(pid)).toBe(false);
-    for (const stale of [`${pid}\n`, '', 'garbage', `${process.pid}\n`, JSON.stringify({ pid: process.pid, host: hostname(), id: 'an earlier process with this PID' })]) {
+    for (const stale of [
+      `${pid}\n`,
+      '',
+      'garbage',
+      `${process.pid}\n`,
+      JSON.stringify({ pid: process.pid, host: hostname(), id: 'an earlier process with this PID' }),
+    ]) {
       const dir = tempDir('agctl-lock-');
       writeFileSync(join(dir, LOCK_FILE), stale);
       const lock = lockDataDir(dir, naming);
@@ -71,7 +79,10 @@ describe('lockDataDir', () => {
     }
     // Its own start time: it runs, and holds the directory.
     const dir = tempDir('agctl-lock-');
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.ppid, host: hostname(), start: processStartTime(process.ppid), id: 'x' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.ppid, host: hostname(), start: processStartTime(process.ppid), id: 'x' }),
+    );
     expect(() => lockDataDir(dir, naming)).toThrow(`is in use by PID ${process.ppid}`);
   });
 

@@ -8,7 +8,10 @@ import { startTestServer } from '../../helpers/server.js';
 function logAt() {
   const lines: string[] = [];
   const clock = { ms: 1_000_000 };
-  const log = new RequestLog((l) => lines.push(l), () => clock.ms);
+  const log = new RequestLog(
+    (l) => lines.push(l),
+    () => clock.ms,
+  );
   return { lines, clock, log };
 }
 
@@ -35,7 +38,9 @@ describe('RequestLog', () => {
     // The first second logs its first few alone, then counts; every later second is one line.
     expect(lines.length).toBe(REQUEST_LOG_PER_SECOND + 10);
     // (the first few, logged alone, were a 409, a 500 and 200s)
-    expect(lines[REQUEST_LOG_PER_SECOND]).toBe(`${10_000 - REQUEST_LOG_PER_SECOND} more requests in 1 s, not logged one by one (200: ${9899 - REQUEST_LOG_PER_SECOND + 2}, 409: 99)`);
+    expect(lines[REQUEST_LOG_PER_SECOND]).toBe(
+      `${10_000 - REQUEST_LOG_PER_SECOND} more requests in 1 s, not logged one by one (200: ${9899 - REQUEST_LOG_PER_SECOND + 2}, 409: 99)`,
+    );
     expect(lines.at(-1)).toBe('10000 requests in 1 s, not logged one by one (200: 9899, 409: 100, 500: 1)');
   });
 
@@ -75,7 +80,9 @@ describe('the server under load', () => {
       await get(); // the busy second is summed up; this one is counted
       const requestLines = lines.filter((l) => l.startsWith('GET '));
       expect(requestLines).toHaveLength(REQUEST_LOG_PER_SECOND);
-      expect(lines).toContain(`${200 - REQUEST_LOG_PER_SECOND} more requests in 1 s, not logged one by one (404: ${200 - REQUEST_LOG_PER_SECOND})`);
+      expect(lines).toContain(
+        `${200 - REQUEST_LOG_PER_SECOND} more requests in 1 s, not logged one by one (404: ${200 - REQUEST_LOG_PER_SECOND})`,
+      );
     } finally {
       await s.close();
     }

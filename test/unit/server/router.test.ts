@@ -52,12 +52,20 @@ const testModule: ServerModule = {
     router.get('/t/echo/:id', (ctx) => ({ body: { id: ctx.params.id, q: ctx.query.get('q'), method: ctx.method } }), { auth: false });
     router.post('/t/json', async (ctx) => ({ status: 201, body: { got: await ctx.json() }, headers: { 'x-test': '1' } }), { auth: false });
     router.post('/t/small', async (ctx) => ({ body: { size: (await ctx.raw()).length } }), { auth: false, maxBody: 16 });
-    router.get('/t/boom', () => {
-      throw new Error('database password=hunter2 leaked');
-    }, { auth: false });
-    router.get('/t/api-error', () => {
-      throw ApiError.of(Code.FailedPrecondition, 'not now', [{ why: 'x' }]);
-    }, { auth: false });
+    router.get(
+      '/t/boom',
+      () => {
+        throw new Error('database password=hunter2 leaked');
+      },
+      { auth: false },
+    );
+    router.get(
+      '/t/api-error',
+      () => {
+        throw ApiError.of(Code.FailedPrecondition, 'not now', [{ why: 'x' }]);
+      },
+      { auth: false },
+    );
     // Answers that cannot be sent (a value JSON cannot encode, a header value with a line break), from a sync and an async handler.
     router.get('/t/unsendable/sync', () => ({ body: { n: 1n } }), { auth: false });
     router.get('/t/unsendable/async', async () => ({ body: { n: 1n } }), { auth: false });
@@ -85,7 +93,12 @@ describe('request handling', () => {
   it('routes with params and query, and lets a handler set status and headers', async () => {
     expect((await call('/t/echo/a%20b?q=1')).body).toEqual({ id: 'a b', q: '1', method: 'GET' });
     const r = await call('/t/json', { method: 'POST', body: '{"a":[1]}', headers: { 'content-type': 'application/json' } });
-    expect([r.status, r.body, r.headers.get('x-test'), r.headers.get('content-type')]).toEqual([201, { got: { a: [1] } }, '1', 'application/json; charset=utf-8']);
+    expect([r.status, r.body, r.headers.get('x-test'), r.headers.get('content-type')]).toEqual([
+      201,
+      { got: { a: [1] } },
+      '1',
+      'application/json; charset=utf-8',
+    ]);
     expect((await call('/t/json', { method: 'POST' })).body).toEqual({ got: {} });
   });
 

@@ -33,7 +33,9 @@ describe('listening', () => {
     } finally {
       await first.close();
     }
-    expect((await startupError(startEmbeddedServer({ host: 'not a host' }))).message).toBe('cannot listen on "not a host": no such host name');
+    expect((await startupError(startEmbeddedServer({ host: 'not a host' }))).message).toBe(
+      'cannot listen on "not a host": no such host name',
+    );
   });
 });
 
@@ -61,8 +63,12 @@ describe('the data directory', () => {
   it('names a regular file where the directory (or a parent) should be', () => {
     const file = join(root, 'a-file');
     writeFileSync(file, 'x');
-    expect(() => new EmbeddedServer({ dataDir: file, dataDirFlag: '--data-dir' })).toThrow(`data directory ${file}: it is a file, not a directory`);
-    expect(() => new EmbeddedServer({ dataDir: join(file, 'sub') })).toThrow(`data directory ${join(file, 'sub')}: ${file} is a file, not a directory`);
+    expect(() => new EmbeddedServer({ dataDir: file, dataDirFlag: '--data-dir' })).toThrow(
+      `data directory ${file}: it is a file, not a directory`,
+    );
+    expect(() => new EmbeddedServer({ dataDir: join(file, 'sub') })).toThrow(
+      `data directory ${join(file, 'sub')}: ${file} is a file, not a directory`,
+    );
   });
 
   it('names a database file that is not one', () => {
@@ -76,7 +82,9 @@ describe('the data directory', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(StartupError);
-    expect((err as Error).message).toBe(`the database ${join(dir, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`);
+    expect((err as Error).message).toBe(
+      `the database ${join(dir, 'agctl.db')} is damaged or not an agctl database (SQLite: file is not a database)`,
+    );
   });
 
   it('refuses a database of a later storage layout or of an unnumbered one, and leaves it as it was', async () => {
@@ -91,11 +99,17 @@ describe('the data directory', () => {
     };
     setVersion(0);
     const earlier = await startupError(startEmbeddedServer({ dataDir: dir, dataDirFlag: '--data-dir' }));
-    expect(earlier.message).toBe(`the database ${file} was written by a development version of agctl before storage layouts were numbered, which this version cannot convert`);
-    expect(earlier.hint).toBe('move the data directory away to start with fresh demo data, or choose another data directory with --data-dir');
+    expect(earlier.message).toBe(
+      `the database ${file} was written by a development version of agctl before storage layouts were numbered, which this version cannot convert`,
+    );
+    expect(earlier.hint).toBe(
+      'move the data directory away to start with fresh demo data, or choose another data directory with --data-dir',
+    );
     setVersion(99);
     const unknown = await startupError(startEmbeddedServer({ dataDir: dir }));
-    expect(unknown.message).toBe(`the database ${file} has storage layout 99, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`);
+    expect(unknown.message).toBe(
+      `the database ${file} has storage layout 99, written by a newer version of agctl (this one reads layouts up to ${SCHEMA_VERSION}); nothing was changed`,
+    );
     expect(unknown.hint).toBe('use that newer version of agctl, or choose another data directory');
     const db = openDatabase(file);
     expect(db.pragma('user_version', { simple: true })).toBe(99);
@@ -111,7 +125,9 @@ describe('the data directory', () => {
     const dir = join(root, 'short-key');
     mkdirSync(dir);
     writeFileSync(join(dir, 'seal.key'), 'abc\n');
-    expect(() => new EmbeddedServer({ dataDir: dir })).toThrow(`the seal key file ${join(dir, 'seal.key')} is damaged: it must hold 32 bytes`);
+    expect(() => new EmbeddedServer({ dataDir: dir })).toThrow(
+      `the seal key file ${join(dir, 'seal.key')} is damaged: it must hold 32 bytes`,
+    );
   });
 
   it('says when the key is not the one the secrets were sealed with, also for a directory written before the key check', async () => {

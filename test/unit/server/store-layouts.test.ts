@@ -61,7 +61,12 @@ async function sendEvent(s: TestServer, id: string): Promise<number> {
   const body = Buffer.from(JSON.stringify({ id }));
   const res = await fetch(s.baseUrl + hmac.path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'webhook-timestamp': String(ts), 'webhook-event-id': id, 'webhook-signature': hmacSignature(hmac.secret, ts, id, body) },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-timestamp': String(ts),
+      'webhook-event-id': id,
+      'webhook-signature': hmacSignature(hmac.secret, ts, id, body),
+    },
     body,
   });
   await res.arrayBuffer();
@@ -85,7 +90,14 @@ async function expectFixtureData(s: TestServer): Promise<void> {
   // MCP servers, their catalog entries and their sealed secrets.
   const servers = await s.api('/api/v1/apps/ai-tools/mcp_servers?page_size=100');
   expect(servers.status).toBe(200);
-  expect(servers.body.list.map((m: { connectorId: string }) => m.connectorId).sort()).toEqual(['analytics-mcp', 'crm-mcp', 'datadog-mcp', 'future-mcp', 'tickets-mcp', 'wiki-mcp']);
+  expect(servers.body.list.map((m: { connectorId: string }) => m.connectorId).sort()).toEqual([
+    'analytics-mcp',
+    'crm-mcp',
+    'datadog-mcp',
+    'future-mcp',
+    'tickets-mcp',
+    'wiki-mcp',
+  ]);
   const wiki = await s.api('/api/v1/apps/ai-tools/mcp_servers/wiki-mcp');
   expect(wiki.status).toBe(200);
   expect(wiki.body.mcpServer.displayName).toBe('Team Wiki');
@@ -115,7 +127,13 @@ describe('a JSON column', () => {
       emergencyGrantPolicyId: '',
       maxGrantDuration: '',
     });
-    const full = { requestPolicyId: 'p', requestSchemaId: 's', emergencyGrantEnabled: false, emergencyGrantPolicyId: 'e', maxGrantDuration: '60s' };
+    const full = {
+      requestPolicyId: 'p',
+      requestSchemaId: 's',
+      emergencyGrantEnabled: false,
+      emergencyGrantPolicyId: 'e',
+      maxGrantDuration: '60s',
+    };
     expect(settings.value(settings.text(full))).toEqual(full);
   });
 });
@@ -142,7 +160,11 @@ describe('storage layouts', () => {
       expect(catalog.status).toBe(200);
       expect(catalog.body.list).toHaveLength(4);
       for (const e of catalog.body.list) expect(e.authModes).toEqual([]);
-      expect(catalog.body.list.find((e: { serviceName: string }) => e.serviceName === 'datadog').configSchema.fields.map((f: { name: string }) => f.name)).toEqual(['site', 'apiKey']);
+      expect(
+        catalog.body.list
+          .find((e: { serviceName: string }) => e.serviceName === 'datadog')
+          .configSchema.fields.map((f: { name: string }) => f.name),
+      ).toEqual(['site', 'apiKey']);
     } finally {
       await s.close();
     }

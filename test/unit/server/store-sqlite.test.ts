@@ -95,7 +95,24 @@ describe('the SQLite driver', () => {
     const dir = join(root, 'private');
     const ready = join(root, 'private-ready.json');
     const env = { ...baseEnv(join(root, 'cfg-private')), AGCTL_SEAL_KEY: 'a'.repeat(64) };
-    const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, BIN, 'serve', '--quiet', '--port', '0', '--data-dir', dir, '--ready-file', ready], { env, stdio: 'ignore' });
+    const child = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'umask 000 && exec "$0" "$@"',
+        process.execPath,
+        BIN,
+        'serve',
+        '--quiet',
+        '--port',
+        '0',
+        '--data-dir',
+        dir,
+        '--ready-file',
+        ready,
+      ],
+      { env, stdio: 'ignore' },
+    );
     try {
       const deadline = Date.now() + 30_000;
       while (!existsSync(ready) || !existsSync(join(dir, 'agctl.db-shm'))) {
@@ -124,7 +141,11 @@ describe("node:sqlite's warning", () => {
     const warn = join(root, 'warn.cjs');
     writeFileSync(warn, "process.emitWarning('a test warning');\n");
     const env = { ...baseEnv(join(root, 'cfg')), AGCTL_DATA_DIR: join(root, 'warn-data'), NODE_OPTIONS: `--require=${warn}` };
-    const r = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/ExperimentalWarning|SQLite is an experimental/);
     expect(r.stderr).toContain('a test warning');
@@ -156,7 +177,11 @@ describe('a driver that cannot load', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(wanted === 'node:sqlite' ? 'AGCTL_STORE_BACKEND' : 'npm rebuild better-sqlite3');
     expect(r.stderr).not.toMatch(/unexpected|report it|\\n/);
-    const json = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
+    const json = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app', '-o', 'json'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(json.status).toBe(11);
     expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'store_unavailable', exitCode: 11 });
     expect(() => statSync(data)).toThrow();

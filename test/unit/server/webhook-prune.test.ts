@@ -30,7 +30,11 @@ describe('webhook event pruning', () => {
     // An event record older than the 7-day retention window, a current one, and a database that refuses to delete.
     const store = storeWithEvents([clock.now() - 8 * DAY, clock.now()]);
     store.db.exec(`CREATE TRIGGER no_delete BEFORE DELETE ON webhook_events BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
-    const stop = webhooksModule.start!({ store, clock, options: { tokenTtlSeconds: 3600, frontendUrl: '', trustProxy: false, allowInsecureJwks: false } });
+    const stop = webhooksModule.start!({
+      store,
+      clock,
+      options: { tokenTtlSeconds: 3600, frontendUrl: '', trustProxy: false, allowInsecureJwks: false },
+    });
     expect(() => vi.advanceTimersByTime(3600_000)).not.toThrow();
     expect(count(store)).toBe(2);
     store.db.exec('DROP TRIGGER no_delete');

@@ -10,7 +10,16 @@ describe('parseCapturedRequest', () => {
   it('reads the request line, headers (joined when repeated) and the exact body, CRLF or LF', () => {
     for (const eol of ['\r\n', '\n']) {
       const raw = Buffer.from(
-        ['POST /api/v1/webhooks/incoming/L1 HTTP/1.1', 'Host: acme.example.com', 'Webhook-Event-Id: abc', 'X-Forwarded-For: 10.0.0.1', 'x-forwarded-for: 10.0.0.2', 'Content-Length: 7', '', '{"a":1}'].join(eol),
+        [
+          'POST /api/v1/webhooks/incoming/L1 HTTP/1.1',
+          'Host: acme.example.com',
+          'Webhook-Event-Id: abc',
+          'X-Forwarded-For: 10.0.0.1',
+          'x-forwarded-for: 10.0.0.2',
+          'Content-Length: 7',
+          '',
+          '{"a":1}',
+        ].join(eol),
       );
       const r = parseCapturedRequest(raw);
       expect(r.method).toBe('POST');
@@ -35,13 +44,17 @@ describe('parseCapturedRequest', () => {
   });
 
   it('decodes a chunked body', () => {
-    const r = parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3;ext=1\r\n:1}\r\n0\r\n\r\n'));
+    const r = parseCapturedRequest(
+      Buffer.from('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\n3;ext=1\r\n:1}\r\n0\r\n\r\n'),
+    );
     expect(r.body.toString()).toBe('{"a":1}');
   });
 
   it('combines repeated headers as node:http does: first wins for single-value headers, others joined', () => {
     const r = parseCapturedRequest(
-      Buffer.from('POST / HTTP/1.1\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nCookie: a=1\r\nCookie: b=2\r\nX-A: 1\r\nX-A: 2\r\nContent-Length: 2\r\n\r\n{}'),
+      Buffer.from(
+        'POST / HTTP/1.1\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nCookie: a=1\r\nCookie: b=2\r\nX-A: 1\r\nX-A: 2\r\nContent-Length: 2\r\n\r\n{}',
+      ),
     );
     expect(r.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer a', cookie: 'a=1; b=2', 'x-a': '1, 2' });
     expect(r.refused).toBeUndefined();
@@ -53,11 +66,23 @@ describe('parseCapturedRequest', () => {
   });
 
   it.each([
-    ['both Content-Length and Transfer-Encoding', 'POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', /both Transfer-Encoding and Content-Length/],
+    [
+      'both Content-Length and Transfer-Encoding',
+      'POST / HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      /both Transfer-Encoding and Content-Length/,
+    ],
     ['a repeated Content-Length', 'POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}', /Content-Length is repeated/],
     ['a Content-Length that is not a number', 'POST / HTTP/1.1\nContent-Length: ten\n\n{}', /"ten" is not a number/],
-    ['a Transfer-Encoding that does not end with chunked', 'POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n{}', /does not end with chunked/],
-    ['a space before the colon', 'POST / HTTP/1.1\r\nWebhook-Signature : abc\r\nContent-Length: 2\r\n\r\n{}', /no space is allowed before the colon/],
+    [
+      'a Transfer-Encoding that does not end with chunked',
+      'POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n{}',
+      /does not end with chunked/,
+    ],
+    [
+      'a space before the colon',
+      'POST / HTTP/1.1\r\nWebhook-Signature : abc\r\nContent-Length: 2\r\n\r\n{}',
+      /no space is allowed before the colon/,
+    ],
     ['a folded header line', 'X-Long: part one\r\n  part two\r\nContent-Length: 2\r\n\r\n{}', /obsolete line folding/],
   ])('marks a request the server would refuse with 400: %s', (_name, text, reason) => {
     const r = parseCapturedRequest(Buffer.from(text));
@@ -69,12 +94,19 @@ describe('parseCapturedRequest', () => {
     const head = (n: number) => `POST / HTTP/1.1\r\nX-Pad: ${'a'.repeat(n)}\r\nContent-Length: 2\r\n\r\n{}`;
     const fits = 16 * 1024 - 'POST / HTTP/1.1\r\nX-Pad: \r\nContent-Length: 2'.length;
     expect(parseCapturedRequest(Buffer.from(head(fits))).refused).toBeUndefined();
-    expect(parseCapturedRequest(Buffer.from(head(fits + 1))).refused).toMatchObject({ status: 431, reason: expect.stringMatching(/16385 bytes, more than the 16384/) });
+    expect(parseCapturedRequest(Buffer.from(head(fits + 1))).refused).toMatchObject({
+      status: 431,
+      reason: expect.stringMatching(/16385 bytes, more than the 16384/),
+    });
   });
 
   it('names bad header lines by number and never quotes them (they may carry a credential)', () => {
-    expect(() => parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nAuthorization Bearer SECRET-9\r\n\r\n{}'))).toThrow(/^line 2 is not a header line \(it has no colon\)$/);
-    const folded = parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nAuthorization: Bearer\r\n SECRET-9\r\nContent-Length: 2\r\n\r\n{}'));
+    expect(() => parseCapturedRequest(Buffer.from('POST / HTTP/1.1\r\nAuthorization Bearer SECRET-9\r\n\r\n{}'))).toThrow(
+      /^line 2 is not a header line \(it has no colon\)$/,
+    );
+    const folded = parseCapturedRequest(
+      Buffer.from('POST / HTTP/1.1\r\nAuthorization: Bearer\r\n SECRET-9\r\nContent-Length: 2\r\n\r\n{}'),
+    );
     expect(folded.refused?.reason).toBe('header line 3 continues the previous one (obsolete line folding)');
   });
 
@@ -92,33 +124,67 @@ describe('parseCapturedRequest', () => {
 
 describe('curl output and flags', () => {
   it('prints headers and the body as --data-binary, or @file for a file body', () => {
-    const inline = curlCommand('https://x.example.com/h?q=1', { 'Content-Type': 'application/json', 'Webhook-Signature': 'abc' }, Buffer.from('{"a":"b c"}'));
-    expect(inline).toBe(`curl -sS -X POST 'https://x.example.com/h?q=1' \\\n  -H 'Content-Type: application/json' \\\n  -H 'Webhook-Signature: abc' \\\n  --data-binary '{"a":"b c"}'`);
+    const inline = curlCommand(
+      'https://x.example.com/h?q=1',
+      { 'Content-Type': 'application/json', 'Webhook-Signature': 'abc' },
+      Buffer.from('{"a":"b c"}'),
+    );
+    expect(inline).toBe(
+      `curl -sS -X POST 'https://x.example.com/h?q=1' \\\n  -H 'Content-Type: application/json' \\\n  -H 'Webhook-Signature: abc' \\\n  --data-binary '{"a":"b c"}'`,
+    );
     expect(curlCommand('https://x.example.com/h', {}, Buffer.from('{}'), 'my body.json')).toMatch(/--data-binary @'my body.json'$/);
   });
 
   it('parses -H flags into lower-case names', () => {
-    expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([['content-type', 'text/plain'], ['x-a', 'b:c']]);
+    expect(parseHeaderFlags(['Content-Type: text/plain', 'X-A:b:c'])).toEqual([
+      ['content-type', 'text/plain'],
+      ['x-a', 'b:c'],
+    ]);
     expect(() => parseHeaderFlags(['no colon'])).toThrow(/not of the form/);
-    expect(() => parseHeaderFlags([': empty name'])).toThrow(/^--header number 1 is not of the form 'Name: value' \(it has no name before the colon\)$/);
+    expect(() => parseHeaderFlags([': empty name'])).toThrow(
+      /^--header number 1 is not of the form 'Name: value' \(it has no name before the colon\)$/,
+    );
     expect(() => parseHeaderFlags(['  : blank name'])).toThrow(/\(it has no name before the colon\)$/);
     // A credential with its colon missing is never repeated in the message.
-    expect(() => parseHeaderFlags(['X-A: 1', 'Authorization Bearer SECRET-123'])).toThrow(/^--header number 2 is not of the form 'Name: value' \(it has no colon\)$/);
+    expect(() => parseHeaderFlags(['X-A: 1', 'Authorization Bearer SECRET-123'])).toThrow(
+      /^--header number 2 is not of the form 'Name: value' \(it has no colon\)$/,
+    );
   });
 
   it('refuses control characters in -H values, without quoting the value', () => {
     expect(parseHeaderFlags(['X-A: a\tb'])).toEqual([['x-a', 'a\tb']]);
     for (const v of ['a\r\nX-B: b', 'a\nb', 'a\rb', 'a\u0000b', 'a\u001bb', 'a\u007fb']) {
-      expect(() => parseHeaderFlags([`X-A: ${v}`]), JSON.stringify(v)).toThrow('--header X-A: a header value cannot contain CR, LF or other control characters');
+      expect(() => parseHeaderFlags([`X-A: ${v}`]), JSON.stringify(v)).toThrow(
+        '--header X-A: a header value cannot contain CR, LF or other control characters',
+      );
     }
   });
 
   it('refuses framing and connection headers, and non-Latin-1 values, in headers agctl sends', () => {
-    expect(parseSendHeaderFlags(['X-Trace: 1', 'Content-Type: text/plain', 'X-Name: é'])).toEqual([['x-trace', '1'], ['content-type', 'text/plain'], ['x-name', 'é']]);
-    for (const name of ['Content-Length', 'Transfer-Encoding', 'Host', 'Connection', 'Keep-Alive', 'Upgrade', 'TE', 'Trailer', 'Expect', 'transfer-encoding']) {
-      expect(() => parseSendHeaderFlags([`${name}: x`]), name).toThrow(`--header ${name}: agctl sets the framing and connection headers itself`);
+    expect(parseSendHeaderFlags(['X-Trace: 1', 'Content-Type: text/plain', 'X-Name: é'])).toEqual([
+      ['x-trace', '1'],
+      ['content-type', 'text/plain'],
+      ['x-name', 'é'],
+    ]);
+    for (const name of [
+      'Content-Length',
+      'Transfer-Encoding',
+      'Host',
+      'Connection',
+      'Keep-Alive',
+      'Upgrade',
+      'TE',
+      'Trailer',
+      'Expect',
+      'transfer-encoding',
+    ]) {
+      expect(() => parseSendHeaderFlags([`${name}: x`]), name).toThrow(
+        `--header ${name}: agctl sets the framing and connection headers itself`,
+      );
     }
-    expect(() => parseSendHeaderFlags(['X-A: \u2603'])).toThrow('--header X-A: a header value cannot contain characters outside ISO-8859-1');
+    expect(() => parseSendHeaderFlags(['X-A: \u2603'])).toThrow(
+      '--header X-A: a header value cannot contain characters outside ISO-8859-1',
+    );
     // verify describes a captured request, where framing headers matter
     expect(parseHeaderFlags(['Transfer-Encoding: chunked'])).toEqual([['transfer-encoding', 'chunked']]);
   });
@@ -126,14 +192,37 @@ describe('curl output and flags', () => {
 
 describe('load-mode summaries', () => {
   const summary = (statuses: Record<string, number>, errors: Record<string, number> = {}): LoadSummary => ({
-    url: 'http://x', count: 0, durationLimitS: null, sent: 0, delivered: 0, timed: false, interrupted: false, stopped: null, concurrency: 1, rate: null, dueNotSent: null, bodyBytes: 0, events: null,
-    durationMs: 1, throughput: 1, statuses, errors, latencyFrom: 'sent', latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0, min: 0 }, latencyBuckets: [],
+    url: 'http://x',
+    count: 0,
+    durationLimitS: null,
+    sent: 0,
+    delivered: 0,
+    timed: false,
+    interrupted: false,
+    stopped: null,
+    concurrency: 1,
+    rate: null,
+    dueNotSent: null,
+    bodyBytes: 0,
+    events: null,
+    durationMs: 1,
+    throughput: 1,
+    statuses,
+    errors,
+    latencyFrom: 'sent',
+    latencyMs: { p50: 0, p95: 0, p99: 0, max: 0, mean: 0, min: 0 },
+    latencyBuckets: [],
   });
 
   it('nearest-rank percentiles within 1% in constant memory, exact min, max and mean', () => {
     const h = new LatencyHistogram();
     for (let i = 1; i <= 100; i++) h.record(i);
-    for (const [p, want] of [[50, 50], [95, 95], [99, 99], [100, 100]] as const) {
+    for (const [p, want] of [
+      [50, 50],
+      [95, 95],
+      [99, 99],
+      [100, 100],
+    ] as const) {
       expect(h.percentile(p)).toBeGreaterThanOrEqual(want);
       expect(h.percentile(p)).toBeLessThanOrEqual(want * 1.01);
     }

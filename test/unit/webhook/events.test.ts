@@ -11,7 +11,13 @@ import { describeFsCode } from '../../../src/lib/fs-errors.js';
 const work = tempDir('agctl-events-');
 const all = async (chunks: (string | Buffer)[], max?: number) => {
   const out: { no: number; text: string | null }[] = [];
-  for await (const batch of lineBatches((async function* () { yield* chunks; })(), max)) for (const l of batch) out.push({ no: l.no, text: l.bytes && l.bytes.toString('utf8') });
+  for await (const batch of lineBatches(
+    (async function* () {
+      yield* chunks;
+    })(),
+    max,
+  ))
+    for (const l of batch) out.push({ no: l.no, text: l.bytes && l.bytes.toString('utf8') });
   return out;
 };
 
@@ -27,14 +33,22 @@ describe('lineBatches', () => {
   it('keeps the exact bytes of a line (spaces, a CR inside, bytes that are not UTF-8)', async () => {
     const bytes = Buffer.from([0x7b, 0x20, 0xff, 0x0d, 0x20, 0x7d]);
     const out: Buffer[] = [];
-    for await (const b of lineBatches((async function* () { yield Buffer.concat([bytes, Buffer.from('\n')]); })())) out.push(...b.map((l) => l.bytes!));
+    for await (const b of lineBatches(
+      (async function* () {
+        yield Buffer.concat([bytes, Buffer.from('\n')]);
+      })(),
+    ))
+      out.push(...b.map((l) => l.bytes!));
     expect(out[0]!.equals(bytes)).toBe(true);
   });
 
   it('does not keep a line longer than the limit, however long, and goes on after it', async () => {
     const chunk = Buffer.alloc(64 * 1024, 0x78);
     const chunks = [...Array.from({ length: 64 }, () => chunk), Buffer.from('\n{"after":1}\n')];
-    expect(await all(chunks, 1000)).toEqual([{ no: 1, text: null }, { no: 2, text: '{"after":1}' }]);
+    expect(await all(chunks, 1000)).toEqual([
+      { no: 1, text: null },
+      { no: 2, text: '{"after":1}' },
+    ]);
     expect(await all(['x'.repeat(10) + '\r\n'], 10)).toEqual([{ no: 1, text: 'x'.repeat(10) }]);
     expect(await all(['x'.repeat(11) + '\n'], 10)).toEqual([{ no: 1, text: null }]);
   });

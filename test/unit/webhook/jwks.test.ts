@@ -20,10 +20,24 @@ async function check(jwks: KeyResolver, kid = key.kid) {
   const now = Math.floor(Date.now() / 1000);
   const id = randomUUID();
   const body = Buffer.from('{}');
-  const jwt = await createWebhookJwt({ key: key.privateJwk, alg: 'ES256', kid, tenant: TENANT, endpointUrl: URL_, eventId: id, body, nowSeconds: now });
+  const jwt = await createWebhookJwt({
+    key: key.privateJwk,
+    alg: 'ES256',
+    kid,
+    tenant: TENANT,
+    endpointUrl: URL_,
+    eventId: id,
+    body,
+    nowSeconds: now,
+  });
   return verifyWebhook({
     sourceIp: '127.0.0.1',
-    headers: { 'webhook-timestamp': String(now), 'webhook-event-id': id, 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+    headers: {
+      'webhook-timestamp': String(now),
+      'webhook-event-id': id,
+      'content-type': 'application/json',
+      authorization: `Bearer ${jwt}`,
+    },
     body,
     now: Date.now(),
     listener: { authMethod: 'JWT', jwks, endpointUrl: URL_, tenantBaseUrl: TENANT },
@@ -70,7 +84,10 @@ describe('remote JWKS over loopback', () => {
       hits[req.url!] = (hits[req.url!] ?? 0) + 1;
       if (req.url === '/huge' || req.url === '/announced') {
         // 16 MiB of a key set, chunked; /announced says 4 GB up front and sends a little.
-        res.writeHead(200, { 'content-type': 'application/json', ...(req.url === '/announced' ? { 'content-length': String(4 * 1024 ** 3) } : {}) });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(req.url === '/announced' ? { 'content-length': String(4 * 1024 ** 3) } : {}),
+        });
         const chunk = Buffer.alloc(64 * 1024, 'A');
         let left = req.url === '/announced' ? 1 : 256;
         res.on('close', () => (left = 0));
@@ -173,7 +190,9 @@ describe('local JWKS files', () => {
   it('reports unreadable or invalid files', async () => {
     writeFileSync(join(dir, 'bad.json'), '{nope');
     writeFileSync(join(dir, 'shape.json'), '{"keys": "x"}');
-    await expect(loadJwks(join(dir, 'missing.json'), { allowInsecure: false })).rejects.toThrow(/cannot read JWKS file .*missing.json: no such file or directory/);
+    await expect(loadJwks(join(dir, 'missing.json'), { allowInsecure: false })).rejects.toThrow(
+      /cannot read JWKS file .*missing.json: no such file or directory/,
+    );
     await expect(loadJwks(join(dir, 'bad.json'), { allowInsecure: false })).rejects.toThrow(/not valid JSON/);
     await expect(loadJwks(join(dir, 'shape.json'), { allowInsecure: false })).rejects.toThrow(/not a JWKS/);
   });

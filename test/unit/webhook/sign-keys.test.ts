@@ -51,12 +51,34 @@ describe('keygen, key loading and the JWT round trip', () => {
     const id = randomUUID();
     const body = Buffer.from('{"ok":true}');
     const url = 'https://t.example.com/api/v1/webhooks/incoming/abc';
-    const jwt = await createWebhookJwt({ key: k.privateJwk, alg, kid: k.kid, tenant: 'https://t.example.com', endpointUrl: url, eventId: id, body, nowSeconds: now });
+    const jwt = await createWebhookJwt({
+      key: k.privateJwk,
+      alg,
+      kid: k.kid,
+      tenant: 'https://t.example.com',
+      endpointUrl: url,
+      eventId: id,
+      body,
+      nowSeconds: now,
+    });
     expect(decodeProtectedHeader(jwt)).toMatchObject({ alg, kid: k.kid, typ: 'JWT' });
-    expect(decodeJwt(jwt)).toMatchObject({ sub: 'https://t.example.com', aud: url, jti: id, htm: 'POST', htb_s256: bodyHash(body), exp: now + 300, iat: now });
+    expect(decodeJwt(jwt)).toMatchObject({
+      sub: 'https://t.example.com',
+      aud: url,
+      jti: id,
+      htm: 'POST',
+      htb_s256: bodyHash(body),
+      exp: now + 300,
+      iat: now,
+    });
     const r = await verifyWebhook({
       sourceIp: '127.0.0.1',
-      headers: { 'webhook-timestamp': String(now), 'webhook-event-id': id, 'content-type': 'application/json', authorization: `Bearer ${jwt}` },
+      headers: {
+        'webhook-timestamp': String(now),
+        'webhook-event-id': id,
+        'content-type': 'application/json',
+        authorization: `Bearer ${jwt}`,
+      },
       body,
       now: now * 1000,
       listener: { authMethod: 'JWT', jwks: localJwks(k.publicJwks), endpointUrl: url, tenantBaseUrl: 'https://t.example.com' },
@@ -91,7 +113,9 @@ describe('keygen, key loading and the JWT round trip', () => {
     expect(() => loadSigningKey(JSON.stringify({ ...es.privateJwk, alg: 'ES384' }))).toThrow(/unsupported algorithm ES384/);
     expect(() => loadSigningKey('hello')).toThrow(/neither a private JWK/);
     expect(() => loadSigningKey('{"kty": "EC", "d": "x"}')).toThrow(KeyError);
-    const pub = createPublicKey({ key: es.publicJwks.keys[0] as JWK as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+    const pub = createPublicKey({ key: es.publicJwks.keys[0] as JWK as never, format: 'jwk' })
+      .export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(() => loadSigningKey(pub)).toThrow(/neither a private JWK/);
   });
 
@@ -101,13 +125,18 @@ describe('keygen, key loading and the JWT round trip', () => {
     const encrypted = privatePem(ecKey(), { cipher: 'aes-256-cbc', passphrase: 'x' });
     const encryptedTraditional = privatePem(rsaKey(), { type: 'pkcs1', cipher: 'aes-128-cbc', passphrase: 'x' });
     expect(encryptedTraditional).toMatch(/Proc-Type: 4,ENCRYPTED/);
-    for (const p of [encrypted, encryptedTraditional]) expect(() => loadSigningKey(p)).toThrow(/^encrypted PEM keys are not supported: decrypt it with openssl first/);
-    expect(() => loadSigningKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')).toThrow(/^the PEM private key cannot be read/);
+    for (const p of [encrypted, encryptedTraditional])
+      expect(() => loadSigningKey(p)).toThrow(/^encrypted PEM keys are not supported: decrypt it with openssl first/);
+    expect(() => loadSigningKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n')).toThrow(
+      /^the PEM private key cannot be read/,
+    );
     // An EC JWK whose private scalar is not the one of its public point loads, but cannot sign.
     const jwk = generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk;
     const other = generateJwkPair({ type: 'ec', namedCurve: 'P-256' }).privateJwk;
     const mismatched = loadSigningKey(JSON.stringify({ ...jwk, d: other.d }));
-    await expect(checkSigningKey(mismatched)).rejects.toThrow(new KeyError('the key is not a valid private key: its private part does not match its public part, or is malformed'));
+    await expect(checkSigningKey(mismatched)).rejects.toThrow(
+      new KeyError('the key is not a valid private key: its private part does not match its public part, or is malformed'),
+    );
     await expect(checkSigningKey(loadSigningKey(JSON.stringify(jwk)))).resolves.toBeUndefined();
   });
 });

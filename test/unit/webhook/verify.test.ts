@@ -6,7 +6,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { localJwks } from '../../../src/webhook/jwks.js';
 import { generateListenerKey } from '../../../src/webhook/keys.js';
 import { bodyHash, createWebhookJwt, hmacSignature } from '../../../src/webhook/sign.js';
-import { acceptedResult, checkWebhook, verifyWebhook, type AcceptOutcome, type ListenerConfig, type VerifyInput } from '../../../src/webhook/verify.js';
+import {
+  acceptedResult,
+  checkWebhook,
+  verifyWebhook,
+  type AcceptOutcome,
+  type ListenerConfig,
+  type VerifyInput,
+} from '../../../src/webhook/verify.js';
 import { listenerKey } from '../../helpers/keys.js';
 
 // A server time with a fractional second, so "seconds" means floor(now / 1000).
@@ -64,20 +71,102 @@ const jsonOfSize = (size: number) => Buffer.from(`{"pad":"${'x'.repeat(size - 10
 type Case = [name: string, input: () => VerifyInput | Promise<VerifyInput>, status: number, step: number, reason: RegExp];
 
 const HMAC_CASES: Case[] = [
-  ['a valid HMAC request passes (offline: idempotency skipped)', () => hmacInput(), 200, 5, /all checks passed.*idempotency not checked offline/],
+  [
+    'a valid HMAC request passes (offline: idempotency skipped)',
+    () => hmacInput(),
+    200,
+    5,
+    /all checks passed.*idempotency not checked offline/,
+  ],
   // Step 1: source addresses
-  ['source outside the allowlist is 403', () => hmacInput({ listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /source address 127\.0\.0\.1 is not in/],
-  ['source inside an IPv4 range passes', () => hmacInput({ ip: '203.0.113.77', listener: restricted(hmacListener, ['203.0.113.0/24']) }), 200, 5, /passed/],
-  ['IPv4-mapped IPv6 source matches an IPv4 range', () => hmacInput({ ip: '::ffff:127.0.0.1', listener: restricted(hmacListener, ['127.0.0.0/8']) }), 200, 5, /passed/],
-  ['IPv6 source inside an IPv6 range passes', () => hmacInput({ ip: '2001:db8:1::5', listener: restricted(hmacListener, ['2001:db8::/32']) }), 200, 5, /passed/],
-  ['IPv6 source outside the ranges is 403', () => hmacInput({ ip: '2001:db9::5', listener: restricted(hmacListener, ['2001:db8::/32', '10.0.0.0/8']) }), 403, 1, /2001:db9::5/],
-  ['IPv4 source does not match an IPv6 range', () => hmacInput({ ip: '10.0.0.1', listener: restricted(hmacListener, ['2001:db8::/32']) }), 403, 1, /10\.0\.0\.1/],
-  ['X-Forwarded-For is ignored without trustProxy', () => hmacInput({ headers: { 'x-forwarded-for': '203.0.113.9' }, listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /127\.0\.0\.1/],
-  ['X-Forwarded-For decides with trustProxy', () => hmacInput({ trustProxy: true, headers: { 'x-forwarded-for': '203.0.113.9' }, listener: restricted(hmacListener, ['203.0.113.0/24']) }), 200, 5, /passed/],
-  ['with trustProxy only the last X-Forwarded-For entry counts (a spoofed first entry does not)', () => hmacInput({ trustProxy: true, headers: { 'x-forwarded-for': '203.0.113.9, 198.51.100.7' }, listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /198\.51\.100\.7/],
-  ['an empty allowlist means no restriction', () => hmacInput({ ip: '198.51.100.1', listener: restricted(hmacListener, []) }), 200, 5, /passed/],
+  [
+    'source outside the allowlist is 403',
+    () => hmacInput({ listener: restricted(hmacListener, ['203.0.113.0/24']) }),
+    403,
+    1,
+    /source address 127\.0\.0\.1 is not in/,
+  ],
+  [
+    'source inside an IPv4 range passes',
+    () => hmacInput({ ip: '203.0.113.77', listener: restricted(hmacListener, ['203.0.113.0/24']) }),
+    200,
+    5,
+    /passed/,
+  ],
+  [
+    'IPv4-mapped IPv6 source matches an IPv4 range',
+    () => hmacInput({ ip: '::ffff:127.0.0.1', listener: restricted(hmacListener, ['127.0.0.0/8']) }),
+    200,
+    5,
+    /passed/,
+  ],
+  [
+    'IPv6 source inside an IPv6 range passes',
+    () => hmacInput({ ip: '2001:db8:1::5', listener: restricted(hmacListener, ['2001:db8::/32']) }),
+    200,
+    5,
+    /passed/,
+  ],
+  [
+    'IPv6 source outside the ranges is 403',
+    () => hmacInput({ ip: '2001:db9::5', listener: restricted(hmacListener, ['2001:db8::/32', '10.0.0.0/8']) }),
+    403,
+    1,
+    /2001:db9::5/,
+  ],
+  [
+    'IPv4 source does not match an IPv6 range',
+    () => hmacInput({ ip: '10.0.0.1', listener: restricted(hmacListener, ['2001:db8::/32']) }),
+    403,
+    1,
+    /10\.0\.0\.1/,
+  ],
+  [
+    'X-Forwarded-For is ignored without trustProxy',
+    () => hmacInput({ headers: { 'x-forwarded-for': '203.0.113.9' }, listener: restricted(hmacListener, ['203.0.113.0/24']) }),
+    403,
+    1,
+    /127\.0\.0\.1/,
+  ],
+  [
+    'X-Forwarded-For decides with trustProxy',
+    () =>
+      hmacInput({
+        trustProxy: true,
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+        listener: restricted(hmacListener, ['203.0.113.0/24']),
+      }),
+    200,
+    5,
+    /passed/,
+  ],
+  [
+    'with trustProxy only the last X-Forwarded-For entry counts (a spoofed first entry does not)',
+    () =>
+      hmacInput({
+        trustProxy: true,
+        headers: { 'x-forwarded-for': '203.0.113.9, 198.51.100.7' },
+        listener: restricted(hmacListener, ['203.0.113.0/24']),
+      }),
+    403,
+    1,
+    /198\.51\.100\.7/,
+  ],
+  [
+    'an empty allowlist means no restriction',
+    () => hmacInput({ ip: '198.51.100.1', listener: restricted(hmacListener, []) }),
+    200,
+    5,
+    /passed/,
+  ],
   // Step 2: headers and body
-  ['missing Webhook-Timestamp is 400', () => hmacInput({ headers: { 'webhook-timestamp': undefined } }), 400, 2, /missing Webhook-Timestamp/],
+  [
+    'missing Webhook-Timestamp is 400',
+    () => hmacInput({ headers: { 'webhook-timestamp': undefined } }),
+    400,
+    2,
+    /missing Webhook-Timestamp/,
+  ],
   ['non-integer timestamp is 400', () => hmacInput({ ts: '1700000000.5' }), 400, 2, /not an integer/],
   ['timestamp in milliseconds is 400 (out of range)', () => hmacInput({ ts: NOW }), 400, 2, /ahead of server time/],
   ['timestamp with letters is 400', () => hmacInput({ ts: 'yesterday' }), 400, 2, /not an integer/],
@@ -89,35 +178,115 @@ const HMAC_CASES: Case[] = [
   ['skew of 301 s ahead is 400', () => hmacInput({ ts: NOW_S + 301 }), 400, 2, /301 s ahead of server time/],
   ['missing Webhook-Event-Id is 400', () => hmacInput({ headers: { 'webhook-event-id': undefined } }), 400, 2, /missing Webhook-Event-Id/],
   ['UUID version 1 is 400', () => hmacInput({ id: 'a8098c1a-f86e-11da-bd1a-00112444be1e' }), 400, 2, /not a UUID version 4/],
-  ['UUID v4 with a non-RFC 4122 variant is 400', () => hmacInput({ id: 'f47ac10b-58cc-4372-c567-0e02b2c3d479' }), 400, 2, /not a UUID version 4/],
+  [
+    'UUID v4 with a non-RFC 4122 variant is 400',
+    () => hmacInput({ id: 'f47ac10b-58cc-4372-c567-0e02b2c3d479' }),
+    400,
+    2,
+    /not a UUID version 4/,
+  ],
   ['event ID that is not a UUID is 400', () => hmacInput({ id: 'evt_123' }), 400, 2, /not a UUID version 4/],
   ['upper-case UUID v4 passes', () => hmacInput({ id: 'F47AC10B-58CC-4372-A567-0E02B2C3D479' }), 200, 5, /passed/],
   ['missing Content-Type is 400', () => hmacInput({ headers: { 'content-type': undefined } }), 400, 2, /missing Content-Type/],
   ['text/plain is 400', () => hmacInput({ headers: { 'content-type': 'text/plain' } }), 400, 2, /is not JSON/],
-  ['application/json with charset passes', () => hmacInput({ headers: { 'content-type': 'Application/JSON; charset=utf-8' } }), 200, 5, /passed/],
+  [
+    'application/json with charset passes',
+    () => hmacInput({ headers: { 'content-type': 'Application/JSON; charset=utf-8' } }),
+    200,
+    5,
+    /passed/,
+  ],
   ['a +json media type passes', () => hmacInput({ headers: { 'content-type': 'application/cloudevents+json' } }), 200, 5, /passed/],
   ['body that is not JSON is 400', () => hmacInput({ body: Buffer.from('{"order": 42,') }), 400, 2, /not valid JSON/],
   ['empty body is 400', () => hmacInput({ body: Buffer.alloc(0) }), 400, 2, /empty/],
   ['body that is not UTF-8 is 400', () => hmacInput({ body: Buffer.from([0x22, 0xff, 0xfe, 0x22]) }), 400, 2, /UTF-8/],
   ['any JSON document passes (a bare string)', () => hmacInput({ body: Buffer.from('"just a string"') }), 200, 5, /passed/],
-  ['a body with a UTF-8 byte order mark is 400', () => hmacInput({ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), BODY]) }), 400, 2, /byte order mark/],
-  ['a charset other than UTF-8 is 400', () => hmacInput({ headers: { 'content-type': 'application/json; charset=iso-8859-1' } }), 400, 2, /charset "iso-8859-1" is not accepted/],
+  [
+    'a body with a UTF-8 byte order mark is 400',
+    () => hmacInput({ body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), BODY]) }),
+    400,
+    2,
+    /byte order mark/,
+  ],
+  [
+    'a charset other than UTF-8 is 400',
+    () => hmacInput({ headers: { 'content-type': 'application/json; charset=iso-8859-1' } }),
+    400,
+    2,
+    /charset "iso-8859-1" is not accepted/,
+  ],
   ['a quoted UTF-8 charset passes', () => hmacInput({ headers: { 'content-type': 'application/json;charset="UTF-8"' } }), 200, 5, /passed/],
   ['a body of exactly 64 KiB passes', () => hmacInput({ body: jsonOfSize(64 * 1024) }), 200, 5, /passed/],
   ['a body one byte over 64 KiB is 413', () => hmacInput({ body: jsonOfSize(64 * 1024 + 1) }), 413, 2, /larger than 65536 bytes/],
-  ['an oversized body from outside the allowlist is 403 (step 1 first)', () => hmacInput({ body: jsonOfSize(64 * 1024 + 1), listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /not in the listener's allowed ranges/],
-  ['an oversized body with bad headers is 413 (the size is refused before the headers are judged)', () => hmacInput({ ts: 'bad', body: jsonOfSize(64 * 1024 + 1) }), 413, 2, /larger than/],
+  [
+    'an oversized body from outside the allowlist is 403 (step 1 first)',
+    () => hmacInput({ body: jsonOfSize(64 * 1024 + 1), listener: restricted(hmacListener, ['203.0.113.0/24']) }),
+    403,
+    1,
+    /not in the listener's allowed ranges/,
+  ],
+  [
+    'an oversized body with bad headers is 413 (the size is refused before the headers are judged)',
+    () => hmacInput({ ts: 'bad', body: jsonOfSize(64 * 1024 + 1) }),
+    413,
+    2,
+    /larger than/,
+  ],
   // Step 3: HMAC
   ['missing Webhook-Signature is 401', () => hmacInput({ sig: null }), 401, 3, /missing Webhook-Signature/],
-  ['signature with the wrong secret is 401 with the byte count', () => hmacInput({ secret: 'not-the-secret' }), 401, 3, new RegExp(`signature mismatch: computed over ${Buffer.byteLength(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`) + BODY.length} bytes`)],
-  ['signature keyed with the base64url-decoded secret is 401 (the key is the string as-is)', () =>
-    hmacInput({ sig: createHmac('sha256', Buffer.from(SECRET, 'base64url')).update(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`).update(BODY).digest('base64url') }), 401, 3, /signature mismatch/],
-  ['signature over a different body is 401', () => hmacInput({ signBody: Buffer.from(JSON.stringify({ order: 43, items: ['a', 'b'] })) }), 401, 3, /signature mismatch/],
+  [
+    'signature with the wrong secret is 401 with the byte count',
+    () => hmacInput({ secret: 'not-the-secret' }),
+    401,
+    3,
+    new RegExp(
+      `signature mismatch: computed over ${Buffer.byteLength(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`) + BODY.length} bytes`,
+    ),
+  ],
+  [
+    'signature keyed with the base64url-decoded secret is 401 (the key is the string as-is)',
+    () =>
+      hmacInput({
+        sig: createHmac('sha256', Buffer.from(SECRET, 'base64url'))
+          .update(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`)
+          .update(BODY)
+          .digest('base64url'),
+      }),
+    401,
+    3,
+    /signature mismatch/,
+  ],
+  [
+    'signature over a different body is 401',
+    () => hmacInput({ signBody: Buffer.from(JSON.stringify({ order: 43, items: ['a', 'b'] })) }),
+    401,
+    3,
+    /signature mismatch/,
+  ],
   ['signature over a different timestamp is 401', () => hmacInput({ signTs: NOW_S - 1 }), 401, 3, /signature mismatch/],
-  ['padded base64 signature is 401 with a hint', () => hmacInput({ sig: hmacSignature(SECRET, NOW_S, 'f47ac10b-58cc-4372-a567-0e02b2c3d479', BODY) + '=' }), 401, 3, /base64url without padding/],
-  ['hex signature is 401 with a hint', () => hmacInput({ sig: createHmac('sha256', SECRET).update(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`).update(BODY).digest('hex') }), 401, 3, /hex-encoded/],
+  [
+    'padded base64 signature is 401 with a hint',
+    () => hmacInput({ sig: hmacSignature(SECRET, NOW_S, 'f47ac10b-58cc-4372-a567-0e02b2c3d479', BODY) + '=' }),
+    401,
+    3,
+    /base64url without padding/,
+  ],
+  [
+    'hex signature is 401 with a hint',
+    () =>
+      hmacInput({ sig: createHmac('sha256', SECRET).update(`${NOW_S}.f47ac10b-58cc-4372-a567-0e02b2c3d479.`).update(BODY).digest('hex') }),
+    401,
+    3,
+    /hex-encoded/,
+  ],
   // Order between rules
-  ['allowlisted-out with bad headers is 403 (step 1 first)', () => hmacInput({ ts: 'bad', id: 'bad', sig: null, body: Buffer.from('{'), listener: restricted(hmacListener, ['203.0.113.0/24']) }), 403, 1, /not in the listener's allowed ranges/],
+  [
+    'allowlisted-out with bad headers is 403 (step 1 first)',
+    () => hmacInput({ ts: 'bad', id: 'bad', sig: null, body: Buffer.from('{'), listener: restricted(hmacListener, ['203.0.113.0/24']) }),
+    403,
+    1,
+    /not in the listener's allowed ranges/,
+  ],
   ['stale timestamp with a good signature is 400 (step 2 before 3)', () => hmacInput({ ts: NOW_S - 3600 }), 400, 2, /3600 s behind/],
   ['bad event ID and bad signature is 400', () => hmacInput({ id: 'nope', sig: 'AAAA' }), 400, 2, /UUID version 4/],
   ['bad JSON and a missing signature is 400', () => hmacInput({ body: Buffer.from('nope'), sig: null }), 400, 2, /not valid JSON/],
@@ -163,12 +332,20 @@ describe('verifyWebhook: HMAC listener', () => {
   });
 
   it('says when the automation did not run', async () => {
-    const r = await verifyWebhook({ ...hmacInput(), accept: () => ({ duplicate: false, ran: false, notRunReason: 'the automation is not published' }) });
-    expect(r).toMatchObject({ status: 200, step: 5, automationRan: false, reason: 'accepted; automation not run: the automation is not published' });
+    const r = await verifyWebhook({
+      ...hmacInput(),
+      accept: () => ({ duplicate: false, ran: false, notRunReason: 'the automation is not published' }),
+    });
+    expect(r).toMatchObject({
+      status: 200,
+      step: 5,
+      automationRan: false,
+      reason: 'accepted; automation not run: the automation is not published',
+    });
   });
 });
 
-describe('checkWebhook (steps 1-3, the listener\'s hot path)', () => {
+describe("checkWebhook (steps 1-3, the listener's hot path)", () => {
   it.each(HMAC_CASES)('HMAC, synchronously, as verifyWebhook decides: %s', async (_name, make, status, step) => {
     const input = await make();
     const checked = checkWebhook(input);
@@ -186,8 +363,17 @@ describe('checkWebhook (steps 1-3, the listener\'s hot path)', () => {
   it('acceptedResult maps what recording did to the answer of steps 4 and 5', () => {
     const id = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
     expect(acceptedResult(id, { duplicate: true })).toMatchObject({ status: 409, step: 4, eventId: id });
-    expect(acceptedResult(id, { duplicate: false, ran: true, runId: 'r1' })).toMatchObject({ status: 200, step: 5, automationRan: true, runId: 'r1' });
-    expect(acceptedResult(id, { duplicate: false, ran: false, notRunReason: 'x' })).toMatchObject({ status: 200, automationRan: false, reason: 'accepted; automation not run: x' });
+    expect(acceptedResult(id, { duplicate: false, ran: true, runId: 'r1' })).toMatchObject({
+      status: 200,
+      step: 5,
+      automationRan: true,
+      runId: 'r1',
+    });
+    expect(acceptedResult(id, { duplicate: false, ran: false, notRunReason: 'x' })).toMatchObject({
+      status: 200,
+      automationRan: false,
+      reason: 'accepted; automation not run: x',
+    });
   });
 });
 
@@ -209,17 +395,31 @@ async function jwtInput(o: JwtReq = {}): Promise<VerifyInput> {
   let auth = o.auth;
   if (auth === undefined) {
     const key = o.key ?? es.privateJwk;
-    const claims: Record<string, unknown> = { sub: TENANT, aud: ENDPOINT, exp: NOW_S + 300, iat: NOW_S, jti: id, htm: 'POST', htb_s256: bodyHash(body), ...o.claims };
+    const claims: Record<string, unknown> = {
+      sub: TENANT,
+      aud: ENDPOINT,
+      exp: NOW_S + 300,
+      iat: NOW_S,
+      jti: id,
+      htm: 'POST',
+      htb_s256: bodyHash(body),
+      ...o.claims,
+    };
     for (const d of o.drop ?? []) delete claims[d];
     const jwt = await new SignJWT(claims).setProtectedHeader({ alg: key.alg!, kid: key.kid, ...o.header }).sign(key, { crit: o.crit });
     auth = `Bearer ${jwt}`;
   }
-  const headers: Record<string, string> = { 'webhook-timestamp': String(NOW_S), 'webhook-event-id': id, 'content-type': 'application/json' };
+  const headers: Record<string, string> = {
+    'webhook-timestamp': String(NOW_S),
+    'webhook-event-id': id,
+    'content-type': 'application/json',
+  };
   if (auth !== null) headers.authorization = auth;
   return { sourceIp: '127.0.0.1', headers, body, listener: jwtListener, now: NOW };
 }
 
-const unsigned = (header: object, claims: object) => `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}.`;
+const unsigned = (header: object, claims: object) =>
+  `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claims))}.`;
 const goodClaims = (id: string) => ({ sub: TENANT, aud: ENDPOINT, exp: NOW_S + 300, jti: id, htm: 'POST', htb_s256: bodyHash(BODY) });
 
 async function hs256WithPublicKey(id: string): Promise<string> {
@@ -233,10 +433,25 @@ const JWT_CASES: Case[] = [
   ['a valid ES256 JWT passes', () => jwtInput(), 200, 5, /passed/],
   ['a valid RS256 JWT passes', () => jwtInput({ key: rs.privateJwk }), 200, 5, /passed/],
   ['a valid EdDSA JWT passes', () => jwtInput({ key: ed.privateJwk }), 200, 5, /passed/],
-  ['createWebhookJwt output passes', async () => {
-    const jwt = await createWebhookJwt({ key: es.privateJwk, alg: 'ES256', kid: 'k-es', tenant: TENANT, endpointUrl: ENDPOINT, eventId: ID, body: BODY, nowSeconds: NOW_S });
-    return jwtInput({ id: ID, auth: `Bearer ${jwt}` });
-  }, 200, 5, /passed/],
+  [
+    'createWebhookJwt output passes',
+    async () => {
+      const jwt = await createWebhookJwt({
+        key: es.privateJwk,
+        alg: 'ES256',
+        kid: 'k-es',
+        tenant: TENANT,
+        endpointUrl: ENDPOINT,
+        eventId: ID,
+        body: BODY,
+        nowSeconds: NOW_S,
+      });
+      return jwtInput({ id: ID, auth: `Bearer ${jwt}` });
+    },
+    200,
+    5,
+    /passed/,
+  ],
   ['sub with a trailing slash passes', () => jwtInput({ claims: { sub: `${TENANT}/` } }), 200, 5, /passed/],
   ['exp exactly 10 minutes ahead passes', () => jwtInput({ claims: { exp: NOW_S + 600 } }), 200, 5, /passed/],
   ['exp just past 10 minutes ahead is 401', () => jwtInput({ claims: { exp: NOW_S + 601 } }), 401, 3, /601 s ahead; at most 600/],
@@ -245,35 +460,126 @@ const JWT_CASES: Case[] = [
   ['missing Authorization is 401', () => jwtInput({ auth: null }), 401, 3, /missing Authorization/],
   ['Basic authorization is 401', () => jwtInput({ auth: 'Basic dXNlcjpwYXNz' }), 401, 3, /not a Bearer token/],
   ['a token that is not a JWT is 401', () => jwtInput({ auth: 'Bearer not-a-jwt' }), 401, 3, /malformed JWT/],
-  ['alg none is 401', () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ alg: 'none', kid: 'k-es' }, goodClaims(ID))}` }), 401, 3, /algorithm "none" is not accepted/],
-  ['alg missing is 401', () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ kid: 'k-es' }, goodClaims(ID))}` }), 401, 3, /algorithm null is not accepted/],
-  ['HS256 signed with the public key is 401', async () => jwtInput({ id: ID, auth: `Bearer ${await hs256WithPublicKey(ID)}` }), 401, 3, /algorithm "HS256" is not accepted/],
-  ['an unlisted asymmetric algorithm (ES384) is 401', () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ alg: 'ES384', kid: 'k-es' }, goodClaims(ID))}sig` }), 401, 3, /"ES384" is not accepted/],
+  [
+    'alg none is 401',
+    () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ alg: 'none', kid: 'k-es' }, goodClaims(ID))}` }),
+    401,
+    3,
+    /algorithm "none" is not accepted/,
+  ],
+  [
+    'alg missing is 401',
+    () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ kid: 'k-es' }, goodClaims(ID))}` }),
+    401,
+    3,
+    /algorithm null is not accepted/,
+  ],
+  [
+    'HS256 signed with the public key is 401',
+    async () => jwtInput({ id: ID, auth: `Bearer ${await hs256WithPublicKey(ID)}` }),
+    401,
+    3,
+    /algorithm "HS256" is not accepted/,
+  ],
+  [
+    'an unlisted asymmetric algorithm (ES384) is 401',
+    () => jwtInput({ id: ID, auth: `Bearer ${unsigned({ alg: 'ES384', kid: 'k-es' }, goodClaims(ID))}sig` }),
+    401,
+    3,
+    /"ES384" is not accepted/,
+  ],
   ['unknown kid is 401', () => jwtInput({ header: { kid: 'k-nobody' } }), 401, 3, /unknown kid "k-nobody"/],
   ['missing kid is 401', () => jwtInput({ header: { kid: undefined } }), 401, 3, /no kid/],
   ['a key that is not in the JWKS (same kid) is 401', () => jwtInput({ key: other.privateJwk }), 401, 3, /signature verification failed/],
-  ['a kid naming a key of another algorithm is 401, and says so', () => jwtInput({ key: es.privateJwk, header: { kid: 'k-rs' } }), 401, 3, /JWT alg ES256 does not fit the listener's key with kid "k-rs" \(for RS256\)/],
-  ['a crit header is 401 (no critical extension is understood)', () => jwtInput({ header: { crit: ['x-custom'], 'x-custom': 1 }, crit: { 'x-custom': true } }), 401, 3, /critical extensions/],
-  ['a fractional exp past 10 minutes is 401 with a readable number', () => jwtInput({ claims: { exp: NOW_S + 600.9 } }), 401, 3, /exp is 600\.9 s ahead/],
-  ['an upper-case event ID with its lower-case jti passes (event IDs ignore case)', () => jwtInput({ id: ID.toUpperCase(), claims: { jti: ID } }), 200, 5, /passed/],
-  ['wrong aud is 401', () => jwtInput({ claims: { aud: `${TENANT}/api/v1/webhooks/incoming/OTHER` } }), 401, 3, /^JWT aud is "https:\/\/acme\.example\.com\/api\/v1\/webhooks\/incoming\/OTHER", not the endpoint URL "https:\/\/acme\.example\.com\/api\/v1\/webhooks\/incoming\/L1"$/],
+  [
+    'a kid naming a key of another algorithm is 401, and says so',
+    () => jwtInput({ key: es.privateJwk, header: { kid: 'k-rs' } }),
+    401,
+    3,
+    /JWT alg ES256 does not fit the listener's key with kid "k-rs" \(for RS256\)/,
+  ],
+  [
+    'a crit header is 401 (no critical extension is understood)',
+    () => jwtInput({ header: { crit: ['x-custom'], 'x-custom': 1 }, crit: { 'x-custom': true } }),
+    401,
+    3,
+    /critical extensions/,
+  ],
+  [
+    'a fractional exp past 10 minutes is 401 with a readable number',
+    () => jwtInput({ claims: { exp: NOW_S + 600.9 } }),
+    401,
+    3,
+    /exp is 600\.9 s ahead/,
+  ],
+  [
+    'an upper-case event ID with its lower-case jti passes (event IDs ignore case)',
+    () => jwtInput({ id: ID.toUpperCase(), claims: { jti: ID } }),
+    200,
+    5,
+    /passed/,
+  ],
+  [
+    'wrong aud is 401',
+    () => jwtInput({ claims: { aud: `${TENANT}/api/v1/webhooks/incoming/OTHER` } }),
+    401,
+    3,
+    /^JWT aud is "https:\/\/acme\.example\.com\/api\/v1\/webhooks\/incoming\/OTHER", not the endpoint URL "https:\/\/acme\.example\.com\/api\/v1\/webhooks\/incoming\/L1"$/,
+  ],
   ['wrong sub is 401', () => jwtInput({ claims: { sub: 'https://evil.example.com' } }), 401, 3, /sub is not the tenant base URL/],
   ['wrong htm is 401', () => jwtInput({ claims: { htm: 'GET' } }), 401, 3, /htm is "GET"/],
-  ['jti other than the event ID is 401', () => jwtInput({ claims: { jti: randomUUID() } }), 401, 3, /jti does not equal the Webhook-Event-Id/],
-  ['htb_s256 of another body is 401', () => jwtInput({ claims: { htb_s256: bodyHash(Buffer.from('{}')) } }), 401, 3, /htb_s256 does not match/],
-  ['htb_s256 in hex is 401', () => jwtInput({ claims: { htb_s256: Buffer.from(bodyHash(BODY), 'base64url').toString('hex') } }), 401, 3, /htb_s256 does not match/],
-  ...(['sub', 'aud', 'exp', 'jti', 'htm', 'htb_s256'] as const).map((claim): Case => [
-    `missing ${claim} is 401`, () => jwtInput({ drop: [claim] }), 401, 3, new RegExp(`^JWT claim "${claim}" is missing$`)]),
+  [
+    'jti other than the event ID is 401',
+    () => jwtInput({ claims: { jti: randomUUID() } }),
+    401,
+    3,
+    /jti does not equal the Webhook-Event-Id/,
+  ],
+  [
+    'htb_s256 of another body is 401',
+    () => jwtInput({ claims: { htb_s256: bodyHash(Buffer.from('{}')) } }),
+    401,
+    3,
+    /htb_s256 does not match/,
+  ],
+  [
+    'htb_s256 in hex is 401',
+    () => jwtInput({ claims: { htb_s256: Buffer.from(bodyHash(BODY), 'base64url').toString('hex') } }),
+    401,
+    3,
+    /htb_s256 does not match/,
+  ],
+  ...(['sub', 'aud', 'exp', 'jti', 'htm', 'htb_s256'] as const).map(
+    (claim): Case => [
+      `missing ${claim} is 401`,
+      () => jwtInput({ drop: [claim] }),
+      401,
+      3,
+      new RegExp(`^JWT claim "${claim}" is missing$`),
+    ],
+  ),
   // Order between rules
-  ['a JWT request with a stale timestamp is 400 even with a valid token', async () => {
-    const i = await jwtInput();
-    i.headers['webhook-timestamp'] = String(NOW_S - 301);
-    return i;
-  }, 400, 2, /301 s behind/],
-  ['a JWT request outside the allowlist with no token is 403', async () => {
-    const i = await jwtInput({ auth: null });
-    return { ...i, listener: restricted(jwtListener, ['10.0.0.0/8']) };
-  }, 403, 1, /not in the listener's allowed ranges/],
+  [
+    'a JWT request with a stale timestamp is 400 even with a valid token',
+    async () => {
+      const i = await jwtInput();
+      i.headers['webhook-timestamp'] = String(NOW_S - 301);
+      return i;
+    },
+    400,
+    2,
+    /301 s behind/,
+  ],
+  [
+    'a JWT request outside the allowlist with no token is 403',
+    async () => {
+      const i = await jwtInput({ auth: null });
+      return { ...i, listener: restricted(jwtListener, ['10.0.0.0/8']) };
+    },
+    403,
+    1,
+    /not in the listener's allowed ranges/,
+  ],
 ];
 
 describe('verifyWebhook: JWT listener', () => {
@@ -298,7 +604,10 @@ describe('verifyWebhook: JWT listener', () => {
   });
 
   it('a JWKS that cannot be used is a 401 with the reason', async () => {
-    const failing = { ...jwtListener, jwks: () => Promise.reject(Object.assign(new Error('JWKS URL must use https'), { name: 'JwksError' })) };
+    const failing = {
+      ...jwtListener,
+      jwks: () => Promise.reject(Object.assign(new Error('JWKS URL must use https'), { name: 'JwksError' })),
+    };
     const r = await verifyWebhook({ ...(await jwtInput()), listener: failing });
     expect(r).toMatchObject({ status: 401, step: 3, reason: 'JWKS URL must use https' });
   });

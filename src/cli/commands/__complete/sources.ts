@@ -62,7 +62,11 @@ function flagValue(line: Line, name: string): string | undefined {
 }
 
 function settingsOf(line: Line, env: NodeJS.ProcessEnv, config: ConfigContext) {
-  return resolveSettings({ profile: flagValue(line, '--profile'), baseUrl: flagValue(line, '--base-url'), clientId: flagValue(line, '--client-id') }, env, config);
+  return resolveSettings(
+    { profile: flagValue(line, '--profile'), baseUrl: flagValue(line, '--base-url'), clientId: flagValue(line, '--client-id') },
+    env,
+    config,
+  );
 }
 
 /**
@@ -83,7 +87,12 @@ async function cachedTokenApi(line: Line, ctx: SourceContext): Promise<ApiClient
   const token = config.vault.loadToken(s.profile, tokenUrlFor(s.baseUrl), s.clientId);
   if (!token || !isFresh(token, ctx.clock.now())) return undefined;
   // The request's own timeout only backs the budget up: at the deadline, within() gives up and onClose aborts the request.
-  const http = new HttpClient({ timeoutMs: Math.max(1, Math.ceil(ctx.deadline - ctx.stopwatch.now())), maxRetries: 0, userAgent: userAgent(), proxy: (u) => proxyFor(u, ctx.env) });
+  const http = new HttpClient({
+    timeoutMs: Math.max(1, Math.ceil(ctx.deadline - ctx.stopwatch.now())),
+    maxRetries: 0,
+    userAgent: userAgent(),
+    proxy: (u) => proxyFor(u, ctx.env),
+  });
   ctx.onClose(() => http.destroy());
   return new ApiClient(s.baseUrl, http, new StaticToken(token.accessToken));
 }
@@ -116,18 +125,28 @@ export const SOURCES: Record<DynamicSource, Source> = {
       return { value: name, description: [url, name === current ? '(current)' : undefined].filter(Boolean).join(' ') || undefined };
     });
   },
-  'rule-ids': withApi(true, async (api, appId) => (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName }))),
+  'rule-ids': withApi(true, async (api, appId) =>
+    (await listAllRules(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((r) => ({ value: r.id, description: r.displayName })),
+  ),
   // Imported here: only this source needs the MCP client.
   'connector-ids': withApi(true, async (api, appId) => {
     const { listAllMcpServers } = await import('../../../client/mcp.js');
-    return (await listAllMcpServers(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((m) => ({ value: m.connectorId, description: m.displayName || undefined }));
+    return (await listAllMcpServers(api, appId, { limit: MAX_PAGES * PAGE_SIZE })).map((m) => ({
+      value: m.connectorId,
+      description: m.displayName || undefined,
+    }));
   }),
   // The open tasks. Imported here: the task modules load the schema library too.
   'task-ids': withApi(false, async (api) => {
-    const [{ listAllTasks, viewTaskId }, { TASK_STATES }] = await Promise.all([import('../../../client/tasks.js'), import('../../../api/tasks.js')]);
+    const [{ listAllTasks, viewTaskId }, { TASK_STATES }] = await Promise.all([
+      import('../../../client/tasks.js'),
+      import('../../../api/tasks.js'),
+    ]);
     const views = await listAllTasks(api, { taskStates: [TASK_STATES.open] }, { limit: MAX_PAGES * PAGE_SIZE });
     return views.filter((v) => viewTaskId(v)).map((v) => ({ value: viewTaskId(v), description: v.task.displayName || undefined }));
   }),
   // the embedded server's listeners (agctl serve)
-  'listener-ids': withApi(false, async (api) => (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url }))),
+  'listener-ids': withApi(false, async (api) =>
+    (await listListeners(api, { limit: MAX_PAGES * PAGE_SIZE })).map((l) => ({ value: l.id, description: l.automation?.name ?? l.url })),
+  ),
 };

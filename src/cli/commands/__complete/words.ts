@@ -7,7 +7,7 @@ import { valueFlags, type Node, type Spec } from '../../completion.js';
 /** What the word under the cursor is. */
 type Slot =
   | { kind: 'value'; flag: string; spec: Spec }
-  | { kind: 'word'; node: Node; /** its index among the positional arguments */ index: number };
+  | { kind: 'word'; node: Node /** its index among the positional arguments */; index: number };
 
 export interface Line {
   slot: Slot;
@@ -53,7 +53,8 @@ export function readLine(nodes: Node[], words: readonly string[]): Line {
   if (pending !== undefined) return { ...line, slot: { kind: 'value', flag: pending, spec: takesValue.get(pending)! }, prefix: cur };
   const eq = !literal && cur.startsWith('-') ? cur.indexOf('=') : -1;
   const flag = eq > 0 ? cur.slice(0, eq) : undefined;
-  if (flag && takesValue.has(flag)) return { ...line, slot: { kind: 'value', flag, spec: takesValue.get(flag)! }, prefix: cur.slice(eq + 1) };
+  if (flag && takesValue.has(flag))
+    return { ...line, slot: { kind: 'value', flag, spec: takesValue.get(flag)! }, prefix: cur.slice(eq + 1) };
   return { ...line, slot: { kind: 'word', node, index: args.length }, prefix: cur };
 }
 

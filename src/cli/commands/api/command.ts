@@ -5,19 +5,28 @@ import { collect } from '../../tree/util.js';
 
 export const command = () =>
   new Command('api')
-    .description("Send an authenticated request to any route of the service and print the answer")
+    .description('Send an authenticated request to any route of the service and print the answer')
     .argument('<path>', 'the route, e.g. /api/v1/search/tasks (a query string may follow)')
     .option('-X, --method <method>', 'the HTTP method (default: GET, or POST when fields or --input are given)')
     .option('-f, --raw-field <key=value>', 'a string field (repeatable)', collect, [] as string[])
-    .option('-F, --field <key=value>', 'a typed field: true, false, null, a number, @file or @- for stdin, else a string (repeatable)', collect, [] as string[])
-    .addOption(completeWith(new Option('--input <file>', 'the request body as is, from a file ("-" for stdin); fields then go to the query string'), 'file'))
+    .option(
+      '-F, --field <key=value>',
+      'a typed field: true, false, null, a number, @file or @- for stdin, else a string (repeatable)',
+      collect,
+      [] as string[],
+    )
+    .addOption(
+      completeWith(
+        new Option('--input <file>', 'the request body as is, from a file ("-" for stdin); fields then go to the query string'),
+        'file',
+      ),
+    )
     .option('-H, --header <header>', "a request header 'Name: value' (repeatable; not Authorization or Host)", collect, [] as string[])
     .option('-i, --include', 'print the status line and response headers before the body')
-    .option('--paginate', 'follow nextPageToken until the last page and print one document with every page\'s list')
+    .option('--paginate', "follow nextPageToken until the last page and print one document with every page's list")
     .option('--allow-any-path', 'allow a path outside /api/ (on the same server)')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 The request goes to the profile's base URL (or the embedded server with
 --embedded) with the profile's bearer token, retries and timeout, like every

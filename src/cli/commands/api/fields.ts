@@ -39,7 +39,6 @@ export function typedValue(text: string): FieldValue {
   return text;
 }
 
-
 /** Sets an own member (a key like __proto__ stays a plain member). */
 function setMember(obj: FieldObject, key: string, value: FieldValue): void {
   Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
@@ -63,7 +62,8 @@ function put(node: FieldObject | FieldValue[], path: Segment[], value: FieldValu
   if (seg === null) throw new UsageError(`${field}: [] adds to an array, but this level is an object`);
   const existing = Object.hasOwn(node, seg) ? node[seg] : undefined;
   if (rest.length === 0) {
-    if (existing !== undefined && (Array.isArray(existing) || isJsonObject(existing))) throw new UsageError(`${field}: "${seg}" is already ${jsonKind(existing)}`);
+    if (existing !== undefined && (Array.isArray(existing) || isJsonObject(existing)))
+      throw new UsageError(`${field}: "${seg}" is already ${jsonKind(existing)}`);
     return setMember(node, seg, value);
   }
   let child = existing;
@@ -92,7 +92,8 @@ export async function buildFields(raw: readonly string[], typed: readonly string
       continue;
     }
     const text2 = text.slice(eq + 1);
-    const value = flag === '-F' && text2.startsWith('@') ? await read(text2.slice(1), `${flag} ${key}`) : flag === '-F' ? typedValue(text2) : text2;
+    const value =
+      flag === '-F' && text2.startsWith('@') ? await read(text2.slice(1), `${flag} ${key}`) : flag === '-F' ? typedValue(text2) : text2;
     put(root, path, value, `${flag} ${key}`);
   }
   return root;

@@ -40,7 +40,8 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   const method = requestMethod(opts.method, hasFields || input !== undefined);
   // As gh: fields are the JSON body, except on a GET (or HEAD) and beside --input, where they are the query.
   const fieldsInQuery = method === 'GET' || method === 'HEAD' || input !== undefined;
-  if (opts.paginate && method !== 'GET' && method !== 'POST') throw new UsageError(`--paginate follows the pages of a GET list or a POST search, not of a ${method}`);
+  if (opts.paginate && method !== 'GET' && method !== 'POST')
+    throw new UsageError(`--paginate follows the pages of a GET list or a POST search, not of a ${method}`);
 
   const api = await ctx.api();
   const url = resolveUrl(api, path, opts.allowAnyPath === true);
@@ -48,7 +49,10 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   const body = input ?? (hasFields && !fieldsInQuery ? JSON.stringify(fields) : undefined);
   /** One request; -i prints its head; an error answer is printed, then thrown. */
   const exchange = async (b: string | Buffer | undefined): Promise<HttpResponse> => {
-    const res = await api.request(method, url.toString(), { headers: { ...(b !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, body: b });
+    const res = await api.request(method, url.toString(), {
+      headers: { ...(b !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: b,
+    });
     if (opts.include) printHead(ctx, res);
     if (res.status < 200 || res.status >= 300) {
       printBody(ctx, res);
@@ -63,7 +67,10 @@ export async function run({ args: [rawPath], opts }: ApiInput, ctx: CommandConte
   }
   const { document, dropped } = await allPages(exchange, url, method === 'POST' ? searchBody(body) : undefined, body);
   ctx.out.printJson(document);
-  if (dropped.length > 0) ctx.out.warn(`--paginate merged only list; ${dropped.join(', ')} of the pages after the first were left out (page by hand to keep them)`);
+  if (dropped.length > 0)
+    ctx.out.warn(
+      `--paginate merged only list; ${dropped.join(', ')} of the pages after the first were left out (page by hand to keep them)`,
+    );
   return 0;
 }
 
@@ -93,12 +100,15 @@ async function allPages(
     const page = jsonObjectBody(await exchange(search ? JSON.stringify(search) : body), url.toString());
     // Not a list (GET /api/v1/tasks/{id}, say): nothing to page, nothing to add.
     if (first === undefined && !Array.isArray(page.list)) return { document: page, dropped: [] };
-    if (page.list !== undefined && page.list !== null && !Array.isArray(page.list)) throw unexpectedResponse(url.toString(), `page ${n} has a list that is not an array`);
-    if (page.expanded !== undefined && page.expanded !== null && !Array.isArray(page.expanded)) throw unexpectedResponse(url.toString(), `page ${n} has an expanded that is not an array`);
+    if (page.list !== undefined && page.list !== null && !Array.isArray(page.list))
+      throw unexpectedResponse(url.toString(), `page ${n} has a list that is not an array`);
+    if (page.expanded !== undefined && page.expanded !== null && !Array.isArray(page.expanded))
+      throw unexpectedResponse(url.toString(), `page ${n} has an expanded that is not an array`);
     const list = (page.list as unknown[] | null | undefined) ?? [];
     const next = typeof page.nextPageToken === 'string' ? page.nextPageToken : '';
     // A server that ignores the token but names a new one each time would send the same items forever.
-    if (next !== '' && list.length > 0 && list.every((item) => seenIds.has(idOf(item)))) throw pagingLoop('the list', n, 'holds only items already listed', LOOP_HINT);
+    if (next !== '' && list.length > 0 && list.every((item) => seenIds.has(idOf(item))))
+      throw pagingLoop('the list', n, 'holds only items already listed', LOOP_HINT);
     const offset = expanded?.length ?? 0;
     for (const item of list) {
       items.push(offset === 0 ? item : rebasePaths(item, offset, n, url));
@@ -107,8 +117,10 @@ async function allPages(
     // One at a time: a spread of a long array as arguments overflows the stack.
     if (Array.isArray(page.expanded)) for (const e of page.expanded as unknown[]) (expanded ??= []).push(e);
     if (first === undefined) first = page;
-    else for (const [k, v] of Object.entries(page)) if (k !== 'list' && k !== 'expanded' && Array.isArray(v) && v.length > 0) dropped.add(k);
-    if (next === '') return { document: { ...first, list: items, ...(expanded ? { expanded } : {}), nextPageToken: '' }, dropped: [...dropped] };
+    else
+      for (const [k, v] of Object.entries(page)) if (k !== 'list' && k !== 'expanded' && Array.isArray(v) && v.length > 0) dropped.add(k);
+    if (next === '')
+      return { document: { ...first, list: items, ...(expanded ? { expanded } : {}), nextPageToken: '' }, dropped: [...dropped] };
     if (followed.has(next)) throw pagingLoop('the list', n, 'names a page token it named before', LOOP_HINT);
     const capped = pagingCapped('the list', n, items.length, LOOP_HINT);
     if (capped) throw capped;
@@ -134,11 +146,18 @@ function rebasePaths(item: unknown, offset: number, n: number, url: URL): unknow
     if (!k.endsWith('Path') || typeof v !== 'string' || v === '') continue;
     const m = SIMPLE_EXPANDED_PATH.exec(v);
     if (!m) {
-      throw new CliError(`page ${n} of ${url.toString()} has ${k} ${JSON.stringify(v.slice(0, 100))}, which --paginate cannot re-base onto the merged expanded`, Exit.Server, {
-        hint: 'page by hand (pageToken), or leave out the expand mask',
-      });
+      throw new CliError(
+        `page ${n} of ${url.toString()} has ${k} ${JSON.stringify(v.slice(0, 100))}, which --paginate cannot re-base onto the merged expanded`,
+        Exit.Server,
+        {
+          hint: 'page by hand (pageToken), or leave out the expand mask',
+        },
+      );
     }
-    out[k] = `expanded[${m[1]!.split(',').map((i) => Number(i) + offset).join(',')}]`;
+    out[k] = `expanded[${m[1]!
+      .split(',')
+      .map((i) => Number(i) + offset)
+      .join(',')}]`;
   }
   return out;
 }
@@ -151,7 +170,10 @@ const idOf = (item: unknown): unknown => (isJsonObject(item) && typeof item.id =
 /** The path as given, with a leading "/"; never a URL (the token goes only to the profile's server). */
 export function checkPath(path: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
-    throw new UsageError(`agctl api takes a path on the configured server, not a URL: ${escapeControls(path)}`, 'drop the scheme and host (the server is --base-url, the profile\'s, or --embedded)');
+    throw new UsageError(
+      `agctl api takes a path on the configured server, not a URL: ${escapeControls(path)}`,
+      "drop the scheme and host (the server is --base-url, the profile's, or --embedded)",
+    );
   }
   if (CONTROL_CHAR.test(path)) throw new UsageError('the path cannot contain control characters', 'percent-encode them (%0A)');
   return path.startsWith('/') ? path : `/${path}`;
@@ -163,9 +185,13 @@ export function resolveUrl(api: Pick<ApiClient, 'url' | 'baseUrl'>, path: string
   const base = new URL(api.baseUrl);
   // Checked after the URL is resolved: "/api/../auth" and "/api/%2e%2e/auth" are outside /api/.
   const root = base.pathname.replace(/\/+$/, '');
-  if (url.origin !== base.origin || !url.pathname.startsWith(`${root}/`)) throw new UsageError(`the path ${escapeControls(path)} leaves the configured server's base URL`);
+  if (url.origin !== base.origin || !url.pathname.startsWith(`${root}/`))
+    throw new UsageError(`the path ${escapeControls(path)} leaves the configured server's base URL`);
   if (!allowAnyPath && !url.pathname.slice(root.length).startsWith('/api/')) {
-    throw new UsageError(`the path ${escapeControls(path)} is outside /api/`, 'pass --allow-any-path to send it, with the token, to that path of the same server');
+    throw new UsageError(
+      `the path ${escapeControls(path)} is outside /api/`,
+      'pass --allow-any-path to send it, with the token, to that path of the same server',
+    );
   }
   return url;
 }
@@ -178,7 +204,10 @@ function requestMethod(given: string | undefined, hasBody: boolean): string {
 
 function requestHeaders(values: string[]): Record<string, string> {
   for (const v of values) {
-    const name = v.slice(0, Math.max(0, v.indexOf(':'))).trim().toLowerCase();
+    const name = v
+      .slice(0, Math.max(0, v.indexOf(':')))
+      .trim()
+      .toLowerCase();
     if (Object.hasOwn(OWNED_HEADERS, name)) throw new UsageError(`-H ${name}: ${OWNED_HEADERS[name]}`);
   }
   return Object.fromEntries(parseSendHeaderFlags(values, '-H'));
@@ -205,7 +234,8 @@ function printHead(ctx: CommandContext, res: HttpResponse): void {
   ctx.out.print(`HTTP/1.1 ${statusText(res.status)}`);
   for (const name of Object.keys(res.headers).sort()) {
     const value = res.headers[name];
-    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) ctx.out.print(escapeControls(`${headerName(name)}: ${v}`));
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      ctx.out.print(escapeControls(`${headerName(name)}: ${v}`));
   }
   ctx.out.print();
 }

@@ -16,11 +16,22 @@ export interface TokenState {
  * profile kept in the keyring is unlocked first). With `secret`, only a token
  * that secret fetched counts, as for every command.
  */
-export function cachedTokenState(vault: Vault, profile: string, baseUrl: string, clientId: string, nowMs: number, secret?: string): TokenState {
+export function cachedTokenState(
+  vault: Vault,
+  profile: string,
+  baseUrl: string,
+  clientId: string,
+  nowMs: number,
+  secret?: string,
+): TokenState {
   const t = vault.loadToken(profile, tokenUrlFor(baseUrl), clientId, secret);
   if (!t) return { state: 'none' };
   const left = t.expiresAt - Math.floor(nowMs / 1000);
-  return { state: left <= 0 ? 'expired' : isFresh(t, nowMs) ? 'valid' : 'expiring', expiresAt: new Date(t.expiresAt * 1000).toISOString(), expiresIn: Math.max(0, left) };
+  return {
+    state: left <= 0 ? 'expired' : isFresh(t, nowMs) ? 'valid' : 'expiring',
+    expiresAt: new Date(t.expiresAt * 1000).toISOString(),
+    expiresIn: Math.max(0, left),
+  };
 }
 
 function humanDuration(seconds: number): string {

@@ -13,9 +13,8 @@ export const command = () =>
       new Command('completion')
         .description('Print a shell completion script')
         .addArgument(completeWith(new Argument('<shell>', 'bash, zsh or fish'), SHELL_NAMES))
-        .addHelpText(
-          'after',
-          () => helpText(
+        .addHelpText('after', () =>
+          helpText(
             `The scripts complete commands, flags and fixed values themselves, and ask
 agctl for the rest: profile names (--profile, auth switch), rule IDs and MCP
 connector IDs after an app ID, open task IDs, and the webhook listener IDs of
@@ -31,7 +30,11 @@ character, or starting with -, is not offered.`,
             ],
           ),
         ),
-      { name: 'AGCTL_COMPLETE_BUDGET_MS', meaning: 'completion scripts: ms from start within which agctl answers with IDs from the service, else offers nothing (default 300, at most 60000)' },
+      {
+        name: 'AGCTL_COMPLETE_BUDGET_MS',
+        meaning:
+          'completion scripts: ms from start within which agctl answers with IDs from the service, else offers nothing (default 300, at most 60000)',
+      },
     ),
   );
 

@@ -41,7 +41,13 @@ const CERT_WARN_DAYS = 14;
 const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
 const warn = (name: string, detail: string, hint?: string): Check => ({ name, status: 'warn', detail, ...(hint && { hint }) });
 const skip = (name: string, detail: string): Check => ({ name, status: 'skip', detail });
-const fail = (name: string, detail: string, exitCode: number, hint?: string): Check => ({ name, status: 'fail', detail, ...(hint && { hint }), exitCode });
+const fail = (name: string, detail: string, exitCode: number, hint?: string): Check => ({
+  name,
+  status: 'fail',
+  detail,
+  ...(hint && { hint }),
+  exitCode,
+});
 
 class TimedOut extends Error {}
 
@@ -95,7 +101,9 @@ function nodeCheck(): Check {
   const [major = 0, minor = 0, patch = 0] = node.split('.').map(Number);
   const supported = (major === 20 && (minor > 18 || (minor === 18 && patch >= 1))) || major === 22 || major === 24;
   const detail = `${node} (${os} ${arch})`;
-  return supported ? ok('Node.js', detail) : warn('Node.js', `${detail}: not a supported release`, 'use Node.js 20.18.1 or later 20.x, 22 or 24');
+  return supported
+    ? ok('Node.js', detail)
+    : warn('Node.js', `${detail}: not a supported release`, 'use Node.js 20.18.1 or later 20.x, 22 or 24');
 }
 
 async function storeCheck(env: NodeJS.ProcessEnv): Promise<Check> {
@@ -143,33 +151,66 @@ function configDirChecks(dir: string): Check[] {
       st = statSync(dir);
       shown = `${dir} (a symbolic link)`;
     } catch (err) {
-      return [fail(name, `${dir}: a symbolic link to nothing usable: ${describeError(err)}`, Exit.Usage, 'fix the link, or set AGCTL_CONFIG_DIR to another directory')];
+      return [
+        fail(
+          name,
+          `${dir}: a symbolic link to nothing usable: ${describeError(err)}`,
+          Exit.Usage,
+          'fix the link, or set AGCTL_CONFIG_DIR to another directory',
+        ),
+      ];
     }
   }
-  if (!st.isDirectory()) return [fail(name, `${shown}: not a directory`, Exit.Usage, 'remove it, or set AGCTL_CONFIG_DIR to another directory')];
+  if (!st.isDirectory())
+    return [fail(name, `${shown}: not a directory`, Exit.Usage, 'remove it, or set AGCTL_CONFIG_DIR to another directory')];
   const chmod = `chmod 700 '${dir.replace(/'/g, `'\\''`)}'`;
   if (platform() !== 'win32') {
     const me = userInfo().uid;
     if (me >= 0 && st.uid !== me) {
-      return [fail(name, `${shown}: owned by user ${st.uid}, not by you (user ${me})`, Exit.Usage, 'use a directory of your own: AGCTL_CONFIG_DIR, or chown it')];
+      return [
+        fail(
+          name,
+          `${shown}: owned by user ${st.uid}, not by you (user ${me})`,
+          Exit.Usage,
+          'use a directory of your own: AGCTL_CONFIG_DIR, or chown it',
+        ),
+      ];
     }
     if (st.mode & 0o022) return [fail(name, `${shown}: others can write it (mode ${octal(st.mode)})`, Exit.Usage, chmod)];
   }
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (err) {
-    return [fail(name, `${shown}: agctl cannot write it (${describeError(err)})`, Exit.Usage, `make it writable (chmod u+rwx), or set AGCTL_CONFIG_DIR to another directory`)];
+    return [
+      fail(
+        name,
+        `${shown}: agctl cannot write it (${describeError(err)})`,
+        Exit.Usage,
+        `make it writable (chmod u+rwx), or set AGCTL_CONFIG_DIR to another directory`,
+      ),
+    ];
   }
   const checks: Check[] = [];
-  if (platform() !== 'win32' && st.mode & 0o077) checks.push(warn(name, `${shown}: others can read it (mode ${octal(st.mode)}); agctl makes it 0700 at its next save`, chmod));
+  if (platform() !== 'win32' && st.mode & 0o077)
+    checks.push(warn(name, `${shown}: others can read it (mode ${octal(st.mode)}); agctl makes it 0700 at its next save`, chmod));
   else checks.push(ok(name, `${shown}: yours, mode ${octal(st.mode)}`));
   // The files that hold secrets, each 0600 (agctl re-applies it on every save).
   if (platform() !== 'win32') {
     for (const f of ['key', 'config.json']) {
       try {
         const fst = lstatSync(join(dir, f));
-        if (fst.isSymbolicLink()) checks.push(fail(name, `${join(dir, f)}: a symbolic link (agctl never follows one there)`, Exit.Usage, 'replace it with the file itself'));
-        else if (fst.mode & 0o077) checks.push(warn(name, `${join(dir, f)}: others can read it (mode ${octal(fst.mode)})`, `chmod 600 '${join(dir, f).replace(/'/g, `'\\''`)}'`));
+        if (fst.isSymbolicLink())
+          checks.push(
+            fail(name, `${join(dir, f)}: a symbolic link (agctl never follows one there)`, Exit.Usage, 'replace it with the file itself'),
+          );
+        else if (fst.mode & 0o077)
+          checks.push(
+            warn(
+              name,
+              `${join(dir, f)}: others can read it (mode ${octal(fst.mode)})`,
+              `chmod 600 '${join(dir, f).replace(/'/g, `'\\''`)}'`,
+            ),
+          );
       } catch {
         // not there: nothing to say
       }
@@ -190,7 +231,9 @@ async function tenantChecks(ctx: CommandContext, s: Settings): Promise<Check[]> 
   }
   if (!baseUrl) return [warn('base URL', `profile "${s.profile}" has none`, 'run `agctl login`, or set AGCTL_BASE_URL')];
   const url = new URL(baseUrl);
-  const checks: Check[] = [ok('base URL', `${baseUrl}${s.baseUrlSource && s.baseUrlSource !== 'profile' ? ` (from ${s.baseUrlSource})` : ''}`)];
+  const checks: Check[] = [
+    ok('base URL', `${baseUrl}${s.baseUrlSource && s.baseUrlSource !== 'profile' ? ` (from ${s.baseUrlSource})` : ''}`),
+  ];
 
   let host = url.hostname.replace(/^\[|\]$/g, '');
   let port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
@@ -217,7 +260,15 @@ async function tenantChecks(ctx: CommandContext, s: Settings): Promise<Check[]> 
     try {
       const found = await within(CHECK_MS, () => lookup(host, { all: true }));
       address = found[0]!.address;
-      checks.push(ok('DNS', `${host}${through} -> ${found.slice(0, 4).map((a) => a.address).join(', ')}${found.length > 4 ? ', …' : ''}`));
+      checks.push(
+        ok(
+          'DNS',
+          `${host}${through} -> ${found
+            .slice(0, 4)
+            .map((a) => a.address)
+            .join(', ')}${found.length > 4 ? ', …' : ''}`,
+        ),
+      );
     } catch (err) {
       checks.push(fail('DNS', `${host}${through}: ${netWords(err)}`, Exit.Server, 'check the host name, the network and the DNS settings'));
       return [...checks, ...(await tokenCheck(ctx, s, baseUrl))];
@@ -229,7 +280,14 @@ async function tenantChecks(ctx: CommandContext, s: Settings): Promise<Check[]> 
     await within(CHECK_MS, (signal) => connected(tcpConnect({ host: address, port, signal })));
     checks.push(ok('TCP', `${address}:${port}${through} connected in ${Math.round(performance.now() - started)} ms`));
   } catch (err) {
-    checks.push(fail('TCP', `${address}:${port}${through}: ${netWords(err)}`, Exit.Server, proxy ? `check ${proxy.source} and the proxy` : 'check the base URL, the network and any firewall'));
+    checks.push(
+      fail(
+        'TCP',
+        `${address}:${port}${through}: ${netWords(err)}`,
+        Exit.Server,
+        proxy ? `check ${proxy.source} and the proxy` : 'check the base URL, the network and any firewall',
+      ),
+    );
     return [...checks, ...(await tokenCheck(ctx, s, baseUrl))];
   }
 
@@ -279,10 +337,17 @@ async function tlsCheck(address: string, port: number, host: string): Promise<Ch
     const days = Math.floor((expires - Date.now()) / 86_400_000);
     const name = (n: unknown) => String((n as Record<string, unknown> | undefined)?.CN ?? '?').slice(0, 200);
     const detail = `${socket.getProtocol() ?? 'TLS'}, certificate for ${name(cert.subject)} from ${name(cert.issuer)}, valid until ${Number.isFinite(expires) ? new Date(expires).toISOString() : '?'}`;
-    return days < CERT_WARN_DAYS ? warn('TLS', `${detail} (in ${days} days)`, "the tenant's certificate is due for renewal") : ok('TLS', detail);
+    return days < CERT_WARN_DAYS
+      ? warn('TLS', `${detail} (in ${days} days)`, "the tenant's certificate is due for renewal")
+      : ok('TLS', detail);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return fail('TLS', `${err instanceof TimedOut ? err.message : describeError(err)}${code && !describeError(err).includes(code) ? ` (${code})` : ''}`, Exit.Server, 'a certificate authority of your own: NODE_EXTRA_CA_CERTS=<file>');
+    return fail(
+      'TLS',
+      `${err instanceof TimedOut ? err.message : describeError(err)}${code && !describeError(err).includes(code) ? ` (${code})` : ''}`,
+      Exit.Server,
+      'a certificate authority of your own: NODE_EXTRA_CA_CERTS=<file>',
+    );
   } finally {
     socket?.destroy();
   }
@@ -292,18 +357,24 @@ async function tlsCheck(address: string, port: number, host: string): Promise<Ch
 async function clockCheck(ctx: CommandContext, baseUrl: string): Promise<Check> {
   const http = new HttpClient({ timeoutMs: CHECK_MS, maxRetries: 0, userAgent: userAgent(), maxResponseBytes: 64 * 1024 });
   try {
-    const res = await within(CHECK_MS + 1_000, () => http.send({ method: 'GET', url: baseUrl, maxResponseBytes: { bytes: 64 * 1024, hint: '' } }));
+    const res = await within(CHECK_MS + 1_000, () =>
+      http.send({ method: 'GET', url: baseUrl, maxResponseBytes: { bytes: 64 * 1024, hint: '' } }),
+    );
     const now = ctx.clock.now();
     const header = res.headers.date;
     const raw = Array.isArray(header) ? header[0] : header;
     const at = raw === undefined ? NaN : Date.parse(raw);
     if (!Number.isFinite(at)) {
-      return warn('clock', raw === undefined ? 'the tenant sent no Date header' : `the tenant's Date header is not a date: ${raw.slice(0, 100)}`);
+      return warn(
+        'clock',
+        raw === undefined ? 'the tenant sent no Date header' : `the tenant's Date header is not a date: ${raw.slice(0, 100)}`,
+      );
     }
     // The header has whole seconds: up to a second of the difference is its rounding.
     const skew = Math.round((now - at) / 1000);
     const words = skew === 0 ? 'in step with the tenant' : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the tenant`;
-    if (Math.abs(skew) > SKEW_FAIL_S) return fail('clock', words, Exit.Usage, 'set the clock right (NTP): tokens and signed requests are judged by time');
+    if (Math.abs(skew) > SKEW_FAIL_S)
+      return fail('clock', words, Exit.Usage, 'set the clock right (NTP): tokens and signed requests are judged by time');
     if (Math.abs(skew) > SKEW_WARN_S) return warn('clock', words, 'set the clock right (NTP)');
     return ok('clock', words);
   } catch (err) {
@@ -322,7 +393,9 @@ async function tokenCheck(ctx: CommandContext, s: Settings, baseUrl: string): Pr
     await within(CHECK_MS, () => ctx.vault.unlock(s.profile));
     const t = cachedTokenState(ctx.vault, s.profile, baseUrl, s.clientId, ctx.clock.now());
     const words = describeToken(t);
-    return [t.state === 'valid' || t.state === 'expiring' ? ok('token', words) : ok('token', `${words}: the next command fetches a new one`)];
+    return [
+      t.state === 'valid' || t.state === 'expiring' ? ok('token', words) : ok('token', `${words}: the next command fetches a new one`),
+    ];
   } catch (err) {
     return [warn('token', `cannot be read: ${describeError(err)}`, (err as { hint?: string }).hint)];
   }

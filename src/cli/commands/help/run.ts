@@ -9,7 +9,7 @@ import { HELP_TOPICS, type HelpInput } from './command.js';
 const JSON_ERRORS = [
   'With -o json (or --jq) an error is one JSON object on stderr, and the exit code as above:',
   '  {"error":{"code":"not_found","message":"...","hint":null,"exitCode":5,"status":404,"details":[]}}',
-  '  code     a string: the service\'s error code when it sent one (a gRPC code name such as',
+  "  code     a string: the service's error code when it sent one (a gRPC code name such as",
   '           not_found or failed_precondition, or an OAuth error such as invalid_client),',
   '           else the kind of exit code:',
   ...wrapWords(Object.values(EXIT_NAMES).join(', '), 80, 11),
@@ -39,7 +39,11 @@ export async function run({ args: [topic = []] }: HelpInput, ctx: CommandContext
   let shown = program;
   for (const name of topic) {
     const next = shown.commands.find((c) => c.name() === name || c.aliases().includes(name));
-    if (!next) throw new UsageError(`no help topic or command "${topic.join(' ')}"`, `topics: ${HELP_TOPICS.map(([t]) => t).join(', ')}; or a command such as \`agctl help rules list\``);
+    if (!next)
+      throw new UsageError(
+        `no help topic or command "${topic.join(' ')}"`,
+        `topics: ${HELP_TOPICS.map(([t]) => t).join(', ')}; or a command such as \`agctl help rules list\``,
+      );
     shown = next;
   }
   shown.outputHelp();

@@ -26,7 +26,8 @@ for (const k of AUTH_KIND_LIST) {
   const spec = authMethod(k);
   // Lists are not judged (a list's order or a default may differ); a method told apart by its mode is judged by that.
   for (const [f, v] of Object.entries(spec.values)) if (v.view && v.parse !== 'list') AUTH_VALUE_VIEW[`${k}.${f}`] = v.view as ViewKey;
-  for (const [f, v] of Object.entries(spec.secrets)) if (v.view && spec.viewMode === undefined) AUTH_SECRET_VIEW[`${k}.${f}`] = v.view as ViewKey;
+  for (const [f, v] of Object.entries(spec.secrets))
+    if (v.view && spec.viewMode === undefined) AUTH_SECRET_VIEW[`${k}.${f}`] = v.view as ViewKey;
 }
 
 /**
@@ -48,7 +49,8 @@ export function unappliedChanges(req: ParsedCredentialsRequest, view: McpServerV
     if (!key || !asked(name) || (req.kind === 'hosted' && name === 'url')) continue;
     if (name === 'url') expect(key, value, (got) => typeof got === 'string' && sameEndpointUrl(got, value));
     // Rows under the legacy OAuth2 modes report their token sharing as the mode implies.
-    else if (name === 'tokenSharing') expect(key, reportedTokenSharing(value, view.authMethod === AuthMethod.OAUTH2 ? 'oauth2' : '', view.oauth2Mode));
+    else if (name === 'tokenSharing')
+      expect(key, reportedTokenSharing(value, view.authMethod === AuthMethod.OAUTH2 ? 'oauth2' : '', view.oauth2Mode));
     else expect(key, value);
   }
   for (const [name, value] of Object.entries(req.configFields ?? {})) {

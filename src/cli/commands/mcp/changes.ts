@@ -3,7 +3,14 @@
 // never shown, only that a new one is sent or that one is cleared.
 import { authMethod, isAuthKind } from '../../../api/mcp-auth.js';
 import { AUTH_SECRET_FIELDS } from '../../../api/secret-fields.js';
-import { AUTH_METHODS, OAUTH2_MODES, TOKEN_SHARING, TRANSPORT_TYPES, type McpServerView, type UpdateCredentialsRequest } from '../../../api/mcp-schema.js';
+import {
+  AUTH_METHODS,
+  OAUTH2_MODES,
+  TOKEN_SHARING,
+  TRANSPORT_TYPES,
+  type McpServerView,
+  type UpdateCredentialsRequest,
+} from '../../../api/mcp-schema.js';
 import { isJsonObject } from '../../../lib/json.js';
 import { enumLabel, toolApproval } from './summary.js';
 
@@ -32,14 +39,17 @@ export function describeChanges(
   secret: ReadonlySet<string> | undefined,
   kept: readonly string[] = [],
 ): string[] {
-  const cfg = (isJsonObject(body.externalConfig) ? body.externalConfig : isJsonObject(body.hostedConfig) ? body.hostedConfig : {}) as Record<string, unknown>;
+  const cfg = (
+    isJsonObject(body.externalConfig) ? body.externalConfig : isJsonObject(body.hostedConfig) ? body.hostedConfig : {}
+  ) as Record<string, unknown>;
   const mask = new Set((typeof body.updateMask === 'string' ? body.updateMask : '').split(',').map((p) => p.trim()));
   const out: string[] = [];
   for (const [key, label, member, word] of SETTINGS) {
     if (!mask.has(key)) continue;
     const before = word(text(view?.[member]));
     const after = word(text(cfg[key]));
-    if (kept.includes(key)) out.push(`${label}: ${after} (kept: sent with the new authentication, which the service could otherwise reset)`);
+    if (kept.includes(key))
+      out.push(`${label}: ${after} (kept: sent with the new authentication, which the service could otherwise reset)`);
     else if (before !== after) out.push(`${label}: ${before} → ${after}`);
   }
 
@@ -48,7 +58,8 @@ export function describeChanges(
     const stored = isJsonObject(view?.configFieldValues) ? (view.configFieldValues as Record<string, unknown>) : {};
     for (const [k, v] of Object.entries(given)) {
       if (!secret || secret.has(k)) out.push(`Config field ${k}: a new secret value`);
-      else if (text(stored[k]) !== text(v)) out.push(`Config field ${k}: ${stored[k] === undefined ? '(not set)' : shown(text(stored[k]))} → ${shown(text(v))}`);
+      else if (text(stored[k]) !== text(v))
+        out.push(`Config field ${k}: ${stored[k] === undefined ? '(not set)' : shown(text(stored[k]))} → ${shown(text(v))}`);
     }
     for (const k of Object.keys(stored)) if (!Object.hasOwn(given, k)) out.push(`Config field ${k}: ${shown(text(stored[k]))} → (cleared)`);
     for (const k of secret ?? []) if (!Object.hasOwn(given, k)) out.push(`Config field ${k}: (secret) → (cleared, if it was set)`);
@@ -65,7 +76,12 @@ export function describeChanges(
     for (const [f, v] of Object.entries(auth)) {
       if (secrets.includes(f)) out.push(`  ${f}: a new secret value`);
       else if (f === 'mode') out.push(`  mode: ${enumLabel(text(v), OAUTH2_MODES)}`);
-      else if (isJsonObject(v)) out.push(`  ${f}: ${Object.entries(v).map(([a, b]) => `${a}=${text(b)}`).join(', ')}`);
+      else if (isJsonObject(v))
+        out.push(
+          `  ${f}: ${Object.entries(v)
+            .map(([a, b]) => `${a}=${text(b)}`)
+            .join(', ')}`,
+        );
       else out.push(`  ${f}: ${shown(text(v))}`);
     }
   }

@@ -37,7 +37,10 @@ export async function completeConfigFields(
 ): Promise<ConfigFieldsOutcome> {
   const cfg = body.hostedConfig;
   if (!isJsonObject(cfg) || typeof body.updateMask !== 'string') return {};
-  const paths = body.updateMask.split(',').map((p) => p.trim()).filter(Boolean);
+  const paths = body.updateMask
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const perKey = paths.filter((p) => p.startsWith('configFields.'));
   if (!paths.includes('configFields') && perKey.length === 0) {
     if (o.replace) throw new UsageError('--replace-config-fields: the request sets no config fields (the mask does not name configFields)');
@@ -45,7 +48,9 @@ export async function completeConfigFields(
   }
   if (perKey.length) {
     const mask = [...new Set(paths.map((p) => (p.startsWith('configFields.') ? 'configFields' : p)))].join(',');
-    ctx.out.info(`note: the service replaces config fields as a whole (it documents no per-field path); sending ${mask} instead of ${body.updateMask}`);
+    ctx.out.info(
+      `note: the service replaces config fields as a whole (it documents no per-field path); sending ${mask} instead of ${body.updateMask}`,
+    );
     body.updateMask = mask;
   }
   const given: Record<string, unknown> = isJsonObject(cfg.configFields) ? cfg.configFields : {};
@@ -62,11 +67,16 @@ export async function completeConfigFields(
   /** The two ways on, for the fields `names` (their names in the flags when there is one). */
   const hint = (names: string[]) => {
     const [it, n] = names.length === 1 ? ['it', escapeControls(names[0]!)] : ['them', 'NAME'];
-    const how = o.fromFile ? `put ${it} in hostedConfig.configFields of the request` : `give ${it} again with --config-file ${n}=PATH, --config-stdin ${n} or --config-secret ${n}`;
+    const how = o.fromFile
+      ? `put ${it} in hostedConfig.configFields of the request`
+      : `give ${it} again with --config-file ${n}=PATH, --config-stdin ${n} or --config-secret ${n}`;
     return `${how}, or pass --replace-config-fields to clear ${it} on purpose`;
   };
   if (!view) {
-    throw new UsageError(`the service returned no view of MCP server ${o.connectorId}, so agctl cannot keep its stored config fields (the service replaces config fields as a whole)`, hint([]));
+    throw new UsageError(
+      `the service returned no view of MCP server ${o.connectorId}, so agctl cannot keep its stored config fields (the service replaces config fields as a whole)`,
+      hint([]),
+    );
   }
   const storedId = typeof view.mcpServerCatalogId === 'string' ? view.mcpServerCatalogId : '';
   // Another catalog entry: the stored fields belong to the old one; nothing to keep.
@@ -74,7 +84,9 @@ export async function completeConfigFields(
   if (!secret) {
     throw new UsageError(
       `catalog entry ${catalogId} sent no config schema, so agctl cannot tell which stored config fields of ${o.connectorId} are secret (the service replaces config fields as a whole and cannot return secret values)`,
-      o.fromFile ? 'send every config field, and pass --replace-config-fields' : 'give every config field, and pass --replace-config-fields',
+      o.fromFile
+        ? 'send every config field, and pass --replace-config-fields'
+        : 'give every config field, and pass --replace-config-fields',
     );
   }
   const lost = [...secret].filter((k) => !has(given, k) && !cleared.includes(k));
@@ -88,7 +100,8 @@ export async function completeConfigFields(
   const kept: Record<string, string> = {};
   for (const [k, v] of Object.entries(stored)) {
     // Defined, not assigned: a field named __proto__ stays a field (validation then says it cannot be sent).
-    if (typeof v === 'string' && !has(given, k) && !cleared.includes(k) && !secret.has(k)) Object.defineProperty(kept, k, { value: v, enumerable: true, writable: true, configurable: true });
+    if (typeof v === 'string' && !has(given, k) && !cleared.includes(k) && !secret.has(k))
+      Object.defineProperty(kept, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   if (Object.keys(kept).length) {
     cfg.configFields = { ...(given as Record<string, string>), ...kept };

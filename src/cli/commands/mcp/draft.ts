@@ -48,7 +48,16 @@ interface SecretInput {
 }
 
 export const SECRET_INPUTS: readonly SecretInput[] = AUTH_KIND_LIST.flatMap((kind) =>
-  Object.entries(authMethod(kind).secrets).map(([field, s]) => ({ key: optionKey(s.flag), kind, field, name: s.name, flag: s.flag, env: s.env, multiline: s.multiline, text: s.text })),
+  Object.entries(authMethod(kind).secrets).map(([field, s]) => ({
+    key: optionKey(s.flag),
+    kind,
+    field,
+    name: s.name,
+    flag: s.flag,
+    env: s.env,
+    multiline: s.multiline,
+    text: s.text,
+  })),
 );
 export const secretInput = (kind: string, field: string) => SECRET_INPUTS.find((s) => s.kind === kind && s.field === field);
 
@@ -70,11 +79,28 @@ const AUTH_OPTION_KEYS = Object.fromEntries(
 const HOSTED_ONLY = AUTH_KIND_LIST.filter((k) => !(authMethod(k).configs as readonly string[]).includes('external'));
 
 const EXTERNAL_KEYS: OptKey[] = ['url', 'transport'];
-const HOSTED_KEYS: OptKey[] = ['catalogId', 'sourceAppId', 'config', 'configFile', 'configStdin', 'configSecret', ...HOSTED_ONLY.flatMap((k) => AUTH_OPTION_KEYS[k])];
+const HOSTED_KEYS: OptKey[] = [
+  'catalogId',
+  'sourceAppId',
+  'config',
+  'configFile',
+  'configStdin',
+  'configSecret',
+  ...HOSTED_ONLY.flatMap((k) => AUTH_OPTION_KEYS[k]),
+];
 /** Options that build the request body (all of them conflict with --from-file). */
 export const BUILDER_KEYS: OptKey[] = [
-  'external', 'hosted', 'tokenSharing', 'requireToolApproval', 'auth', 'scopes', 'updateMask', 'interactive',
-  ...EXTERNAL_KEYS, ...HOSTED_KEYS, ...Object.values(AUTH_OPTION_KEYS).flat(),
+  'external',
+  'hosted',
+  'tokenSharing',
+  'requireToolApproval',
+  'auth',
+  'scopes',
+  'updateMask',
+  'interactive',
+  ...EXTERNAL_KEYS,
+  ...HOSTED_KEYS,
+  ...Object.values(AUTH_OPTION_KEYS).flat(),
 ];
 
 export const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`;
@@ -118,7 +144,9 @@ export function parseEnumFlag(flag: string, raw: string, values: readonly string
   if (aliases[norm]) return aliases[norm]!;
   const hit = values.find((v) => kebab(v) === norm);
   if (hit) return hit;
-  throw new UsageError(`${flag}: unknown value "${raw}"; expected one of ${[...Object.keys(aliases), ...values.map(kebab)].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
+  throw new UsageError(
+    `${flag}: unknown value "${raw}"; expected one of ${[...Object.keys(aliases), ...values.map(kebab)].filter((v, i, a) => a.indexOf(v) === i).join(', ')}`,
+  );
 }
 
 export const splitList = (s: string) => s.split(/[\s,]+/).filter(Boolean);
@@ -145,23 +173,41 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   // The kind: explicit, or implied by kind-specific flags.
   const ext = given(opts, EXTERNAL_KEYS);
   const hosted = given(opts, HOSTED_KEYS);
-  if (opts.external && hosted.length) throw new UsageError(`${hosted.map(flagName).join(', ')} ${hosted.length > 1 ? 'apply' : 'applies'} to hosted servers only, not with --external`);
-  if (opts.hosted && ext.length) throw new UsageError(`${ext.map(flagName).join(', ')} ${ext.length > 1 ? 'apply' : 'applies'} to external servers only, not with --hosted`);
-  if (ext.length && hosted.length) throw new UsageError(`${ext.map(flagName).join(', ')} (external) and ${hosted.map(flagName).join(', ')} (hosted) cannot be combined; pass --external or --hosted`);
+  if (opts.external && hosted.length)
+    throw new UsageError(
+      `${hosted.map(flagName).join(', ')} ${hosted.length > 1 ? 'apply' : 'applies'} to hosted servers only, not with --external`,
+    );
+  if (opts.hosted && ext.length)
+    throw new UsageError(
+      `${ext.map(flagName).join(', ')} ${ext.length > 1 ? 'apply' : 'applies'} to external servers only, not with --hosted`,
+    );
+  if (ext.length && hosted.length)
+    throw new UsageError(
+      `${ext.map(flagName).join(', ')} (external) and ${hosted.map(flagName).join(', ')} (hosted) cannot be combined; pass --external or --hosted`,
+    );
   d.kind = opts.external || ext.length ? 'external' : opts.hosted || hosted.length ? 'hosted' : undefined;
 
   // The auth method: explicit, or implied by method-specific flags.
   const implied = (Object.keys(AUTH_OPTION_KEYS) as AuthKind[]).filter((k) => given(opts, AUTH_OPTION_KEYS[k]).length > 0);
   if (opts.auth !== undefined) {
-    const kind = Object.prototype.hasOwnProperty.call(AUTH_NAMES, opts.auth.trim().toLowerCase()) ? AUTH_NAMES[opts.auth.trim().toLowerCase()] : isAuthKind(opts.auth) ? opts.auth : undefined;
-    if (!kind) throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${AUTH_KIND_LIST.map(AUTH_FLAG_VALUE).join(', ')}`);
+    const kind = Object.prototype.hasOwnProperty.call(AUTH_NAMES, opts.auth.trim().toLowerCase())
+      ? AUTH_NAMES[opts.auth.trim().toLowerCase()]
+      : isAuthKind(opts.auth)
+        ? opts.auth
+        : undefined;
+    if (!kind)
+      throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${AUTH_KIND_LIST.map(AUTH_FLAG_VALUE).join(', ')}`);
     const other = implied.filter((k) => k !== kind);
     if (other.length) {
-      throw new UsageError(`${given(opts, AUTH_OPTION_KEYS[other[0]!]).map(flagName).join(', ')} belong${given(opts, AUTH_OPTION_KEYS[other[0]!]).length > 1 ? '' : 's'} to --auth ${AUTH_FLAG_VALUE(other[0]!)}, not --auth ${AUTH_FLAG_VALUE(kind)}`);
+      throw new UsageError(
+        `${given(opts, AUTH_OPTION_KEYS[other[0]!]).map(flagName).join(', ')} belong${given(opts, AUTH_OPTION_KEYS[other[0]!]).length > 1 ? '' : 's'} to --auth ${AUTH_FLAG_VALUE(other[0]!)}, not --auth ${AUTH_FLAG_VALUE(kind)}`,
+      );
     }
     d.auth = kind;
   } else if (implied.length > 1) {
-    throw new UsageError(`flags for more than one authentication method: ${implied.map((k) => `${given(opts, AUTH_OPTION_KEYS[k]).map(flagName).join(', ')} (${AUTH_FLAG_VALUE(k)})`).join('; ')}; at most one may be set`);
+    throw new UsageError(
+      `flags for more than one authentication method: ${implied.map((k) => `${given(opts, AUTH_OPTION_KEYS[k]).map(flagName).join(', ')} (${AUTH_FLAG_VALUE(k)})`).join('; ')}; at most one may be set`,
+    );
   } else if (implied.length === 1) {
     d.auth = implied[0];
   }
@@ -175,7 +221,10 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   if (opts.transport !== undefined) d.settings.transportType = parseEnumFlag('--transport', opts.transport, TRANSPORT_TYPES);
   if (opts.tokenSharing !== undefined) d.settings.tokenSharing = parseEnumFlag('--token-sharing', opts.tokenSharing, TOKEN_SHARING);
   if (opts.requireToolApproval !== undefined) {
-    d.settings.requireToolApproval = parseEnumFlag('--require-tool-approval', opts.requireToolApproval, OPTIONAL_BOOLS, { yes: 'OPTIONAL_BOOL_TRUE', no: 'OPTIONAL_BOOL_FALSE' });
+    d.settings.requireToolApproval = parseEnumFlag('--require-tool-approval', opts.requireToolApproval, OPTIONAL_BOOLS, {
+      yes: 'OPTIONAL_BOOL_TRUE',
+      no: 'OPTIONAL_BOOL_FALSE',
+    });
   }
   if (opts.catalogId !== undefined) d.settings.mcpServerCatalogId = opts.catalogId;
   if (opts.sourceAppId !== undefined) d.settings.sourceAppId = opts.sourceAppId;
@@ -281,14 +330,24 @@ export async function readFlagSecrets(opts: SetCredentialsOptions, d: Draft, ctx
  * none is available and it is optional; throws the usage error naming the
  * flags and env var when it is required.
  */
-export async function obtainSecret(d: Draft, s: SecretInput, ctx: CommandContext, opts: { required: boolean; message?: string }): Promise<void> {
+export async function obtainSecret(
+  d: Draft,
+  s: SecretInput,
+  ctx: CommandContext,
+  opts: { required: boolean; message?: string },
+): Promise<void> {
   if (d.secrets[s.field] !== undefined) return;
   const fromEnv = ctx.env[s.env];
   if (fromEnv) {
     d.secrets[s.field] = s.text ? fromEnv : cleanSecret(fromEnv, s.name, s.env);
     return;
   }
-  const src: SecretSource = { name: s.name, flag: s.flag, env: s.env, prompt: opts.message ?? `${s.name[0]!.toUpperCase()}${s.name.slice(1)}` };
+  const src: SecretSource = {
+    name: s.name,
+    flag: s.flag,
+    env: s.env,
+    prompt: opts.message ?? `${s.name[0]!.toUpperCase()}${s.name.slice(1)}`,
+  };
   if (!ctx.canPrompt) {
     if (opts.required) throw missingSecret(src);
     return;
@@ -329,10 +388,17 @@ export async function readConfigInputs(opts: SetCredentialsOptions, d: Draft, ct
   if (opts.configStdin !== undefined) {
     const key = opts.configStdin.trim();
     if (!key) throw new UsageError('--config-stdin: name the config field, e.g. --config-stdin apiKey');
-    set('--config-stdin', key, (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', stdin: true, text: true }))!);
+    set(
+      '--config-stdin',
+      key,
+      (await readSecret(ctx, { name: `value of config field ${key}`, flag: '--config', stdin: true, text: true }))!,
+    );
   }
   for (const key of opts.configSecret ?? []) {
-    if (!ctx.canPrompt) throw new UsageError(`--config-secret ${key} prompts on a terminal; otherwise use --config-file ${key}=PATH or --config-stdin ${key}`);
+    if (!ctx.canPrompt)
+      throw new UsageError(
+        `--config-secret ${key} prompts on a terminal; otherwise use --config-file ${key}=PATH or --config-stdin ${key}`,
+      );
     set('--config-secret', key, await ctx.prompt.password(`Value of config field ${key}`));
   }
 }

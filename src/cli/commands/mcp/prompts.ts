@@ -56,7 +56,8 @@ const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
  * is, so one holding a control or an invisible character is not offered (it
  * would reach the terminal; escaped, Enter would send the escaped text).
  */
-const offered = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) && !INVISIBLE_CHAR.test(v) ? v : undefined);
+const offered = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' && !CONTROL_CHAR.test(v) && !INVISIBLE_CHAR.test(v) ? v : undefined;
 
 /**
  * Asks for a text value starting from `current`: offered as the default when
@@ -64,13 +65,20 @@ const offered = (v: unknown): string | undefined => (typeof v === 'string' && v 
  * when the answer is empty, and the question says so, so that Enter never
  * clears a value the admin was not shown.
  */
-async function askFrom(p: CommandContext['prompt'], message: string, current: unknown, validate?: (v: string) => true | string): Promise<string> {
+async function askFrom(
+  p: CommandContext['prompt'],
+  message: string,
+  current: unknown,
+  validate?: (v: string) => true | string,
+): Promise<string> {
   const shown = offered(current);
   const unshown = shown === undefined && typeof current === 'string' && current !== '' ? current : undefined;
   if (unshown === undefined) return (await p.input(message, { validate, default: shown })).trim();
-  const answer = (await p.input(`${message} [Enter keeps the current value, not shown: it holds control characters]`, {
-    validate: (v) => (v.trim() === '' || !validate ? true : validate(v)),
-  })).trim();
+  const answer = (
+    await p.input(`${message} [Enter keeps the current value, not shown: it holds control characters]`, {
+      validate: (v) => (v.trim() === '' || !validate ? true : validate(v)),
+    })
+  ).trim();
   return answer === '' ? unshown : answer;
 }
 
@@ -96,45 +104,62 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
   /** Sets a setting only when the answer differs from the current value. */
   const changed = (current: unknown, answer: string) => (answer === str(current) ? undefined : answer);
 
-  d.kind ??= kindOfView(cur) ?? (await p.select<ConfigKind>('What kind of MCP server is it?', [
-    { value: 'external', name: 'External', description: 'reached over HTTP at its own URL' },
-    { value: 'hosted', name: 'Hosted', description: 'served through the gateway from an MCP catalog entry' },
-  ]));
+  d.kind ??=
+    kindOfView(cur) ??
+    (await p.select<ConfigKind>('What kind of MCP server is it?', [
+      { value: 'external', name: 'External', description: 'reached over HTTP at its own URL' },
+      { value: 'hosted', name: 'Hosted', description: 'served through the gateway from an MCP catalog entry' },
+    ]));
   const sameKind = kindOfView(cur) === d.kind;
   const now = sameKind ? cur : null;
 
   let catalogDefault: AuthKind | undefined;
   if (d.kind === 'external') {
-    if (d.settings.url === undefined) d.settings.url = changed(now?.endpointUrl, await ask('Endpoint URL (https)', httpsUrl, str(now?.endpointUrl)));
+    if (d.settings.url === undefined)
+      d.settings.url = changed(now?.endpointUrl, await ask('Endpoint URL (https)', httpsUrl, str(now?.endpointUrl)));
     if (d.settings.transportType === undefined) {
       const t = await p.select('Transport', ...offerCurrent(TRANSPORT_CHOICES, now?.transportType));
       d.settings.transportType = changed(now?.transportType, t);
     }
   } else {
     const storedId = str(now?.mcpServerCatalogId);
-    if (d.settings.mcpServerCatalogId === undefined) d.settings.mcpServerCatalogId = changed(storedId, await pickCatalogEntry(ctx, storedId));
+    if (d.settings.mcpServerCatalogId === undefined)
+      d.settings.mcpServerCatalogId = changed(storedId, await pickCatalogEntry(ctx, storedId));
     const catalogId = d.settings.mcpServerCatalogId ?? storedId;
-    if (d.settings.sourceAppId === undefined) d.settings.sourceAppId = changed(now?.sourceAppId, (await askOptional('Source app ID', undefined, str(now?.sourceAppId))) ?? '');
+    if (d.settings.sourceAppId === undefined)
+      d.settings.sourceAppId = changed(now?.sourceAppId, (await askOptional('Source app ID', undefined, str(now?.sourceAppId))) ?? '');
     const entry = await getCatalogEntry(await ctx.api(), catalogId);
-    catalogDefault = catalogAuthMethods(entry).map(authKindOfMethod).find((k) => k !== undefined);
-    if (d.configFields === undefined) await configFields(d, ctx, catalogFields(entry), catalogId !== storedId ? {} : now?.configFieldValues ?? {});
+    catalogDefault = catalogAuthMethods(entry)
+      .map(authKindOfMethod)
+      .find((k) => k !== undefined);
+    if (d.configFields === undefined)
+      await configFields(d, ctx, catalogFields(entry), catalogId !== storedId ? {} : (now?.configFieldValues ?? {}));
   }
 
   const currentAuth = now ? authKindOfViewOf(now) : undefined;
   let keepAuth = false;
   if (d.auth === undefined) {
-    const choices: { value: AuthKind | typeof KEEP; name: string }[] = AUTH_KINDS[d.kind].map((k) => ({ value: k, name: `${AUTH_CHOICE_NAMES(k)}${k === currentAuth ? ' (current)' : ''}` }));
+    const choices: { value: AuthKind | typeof KEEP; name: string }[] = AUTH_KINDS[d.kind].map((k) => ({
+      value: k,
+      name: `${AUTH_CHOICE_NAMES(k)}${k === currentAuth ? ' (current)' : ''}`,
+    }));
     // A method this version does not know (from a newer service): kept unless another is chosen.
-    const unknown = !currentAuth && typeof now?.authMethod === 'string' && now.authMethod !== '' && now.authMethod !== AuthMethod.UNSPECIFIED ? now.authMethod : undefined;
+    const unknown =
+      !currentAuth && typeof now?.authMethod === 'string' && now.authMethod !== '' && now.authMethod !== AuthMethod.UNSPECIFIED
+        ? now.authMethod
+        : undefined;
     if (unknown) choices.unshift({ value: KEEP, name: `Keep the current method (${escapeControls(unknown)}, not known to this version)` });
     // Another catalog entry than the stored one: its own default method is offered first.
     const otherEntry = d.kind === 'hosted' && d.settings.mcpServerCatalogId !== undefined && catalogDefault !== undefined;
     const keepable = currentAuth && AUTH_KINDS[d.kind].includes(currentAuth) ? currentAuth : undefined;
-    const def = otherEntry ? catalogDefault : unknown ? KEEP : keepable ?? catalogDefault ?? 'none';
+    const def = otherEntry ? catalogDefault : unknown ? KEEP : (keepable ?? catalogDefault ?? 'none');
     const chosen = await p.select('Authentication method', choices, { default: def });
     // The current method: its stored settings and secrets stay unless the admin says otherwise.
     keepAuth =
-      chosen === KEEP || (chosen === currentAuth && (chosen === 'none' || (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES(chosen).toLowerCase()} settings and secrets?`, { default: true }))));
+      chosen === KEEP ||
+      (chosen === currentAuth &&
+        (chosen === 'none' ||
+          (await p.confirm(`Keep the stored ${AUTH_CHOICE_NAMES(chosen).toLowerCase()} settings and secrets?`, { default: true }))));
     if (!keepAuth && chosen !== KEEP) d.auth = chosen;
   }
   const v = d.values;
@@ -160,10 +185,12 @@ export async function walkThrough(d: Draft, ctx: CommandContext, start: WalkStar
     d.settings.tokenSharing = TokenSharing.SHARED;
   }
   const shared = (d.settings.tokenSharing ?? str(now?.tokenSharing)) !== TokenSharing.PER_USER;
-  const secret = (kind: AuthKind, field: string, isRequired: boolean) => obtainSecret(d, secretInput(kind, field)!, ctx, { required: isRequired });
+  const secret = (kind: AuthKind, field: string, isRequired: boolean) =>
+    obtainSecret(d, secretInput(kind, field)!, ctx, { required: isRequired });
 
   if (d.auth === 'oauth2') await oauth2Fields(d, ctx, ask, askOptional, secret, (k) => (v.mode === str(now?.oauth2Mode) ? view(k) : ''));
-  else if (d.auth) await methodFields(d, d.auth, shared, { ask, askOptional, secret, view, confirm: (m) => p.confirm(m, { default: false }) });
+  else if (d.auth)
+    await methodFields(d, d.auth, shared, { ask, askOptional, secret, view, confirm: (m) => p.confirm(m, { default: false }) });
 
   if (d.settings.requireToolApproval === undefined) {
     const a = await p.select('Require approval before tools run?', ...offerCurrent(TOOL_APPROVAL_CHOICES, now?.requireToolApproval));
@@ -244,7 +271,8 @@ type Choice = { value: string; name: string; description?: string };
  * that Enter keeps it rather than change it.
  */
 function offerCurrent(choices: Choice[], current: unknown): [Choice[], { default?: string }] {
-  if (typeof current !== 'string' || current === '' || choices.some((c) => c.value === current)) return [choices, { default: knownChoice(choices, current) }];
+  if (typeof current !== 'string' || current === '' || choices.some((c) => c.value === current))
+    return [choices, { default: knownChoice(choices, current) }];
   return [[{ value: current, name: `${escapeControls(current)} (current, not known to this version)` }, ...choices], { default: current }];
 }
 
@@ -260,9 +288,14 @@ async function pickCatalogEntry(ctx: CommandContext, current: string): Promise<s
     name: `${escapeControls(str(e.displayName) || e.id)}${e.id === current ? ' (current)' : ''}`,
     description: escapeControls(`${e.id}${str(e.description) ? ` ${str(e.description)}` : ''}`),
   }));
-  if (current && !choices.some((c) => c.value === current)) choices.unshift({ value: current, name: `${escapeControls(current)} (current)`, description: escapeControls(current) });
+  if (current && !choices.some((c) => c.value === current))
+    choices.unshift({ value: current, name: `${escapeControls(current)} (current)`, description: escapeControls(current) });
   if (choices.length === 0) {
-    return ctx.prompt.input('MCP catalog entry ID (27-character KSUID)', { validate: (v) => (isKsuid(v.trim()) ? true : 'a catalog entry ID is a 27-character KSUID') }).then((v) => v.trim());
+    return ctx.prompt
+      .input('MCP catalog entry ID (27-character KSUID)', {
+        validate: (v) => (isKsuid(v.trim()) ? true : 'a catalog entry ID is a 27-character KSUID'),
+      })
+      .then((v) => v.trim());
   }
   return ctx.prompt.select('MCP catalog entry', choices, { default: current || undefined });
 }
@@ -276,19 +309,33 @@ const CATALOG_CHOICES_MAX = 500;
  * once the admin changes them every secret field is asked again; one left
  * empty is cleared, on purpose. Without a schema: named one by one, as before.
  */
-async function configFields(d: Draft, ctx: CommandContext, fields: CatalogField[] | undefined, stored: Record<string, unknown>): Promise<void> {
+async function configFields(
+  d: Draft,
+  ctx: CommandContext,
+  fields: CatalogField[] | undefined,
+  stored: Record<string, unknown>,
+): Promise<void> {
   const p = ctx.prompt;
   if (fields && fields.length === 0) return;
   if (fields) {
     const names = escapeControls(fields.map((f) => f.name).join(', '));
     const fresh = Object.keys(stored).length === 0;
-    if (!(await p.confirm(`${fresh ? 'Set' : 'Change'} the config fields (${names})? Secret ones must then be entered again`, { default: fresh }))) return;
+    if (
+      !(await p.confirm(`${fresh ? 'Set' : 'Change'} the config fields (${names})? Secret ones must then be entered again`, {
+        default: fresh,
+      }))
+    )
+      return;
     const out: Record<string, string> = {};
     for (const f of fields) {
       const label = escapeControls(`${f.displayName || f.name}${f.displayName && f.displayName !== f.name ? ` (${f.name})` : ''}`);
       const value = f.secret
-        ? await p.password(`${label}, secret${f.required ? '' : ' (empty to clear)'}`, { validate: (x) => (f.required && !x ? `${escapeControls(f.name)} is required` : true) })
-        : await askFrom(p, `${label}${f.required ? '' : ' (optional)'}`, has(stored, f.name) ? stored[f.name] : f.default, (x) => (f.required && !x.trim() ? `${escapeControls(f.name)} is required` : true));
+        ? await p.password(`${label}, secret${f.required ? '' : ' (empty to clear)'}`, {
+            validate: (x) => (f.required && !x ? `${escapeControls(f.name)} is required` : true),
+          })
+        : await askFrom(p, `${label}${f.required ? '' : ' (optional)'}`, has(stored, f.name) ? stored[f.name] : f.default, (x) =>
+            f.required && !x.trim() ? `${escapeControls(f.name)} is required` : true,
+          );
       if (value !== '') out[f.name] = value;
     }
     d.configFields = out;
@@ -296,8 +343,14 @@ async function configFields(d: Draft, ctx: CommandContext, fields: CatalogField[
     d.replaceConfigFields = true;
     return;
   }
-  while (await p.confirm(`Add ${d.configFields && Object.keys(d.configFields).length ? 'another' : 'a'} config field?`, { default: false })) {
-    const name = (await p.input('Config field name (as in the catalog entry)', { validate: (v) => (/^[^.\s]+$/.test(v.trim()) ? true : 'a name without spaces or dots') })).trim();
+  while (
+    await p.confirm(`Add ${d.configFields && Object.keys(d.configFields).length ? 'another' : 'a'} config field?`, { default: false })
+  ) {
+    const name = (
+      await p.input('Config field name (as in the catalog entry)', {
+        validate: (v) => (/^[^.\s]+$/.test(v.trim()) ? true : 'a name without spaces or dots'),
+      })
+    ).trim();
     const secret = await p.confirm(`Is ${name} a secret?`, { default: looksSecret(name) });
     const value = secret ? await p.password(`Value of ${name}`) : (await p.input(`Value of ${name}`)).trim();
     d.configFields = { ...(d.configFields ?? {}), [name]: value };
@@ -327,7 +380,11 @@ async function oauth2Fields(
   switch (v.mode) {
     case OAuth2Mode.AUTHORIZATION_CODE: {
       v.clientIdMode ??= await p.select('How is the client ID acquired?', [
-        { value: OAuth2ClientIdMode.UNSPECIFIED, name: 'Manually', description: 'you enter the client ID (and secret) registered at the identity provider' },
+        {
+          value: OAuth2ClientIdMode.UNSPECIFIED,
+          name: 'Manually',
+          description: 'you enter the client ID (and secret) registered at the identity provider',
+        },
         { value: OAuth2ClientIdMode.DCR, name: 'Dynamic client registration (DCR)' },
         { value: OAuth2ClientIdMode.CIMD, name: 'Client ID metadata document (CIMD)' },
       ]);

@@ -68,11 +68,23 @@ export async function catalogSecretFields(ctx: CommandContext, catalogId: string
  * leaves its own out. `config`: a hosted server's secret config fields, which
  * the view never reports (undefined: not known).
  */
-export function printServerSummary(ctx: CommandContext, v: McpServerView, asked: { appId: string; connectorId: string }, config?: ConfigSecrets): void {
+export function printServerSummary(
+  ctx: CommandContext,
+  v: McpServerView,
+  asked: { appId: string; connectorId: string },
+  config?: ConfigSecrets,
+): void {
   const kind =
-    v.serverType === 'MCP_SERVER_TYPE_EXTERNAL' ? 'external' : v.serverType === 'MCP_SERVER_TYPE_HOSTED' ? 'hosted' : enumLabel(v.serverType, SERVER_TYPES);
+    v.serverType === 'MCP_SERVER_TYPE_EXTERNAL'
+      ? 'external'
+      : v.serverType === 'MCP_SERVER_TYPE_HOSTED'
+        ? 'hosted'
+        : enumLabel(v.serverType, SERVER_TYPES);
   const rows: [string, Text | undefined | null][] = [
-    ['MCP server', `${str(v.appId) || asked.appId}/${str(v.connectorId) || asked.connectorId}${str(v.displayName) ? ` (${v.displayName})` : ''}`],
+    [
+      'MCP server',
+      `${str(v.appId) || asked.appId}/${str(v.connectorId) || asked.connectorId}${str(v.displayName) ? ` (${v.displayName})` : ''}`,
+    ],
     ['Kind', kind],
   ];
   if (v.serverType !== 'MCP_SERVER_TYPE_HOSTED') {
@@ -98,7 +110,8 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView, asked:
   } else if (method && method !== 'none') {
     // The method's declaration: the view members that report its fields, and its secrets' flags.
     const spec = authMethod(method);
-    for (const [label, m] of spec.viewRows ?? []) rows.push([label, m === 'oauth2Mode' ? enumLabel(str(member(m)), OAUTH2_MODES) : shown(member(m))]);
+    for (const [label, m] of spec.viewRows ?? [])
+      rows.push([label, m === 'oauth2Mode' ? enumLabel(str(member(m)), OAUTH2_MODES) : shown(member(m))]);
     for (const f of Object.values(spec.values)) if (f.view) rows.push([f.label.replace(/ \(.*\)$/, ''), shown(member(f.view))]);
     for (const x of Object.values(spec.secrets)) if (x.view) secrets.push([x.summary ?? x.name, member(x.view) === true]);
   } else {
@@ -114,7 +127,11 @@ export function printServerSummary(ctx: CommandContext, v: McpServerView, asked:
   const parts: Text[] = secrets.map(([n, b], i) => [i ? ', ' : '', `${n}: `, b ? styled('configured', 'green') : styled('not set', 'dim')]);
   // Secret config fields: the service never reports them, so say what is known.
   for (const name of config?.names ?? []) {
-    parts.push([parts.length ? ', ' : '', `config field ${name}: `, config?.sent?.has(name) ? styled('set by this write', 'green') : styled('not reported by the service', 'dim')]);
+    parts.push([
+      parts.length ? ', ' : '',
+      `config field ${name}: `,
+      config?.sent?.has(name) ? styled('set by this write', 'green') : styled('not reported by the service', 'dim'),
+    ]);
   }
   const unknownConfig = !config && (v.serverType === 'MCP_SERVER_TYPE_HOSTED' || Boolean(v.mcpServerCatalogId));
   if (unknownConfig) parts.push([parts.length ? ', ' : '', 'config fields: ', styled('not known (no readable catalog schema)', 'dim')]);
@@ -132,7 +149,14 @@ function oauth2Rows(v: McpServerView, rows: [string, Text | undefined | null][],
   rows.push(['OAuth2 mode', enumLabel(v.oauth2Mode, OAUTH2_MODES)]);
   rows.push(
     ['Client ID', v.oauth2ClientId],
-    ...(v.oauth2ClientIdMode ? [['Client ID mode', v.oauth2ClientIdMode === OAUTH2_CLIENT_ID_MODES[0] ? 'manual' : enumLabel(v.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES)] as [string, string]] : []),
+    ...(v.oauth2ClientIdMode
+      ? [
+          [
+            'Client ID mode',
+            v.oauth2ClientIdMode === OAUTH2_CLIENT_ID_MODES[0] ? 'manual' : enumLabel(v.oauth2ClientIdMode, OAUTH2_CLIENT_ID_MODES),
+          ] as [string, string],
+        ]
+      : []),
     ['Issuer URL', v.oauth2IssuerUrl],
     ['Authorize URL', v.oauth2AuthorizeUrl],
     ['Token URL', v.oauth2TokenUrl],
@@ -145,7 +169,12 @@ function oauth2Rows(v: McpServerView, rows: [string, Text | undefined | null][],
   if (v.oauth2Mode === 'MCP_SERVER_AUTH_OAUTH2_MODE_JWT_BEARER') secrets.push(['JWT private key', v.oauth2JwtPrivateKeyConfigured]);
   else secrets.push(['client ID and secret', v.oauth2CredentialsConfigured]);
   if (v.oauth2ServiceAuthorized) {
-    const [name, email, by, at] = [v.oauth2ServiceAuthorizedAsName, v.oauth2ServiceAuthorizedAsEmail, v.oauth2ServiceAuthorizedBy, v.oauth2ServiceAuthorizedAt].map(str);
+    const [name, email, by, at] = [
+      v.oauth2ServiceAuthorizedAsName,
+      v.oauth2ServiceAuthorizedAsEmail,
+      v.oauth2ServiceAuthorizedBy,
+      v.oauth2ServiceAuthorizedAt,
+    ].map(str);
     rows.push(['Authorized as', `${name || email || '?'}${email ? ` <${email}>` : ''} by ${by || '?'} at ${at || '?'}`]);
   }
 }

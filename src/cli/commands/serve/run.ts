@@ -26,12 +26,13 @@ function rememberedPort(dir: string): number | undefined {
 }
 
 export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<number> {
-  const [{ startEmbeddedServer, StartupError, StoreUnavailableError }, { lockDataDir }, { REQUEST_LOG_PER_SECOND }, { storeBackend }] = await Promise.all([
-    import('../../../server/app.js'),
-    import('../../../server/lock.js'),
-    import('../../../server/request-log.js'),
-    import('../../../server/store/sqlite.js'),
-  ]);
+  const [{ startEmbeddedServer, StartupError, StoreUnavailableError }, { lockDataDir }, { REQUEST_LOG_PER_SECOND }, { storeBackend }] =
+    await Promise.all([
+      import('../../../server/app.js'),
+      import('../../../server/lock.js'),
+      import('../../../server/request-log.js'),
+      import('../../../server/store/sqlite.js'),
+    ]);
   const dir = resolve(opts.dataDir ?? defaultDataDir(ctx.env));
   const dataDirFlag = opts.dataDir === undefined && ctx.env.AGCTL_DATA_DIR ? 'AGCTL_DATA_DIR' : '--data-dir';
   const log = opts.quiet ? undefined : (line: string) => ctx.io.stderr.write(`${new Date().toISOString()} ${escapeControls(line)}\n`);
@@ -117,7 +118,10 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     stop('SIGINT');
   });
   ctx.out.success(['agctl embedded server listening on ', styled(info.baseUrl, 'bold')]);
-  if (taken) ctx.out.warn(`port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`);
+  if (taken)
+    ctx.out.warn(
+      `port ${remembered}, this data directory's, is in use by another process: listening on ${port} for this run (profiles logged in to port ${remembered} will not reach it)`,
+    );
   ctx.out.info(`  data: ${dir}`);
   ctx.out.info(`  ready file (clients, secrets, demo IDs; mode 0600): ${readyFile}`);
   for (const c of info.clients) ctx.out.info(`  client ${c.clientId} (${c.form} secret)`);
@@ -125,11 +129,15 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
   if (hook?.path && hook.secret) {
     // The signing secret stays in the ready file: a command to copy reads it from there.
     ctx.out.info(`  HMAC webhook listener: ${info.baseUrl}${hook.path}`);
-    ctx.out.info(`  send it an event: jq -r .demo.webhooks.hmac.secret ${shellQuote(readyFile)} | agctl webhook send ${shellQuote(info.baseUrl + hook.path)} --secret-stdin --data '{"hello":"world"}'`);
+    ctx.out.info(
+      `  send it an event: jq -r .demo.webhooks.hmac.secret ${shellQuote(readyFile)} | agctl webhook send ${shellQuote(info.baseUrl + hook.path)} --secret-stdin --data '{"hello":"world"}'`,
+    );
   }
   const plainClient = info.clients.find((c) => c.form === 'plain')?.clientId;
   // A command to copy and run: the path (a data directory may hold spaces) and the URL ([::1] is a glob) are quoted.
-  ctx.out.info(`  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`);
+  ctx.out.info(
+    `  log in: jq -r '.clients[] | select(.form=="plain") | .clientSecret' ${shellQuote(readyFile)} | agctl login --base-url ${shellQuote(info.baseUrl)} --client-id ${plainClient ? shellQuote(plainClient) : '<id>'} --client-secret-stdin`,
+  );
   ctx.out.info('  press Ctrl-C to stop');
 
   await stopped;

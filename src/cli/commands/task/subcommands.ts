@@ -2,7 +2,16 @@
 import { command, type Entry } from '../../tree/entries.js';
 
 export const subcommands: readonly Entry[] = [
-  command(() => import('./approve-step-up/command.js'), () => import('./approve-step-up/run.js')),
-  command(() => import('./list/command.js'), () => import('./list/run.js')),
-  command(() => import('./get/command.js'), () => import('./get/run.js')),
+  command(
+    () => import('./approve-step-up/command.js'),
+    () => import('./approve-step-up/run.js'),
+  ),
+  command(
+    () => import('./list/command.js'),
+    () => import('./list/run.js'),
+  ),
+  command(
+    () => import('./get/command.js'),
+    () => import('./get/run.js'),
+  ),
 ];

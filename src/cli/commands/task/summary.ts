@@ -100,11 +100,13 @@ export function stepOutcome(step: PolicyStepInstance, userName: (id: string) => 
     const o = a.approved;
     return `approved by ${userName(o.userId)}${o.approvedAt ? ` at ${text(o.approvedAt)}` : ''}${o.stepUpTransactionId ? ` (step-up ${text(o.stepUpTransactionId)})` : ''}`;
   }
-  for (const k of ['denied', 'skipped', 'reassigned', 'restarted', 'reassignedByError'] as const) if (a?.[k]) return k === 'reassignedByError' ? 'reassigned after an error' : k;
+  for (const k of ['denied', 'skipped', 'reassigned', 'restarted', 'reassignedByError'] as const)
+    if (a?.[k]) return k === 'reassignedByError' ? 'reassigned after an error' : k;
   if (step.accept) return `accepted${step.accept.acceptMessage ? `: ${text(step.accept.acceptMessage)}` : ''}`;
   if (step.reject) return `rejected${step.reject.rejectMessage ? `: ${text(step.reject.rejectMessage)}` : ''}`;
   const completed = (step.form as { completed?: { userId?: unknown; completedAt?: unknown } } | undefined)?.completed;
-  if (completed) return `completed by ${userName(text(completed.userId))}${completed.completedAt ? ` at ${text(completed.completedAt)}` : ''}`;
+  if (completed)
+    return `completed by ${userName(text(completed.userId))}${completed.completedAt ? ` at ${text(completed.completedAt)}` : ''}`;
   return stepState(step);
 }
 
@@ -114,7 +116,10 @@ const DEFAULT_EXPAND = ['app', 'createdByUser', 'approvers', 'stepApprovers'];
 /** --expand as the expand-mask paths sent (checked here: an unknown name is a usage error; the service's names are used where it has them). */
 export function expandPaths(raw: string | undefined): string[] {
   if (raw === undefined) return wireExpandPaths(DEFAULT_EXPAND);
-  const paths = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const paths = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   try {
     return wireExpandPaths(paths);
   } catch (err) {

@@ -21,7 +21,8 @@ export async function resolveTaskArg(ctx: Pick<CommandContext, 'out'>, api: ApiC
     return found.task.id;
   }
   const message = `no task with the ID or number ${arg} was found`;
-  const hint = 'task IDs are the long IDs in the ID column of `agctl task list`; a number (#N) is looked up among the open and closed tasks the search finds';
+  const hint =
+    'task IDs are the long IDs in the ID column of `agctl task list`; a number (#N) is looked up among the open and closed tasks the search finds';
   if (arg.startsWith('#')) throw new CliError(message, Exit.NotFound, { status: 404, hint });
   await withNotFoundHint(getTask(api, arg), hint, message);
   return arg;

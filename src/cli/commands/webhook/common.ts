@@ -19,14 +19,16 @@ export async function readStdinBytes(ctx: CommandContext, what: string): Promise
   return readAllStdin(ctx.io, what, MAX_INPUT_BYTES);
 }
 
-
 /** A body or captured request from a file: at most MAX_INPUT_BYTES. */
 export function readInputFile(path: string, flag: string): Buffer {
   return readFileBytes(path, flag, MAX_INPUT_BYTES);
 }
 
 /** The request body from --data, --data-file (or "-") or stdin, as exact bytes. */
-export async function readBody(ctx: CommandContext, o: { data?: string; dataFile?: string; stdinTaken: boolean }): Promise<{ bytes: Buffer; file?: string }> {
+export async function readBody(
+  ctx: CommandContext,
+  o: { data?: string; dataFile?: string; stdinTaken: boolean },
+): Promise<{ bytes: Buffer; file?: string }> {
   if (o.data !== undefined && o.dataFile !== undefined) throw new UsageError('use either --data or --data-file, not both');
   if (o.data !== undefined) return { bytes: Buffer.from(o.data, 'utf8') };
   if (o.dataFile !== undefined && o.dataFile !== '-') return { bytes: readInputFile(o.dataFile, '--data-file'), file: o.dataFile };
@@ -42,21 +44,40 @@ export function parseHeaderFlags(values: string[], flag = '--header'): [string, 
     const name = i >= 0 ? h.slice(0, i).trim() : '';
     if (!HTTP_TOKEN.test(name)) {
       // Not quoted: a malformed header is often a credential with its colon missing.
-      const why = i < 0 ? 'it has no colon' : name === '' ? 'it has no name before the colon' : 'the name before the colon is not a valid header name';
+      const why =
+        i < 0
+          ? 'it has no colon'
+          : name === ''
+            ? 'it has no name before the colon'
+            : 'the name before the colon is not a valid header name';
       throw new UsageError(`${flag} number ${n + 1} is not of the form 'Name: value' (${why})`);
     }
     const value = h.slice(i + 1).trim();
     // A header value never holds CR, LF or another control character (RFC 9110 §5.5; tabs are fine).
     // The value is not quoted: it may be a credential.
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
-      throw new UsageError(`${flag} ${name}: a header value cannot contain CR, LF or other control characters`, 'pass one header per flag: -H \'Name: value\' -H \'Other: value\'');
+      throw new UsageError(
+        `${flag} ${name}: a header value cannot contain CR, LF or other control characters`,
+        "pass one header per flag: -H 'Name: value' -H 'Other: value'",
+      );
     }
     return [name.toLowerCase(), value];
   });
 }
 
 /** Headers that frame the message or manage the connection: the HTTP client sets them, a -H flag may not. */
-const CONNECTION_HEADERS = new Set(['content-length', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'proxy-connection', 'upgrade', 'te', 'trailer', 'expect']);
+const CONNECTION_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
 
 /** parseHeaderFlags for a request agctl sends: framing and hop-by-hop headers are refused. */
 export function parseSendHeaderFlags(values: string[], flag = '--header'): [string, string][] {
@@ -67,7 +88,8 @@ export function parseSendHeaderFlags(values: string[], flag = '--header'): [stri
       throw new UsageError(`${flag} ${given}: agctl sets the framing and connection headers itself; this one cannot be given`);
     }
     // HTTP/1.1 carries header values as bytes: the client cannot send characters beyond ISO-8859-1.
-    if (/[^\u0000-\u00ff]/.test(value)) throw new UsageError(`${flag} ${given}: a header value cannot contain characters outside ISO-8859-1`);
+    if (/[^\u0000-\u00ff]/.test(value))
+      throw new UsageError(`${flag} ${given}: a header value cannot contain characters outside ISO-8859-1`);
   });
   return headers;
 }
@@ -83,7 +105,11 @@ const WEBHOOK_SECRET: Omit<SecretSource, 'stdin' | 'file'> = {
  * The HMAC secret from --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET or a prompt; a usage error (with `hint`) when none,
  * which leaves --secret-stdin out when standard input carries something else (`stdinTaken`).
  */
-export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: boolean; secretFile?: string; stdinTaken?: boolean }, hint?: string): Promise<string> {
+export async function readWebhookSecret(
+  ctx: CommandContext,
+  o: { secretStdin?: boolean; secretFile?: string; stdinTaken?: boolean },
+  hint?: string,
+): Promise<string> {
   const src: SecretSource = { ...WEBHOOK_SECRET, stdin: o.secretStdin, file: o.secretFile };
   const secret = await readSecret(ctx, src);
   if (secret === undefined) throw missingSecret(src, hint, { stdinTaken: o.stdinTaken });
@@ -93,6 +119,7 @@ export async function readWebhookSecret(ctx: CommandContext, o: { secretStdin?: 
 /** The ranges of a repeatable, comma-separated `--allowed-cidr` flag (as a listener's allowedCidrs list). */
 export function allowedRanges(values: string[]): string[] {
   const ranges = values.flatMap((v) => v.split(',')).map((r) => r.trim());
-  if (ranges.some((r) => r === '')) throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
+  if (ranges.some((r) => r === ''))
+    throw new UsageError('--allowed-cidr: an empty range (a stray comma?)', 'e.g. --allowed-cidr 10.0.0.0/8,192.168.0.0/16');
   return ranges;
 }

@@ -101,7 +101,10 @@ function tempCopy(name: string, ctx: CommandContext): number {
     rmdirSync(dir);
     return fd;
   } catch (err) {
-    throw new UsageError(`--events ${name}: cannot make a temporary copy of it in ${under}: ${pathProblem(under, err, { isDir: true })}`, 'set TMPDIR to a writable directory');
+    throw new UsageError(
+      `--events ${name}: cannot make a temporary copy of it in ${under}: ${pathProblem(under, err, { isDir: true })}`,
+      'set TMPDIR to a writable directory',
+    );
   }
 }
 
@@ -121,7 +124,8 @@ function readTwice(name: string): boolean {
  * first that is not is a usage error naming its line number.
  */
 export async function checkEvents(name: string, ctx: CommandContext): Promise<EventsFile> {
-  if (name === '-' && ctx.io.isStdinTTY) throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
+  if (name === '-' && ctx.io.isStdinTTY)
+    throw new UsageError('--events -: expected the events on standard input, but it is a terminal', 'pipe them in, or pass a file');
   // Standard input or a pipe cannot be read twice: it is copied aside as it is checked.
   const fd = name === '-' || !readTwice(name) ? tempCopy(name, ctx) : undefined;
   const source: AsyncIterable<Buffer | string> = name === '-' ? ctx.io.stdin : createReadStream(name, { highWaterMark: 64 * 1024 });
@@ -138,9 +142,16 @@ export async function checkEvents(name: string, ctx: CommandContext): Promise<Ev
   try {
     for await (const batch of lineBatches(input)) {
       for (const l of batch) {
-        if (l.bytes === null) throw new UsageError(`--events ${name}, line ${l.no}: more than ${MAX_BODY_BYTES} bytes, the listener's limit (it would answer 413)`);
+        if (l.bytes === null)
+          throw new UsageError(
+            `--events ${name}, line ${l.no}: more than ${MAX_BODY_BYTES} bytes, the listener's limit (it would answer 413)`,
+          );
         const body = jsonBody(l.bytes);
-        if ('problem' in body) throw new UsageError(`--events ${name}, line ${l.no}: ${body.problem.replace(/^body /, 'the event ')}`, 'one JSON event a line (NDJSON); blank lines are skipped');
+        if ('problem' in body)
+          throw new UsageError(
+            `--events ${name}, line ${l.no}: ${body.problem.replace(/^body /, 'the event ')}`,
+            'one JSON event a line (NDJSON); blank lines are skipped',
+          );
         lines++;
       }
     }
@@ -194,7 +205,12 @@ export class EventLines {
 
   async #read(): Promise<void> {
     for (;;) {
-      this.#batches ??= lineBatches(createReadStream(this.#path, { highWaterMark: 64 * 1024, ...(this.#fd !== undefined && { fd: this.#fd, start: 0, autoClose: false }) }));
+      this.#batches ??= lineBatches(
+        createReadStream(this.#path, {
+          highWaterMark: 64 * 1024,
+          ...(this.#fd !== undefined && { fd: this.#fd, start: 0, autoClose: false }),
+        }),
+      );
       let r: IteratorResult<Line[]>;
       try {
         r = await this.#batches.next();

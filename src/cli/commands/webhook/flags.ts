@@ -4,10 +4,12 @@ import type { JwtAlgorithm } from '../../../webhook/sign.js';
 import { InvalidArgumentError, type EnvVar } from '../../declare.js';
 
 /** Parses a Unix time in seconds. */
-export const unixSeconds = (name: string) => (v: string): number => {
-  if (!/^\d{1,12}$/.test(v)) throw new InvalidArgumentError(`${name} must be a Unix time in seconds`);
-  return Number(v);
-};
+export const unixSeconds =
+  (name: string) =>
+  (v: string): number => {
+    if (!/^\d{1,12}$/.test(v)) throw new InvalidArgumentError(`${name} must be a Unix time in seconds`);
+    return Number(v);
+  };
 
 /**
  * Load mode takes the listener as down, and stops, when DOWN_ATTEMPTS
@@ -19,11 +21,14 @@ export const DOWN_ATTEMPTS = 20;
 export const DOWN_MS = 1000;
 
 /** Parses a positive number of seconds (decimals allowed: 0.5), at most `max`. */
-export const positiveSeconds = (name: string, max: number) => (v: string): number => {
-  const n = Number(v);
-  if (!/^\d+(?:\.\d+)?$/.test(v.trim()) || !(n >= 0.001) || n > max) throw new InvalidArgumentError(`${name} must be a number of seconds from 0.001 to ${max}`);
-  return n;
-};
+export const positiveSeconds =
+  (name: string, max: number) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!/^\d+(?:\.\d+)?$/.test(v.trim()) || !(n >= 0.001) || n > max)
+      throw new InvalidArgumentError(`${name} must be a number of seconds from 0.001 to ${max}`);
+    return n;
+  };
 
 /**
  * The JWT algorithms a listener key can use, in the order help shows them: the
@@ -34,7 +39,10 @@ export const JWT_ALGS = ['ES256', 'RS256', 'EdDSA'] as const satisfies readonly 
 const everyAlgorithm: Exclude<JwtAlgorithm, (typeof JWT_ALGS)[number]> extends never ? true : false = true;
 void everyAlgorithm;
 
-export const WEBHOOK_SECRET_ENV: EnvVar = { name: 'AGCTL_WEBHOOK_SECRET', meaning: 'HMAC signing secret for webhook send and verify, and for webhook listeners create' };
+export const WEBHOOK_SECRET_ENV: EnvVar = {
+  name: 'AGCTL_WEBHOOK_SECRET',
+  meaning: 'HMAC signing secret for webhook send and verify, and for webhook listeners create',
+};
 
 /**
  * Parses a flag whose values are `choices` in any case (es256, ES256), giving

@@ -81,7 +81,11 @@ export class LatencyHistogram {
     const lo = this.min;
     const hi = this.#max;
     const width = (hi - lo) / n;
-    const out = Array.from({ length: width > 0 ? n : 1 }, (_, k) => ({ fromMs: round(lo + k * width, 3), toMs: round(k === n - 1 || width === 0 ? hi : lo + (k + 1) * width, 3), count: 0 }));
+    const out = Array.from({ length: width > 0 ? n : 1 }, (_, k) => ({
+      fromMs: round(lo + k * width, 3),
+      toMs: round(k === n - 1 || width === 0 ? hi : lo + (k + 1) * width, 3),
+      count: 0,
+    }));
     for (let i = 0; i < BUCKETS; i++) {
       const c = this.#counts[i]!;
       if (!c) continue;

@@ -105,7 +105,15 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
  * time limit (`limitMs`) the bar fills with the time or the count, whichever
  * is further along; `total` is Infinity when only the time bounds the run.
  */
-export function progressLine(done: number, total: number, elapsedMs: number, statuses: Record<string, number>, errors: number, max: number, limitMs?: number): string {
+export function progressLine(
+  done: number,
+  total: number,
+  elapsedMs: number,
+  statuses: Record<string, number>,
+  errors: number,
+  max: number,
+  limitMs?: number,
+): string {
   const counted = Number.isFinite(total);
   const fraction = Math.min(1, Math.max(counted ? (total > 0 ? done / total : 1) : 0, limitMs ? elapsedMs / limitMs : 0));
   const bar = (width: number) => {
@@ -116,7 +124,9 @@ export function progressLine(done: number, total: number, elapsedMs: number, sta
   const rate = `${secs > 0 ? Math.round(done / secs) : 0}/s`;
   const of = counted ? `${done}/${total}` : String(done);
   const time = limitMs ? `  ${Math.min(secs, limitMs / 1000).toFixed(1)}/${limitMs / 1000} s` : '';
-  const listed = Object.entries(statuses).map(([s, n]) => `${s}:${n}`).join(' ');
+  const listed = Object.entries(statuses)
+    .map(([s, n]) => `${s}:${n}`)
+    .join(' ');
   const counts = listed ? `  ${listed}` : '';
   const errs = errors ? `  errors:${errors}` : '';
   return fitLine(
@@ -141,7 +151,8 @@ function downReason(err: unknown, url: string, proxy?: Proxy): string {
     const refused = /Proxy response \((\d+)\)/.exec((err as Error)?.message ?? '');
     if (refused) return `${via} refused to connect to ${host}: ${statusText(Number(refused[1]))}`;
     // The connection agctl opens goes to the proxy: one refused, reset or not found is the proxy's.
-    if (f.kind === 'refused' || f.kind === 'reset' || f.kind === 'not-found' || f.kind === 'unreachable') return `cannot reach ${via}: ${f.detail}`;
+    if (f.kind === 'refused' || f.kind === 'reset' || f.kind === 'not-found' || f.kind === 'unreachable')
+      return `cannot reach ${via}: ${f.detail}`;
   }
   switch (f.kind) {
     case 'refused':
@@ -165,10 +176,22 @@ export async function runLoad(o: LoadOptions): Promise<LoadSummary> {
   const target = new URL(o.url);
   const path = target.pathname + target.search;
   const connectMs = Math.min(o.timeoutMs, 10_000);
-  const options = { connections: o.concurrency, pipelining: 1, keepAliveTimeout: 10_000, headersTimeout: o.timeoutMs, bodyTimeout: o.timeoutMs };
+  const options = {
+    connections: o.concurrency,
+    pipelining: 1,
+    keepAliveTimeout: 10_000,
+    headersTimeout: o.timeoutMs,
+    bodyTimeout: o.timeoutMs,
+  };
   // Through a proxy: a pool of tunnels (CONNECT, then TLS to the listener inside each), as many as without.
   const pool: Dispatcher = o.proxy
-    ? new ProxyAgent({ ...options, uri: o.proxy.display, token: o.proxy.authorization, proxyTls: { timeout: connectMs }, requestTls: { timeout: connectMs } })
+    ? new ProxyAgent({
+        ...options,
+        uri: o.proxy.display,
+        token: o.proxy.authorization,
+        proxyTls: { timeout: connectMs },
+        requestTls: { timeout: connectMs },
+      })
     : new Pool(target.origin, { ...options, connect: { timeout: connectMs } });
   const latency = new LatencyHistogram();
   const statuses: Record<string, number> = {};
@@ -353,20 +376,33 @@ export async function printSummary(s: LoadSummary, ctx: CommandContext): Promise
 async function printTable(s: LoadSummary, ctx: CommandContext): Promise<void> {
   const what = s.events ? `lines of ${s.events.file === '-' ? 'standard input' : s.events.file}` : `${s.bodyBytes}-byte body`;
   const of = s.count === null ? `${s.sent}` : `${s.sent} of ${s.count}`;
-  const why = s.interrupted ? 'Interrupted (Ctrl-C)' : s.stopped ? 'Stopped (no HTTP answer)' : s.timed ? `Time up (--duration ${s.durationLimitS} s)` : undefined;
+  const why = s.interrupted
+    ? 'Interrupted (Ctrl-C)'
+    : s.stopped
+      ? 'Stopped (no HTTP answer)'
+      : s.timed
+        ? `Time up (--duration ${s.durationLimitS} s)`
+        : undefined;
   ctx.out.print(
     why
       ? `${why} after sending ${of} events (${what}) to ${s.url}: ${s.delivered} of ${s.sent} delivered`
       : `${s.delivered} of ${s.sent} delivered: sent ${s.sent} events (${what}) to ${s.url}`,
   );
-  ctx.out.print(`in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`);
-  const rows: (string | number)[][] = Object.entries(s.statuses).sort(([a], [b]) => Number(a) - Number(b)).map(([st, n]) => [st, n]);
+  ctx.out.print(
+    `in ${(s.durationMs / 1000).toFixed(2)} s: ${s.throughput} requests/s, concurrency ${s.concurrency}${s.rate ? `, rate limit ${s.rate}/s` : ''}`,
+  );
+  const rows: (string | number)[][] = Object.entries(s.statuses)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([st, n]) => [st, n]);
   for (const [what, n] of Object.entries(s.errors)) rows.push([`error ${what}`, n]);
   await ctx.out.table(['STATUS', 'COUNT'], rows);
   const l = s.latencyMs;
   if (s.dueNotSent) ctx.out.print(notSent(s));
   if (l === null) ctx.out.print('latency: none measured (no request answered)');
-  else ctx.out.print(`latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`);
+  else
+    ctx.out.print(
+      `latency ms: p50 ${l.p50}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}  mean ${l.mean}${s.latencyFrom === 'due' ? '  (from when each request was due)' : ''}`,
+    );
   const columns = (ctx.io.stdout as { columns?: number }).columns;
   for (const line of histogramLines(s.latencyBuckets, typeof columns === 'number' && columns > 0 ? columns : 80)) ctx.out.print(line);
 }
@@ -380,7 +416,9 @@ export function notSent(s: LoadSummary): string {
 /** Why not every event was delivered, in one line: the failures, most frequent first. */
 export function undelivered(s: LoadSummary): string {
   const failures: [string, number][] = [
-    ...Object.entries(s.statuses).filter(([st]) => Number(st) < 200 || Number(st) >= 300).map(([st, n]): [string, number] => [`HTTP ${st}`, n]),
+    ...Object.entries(s.statuses)
+      .filter(([st]) => Number(st) < 200 || Number(st) >= 300)
+      .map(([st, n]): [string, number] => [`HTTP ${st}`, n]),
     ...Object.entries(s.errors).map(([what, n]): [string, number] => [`no answer (${what})`, n]),
   ].sort((a, b) => b[1] - a[1]);
   return `${s.delivered} of ${s.sent} delivered; ${failures.map(([what, n]) => `${n} ${what}`).join(', ')}`;

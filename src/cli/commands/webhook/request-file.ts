@@ -31,9 +31,24 @@ const MAX_HEADER_BYTES = 16 * 1024;
  * IncomingMessage rules); every other repeated header is joined with ", ".
  */
 const FIRST_WINS = new Set([
-  'age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since',
-  'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after',
-  'server', 'user-agent',
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
 ]);
 
 /** Adds one header the way node:http does, so verify judges what the listener would see. */
@@ -78,7 +93,10 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
   const out: CapturedRequest = { headers: {}, body: raw.subarray(split.end + split.sep), notes: [] };
   const refuse = (reason: string) => (out.refused ??= { status: 400, reason });
   if (split.end > MAX_HEADER_BYTES) {
-    out.refused = { status: 431, reason: `the request line and headers take ${split.end} bytes, more than the ${MAX_HEADER_BYTES} node:http accepts` };
+    out.refused = {
+      status: 431,
+      reason: `the request line and headers take ${split.end} bytes, more than the ${MAX_HEADER_BYTES} node:http accepts`,
+    };
   }
   const first = lines[0] ?? '';
   const m = REQUEST_LINE.exec(first);
@@ -96,10 +114,13 @@ export function parseCapturedRequest(raw: Buffer): CapturedRequest {
       continue;
     }
     const i = line.indexOf(':');
-    if (i <= 0) throw new CaptureError(`line ${lineNo(k)} is not a header line (${i === 0 ? 'it has no name before the colon' : 'it has no colon'})`);
+    if (i <= 0)
+      throw new CaptureError(`line ${lineNo(k)} is not a header line (${i === 0 ? 'it has no name before the colon' : 'it has no colon'})`);
     const name = line.slice(0, i);
     if (!HTTP_TOKEN.test(name)) {
-      refuse(`the header name ${JSON.stringify(name.slice(0, 60))} is not a valid token${/\s$/.test(name) ? ' (no space is allowed before the colon)' : ''}`);
+      refuse(
+        `the header name ${JSON.stringify(name.slice(0, 60))} is not a valid token${/\s$/.test(name) ? ' (no space is allowed before the colon)' : ''}`,
+      );
       continue;
     }
     const lower = name.toLowerCase();

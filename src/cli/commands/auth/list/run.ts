@@ -13,13 +13,24 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
     const p = store.get(name) ?? {};
     const baseUrl = profileTenant(p);
     // Never unseals the secret: whether one is stored for the profile's base URL and client is enough.
-    const record = baseUrl && p.clientId && URL.canParse(baseUrl) ? ctx.vault.storedRecord({ profile: name, baseUrl: new URL(baseUrl).origin, clientId: p.clientId }) : undefined;
+    const record =
+      baseUrl && p.clientId && URL.canParse(baseUrl)
+        ? ctx.vault.storedRecord({ profile: name, baseUrl: new URL(baseUrl).origin, clientId: p.clientId })
+        : undefined;
     const secretStored = record !== undefined;
     const keptIn = record?.keptIn;
     // The cached token's expiry is read through the profile's key (the keyring's, when kept there).
     if (keptIn === 'keyring' && baseUrl) await ctx.vault.unlock(name);
     const token: TokenState = baseUrl && p.clientId ? cachedTokenState(ctx.vault, name, baseUrl, p.clientId, now) : { state: 'none' };
-    rows.push({ name, current: name === current, baseUrl: baseUrl ?? null, clientId: p.clientId ?? null, secretStored, secretKeptIn: keptIn ?? null, token });
+    rows.push({
+      name,
+      current: name === current,
+      baseUrl: baseUrl ?? null,
+      clientId: p.clientId ?? null,
+      secretStored,
+      secretKeptIn: keptIn ?? null,
+      token,
+    });
   }
   const drawn = await ctx.out.list(rows, {
     empty: 'No profiles yet: run `agctl login` (or `agctl login --profile NAME`) to create one',
@@ -38,7 +49,9 @@ export async function run(_input: ListInput, ctx: CommandContext): Promise<numbe
   if (!drawn) return 0;
   const s = ctx.settingsWithoutProfileCheck;
   if (s.profileSource === 'env' && s.profile !== current) {
-    ctx.out.info(`note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`);
+    ctx.out.info(
+      `note: AGCTL_PROFILE=${s.profile} overrides the current profile in this environment${store.has(s.profile) ? '' : ', and names no saved profile'}`,
+    );
   }
   return 0;
 }

@@ -10,9 +10,8 @@ export const command = () =>
     .option('--no-switch', 'keep the current profile (by default the profile logged in to becomes the current one)')
     .option('--force', 'replace a profile logged in to another base URL or as another client without asking (needed without a terminal)')
     .option('--insecure-storage', 'seal the secret with the key file in the config directory instead of a key in the OS keyring')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 The client secret is never taken as a plain flag value: it comes from
 AGCTL_CLIENT_SECRET, --client-secret-stdin, --client-secret-file, or a hidden

@@ -1,7 +1,15 @@
 import { CliError, EXIT_INTERRUPTED, Exit, UsageError } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow, MemoryTokenCache, sentInClear } from '../../../../client/auth.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
-import { baseUrlFromClientId, insecureHttpFrom, lacksScheme, normalizeBaseUrl, profileTenant, refusePath, sameTenant } from '../../../../config/resolve.js';
+import {
+  baseUrlFromClientId,
+  insecureHttpFrom,
+  lacksScheme,
+  normalizeBaseUrl,
+  profileTenant,
+  refusePath,
+  sameTenant,
+} from '../../../../config/resolve.js';
 import type { Profile } from '../../../../config/profiles.js';
 import { noPromptHint } from '../../../io.js';
 import type { CommandContext } from '../../../context.js';
@@ -9,7 +17,7 @@ import { missingSecret, readSecret, type SecretSource } from '../../../secrets.j
 import type { LoginInput } from './command.js';
 
 export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<number> {
-  if (ctx.flags.embedded) throw new UsageError('--embedded needs no login: it uses the embedded server\'s own client');
+  if (ctx.flags.embedded) throw new UsageError("--embedded needs no login: it uses the embedded server's own client");
   // A directory it cannot save to (a read-only mount) is said before anything is asked for or sent.
   ctx.config.requireWritable();
   // Login creates the profile it names: no check that it exists.
@@ -26,7 +34,9 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
 
   if (!clientId) {
     if (!ctx.canPrompt) throw new UsageError('missing client ID: pass --client-id or set AGCTL_CLIENT_ID');
-    clientId = (await ctx.prompt.input('Client ID', { default: profile?.clientId, validate: (v) => (v.trim() ? true : 'a client ID is required') })).trim();
+    clientId = (
+      await ctx.prompt.input('Client ID', { default: profile?.clientId, validate: (v) => (v.trim() ? true : 'a client ID is required') })
+    ).trim();
   }
   if (!baseUrl) {
     const derived = baseUrlFromClientId(clientId);
@@ -51,9 +61,15 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
       // A profile's, saved by an older agctl or by hand, may have a path: a base URL is an origin.
       refusePath(suggestion, `profile "${s.profile}"`, (origin) => `pass --base-url ${origin}`);
       baseUrl = suggestion;
-      urlFrom = suggestion === derived ? 'the tenant the client ID names (or pass --base-url)' : `the base URL of profile "${s.profile}" (or pass --base-url)`;
+      urlFrom =
+        suggestion === derived
+          ? 'the tenant the client ID names (or pass --base-url)'
+          : `the base URL of profile "${s.profile}" (or pass --base-url)`;
     } else {
-      throw new UsageError('missing base URL: pass --base-url or set AGCTL_BASE_URL', 'client IDs of the form name@host/suffix name their tenant');
+      throw new UsageError(
+        'missing base URL: pass --base-url or set AGCTL_BASE_URL',
+        'client IDs of the form name@host/suffix name their tenant',
+      );
     }
   }
 
@@ -75,7 +91,9 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   if (!clientSecret) throw missingSecret(source);
   // A plain secret over plain http to another machine is refused (exit 2) unless allowed; then the profile keeps the choice.
   const insecureHttp = insecureHttpFrom(ctx.flags, ctx.env, s.profile, profile, baseUrl);
-  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, new MemoryTokenCache(), ctx.clock, { insecureHttp: insecureHttp !== undefined });
+  const flow = new ClientCredentialsFlow(ctx.http, baseUrl, { clientId, clientSecret }, new MemoryTokenCache(), ctx.clock, {
+    insecureHttp: insecureHttp !== undefined,
+  });
   ctx.warnInClear(baseUrl, isKeySecret(clientSecret) ? 'assertion' : 'secret', insecureHttp);
 
   // Prove the credentials before saving anything; the token is cached once the profile's key is.
@@ -94,24 +112,42 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
   const place = { profile: s.profile, baseUrl, clientId };
   const kept = await ctx.config.locked(async () => {
     const saved = await ctx.vault.saveCredential(place, clientSecret, { insecureStorage: opts.insecureStorage });
-    await ctx.config.profiles.save(s.profile, { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined }, opts.switch);
+    await ctx.config.profiles.save(
+      s.profile,
+      { baseUrl, clientId, insecureHttp: insecureHttp && sentInClear(baseUrl) ? true : undefined },
+      opts.switch,
+    );
     return { ...saved, ...(await ctx.vault.retireCredentials(place)) };
   });
   if (kept.noKeyring !== undefined) {
-    ctx.out.warn(`no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`);
+    ctx.out.warn(
+      `no OS keyring (${kept.noKeyring}): the secret is sealed with the key file ${ctx.vault.keyFile} instead, which anyone who copies ${ctx.config.dir} has too`,
+    );
   }
   if (kept.keyringProblem !== undefined) {
-    ctx.out.warn(`the key of the earlier login of profile "${s.profile}" could not be removed from the OS keyring (${kept.keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
+    ctx.out.warn(
+      `the key of the earlier login of profile "${s.profile}" could not be removed from the OS keyring (${kept.keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`,
+    );
   }
   ctx.tokenCache(s.profile, { storedSecret: place }).save(flow.tokenUrl, clientId, token, clientSecret);
   const current = ctx.config.profiles.currentName() ?? s.profile;
 
   const expiresAt = new Date(token.expiresAt * 1000).toISOString();
   if (ctx.out.json) {
-    ctx.out.printJson({ profile: s.profile, baseUrl, clientId, secretForm: isKeySecret(clientSecret) ? 'key' : 'plain', secretKeptIn: kept.keptIn, tokenExpiresAt: expiresAt, currentProfile: current });
+    ctx.out.printJson({
+      profile: s.profile,
+      baseUrl,
+      clientId,
+      secretForm: isKeySecret(clientSecret) ? 'key' : 'plain',
+      secretKeptIn: kept.keptIn,
+      tokenExpiresAt: expiresAt,
+      currentProfile: current,
+    });
   } else {
     ctx.out.success(`Logged in to ${baseUrl} as ${clientId} (profile "${s.profile}")`);
-    ctx.out.info(`  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, sealed with ${kept.keptIn === 'keyring' ? 'a key in the OS keyring' : ctx.vault.fileKey}`);
+    ctx.out.info(
+      `  token valid until ${expiresAt}; credentials saved in ${ctx.config.dir}, sealed with ${kept.keptIn === 'keyring' ? 'a key in the OS keyring' : ctx.vault.fileKey}`,
+    );
     ctx.out.info(currentProfileLine(s.profile, current, ctx.env.AGCTL_PROFILE));
   }
   return 0;
@@ -123,13 +159,25 @@ export async function run({ opts }: LoginInput, ctx: CommandContext): Promise<nu
  * secret); otherwise it replaces what the profile was, which a terminal asks
  * about and `--force` agrees to elsewhere (without it: exit 2 naming it).
  */
-async function replaceAgreed(ctx: CommandContext, name: string, p: Profile | undefined, baseUrl: string, clientId: string, force: boolean): Promise<boolean> {
+async function replaceAgreed(
+  ctx: CommandContext,
+  name: string,
+  p: Profile | undefined,
+  baseUrl: string,
+  clientId: string,
+  force: boolean,
+): Promise<boolean> {
   const oldUrl = profileTenant(p);
   const otherUrl = oldUrl !== undefined && !sameTenant(oldUrl, baseUrl);
   const otherClient = p?.clientId !== undefined && p.clientId !== clientId;
   if (force || (!otherUrl && !otherClient)) return true;
   const was = `${oldUrl ?? 'no base URL'}${p?.clientId ? ` as ${p.clientId}` : ''}`;
-  const changes = [otherUrl ? `base URL ${oldUrl} -> ${baseUrl}` : undefined, otherClient ? `client ID ${p!.clientId} -> ${clientId}` : undefined].filter(Boolean).join(', ');
+  const changes = [
+    otherUrl ? `base URL ${oldUrl} -> ${baseUrl}` : undefined,
+    otherClient ? `client ID ${p!.clientId} -> ${clientId}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
   if (!ctx.canPrompt) {
     throw new UsageError(
       `profile "${name}" is saved for ${was}: this login would replace it (${changes}); pass --force to replace it`,

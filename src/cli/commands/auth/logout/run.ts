@@ -14,11 +14,16 @@ export async function run(_input: LogoutInput, ctx: CommandContext): Promise<num
     const removedTokens = ctx.vault.removeTokensOf(s.profile, clientIds);
     return { removedSecret, removedTokens, keyringProblem };
   });
-  if (keyringProblem !== undefined) ctx.out.warn(`the key of profile "${s.profile}" could not be removed from the OS keyring (${keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`);
+  if (keyringProblem !== undefined)
+    ctx.out.warn(
+      `the key of profile "${s.profile}" could not be removed from the OS keyring (${keyringProblem}): remove the entry "${ctx.vault.keyringAccount(s.profile)}" of service "agctl" by hand`,
+    );
   if (ctx.out.json) {
     ctx.out.printJson({ profile: s.profile, removedSecret, removedTokens });
   } else if (removedSecret || removedTokens) {
-    ctx.out.success(`Logged out of profile "${s.profile}": removed ${removedSecret ? 'the stored client secret' : 'no secret'} and ${removedTokens} cached token${removedTokens === 1 ? '' : 's'}`);
+    ctx.out.success(
+      `Logged out of profile "${s.profile}": removed ${removedSecret ? 'the stored client secret' : 'no secret'} and ${removedTokens} cached token${removedTokens === 1 ? '' : 's'}`,
+    );
   } else {
     ctx.out.info(`Nothing to remove: profile "${s.profile}" has no stored secret or cached token`);
   }

@@ -6,9 +6,8 @@ export const command = () =>
   new Command('status')
     .description('Check the credentials with the server and show the profile, base URL, client ID and token expiry (never the token)')
     .option('--offline', 'only show what is saved: no request to the server')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 Like \`gh auth status\`, it proves the credentials: it fetches a new token with
 the client secret (stored, or from AGCTL_CLIENT_SECRET) and asks the server who

@@ -33,7 +33,12 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
     const e = await ctx.embedded();
     const status = { profile: null, embedded: true, baseUrl: e.baseUrl, clientId: e.clientId, credentials: 'embedded', token: null };
     if (ctx.out.json) ctx.out.printJson(status);
-    else ctx.out.fields([['Mode', 'embedded server (in this process)'], ['Base URL', e.baseUrl], ['Client ID', e.clientId]]);
+    else
+      ctx.out.fields([
+        ['Mode', 'embedded server (in this process)'],
+        ['Base URL', e.baseUrl],
+        ['Client ID', e.clientId],
+      ]);
     return 0;
   }
   let s = ctx.settings;
@@ -57,9 +62,10 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
       : otherTenant.boundClient
         ? `stored (sealed) for ${otherTenant.boundTo} as ${otherTenant.boundClient.stored}, not used as ${otherTenant.boundClient.requested}`
         : `stored (sealed) for ${otherTenant.boundTo}, not used with ${s.baseUrl}`;
-  }
-  else if (unsealError) credentials = `stored (sealed), but ${unsealError.message.replace(/^the stored client secret of profile "[^"]*" /, '')}`;
-  else if (s.clientSecret) credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
+  } else if (unsealError)
+    credentials = `stored (sealed), but ${unsealError.message.replace(/^the stored client secret of profile "[^"]*" /, '')}`;
+  else if (s.clientSecret)
+    credentials = `${isKeySecret(s.clientSecret) ? 'key' : 'plain'} client secret ${s.clientSecretSource === 'env' ? 'from AGCTL_CLIENT_SECRET' : 'stored (sealed)'}`;
   else credentials = 'none';
 
   const hasCredentials = Boolean(s.accessToken || (s.clientId && s.clientSecret && s.baseUrl));
@@ -71,7 +77,8 @@ export async function run({ opts }: StatusInput, ctx: CommandContext): Promise<n
   if (s.accessToken) token = { state: 'unknown', source: 'AGCTL_ACCESS_TOKEN' };
   // Nor is a token cached for another base URL than the profile's: the stored secret does not go there.
   // A token counts only when fetched with the secret this invocation has (AGCTL_CLIENT_SECRET or the stored one), as for every command.
-  else if (s.baseUrl && s.clientId && s.clientSecret) token = cachedTokenState(ctx.vault, s.profile, s.baseUrl, s.clientId, ctx.clock.now(), s.clientSecret);
+  else if (s.baseUrl && s.clientId && s.clientSecret)
+    token = cachedTokenState(ctx.vault, s.profile, s.baseUrl, s.clientId, ctx.clock.now(), s.clientSecret);
   // Whatever its expiry says, a token the server refuses (or got from credentials it refuses) is not one to count on.
   const refused = server.state === 'refused';
   if (refused && token.state !== 'none') token = { ...token, state: 'refused' };
@@ -149,7 +156,8 @@ async function checkWithServer(ctx: CommandContext, s: Settings): Promise<Server
           : `log in again with a valid secret: agctl login --profile ${s.profile}`;
       return { state: 'refused', message: `${what}: ${r.line}`, hint, exitCode: r.exitCode };
     }
-    if (r.exitCode === Exit.Server && status === undefined) return { state: 'unreachable', message: r.line, hint: r.hint, exitCode: r.exitCode };
+    if (r.exitCode === Exit.Server && status === undefined)
+      return { state: 'unreachable', message: r.line, hint: r.hint, exitCode: r.exitCode };
     return { state: 'failed', message: r.line, hint: r.hint, exitCode: r.exitCode };
   }
 }

@@ -6,9 +6,8 @@ export const command = () =>
   new Command('switch')
     .description('Make a saved profile the current one')
     .addArgument(completeWith(new Argument('<profile>', 'name of a saved profile (see `agctl auth list`)'), { dynamic: 'profiles' }))
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 The current profile is used by every command run without --profile or
 AGCTL_PROFILE (which still win). An unknown name is a usage error (exit 2)

@@ -20,6 +20,7 @@ export async function run({ args: [name] }: SwitchInput, ctx: CommandContext): P
     ctx.out.success(`Switched to profile "${name}"${p.baseUrl ? ` (${p.baseUrl}${p.clientId ? ` as ${p.clientId}` : ''})` : ''}`);
   }
   const envProfile = ctx.env.AGCTL_PROFILE;
-  if (envProfile && envProfile !== name) ctx.out.warn(`AGCTL_PROFILE=${envProfile} is set: it still wins in this environment (unset it to use "${name}")`);
+  if (envProfile && envProfile !== name)
+    ctx.out.warn(`AGCTL_PROFILE=${envProfile} is set: it still wins in this environment (unset it to use "${name}")`);
   return 0;
 }

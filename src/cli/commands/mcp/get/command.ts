@@ -9,6 +9,8 @@ export const command = () =>
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<connector-id>', 'MCP server (connector) ID'), { dynamic: 'connector-ids' }))
     .addOption(columnsOption())
-    .addHelpText('after', () => helpText('', ['agctl mcp get ai-tools wiki-mcp', 'agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod']));
+    .addHelpText('after', () =>
+      helpText('', ['agctl mcp get ai-tools wiki-mcp', 'agctl mcp get ai-tools wiki-mcp -o json | jq .authMethod']),
+    );
 
 export type GetInput = Input<ReturnType<typeof command>>;

@@ -5,7 +5,14 @@ import { columnsOption } from '../../../tree/columns.js';
 import { limitOption, pageSizeOption } from '../../../tree/util.js';
 
 /** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
-export const COLUMNS = [['CONNECTOR ID', 4], ['NAME', 1], ['KIND', 3], ['AUTH METHOD', 2], ['URL OR CATALOG ENTRY', 5], ['UPDATED', 6]] as const;
+export const COLUMNS = [
+  ['CONNECTOR ID', 4],
+  ['NAME', 1],
+  ['KIND', 3],
+  ['AUTH METHOD', 2],
+  ['URL OR CATALOG ENTRY', 5],
+  ['UPDATED', 6],
+] as const;
 
 export const command = () =>
   new Command('list')

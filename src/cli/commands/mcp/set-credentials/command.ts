@@ -11,7 +11,8 @@ const env = (name: string, meaning: string): EnvVar => ({ name, meaning: `mcp se
  * aliases are all accepted, so commander's `.choices()` would refuse some):
  * it completes to the short forms its help lists.
  */
-const spelled = <F extends string>(flags: F, description: string, values: readonly string[]) => completeWith(new Option(flags, description), values);
+const spelled = <F extends string>(flags: F, description: string, values: readonly string[]) =>
+  completeWith(new Option(flags, description), values);
 
 /** The auth methods' secret inputs, each with the variable it reads (the auth method table, src/api/mcp-auth.ts). */
 const SECRETS = AUTH_KIND_LIST.flatMap((k) => Object.values(authMethod(k).secrets));
@@ -31,20 +32,40 @@ export const command = () =>
     .option('--url <url>', 'external: endpoint URL (https)')
     .addOption(spelled('--transport <type>', 'external: streamable-http, sse or unspecified', ['streamable-http', 'sse', 'unspecified']))
     .addOption(
-      spelled('--token-sharing <mode>', 'shared or per-user (per-user: OAuth2 authorization code, bearer, custom header, basic)', ['shared', 'per-user']),
+      spelled('--token-sharing <mode>', 'shared or per-user (per-user: OAuth2 authorization code, bearer, custom header, basic)', [
+        'shared',
+        'per-user',
+      ]),
     )
-    .addOption(spelled('--require-tool-approval <value>', 'true, false or unspecified (the tenant default)', ['true', 'false', 'unspecified']))
+    .addOption(
+      spelled('--require-tool-approval <value>', 'true, false or unspecified (the tenant default)', ['true', 'false', 'unspecified']),
+    )
     .option('--catalog-id <ksuid>', 'hosted: MCP catalog entry ID (27-character KSUID; default: read from the server)')
     .option('--source-app-id <id>', 'hosted: source app ID')
-    .option('--config <key=value>', 'hosted: a non-secret config field (repeatable; secret fields: --config-file, --config-stdin, --config-secret)', collect)
+    .option(
+      '--config <key=value>',
+      'hosted: a non-secret config field (repeatable; secret fields: --config-file, --config-stdin, --config-secret)',
+      collect,
+    )
     .option('--config-file <key=path>', 'hosted: a config field read from a file, for secret fields (repeatable)', collect)
-    .option('--config-stdin <key>', 'hosted: a config field read from stdin', once('--config-stdin', 'standard input holds one value (use --config-file or --config-secret for more)'))
+    .option(
+      '--config-stdin <key>',
+      'hosted: a config field read from stdin',
+      once('--config-stdin', 'standard input holds one value (use --config-file or --config-secret for more)'),
+    )
     .option('--config-secret <key>', 'hosted: a config field asked for with a hidden prompt (repeatable)', collect)
-    .option('--replace-config-fields', 'hosted: the config fields given replace the stored ones; every field not given is cleared, secrets included')
+    .option(
+      '--replace-config-fields',
+      'hosted: the config fields given replace the stored ones; every field not given is cleared, secrets included',
+    )
 
     .optionsGroup('Authentication (secrets: --X-stdin, --X-file, an env var, or a hidden prompt):')
     .addOption(
-      spelled('--auth <method>', AUTH_KIND_LIST.map((k) => `${authMethod(k).flag}${hostedOnly(k) ? ' (hosted)' : ''}`).join(', '), AUTH_VALUES),
+      spelled(
+        '--auth <method>',
+        AUTH_KIND_LIST.map((k) => `${authMethod(k).flag}${hostedOnly(k) ? ' (hosted)' : ''}`).join(', '),
+        AUTH_VALUES,
+      ),
     )
     .option('--bearer-token-stdin', `bearer token from stdin (env ${envOf('--bearer-token')})`)
     .option('--bearer-token-file <path>', 'bearer token from a file')
@@ -99,9 +120,8 @@ export const command = () =>
     .option('--from-file <file>', 'send this JSON file (or - for stdin) as the whole request body')
     .option('--dry-run', 'list what would change, and send nothing (-o json: the request, every secret redacted)')
     .option('-i, --interactive', 'walk through the choices with prompts, starting from the current values (terminal only)')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 Only the fields given change; every other field keeps its stored value. The
 request always carries an update mask naming them, relative to the config, as

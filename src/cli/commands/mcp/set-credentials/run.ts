@@ -1,7 +1,17 @@
 // agctl mcp set-credentials <app-id> <connector-id>: replaces the auth config
 // and/or config fields of an MCP server (service-api.md §4.1).
 import { EXIT_INTERRUPTED, UsageError } from '../../../../lib/exit.js';
-import { OAuth2Mode, OPTIONAL_BOOLS, ServerType, TOKEN_SHARING, TokenSharing, shortEnum, type ConfigKind, type McpServerView, type UpdateCredentialsRequest } from '../../../../api/mcp-schema.js';
+import {
+  OAuth2Mode,
+  OPTIONAL_BOOLS,
+  ServerType,
+  TOKEN_SHARING,
+  TokenSharing,
+  shortEnum,
+  type ConfigKind,
+  type McpServerView,
+  type UpdateCredentialsRequest,
+} from '../../../../api/mcp-schema.js';
 import { isAuthKind, kindOfServerType, perUserSupported, rootOf } from '../../../../api/mcp-config.js';
 import { perUserMethods } from '../../../../api/mcp-auth.js';
 import { deriveUpdateMask, relativeUpdateMask } from '../../../../api/mcp-mask.js';
@@ -55,13 +65,21 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   const before = await view();
   checkServerKind(body, before, opts);
   const kept = keepAuthSettings(body, before, opts);
-  const fields = await completeConfigFields(body, ctx, { connectorId: opts.connectorId, replace: Boolean(opts.replaceConfigFields) || built.replace, fromFile, view });
+  const fields = await completeConfigFields(body, ctx, {
+    connectorId: opts.connectorId,
+    replace: Boolean(opts.replaceConfigFields) || built.replace,
+    fromFile,
+    view,
+  });
   if (!fromFile) warnPlainConfigSecrets(opts, fields.secret, ctx);
 
   // The same validation as the server's, before anything is sent. Enum values
   // this version does not list are sent as they are: a newer service may know them (§9).
   const req = asUsage(
-    () => validateCredentialsRequest(body, (path, value) => ctx.out.warn(`${path}: ${value} is not a value this version of agctl knows; sending it as is (the service decides)`)),
+    () =>
+      validateCredentialsRequest(body, (path, value) =>
+        ctx.out.warn(`${path}: ${value} is not a value this version of agctl knows; sending it as is (the service decides)`),
+      ),
     (message) => validationHint(message, fromFile),
   );
 
@@ -71,9 +89,13 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
       ctx.out.printJson(redactRequest(body, fields.secret));
       return 0;
     }
-    ctx.out.info(`Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (nothing was sent; -o json prints the request, secrets redacted)`);
+    ctx.out.info(
+      `Dry run: would send POST ${mcpCredentialsPath(opts.appId, opts.connectorId)} (nothing was sent; -o json prints the request, secrets redacted)`,
+    );
     const lines = describeChanges(body, before, fields.secret, kept);
-    ctx.out.print(escapeControls(lines.length ? `Changes to MCP server ${opts.connectorId}:` : `No change to MCP server ${opts.connectorId}`));
+    ctx.out.print(
+      escapeControls(lines.length ? `Changes to MCP server ${opts.connectorId}:` : `No change to MCP server ${opts.connectorId}`),
+    );
     for (const line of lines) ctx.out.print(`  ${escapeControls(line)}`);
     ctx.out.print(`Update mask: ${escapeControls(String(body.updateMask ?? ''))}`);
     return 0;
@@ -86,21 +108,27 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
 
   if (kept.length && !opts.interactive && !ctx.out.json) {
     const cfg = configOf(body)!.config;
-    ctx.out.info(`note: keeping ${kept.map((k) => `${k}=${escapeControls(String(cfg[k]))}`).join(', ')}: sent with the new authentication, which the service could otherwise reset`);
+    ctx.out.info(
+      `note: keeping ${kept.map((k) => `${k}=${escapeControls(String(cfg[k]))}`).join(', ')}: sent with the new authentication, which the service could otherwise reset`,
+    );
   }
   const api = await ctx.api();
   const { mcpServer } = await setMcpCredentials(api, opts.appId, opts.connectorId, body);
   if (mcpServer === null) {
     // The contract allows a success without a view: nothing to show or compare.
     const see = shellCommand(['agctl', 'mcp', 'get', opts.appId, opts.connectorId]);
-    ctx.out.info(`note: the service returned no view of MCP server ${opts.connectorId}; see it with ${'line' in see ? see.line : 'agctl mcp get'}`);
+    ctx.out.info(
+      `note: the service returned no view of MCP server ${opts.connectorId}; see it with ${'line' in see ? see.line : 'agctl mcp get'}`,
+    );
     if (ctx.out.json) ctx.out.printJson(null);
     else ctx.out.success(`Updated the credentials of MCP server ${opts.connectorId} in app ${opts.appId}`);
     return 0;
   }
   const unseen = unappliedChanges(req, mcpServer);
   if (unseen.length) {
-    ctx.out.warn(`the server answered success, but its view of ${opts.connectorId} does not show ${unseen.join(', ')}: that change may not have been made`);
+    ctx.out.warn(
+      `the server answered success, but its view of ${opts.connectorId} does not show ${unseen.join(', ')}: that change may not have been made`,
+    );
   }
   if (ctx.out.json) {
     ctx.out.printJson(mcpServer);
@@ -118,11 +146,22 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
 /** The config fields a hosted request sends (their values are not kept here). */
 function sentConfigFields(body: UpdateCredentialsRequest): ReadonlySet<string> {
   const cfg = body.hostedConfig;
-  return new Set(isJsonObject(cfg) && isJsonObject(cfg.configFields) && typeof body.updateMask === 'string' && body.updateMask.split(',').includes('configFields') ? Object.keys(cfg.configFields) : []);
+  return new Set(
+    isJsonObject(cfg) &&
+      isJsonObject(cfg.configFields) &&
+      typeof body.updateMask === 'string' &&
+      body.updateMask.split(',').includes('configFields')
+      ? Object.keys(cfg.configFields)
+      : [],
+  );
 }
 
 /** The secret config field names of a hosted server's catalog entry (read when the write did not), for the summary; undefined when unknown. */
-async function configSecretNames(body: UpdateCredentialsRequest, known: ReadonlySet<string> | undefined, ctx: CommandContext): Promise<string[] | undefined> {
+async function configSecretNames(
+  body: UpdateCredentialsRequest,
+  known: ReadonlySet<string> | undefined,
+  ctx: CommandContext,
+): Promise<string[] | undefined> {
   if (known) return [...known];
   const cfg = body.hostedConfig;
   if (!isJsonObject(cfg) || typeof cfg.mcpServerCatalogId !== 'string' || !cfg.mcpServerCatalogId) return undefined;
@@ -160,7 +199,10 @@ const AUTH_SETTINGS = [
 function keepAuthSettings(body: UpdateCredentialsRequest, view: McpServerView | null, opts: SetCredentialsOptions): string[] {
   const c = configOf(body);
   if (!c || !view || typeof body.updateMask !== 'string') return [];
-  const mask = body.updateMask.split(',').map((p) => p.trim()).filter(Boolean);
+  const mask = body.updateMask
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   // The auth object replaced (named whole), or its OAuth2 mode changed; a change of other fields of it keeps the auth config.
   const kind = mask.find((p) => isAuthKind(p) || p === 'oauth2.mode')?.split('.')[0];
   if (!kind || !isAuthKind(kind)) return [];
@@ -178,7 +220,9 @@ function keepAuthSettings(body: UpdateCredentialsRequest, view: McpServerView | 
         const method = kind === 'oauth2' ? `oauth2${mode ? ` mode ${shortEnum(mode)}` : ''}` : kind;
         throw new UsageError(
           `MCP server ${opts.connectorId} has PER_USER token sharing, which ${method} does not support (PER_USER: ${perUserMethods()}); nothing was sent`,
-          opts.fromFile !== undefined ? `set ${rootOf(c.kind)}.tokenSharing and name it in updateMask to change it` : `pass ${flag} shared to change it with this write`,
+          opts.fromFile !== undefined
+            ? `set ${rootOf(c.kind)}.tokenSharing and name it in updateMask to change it`
+            : `pass ${flag} shared to change it with this write`,
         );
       }
     }
@@ -199,7 +243,11 @@ function nothingChanged(ctx: CommandContext): number {
 /** The server's view, read at most once (GET .../mcp_servers/ID), for the catalog ID, the stored config fields and the walk-through. */
 function storedView(opts: SetCredentialsOptions, ctx: CommandContext): () => Promise<McpServerView | null> {
   let p: Promise<McpServerView | null> | undefined;
-  return () => (p ??= ctx.api().then((api) => getMcpServer(api, opts.appId, opts.connectorId)).then((r) => r.mcpServer));
+  return () =>
+    (p ??= ctx
+      .api()
+      .then((api) => getMcpServer(api, opts.appId, opts.connectorId))
+      .then((r) => r.mcpServer));
 }
 
 /**
@@ -208,7 +256,8 @@ function storedView(opts: SetCredentialsOptions, ctx: CommandContext): () => Pro
  */
 function redactRequest(body: UpdateCredentialsRequest, secret: ReadonlySet<string> | undefined): unknown {
   const out = redactJson(body) as { hostedConfig?: { configFields?: Record<string, unknown> } };
-  const given = isJsonObject(body.hostedConfig) && isJsonObject(body.hostedConfig.configFields) ? body.hostedConfig.configFields : undefined;
+  const given =
+    isJsonObject(body.hostedConfig) && isJsonObject(body.hostedConfig.configFields) ? body.hostedConfig.configFields : undefined;
   if (secret && given && out.hostedConfig?.configFields) {
     for (const [k, v] of Object.entries(given)) if (!secret.has(k)) out.hostedConfig.configFields[k] = v;
   }
@@ -223,7 +272,9 @@ function redactRequest(body: UpdateCredentialsRequest, secret: ReadonlySet<strin
 function warnPlainConfigSecrets(opts: SetCredentialsOptions, secret: ReadonlySet<string> | undefined, ctx: CommandContext): void {
   for (const k of Object.keys(parsePairs('--config', opts.config) ?? {})) {
     if (secret ? secret.has(k) : looksSecret(k)) {
-      ctx.out.warn(`--config ${k}=...: ${secret ? `${k} is a secret field of the catalog entry, and ` : ''}a value on the command line stays in shell history and process lists; use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`);
+      ctx.out.warn(
+        `--config ${k}=...: ${secret ? `${k} is a secret field of the catalog entry, and ` : ''}a value on the command line stays in shell history and process lists; use --config-file ${k}=PATH, --config-stdin ${k} or --config-secret ${k}`,
+      );
     }
   }
 }
@@ -280,7 +331,9 @@ function settleUpdateMask(body: UpdateCredentialsRequest, fromFile: boolean, ctx
   body.updateMask = deriveUpdateMask(c.config);
   if (!body.updateMask) {
     throw new UsageError(
-      fromFile ? `--from-file: ${rootOf(c.kind)} sets no field, so there is nothing to change` : 'nothing to change: name what to set (--url, --auth and its inputs, --config, --token-sharing, ...)',
+      fromFile
+        ? `--from-file: ${rootOf(c.kind)} sets no field, so there is nothing to change`
+        : 'nothing to change: name what to set (--url, --auth and its inputs, --config, --token-sharing, ...)',
       fromFile ? undefined : 'or walk through the choices with --interactive',
     );
   }
@@ -295,7 +348,10 @@ function settleUpdateMask(body: UpdateCredentialsRequest, fromFile: boolean, ctx
 function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: boolean, ctx: CommandContext): void {
   const c = configOf(body);
   if (!c) return;
-  const masked = mask.split(',').map((p) => p.trim()).filter(Boolean);
+  const masked = mask
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const covered = (path: string) => masked.some((m) => m === path || m.startsWith(`${path}.`) || path.startsWith(`${m}.`));
   const outside = deriveUpdateMask(c.config)
     .split(',')
@@ -303,7 +359,11 @@ function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: 
   if (!outside.length) return;
   const what = `${outside.join(', ')} ${outside.length === 1 ? 'is' : 'are'} set but not in the update mask (${mask}), so the service would not change ${outside.length === 1 ? 'it' : 'them'}`;
   if (fromFile) ctx.out.warn(`--from-file: ${what}`);
-  else throw new UsageError(what, `add ${outside.join(',')} to --update-mask, or leave --update-mask out to send a mask of everything you set`);
+  else
+    throw new UsageError(
+      what,
+      `add ${outside.join(',')} to --update-mask, or leave --update-mask out to send a mask of everything you set`,
+    );
 }
 
 /**
@@ -311,9 +371,19 @@ function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: 
  * only its auth changes (service-notes.md §3). Without one from the user, it
  * is read from the server and sent outside the mask: it identifies, it does not change.
  */
-async function addStoredCatalogId(body: UpdateCredentialsRequest, opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<void> {
+async function addStoredCatalogId(
+  body: UpdateCredentialsRequest,
+  opts: SetCredentialsOptions,
+  ctx: CommandContext,
+  view: () => Promise<McpServerView | null>,
+): Promise<void> {
   const c = configOf(body);
-  if (!c || c.kind !== 'hosted' || (c.config.mcpServerCatalogId !== undefined && c.config.mcpServerCatalogId !== null && c.config.mcpServerCatalogId !== '')) return;
+  if (
+    !c ||
+    c.kind !== 'hosted' ||
+    (c.config.mcpServerCatalogId !== undefined && c.config.mcpServerCatalogId !== null && c.config.mcpServerCatalogId !== '')
+  )
+    return;
   const mcpServer = await view();
   const id = typeof mcpServer?.mcpServerCatalogId === 'string' ? mcpServer.mcpServerCatalogId : '';
   if (!id) {
@@ -330,12 +400,18 @@ async function addStoredCatalogId(body: UpdateCredentialsRequest, opts: SetCrede
 async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext): Promise<UpdateCredentialsRequest> {
   const conflicting = BUILDER_KEYS.filter((k) => isGiven(opts[k]));
   if (conflicting.length) {
-    throw new UsageError(`--from-file sends the file as the whole request; it cannot be combined with ${[...new Set(conflicting)].map(flagName).join(', ')}`);
+    throw new UsageError(
+      `--from-file sends the file as the whole request; it cannot be combined with ${[...new Set(conflicting)].map(flagName).join(', ')}`,
+    );
   }
   const src = opts.fromFile!;
   let text: string;
   if (src === '-') {
-    if (ctx.io.isStdinTTY) throw new UsageError('--from-file - expects the request on a pipe, not a terminal', 'agctl mcp set-credentials APP CONNECTOR --from-file - < request.json');
+    if (ctx.io.isStdinTTY)
+      throw new UsageError(
+        '--from-file - expects the request on a pipe, not a terminal',
+        'agctl mcp set-credentials APP CONNECTOR --from-file - < request.json',
+      );
     text = await readStdin(ctx.io, 'request body');
   } else {
     text = readFileBytes(src, '--from-file').toString('utf8');
@@ -357,9 +433,14 @@ async function readRequestFile(opts: SetCredentialsOptions, ctx: CommandContext)
  */
 function warnPlainSecrets(d: ReturnType<typeof draftFromFlags>, ctx: CommandContext): void {
   const v = d.values as { extraAuthorizeParams?: Record<string, string>; extraTokenParams?: Record<string, string> };
-  for (const [flag, params] of [['--oauth2-authorize-param', v.extraAuthorizeParams], ['--oauth2-token-param', v.extraTokenParams]] as const) {
+  for (const [flag, params] of [
+    ['--oauth2-authorize-param', v.extraAuthorizeParams],
+    ['--oauth2-token-param', v.extraTokenParams],
+  ] as const) {
     for (const k of Object.keys(params ?? {}).filter(looksSecret)) {
-      ctx.out.warn(`${flag} ${k}=...: extra parameters are stored and shown as they are, not sealed; a client secret belongs in --oauth2-client-secret-file or --oauth2-client-secret-stdin`);
+      ctx.out.warn(
+        `${flag} ${k}=...: extra parameters are stored and shown as they are, not sealed; a client secret belongs in --oauth2-client-secret-file or --oauth2-client-secret-stdin`,
+      );
     }
   }
 }
@@ -385,7 +466,11 @@ function warnIgnoredParams(d: ReturnType<typeof draftFromFlags>, ctx: CommandCon
 }
 
 /** Builds the request from flags, env vars and (on a terminal) prompts. */
-async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, view: () => Promise<McpServerView | null>): Promise<{ body: UpdateCredentialsRequest; replace: boolean }> {
+async function buildRequest(
+  opts: SetCredentialsOptions,
+  ctx: CommandContext,
+  view: () => Promise<McpServerView | null>,
+): Promise<{ body: UpdateCredentialsRequest; replace: boolean }> {
   checkStdinUse(opts);
   const d = draftFromFlags(opts);
   warnPlainSecrets(d, ctx);
@@ -394,7 +479,11 @@ async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, vi
   await readConfigInputs(opts, d, ctx);
 
   if (opts.interactive) {
-    if (!ctx.canPrompt) throw new UsageError('--interactive needs a terminal (stdin and stdout), CI unset and no --no-input', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
+    if (!ctx.canPrompt)
+      throw new UsageError(
+        '--interactive needs a terminal (stdin and stdout), CI unset and no --no-input',
+        noPromptHint(ctx.io, ctx.env, ctx.flags.input),
+      );
     if (d.mask !== undefined) throw new UsageError('--interactive builds a whole config; it cannot be combined with --update-mask');
     const { walkThrough } = await import('../prompts.js');
     await walkThrough(d, ctx, { view: await view() });
@@ -403,7 +492,10 @@ async function buildRequest(opts: SetCredentialsOptions, ctx: CommandContext, vi
   // The kind: from the flags, else from the server's view; asked only when the view does not say.
   d.kind ??= kindOfServerType((await view())?.serverType);
   if (!d.kind) {
-    if (!ctx.canPrompt) throw new UsageError(`the view of MCP server ${opts.connectorId} does not say whether it is external or hosted: pass --external or --hosted`);
+    if (!ctx.canPrompt)
+      throw new UsageError(
+        `the view of MCP server ${opts.connectorId} does not say whether it is external or hosted: pass --external or --hosted`,
+      );
     d.kind = await ctx.prompt.select<ConfigKind>('What kind of MCP server is it?', [
       { value: 'external', name: 'External' },
       { value: 'hosted', name: 'Hosted' },
@@ -426,4 +518,3 @@ function validationHint(message: string, fromFile: boolean): string | undefined 
   const flag = flagForPath(path);
   return flag ? `set it with ${flag}` : undefined;
 }
-

@@ -1,9 +1,41 @@
 // Names of config fields and OAuth2 parameters that look like secrets' (mcp set-credentials).
 
 /** Words that make a field's or parameter's name look like a secret's. */
-const SECRET_WORDS = new Set(['token', 'secret', 'password', 'passwd', 'pwd', 'passphrase', 'credential', 'credentials', 'apikey', 'authorization', 'cookie', 'key', 'keys']);
+const SECRET_WORDS = new Set([
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'credential',
+  'credentials',
+  'apikey',
+  'authorization',
+  'cookie',
+  'key',
+  'keys',
+]);
 /** Last words that name something about a secret, not the secret itself: tokenUrl, keyId, secretName. */
-const NOT_SECRET_LAST = new Set(['url', 'uri', 'endpoint', 'host', 'id', 'name', 'type', 'mode', 'count', 'limit', 'ttl', 'expiry', 'header', 'file', 'path', 'size', 'length']);
+const NOT_SECRET_LAST = new Set([
+  'url',
+  'uri',
+  'endpoint',
+  'host',
+  'id',
+  'name',
+  'type',
+  'mode',
+  'count',
+  'limit',
+  'ttl',
+  'expiry',
+  'header',
+  'file',
+  'path',
+  'size',
+  'length',
+]);
 
 /**
  * True when a name looks like a secret's (apiKey, API_KEY, githubToken,

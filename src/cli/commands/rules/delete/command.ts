@@ -10,7 +10,11 @@ export const command = () =>
     .option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)')
     .option('--dry-run', 'show the rules that would be deleted (read from the server) and delete nothing')
     .addHelpText('after', () =>
-      helpText('Declining the confirmation deletes nothing and exits 130, as Ctrl-C does.', ['agctl rules delete crm-app ecr-004', 'agctl rules delete crm-app ecr-004 ecr-005 --yes', 'agctl rules delete crm-app ecr-004 --dry-run']),
+      helpText('Declining the confirmation deletes nothing and exits 130, as Ctrl-C does.', [
+        'agctl rules delete crm-app ecr-004',
+        'agctl rules delete crm-app ecr-004 ecr-005 --yes',
+        'agctl rules delete crm-app ecr-004 --dry-run',
+      ]),
     );
 
 export type DeleteInput = Input<ReturnType<typeof command>>;

@@ -22,7 +22,8 @@ export async function run({ args: [appId, ruleIds], opts }: DeleteInput, ctx: Co
   for (const id of ids) checkPathId(id, 'rule ID');
   if (opts.dryRun) return dryRun(appId, ids, ctx);
   if (!opts.yes) {
-    if (!ctx.canPrompt) throw new UsageError('refusing to delete without confirmation: pass --yes', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
+    if (!ctx.canPrompt)
+      throw new UsageError('refusing to delete without confirmation: pass --yes', noPromptHint(ctx.io, ctx.env, ctx.flags.input));
     const what = ids.length === 1 ? `rule ${ids[0]}` : `${ids.length} rules (${ids.join(', ')})`;
     if (!(await ctx.prompt.confirm(`Delete ${what} from app ${appId}?`, { default: false }))) {
       // Declined: scripts see that nothing was done, as after Ctrl-C at the prompt.
@@ -56,7 +57,11 @@ async function dryRun(appId: string, ids: string[], ctx: CommandContext): Promis
     ctx.out.printJson(rules);
     return worst;
   }
-  if (rules.length) await ctx.out.table(['ID', 'NAME', 'PRIORITY', 'CONDITION'], rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']));
+  if (rules.length)
+    await ctx.out.table(
+      ['ID', 'NAME', 'PRIORITY', 'CONDITION'],
+      rules.map((r) => [r.id, r.displayName ?? '', r.priority ?? 0, r.condition ?? '']),
+    );
   const what = rules.length === 1 ? 'rule' : 'rules';
   ctx.out.info(`Dry run: would delete ${rules.length} ${what} from app ${appId}; nothing was deleted`);
   return worst;

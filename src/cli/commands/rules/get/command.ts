@@ -9,6 +9,11 @@ export const command = () =>
     .argument('<app-id>', 'app ID')
     .addArgument(completeWith(new Argument('<rule-id>', 'rule ID'), { dynamic: 'rule-ids' }))
     .addOption(columnsOption())
-    .addHelpText('after', () => helpText('A rule that does not exist (or was deleted) exits with 5.', ['agctl rules get crm-app ecr-001', 'agctl rules get crm-app ecr-001 -o json | jq .condition']));
+    .addHelpText('after', () =>
+      helpText('A rule that does not exist (or was deleted) exits with 5.', [
+        'agctl rules get crm-app ecr-001',
+        'agctl rules get crm-app ecr-001 -o json | jq .condition',
+      ]),
+    );
 
 export type GetInput = Input<ReturnType<typeof command>>;

@@ -21,7 +21,12 @@ export async function run({ args: [appId, ruleId] }: GetInput, ctx: CommandConte
     ['Description', s(r.description)],
     ['Request policy', s(settings.requestPolicyId)],
     ['Request schema', s(settings.requestSchemaId)],
-    ['Emergency grant', settings.emergencyGrantEnabled ? `yes${settings.emergencyGrantPolicyId ? ` (policy ${s(settings.emergencyGrantPolicyId)})` : ''}` : 'no'],
+    [
+      'Emergency grant',
+      settings.emergencyGrantEnabled
+        ? `yes${settings.emergencyGrantPolicyId ? ` (policy ${s(settings.emergencyGrantPolicyId)})` : ''}`
+        : 'no',
+    ],
     ['Max grant duration', s(settings.maxGrantDuration)],
     ['Created', s(r.createdAt)],
     ['Updated', s(r.updatedAt)],

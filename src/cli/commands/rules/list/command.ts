@@ -5,7 +5,14 @@ import { columnsOption } from '../../../tree/columns.js';
 import { limitOption, pageSizeOption } from '../../../tree/util.js';
 
 /** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
-export const COLUMNS = [['PRIORITY', 5], ['ID', 4], ['NAME', 1], ['ENABLED', 3], ['CONDITION', 2], ['REQUEST POLICY', 6]] as const;
+export const COLUMNS = [
+  ['PRIORITY', 5],
+  ['ID', 4],
+  ['NAME', 1],
+  ['ENABLED', 3],
+  ['CONDITION', 2],
+  ['REQUEST POLICY', 6],
+] as const;
 
 export const command = () =>
   new Command('list')

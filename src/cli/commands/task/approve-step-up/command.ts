@@ -6,17 +6,28 @@ import { positiveInt } from '../../../tree/util.js';
 export const command = () =>
   readsEnv(new Command('approve-step-up'), { name: 'BROWSER', meaning: 'browser command used by --open (default: the system opener)' })
     .description('Approve the current (or given) policy step of a task with step-up authentication')
-    .addArgument(completeWith(new Argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)'), { dynamic: 'task-ids' }))
+    .addArgument(
+      completeWith(new Argument('<task-id>', 'task ID, or its number as task list shows it (1041 or #1041)'), { dynamic: 'task-ids' }),
+    )
     .option('--step <id>', "policy step ID to approve (default: the task's current step)")
-    .option('--transaction-id <id>', 'resume with this step-up transaction, issued by the service (agctl prints its ID); default: start a new step-up')
+    .option(
+      '--transaction-id <id>',
+      'resume with this step-up transaction, issued by the service (agctl prints its ID); default: start a new step-up',
+    )
     .option('--comment <text>', 'comment recorded with the approval')
-    .option('--expand <paths>', 'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)')
+    .option(
+      '--expand <paths>',
+      'related objects to return, comma-separated, or * for all (default: app,createdByUser,approvers,stepApprovers)',
+    )
     .option('--open', 'open the step-up page in the browser ($BROWSER, else the system opener)')
     .option('--no-wait', 'do not wait for the step-up: exit 10 with its URL and the command that resumes it (not with --embedded)')
-    .option('--wait-timeout <seconds>', 'how long to wait for the step-up to be completed, in whole seconds from 1 to 86400 (default 300)', positiveInt('--wait-timeout', 86400))
-    .addHelpText(
-      'after',
-      () => helpText(
+    .option(
+      '--wait-timeout <seconds>',
+      'how long to wait for the step-up to be completed, in whole seconds from 1 to 86400 (default 300)',
+      positiveInt('--wait-timeout', 86400),
+    )
+    .addHelpText('after', () =>
+      helpText(
         `
 When the step needs step-up authentication, the service starts a step-up
 transaction and answers with the URL of its step-up page. agctl prints the URL

@@ -68,7 +68,11 @@ export async function run({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: 
   if (!taskArg) throw new UsageError('a task ID is required');
   if (opts.step !== undefined && !opts.step.trim()) throw new UsageError('--step must not be empty');
   const txId = opts.transactionId?.trim();
-  if (opts.transactionId !== undefined && !txId) throw new UsageError('--transaction-id must not be empty', 'use the transaction ID agctl printed, or leave the flag out to start a new step-up');
+  if (opts.transactionId !== undefined && !txId)
+    throw new UsageError(
+      '--transaction-id must not be empty',
+      'use the transaction ID agctl printed, or leave the flag out to start a new step-up',
+    );
   const comment = opts.comment ?? '';
   if (comment.length > COMMENT_MAX_LENGTH) throw new UsageError(`--comment is longer than ${COMMENT_MAX_LENGTH} characters`);
   if (!opts.wait && ctx.flags.embedded) {
@@ -100,9 +104,12 @@ export async function run({ args: [taskIdArg], opts }: ApproveStepUpInput, ctx: 
   const issued = await findTransaction(ctx, api, { taskId, stepId: a.stepId, userId, txId: '', since });
   const target: Target = { taskId, stepId: a.stepId, userId: userId || issued?.userId || '', txId: issued?.id ?? '', since };
   if (issued) ctx.debug(`the server issued step-up transaction ${escapeControls(issued.id)} (${escapeControls(String(issued.state))})`);
-  else ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
+  else
+    ctx.out.warn('the service did not list the step-up transaction it started; agctl will look for a verified one for this task and step');
   if (opts.open && !(await ctx.browser.open(url))) {
-    ctx.out.warn(`could not open a browser${ctx.env.BROWSER ? ` with BROWSER=${escapeControls(ctx.env.BROWSER)}` : ''}; open the step-up URL yourself`);
+    ctx.out.warn(
+      `could not open a browser${ctx.env.BROWSER ? ` with BROWSER=${escapeControls(ctx.env.BROWSER)}` : ''}; open the step-up URL yourself`,
+    );
   }
   if (!opts.wait) return pending(ctx, a, target, { url, urlShown: false }, 'not waiting (--no-wait)');
   ctx.out.info('Step-up authentication required. Confirm it at:');
@@ -139,14 +146,23 @@ async function resume(ctx: CommandContext, api: ApiClient, a: Approval, txId: st
   );
   const bound = tx.approveTask;
   if (!bound?.taskId || bound.taskId !== a.taskId) {
-    throw new UsageError(`step-up transaction ${txId} is ${bound?.taskId ? `for task ${escapeControls(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`, 'leave out --transaction-id to start a new step-up for this task');
+    throw new UsageError(
+      `step-up transaction ${txId} is ${bound?.taskId ? `for task ${escapeControls(bound.taskId)}, not ${a.taskId}` : 'not for the approval of a task'}`,
+      'leave out --transaction-id to start a new step-up for this task',
+    );
   }
   const me = await whoAmI(ctx, api);
   if (me && tx.userId && tx.userId !== me) {
-    throw new UsageError(`step-up transaction ${txId} belongs to user ${escapeControls(tx.userId)}, not to ${escapeControls(me)}`, 'leave out --transaction-id to start a new step-up of your own');
+    throw new UsageError(
+      `step-up transaction ${txId} belongs to user ${escapeControls(tx.userId)}, not to ${escapeControls(me)}`,
+      'leave out --transaction-id to start a new step-up of your own',
+    );
   }
   if (a.stepId && bound?.policyStepId && bound.policyStepId !== a.stepId) {
-    throw new UsageError(`step-up transaction ${txId} is for step ${escapeControls(bound.policyStepId)}, not ${a.stepId}`, 'leave out --step to use the transaction\'s step');
+    throw new UsageError(
+      `step-up transaction ${txId} is for step ${escapeControls(bound.policyStepId)}, not ${a.stepId}`,
+      "leave out --step to use the transaction's step",
+    );
   }
   a.stepId ||= bound?.policyStepId || (await currentStep(ctx, api, a.taskId));
   const target: Target = { taskId: a.taskId, stepId: a.stepId, userId: tx.userId, txId, since: 0 };
@@ -158,7 +174,9 @@ async function resume(ctx: CommandContext, api: ApiClient, a: Approval, txId: st
     ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified. Confirm it at:`);
     ctx.out.info(`  ${url}`);
   } else {
-    ctx.out.info(`Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`);
+    ctx.out.info(
+      `Resuming step-up transaction ${txId}: waiting for it to be verified at the URL shown when it started (agctl did not keep it)`,
+    );
   }
   return waitAndApprove(ctx, api, a, target, url, waitMs);
 }
@@ -175,14 +193,24 @@ export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransacti
     case STEP_UP_STATES.pending: {
       const expires = tx.expiresAt ? Date.parse(tx.expiresAt) : NaN;
       if (expires + CLOCK_SKEW_MS < ctx.clock.now()) {
-        throw new CliError(`step-up transaction ${tx.id} expired at ${escapeControls(tx.expiresAt!)} before it was verified`, Exit.Invalid, { hint: again });
+        throw new CliError(
+          `step-up transaction ${tx.id} expired at ${escapeControls(tx.expiresAt!)} before it was verified`,
+          Exit.Invalid,
+          { hint: again },
+        );
       }
       return false;
     }
     case STEP_UP_STATES.error:
-      throw new CliError(`step-up transaction ${tx.id} failed: ${escapeControls(tx.errorMessage) || 'the service gives no reason'}`, Exit.Invalid, { hint: again });
+      throw new CliError(
+        `step-up transaction ${tx.id} failed: ${escapeControls(tx.errorMessage) || 'the service gives no reason'}`,
+        Exit.Invalid,
+        { hint: again },
+      );
     default:
-      throw new CliError(`step-up transaction ${tx.id} is in a state agctl does not know: ${escapeControls(tx.state)}`, Exit.Invalid, { hint: again });
+      throw new CliError(`step-up transaction ${tx.id} is in a state agctl does not know: ${escapeControls(tx.state)}`, Exit.Invalid, {
+        hint: again,
+      });
   }
 }
 
@@ -191,7 +219,12 @@ export function verified(ctx: Pick<CommandContext, 'clock'>, tx: StepUpTransacti
  * known) created since `target.since`, optionally in one state; undefined
  * when there is none.
  */
-export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: ApiClient, target: Target, state?: string): Promise<StepUpTransaction | undefined> {
+export async function findTransaction(
+  ctx: Pick<CommandContext, 'debug'>,
+  api: ApiClient,
+  target: Target,
+  state?: string,
+): Promise<StepUpTransaction | undefined> {
   const found = await listAll(
     (page) =>
       searchStepUpTransactions(api, {
@@ -230,14 +263,22 @@ export async function findTransaction(ctx: Pick<CommandContext, 'debug'>, api: A
 }
 
 /** Waits for the target transaction to be verified, then approves with it. */
-async function waitAndApprove(ctx: CommandContext, api: ApiClient, a: Approval, target: Target, url: string, waitMs: number): Promise<number> {
+async function waitAndApprove(
+  ctx: CommandContext,
+  api: ApiClient,
+  a: Approval,
+  target: Target,
+  url: string,
+  waitMs: number,
+): Promise<number> {
   const poll = async (): Promise<StepUpTransaction | undefined> => {
     if (!target.txId) return findTransaction(ctx, api, target, STEP_UP_STATES.verified);
     const tx = await getStepUpTransaction(api, target.txId);
     return verified(ctx, tx) ? tx : undefined;
   };
   const outcome = await waitFor(ctx, poll, waitMs);
-  if (outcome === 'timeout') return pending(ctx, a, target, { url, urlShown: true }, `step-up not completed within ${formatDuration(waitMs)}`);
+  if (outcome === 'timeout')
+    return pending(ctx, a, target, { url, urlShown: true }, `step-up not completed within ${formatDuration(waitMs)}`);
   if (outcome === 'interrupted') return cancelled(ctx, a, target, url);
   return approveWith(ctx, api, a, outcome.value.id);
 }
@@ -251,7 +292,12 @@ async function approveWith(ctx: CommandContext, api: ApiClient, a: Approval, txI
 
 /** One approve call; a FailedPrecondition gets a hint on what to do next. */
 async function approve(api: ApiClient, a: Approval, txId: string): Promise<ApproveWithStepUpResponse> {
-  const req: ApproveWithStepUpRequest = { policyStepId: a.stepId, stepUpTransactionId: txId, comment: a.comment, expandMask: { paths: a.expand } };
+  const req: ApproveWithStepUpRequest = {
+    policyStepId: a.stepId,
+    stepUpTransactionId: txId,
+    comment: a.comment,
+    expandMask: { paths: a.expand },
+  };
   try {
     return await approveWithStepUp(api, a.taskId, req);
   } catch (err) {
@@ -259,7 +305,11 @@ async function approve(api: ApiClient, a: Approval, txId: string): Promise<Appro
       const hint = txId
         ? 'if the transaction expired or was used, run the command again without --transaction-id to start a new step-up'
         : 'read the task again: the step may have moved on, or the task may be closed';
-      throw new CliError(`${err.message} (HTTP ${err.status}, FailedPrecondition)`, exitCodeForStatus(err.status), { hint, status: err.status, code: err.code });
+      throw new CliError(`${err.message} (HTTP ${err.status}, FailedPrecondition)`, exitCodeForStatus(err.status), {
+        hint,
+        status: err.status,
+        code: err.code,
+      });
     }
     throw err;
   }
@@ -276,13 +326,19 @@ export type WaitOutcome<T> = { value: T } | 'timeout' | 'interrupted';
 export async function waitFor<T>(ctx: CommandContext, poll: () => Promise<T | undefined>, waitMs: number): Promise<WaitOutcome<T>> {
   const deadline = ctx.clock.now() + waitMs;
   const stop = new AbortController();
-  const interrupted = new Promise<'interrupted'>((resolve) => stop.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }));
+  const interrupted = new Promise<'interrupted'>((resolve) =>
+    stop.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }),
+  );
   // Subscribed before the spinner (or the "Waiting" line) shows: from then on Ctrl-C is handled here.
   const unsubscribe = ctx.io.onInterrupt(() => {
     spinner.stop();
     stop.abort();
   });
-  const spinner = startSpinner(ctx, () => waitingText(deadline - ctx.clock.now()), `Waiting up to ${formatDuration(waitMs)} for the step-up to be confirmed...`);
+  const spinner = startSpinner(
+    ctx,
+    () => waitingText(deadline - ctx.clock.now()),
+    `Waiting up to ${formatDuration(waitMs)} for the step-up to be confirmed...`,
+  );
   try {
     let delay = FIRST_POLL_MS;
     for (;;) {
@@ -330,7 +386,10 @@ export function formatDuration(ms: number): string {
 /** Only http(s) URLs are shown or opened; anything else from a server is refused. */
 function checkUrl(raw: string): string {
   if (raw.length > MAX_STEP_UP_URL_CHARS) {
-    throw new CliError(`the server answered with a step-up URL of ${raw.length} characters; agctl takes at most ${MAX_STEP_UP_URL_CHARS}`, Exit.Server);
+    throw new CliError(
+      `the server answered with a step-up URL of ${raw.length} characters; agctl takes at most ${MAX_STEP_UP_URL_CHARS}`,
+      Exit.Server,
+    );
   }
   let u: URL;
   try {
@@ -338,7 +397,8 @@ function checkUrl(raw: string): string {
   } catch {
     throw new CliError('the server answered with a step-up URL that is not a valid URL', Exit.Server);
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new CliError(`the server answered with a step-up URL using ${u.protocol}; only http(s) is accepted`, Exit.Server);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    throw new CliError(`the server answered with a step-up URL using ${u.protocol}; only http(s) is accepted`, Exit.Server);
   return u.toString();
 }
 
@@ -358,10 +418,18 @@ export function resumeCommand(
  * this process, or a value in it would not paste as it shows.
  */
 function resumeFor(ctx: CommandContext, a: Approval, target: Target): { line: string } | { why: string } {
-  if (ctx.flags.embedded) return { why: 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command' };
-  if (!target.txId) return { why: 'the service did not list the transaction, so agctl cannot resume it; run the command again to start a new step-up' };
+  if (ctx.flags.embedded)
+    return {
+      why: 'the embedded server stopped with agctl, and its step-up page with it; use `agctl serve` for approvals that outlive one command',
+    };
+  if (!target.txId)
+    return { why: 'the service did not list the transaction, so agctl cannot resume it; run the command again to start a new step-up' };
   const resume = resumeCommand(ctx, { taskId: a.taskId, stepId: a.stepId, txId: target.txId, comment: a.comment, expand: a.rawExpand });
-  return 'line' in resume ? resume : { why: `the resume command is not shown as one to paste: ${resume.why}; resume with --transaction-id and the values of the -o json output` };
+  return 'line' in resume
+    ? resume
+    : {
+        why: `the resume command is not shown as one to paste: ${resume.why}; resume with --transaction-id and the values of the -o json output`,
+      };
 }
 
 /** Keeps the step-up URL of a transaction left pending, for its resume command to show again. */
@@ -388,7 +456,14 @@ function pending(ctx: CommandContext, a: Approval, target: Target, u: { url: str
   const line = 'line' in resume ? resume.line : '';
   if (line) keepUrl(ctx, target.txId, u.url);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'pending', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: u.url, resumeCommand: line });
+    ctx.out.printJson({
+      status: 'pending',
+      taskId: a.taskId,
+      policyStepId: a.stepId,
+      stepUpTransactionId: target.txId,
+      redirectUrl: u.url,
+      resumeCommand: line,
+    });
   } else {
     const rows: [string, string][] = [
       ['Task', a.label ?? a.taskId],
@@ -414,7 +489,14 @@ function cancelled(ctx: CommandContext, a: Approval, target: Target, url: string
   const line = 'line' in resume ? resume.line : '';
   if (line) keepUrl(ctx, target.txId, url);
   if (ctx.out.json) {
-    ctx.out.printJson({ status: 'cancelled', taskId: a.taskId, policyStepId: a.stepId, stepUpTransactionId: target.txId, redirectUrl: url, resumeCommand: line });
+    ctx.out.printJson({
+      status: 'cancelled',
+      taskId: a.taskId,
+      policyStepId: a.stepId,
+      stepUpTransactionId: target.txId,
+      redirectUrl: url,
+      resumeCommand: line,
+    });
   }
   const next = 'why' in resume ? resume.why : ctx.out.json ? 'to resume, run the resumeCommand of the output' : `to resume: ${line}`;
   ctx.out.warn(`cancelled (Ctrl-C) while waiting for the step-up; ${next}`);

@@ -47,7 +47,9 @@ export function rememberStepUpUrl(env: NodeJS.ProcessEnv, now: number, txId: str
     ensurePrivateDir(configDir(env));
     const release = acquireLockSync(join(configDir(env), LOCK), LOCK_WAIT_MS);
     try {
-      const fresh = Object.entries(read(path)).filter(([id, e]) => id !== txId && typeof e?.url === 'string' && typeof e.at === 'number' && now - e.at < KEEP_MS);
+      const fresh = Object.entries(read(path)).filter(
+        ([id, e]) => id !== txId && typeof e?.url === 'string' && typeof e.at === 'number' && now - e.at < KEEP_MS,
+      );
       const kept = [...fresh.sort((a, b) => b[1].at - a[1].at).slice(0, MAX_ENTRIES - 1), [txId, { url, at: now }] as const];
       writePrivateFile(path, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`);
     } finally {

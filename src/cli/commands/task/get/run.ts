@@ -20,7 +20,11 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
   const expanded: ExpandedObject[] = Array.isArray(res.expanded) ? res.expanded : [];
   const resolve = resolver(ctx, view, expanded);
   const users = [...resolve('approversPath'), ...resolve('stepApproversPath'), ...resolve('createdByUserPath')];
-  const userName = (id: string) => person(users.find((u) => u.id === id), text(id));
+  const userName = (id: string) =>
+    person(
+      users.find((u) => u.id === id),
+      text(id),
+    );
   const t = view.task;
   const current = t.policy.current;
   const rows: [string, string][] = [
@@ -36,11 +40,16 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
   const approval = current?.approval;
   if (approval) {
     const fromView = resolve('stepApproversPath').map((u) => person(u, text(u.id)));
-    const ids = t.stepApproverIds.length ? t.stepApproverIds : approval.approval.users?.userIds ?? [];
+    const ids = t.stepApproverIds.length ? t.stepApproverIds : (approval.approval.users?.userIds ?? []);
     rows.push(['Can approve', fromView.length ? fromView.join(', ') : ids.map(userName).join(', ') || '-']);
     const provider = approval.approval.requiresStepUpProviderId;
     const approve = nextCommand(ctx.flags, ['task', 'approve-step-up', id]);
-    rows.push(['Step-up', provider ? `required (provider ${text(provider)}): ${'line' in approve ? approve.line : `the command to approve it is not shown as one to paste: ${approve.why}`}` : 'not required']);
+    rows.push([
+      'Step-up',
+      provider
+        ? `required (provider ${text(provider)}): ${'line' in approve ? approve.line : `the command to approve it is not shown as one to paste: ${approve.why}`}`
+        : 'not required',
+    ]);
   }
   if (t.policy.next.length) rows.push(['Next steps', t.policy.next.map((n) => stepKind(n) || 'step').join(', ')]);
   ctx.out.fields(rows);
@@ -51,6 +60,7 @@ export async function run({ args: [taskId], opts }: GetInput, ctx: CommandContex
     return 0;
   }
   ctx.out.print('History:');
-  for (const [i, step] of t.policy.history.entries()) ctx.out.print(`  ${i + 1}. ${stepLabel(step)} ${text(step.id)}: ${stepOutcome(step, userName)}`);
+  for (const [i, step] of t.policy.history.entries())
+    ctx.out.print(`  ${i + 1}. ${stepLabel(step)} ${text(step.id)}: ${stepOutcome(step, userName)}`);
   return 0;
 }

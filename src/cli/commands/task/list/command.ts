@@ -7,7 +7,14 @@ import { positiveInt } from '../../../tree/util.js';
 export const TASK_LIST_DEFAULT_LIMIT = 100;
 
 /** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
-export const COLUMNS = [['ID', 5], ['NUMBER', 3], ['NAME', 1], ['STEP', 4], ['STATE', 2], ['CREATED', 6]] as const;
+export const COLUMNS = [
+  ['ID', 5],
+  ['NUMBER', 3],
+  ['NAME', 1],
+  ['STEP', 4],
+  ['STATE', 2],
+  ['CREATED', 6],
+] as const;
 
 export const command = () =>
   new Command('list')
@@ -18,9 +25,8 @@ export const command = () =>
     .option('--limit <n>', `stop after this many tasks (default ${TASK_LIST_DEFAULT_LIMIT})`, positiveInt('--limit'))
     .option('--page-size <n>', 'tasks per request, 1 to 100 (the service raises less than 10 to 10)', positiveInt('--page-size', 100))
     .addOption(columnsOption(COLUMNS))
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 Tasks come in the service's order, every page followed. --mine asks the
 service for the tasks assigned to you (its assignedOrStepApproverUserId

@@ -10,14 +10,24 @@ import { COLUMNS, TASK_LIST_DEFAULT_LIMIT, type ListInput } from './command.js';
 const STATES = { open: [TASK_STATES.open], closed: [TASK_STATES.closed], all: [] } as const;
 
 export async function run({ opts }: ListInput, ctx: CommandContext): Promise<number> {
-  if (opts.mine && opts.state === 'closed') throw new UsageError('--mine lists tasks whose current step you may approve, and closed tasks have none', 'leave out --state closed, or --mine');
+  if (opts.mine && opts.state === 'closed')
+    throw new UsageError(
+      '--mine lists tasks whose current step you may approve, and closed tasks have none',
+      'leave out --state closed, or --mine',
+    );
   const api = await ctx.api();
-  const req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'> = { ...(opts.state !== 'all' ? { taskStates: [...STATES[opts.state]] } : {}) };
+  const req: Omit<TaskSearchRequest, 'pageSize' | 'pageToken'> = {
+    ...(opts.state !== 'all' ? { taskStates: [...STATES[opts.state]] } : {}),
+  };
   if (opts.query?.trim()) req.query = opts.query.trim();
   let keep: ((v: TaskView) => boolean) | undefined;
   if (opts.mine) {
     const me = await callerUserId(api);
-    if (!me) throw new CliError('--mine needs your user ID, and the server did not give it (GET /api/v1/auth/introspect answered no userId)', Exit.Server);
+    if (!me)
+      throw new CliError(
+        '--mine needs your user ID, and the server did not give it (GET /api/v1/auth/introspect answered no userId)',
+        Exit.Server,
+      );
     req.assignedOrStepApproverUserId = me;
     // The service's filter also finds closed tasks the user approved: only the current step's approvers are kept.
     keep = (v) => normalizeTaskView(v).task.stepApproverIds.includes(me);
@@ -34,7 +44,14 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
       const t = v.task;
       const current = t.policy.current;
       // STATE is the task's, in the words of --state (the step's own state is in task get).
-      return { ID: text(t.id) || '-', NUMBER: t.numericId ? `#${t.numericId}` : '-', NAME: text(t.displayName), STEP: stepLabel(current), STATE: taskState(v), CREATED: text(t.createdAt ?? '') || '-' };
+      return {
+        ID: text(t.id) || '-',
+        NUMBER: t.numericId ? `#${t.numericId}` : '-',
+        NAME: text(t.displayName),
+        STEP: stepLabel(current),
+        STATE: taskState(v),
+        CREATED: text(t.createdAt ?? '') || '-',
+      };
     },
   });
   // A note, after the table and on stderr: a script reading stdout gets the table alone.

@@ -8,13 +8,13 @@ import { KeyError, generateListenerKey } from '../../../../webhook/keys.js';
 import type { CommandContext } from '../../../context.js';
 import type { KeygenInput } from './command.js';
 
-
 export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<number> {
   const prefix = opts.out ?? `webhook-${opts.alg.toLowerCase()}`;
   const privateFile = resolve(`${prefix}.private.jwk.json`);
   const jwksFile = resolve(`${prefix}.jwks.json`);
   if (!opts.force) {
-    for (const f of [privateFile, jwksFile]) if (existsSync(f)) throw new UsageError(`${f} already exists`, 'pass --force to overwrite it, or choose another --out prefix');
+    for (const f of [privateFile, jwksFile])
+      if (existsSync(f)) throw new UsageError(`${f} already exists`, 'pass --force to overwrite it, or choose another --out prefix');
   }
   let key: ReturnType<typeof generateListenerKey>;
   try {
@@ -44,6 +44,8 @@ export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<n
     ['Private JWK', `${privateFile} (mode 0600: keep it secret)`],
     ['Public JWKS', jwksFile],
   ]);
-  ctx.out.info(`Publish ${jwksFile} at the listener's HTTPS JWKS URL, then send with: agctl webhook send <listener> --jwt-key ${privateFile}`);
+  ctx.out.info(
+    `Publish ${jwksFile} at the listener's HTTPS JWKS URL, then send with: agctl webhook send <listener> --jwt-key ${privateFile}`,
+  );
   return 0;
 }

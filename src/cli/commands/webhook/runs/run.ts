@@ -25,6 +25,7 @@ export async function run({ args: [listenerId], opts }: RunsInput, ctx: CommandC
       TRIGGER: typeof r.context?.trigger === 'string' ? r.context.trigger : JSON.stringify(r.context?.trigger),
     }),
   });
-  if (drawn && page.total > page.runs.length) ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
+  if (drawn && page.total > page.runs.length)
+    ctx.out.info(`Showing the newest ${page.runs.length} of ${page.total} runs; see more with --limit (up to 1000)`);
   return 0;
 }

@@ -25,7 +25,7 @@ const isZlibHeader = (buf: Buffer) => buf.length >= 2 && (buf[0]! & 0x0f) === 8 
 /** The codings of Content-Encoding, in the order they were applied, lower case, without `identity`. */
 function codings(res: HttpResponse): string[] {
   const raw = res.headers['content-encoding'];
-  const value = Array.isArray(raw) ? raw.join(',') : raw ?? '';
+  const value = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
   return value
     .split(',')
     .map((c) => c.trim().toLowerCase())
@@ -51,12 +51,19 @@ export function shownAnswer(res: HttpResponse, cap: number, url: string): ShownA
     } catch (err) {
       const u = new URL(url);
       if ((err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new CliError(`the answer from ${u.origin}${u.pathname} is too large: decoded (Content-Encoding: ${coding}) it goes on past ${cap} bytes, and agctl reads at most that`, Exit.Server, {
-          code: 'response_too_large',
-          hint: 'if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES',
-        });
+        throw new CliError(
+          `the answer from ${u.origin}${u.pathname} is too large: decoded (Content-Encoding: ${coding}) it goes on past ${cap} bytes, and agctl reads at most that`,
+          Exit.Server,
+          {
+            code: 'response_too_large',
+            hint: 'if so large an answer is expected, raise AGCTL_MAX_RESPONSE_BYTES',
+          },
+        );
       }
-      throw new CliError(`the answer from ${u.origin}${u.pathname} says Content-Encoding: ${coding}, but its body does not decode as that`, Exit.Server);
+      throw new CliError(
+        `the answer from ${u.origin}${u.pathname} says Content-Encoding: ${coding}, but its body does not decode as that`,
+        Exit.Server,
+      );
     }
   }
   return { body };

@@ -7,28 +7,41 @@ import { DOWN_ATTEMPTS, DOWN_MS, JWT_ALGS, WEBHOOK_SECRET_ENV, anyCase, positive
 export const command = () =>
   readsEnv(new Command('send'), WEBHOOK_SECRET_ENV)
     .description("Send a signed event to a webhook listener and print the listener's answer")
-    .addArgument(completeWith(new Argument('<listener>', 'listener URL, or a listener ID on the configured base URL'), { dynamic: 'listener-ids' }))
+    .addArgument(
+      completeWith(new Argument('<listener>', 'listener URL, or a listener ID on the configured base URL'), { dynamic: 'listener-ids' }),
+    )
     .option('-d, --data <json>', 'the request body')
     .option('--data-file <path>', 'read the request body from a file ("-" for stdin)')
     .option('--secret-file <path>', 'read the HMAC signing secret from a file')
     .option('--secret-stdin', 'read the HMAC signing secret from standard input')
     .option('--jwt-key <path>', 'sign a JWT with this private key (a private JWK or PEM) instead of HMAC')
     .option('--kid <id>', 'JWT key ID (default: the JWK kid, else the key thumbprint)')
-    .addOption(completeWith(new Option('--alg <alg>', `JWT algorithm: ${JWT_ALGS.join(', ')} (any case; default: from the key)`).argParser(anyCase(JWT_ALGS)), JWT_ALGS))
+    .addOption(
+      completeWith(
+        new Option('--alg <alg>', `JWT algorithm: ${JWT_ALGS.join(', ')} (any case; default: from the key)`).argParser(anyCase(JWT_ALGS)),
+        JWT_ALGS,
+      ),
+    )
     .option('--tenant <url>', 'JWT sub: the tenant base URL (default: the origin of the listener URL)')
     .option('--jwt-ttl <seconds>', 'JWT lifetime (listeners accept at most 600)', positiveInt('--jwt-ttl', 86400), 300)
     .option('--event-id <uuid>', 'Webhook-Event-Id to send (default: a fresh UUID v4; for replay tests)')
     .option('--timestamp <unix>', 'Webhook-Timestamp to send (default: now; for replay tests)', unixSeconds('--timestamp'))
     .option('-H, --header <header>', "extra request header 'Name: value' (repeatable)", collect, [] as string[])
-    .option('--dry-run', 'print the signed request instead of sending it: a runnable curl command, or with -o json {method, url, headers, body}')
+    .option(
+      '--dry-run',
+      'print the signed request instead of sending it: a runnable curl command, or with -o json {method, url, headers, body}',
+    )
     .option('--count <n>', 'load mode: send this many events, each with a fresh event ID', positiveInt('--count', 1_000_000))
     .option('--events <file>', 'load mode: send each line of this NDJSON file as an event, in order ("-" for stdin)')
-    .option('--duration <seconds>', 'load mode: send until this many seconds have passed (with --count: whichever ends first)', positiveSeconds('--duration', 86400))
+    .option(
+      '--duration <seconds>',
+      'load mode: send until this many seconds have passed (with --count: whichever ends first)',
+      positiveSeconds('--duration', 86400),
+    )
     .option('--concurrency <n>', 'load mode: requests in flight at once (default 16; 1 with --events)', positiveInt('--concurrency', 1000))
     .option('--rate <n>', 'load mode: at most this many requests per second', positiveInt('--rate', 1_000_000))
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 The body comes from --data, --data-file, or standard input, and is sent as the
 exact bytes that were signed. The HMAC secret comes from ${WEBHOOK_SECRET_ENV.name},

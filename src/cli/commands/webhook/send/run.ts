@@ -31,7 +31,8 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
     } catch {
       throw new UsageError(`"${hideUserinfo(target)}" is not a valid URL`);
     }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`the listener URL must use https (or http for a local server), not ${u.protocol.replace(/:$/, '')}`);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      throw new UsageError(`the listener URL must use https (or http for a local server), not ${u.protocol.replace(/:$/, '')}`);
     if (u.username || u.password) throw new UsageError('the listener URL must not carry credentials');
     return u.href;
   }
@@ -40,13 +41,28 @@ export async function listenerUrl(target: string, ctx: CommandContext): Promise<
 }
 
 /** `stdinTaken`: what standard input carried (the events, the body), when it carried something; it cannot carry the secret too. */
-async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, tenantOf: string, stdinTaken?: string): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
+async function makeSigner(
+  opts: SendOptions,
+  ctx: CommandContext,
+  url: string,
+  tenantOf: string,
+  stdinTaken?: string,
+): Promise<{ signer: Signer; method: 'HMAC' | 'JWT'; detail: string }> {
   if (opts.jwtKey === undefined) {
     if (opts.kid !== undefined || opts.alg !== undefined) throw new UsageError('--kid and --alg apply to JWT sends: add --jwt-key');
-    const secret = await readWebhookSecret(ctx, { ...opts, stdinTaken: stdinTaken !== undefined }, stdinTaken && `standard input carries ${stdinTaken}`);
-    return { method: 'HMAC', detail: 'HMAC-SHA256', signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }) };
+    const secret = await readWebhookSecret(
+      ctx,
+      { ...opts, stdinTaken: stdinTaken !== undefined },
+      stdinTaken && `standard input carries ${stdinTaken}`,
+    );
+    return {
+      method: 'HMAC',
+      detail: 'HMAC-SHA256',
+      signer: async (ts, id, body) => ({ 'Webhook-Signature': hmacSignature(secret, ts, id, body) }),
+    };
   }
-  if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
+  if (opts.secretFile !== undefined || opts.secretStdin)
+    throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwt-key, not both');
   const text = readFileBytes(opts.jwtKey, '--jwt-key').toString('utf8');
   let key: ReturnType<typeof loadSigningKey>;
   try {
@@ -63,7 +79,17 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, t
     method: 'JWT',
     detail: `JWT ${key.alg}, kid ${key.kid}, sub ${tenant}`,
     signer: async (ts, id, body) => {
-      const jwt = await createWebhookJwt({ key: key.key, alg: key.alg, kid: key.kid, tenant, endpointUrl: url, eventId: id, body, nowSeconds: ts, ttlSeconds: opts.jwtTtl });
+      const jwt = await createWebhookJwt({
+        key: key.key,
+        alg: key.alg,
+        kid: key.kid,
+        tenant,
+        endpointUrl: url,
+        eventId: id,
+        body,
+        nowSeconds: ts,
+        ttlSeconds: opts.jwtTtl,
+      });
       return { Authorization: `Bearer ${jwt}` };
     },
   };
@@ -71,7 +97,12 @@ async function makeSigner(opts: SendOptions, ctx: CommandContext, url: string, t
 
 /** Request headers: the webhook headers, then the auth headers, then any -H overrides (by name, case-insensitively). */
 function buildHeaders(ts: number, id: string, auth: Record<string, string>, extra: [string, string][]): Record<string, string> {
-  const h: Record<string, string> = { 'Content-Type': 'application/json', 'Webhook-Timestamp': String(ts), 'Webhook-Event-Id': id, ...auth };
+  const h: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'Webhook-Timestamp': String(ts),
+    'Webhook-Event-Id': id,
+    ...auth,
+  };
   for (const [name, value] of extra) {
     for (const k of Object.keys(h)) if (k.toLowerCase() === name) delete h[k];
     h[name] = value;
@@ -112,15 +143,22 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 /** The flag that puts the command in load mode, if one does. */
-const loadFlag = (opts: SendOptions) => (opts.count !== undefined ? '--count' : opts.duration !== undefined ? '--duration' : opts.events !== undefined ? '--events' : undefined);
+const loadFlag = (opts: SendOptions) =>
+  opts.count !== undefined ? '--count' : opts.duration !== undefined ? '--duration' : opts.events !== undefined ? '--events' : undefined;
 
 function checkOptions(opts: SendOptions): void {
   const load = loadFlag(opts);
-  if (!load && (opts.concurrency !== undefined || opts.rate !== undefined)) throw new UsageError('--concurrency and --rate apply to load mode: add --count N, --duration SECONDS or --events FILE');
-  if (load && opts.eventId !== undefined) throw new UsageError(`--event-id cannot be used with ${load}: load mode sends a fresh event ID per event`);
+  if (!load && (opts.concurrency !== undefined || opts.rate !== undefined))
+    throw new UsageError('--concurrency and --rate apply to load mode: add --count N, --duration SECONDS or --events FILE');
+  if (load && opts.eventId !== undefined)
+    throw new UsageError(`--event-id cannot be used with ${load}: load mode sends a fresh event ID per event`);
   if (load && opts.dryRun) throw new UsageError(`--dry-run prints one request; it cannot be used with ${load}`);
-  if (opts.events !== undefined && (opts.data !== undefined || opts.dataFile !== undefined)) throw new UsageError('use either --events or --data/--data-file: with --events each line is a body');
-  if (opts.events === '-' && opts.secretStdin) throw new UsageError('standard input cannot carry both the events and the secret: pass the secret with --secret-file or AGCTL_WEBHOOK_SECRET');
+  if (opts.events !== undefined && (opts.data !== undefined || opts.dataFile !== undefined))
+    throw new UsageError('use either --events or --data/--data-file: with --events each line is a body');
+  if (opts.events === '-' && opts.secretStdin)
+    throw new UsageError(
+      'standard input cannot carry both the events and the secret: pass the secret with --secret-file or AGCTL_WEBHOOK_SECRET',
+    );
   if (opts.tenant !== undefined && opts.jwtKey === undefined) throw new UsageError('--tenant applies to JWT sends: add --jwt-key');
 }
 
@@ -134,7 +172,10 @@ interface LoadRun {
 
 /** Load mode: the run, its summary, and the exit code. */
 async function sendLoad(opts: SendOptions, ctx: CommandContext, { url, signer, extra, source }: LoadRun): Promise<number> {
-  const [{ runLoad, printSummary, loadExitCode, reportFailure }, { EventLines }] = await Promise.all([import('../load.js'), import('../events.js')]);
+  const [{ runLoad, printSummary, loadExitCode, reportFailure }, { EventLines }] = await Promise.all([
+    import('../load.js'),
+    import('../events.js'),
+  ]);
   const events = Buffer.isBuffer(source) ? undefined : source;
   const lines = events && new EventLines(events.path, events.fd);
   try {
@@ -178,10 +219,17 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
     return sendLoad(opts, ctx, { url, signer, extra, source: events });
   }
   const body = await readBody(ctx, { data: opts.data, dataFile: opts.dataFile, stdinTaken: opts.secretStdin === true });
-  const { signer, detail } = await makeSigner(opts, ctx, url, tenantOf, opts.data === undefined && body.file === undefined ? 'the body' : undefined);
+  const { signer, detail } = await makeSigner(
+    opts,
+    ctx,
+    url,
+    tenantOf,
+    opts.data === undefined && body.file === undefined ? 'the body' : undefined,
+  );
   // The listener's own rule (UTF-8 JSON text, no byte order mark), as --events checks each line.
   if ('problem' in jsonBody(body.bytes)) ctx.out.warn('the body is not valid JSON: the listener will answer 400');
-  if (body.bytes.length > MAX_BODY_BYTES) ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
+  if (body.bytes.length > MAX_BODY_BYTES)
+    ctx.out.warn(`the body is ${body.bytes.length} bytes: listeners refuse more than ${MAX_BODY_BYTES} (413)`);
   if (loadFlag(opts)) return sendLoad(opts, ctx, { url, signer, extra, source: body.bytes });
 
   const id = opts.eventId ?? newEventId();
@@ -207,10 +255,11 @@ export async function run({ args: [target], opts }: SendInput, ctx: CommandConte
   const text = 'body' in shown ? shown.body.toString('utf8') : '';
   const answer = 'body' in shown ? parseObject(text) : undefined;
   if (ctx.out.json) {
-    const response = 'body' in shown ? { response: answer ?? text } : { response: null, responseEncoding: shown.encoding, responseBytes: shown.bytes };
+    const response =
+      'body' in shown ? { response: answer ?? text } : { response: null, responseEncoding: shown.encoding, responseBytes: shown.bytes };
     ctx.out.printJson({ status: res.status, url, eventId: id, timestamp: ts, ...response });
   } else {
-    const reason = 'body' in shown ? answerReason(answer) ?? text.trim().slice(0, 500) : notShown(shown);
+    const reason = 'body' in shown ? (answerReason(answer) ?? text.trim().slice(0, 500)) : notShown(shown);
     ctx.out.fields([
       ['Status', statusText(res.status)],
       ['Reason', reason],

@@ -20,9 +20,8 @@ export const command = () =>
     .option('--allowed-cidr <cidrs>', "the listener's allowed ranges, comma-separated (repeatable)", collect, [] as string[])
     .option('--trust-proxy', 'take the source address from X-Forwarded-For, as a server behind a proxy would')
     .option('--allow-insecure-jwks', 'allow a JWKS URL over plain http on a loopback address')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `
 Runs the same verification pipeline as the service, in the same order: source
 address (403), headers, timestamp and JSON body (400), signature or JWT (401).

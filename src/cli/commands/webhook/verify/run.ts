@@ -14,7 +14,14 @@ import { hideUserinfo } from '../../../../lib/url.js';
 
 type VerifyOptions = VerifyInput['opts'];
 
-const STEP_NAMES = ['HTTP framing, before the webhook checks', 'source address', 'request headers and body', 'authentication', 'idempotency', 'accepted'];
+const STEP_NAMES = [
+  'HTTP framing, before the webhook checks',
+  'source address',
+  'request headers and body',
+  'authentication',
+  'idempotency',
+  'accepted',
+];
 
 async function readCapture(opts: VerifyOptions, ctx: CommandContext): Promise<CapturedRequest> {
   const stdinUses = [opts.request === '-', opts.bodyFile === '-', opts.secretStdin].filter(Boolean).length;
@@ -45,7 +52,8 @@ function parseUrl(v: string, flag: string): URL {
 
 export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<number> {
   const req = await readCapture(opts, ctx);
-  if (opts.allowedCidr.length && !opts.sourceIp) throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
+  if (opts.allowedCidr.length && !opts.sourceIp)
+    throw new UsageError('--allowed-cidr needs --source-ip (the address the request came from)');
   if (opts.sourceIp && isIP(normalizeIp(opts.sourceIp)) === 0) throw new UsageError(`--source-ip: "${opts.sourceIp}" is not an IP address`);
   // Like the listener's allowedCidrs: several ranges, given as repeated flags or comma-separated.
   const ranges = allowedRanges(opts.allowedCidr);
@@ -66,10 +74,19 @@ export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<n
 
   let listener: ListenerConfig;
   if (opts.jwks !== undefined) {
-    if (opts.secretFile !== undefined || opts.secretStdin) throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwks, not both');
-    if (!url) throw new UsageError('a JWT check needs the endpoint URL (the aud claim): pass --url, or --tenant with a --request that has a request line');
+    if (opts.secretFile !== undefined || opts.secretStdin)
+      throw new UsageError('use either an HMAC secret (--secret-file/--secret-stdin) or --jwks, not both');
+    if (!url)
+      throw new UsageError(
+        'a JWT check needs the endpoint URL (the aud claim): pass --url, or --tenant with a --request that has a request line',
+      );
     try {
-      listener = { authMethod: 'JWT', jwks: await loadJwks(opts.jwks, { allowInsecure: opts.allowInsecureJwks === true }), endpointUrl: url, tenantBaseUrl: tenant };
+      listener = {
+        authMethod: 'JWT',
+        jwks: await loadJwks(opts.jwks, { allowInsecure: opts.allowInsecureJwks === true }),
+        endpointUrl: url,
+        tenantBaseUrl: tenant,
+      };
     } catch (err) {
       if (err instanceof JwksError) throw new UsageError(`--jwks: ${err.message}`);
       throw err;
@@ -81,8 +98,20 @@ export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<n
 
   const now = opts.now !== undefined ? opts.now * 1000 : ctx.clock.now();
   const result: VerifyResult = req.refused
-    ? { status: req.refused.status, step: 0, eventId: null, reason: `${req.refused.status === 400 ? 'malformed HTTP request' : 'request header fields too large'}: ${req.refused.reason}; the service's HTTP layer answers ${req.refused.status} before any webhook check` }
-    : await verifyWebhook({ sourceIp: opts.sourceIp ?? '127.0.0.1', headers: req.headers, body: req.body, listener, now, trustProxy: opts.trustProxy });
+    ? {
+        status: req.refused.status,
+        step: 0,
+        eventId: null,
+        reason: `${req.refused.status === 400 ? 'malformed HTTP request' : 'request header fields too large'}: ${req.refused.reason}; the service's HTTP layer answers ${req.refused.status} before any webhook check`,
+      }
+    : await verifyWebhook({
+        sourceIp: opts.sourceIp ?? '127.0.0.1',
+        headers: req.headers,
+        body: req.body,
+        listener,
+        now,
+        trustProxy: opts.trustProxy,
+      });
   const notes = [...req.notes];
   if (req.method && req.method !== 'POST') notes.push(`the request method is ${req.method}: the service answers 405 to anything but POST`);
   if (!allowList) notes.push('step 1 (source address) not checked: no --allowed-cidr given');

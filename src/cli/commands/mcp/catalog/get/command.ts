@@ -8,6 +8,11 @@ export const command = () =>
     .description('Show one MCP catalog entry and the config fields its servers take')
     .argument('<catalog-id>', 'catalog entry ID (27-character KSUID)')
     .addOption(columnsOption())
-    .addHelpText('after', () => helpText('', ['agctl mcp catalog get 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW', 'agctl mcp catalog get 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW -o json | jq .configSchema.fields']));
+    .addHelpText('after', () =>
+      helpText('', [
+        'agctl mcp catalog get 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW',
+        'agctl mcp catalog get 2hAcQ7vXy1Lm0bYtZk3PdRuE9sW -o json | jq .configSchema.fields',
+      ]),
+    );
 
 export type GetInput = Input<ReturnType<typeof command>>;

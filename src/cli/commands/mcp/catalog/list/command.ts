@@ -5,7 +5,13 @@ import { columnsOption } from '../../../../tree/columns.js';
 import { limitOption, pageSizeOption } from '../../../../tree/util.js';
 
 /** The table's columns in display order, with their ranks (1: kept longest on a narrow terminal). */
-export const COLUMNS = [['ID', 4], ['NAME', 1], ['SERVICE', 2], ['CONFIG FIELDS', 5], ['DESCRIPTION', 3]] as const;
+export const COLUMNS = [
+  ['ID', 4],
+  ['NAME', 1],
+  ['SERVICE', 2],
+  ['CONFIG FIELDS', 5],
+  ['DESCRIPTION', 3],
+] as const;
 
 export const command = () =>
   new Command('list')
@@ -15,7 +21,11 @@ export const command = () =>
     .addOption(pageSizeOption('entries', 100))
     .addOption(columnsOption(COLUMNS))
     .addHelpText('after', () =>
-      helpText('An entry\'s ID is the mcpServerCatalogId of the hosted MCP servers made from it.', ['agctl mcp catalog list', 'agctl mcp catalog list --query datadog', "agctl mcp catalog list -o json | jq -r '.[] | [.id, .displayName] | @tsv'"]),
+      helpText("An entry's ID is the mcpServerCatalogId of the hosted MCP servers made from it.", [
+        'agctl mcp catalog list',
+        'agctl mcp catalog list --query datadog',
+        "agctl mcp catalog list -o json | jq -r '.[] | [.id, .displayName] | @tsv'",
+      ]),
     );
 
 export type ListInput = Input<ReturnType<typeof command>>;

@@ -15,7 +15,13 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
     json: redactJson,
     empty: query ? `No MCP catalog entries matching "${escapeControls(query)}"` : 'The MCP catalog is empty',
     columns: COLUMNS,
-    row: (e) => ({ ID: entryText(e.id), NAME: entryText(e.displayName), SERVICE: entryText(e.serviceName), 'CONFIG FIELDS': configFieldNames(e) || '-', DESCRIPTION: entryText(e.description) }),
+    row: (e) => ({
+      ID: entryText(e.id),
+      NAME: entryText(e.displayName),
+      SERVICE: entryText(e.serviceName),
+      'CONFIG FIELDS': configFieldNames(e) || '-',
+      DESCRIPTION: entryText(e.description),
+    }),
   });
   return 0;
 }

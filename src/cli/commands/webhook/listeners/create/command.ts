@@ -8,17 +8,26 @@ export const command = () =>
   readsEnv(new Command('create'), WEBHOOK_SECRET_ENV)
     .description('Create a webhook listener and its automation (embedded server)')
     .addOption(
-      completeWith(new Option('--auth-method <method>', `authentication: ${LISTENER_AUTH.join(' or ')} (any case)`).argParser(anyCase(LISTENER_AUTH)).default('HMAC' as const), LISTENER_AUTH),
+      completeWith(
+        new Option('--auth-method <method>', `authentication: ${LISTENER_AUTH.join(' or ')} (any case)`)
+          .argParser(anyCase(LISTENER_AUTH))
+          .default('HMAC' as const),
+        LISTENER_AUTH,
+      ),
     )
     .option('--name <name>', 'name of the automation the listener triggers')
-    .option('--jwks-url <url>', 'JWT: the HTTPS URL of the key set that verifies senders (http on loopback with serve --allow-insecure-jwks)')
+    .option(
+      '--jwks-url <url>',
+      'JWT: the HTTPS URL of the key set that verifies senders (http on loopback with serve --allow-insecure-jwks)',
+    )
     .option('--allowed-cidr <cidrs>', 'accept events only from these ranges, comma-separated (repeatable)', collect, [] as string[])
-    .addOption(completeWith(new Option('--secret-out <path>', 'HMAC: generate the secret and write it to this new file (mode 0600)'), 'file'))
+    .addOption(
+      completeWith(new Option('--secret-out <path>', 'HMAC: generate the secret and write it to this new file (mode 0600)'), 'file'),
+    )
     .option('--secret-file <path>', 'HMAC: use the secret in this file')
     .option('--secret-stdin', 'HMAC: read the secret from standard input')
-    .addHelpText(
-      'after',
-      () => helpText(
+    .addHelpText('after', () =>
+      helpText(
         `${EMBEDDED_ONLY}
 
 An HMAC listener needs a secret, never shown or given as a flag value: with

@@ -22,7 +22,8 @@ function writeNewSecretFile(path: string, secret: string): string {
     writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
     if (!isFsError(err)) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`--secret-out ${path}: the file already exists`, 'name a new file: a secret file is never overwritten');
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new UsageError(`--secret-out ${path}: the file already exists`, 'name a new file: a secret file is never overwritten');
     throw new UsageError(`--secret-out ${path}: cannot write ${file}: ${pathProblem(file, err)}`);
   }
   return file;
@@ -34,16 +35,25 @@ async function buildRequest(opts: CreateOptions, ctx: CommandContext): Promise<{
   if (opts.name !== undefined) req.name = opts.name;
   const ranges = allowedRanges(opts.allowedCidr);
   if (ranges.length) req.allowedCidrs = ranges;
-  const secretFlags = [opts.secretOut !== undefined && '--secret-out', opts.secretFile !== undefined && '--secret-file', opts.secretStdin && '--secret-stdin'].filter(Boolean);
+  const secretFlags = [
+    opts.secretOut !== undefined && '--secret-out',
+    opts.secretFile !== undefined && '--secret-file',
+    opts.secretStdin && '--secret-stdin',
+  ].filter(Boolean);
   if (opts.authMethod === 'JWT') {
     if (secretFlags.length) throw new UsageError(`${secretFlags[0]} applies to HMAC listeners: a JWT listener has no secret`);
-    if (!opts.jwksUrl) throw new UsageError('a JWT listener needs --jwks-url (the key set that verifies senders)', 'make a key pair with: agctl webhook keygen');
+    if (!opts.jwksUrl)
+      throw new UsageError(
+        'a JWT listener needs --jwks-url (the key set that verifies senders)',
+        'make a key pair with: agctl webhook keygen',
+      );
     req.jwksUrl = opts.jwksUrl;
     return { req };
   }
   if (opts.jwksUrl !== undefined) throw new UsageError('--jwks-url applies to JWT listeners: add --auth-method jwt');
   if (opts.secretOut !== undefined) {
-    if (secretFlags.length > 1) throw new UsageError(`use either --secret-out (a new secret) or ${secretFlags[1]} (a secret of yours), not both`);
+    if (secretFlags.length > 1)
+      throw new UsageError(`use either --secret-out (a new secret) or ${secretFlags[1]} (a secret of yours), not both`);
     return { req, secretOut: opts.secretOut };
   }
   req.secret = await readWebhookSecret(ctx, opts, 'or pass --secret-out FILE to have a new secret generated into FILE (mode 0600)');
@@ -77,9 +87,16 @@ export async function run({ opts }: CreateInput, ctx: CommandContext): Promise<n
     ['Auth', listener.authMethod],
     ...(listener.jwksUrl ? ([['JWKS URL', listener.jwksUrl]] as [string, string][]) : []),
     ['Allowed from', listenerAllowedFrom(listener)],
-    ...(listener.authMethod === 'HMAC' ? ([['Secret', secretFile ? `saved to ${secretFile} (mode 0600)` : 'as given (not shown)']] as [string, string][]) : []),
+    ...(listener.authMethod === 'HMAC'
+      ? ([['Secret', secretFile ? `saved to ${secretFile} (mode 0600)` : 'as given (not shown)']] as [string, string][])
+      : []),
   ]);
-  const how = listener.authMethod === 'JWT' ? '--jwt-key PRIVATE_JWK' : secretFile ? `--secret-file ${secretFile}` : `--secret-file FILE (or ${'$'}AGCTL_WEBHOOK_SECRET)`;
+  const how =
+    listener.authMethod === 'JWT'
+      ? '--jwt-key PRIVATE_JWK'
+      : secretFile
+        ? `--secret-file ${secretFile}`
+        : `--secret-file FILE (or ${'$'}AGCTL_WEBHOOK_SECRET)`;
   ctx.out.info(`Send an event with: agctl webhook send ${listener.id} -d '{}' ${how}`);
   return 0;
 }

@@ -16,7 +16,14 @@ export async function run({ opts }: ListInput, ctx: CommandContext): Promise<num
     json: (all) => all.map(listenerShown),
     empty: 'No webhook listeners; create one with: agctl webhook listeners create',
     columns: COLUMNS,
-    row: (l) => ({ ID: l.id, NAME: l.automation.name || '-', AUTH: l.authMethod, 'ALLOWED FROM': listenerAllowedFrom(l), RUNS: l.runCount ?? '-', URL: l.url }),
+    row: (l) => ({
+      ID: l.id,
+      NAME: l.automation.name || '-',
+      AUTH: l.authMethod,
+      'ALLOWED FROM': listenerAllowedFrom(l),
+      RUNS: l.runCount ?? '-',
+      URL: l.url,
+    }),
   });
   return 0;
 }
