@@ -42,7 +42,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
         process.stderr.write('agctl: not built yet; run `npm run build` (npm install does it for you)\n');
         process.exit(1);
       }
-      process.stderr.write(`agctl: ${err && err.stack ? err.stack : err}\n`);
+      process.stderr.write(`agctl: ${err?.stack ? err.stack : err}\n`);
       process.exit(1);
     });
 }

@@ -304,7 +304,7 @@ export type AuthKind = keyof typeof AUTH_METHOD_TABLE;
 /** A method's declaration, read without its literal types. */
 export const authMethod = (kind: AuthKind): AuthMethodSpec => AUTH_METHOD_TABLE[kind];
 export const AUTH_KIND_LIST = Object.keys(AUTH_METHOD_TABLE) as AuthKind[];
-export const isAuthKind = (s: string): s is AuthKind => Object.prototype.hasOwnProperty.call(AUTH_METHOD_TABLE, s);
+export const isAuthKind = (s: string): s is AuthKind => Object.hasOwn(AUTH_METHOD_TABLE, s);
 
 /**
  * The request auth object a view's `authMethod` stands for (`oauth2Mode` tells

@@ -6,8 +6,6 @@ import { isJsonObject } from '../lib/json.js';
 import { HTTP_TOKEN } from '../lib/net.js';
 import { invalidArgument } from './errors.js';
 import {
-  AUTH_FIELDS,
-  AuthMethod,
   OAUTH2_MODES,
   OAuth2ClientIdMode,
   OAuth2Mode,
@@ -130,7 +128,7 @@ export interface CredentialsPlan {
 // ---------------------------------------------------------------------------
 // Helpers.
 
-export const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+export const has = (o: object, k: string) => Object.hasOwn(o, k);
 export const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 
 /** An absolute https URL with a host and no user info. */

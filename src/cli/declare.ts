@@ -21,7 +21,7 @@ export const InvalidArgumentError = commander.InvalidArgumentError;
 export type Input<C> = C extends typed.Command<infer A, infer O, infer _G> ? { args: A; opts: O } : never;
 
 /** What a command's `run` returns: its exit code (none: 0). */
-export type CommandResult = number | void;
+export type CommandResult = number | undefined;
 
 /** A command's `run`: `cmd` is the parsed commander command (help and completion read the tree from it). */
 export type Run<C> = (input: Input<C>, ctx: CommandContext, cmd: CommandUnknownOpts) => Promise<CommandResult>;

@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { CliError, Exit } from '../lib/exit.js';
 import { sleep } from '../lib/clock.js';
-import type { Proxy } from '../lib/proxy.js';
+import type { HttpProxy } from '../lib/proxy.js';
 import { redactBody, redactHeaders } from './redact.js';
 
 interface HttpRequest {
@@ -55,7 +55,7 @@ interface HttpOptions {
   /** The largest body read (default DEFAULT_MAX_RESPONSE_BYTES): a larger answer is an error, read no further. */
   maxResponseBytes?: number;
   /** The proxy for a URL, or undefined to connect directly (the CLI passes proxyFor over its environment); may throw a UsageError. */
-  proxy?: (url: URL) => Proxy | undefined;
+  proxy?: (url: URL) => HttpProxy | undefined;
 }
 
 /** The largest answer read by default (AGCTL_MAX_RESPONSE_BYTES changes it): far above any page or object the service sends. */
@@ -173,7 +173,7 @@ export class HttpClient {
     body: string | Buffer | undefined,
     generation: number,
     cap: { bytes: number; hint: string },
-    proxy: Proxy | undefined,
+    proxy: HttpProxy | undefined,
   ): Promise<HttpResponse> {
     const u = new URL(url);
     const { request, agent } = await this.#transport(u.protocol, proxy);
@@ -252,7 +252,7 @@ export class HttpClient {
    * (node:https is loaded for the first https: URL). Through a proxy, https
    * connections are TLS over a CONNECT tunnel; http ones go to the proxy.
    */
-  async #transport(protocol: string, proxy: Proxy | undefined): Promise<Transport> {
+  async #transport(protocol: string, proxy: HttpProxy | undefined): Promise<Transport> {
     const key = proxy ? `${protocol}${proxy.display}|${proxy.authorization ?? ''}` : protocol;
     let t = this.#transports.get(key);
     if (!t) {
@@ -344,7 +344,7 @@ const codedError = (code: string, message: string) => Object.assign(new Error(me
 /** A failure of the proxy itself: connecting to it, or its answer to CONNECT (`status`). Its `code` is the cause's, for retries. */
 class ProxyFailure extends Error {
   constructor(
-    readonly proxy: Proxy,
+    readonly proxy: HttpProxy,
     readonly code: string | undefined,
     readonly status?: number,
     cause?: unknown,
@@ -359,7 +359,7 @@ const PROXY_REFUSED = 'PROXY_REFUSED';
  * A CONNECT tunnel through `proxy` to host:port: the socket once the proxy
  * answers 2xx. Connecting to the proxy and its answer share the connect limit.
  */
-function tunnel(proxy: Proxy, host: string, port: number, timeoutMs: number): Promise<Socket> {
+function tunnel(proxy: HttpProxy, host: string, port: number, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const target = `${host.includes(':') ? `[${host}]` : host}:${port}`;
     const headers: Record<string, string> = { host: target };
@@ -395,7 +395,7 @@ function tunnel(proxy: Proxy, host: string, port: number, timeoutMs: number): Pr
 }
 
 /** The error for a proxy that refused to carry a request to `u` (its status). */
-function proxyRefused(proxy: Proxy, u: URL, status: number): CliError {
+function proxyRefused(proxy: HttpProxy, u: URL, status: number): CliError {
   const via = `the proxy ${proxy.display} (${proxy.source})`;
   if (status === 407) {
     return new CliError(`${via} asks for credentials (407 Proxy Authentication Required)`, Exit.Server, {
@@ -600,7 +600,7 @@ interface Tries {
   elapsedMs: number;
 }
 
-function networkError(err: unknown, url: string, tries: Tries, source: string, proxy?: Proxy): CliError {
+function networkError(err: unknown, url: string, tries: Tries, source: string, proxy?: HttpProxy): CliError {
   const f = classifyNetworkError(err);
   const u = new URL(url);
   if (err instanceof ProxyFailure) {

@@ -3,7 +3,7 @@ import type { McpServerView, UpdateCredentialsRequest, UpdateCredentialsResponse
 import { catalogEntryProblem, type GetCatalogEntryResponse, type McpCatalogEntry } from '../api/mcp-catalog.js';
 import { MCP_LISTED_VIEW, MCP_SERVER_ANSWER } from '../api/mcp-view.js';
 import { answerProblem, itemProblem } from '../api/shape.js';
-import { type ApiClient } from './api.js';
+import type { ApiClient } from './api.js';
 import { isJsonObject, jsonKind } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions, type Page, type PageRequest } from './paginate.js';
 import { checkAnswerId } from './answer-id.js';

@@ -12,7 +12,7 @@ import {
   type TaskView,
 } from '../api/tasks.js';
 import { answerProblem, itemProblem } from '../api/shape.js';
-import { type ApiClient } from './api.js';
+import type { ApiClient } from './api.js';
 import { isJsonObject } from '../lib/json.js';
 import { checkPage, listAll, type ListAllOptions } from './paginate.js';
 import { checkAnswerId } from './answer-id.js';

@@ -24,7 +24,7 @@
 // A command with another secret (AGCTL_CLIENT_SECRET wrong or rotated) does not
 // use it.
 import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { KEYRING_SERVICE, secretStoreFor, type SecretStore } from './secret-store.js';
 import { CliError, Exit, UsageError } from '../lib/exit.js';

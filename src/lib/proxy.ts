@@ -16,7 +16,7 @@ import { BlockList, isIP } from 'node:net';
 import { UsageError } from './exit.js';
 import { isLoopbackHost } from './net.js';
 
-export interface Proxy {
+export interface HttpProxy {
   /** The proxy as shown: scheme, host and port, never its credentials. */
   display: string;
   /** The variable it came from, as it is spelled in the environment (e.g. `https_proxy`). */
@@ -48,7 +48,7 @@ function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): { name: str
  * Throws a UsageError when the variable that applies holds no usable proxy
  * URL (the message names the variable, never its value: it may hold a password).
  */
-export function proxyFor(target: URL, env: NodeJS.ProcessEnv): Proxy | undefined {
+export function proxyFor(target: URL, env: NodeJS.ProcessEnv): HttpProxy | undefined {
   const vars = VARS[target.protocol as keyof typeof VARS];
   if (!vars) return undefined;
   const hostname = bare(target.hostname);
@@ -60,7 +60,7 @@ export function proxyFor(target: URL, env: NodeJS.ProcessEnv): Proxy | undefined
   return parseProxy(set.name, set.value);
 }
 
-function parseProxy(source: string, value: string): Proxy {
+function parseProxy(source: string, value: string): HttpProxy {
   let u: URL;
   try {
     u = new URL(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) ? value : `http://${value}`);
@@ -77,7 +77,7 @@ function parseProxy(source: string, value: string): Proxy {
     );
   }
   if (!u.hostname) throw new UsageError(`${source} names no proxy host`, 'set it to http://host:port');
-  const proxy: Proxy = { display: `http://${u.host}`, source, host: bare(u.hostname), port: Number(u.port) || 80 };
+  const proxy: HttpProxy = { display: `http://${u.host}`, source, host: bare(u.hostname), port: Number(u.port) || 80 };
   if (u.username || u.password) {
     let credentials: string;
     try {

@@ -103,7 +103,7 @@ describe.skipIf(noMount)('a full disk', () => {
       closeSync(fd);
     }
     const full = snapshot(inside);
-    delete full['filler'];
+    delete full.filler;
 
     const failed = await login('q');
     expect(failed.code, failed.stderr).toBe(2);
@@ -118,7 +118,7 @@ describe.skipIf(noMount)('a full disk', () => {
     expect(issued() - tokens).toBe(1);
     // The old state whole: the same files, the same bytes, no lock, no temporary file.
     const after = snapshot(inside);
-    delete after['filler'];
+    delete after.filler;
     expect(after).toEqual(full);
 
     // Space again: the next commands go on at once (no lock to wait for, none older to judge).

@@ -198,7 +198,7 @@ function startZsh() {
   return { child, waiting, closed };
 }
 afterAll(async () => {
-  zshRun?.child.stdin!.end();
+  zshRun?.child.stdin?.end();
   await zshRun?.closed;
 });
 

@@ -167,7 +167,7 @@ function clientFromSecret(store: Store, form: URLSearchParams): ClientRow {
       : randomBytes(32);
   const given = Buffer.from(secret);
   const same = given.length === expected.length && timingSafeEqual(given, expected);
-  if (!client || client.form !== 'plain' || !same) throw oauthError(401, 'invalid_client', 'client authentication failed');
+  if (client?.form !== 'plain' || !same) throw oauthError(401, 'invalid_client', 'client authentication failed');
   return client;
 }
 
@@ -197,7 +197,7 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   const clientId = form.get('client_id');
   if (clientId && clientId !== iss) fail('client_id does not match the assertion issuer');
   const client = findClient(ctx.store, iss);
-  if (!client || client.form !== 'key' || !client.public_jwk) return fail('unknown client');
+  if (client?.form !== 'key' || !client.public_jwk) return fail('unknown client');
   const key = await importJWK(JSON.parse(client.public_jwk) as JWK, 'EdDSA');
   const now = nowSeconds(ctx.clock);
   let payload;

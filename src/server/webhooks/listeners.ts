@@ -69,7 +69,7 @@ export function insertListener(
     auth_method: input.authMethod,
     secret_sealed: secret ? store.seal(secret, ...secretPlace(id)) : null,
     jwks_url: input.authMethod === 'JWT' ? (input.jwksUrl ?? null) : null,
-    allowed_cidrs: input.allowedCidrs && input.allowedCidrs.length ? JSON.stringify(input.allowedCidrs) : null,
+    allowed_cidrs: input.allowedCidrs?.length ? JSON.stringify(input.allowedCidrs) : null,
     created_at: now,
   };
   store.db

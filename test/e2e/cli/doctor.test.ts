@@ -1,13 +1,13 @@
 // agctl doctor against a healthy embedded server, a config directory others
 // can write (or not this user's), an unreachable base URL (a closed loopback
 // port), and tenants whose Date header is off or hostile.
-import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
+import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
 import { startTestServer } from '../../helpers/server.js';
 import { testPki } from '../../helpers/tls.js';
 

@@ -134,9 +134,7 @@ describe('control characters a server sends', () => {
       sendJsonText(
         res,
         JSON.stringify(
-          second
-            ? { list: [{ id: 'b' }], ['more\u001b[2J']: [1], nextPageToken: '' }
-            : { list: [{ id: 'a' }], nextPageToken: 'p\u001b[2J' },
+          second ? { list: [{ id: 'b' }], 'more\u001b[2J': [1], nextPageToken: '' } : { list: [{ id: 'a' }], nextPageToken: 'p\u001b[2J' },
         ),
       );
     });

@@ -174,7 +174,7 @@ describe('tables', () => {
     const r = await cli(['rules', 'list', app]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^PRIORITY  ID +NAME +ENABLED  CONDITION +REQUEST POLICY$/);
+    expect(lines[0]).toMatch(/^PRIORITY {2}ID +NAME +ENABLED {2}CONDITION +REQUEST POLICY$/);
     expect(r.stdout).not.toMatch(/[│┌─…]/);
     const longest = rules.reduce((a, b) => (b.condition.length > a.condition.length ? b : a));
     expect(longest.condition.length).toBeGreaterThan(40);
@@ -190,7 +190,7 @@ describe('tables', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(100);
-    expect(lines[0]).toMatch(/^PRIORITY  ID +NAME +ENABLED  CONDITION +REQUEST POLICY$/);
+    expect(lines[0]).toMatch(/^PRIORITY {2}ID +NAME +ENABLED {2}CONDITION +REQUEST POLICY$/);
     expect(r.stdout).toContain('…');
     for (const rule of rules) expect(r.stdout).toContain(` ${rule.id} `);
   });

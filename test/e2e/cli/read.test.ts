@@ -352,7 +352,7 @@ describe('an MCP server view without the members the summary names', async () =>
     oauth2ServiceAuthorizedAsName: null,
     tunneled: true,
   };
-  t.reset((req: Seen, res: ServerResponse) => {
+  t.reset((_req: Seen, res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ mcpServer: view }));
   });

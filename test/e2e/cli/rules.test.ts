@@ -271,9 +271,9 @@ describe('exit codes and errors', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     const rows = lines.slice(1, 1 + EXIT_CODE_TABLE.length);
-    expect(rows.map((l) => /^\s*(\d+)  (.*)$/.exec(l)!.slice(1))).toEqual(EXIT_CODE_TABLE.map(([c, t]) => [String(c), t]));
+    expect(rows.map((l) => /^\s*(\d+) {2}(.*)$/.exec(l)!.slice(1))).toEqual(EXIT_CODE_TABLE.map(([c, t]) => [String(c), t]));
     // aligned: every meaning starts in the same column
-    expect(new Set(rows.map((l) => l.search(/(?<=\d  )\S/))).size).toBe(1);
+    expect(new Set(rows.map((l) => l.search(/(?<=\d {2})\S/))).size).toBe(1);
     expect(lines[1 + EXIT_CODE_TABLE.length]).toBe('');
     expect(r.stdout).toContain('With -o json (or --jq) an error is one JSON object on stderr');
     const [env, unknown] = await Promise.all([cli(['help', 'environment']), cli(['help', 'nonsense'])]);

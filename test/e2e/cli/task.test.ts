@@ -132,7 +132,7 @@ describe('agctl task approve-step-up', async () => {
     });
     const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/Resuming step-up transaction [0-9A-Za-z]{27}: waiting for it to be verified\. Confirm it at:\n  (\S+)/);
+    expect(stderr).toMatch(/Resuming step-up transaction [0-9A-Za-z]{27}: waiting for it to be verified\. Confirm it at:\n {2}(\S+)/);
     expect(/Confirm it at:\n {2}(\S+)/.exec(stderr)![1]).toBe(url);
     expect(stdout).toMatch(/^Approve action: +[0-9A-Za-z]{27}$/m);
     const action = s.server.store.db.prepare('SELECT comment FROM task_approve_actions WHERE task_id = ?').get(taskId) as any;
@@ -377,7 +377,7 @@ describe('agctl task approve-step-up', async () => {
       expect(r.stderr).toMatch(/^agctl: /m);
       // whole seconds from 1, as the help says
       if (args[0] === '--wait-timeout') expect(r.stderr).toContain('--wait-timeout must be a whole number from 1 to 86400');
-      if (args[1] === '--embedded') expect(r.stderr).toMatch(/--no-wait cannot be used with --embedded[^]*hint: run `agctl serve`/);
+      if (args[1] === '--embedded') expect(r.stderr).toMatch(/--no-wait cannot be used with --embedded[\s\S]*hint: run `agctl serve`/);
     }
     expect((await cli(['task', 'approve-step-up', '--help'])).stdout).toMatch(
       /--wait-timeout <seconds>\s+how long to wait for the step-up to be completed, in\s+whole seconds from 1 to 86400 \(default 300\)/,

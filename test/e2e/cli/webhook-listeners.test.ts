@@ -180,7 +180,7 @@ describe('webhook listeners create', () => {
         [],
         {},
         2,
-        /missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET[^]*--secret-out FILE/,
+        /missing webhook signing secret: provide it with --secret-stdin, --secret-file, AGCTL_WEBHOOK_SECRET[\s\S]*--secret-out FILE/,
       ],
       [['--secret-out', join(work, 'y.secret'), '--secret-file', join(work, 'z')], {}, 2, /use either --secret-out .* or --secret-file/],
       [['--allowed-cidr', '10.0.0.0/8,'], { AGCTL_WEBHOOK_SECRET: A_SECRET }, 2, /--allowed-cidr: an empty range/],

@@ -99,7 +99,7 @@ describe('escapeControls: invisible characters', () => {
     const lines = text.trimEnd().split('\n');
     expect(text).not.toMatch(/[\u202e\u2066\u200b]/u);
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
-    expect(lines[1]).toMatch(/^r-\\u200b1  /);
+    expect(lines[1]).toMatch(/^r-\\u200b1 {2}/);
     const stateAt = lines[0]!.indexOf('STATE');
     expect(lines.slice(1).map((l) => l.search(/(on|off)$/))).toEqual([stateAt, stateAt]);
   });

@@ -77,7 +77,7 @@ describe('token cache and logout', () => {
     const place = { profile: 'p', baseUrl: srv.url, clientId: creds.clientId };
     await new Vault(dir, env).saveCredential(place, creds.clientSecret);
     // the logout (another process) runs while the token is asked for
-    srv.reset(async (req, res) => {
+    srv.reset(async (_req, res) => {
       const other = new Vault(dir, env);
       await other.removeCredential('p');
       other.removeTokensOf('p');

@@ -1,6 +1,6 @@
 // Load mode stopped with Ctrl-C (a fake interrupt): no new events, the requests
 // in flight finish or are aborted after the grace period, the summary says so.
-import { PassThrough } from 'node:stream';
+import type { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LOAD_MAX_BODY_BYTES, runLoad, type LoadOptions } from '../../../src/cli/commands/webhook/load.js';
 import { hostileTenant } from '../../helpers/hostile-tenant.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import { CliError, Exit } from '../../../src/lib/exit.js';

@@ -2,7 +2,7 @@
 // a string `code`, with or without a message, or no JSON at all. The HTTP
 // status decides the exit code; without a message the body itself is shown.
 import { describe, expect, it } from 'vitest';
-import { ApiError, Code, parseCode } from '../../../src/api/errors.js';
+import { type ApiError, Code, parseCode } from '../../../src/api/errors.js';
 import { MAX_MESSAGE_BYTES, bodyExcerpt, errorFromResponse, serverMessage } from '../../../src/client/api.js';
 import type { HttpResponse } from '../../../src/client/http.js';
 import { renderError } from '../../../src/cli/errors.js';

@@ -17,7 +17,7 @@ const all = async (chunks: (string | Buffer)[], max?: number) => {
     })(),
     max,
   ))
-    for (const l of batch) out.push({ no: l.no, text: l.bytes && l.bytes.toString('utf8') });
+    for (const l of batch) out.push({ no: l.no, text: l.bytes?.toString('utf8') ?? null });
   return out;
 };
 

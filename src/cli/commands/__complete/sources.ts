@@ -117,7 +117,7 @@ function within<T>(stopwatch: Stopwatch, ms: number, p: Promise<T>, fallback: T)
 }
 
 export const SOURCES: Record<DynamicSource, Source> = {
-  profiles: async (line, ctx) => {
+  profiles: async (_line, ctx) => {
     const config = new ConfigContext(ctx.env);
     const current = config.profiles.currentName();
     return config.profiles.names().map((name) => {

@@ -25,6 +25,7 @@ inserted quoted, never run by the shell; one with a control, bidi or invisible
 character, or starting with -, is not offered.`,
             [
               'agctl completion bash > /etc/bash_completion.d/agctl',
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: zsh's own expansion, printed for the user to run
               'agctl completion zsh > "${fpath[1]}/_agctl"',
               'agctl completion fish > ~/.config/fish/completions/agctl.fish',
             ],

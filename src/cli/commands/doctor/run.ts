@@ -14,7 +14,7 @@ import type { CommandContext } from '../../context.js';
 import { escapeControls } from '../../escape.js';
 import { cachedTokenState, describeToken } from '../auth/token-state.js';
 import type { DoctorInput } from './command.js';
-import { proxyFor, type Proxy } from '../../../lib/proxy.js';
+import { proxyFor, type HttpProxy } from '../../../lib/proxy.js';
 import { describeError, storeBackend } from './store.js';
 
 type Status = 'ok' | 'warn' | 'fail' | 'skip';
@@ -238,7 +238,7 @@ async function tenantChecks(ctx: CommandContext, s: Settings): Promise<Check[]> 
   let host = url.hostname.replace(/^\[|\]$/g, '');
   let port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   // The proxy every command would use (src/lib/proxy.ts): the connection checks go to it.
-  let proxy: Proxy | undefined;
+  let proxy: HttpProxy | undefined;
   try {
     proxy = proxyFor(url, ctx.env);
   } catch (err) {

@@ -20,7 +20,7 @@ interface ConfigFieldsOutcome {
   secret?: ReadonlySet<string>;
 }
 
-const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const has = (o: object, k: string) => Object.hasOwn(o, k);
 const list = (names: string[]) => names.map((n) => escapeControls(n)).join(', ');
 
 /**

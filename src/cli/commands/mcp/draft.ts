@@ -159,7 +159,7 @@ export function parsePairs(flag: string, items: string[] | undefined): Record<st
     const i = item.indexOf('=');
     const key = i < 0 ? '' : item.slice(0, i).trim();
     if (i <= 0 || key === '') throw new UsageError(`${flag}: expected key=value${i > 0 ? '' : ` (got an argument without "=")`}`);
-    if (Object.prototype.hasOwnProperty.call(out, key)) throw new UsageError(`${flag}: ${key} is given twice`);
+    if (Object.hasOwn(out, key)) throw new UsageError(`${flag}: ${key} is given twice`);
     out[key] = item.slice(i + 1);
   }
   return out;
@@ -190,7 +190,7 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   // The auth method: explicit, or implied by method-specific flags.
   const implied = (Object.keys(AUTH_OPTION_KEYS) as AuthKind[]).filter((k) => given(opts, AUTH_OPTION_KEYS[k]).length > 0);
   if (opts.auth !== undefined) {
-    const kind = Object.prototype.hasOwnProperty.call(AUTH_NAMES, opts.auth.trim().toLowerCase())
+    const kind = Object.hasOwn(AUTH_NAMES, opts.auth.trim().toLowerCase())
       ? AUTH_NAMES[opts.auth.trim().toLowerCase()]
       : isAuthKind(opts.auth)
         ? opts.auth
@@ -379,7 +379,7 @@ export async function obtainSecret(
 export async function readConfigInputs(opts: SetCredentialsOptions, d: Draft, ctx: CommandContext): Promise<void> {
   const set = (flag: string, key: string, value: string) => {
     d.configFields ??= {};
-    if (Object.prototype.hasOwnProperty.call(d.configFields, key)) throw new UsageError(`${flag}: config field ${key} is given twice`);
+    if (Object.hasOwn(d.configFields, key)) throw new UsageError(`${flag}: config field ${key} is given twice`);
     d.configFields[key] = value;
   };
   for (const [key, file] of Object.entries(parsePairs('--config-file', opts.configFile) ?? {})) {

@@ -50,7 +50,7 @@ interface WalkStart {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const has = (o: object, k: string) => Object.hasOwn(o, k);
 /**
  * A server's value offered as a prompt's default: the prompt shows it as it
  * is, so one holding a control or an invisible character is not offered (it

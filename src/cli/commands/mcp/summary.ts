@@ -33,7 +33,7 @@ export function toolApproval(v: string | undefined | null): string {
   return v;
 }
 
-const list = (v: string[] | null | undefined) => (v && v.length ? v.join(', ') : '');
+const list = (v: string[] | null | undefined) => (v?.length ? v.join(', ') : '');
 const pairs = (m: Record<string, string> | null | undefined) =>
   Object.entries(m ?? {})
     .map(([k, v]) => `${k}=${v}`)

@@ -13,7 +13,7 @@ import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { networkFailure, statusText } from '../../../client/http.js';
 import { CliError, Exit, exitCodeForStatus, type ExitCode } from '../../../lib/exit.js';
-import type { Proxy } from '../../../lib/proxy.js';
+import type { HttpProxy } from '../../../lib/proxy.js';
 import { newEventId } from '../../../webhook/sign.js';
 import type { CommandContext } from '../../context.js';
 import { jsonErrorLine, renderError } from '../../errors.js';
@@ -48,7 +48,7 @@ export interface LoadOptions {
   /** How long requests in flight at Ctrl-C may take before they are aborted (default INTERRUPT_GRACE_MS). */
   interruptGraceMs?: number;
   /** The proxy the events go through (proxyFor): https in a CONNECT tunnel per connection, TLS end to end. */
-  proxy?: Proxy;
+  proxy?: HttpProxy;
 }
 
 /** After Ctrl-C, how long the requests in flight may take to answer before they are aborted. */
@@ -142,7 +142,7 @@ export function progressLine(
 }
 
 /** Why the run stopped when no attempt got an HTTP answer, in plain words. */
-function downReason(err: unknown, url: string, proxy?: Proxy): string {
+function downReason(err: unknown, url: string, proxy?: HttpProxy): string {
   const f = networkFailure(err);
   const { host, hostname } = new URL(url);
   if (proxy) {

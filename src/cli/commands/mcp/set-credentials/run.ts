@@ -374,13 +374,12 @@ function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: 
 async function addStoredCatalogId(
   body: UpdateCredentialsRequest,
   opts: SetCredentialsOptions,
-  ctx: CommandContext,
+  _ctx: CommandContext,
   view: () => Promise<McpServerView | null>,
 ): Promise<void> {
   const c = configOf(body);
   if (
-    !c ||
-    c.kind !== 'hosted' ||
+    c?.kind !== 'hosted' ||
     (c.config.mcpServerCatalogId !== undefined && c.config.mcpServerCatalogId !== null && c.config.mcpServerCatalogId !== '')
   )
     return;

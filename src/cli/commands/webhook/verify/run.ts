@@ -65,7 +65,7 @@ export async function run({ opts }: VerifyInput, ctx: CommandContext): Promise<n
     throw err;
   }
 
-  const path = req.target && req.target.startsWith('/') ? req.target : undefined;
+  const path = req.target?.startsWith('/') ? req.target : undefined;
   const tenantRaw = opts.tenant ?? ctx.settings.baseUrl;
   let url = opts.url ? parseUrl(opts.url, '--url').href : undefined;
   if (!url && tenantRaw && path) url = parseUrl(tenantRaw, '--tenant').origin + path;
