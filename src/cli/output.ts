@@ -230,7 +230,7 @@ export class Output {
     const rowsOnScreen = this.io.stdout.rows;
     if (!(rowsOnScreen && countLines(text) > rowsOnScreen && (await this.#page(text)))) this.io.stdout.write(text);
     const left = fit ? names.filter((_, j) => !fit.keep.includes(j)) : [];
-    if (left.length) this.hint(`${left.join(', ')} left out to fit ${width} columns: -o wide shows every column, --columns chooses them`);
+    if (left.length) this.hint(`${left.join(', ')} left out to fit ${width} columns (-o wide shows them)`);
   }
 
   /**
@@ -443,7 +443,8 @@ function freeText(rows: string[][], count: number): boolean[] {
 /** Below this terminal width every list prints one record per row instead of a table. */
 export const RECORDS_BELOW = 40;
 
-/** The narrowest a free-text column is cut to (or its header, when wider). */
+/** The share of the terminal a free-text column keeps before low-ranked columns are left out (step 2 of fitTable), and its least width. */
+const FREE_TEXT_SHARE = 0.4;
 const FREE_TEXT_FLOOR = 12;
 
 /**
@@ -453,11 +454,13 @@ const FREE_TEXT_FLOOR = 12;
  * caller prints records).
  * 1. Every column at its widest cell, if the table fits.
  * 2. Else free-text columns (names, conditions) are cut with "…", widest
- *    first, each down to its header or FREE_TEXT_FLOOR; IDs, URLs, times and
- *    numbers are never cut (a cut ID is of no use).
+ *    first, each down to a readable share of the terminal (FREE_TEXT_SHARE,
+ *    at least its header and FREE_TEXT_FLOOR); IDs, URLs, times and numbers are never cut (a cut
+ *    ID is of no use).
  * 3. Else the lowest-ranked column is left out and 2 is tried again, until
- *    the table fits; the top-ranked column always stays, cut to the width if
- *    it must be. A row never wraps.
+ *    the table fits: low-ranked columns go before high-ranked text is cut
+ *    short. The top-ranked column always stays (cut to the width if it must
+ *    be). A row never wraps.
  */
 export function fitTable(columns: Columns, rows: string[][], width: number | undefined): { keep: number[]; widths: number[] } | undefined {
   const natural = naturalWidths(
@@ -468,10 +471,11 @@ export function fitTable(columns: Columns, rows: string[][], width: number | und
   if (!width || width <= 0) return { keep: all, widths: natural };
   if (width < RECORDS_BELOW) return undefined;
   const free = freeText(rows, columns.length);
-  const floor = (j: number) => Math.max(visible(columns[j]![0]), FREE_TEXT_FLOOR);
   // Lowest rank last; on a tie the column further right goes first.
   const byRank = [...all].sort((a, b) => columns[a]![1] - columns[b]![1] || a - b);
-  for (let shown = byRank.length; shown >= 1; shown--) {
+  const floor = Math.max(FREE_TEXT_FLOOR, Math.floor(width * FREE_TEXT_SHARE));
+  /** The widths of the top `shown` columns with free text cut down to `floor` at most, or undefined when they do not fit. */
+  const attempt = (shown: number) => {
     const keep = all.filter((j) => byRank.indexOf(j) < shown);
     const widths = keep.map((j) => natural[j]!);
     let excess = tableWidth(widths) - width;
@@ -481,14 +485,18 @@ export function fitTable(columns: Columns, rows: string[][], width: number | und
       .sort((a, b) => widths[b]! - widths[a]! || a - b);
     for (const k of widestFirst) {
       if (excess <= 0) break;
-      const cut = Math.max(0, Math.min(excess, widths[k]! - floor(keep[k]!)));
+      const cut = Math.max(0, Math.min(excess, widths[k]! - Math.max(visible(columns[keep[k]!]![0]), floor)));
       widths[k]! -= cut;
       excess -= cut;
     }
-    if (excess <= 0) return { keep, widths };
-    if (shown === 1) return { keep, widths: [Math.min(widths[0]!, width)] };
+    return excess <= 0 ? { keep, widths } : undefined;
+  };
+  for (let shown = byRank.length; shown >= 1; shown--) {
+    const fit = attempt(shown);
+    if (fit) return fit;
   }
-  return undefined;
+  const top = byRank[0]!;
+  return { keep: [top], widths: [Math.min(natural[top]!, width)] };
 }
 
 /** A cell that is an ISO 8601 time, as the service writes them ("2026-11-25T07:13:08.295Z"). */

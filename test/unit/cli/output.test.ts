@@ -23,13 +23,14 @@ const ROWS = [
 ];
 
 describe('Output.table', () => {
-  it.each([80, 60])('fits a %i-column terminal, cutting the widest cells with …', async (columns) => {
+  it.each([80, 60])('fits a %i-column terminal, leaving out the last columns (ranked by position) and saying so', async (columns) => {
     const c = capture(true, columns);
     await c.out.table(HEAD, ROWS);
     const lines = c.text().trimEnd().split('\n');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(columns);
-    expect(c.text()).toContain('…');
+    expect(lines[0]).toMatch(/^PRIORITY {2}ID/);
     expect(c.text()).toContain('ecr-001');
+    expect(c.stderr()).toMatch(new RegExp(`^hint: .*CONDITION left out to fit ${columns} columns \\(-o wide shows them\\)\n$`));
   });
 
   it('leaves a table that fits, or one on a pipe, whole', async () => {
@@ -93,32 +94,34 @@ describe('Output.table', () => {
     expect(c.text()).toBe('ID  NAME        ENABLED\na   first rule  yes\nbb  x           no\n');
   });
 
-  it('cuts only free text, widest first, never a header, an ID or a number; then leaves out the lowest-ranked column', async () => {
+  it('cuts only free text, never a header, an ID or a number, down to 40% of the width; then leaves out the lowest-ranked columns', async () => {
     const head: Columns = [
       ['ID', 3],
       ['NAME', 1],
       ['DESCRIPTION', 2],
       ['N', 4],
     ];
-    const rows = [['an-id-that-is-long', 'short name', 'a long description of what the rule does, with many words', '123456']];
-    const c = capture(true, 60);
+    const description = 'a long description of what the rule does, with many words';
+    const rows = [['an-id-that-is-long', 'short name', description, '123456']];
+    const c = capture(true, 80);
     await c.out.table(head, rows);
     const [top, row] = c.text().trimEnd().split('\n');
     expect(top).toMatch(/^ID\s+NAME\s+DESCRIPTION\s+N$/);
-    expect(row).toBe('an-id-that-is-long  short name  a long description…   123456');
+    // The description alone gives way: 40 columns (80, less the others), ending in …
+    expect(row).toBe(`an-id-that-is-long  short name  ${description.slice(0, 39)}…  123456`);
     expect(c.stderr()).toBe('');
-    // Narrower: the description stops at 12 columns; narrower still, N (rank 4) goes, then the ID (rank 3).
-    const narrow = capture(true, 52);
+    // At 60 the description would go below 24 (40%): N (rank 4) is left out instead, and the description gets its room back.
+    const narrow = capture(true, 60);
     await narrow.out.table(head, rows);
-    expect(narrow.text()).toBe('ID                  NAME        DESCRIPTION   N\nan-id-that-is-long  short name  a long desc…  123456\n');
+    expect(narrow.text()).toBe(
+      `ID                  NAME        DESCRIPTION\nan-id-that-is-long  short name  ${description.slice(0, 27).trimEnd()}…\n`,
+    );
+    expect(narrow.stderr()).toBe('hint: N left out to fit 60 columns (-o wide shows them)\n');
+    // At 51, the ID (rank 3) too.
     const fewer = capture(true, 51);
     await fewer.out.table(head, rows);
-    expect(fewer.text()).toBe('ID                  NAME        DESCRIPTION\nan-id-that-is-long  short name  a long description…\n');
-    expect(fewer.stderr()).toBe('hint: N left out to fit 51 columns: -o wide shows every column, --columns chooses them\n');
-    const fewest = capture(true, 40);
-    await fewest.out.table(head, rows);
-    expect(fewest.text()).toBe('NAME        DESCRIPTION\nshort name  a long description of what…\n');
-    expect(fewest.stderr()).toContain('hint: ID, N left out to fit 40 columns');
+    expect(fewer.text()).toBe(`NAME        DESCRIPTION\nshort name  ${description.slice(0, 38).trimEnd()}…\n`);
+    expect(fewer.stderr()).toBe('hint: ID, N left out to fit 51 columns (-o wide shows them)\n');
   });
 
   it('never wraps a row: every line of a fitted table is one row, at 60, 80, 120 and 200 columns', async () => {
@@ -308,24 +311,37 @@ describe('fitTable: which column gives way', () => {
     ['ENABLED', 3],
     ['CONDITION', 2],
   ];
-  it('the widest free-text column takes the cut while it can stay at max(header, 12); the others stay whole', () => {
-    // Natural widths 8, 7, 28, 7, 57 (115 with the gaps): at 80 the condition alone gives 35 columns.
-    expect(fitTable(ranked, rows, 80)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 22] });
-    // At 64 it stops at 12, and the name gives the rest.
-    expect(fitTable(ranked, rows, 64)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 22, 7, 12] });
+  it('free text gives way down to 40% of the terminal, widest first; the other columns stay whole', () => {
+    // Natural widths 8, 7, 28, 7, 57 (115 with the gaps).
+    expect(fitTable(ranked, rows, 120)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 57] });
+    expect(fitTable(ranked, rows, 110)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 52] });
   });
 
-  it('then leaves out the lowest-ranked columns, one at a time, the top-ranked last', () => {
-    // At 55 the name is cut too (13), and everything stays; at 50 the ID (rank 5) goes, then PRIORITY (rank 4).
-    expect(fitTable(ranked, rows, 55)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 13, 7, 12] });
-    expect(fitTable(ranked, rows, 50)).toEqual({ keep: [0, 2, 3, 4], widths: [8, 17, 7, 12] });
-    expect(fitTable(ranked, rows, 41)).toEqual({ keep: [2, 3, 4], widths: [18, 7, 12] });
+  it('then the lowest-ranked columns are left out before high-ranked text is cut short, the top-ranked last', () => {
+    // At 80 the condition would go below 32: the ID (rank 5) goes, then PRIORITY (rank 4); the condition gets the room.
+    expect(fitTable(ranked, rows, 80)).toEqual({ keep: [2, 3, 4], widths: [28, 7, 41] });
+    // At 50, ENABLED (rank 3) too.
+    expect(fitTable(ranked, rows, 50)).toEqual({ keep: [2, 4], widths: [28, 20] });
+    // Two free-text columns share the cut, widest first, each down to 40%.
+    expect(
+      fitTable(
+        [
+          ['NAME', 1],
+          ['CONDITION', 2],
+        ],
+        [['a name of forty characters, give or take', 'a condition of about forty characters too']],
+        60,
+      ),
+    ).toEqual({
+      keep: [0, 1],
+      widths: [34, 24],
+    });
     expect(fitTable([['NAME', 1]], [['x'.repeat(100)]], 50)).toEqual({ keep: [0], widths: [50] });
     expect(fitTable(ranked, rows, RECORDS_BELOW - 1)).toBeUndefined();
     expect(fitTable(ranked, rows, undefined)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 57] });
   });
 
-  it('never cuts a column that holds a URL, even beside free text', () => {
+  it('never cuts a column that holds a URL: it is left out by its rank instead', () => {
     const head: Columns = [
       ['ID', 2],
       ['NAME', 1],
@@ -336,8 +352,8 @@ describe('fitTable: which column gives way', () => {
       ['crm-mcp', 'CRM (legacy OAuth2 passthrough mode)', 'https://tickets.internal.example.com/mcp/sse/a/longer/path', 'external'],
       ['dd', 'Datadog', 'catalog 3MacSr4RNE0gAoCMrpH6vfDSxb6', 'hosted'],
     ];
-    // The URL column is the widest, yet the name takes the cut.
-    expect(fitTable(head, rows, 100)).toEqual({ keep: [0, 1, 2, 3], widths: [7, 21, 58, 8] });
+    expect(fitTable(head, rows, 120)).toEqual({ keep: [0, 1, 2, 3], widths: [7, 36, 58, 8] });
+    expect(fitTable(head, rows, 100)).toEqual({ keep: [0, 1], widths: [7, 36] });
   });
 });
 
