@@ -86,16 +86,8 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
       ctx.out.warn(`cannot keep the port for the next start in ${join(dir, PORT_FILE)}: ${pathProblem(join(dir, PORT_FILE), err)}`);
     }
   }
-  const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
-  try {
-    writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
-  } catch (err) {
-    // Without the ready file nobody can use the server: stop it rather than run on unreachable.
-    await server.close();
-    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
-  }
-
-  // Listening for Ctrl-C (SIGINT) and SIGTERM before the start-up lines say the server runs.
+  // Listening for Ctrl-C (SIGINT) and SIGTERM before the ready file tells anyone the server runs (a script
+  // that waits for the file and then stops the server must find it listening).
   // Each is heard once (a second one ends the process at once); neither once the server is closed.
   let closed!: () => void;
   const stopped = new Promise<void>((done) => (closed = done));
@@ -117,6 +109,17 @@ export async function run({ opts }: ServeInput, ctx: CommandContext): Promise<nu
     offInterrupt();
     stop('SIGINT');
   });
+  const readyFile = resolve(opts.readyFile ?? `${dir}/ready.json`);
+  try {
+    writePrivateFile(readyFile, JSON.stringify(info, null, 2) + '\n', { privateDir: false });
+  } catch (err) {
+    // Without the ready file nobody can use the server: stop it rather than run on unreachable.
+    offTerminate();
+    offInterrupt();
+    await server.close();
+    throw new UsageError(`--ready-file: cannot write ${readyFile}: ${pathProblem(readyFile, err)}`);
+  }
+
   ctx.out.success(['agctl embedded server listening on ', styled(info.baseUrl, 'bold')]);
   if (taken)
     ctx.out.warn(
