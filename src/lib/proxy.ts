@@ -77,6 +77,16 @@ function parseProxy(source: string, value: string): HttpProxy {
     );
   }
   if (!u.hostname) throw new UsageError(`${source} names no proxy host`, 'set it to http://host:port');
+  // A `/`, `?` or `#` left raw in the credentials ends the authority early: the parser would take part of the
+  // password for the host and port, and it would be shown. Such a value is refused, and never shown.
+  const rest = value.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '');
+  const at = rest.lastIndexOf('@');
+  if (at >= 0 && (/[/?#]/.test(rest.slice(0, at)) || (!u.username && !u.password))) {
+    throw new UsageError(
+      `${source}: the proxy credentials are not validly percent-encoded`,
+      'encode special characters in the user name and password (e.g. / as %2F, @ as %40)',
+    );
+  }
   const proxy: HttpProxy = { display: `http://${u.host}`, source, host: bare(u.hostname), port: Number(u.port) || 80 };
   if (u.username || u.password) {
     let credentials: string;

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, cliFor, startCli, tempDir, type CliResult } from '../../helpers/cli.js';
@@ -417,6 +417,21 @@ describe('webhook keygen and JWT sends', () => {
     const again = await cli()(['webhook', 'keygen', '--alg', alg, '--out', prefix]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already exists/);
+  });
+
+  it('keygen never writes through a link planted at the JWKS name: refused as existing, and with --force replaced, its target untouched', async () => {
+    const prefix = join(work, 'linked');
+    const target = join(work, 'linked-target');
+    symlinkSync(target, `${prefix}.jwks.json`);
+    const refused = await cli()(['webhook', 'keygen', '--out', prefix]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/linked\.jwks\.json already exists/);
+    const forced = await cli()(['webhook', 'keygen', '--out', prefix, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(existsSync(target)).toBe(false);
+    expect(lstatSync(`${prefix}.jwks.json`).isFile()).toBe(true);
+    expect(statSync(`${prefix}.jwks.json`).mode & 0o777).toBe(0o644);
+    expect(JSON.parse(readFileSync(`${prefix}.jwks.json`, 'utf8')).keys).toHaveLength(1);
   });
 
   it("signs the JWT sub as the origin of a full listener URL, not the profile's other host; --tenant overrides", async () => {

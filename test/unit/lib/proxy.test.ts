@@ -49,6 +49,19 @@ describe('proxyFor', () => {
     expect(() => proxyFor(new URL('https://t.example.com'), { https_proxy: 'http://u:hunter2@[bad' })).toThrow(
       /^https_proxy is not a valid proxy URL$/,
     );
+    // A raw `/` in the password would end the authority early (the password's digits read as a port): refused, never shown.
+    for (const value of ['http://alice:4821/x@proxy.corp:3128', 'http://alice:p?w@proxy.corp:3128', 'http://alice:p#w@proxy.corp:3128']) {
+      let message = '';
+      try {
+        proxyFor(new URL('https://t.example.com'), { HTTPS_PROXY: value });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, value).toMatch(/^HTTPS_PROXY(: the proxy credentials are not validly percent-encoded| is not a valid proxy URL)$/);
+    }
+    expect(proxyFor(new URL('https://t.example.com'), { HTTPS_PROXY: 'http://alice:4821%2Fx@proxy.corp:3128' })).toMatchObject({
+      display: 'http://proxy.corp:3128',
+    });
     // Not consulted for a destination it does not apply to.
     expect(proxyFor(new URL('https://localhost'), { HTTPS_PROXY: 'socks5://p' })).toBeUndefined();
   });

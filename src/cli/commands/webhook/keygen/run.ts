@@ -1,9 +1,10 @@
 // agctl webhook keygen: a signing key for a JWT listener.
-import { existsSync, writeFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../../../../lib/exit.js';
 import { writePrivateFile } from '../../../../config/secure-file.js';
 import { isFsError, pathProblem } from '../../../../lib/fs-errors.js';
+import { chmodNoFollow, writeFileAtomic } from '../../../../lib/private-fs.js';
 import { KeyError, generateListenerKey } from '../../../../webhook/keys.js';
 import type { CommandContext } from '../../../context.js';
 import type { KeygenInput } from './command.js';
@@ -14,7 +15,7 @@ export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<n
   const jwksFile = resolve(`${prefix}.jwks.json`);
   if (!opts.force) {
     for (const f of [privateFile, jwksFile])
-      if (existsSync(f)) throw new UsageError(`${f} already exists`, 'pass --force to overwrite it, or choose another --out prefix');
+      if (present(f)) throw new UsageError(`${f} already exists`, 'pass --force to overwrite it, or choose another --out prefix');
   }
   let key: ReturnType<typeof generateListenerKey>;
   try {
@@ -29,7 +30,9 @@ export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<n
     // ours to change. Missing directories are created 0700.
     writePrivateFile(privateFile, JSON.stringify(key.privateJwk, null, 2) + '\n', { privateDir: false });
     writing = jwksFile;
-    writeFileSync(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n', { mode: 0o644 });
+    // Written as every local file is (never through a link planted at its name), then made readable: it is public.
+    writeFileAtomic(jwksFile, JSON.stringify(key.publicJwks, null, 2) + '\n');
+    chmodNoFollow(jwksFile, 0o644);
   } catch (err) {
     if (!isFsError(err)) throw err;
     throw new UsageError(`--out ${prefix}: cannot write ${writing}: ${pathProblem(writing, err)}`);
@@ -48,4 +51,14 @@ export async function run({ opts }: KeygenInput, ctx: CommandContext): Promise<n
     `Publish ${jwksFile} at the listener's HTTPS JWKS URL, then send with: agctl webhook send <listener> --jwt-key ${privateFile}`,
   );
   return 0;
+}
+
+/** Whether anything is at `path`, a link (even one whose target is missing) included. */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
