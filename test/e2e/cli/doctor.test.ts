@@ -80,8 +80,9 @@ describe('agctl doctor', () => {
     expect(check(out.checks, 'config dir')).toEqual({
       name: 'config dir',
       status: 'fail',
-      detail: `${dir}: others can write it (mode 0777)`,
-      hint: `chmod 700 '${dir}'`,
+      // The words every command refuses it with (src/lib/private-fs.ts).
+      detail: `the config directory ${dir} is not safe to use: it is writable by group and others (mode 0777)`,
+      hint: `chmod 700 ${dir}`,
     });
     chmodSync(dir, 0o755);
     const loose = await cli(['doctor', '-o', 'json']);
@@ -104,7 +105,7 @@ describe('agctl doctor', () => {
       expect(r.code, r.stderr).toBe(2);
       const c = check(r.json<{ checks: Check[] }>().checks, 'config dir');
       expect(c?.status).toBe('fail');
-      expect(c?.detail).toContain(root ? 'owned by user 4242, not by you (user 0)' : 'agctl cannot write it');
+      expect(c?.detail).toContain(root ? 'owned by uid 4242, not by root who runs agctl' : 'agctl cannot write it');
     } finally {
       if (root) chownSync(dir, 0, 0);
       else chmodSync(dir, 0o700);

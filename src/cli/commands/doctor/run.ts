@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
-import { accessSync, constants, lstatSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
-import { platform, userInfo } from 'node:os';
+import { platform } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { ciSet } from '../../../lib/ci.js';
@@ -15,6 +15,7 @@ import { escapeControls } from '../../escape.js';
 import { cachedTokenState, describeToken } from '../auth/token-state.js';
 import type { DoctorInput } from './command.js';
 import { proxyFor, type HttpProxy } from '../../../lib/proxy.js';
+import { UnsafePathError, checkPrivateDir, readPrivateFile } from '../../../lib/private-fs.js';
 import { describeError, storeBackend } from './store.js';
 
 type Status = 'ok' | 'warn' | 'fail' | 'skip';
@@ -133,50 +134,31 @@ async function keyringCheck(env: NodeJS.ProcessEnv): Promise<Check> {
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
 
-/** The config directory: a directory of this user's, that no one else can write (or read), that agctl can write. */
+/**
+ * The config directory: checked as every command checks it before reading
+ * (src/lib/private-fs.ts: this user's or root's, not writable by group or
+ * others, its files never links), then that agctl can write it and that
+ * others cannot read it.
+ */
 function configDirChecks(dir: string): Check[] {
   const name = 'config dir';
-  let link: Stats;
+  let st: Stats;
   try {
-    link = lstatSync(dir);
+    st = statSync(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return [ok(name, `${dir}: not made yet (agctl makes it, mode 0700, at the first login)`)];
     return [fail(name, `${dir}: ${describeError(err)}`, Exit.Usage, 'fix it, or set AGCTL_CONFIG_DIR to another directory')];
   }
-  let st = link;
-  let shown = dir;
-  if (link.isSymbolicLink()) {
-    try {
-      st = statSync(dir);
-      shown = `${dir} (a symbolic link)`;
-    } catch (err) {
-      return [
-        fail(
-          name,
-          `${dir}: a symbolic link to nothing usable: ${describeError(err)}`,
-          Exit.Usage,
-          'fix the link, or set AGCTL_CONFIG_DIR to another directory',
-        ),
-      ];
-    }
-  }
   if (!st.isDirectory())
-    return [fail(name, `${shown}: not a directory`, Exit.Usage, 'remove it, or set AGCTL_CONFIG_DIR to another directory')];
-  const chmod = `chmod 700 '${dir.replace(/'/g, `'\\''`)}'`;
-  if (platform() !== 'win32') {
-    const me = userInfo().uid;
-    if (me >= 0 && st.uid !== me) {
-      return [
-        fail(
-          name,
-          `${shown}: owned by user ${st.uid}, not by you (user ${me})`,
-          Exit.Usage,
-          'use a directory of your own: AGCTL_CONFIG_DIR, or chown it',
-        ),
-      ];
-    }
-    if (st.mode & 0o022) return [fail(name, `${shown}: others can write it (mode ${octal(st.mode)})`, Exit.Usage, chmod)];
+    return [fail(name, `${dir}: not a directory`, Exit.Usage, 'remove it, or set AGCTL_CONFIG_DIR to another directory')];
+  try {
+    checkPrivateDir(dir, 'the config directory');
+    // The files that hold secrets: read as every command reads them (a link, another's file or one others can write is refused).
+    for (const f of ['key', 'config.json']) readPrivateFile(join(dir, f), dir);
+  } catch (err) {
+    if (err instanceof UnsafePathError) return [fail(name, err.message, Exit.Usage, err.hint)];
+    return [fail(name, `${dir}: ${describeError(err)}`, Exit.Usage, 'fix it, or set AGCTL_CONFIG_DIR to another directory')];
   }
   try {
     accessSync(dir, constants.W_OK | constants.X_OK);
@@ -184,39 +166,15 @@ function configDirChecks(dir: string): Check[] {
     return [
       fail(
         name,
-        `${shown}: agctl cannot write it (${describeError(err)})`,
+        `${dir}: agctl cannot write it (${describeError(err)})`,
         Exit.Usage,
         `make it writable (chmod u+rwx), or set AGCTL_CONFIG_DIR to another directory`,
       ),
     ];
   }
-  const checks: Check[] = [];
   if (platform() !== 'win32' && st.mode & 0o077)
-    checks.push(warn(name, `${shown}: others can read it (mode ${octal(st.mode)}); agctl makes it 0700 at its next save`, chmod));
-  else checks.push(ok(name, `${shown}: yours, mode ${octal(st.mode)}`));
-  // The files that hold secrets, each 0600 (agctl re-applies it on every save).
-  if (platform() !== 'win32') {
-    for (const f of ['key', 'config.json']) {
-      try {
-        const fst = lstatSync(join(dir, f));
-        if (fst.isSymbolicLink())
-          checks.push(
-            fail(name, `${join(dir, f)}: a symbolic link (agctl never follows one there)`, Exit.Usage, 'replace it with the file itself'),
-          );
-        else if (fst.mode & 0o077)
-          checks.push(
-            warn(
-              name,
-              `${join(dir, f)}: others can read it (mode ${octal(fst.mode)})`,
-              `chmod 600 '${join(dir, f).replace(/'/g, `'\\''`)}'`,
-            ),
-          );
-      } catch {
-        // not there: nothing to say
-      }
-    }
-  }
-  return checks;
+    return [warn(name, `${dir}: others can read it (mode ${octal(st.mode)}); agctl makes it 0700 at its next save`, `chmod 700 ${dir}`)];
+  return [ok(name, `${dir}: yours, mode ${octal(st.mode)}`)];
 }
 
 /** The path to the tenant (proxy, DNS, TCP, TLS), the clock against its Date header, and the cached token. */
