@@ -2,32 +2,14 @@
 // (node:sqlite on Node 20; better-sqlite3 where it is missing or built for
 // another Node) is named in one line with its fix, exit 11, no stack trace.
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { BIN, baseEnv, tempDir } from '../../helpers/cli.js';
-
-const hasNodeSqlite = Boolean(
-  (
-    process.getBuiltinModule?.('node:sqlite') as
-      | { StatementSync?: { prototype?: { setAllowUnknownNamedParameters?: unknown } } }
-      | undefined
-  )?.StatementSync?.prototype?.setAllowUnknownNamedParameters,
-);
-
-function loads(module: string): boolean {
-  try {
-    const Database = createRequire(import.meta.url)(module) as new (f: string) => { close(): void };
-    new Database(':memory:').close();
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { unloadableDriver } from '../../helpers/sqlite-drivers.js';
 
 describe('agctl doctor with a store that does not load', () => {
   it('names the driver, why it does not load and the fix (exit 11); the other checks still run', (ctx) => {
-    const wanted = hasNodeSqlite ? 'better-sqlite3' : 'node:sqlite';
-    if (wanted === 'better-sqlite3' && loads('better-sqlite3')) ctx.skip();
+    const wanted = unloadableDriver();
+    if (!wanted) return ctx.skip();
     const env = { ...baseEnv(tempDir('agctl-doctor-store-')), AGCTL_STORE_BACKEND: wanted };
     const r = spawnSync(process.execPath, [BIN, 'doctor', '-o', 'json'], { env, encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(11);

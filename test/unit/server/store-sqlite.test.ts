@@ -4,30 +4,16 @@
 // warning kept out of the output, and a driver that cannot load named in one line.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StartupError } from '../../../src/server/startup.js';
 import { StoreUnavailableError, betterLoadProblem, isSqliteWarning, openDatabase, storeBackend } from '../../../src/server/store/sqlite.js';
 import { BIN, baseEnv } from '../../helpers/cli.js';
+import { hasNodeSqlite, unloadableDriver } from '../../helpers/sqlite-drivers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'agctl-sqlite-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** Whether `name` loads and opens a database in this process's Node. */
-function loads(name: string): boolean {
-  try {
-    const Database = createRequire(import.meta.url)(name) as new (f: string) => { close(): void };
-    new Database(':memory:').close();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-const hasNodeSqlite = major > 22 || (major === 22 && minor >= 15);
 
 describe('the SQLite driver', () => {
   it('is node:sqlite where Node has it, better-sqlite3 otherwise, with its versions', () => {
@@ -168,8 +154,8 @@ describe('a driver that cannot load', () => {
   it('stops `--embedded` with exit 11 and one line, before anything is created', (ctx) => {
     // A driver this Node cannot load: on Node 20 node:sqlite; elsewhere better-sqlite3 when it is
     // missing or built for another Node (as in CI, where it is built for Node 20).
-    const wanted = hasNodeSqlite ? 'better-sqlite3' : 'node:sqlite';
-    if (wanted === 'better-sqlite3' && loads('better-sqlite3')) ctx.skip();
+    const wanted = unloadableDriver();
+    if (!wanted) return ctx.skip();
     const data = join(root, 'never');
     const env = { ...baseEnv(join(root, 'cfg2')), AGCTL_DATA_DIR: data, AGCTL_STORE_BACKEND: wanted };
     const r = spawnSync(process.execPath, [BIN, '--embedded', 'rules', 'list', 'crm-app'], { env, encoding: 'utf8', timeout: 60_000 });
