@@ -10,6 +10,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Transformed sources are kept in node_modules/.experimental-vitest-cache,
+    // keyed by their content: a second run transforms only what changed (about
+    // 8 s of the run's CPU time less, summed over the workers).
+    experimental: { fsModuleCache: true },
     // Two cores on CI. Most tests run the CLI in-process, but some wait on
     // child processes (concurrent logins, serve, the keyring session): a third
     // worker keeps both cores busy meanwhile (27-28 s against 30-31 s with two).

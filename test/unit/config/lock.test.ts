@@ -1,6 +1,6 @@
 // The config directory's lock file: holders take turns, the lock of a dead
 // process or a too old one is taken over (never a live one by mistake), the
-// wait is bounded. Real processes racing on it: test/e2e/cli/concurrency.test.ts.
+// wait is bounded. Real processes racing on it: test/stress/concurrency.stress.test.ts.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {

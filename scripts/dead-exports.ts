@@ -4,6 +4,7 @@
 // counts as using every export of it.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const ALL = '*';
@@ -145,4 +146,15 @@ export function deadExports(root: string): DeadExport[] {
     }
   }
   return dead.sort((a, b) => a.file.localeCompare(b.file) || a.name.localeCompare(b.name));
+}
+
+// `npm run lint` runs this file: it lists each dead export and fails when there is one.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dead = deadExports(root);
+  for (const d of dead)
+    console.error(
+      `${d.file}: ${d.name} is exported but no other file imports it${d.usedInFile ? ' (used in its own file: drop its export)' : ''}`,
+    );
+  if (dead.length) process.exitCode = 1;
 }

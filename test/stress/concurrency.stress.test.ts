@@ -8,10 +8,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tokenUrlFor } from '../../../src/client/auth.js';
-import { Vault } from '../../../src/config/vault.js';
-import { cliFor, spawnCliProcess, tempDir } from '../../helpers/cli.js';
-import { startTestServer } from '../../helpers/server.js';
+import { tokenUrlFor } from '../../src/client/auth.js';
+import { Vault } from '../../src/config/vault.js';
+import { cliFor, spawnCliProcess, tempDir } from '../helpers/cli.js';
+import { startTestServer } from '../helpers/server.js';
 
 const s = await startTestServer();
 const work = tempDir('agctl-concurrency-');
