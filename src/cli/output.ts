@@ -430,13 +430,17 @@ function records(shownHead: string[], head: string[], rows: string[][], columns:
 }
 
 /**
- * Which columns hold free text (a cell has a space: names, conditions,
- * descriptions), the only ones cut; a column that holds a URL is not.
+ * Which columns hold free text, the only ones cut: a cell has a space (names,
+ * conditions, descriptions) or is wider than `floor` (a name with no space as
+ * long as that, say from a tenant, is cut all the same, not left to push the
+ * other columns out). A column that holds a URL is not.
  */
-function freeText(rows: string[][], count: number): boolean[] {
+function freeText(rows: string[][], count: number, floor: number): boolean[] {
   return Array.from(
     { length: count },
-    (_, j) => rows.some((r) => /\s/.test(r[j] ?? '')) && !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')),
+    (_, j) =>
+      rows.some((r) => /\s/.test(r[j] ?? '') || visible(r[j] ?? '') > floor) &&
+      !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')),
   );
 }
 
@@ -470,10 +474,10 @@ export function fitTable(columns: Columns, rows: string[][], width: number | und
   const all = natural.map((_, j) => j);
   if (!width || width <= 0) return { keep: all, widths: natural };
   if (width < RECORDS_BELOW) return undefined;
-  const free = freeText(rows, columns.length);
+  const floor = Math.max(FREE_TEXT_FLOOR, Math.floor(width * FREE_TEXT_SHARE));
+  const free = freeText(rows, columns.length, floor);
   // Lowest rank last; on a tie the column further right goes first.
   const byRank = [...all].sort((a, b) => columns[a]![1] - columns[b]![1] || a - b);
-  const floor = Math.max(FREE_TEXT_FLOOR, Math.floor(width * FREE_TEXT_SHARE));
   /** The widths of the top `shown` columns with free text cut down to `floor` at most, or undefined when they do not fit. */
   const attempt = (shown: number) => {
     const keep = all.filter((j) => byRank.indexOf(j) < shown);

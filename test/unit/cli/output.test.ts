@@ -341,6 +341,22 @@ describe('fitTable: which column gives way', () => {
     expect(fitTable(ranked, rows, undefined)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 57] });
   });
 
+  it('cuts a name with no space that is wider than 40% of the terminal, as free text, instead of leaving the other columns out', () => {
+    const head: Columns = [
+      ['ID', 2],
+      ['NAME', 1],
+      ['STATE', 3],
+    ];
+    const rows = [
+      ['r1', 'N'.repeat(500), 'open'],
+      ['r2', 'Slack', 'closed'],
+    ];
+    // 80 columns: the name gets 80 - 2 - 6 - 2 * 2 = 68 (above 32, 40% of 80); the ID and the state stay.
+    expect(fitTable(head, rows, 80)).toEqual({ keep: [0, 1, 2], widths: [2, 68, 6] });
+    // A column of short names with no space is no free text: the table fits as it is.
+    expect(fitTable(head, [['r2', 'Slack', 'closed']], 80)).toEqual({ keep: [0, 1, 2], widths: [2, 5, 6] });
+  });
+
   it('never cuts a column that holds a URL: it is left out by its rank instead', () => {
     const head: Columns = [
       ['ID', 2],
