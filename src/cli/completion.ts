@@ -182,18 +182,41 @@ ${args.join('\n')}
   esac
   return 1
 }
+# $1 as the word it stands for, into dq: quotes and backslashes taken off as bash takes them
+# off, nothing expanded (a word with $ or a backquote outside single quotes stays as typed)
+_${name}_dequote() {
+  local w=$1 c n q='' i
+  dq=''
+  for (( i=0; i<\${#w}; i++ )); do
+    c=\${w:i:1}
+    if [[ $q == "'" ]]; then
+      if [[ $c == "'" ]]; then q=''; else dq+=$c; fi
+    elif [[ $c == '$' || $c == '\`' ]]; then
+      dq=$w; return
+    elif [[ $c == '\\' ]]; then
+      n=\${w:i+1:1}
+      if [[ -z $q || $n == [\\"\\\\\\$\\\`] ]]; then dq+=$n; i=$((i + 1)); else dq+=$c; fi
+    elif [[ $c == '"' ]]; then
+      if [[ $q == '"' ]]; then q=''; else q='"'; fi
+    elif [[ $c == "'" && -z $q ]]; then
+      q="'"
+    else
+      dq+=$c
+    fi
+  done
+}
 # The values \`${name} ${COMPLETE_COMMAND}\` offers for the word at the cursor ($1, as typed), into the
 # array dyn, each quoted for the command line (printf %q) and kept when $1 begins it or its
 # quoted form: a literal comparison, never compgen -W, which would expand a value ($(...),
 # backquotes, $VAR) as shell code. Nothing when the program fails.
 _${name}_dynamic() {
-  local i w glue=0 out value rest quoted
+  local i w glue=0 out value rest quoted dq prefix
   local -a line=()
   dyn=()
-  # the words up to the cursor as typed: bash splits --flag=value and key=value at '=';
-  # the word at the cursor is compared here, not there (as typed, it may be quoted)
+  # the words up to the cursor as the program gets them (unquoted): bash splits --flag=value
+  # and key=value at '='; the word at the cursor is compared here, not there
   for (( i=1; i<=COMP_CWORD; i++ )); do
-    w="\${COMP_WORDS[i]}"
+    _${name}_dequote "\${COMP_WORDS[i]}"; w=$dq
     if [[ $w == = ]]; then
       if (( \${#line[@]} )) && [[ \${line[\${#line[@]}-1]} != -* ]]; then line[\${#line[@]}-1]+='='; glue=1; fi
       if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
@@ -203,10 +226,11 @@ _${name}_dynamic() {
     if (( glue )); then line[\${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
   done
   out=$("\${COMP_WORDS[0]}" ${COMPLETE_COMMAND} -- "\${line[@]}" 2>/dev/null </dev/null)
+  _${name}_dequote "$1"; prefix=$dq
   while IFS=$'\t' read -r value rest; do
     [[ -z $value || $value == :* ]] && continue
     printf -v quoted %q "$value"
-    if [[ $value == "$1"* || $quoted == "$1"* ]]; then dyn+=("$quoted"); fi
+    if [[ $value == "$prefix"* || $quoted == "$1"* ]]; then dyn+=("$quoted"); fi
   done <<< "$out"
 }
 _${name}_takes_value() {

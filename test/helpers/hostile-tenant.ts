@@ -56,6 +56,8 @@ export interface HostileStats {
   bodyBytes: number;
   /** Headers of the last API request. */
   lastHeaders: IncomingMessage['headers'];
+  /** Path (and query) of the last API request. */
+  lastPath: string;
 }
 
 export interface HostileTenant {
@@ -109,7 +111,7 @@ function stream(res: ServerResponse, stats: HostileStats, bytes: number, announc
 }
 
 export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant> {
-  const stats: HostileStats = { requests: { token: 0, api: 0 }, bodyBytes: 0, lastHeaders: {} };
+  const stats: HostileStats = { requests: { token: 0, api: 0 }, bodyBytes: 0, lastHeaders: {}, lastPath: '' };
   let pages = 0;
   let current = behaviour;
   const server = createServer((req, res) => {
@@ -127,6 +129,7 @@ export async function hostileTenant(behaviour: Behaviour): Promise<HostileTenant
       }
       stats.requests.api++;
       stats.lastHeaders = req.headers;
+      stats.lastPath = path;
       switch (b.kind) {
         case 'endless-pages': {
           pages++;

@@ -588,6 +588,17 @@ describe('values from a hostile tenant are data, in every shell', () => {
         one.map(([r]) => `${RULE}${r} `),
       ),
     ).toEqual([...BY_LETTER, OFFERED[0]!].map((id) => withId(RULE, id)));
+    // earlier words typed quoted reach the program as the shell reads them: the app is app1 in each
+    for (const typed of ["'app1'", '"app1"', 'ap\\p1', "a'p'p1"]) {
+      tenant.stats.lastPath = '';
+      const replies = await bashComplete(`agctl rules get ${typed} `, hostileEnv);
+      expect([typed, tenant.stats.lastPath]).toEqual([typed, expect.stringMatching(/^\/api\/v1\/apps\/app1\//)]);
+      expect(replies.length, typed).toBe(OFFERED.length);
+    }
+    // a word bash would expand is passed as typed, never expanded here
+    tenant.stats.lastPath = '';
+    await bashComplete('agctl rules get $(touch${IFS}PWNED-dequote) ', hostileEnv);
+    expect(tenant.stats.lastPath).not.toMatch(/apps\/app1\//);
     // a prefix typed quoted, as an earlier TAB inserted it, still completes
     const quoted = await bashComplete(`${RULE}a\\$\\(`, hostileEnv);
     expect(
