@@ -85,7 +85,9 @@ interface CatalogRow {
 function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
   if (!id) return undefined;
   const row = store.db.prepare('SELECT * FROM mcp_catalog WHERE id = ?').get(id) as CatalogRow | undefined;
-  return row ? { id: row.id, serviceName: row.service_name, configFields: configFieldsOf(CATALOG_FIELDS.value(row.config_fields)) } : undefined;
+  return row
+    ? { id: row.id, serviceName: row.service_name, configFields: configFieldsOf(CATALOG_FIELDS.value(row.config_fields)) }
+    : undefined;
 }
 
 function loadServer(store: Store, appId: string, connectorId: string): McpRow {

@@ -350,7 +350,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
       .run(actionId, taskId, current.id, userId, txId, comment, isoAt(now));
     const res = store.db
       .prepare('UPDATE tasks SET task = ?, policy = ?, state = ?, updated_at = ? WHERE id = ? AND updated_at = ?')
-          .run(TASK.text(stored), POLICY.text(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
+      .run(TASK.text(stored), POLICY.text(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
     if (res.changes !== 1) throw failedPrecondition(`task ${taskId} changed while approving; read it again`);
     return { redirectUrl: '', ticketActionId: actionId };
   });

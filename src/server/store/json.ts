@@ -9,7 +9,8 @@
 // the defaults (an object of defaults, an empty list or map): a damaged row
 // never crashes the server nor fails a whole listing.
 import { isJsonObject } from '../../lib/json.js';
-import { normalize, type Infer } from '../../api/shape.js';
+import type { JWK as JoseJwk } from 'jose';
+import { normalize, shapeOf, type Infer } from '../../api/shape.js';
 
 type Shape = Parameters<typeof normalize>[0];
 
@@ -64,3 +65,26 @@ export const nullable = <T>(column: JsonColumn<T>): NullableJsonColumn<T> => ({
   text: (value) => (value === null ? null : column.text(value)),
   value: (text) => (text === null ? null : column.value(text)),
 });
+
+const jwkMember = { kind: 'string', optional: true } as const;
+/** A JSON Web Key (RFC 7517, 7518, 8037) of the kinds the server makes (EC, RSA, OKP), public or private. */
+const JWK = shapeOf<JoseJwk>()({
+  kty: jwkMember,
+  crv: jwkMember,
+  x: jwkMember,
+  y: jwkMember,
+  n: jwkMember,
+  e: jwkMember,
+  d: jwkMember,
+  p: jwkMember,
+  q: jwkMember,
+  dp: jwkMember,
+  dq: jwkMember,
+  qi: jwkMember,
+  kid: jwkMember,
+  alg: jwkMember,
+  use: jwkMember,
+});
+
+/** A key of the shape JWK (a member it does not declare is dropped). */
+export const JWK_COLUMN = jsonColumn(JWK);
