@@ -29,10 +29,10 @@ function parsed(text: string): unknown {
   }
 }
 
-/** A column read by `read` from the parsed JSON (undefined when the text is not JSON): for a type declared elsewhere with its own reader. */
-export const jsonColumnOf = <T>(read: (raw: unknown) => T): JsonColumn<T> => ({
+/** A column read by `read` from the parsed JSON (undefined when the text is not JSON) and the text: for a type declared elsewhere with its own reader. */
+export const jsonColumnOf = <T>(read: (raw: unknown, text: string) => T): JsonColumn<T> => ({
   text: (value) => JSON.stringify(value),
-  value: (text) => read(parsed(text)),
+  value: (text) => read(parsed(text), text),
 });
 
 /** An object of the shape. */
