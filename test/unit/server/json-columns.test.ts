@@ -177,6 +177,21 @@ describe('tasks', () => {
     expect(view.body.expanded).toEqual([{ '@type': expect.any(String), id: 'ent-crm-admin', displayName: 'Admin' }]);
   });
 
+  it('reads related references of another type as unset (a string is not a list of IDs)', async () => {
+    const s = await startTestServer();
+    const id = s.demo.tasks.noStepUp as string;
+    expect((await task(s, id)).body.taskView.task.approverIds).toEqual(['user-ada']);
+    edit(
+      s,
+      'UPDATE tasks SET related = ? WHERE id = ?',
+      '{"appId":"crm-app","identityUserId":"user-ci","owners":{"manager":"user-ada"}}',
+      id,
+    );
+    const view = await task(s, id);
+    expect(view.status).toBe(200);
+    expect(view.body.taskView.task.approverIds).toEqual([]);
+  });
+
   it('answers for a task whose JSON columns are not JSON, in views and searches', async () => {
     const s = await startTestServer();
     const id = s.demo.tasks.noStepUp as string;
