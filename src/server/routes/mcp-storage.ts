@@ -2,7 +2,7 @@
 // does not set (runtime OAuth2 state, tunnel), where each secret is sealed,
 // and the JSON columns of the catalog and server tables (src/server/store/json.ts).
 // Shared by the MCP routes and the demo fixtures.
-import { AUTH_METHOD_TABLE, type AuthKind } from '../../api/mcp-auth.js';
+import type { AUTH_METHOD_TABLE, AuthKind } from '../../api/mcp-auth.js';
 import { CATALOG_AUTH_MODE, CATALOG_CONFIG_FIELD } from '../../api/mcp-catalog.js';
 import { normalize, shape, type Infer } from '../../api/shape.js';
 import { isJsonObject } from '../../lib/json.js';

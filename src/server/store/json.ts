@@ -14,7 +14,7 @@ import { normalize, shapeOf, type Infer } from '../../api/shape.js';
 
 type Shape = Parameters<typeof normalize>[0];
 
-export interface JsonColumn<T> {
+interface JsonColumn<T> {
   /** The column's text for a value. */
   text(value: T): string;
   /** The value as stored, through the column's reader. */
