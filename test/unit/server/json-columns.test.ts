@@ -3,10 +3,11 @@
 // member at its default, text that is not JSON (or JSON of another kind) reads
 // as the defaults instead of failing the route, and no file under src/server
 // reads or writes a column with a bare JSON.parse or JSON.stringify.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SignJWT, importJWK } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { RULE_SETTINGS } from '../../../src/api/rules.js';
 import { shape } from '../../../src/api/shape.js';
 import { CLIENT_ASSERTION_TYPE } from '../../../src/lib/client-secret.js';
@@ -232,6 +233,35 @@ describe('webhook columns', () => {
     const r = await fetch(s.baseUrl + s.demo.webhooks.jwt.jwksPath);
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ keys: [] });
+  });
+});
+
+describe('read at start-up', () => {
+  it('starts on a data directory whose saved demo fragment and sealed demo key are not JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agctl-json-columns-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const sealKey = Buffer.alloc(32, 9);
+    const first = await startTestServer({ dataDir: dir, sealKey, autoClose: false });
+    const kid = first.demo.webhooks.jwt.kid as string;
+    expect(first.demo.webhooks.jwt.privateJwk.kty).toBe('EC');
+    const { store } = first.server;
+    store.setMeta('seed:mcp', 'not json');
+    edit(
+      first,
+      'UPDATE webhook_demo_keys SET private_sealed = ? WHERE kid = ?',
+      store.seal('{', 'webhook_demo_keys', kid, 'private_jwk'),
+      kid,
+    );
+    await first.close();
+    const again = await startTestServer({ dataDir: dir, sealKey, autoClose: false });
+    try {
+      expect(again.demo.mcp).toBeUndefined();
+      expect(again.demo.tasks.stepUp).toBeTruthy();
+      expect(again.demo.webhooks.jwt.privateJwk).toEqual({});
+      expect((await again.api('/api/v1/apps/ai-tools/mcp_servers/wiki-mcp')).status).toBe(200);
+    } finally {
+      await again.close();
+    }
   });
 });
 
