@@ -45,7 +45,7 @@ export const TASK = jsonColumnOf((raw): StoredTask => {
   const { approverIds, form, policy, state, stepApproverIds, ...stored } = normalizeTask(raw);
   return stored;
 });
-/** tasks.form: the task's form, NULL without one. */
+/** tasks.form: the task's form, NULL without one; read through the task's schema (its `form` member). */
 export const FORM = nullable(jsonColumnOf((raw) => normalizeTask({ form: raw }).form));
 /** tasks.policy */
 export const POLICY = jsonColumnOf(normalizePolicy);

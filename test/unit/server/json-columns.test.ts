@@ -49,7 +49,7 @@ describe('a JSON column kind', () => {
     expect(cidrs.text(null)).toBeNull();
     expect(cidrs.value(null)).toBeNull();
     expect(cidrs.value(cidrs.text(['10.0.0.0/8']))).toEqual(['10.0.0.0/8']);
-    // Damaged text is a list that admits nothing, never "no list".
+    // Text that is not JSON is the kind's default, never NULL.
     expect(cidrs.value('not json')).toEqual([]);
   });
 });
