@@ -7,7 +7,9 @@
 // the member was declared) reads as its default, one the shape does not
 // declare is dropped. Text that is not JSON, or JSON of another kind, reads as
 // the defaults (an object of defaults, an empty list or map): a damaged row
-// never crashes the server nor fails a whole listing.
+// never crashes the server nor fails a whole listing. (A column with a reader
+// of its own may read such text otherwise: a webhook listener's allowed
+// ranges read it as a range that admits nobody.)
 import { isJsonObject } from '../../lib/json.js';
 import type { JWK as JoseJwk } from 'jose';
 import { normalize, shapeOf, type Infer } from '../../api/shape.js';
