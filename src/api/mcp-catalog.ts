@@ -27,7 +27,7 @@ export const CATALOG_ENTRY = shape({
 export type McpCatalogEntry = Infer<typeof CATALOG_ENTRY>;
 
 /** A config field as the service sends it (sdk-go `mcpservercatalogconfigfield.md`), every member optional. */
-const CATALOG_CONFIG_FIELD = shape({
+export const CATALOG_CONFIG_FIELD = shape({
   /** The key in a hosted config's `configFields`. */
   name: 'string',
   displayName: 'string',
@@ -39,6 +39,9 @@ const CATALOG_CONFIG_FIELD = shape({
   /** Sealed on the server, never returned (the view's `configFieldValues` omits it). */
   secret: 'boolean',
 });
+/** An auth mode as the service sends it (sdk-go `mcpservercatalogauthmode.md`). */
+export const CATALOG_AUTH_MODE = shape({ authMethod: 'string' });
+
 /** A config field with every member filled in (absent text is '', absent flags false). */
 export type CatalogField = Infer<typeof CATALOG_CONFIG_FIELD>;
 

@@ -461,6 +461,8 @@ export type TaskView = z.infer<typeof TaskViewSchema>;
 /** Gives a task view (stored, or received from a tenant) the full shape of §2.4. */
 export const normalizeTaskView = (raw: unknown): TaskView => TaskViewSchema.parse(raw);
 export const normalizePolicy = (raw: unknown): TaskPolicy => member(TaskPolicySchema).parse(raw);
+/** Gives a task (as the embedded server stores it) the full shape of §2.4. */
+export const normalizeTask = (raw: unknown): Task => member(TaskSchema).parse(raw);
 
 /** The kind of a step instance or definition (`approval`, `provision`, ...), or '' when none is set. */
 export function stepKind(step: PolicyStepInstance | PolicyStep | null | undefined): PolicyStepKind | '' {

@@ -16,8 +16,11 @@ import type { ServerModule } from './module.js';
 
 export { StartupError };
 import { storeBackend } from './store/sqlite.js';
+import { JSON_OBJECT } from './store/json.js';
 export { StoreUnavailableError } from './store/sqlite.js';
 
+/** meta `seed:<module>`: the demo fragment a module's seed returned, whatever the module put in it. */
+const SEED_FRAGMENT = JSON_OBJECT;
 /** How long close() waits for the requests in flight before it closes their connections. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -97,9 +100,9 @@ export class EmbeddedServer {
           m.migrate(this.store);
           const key = `seed:${m.name}`;
           const saved = this.store.getMeta(key);
-          if (saved !== undefined) return JSON.parse(saved) as Record<string, unknown>;
+          if (saved !== undefined) return SEED_FRAGMENT.value(saved);
           const part = m.seed?.(seedCtx) ?? {};
-          if (m.seed) this.store.setMeta(key, JSON.stringify(part));
+          if (m.seed) this.store.setMeta(key, SEED_FRAGMENT.text(part));
           return part;
         });
       });

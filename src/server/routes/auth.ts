@@ -2,13 +2,14 @@
 // server, its clients, and the bearer check for every management route.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { generateJwkPair } from '../../lib/keypair.js';
-import { importJWK, jwtVerify, decodeProtectedHeader, type JWK } from 'jose';
+import { importJWK, jwtVerify, decodeProtectedHeader } from 'jose';
 import { ApiError } from '../../api/errors.js';
 import { isoAt, nowSeconds, type Clock } from '../../lib/clock.js';
 import { encodeKeySecret, CLIENT_ASSERTION_TYPE, KEY_SECRET_ISSUER, parseKeySecret } from '../../lib/client-secret.js';
 import type { ServerModule } from '../module.js';
 import type { AuthInfo, RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
+import { JWK_COLUMN } from '../store/json.js';
 import { isLoopbackHost } from '../../lib/net.js';
 
 export const DEMO_USERS = {
@@ -34,8 +35,12 @@ interface ClientRow {
   form: 'key' | 'plain';
   user_id: string;
   secret_sealed: string;
+  /** CLIENT_KEY; NULL for a plain-form client. */
   public_jwk: string | null;
 }
+
+/** clients.public_jwk: the public key a key-form client signs its assertions with. */
+const CLIENT_KEY = JWK_COLUMN;
 
 export const authModule: ServerModule = {
   name: 'auth',
@@ -71,7 +76,14 @@ export const authModule: ServerModule = {
     const now = isoAt(clock.now());
     const { privateJwk: priv, publicJwk: pub } = generateJwkPair({ type: 'ed25519' });
     const keySecret = encodeKeySecret(KEY_SECRET_ISSUER, priv);
-    ins.run(KEY_CLIENT_ID, 'key', DEMO_USERS.admin.id, store.seal(keySecret, 'clients', KEY_CLIENT_ID, 'secret'), JSON.stringify(pub), now);
+    ins.run(
+      KEY_CLIENT_ID,
+      'key',
+      DEMO_USERS.admin.id,
+      store.seal(keySecret, 'clients', KEY_CLIENT_ID, 'secret'),
+      CLIENT_KEY.text(pub),
+      now,
+    );
     const plainSecret = randomBytes(32).toString('base64url');
     ins.run(PLAIN_CLIENT_ID, 'plain', DEMO_USERS.ci.id, store.seal(plainSecret, 'clients', PLAIN_CLIENT_ID, 'secret'), null, now);
     return {
@@ -198,7 +210,12 @@ async function clientFromAssertion(ctx: RequestContext, form: URLSearchParams): 
   if (clientId && clientId !== iss) fail('client_id does not match the assertion issuer');
   const client = findClient(ctx.store, iss);
   if (client?.form !== 'key' || !client.public_jwk) return fail('unknown client');
-  const key = await importJWK(JSON.parse(client.public_jwk) as JWK, 'EdDSA');
+  let key;
+  try {
+    key = await importJWK(CLIENT_KEY.value(client.public_jwk), 'EdDSA');
+  } catch {
+    return fail('the client key cannot be read');
+  }
   const now = nowSeconds(ctx.clock);
   let payload;
   let nonce: unknown;

@@ -33,7 +33,16 @@ import { isJsonObject } from '../../lib/json.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 import { CATALOG_ENTRY, MCP_PAGE_SIZE_DEFAULT, MCP_PAGE_SIZE_MAX, configFieldsOf, type McpCatalogEntry } from '../../api/mcp-catalog.js';
 import { viewOf } from '../../api/shape.js';
-import { place, type OAuth2State, type TunnelInfo } from './mcp-storage.js';
+import {
+  AUTH_VALUES_COLUMN,
+  CATALOG_AUTH_MODES,
+  CATALOG_FIELDS,
+  CONFIG_VALUES,
+  OAUTH2_STATE_COLUMN,
+  SECRETS,
+  TUNNEL_COLUMN,
+  place,
+} from './mcp-storage.js';
 
 interface McpRow {
   app_id: string;
@@ -67,16 +76,18 @@ interface CatalogRow {
   display_name: string;
   service_name: string;
   description: string;
-  /** JSON: the entry's `configSchema.fields[]` as the service sends them. */
+  /** CATALOG_FIELDS */
   config_fields: string;
-  /** JSON: the entry's `authModes[]` (the first is the default). */
+  /** CATALOG_AUTH_MODES */
   auth_modes: string;
 }
 
 function catalogEntry(store: Store, id: string): CatalogEntryInfo | undefined {
   if (!id) return undefined;
   const row = store.db.prepare('SELECT * FROM mcp_catalog WHERE id = ?').get(id) as CatalogRow | undefined;
-  return row ? { id: row.id, serviceName: row.service_name, configFields: configFieldsOf(JSON.parse(row.config_fields)) } : undefined;
+  return row
+    ? { id: row.id, serviceName: row.service_name, configFields: configFieldsOf(CATALOG_FIELDS.value(row.config_fields)) }
+    : undefined;
 }
 
 function loadServer(store: Store, appId: string, connectorId: string): McpRow {
@@ -87,14 +98,12 @@ function loadServer(store: Store, appId: string, connectorId: string): McpRow {
   return row;
 }
 
-const parseObj = <T>(text: string): T => (text ? (JSON.parse(text) as T) : ({} as T));
-
 /** What the validation needs to know about a stored server; secrets stay sealed (KEPT). */
 function storedServerOf(row: McpRow): StoredServer {
-  const secrets = parseObj<Record<string, string>>(row.secrets_json);
+  const secrets = SECRETS.value(row.secrets_json);
   const kind = row.server_type === ServerType.HOSTED ? 'hosted' : 'external';
   const configFields: Record<string, FieldValue> = {};
-  for (const [k, v] of Object.entries(parseObj<Record<string, string>>(row.config_fields_json))) configFields[k] = { value: v };
+  for (const [k, v] of Object.entries(CONFIG_VALUES.value(row.config_fields_json))) configFields[k] = { value: v };
   const authSecrets: Record<string, FieldValue> = {};
   for (const name of Object.keys(secrets)) {
     if (name.startsWith('configFields.')) configFields[name.slice('configFields.'.length)] = KEPT;
@@ -111,7 +120,7 @@ function storedServerOf(row: McpRow): StoredServer {
       sourceAppId: row.source_app_id,
     },
     configFields,
-    auth: row.auth_kind ? { kind: row.auth_kind, values: parseObj(row.auth_json), secrets: authSecrets } : null,
+    auth: row.auth_kind ? { kind: row.auth_kind, values: AUTH_VALUES_COLUMN.value(row.auth_json), secrets: authSecrets } : null,
   };
   return {
     appId: row.app_id,
@@ -130,10 +139,10 @@ function credentialsSetupUrl(frontendUrl: string, appId: string, connectorId: st
 
 /** Derives the MCPServerView from a stored row (service-api.md §2.1). */
 function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
-  const values = parseObj<Record<string, unknown>>(row.auth_json);
-  const secrets = parseObj<Record<string, string>>(row.secrets_json);
-  const state = parseObj<OAuth2State>(row.oauth2_state_json);
-  const tunnel = parseObj<TunnelInfo>(row.tunnel_json);
+  const values = AUTH_VALUES_COLUMN.value(row.auth_json);
+  const secrets = SECRETS.value(row.secrets_json);
+  const state = OAUTH2_STATE_COLUMN.value(row.oauth2_state_json);
+  const tunnel = TUNNEL_COLUMN.value(row.tunnel_json);
   const kind = row.auth_kind;
   const is = (k: string) => kind === k;
   const str = (n: string) => (typeof values[n] === 'string' ? (values[n] as string) : '');
@@ -164,7 +173,7 @@ function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
     endpointUrl: hosted ? '' : row.endpoint_url,
     endpointUrlLocked: row.endpoint_url_locked === 1,
     transportType: row.transport_type,
-    configFieldValues: parseObj<Record<string, string>>(row.config_fields_json),
+    configFieldValues: CONFIG_VALUES.value(row.config_fields_json),
     credentialsSetupUrl: credentialsSetupUrl(frontendUrl, row.app_id, row.connector_id),
     bearerTokenConfigured: is('bearerToken') && secret('token'),
     basicAuthUsername: is('basicAuth') ? str('username') : '',
@@ -212,7 +221,7 @@ function toView(store: Store, row: McpRow, frontendUrl: string): McpServerView {
 /** Writes a planned update: seals new secrets, copies kept sealed values, never opens one. */
 function storeUpdate(store: Store, row: McpRow, plan: CredentialsPlan, nowMs: number): void {
   const c = plan.config;
-  const old = parseObj<Record<string, string>>(row.secrets_json);
+  const old = SECRETS.value(row.secrets_json);
   const secrets: Record<string, string> = {};
   const put = (name: string, v: FieldValue) => {
     if ('value' in v) {
@@ -250,10 +259,10 @@ function storeUpdate(store: Store, row: McpRow, plan: CredentialsPlan, nowMs: nu
       c.settings.requireToolApproval,
       authKind && isAuthKind(authKind) ? AUTH_METHOD_FOR_KIND[authKind] : authKind ? row.auth_method : AuthMethod.UNSPECIFIED,
       authKind,
-      JSON.stringify(c.auth?.values ?? {}),
-      JSON.stringify(secrets),
-      JSON.stringify(configValues),
-      plan.authReplaced ? '{}' : row.oauth2_state_json,
+      AUTH_VALUES_COLUMN.text(c.auth?.values ?? {}),
+      SECRETS.text(secrets),
+      CONFIG_VALUES.text(configValues),
+      plan.authReplaced ? OAUTH2_STATE_COLUMN.text({}) : row.oauth2_state_json,
       updatedAt,
       row.app_id,
       row.connector_id,
@@ -309,8 +318,8 @@ const toCatalogEntry = (row: CatalogRow): McpCatalogEntry =>
     displayName: row.display_name,
     description: row.description,
     serviceName: row.service_name,
-    authModes: JSON.parse(row.auth_modes) as McpCatalogEntry['authModes'],
-    configSchema: { fields: JSON.parse(row.config_fields) as unknown[] },
+    authModes: CATALOG_AUTH_MODES.value(row.auth_modes),
+    configSchema: { fields: CATALOG_FIELDS.value(row.config_fields) },
   });
 
 /**

@@ -6,10 +6,11 @@
 // without the right token the page answers 404.
 import { timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { normalizePolicy, stepKind } from '../../api/tasks.js';
+import { stepKind } from '../../api/tasks.js';
 import type { RequestContext, Router } from '../router.js';
 import type { Store } from '../store/db.js';
 import { loadTx, type TxRow } from './step-up-transactions.js';
+import { POLICY, TASK } from './task-state.js';
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -81,9 +82,9 @@ function pageData(store: Store, tx: TxRow): PageData {
   let taskName = tx.task_id;
   let stepLabel = `step ${tx.step_id}`;
   if (task) {
-    const t = JSON.parse(task.task) as { displayName?: unknown };
-    if (typeof t.displayName === 'string' && t.displayName) taskName = t.displayName;
-    const policy = normalizePolicy(JSON.parse(task.policy));
+    const t = TASK.value(task.task);
+    if (t.displayName) taskName = t.displayName;
+    const policy = POLICY.value(task.policy);
     const step = [policy.current, ...policy.history].find((s) => s?.id === tx.step_id);
     if (step) stepLabel = `${stepKind(step) || 'policy'} step ${tx.step_id}`;
   }

@@ -17,7 +17,6 @@ import {
   expandedCollector,
   expandedIndices,
   formatExpandedPath,
-  normalizePolicy,
   normalizeTaskView,
   parseExpandPaths,
   stepKind,
@@ -42,7 +41,7 @@ import type { RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { seedTasks } from '../fixtures/tasks.js';
 import { registerStepUpPage } from './step-up-page.js';
-import { STATES, type TaskRelated } from './task-state.js';
+import { FORM, OBJECT_BODY, POLICY, RELATED, STATES, TASK, type TaskRelated } from './task-state.js';
 import {
   issueTransaction,
   migrateStepUpTransactions,
@@ -73,10 +72,7 @@ function requireTask(store: Store, id: string): TaskRow {
   return row;
 }
 
-const parseRelated = (row: TaskRow): TaskRelated => {
-  const r = JSON.parse(row.related) as Partial<TaskRelated>;
-  return { appId: r.appId ?? '', identityUserId: r.identityUserId ?? '', objects: r.objects ?? {}, owners: r.owners ?? {} };
-};
+const parseRelated = (row: TaskRow): TaskRelated => RELATED.value(row.related);
 
 /** The users who may act on an approval step. */
 function approversOf(def: ApprovalDefinition, related: TaskRelated): string[] {
@@ -122,7 +118,7 @@ function storedObjects(store: Store, ids: readonly string[]): ExpandedObject[] {
   const out: ExpandedObject[] = [];
   for (const id of ids) {
     const o = get.get(id) as { type: string; body: string } | undefined;
-    if (o) out.push({ ...(JSON.parse(o.body) as Record<string, unknown>), '@type': o.type, id });
+    if (o) out.push({ ...OBJECT_BODY.value(o.body), '@type': o.type, id });
   }
   return out;
 }
@@ -134,12 +130,12 @@ function buildView(
   keys: readonly ExpandKey[],
 ): { taskView: TaskView; expanded: ExpandedObject[] } {
   const related = parseRelated(row);
-  const stored = JSON.parse(row.task) as Record<string, unknown>;
-  const policy = normalizePolicy(JSON.parse(row.policy));
+  const stored = TASK.value(row.task);
+  const policy = POLICY.value(row.policy);
   const approverIds = allApprovers(policy, related);
   const stepApproverIds = row.state === 'open' ? currentApprovers(policy, related) : [];
-  const createdBy = typeof stored.createdByUserId === 'string' ? stored.createdByUserId : '';
-  const insightIds = Array.isArray(stored.insightIds) ? (stored.insightIds as string[]) : [];
+  const createdBy = stored.createdByUserId;
+  const insightIds = stored.insightIds;
   const lookup = (key: ExpandKey): ExpandedObject[] => {
     switch (key) {
       case 'app': {
@@ -169,7 +165,7 @@ function buildView(
     task: {
       ...stored,
       approverIds,
-      form: row.form ? JSON.parse(row.form) : null,
+      form: FORM.value(row.form),
       policy,
       state: apiState(row),
       stepApproverIds,
@@ -222,11 +218,11 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   const needle = q.query.toLowerCase();
   const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
   const matches = (row: TaskRow): boolean => {
-    const t = JSON.parse(row.task) as { displayName?: string; description?: string };
-    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName ?? ''}\n${t.description ?? ''}`.toLowerCase().includes(needle)))
+    const t = TASK.value(row.task);
+    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName}\n${t.description}`.toLowerCase().includes(needle)))
       return false;
     if (q.approverUserId) {
-      const policy = normalizePolicy(JSON.parse(row.policy));
+      const policy = POLICY.value(row.policy);
       const mine =
         row.state === 'open'
           ? currentApprovers(policy, parseRelated(row)).includes(q.approverUserId)
@@ -295,7 +291,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     const row = requireTask(store, taskId);
     const txId = req.stepUpTransactionId;
     if (txId) refuseUsed(store, txId);
-    const policy = normalizePolicy(JSON.parse(row.policy));
+    const policy = POLICY.value(row.policy);
     const current = policy.current;
     if (row.state === 'closed' || !current) throw failedPrecondition(`task ${taskId} is closed`);
     if (req.policyStepId !== current.id) {
@@ -329,7 +325,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     if (txId) useTransaction(store, txId, { taskId, stepId: current.id, userId, now });
 
     // Approve: outcome on the current instance, into history, next step becomes current.
-    const stored = JSON.parse(row.task) as Record<string, unknown>;
+    const stored = TASK.value(row.task);
     current.state = STATES.stepDone;
     approval.state = STATES.approvalDone;
     approval.approved = {
@@ -344,7 +340,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
     const kind = stepKind(policy.current);
     const closed = !policy.current || kind === 'accept' || kind === 'reject';
     const comment = req.comment.trim();
-    if (comment) stored.commentCount = (typeof stored.commentCount === 'number' ? stored.commentCount : 0) + 1;
+    if (comment) stored.commentCount += 1;
     const actionId = ksuid(now);
     store.db
       .prepare(
@@ -354,7 +350,7 @@ async function approveWithStepUp(ctx: RequestContext): Promise<{ body: ApproveWi
       .run(actionId, taskId, current.id, userId, txId, comment, isoAt(now));
     const res = store.db
       .prepare('UPDATE tasks SET task = ?, policy = ?, state = ?, updated_at = ? WHERE id = ? AND updated_at = ?')
-      .run(JSON.stringify(stored), JSON.stringify(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
+      .run(TASK.text(stored), POLICY.text(policy), closed ? 'closed' : 'open', isoAt(now), taskId, row.updated_at);
     if (res.changes !== 1) throw failedPrecondition(`task ${taskId} changed while approving; read it again`);
     return { redirectUrl: '', ticketActionId: actionId };
   });

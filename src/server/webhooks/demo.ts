@@ -3,6 +3,7 @@
 import { generateListenerKey } from '../../webhook/keys.js';
 import type { SeedContext } from '../module.js';
 import type { Store } from '../store/db.js';
+import { JWK_COLUMN } from '../store/json.js';
 import { insertListener } from './listeners.js';
 import { listenerPath, secretPlace } from './schema.js';
 
@@ -18,7 +19,7 @@ export function seedWebhooks({ store, clock }: SeedContext): Record<string, unkn
   const key = generateListenerKey('ES256');
   store.db
     .prepare('INSERT INTO webhook_demo_keys (kid, alg, private_sealed, public_jwk) VALUES (?, ?, ?, ?)')
-    .run(key.kid, key.alg, store.seal(JSON.stringify(key.privateJwk), ...keyPlace(key.kid)), JSON.stringify(key.publicJwks.keys[0]));
+    .run(key.kid, key.alg, store.seal(JWK_COLUMN.text(key.privateJwk), ...keyPlace(key.kid)), JWK_COLUMN.text(key.publicJwks.keys[0]!));
   const on = { published: true, triggerEnabled: true };
   const hmac = insertListener(store, now, { authMethod: 'HMAC', ...on }, 'Demo: HMAC webhook');
   const jwt = insertListener(store, now, { authMethod: 'JWT', jwksUrl: DEMO_JWKS_PATH, ...on }, 'Demo: JWT webhook');
@@ -56,7 +57,7 @@ export function revealWebhookSecrets(part: Record<string, unknown>, { store }: S
     webhooks: {
       ...w,
       hmac: { ...w.hmac, ...(l ? { secret: store.open(l.secret_sealed, ...secretPlace(hmacId)) } : {}) },
-      jwt: { ...w.jwt, ...(k ? { privateJwk: JSON.parse(store.open(k.private_sealed, ...keyPlace(kid))) as unknown } : {}) },
+      jwt: { ...w.jwt, ...(k ? { privateJwk: JWK_COLUMN.value(store.open(k.private_sealed, ...keyPlace(kid))) } : {}) },
     },
   };
 }
@@ -68,7 +69,8 @@ export function demoJwks(store: Store): { keys: unknown[] } {
   let set = demoKeySets.get(store);
   if (!set) {
     const rows = store.db.prepare('SELECT public_jwk FROM webhook_demo_keys ORDER BY kid').pluck().all() as string[];
-    demoKeySets.set(store, (set = { keys: rows.map((r) => JSON.parse(r) as unknown) }));
+    // A key that cannot be read (no key type) is left out of the set.
+    demoKeySets.set(store, (set = { keys: rows.map((r) => JWK_COLUMN.value(r)).filter((k) => k.kty) }));
   }
   return set;
 }

@@ -26,7 +26,7 @@ import {
 import type { JsonResult, RequestContext } from '../router.js';
 import type { Store } from '../store/db.js';
 import { DEMO_JWKS_PATH, demoJwks } from './demo.js';
-import { RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type ListenerRow } from './schema.js';
+import { ALLOWED_CIDRS, RUNS_PER_LISTENER, lastRunKey, listenerPath, secretPlace, type ListenerRow } from './schema.js';
 
 /** A listener as the incoming route needs it, with its secret opened once. */
 interface CachedListener {
@@ -163,6 +163,7 @@ class Ingest {
     if (hit) return hit;
     const row = this.#getListener.get(id) as (ListenerRow & { published: number | null; trigger_enabled: number | null }) | undefined;
     if (!row) return null;
+    const cidrs = ALLOWED_CIDRS.value(row.allowed_cidrs);
     const l: CachedListener = {
       id: row.id,
       num: row.num,
@@ -170,7 +171,7 @@ class Ingest {
       authMethod: row.auth_method,
       secret: row.secret_sealed ? this.#store.open(row.secret_sealed, ...secretPlace(row.id)) : undefined,
       jwksUrl: row.jwks_url,
-      allowList: row.allowed_cidrs ? new AllowList(JSON.parse(row.allowed_cidrs) as string[], { skipInvalid: true }) : null,
+      allowList: cidrs && new AllowList(cidrs, { skipInvalid: true }),
       notRunReason:
         row.published === null
           ? 'the automation no longer exists'

@@ -25,6 +25,7 @@ import {
   secretPlace,
   type AutomationRow,
   type ListenerRow,
+  ALLOWED_CIDRS,
 } from './schema.js';
 import { decodePageToken, pageOf, parsePageSize } from '../paging.js';
 
@@ -69,7 +70,7 @@ export function insertListener(
     auth_method: input.authMethod,
     secret_sealed: secret ? store.seal(secret, ...secretPlace(id)) : null,
     jwks_url: input.authMethod === 'JWT' ? (input.jwksUrl ?? null) : null,
-    allowed_cidrs: input.allowedCidrs?.length ? JSON.stringify(input.allowedCidrs) : null,
+    allowed_cidrs: ALLOWED_CIDRS.text(input.allowedCidrs?.length ? input.allowedCidrs : null),
     created_at: now,
   };
   store.db
@@ -96,7 +97,7 @@ function listenerView(
     authMethod: row.auth_method,
     secret: extra.secret || undefined,
     jwksUrl: row.jwks_url ? (row.jwks_url.startsWith('/') ? base + row.jwks_url : row.jwks_url) : undefined,
-    allowedCidrs: row.allowed_cidrs ? (JSON.parse(row.allowed_cidrs) as string[]) : undefined,
+    allowedCidrs: ALLOWED_CIDRS.value(row.allowed_cidrs) ?? undefined,
     automation: {
       id: automation.id,
       name: automation.name,

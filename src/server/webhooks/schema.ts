@@ -3,6 +3,7 @@ import type { Statement } from '../store/sqlite.js';
 import type { DB } from '../store/db.js';
 import type { AuthMethod } from '../../webhook/verify.js';
 import { INCOMING_PATH } from '../../api/webhook-listeners.js';
+import { jsonColumnOf, nullable } from '../store/json.js';
 
 /** A listener's endpoint path (relative to the server's base URL). */
 export const listenerPath = (id: string) => INCOMING_PATH + encodeURIComponent(id);
@@ -28,9 +29,20 @@ export interface ListenerRow {
   auth_method: AuthMethod;
   secret_sealed: string | null;
   jwks_url: string | null;
+  /** ALLOWED_CIDRS */
   allowed_cidrs: string | null;
   created_at: number;
 }
+
+/**
+ * webhook_listeners.allowed_cidrs: the ranges events may come from, NULL for
+ * any address. A text that is not a JSON list of strings reads as one range,
+ * the text itself: a damaged list shows as stored and still restricts (a range
+ * that does not parse admits nothing; see AllowList).
+ */
+export const ALLOWED_CIDRS = nullable(
+  jsonColumnOf((raw, text): string[] => (Array.isArray(raw) && raw.every((r) => typeof r === 'string') ? raw : [text])),
+);
 
 export interface AutomationRow {
   id: string;
