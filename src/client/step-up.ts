@@ -1,11 +1,9 @@
 // Step-up transaction endpoints (service routes, service-notes.md §2:
-// c1.api.stepup.v1.StepUpTransactionService) and the caller's identity
-// (c1.api.auth.v1.Auth.Introspect, which cone's `whoami` reads).
+// c1.api.stepup.v1.StepUpTransactionService). The caller's identity: introspect.ts.
 import {
   normalizeStepUpTransaction,
   stepUpTransactionProblem,
   type GetStepUpTransactionResponse,
-  type IntrospectResponse,
   type SearchStepUpTransactionsRequest,
   type SearchStepUpTransactionsResponse,
   type StepUpTransaction,
@@ -40,10 +38,4 @@ export async function searchStepUpTransactions(
     check: checkPage(stepUpTransactionProblem),
   });
   return { list: (res.list ?? []).map(normalizeStepUpTransaction), nextPageToken: res.nextPageToken ?? '' };
-}
-
-/** GET /api/v1/auth/introspect: the caller's user ID ('' when the server does not say). */
-export async function callerUserId(api: ApiClient): Promise<string> {
-  const res = await api.call<Partial<IntrospectResponse>>('GET', '/api/v1/auth/introspect');
-  return typeof res.userId === 'string' ? res.userId : '';
 }

@@ -125,7 +125,7 @@ process.stdout.write(JSON.stringify(pages));
     expect(r.sources.filter((m) => HEAVY.test(m))).toEqual([]);
   });
 
-  it('loads the schema library only for the commands that need it: rules list does not, mcp get does', async () => {
+  it('loads the schema library only for the commands that need it: rules list and auth status do not, mcp get does', async () => {
     const s = await startTestServer();
     const env = { AGCTL_BASE_URL: s.baseUrl, AGCTL_ACCESS_TOKEN: await s.token() };
     // The auth method table (src/api/mcp-auth.ts) loads nothing and names the secret fields redaction hides: every command may load it.
@@ -138,6 +138,11 @@ process.stdout.write(JSON.stringify(pages));
     const api = await traced(['api', `/api/v1/apps/${s.demo.mcp.appId as string}/mcp_servers`, '--debug'], 'api-debug-zod', env);
     expect(api.code, api.stderr).toBe(0);
     expect(zod(api.sources)).toEqual([]);
+    // auth status asks who the caller is (introspect), and loads nothing of the task shapes.
+    const status = await traced(['auth', 'status'], 'auth-status-zod', env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.sources).toContain('src/client/introspect.ts');
+    expect(zod(status.sources)).toEqual([]);
     const mcp = await traced(['mcp', 'get', s.demo.mcp.appId as string, s.demo.mcp.external as string], 'mcp-get', env);
     expect(mcp.code, mcp.stderr).toBe(0);
     expect(zod(mcp.sources)).toContain('src/api/mcp-schema.ts');

@@ -2,7 +2,7 @@ import { CliError, Exit } from '../../../../lib/exit.js';
 import { ClientCredentialsFlow, StaticToken } from '../../../../client/auth.js';
 import { ApiClient, type TokenProvider } from '../../../../client/api.js';
 import { ApiError } from '../../../../api/errors.js';
-import { callerUserId } from '../../../../client/step-up.js';
+import { callerUserId } from '../../../../client/introspect.js';
 import { isKeySecret } from '../../../../lib/client-secret.js';
 import { CredentialBindingError, attachStoredSecret, type Settings } from '../../../../config/resolve.js';
 import type { KeptIn } from '../../../../config/vault.js';

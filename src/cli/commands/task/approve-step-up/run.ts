@@ -20,7 +20,8 @@ import {
 } from '../../../../api/tasks.js';
 import type { ApiClient } from '../../../../client/api.js';
 import { listAll } from '../../../../client/paginate.js';
-import { callerUserId, getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
+import { callerUserId } from '../../../../client/introspect.js';
+import { getStepUpTransaction, searchStepUpTransactions } from '../../../../client/step-up.js';
 import { approveWithStepUp, getTask } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { withNotFoundHint } from '../../../errors.js';

@@ -1,7 +1,7 @@
 // agctl task list: the service's task search (POST /api/v1/search/tasks), every page followed.
 import { TASK_STATES, normalizeTaskView, type TaskSearchRequest, type TaskView } from '../../../../api/tasks.js';
 import { CliError, Exit, UsageError } from '../../../../lib/exit.js';
-import { callerUserId } from '../../../../client/step-up.js';
+import { callerUserId } from '../../../../client/introspect.js';
 import { listAllTasks } from '../../../../client/tasks.js';
 import type { CommandContext } from '../../../context.js';
 import { stepLabel, taskState, text } from '../summary.js';
