@@ -216,12 +216,13 @@ _${name}_dynamic() {
   # the words up to the cursor as the program gets them (unquoted): bash splits --flag=value
   # and key=value at '='; the word at the cursor is compared here, not there
   for (( i=1; i<=COMP_CWORD; i++ )); do
-    _${name}_dequote "\${COMP_WORDS[i]}"; w=$dq
-    if [[ $w == = ]]; then
+    # (a quoted or escaped '=' is a word of its own)
+    if [[ \${COMP_WORDS[i]} == = ]]; then
       if (( \${#line[@]} )) && [[ \${line[\${#line[@]}-1]} != -* ]]; then line[\${#line[@]}-1]+='='; glue=1; fi
       if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
       continue
     fi
+    _${name}_dequote "\${COMP_WORDS[i]}"; w=$dq
     (( i == COMP_CWORD )) && w=''
     if (( glue )); then line[\${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
   done
