@@ -183,9 +183,14 @@ ${args.join('\n')}
   return 1
 }
 # $1 as the word it stands for, into dq: quotes and backslashes taken off as bash takes them
-# off, nothing expanded (a word with $ or a backquote outside single quotes stays as typed)
+# off, nothing expanded (a word with $ or a backquote outside single quotes stays as typed).
+# A word with no quote nor backslash, or longer than 1024 characters, stays as typed: bash
+# takes one character off a word in time that grows with its length (a pasted body of
+# 100,000 characters read one by one would keep TAB busy for a minute).
 _${name}_dequote() {
   local w=$1 c n q='' i
+  dq=$w
+  [[ $w == *[\\"\\'\\\\]* ]] && (( \${#w} <= 1024 )) || return 0
   dq=''
   for (( i=0; i<\${#w}; i++ )); do
     c=\${w:i:1}
