@@ -367,7 +367,13 @@ describe('fitTable: which column gives way', () => {
       ['TRIGGER', 2],
     ];
     const rows = [
-      ['1', '2QGcF7pJxkTq1yN3mV8sZr0aBcD', '3f2c9a1e-7b4d-4c2a-9e8f-1a2b3c4d5e6f', '5m ago', '{"event":"user.created","id":"u-123456789","org":"acme-corp"}'],
+      [
+        '1',
+        '2QGcF7pJxkTq1yN3mV8sZr0aBcD',
+        '3f2c9a1e-7b4d-4c2a-9e8f-1a2b3c4d5e6f',
+        '5m ago',
+        '{"event":"user.created","id":"u-123456789","org":"acme-corp"}',
+      ],
     ];
     for (let width = RECORDS_BELOW; width <= 150; width++) {
       const fit = fitTable(head, rows, width)!;
