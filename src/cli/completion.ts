@@ -183,9 +183,14 @@ ${args.join('\n')}
   return 1
 }
 # $1 as the word it stands for, into dq: quotes and backslashes taken off as bash takes them
-# off, nothing expanded (a word with $ or a backquote outside single quotes stays as typed)
+# off, nothing expanded (a word with $ or a backquote outside single quotes stays as typed).
+# A word with no quote nor backslash, or longer than 1024 characters, stays as typed: bash
+# takes one character off a word in time that grows with its length (a pasted body of
+# 100,000 characters read one by one would keep TAB busy for a minute).
 _${name}_dequote() {
   local w=$1 c n q='' i
+  dq=$w
+  [[ $w == *[\\"\\'\\\\]* ]] && (( \${#w} <= 1024 )) || return 0
   dq=''
   for (( i=0; i<\${#w}; i++ )); do
     c=\${w:i:1}
@@ -216,12 +221,13 @@ _${name}_dynamic() {
   # the words up to the cursor as the program gets them (unquoted): bash splits --flag=value
   # and key=value at '='; the word at the cursor is compared here, not there
   for (( i=1; i<=COMP_CWORD; i++ )); do
-    _${name}_dequote "\${COMP_WORDS[i]}"; w=$dq
-    if [[ $w == = ]]; then
+    # (a quoted or escaped '=' is a word of its own)
+    if [[ \${COMP_WORDS[i]} == = ]]; then
       if (( \${#line[@]} )) && [[ \${line[\${#line[@]}-1]} != -* ]]; then line[\${#line[@]}-1]+='='; glue=1; fi
       if (( i == COMP_CWORD && ! glue )); then line+=(''); fi
       continue
     fi
+    _${name}_dequote "\${COMP_WORDS[i]}"; w=$dq
     (( i == COMP_CWORD )) && w=''
     if (( glue )); then line[\${#line[@]}-1]+=$w; glue=0; else line+=("$w"); fi
   done

@@ -431,15 +431,16 @@ function records(shownHead: string[], head: string[], rows: string[][], columns:
 
 /**
  * Which columns hold free text, the only ones cut: a cell has a space (names,
- * conditions, descriptions) or is wider than `floor` (a name with no space as
- * long as that, say from a tenant, is cut all the same, not left to push the
- * other columns out). A column that holds a URL is not.
+ * conditions, descriptions) or is wider than the terminal (a name with no
+ * space as long as that, say from a tenant, is cut all the same, not left to
+ * push the other columns out; an ID, shorter, is never cut). A column that
+ * holds a URL is not.
  */
-function freeText(rows: string[][], count: number, floor: number): boolean[] {
+function freeText(rows: string[][], count: number, width: number): boolean[] {
   return Array.from(
     { length: count },
     (_, j) =>
-      rows.some((r) => /\s/.test(r[j] ?? '') || visible(r[j] ?? '') > floor) &&
+      rows.some((r) => /\s/.test(r[j] ?? '') || visible(r[j] ?? '') > width) &&
       !rows.some((r) => /^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(r[j] ?? '')),
   );
 }
@@ -475,7 +476,7 @@ export function fitTable(columns: Columns, rows: string[][], width: number | und
   if (!width || width <= 0) return { keep: all, widths: natural };
   if (width < RECORDS_BELOW) return undefined;
   const floor = Math.max(FREE_TEXT_FLOOR, Math.floor(width * FREE_TEXT_SHARE));
-  const free = freeText(rows, columns.length, floor);
+  const free = freeText(rows, columns.length, width);
   // Lowest rank last; on a tie the column further right goes first.
   const byRank = [...all].sort((a, b) => columns[a]![1] - columns[b]![1] || a - b);
   /** The widths of the top `shown` columns with free text cut down to `floor` at most, or undefined when they do not fit. */

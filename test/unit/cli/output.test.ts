@@ -341,7 +341,7 @@ describe('fitTable: which column gives way', () => {
     expect(fitTable(ranked, rows, undefined)).toEqual({ keep: [0, 1, 2, 3, 4], widths: [8, 7, 28, 7, 57] });
   });
 
-  it('cuts a name with no space that is wider than 40% of the terminal, as free text, instead of leaving the other columns out', () => {
+  it('cuts a name with no space that is wider than the terminal, as free text, instead of leaving the other columns out', () => {
     const head: Columns = [
       ['ID', 2],
       ['NAME', 1],
@@ -355,6 +355,33 @@ describe('fitTable: which column gives way', () => {
     expect(fitTable(head, rows, 80)).toEqual({ keep: [0, 1, 2], widths: [2, 68, 6] });
     // A column of short names with no space is no free text: the table fits as it is.
     expect(fitTable(head, [['r2', 'Slack', 'closed']], 80)).toEqual({ keep: [0, 1, 2], widths: [2, 5, 6] });
+  });
+
+  it('never cuts an ID with no space (a KSUID, an event UUID) on any terminal: it stays whole or is left out', () => {
+    // The columns of `webhook runs`: a trigger is the event's JSON, with no space.
+    const head: Columns = [
+      ['RUN', 1],
+      ['ID', 5],
+      ['EVENT ID', 3],
+      ['CREATED', 4],
+      ['TRIGGER', 2],
+    ];
+    const rows = [
+      [
+        '1',
+        '2QGcF7pJxkTq1yN3mV8sZr0aBcD',
+        '3f2c9a1e-7b4d-4c2a-9e8f-1a2b3c4d5e6f',
+        '5m ago',
+        '{"event":"user.created","id":"u-123456789","org":"acme-corp"}',
+      ],
+    ];
+    for (let width = RECORDS_BELOW; width <= 150; width++) {
+      const fit = fitTable(head, rows, width)!;
+      for (const j of [1, 2]) {
+        const k = fit.keep.indexOf(j);
+        if (k >= 0) expect([width, head[j]![0], fit.widths[k]]).toEqual([width, head[j]![0], rows[0]![j]!.length]);
+      }
+    }
   });
 
   it('never cuts a column that holds a URL: it is left out by its rank instead', () => {
