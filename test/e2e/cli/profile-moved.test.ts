@@ -1,7 +1,7 @@
 // A profile that config.json points at another server (someone who can write
 // the file, or a cut login of an earlier agctl) sends its secret nowhere. The
 // login killed after each of its steps: test/stress/login-interrupted.stress.test.ts.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliFor, tempDir } from '../../helpers/cli.js';
@@ -9,6 +9,14 @@ import { CLIENT, one, twoTenants } from '../../helpers/two-tenants.js';
 import { tenant as fakeTenant } from '../tenant/helpers.js';
 
 const [t1, t2] = await twoTenants();
+
+/** Points profile "p" of config dir `dir` at `url`, as whoever can write config.json could. */
+function moveProfile(dir: string, url: string): void {
+  const path = join(dir, 'config.json');
+  const config = JSON.parse(readFileSync(path, 'utf8'));
+  config.profiles.p.baseUrl = url;
+  writeFileSync(path, JSON.stringify(config));
+}
 
 describe('a profile moved to another server', () => {
   it('a profile config.json points at another server sends its secret nowhere: exit 3, "log in again" naming the profile', async () => {
@@ -19,11 +27,7 @@ describe('a profile moved to another server', () => {
     });
     expect(login.code, login.stderr).toBe(0);
     // whoever can write config.json moves the profile to their own server (tenant 2 plays it)
-    const path = join(dir, 'config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
-    config.profiles.p.baseUrl = t2.url;
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(path, JSON.stringify(config));
+    moveProfile(dir, t2.url);
     t1.seen.length = 0;
     t2.seen.length = 0;
     for (const args of [
@@ -53,11 +57,7 @@ describe('a profile moved to another server', () => {
       env: { AGCTL_CLIENT_SECRET: ft1.clientSecret },
     });
     expect(login.code, login.stderr).toBe(0);
-    const path = join(dir, 'config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8'));
-    config.profiles.p.baseUrl = ft2.baseUrl;
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(path, JSON.stringify(config));
+    moveProfile(dir, ft2.baseUrl);
     const before = ft2.tokens.log.length;
     const r = await cli(['rules', 'list', ft2.seed.rulesApp, '--profile', 'p']);
     expect(r.code).toBe(3);
