@@ -16,8 +16,9 @@ import {
   tokenUrlFor,
   type TokenCache,
 } from '../../../src/client/auth.js';
-import { HttpClient, type HttpResponse } from '../../../src/client/http.js';
+import { HttpClient } from '../../../src/client/http.js';
 import { Vault } from '../../../src/config/vault.js';
+import { httpResponse } from '../../helpers/http-response.js';
 import { CLIENT_ASSERTION_TYPE, encodeKeySecret } from '../../../src/lib/client-secret.js';
 import { generateJwkPair } from '../../../src/lib/keypair.js';
 import { sleep, type Clock } from '../../../src/lib/clock.js';
@@ -372,31 +373,15 @@ describe('API client', () => {
   });
 
   it('turns error responses into ApiError with the server message and code', () => {
-    const res = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => {
-      const buf = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-      return {
-        status,
-        headers,
-        body: buf,
-        text: () => buf.toString(),
-        json: () => {
-          try {
-            return JSON.parse(buf.toString());
-          } catch {
-            return undefined;
-          }
-        },
-      } as HttpResponse;
-    };
-    const e1 = errorFromResponse(res(404, { code: 5, message: 'rule x not found', details: [{ a: 1 }] })) as ApiError;
+    const e1 = errorFromResponse(httpResponse(404, { code: 5, message: 'rule x not found', details: [{ a: 1 }] })) as ApiError;
     expect([e1.status, e1.code, e1.message, e1.details]).toEqual([404, 5, 'rule x not found', [{ a: 1 }]]);
-    const e2 = errorFromResponse(res(401, { error: 'invalid_token', error_description: 'expired' })) as ApiError;
+    const e2 = errorFromResponse(httpResponse(401, { error: 'invalid_token', error_description: 'expired' })) as ApiError;
     expect([e2.status, e2.code, e2.message]).toEqual([401, 'invalid_token', 'expired']);
-    const e3 = errorFromResponse(res(502, '<html>bad gateway</html>')) as ApiError;
+    const e3 = errorFromResponse(httpResponse(502, '<html>bad gateway</html>')) as ApiError;
     expect([e3.status, e3.code, e3.message]).toEqual([502, 13, "the server's answer has no message: <html>bad gateway</html>"]);
-    const e4 = errorFromResponse(res(429, '')) as ApiError;
+    const e4 = errorFromResponse(httpResponse(429, '')) as ApiError;
     expect([e4.code, e4.message]).toEqual([8, "the server's answer is empty"]);
-    const e5 = errorFromResponse(res(302, '', { location: 'https://elsewhere.example.com/' }));
+    const e5 = errorFromResponse(httpResponse(302, '', { location: 'https://elsewhere.example.com/' }));
     expect(e5).toBeInstanceOf(CliError);
     expect((e5 as CliError).exitCode).toBe(Exit.Server);
   });

@@ -4,25 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiError, Code, parseCode } from '../../../src/api/errors.js';
 import { MAX_MESSAGE_BYTES, bodyExcerpt, errorFromResponse, serverMessage } from '../../../src/client/api.js';
-import type { HttpResponse } from '../../../src/client/http.js';
+import { httpResponse } from '../../helpers/http-response.js';
 import { renderError } from '../../../src/cli/errors.js';
 
-function res(status: number, body: unknown): HttpResponse {
-  const buf = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  return {
-    status,
-    headers: { 'content-type': 'application/json' },
-    body: buf,
-    text: () => buf.toString(),
-    json: () => {
-      try {
-        return JSON.parse(buf.toString());
-      } catch {
-        return undefined;
-      }
-    },
-  } as HttpResponse;
-}
+const res = (status: number, body: unknown) => httpResponse(status, body, { 'content-type': 'application/json' });
 const apiError = (status: number, body: unknown) => errorFromResponse(res(status, body)) as ApiError;
 
 describe('parseCode', () => {
