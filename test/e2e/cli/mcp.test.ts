@@ -477,38 +477,20 @@ describe('agctl mcp set-credentials', async () => {
     const cfg = secret('dry-config');
     secrets.push(aws, cfg);
     // A dry run reads the server (its view and the catalog entry) and writes nothing.
-    const r = await cli(
-      set(
-        d.hosted,
-        '--catalog-id',
-        d.catalogIds.datadog,
-        '--config',
-        `apiKey=${cfg}`,
-        '--aws-access-key-id',
-        'AKIADRY',
-        '--aws-secret-access-key-stdin',
-        '--dry-run',
-        '-o',
-        'json',
-      ),
-      { input: aws },
-    );
+    const dryRun = [
+      '--catalog-id',
+      d.catalogIds.datadog,
+      '--config',
+      `apiKey=${cfg}`,
+      '--aws-access-key-id',
+      'AKIADRY',
+      '--aws-secret-access-key-stdin',
+      '--dry-run',
+    ];
+    const r = await cli(set(d.hosted, ...dryRun, '-o', 'json'), { input: aws });
     expect(r.code, r.stderr).toBe(0);
     // Without -o json: the changes in words, the same lines -i shows before its question.
-    const human = await cli(
-      set(
-        d.hosted,
-        '--catalog-id',
-        d.catalogIds.datadog,
-        '--config',
-        `apiKey=${cfg}`,
-        '--aws-access-key-id',
-        'AKIADRY',
-        '--aws-secret-access-key-stdin',
-        '--dry-run',
-      ),
-      { input: aws },
-    );
+    const human = await cli(set(d.hosted, ...dryRun), { input: aws });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`^Changes to MCP server ${d.hosted}:\n`));
     for (const line of [
