@@ -239,7 +239,7 @@ export class ClientCredentialsFlow implements TokenProvider {
     if (!opts.insecureHttp && !isKeySecret(creds.clientSecret) && sentInClear(baseUrl)) throw new PlainSecretInClearError(baseUrl);
   }
 
-  /** The cached token when still valid for more than the expiry skew (and usable: one cached by an older agctl may not be). */
+  /** The cached token when still fresh (isFresh: valid for more than its refresh margin) and usable (one cached by an older agctl may not be). */
   cached(): CachedToken | undefined {
     const t = this.cache.load(this.tokenUrl, this.creds.clientId, this.creds.clientSecret);
     return t && isFresh(t, this.clock.now()) && tokenProblem(t.accessToken) === undefined ? t : undefined;

@@ -25,6 +25,10 @@ const taskViewProblem = (v: unknown): string | undefined => itemProblem(TASK_VIE
 /** The task ID of a view as received ('' when the view has none). */
 export const viewTaskId = (v: TaskView): string => (isJsonObject(v.task) && typeof v.task.id === 'string' ? v.task.id : '');
 
+/** The `id` of the task an answer's `taskView` holds, as received (undefined when the answer holds no task). */
+const answeredTaskId = (res: { taskView?: unknown }): unknown =>
+  isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined;
+
 const checkTaskAnswer = (b: Record<string, unknown>): string | undefined => answerProblem(TASK_ANSWER_CHECKED, b);
 
 function checkApproveAnswer(b: Record<string, unknown>): string | undefined {
@@ -53,9 +57,7 @@ export async function getTask(api: ApiClient, taskId: string, expand: readonly s
   }
   const res = await api.call<GetTaskResponse>('GET', path, { check: checkTaskAnswer });
   // The task's `id` may be null or left out (the contract marks it nullable): the ID asked for stands in for it.
-  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, {
-    missingOk: true,
-  });
+  checkAnswerId('task', taskId, answeredTaskId(res), { missingOk: true });
   return res;
 }
 
@@ -73,10 +75,7 @@ export async function approveWithStepUp(api: ApiClient, taskId: string, req: App
     check: checkApproveAnswer,
   });
   // The task view shown as the result must be of the task approved.
-  checkAnswerId('task', taskId, isJsonObject(res.taskView) && isJsonObject(res.taskView.task) ? res.taskView.task.id : undefined, {
-    missingOk: true,
-    request: 'the approval of',
-  });
+  checkAnswerId('task', taskId, answeredTaskId(res), { missingOk: true, request: 'the approval of' });
   return { ...res, redirectUrl: res.redirectUrl ?? '', ticketActionId: res.ticketActionId || res.taskActionId || '' };
 }
 

@@ -218,9 +218,11 @@ async function searchTasks(ctx: RequestContext): Promise<{ body: TaskSearchRespo
   const needle = q.query.toLowerCase();
   const numeric = /^#?(\d+)$/.exec(q.query)?.[1];
   const matches = (row: TaskRow): boolean => {
-    const t = TASK.value(row.task);
-    if (needle && !(numeric === String(row.numeric_id) || `${t.displayName}\n${t.description}`.toLowerCase().includes(needle)))
-      return false;
+    // The task is read (given its full shape) only for a query its numeric ID does not match.
+    if (needle && numeric !== String(row.numeric_id)) {
+      const t = TASK.value(row.task);
+      if (!`${t.displayName}\n${t.description}`.toLowerCase().includes(needle)) return false;
+    }
     if (q.approverUserId) {
       const policy = POLICY.value(row.policy);
       const mine =
