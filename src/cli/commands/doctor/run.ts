@@ -264,12 +264,12 @@ function netWords(err: unknown): string {
   return f.kind === 'other' ? describeError(err) : f.detail;
 }
 
-/** Resolves once `socket` connects (or its TLS handshake ends), then closes it. */
-function connected<S extends Socket>(socket: S, event = 'connect'): Promise<S> {
+/** Resolves once `socket` connects, then closes it. */
+function connected(socket: Socket): Promise<void> {
   return new Promise((resolve, reject) => {
-    socket.once(event, () => {
+    socket.once('connect', () => {
       socket.destroy();
-      resolve(socket);
+      resolve();
     });
     socket.once('error', (err) => {
       socket.destroy();
