@@ -150,6 +150,15 @@ export class Output {
     this.#writeData(line + '\n');
   }
 
+  /**
+   * Prints a line on stdout as a table cell shows: text, `styled(...)` text or
+   * parts of these, its control characters as escapes (on a pipe too), the
+   * styles on after that.
+   */
+  printText(line: Text): void {
+    this.io.stdout.write(render(line, this.style) + '\n');
+  }
+
   /** Writes data on stdout, as it is on a pipe; on a terminal its control characters (but line breaks and tabs) show as escapes. */
   #writeData(text: string): void {
     this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
