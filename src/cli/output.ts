@@ -131,9 +131,8 @@ export class Output {
   printJson(value: unknown): void {
     checkJsonDepth(value);
     if (this.#yaml) {
-      const text = this.#yaml(JSON.parse(JSON.stringify(value) ?? 'null'));
       // js-yaml escapes C0 controls in strings it quotes; on a terminal what is left (bidi, C1) shows as escapes too.
-      this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
+      this.#writeData(this.#yaml(JSON.parse(JSON.stringify(value) ?? 'null')));
       return;
     }
     if (!this.#jq) {
@@ -142,13 +141,27 @@ export class Output {
     }
     const { text, error } = this.#jq(value);
     // Strings print raw, as jq -r prints them; on a terminal their control characters (but line breaks and tabs) show as escapes.
-    this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
+    this.#writeData(text);
     if (error) throw error;
   }
 
   /** Prints a line of data on stdout, as it is on a pipe; on a terminal its control characters (but line breaks and tabs) show as escapes. */
   print(line = ''): void {
-    this.io.stdout.write((this.io.isStdoutTTY ? escapeControls(line, '\n\t') : line) + '\n');
+    this.#writeData(line + '\n');
+  }
+
+  /**
+   * Prints a line on stdout as a table cell shows: text, `styled(...)` text or
+   * parts of these, its control characters as escapes (on a pipe too), the
+   * styles on after that.
+   */
+  printText(line: Text): void {
+    this.io.stdout.write(render(line, this.style) + '\n');
+  }
+
+  /** Writes data on stdout, as it is on a pipe; on a terminal its control characters (but line breaks and tabs) show as escapes. */
+  #writeData(text: string): void {
+    this.io.stdout.write(this.io.isStdoutTTY ? escapeControls(text, '\n\t') : text);
   }
 
   /**

@@ -10,3 +10,27 @@ describe('describeError', () => {
     expect(describeError({ message: '' })).toBe('[object Object]');
   });
 });
+
+describe('agctl doctor on a terminal', () => {
+  it('shows its marks and hints in colour, not as escaped colour codes', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { fakeIO } = await import('../../helpers/io.js');
+    const { CommandContext } = await import('../../../src/cli/context.js');
+    const { run } = await import('../../../src/cli/commands/doctor/run.js');
+    const dir = mkdtempSync(join(tmpdir(), 'agctl-doctor-tty-'));
+    try {
+      const f = fakeIO({ tty: true });
+      // CI set: the keyring is not tried; no base URL: no network.
+      const ctx = new CommandContext({ io: f.io, env: { AGCTL_CONFIG_DIR: join(dir, 'cfg'), CI: '1' }, flags: { color: true } });
+      await ctx.out.styles();
+      await run({} as Parameters<typeof run>[0], ctx);
+      expect(f.out()).toMatch(/^\x1b\[3[23]m[✓!]\x1b\[39m Node\.js /m);
+      expect(f.out()).toMatch(/\x1b\[2mhint: run `agctl login`/);
+      expect(f.out()).not.toContain('\\x1b');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

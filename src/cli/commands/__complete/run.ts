@@ -62,6 +62,8 @@ function budgetMs(env: NodeJS.ProcessEnv): number {
  * whitespace added.
  */
 const UNSHOWN = new RegExp(`${CONTROL_CHAR.source}|${INVISIBLE_CHAR.source}|[\\p{C}]|(?! )[\\p{Z}\\s]`, 'u');
+/** UNSHOWN, every match (a description's are replaced). */
+const EVERY_UNSHOWN = new RegExp(UNSHOWN.source, 'gu');
 
 /**
  * Whether a value the program knows (a profile name, an ID from the service)
@@ -73,7 +75,7 @@ const offerable = (c: Candidate) => c.value !== '' && !UNSHOWN.test(c.value) && 
 
 /** A value and its description on one line (the description's UNSHOWN characters become spaces). */
 function line(c: Candidate): string {
-  const description = c.description?.replace(new RegExp(UNSHOWN.source, 'gu'), ' ').trim().slice(0, 80);
+  const description = c.description?.replace(EVERY_UNSHOWN, ' ').trim().slice(0, 80);
   return description ? `${c.value}\t${description}` : c.value;
 }
 

@@ -11,7 +11,7 @@ import { NoKeyring, secretStoreFor } from '../../../config/secret-store.js';
 import { runtime, userAgent } from '../../../version.js';
 import type { Settings } from '../../../config/resolve.js';
 import type { CommandContext } from '../../context.js';
-import { escapeControls } from '../../escape.js';
+import { styled, type Text } from '../../output.js';
 import { cachedTokenState, describeToken } from '../auth/token-state.js';
 import type { DoctorInput } from './command.js';
 import { proxyFor, type HttpProxy } from '../../../lib/proxy.js';
@@ -84,13 +84,17 @@ export async function run(_input: DoctorInput, ctx: CommandContext): Promise<num
   if (ctx.out.json) {
     ctx.out.printJson({ ok: !failed, checks: checks.map(({ exitCode: _, ...c }) => ({ ...c, hint: c.hint ?? null })) });
   } else {
-    // Each line escaped whole: a detail may carry a tenant's text (a certificate's names, a Date header).
-    const st = ctx.out.style;
-    const marks: Record<Status, string> = { ok: st.green('✓'), warn: st.yellow('!'), fail: st.red('✗'), skip: st.dim('-') };
+    // Printed as Text: a detail may carry a tenant's text (a certificate's names, a Date header), escaped, the marks in colour.
+    const marks: Record<Status, Text> = {
+      ok: styled('✓', 'green'),
+      warn: styled('!', 'yellow'),
+      fail: styled('✗', 'red'),
+      skip: styled('-', 'dim'),
+    };
     const width = Math.max(...checks.map((c) => c.name.length)) + 2;
     for (const c of checks) {
-      ctx.out.print(`${marks[c.status]} ${c.name.padEnd(width)}${escapeControls(c.detail)}`);
-      if (c.hint) ctx.out.print(`  ${' '.repeat(width)}${st.dim(`hint: ${escapeControls(c.hint)}`)}`);
+      ctx.out.printText([marks[c.status], ` ${c.name.padEnd(width)}`, c.detail]);
+      if (c.hint) ctx.out.printText([`  ${' '.repeat(width)}`, styled(`hint: ${c.hint}`, 'dim')]);
     }
   }
   return failed?.exitCode ?? 0;
@@ -264,12 +268,12 @@ function netWords(err: unknown): string {
   return f.kind === 'other' ? describeError(err) : f.detail;
 }
 
-/** Resolves once `socket` connects (or its TLS handshake ends), then closes it. */
-function connected<S extends Socket>(socket: S, event = 'connect'): Promise<S> {
+/** Resolves once `socket` connects, then closes it. */
+function connected(socket: Socket): Promise<void> {
   return new Promise((resolve, reject) => {
-    socket.once(event, () => {
+    socket.once('connect', () => {
       socket.destroy();
-      resolve(socket);
+      resolve();
     });
     socket.once('error', (err) => {
       socket.destroy();

@@ -4,7 +4,7 @@
 import { accessSync, constants } from 'node:fs';
 import { ApiError } from '../../../api/errors.js';
 import { UsageError } from '../../../lib/exit.js';
-import { AUTH_KIND_LIST, authMethod, isAuthKind, needed, optionKey } from '../../../api/mcp-auth.js';
+import { AUTH_KIND_LIST, authMethod, needed, optionKey } from '../../../api/mcp-auth.js';
 import {
   AUTH_KINDS,
   OPTIONAL_BOOLS,
@@ -190,11 +190,9 @@ export function draftFromFlags(opts: SetCredentialsOptions): Draft {
   // The auth method: explicit, or implied by method-specific flags.
   const implied = (Object.keys(AUTH_OPTION_KEYS) as AuthKind[]).filter((k) => given(opts, AUTH_OPTION_KEYS[k]).length > 0);
   if (opts.auth !== undefined) {
-    const kind = Object.hasOwn(AUTH_NAMES, opts.auth.trim().toLowerCase())
-      ? AUTH_NAMES[opts.auth.trim().toLowerCase()]
-      : isAuthKind(opts.auth)
-        ? opts.auth
-        : undefined;
+    // Every request name is in AUTH_NAMES too (lower case): `bearerToken` is `bearertoken`.
+    const name = opts.auth.trim().toLowerCase();
+    const kind = Object.hasOwn(AUTH_NAMES, name) ? AUTH_NAMES[name] : undefined;
     if (!kind)
       throw new UsageError(`--auth: unknown method "${opts.auth}"; expected one of ${AUTH_KIND_LIST.map(AUTH_FLAG_VALUE).join(', ')}`);
     const other = implied.filter((k) => k !== kind);

@@ -91,7 +91,9 @@ export function printServerSummary(
     rows.push(['URL', v.endpointUrl], ['URL locked', v.endpointUrlLocked ? 'yes (the URL cannot be changed)' : 'no']);
   }
   rows.push(['Transport', enumLabel(v.transportType, TRANSPORT_TYPES)]);
-  if (v.serverType === 'MCP_SERVER_TYPE_HOSTED' || v.mcpServerCatalogId) {
+  // A hosted server, or one made from a catalog entry: it has config fields.
+  const fromCatalog = v.serverType === 'MCP_SERVER_TYPE_HOSTED' || Boolean(v.mcpServerCatalogId);
+  if (fromCatalog) {
     rows.push(['Catalog entry', v.mcpServerCatalogId], ['Source app', v.sourceAppId], ['Config fields', pairs(v.configFieldValues)]);
   }
   rows.push(
@@ -133,8 +135,8 @@ export function printServerSummary(
       config?.sent?.has(name) ? styled('set by this write', 'green') : styled('not reported by the service', 'dim'),
     ]);
   }
-  const unknownConfig = !config && (v.serverType === 'MCP_SERVER_TYPE_HOSTED' || Boolean(v.mcpServerCatalogId));
-  if (unknownConfig) parts.push([parts.length ? ', ' : '', 'config fields: ', styled('not known (no readable catalog schema)', 'dim')]);
+  if (!config && fromCatalog)
+    parts.push([parts.length ? ', ' : '', 'config fields: ', styled('not known (no readable catalog schema)', 'dim')]);
   rows.push(['Secrets', parts.length ? parts : 'none']);
   if (v.tunneled) rows.push(['Tunnel', `bridge ${str(v.tunnelBridgeId) || '?'}, service ${str(v.tunnelServiceName) || '?'}`]);
   rows.push(['Setup URL', v.credentialsSetupUrl], ['Updated', v.updatedAt], ['Last called', v.lastCalledAt]);

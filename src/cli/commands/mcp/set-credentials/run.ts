@@ -61,7 +61,7 @@ export async function run({ args: [appId, connectorId], opts: flags }: SetCreden
   const body = built.body;
   if (opts.interactive && !deriveUpdateMask(configOf(body)?.config ?? {})) return nothingChanged(ctx);
   settleUpdateMask(body, fromFile, ctx);
-  await addStoredCatalogId(body, opts, ctx, view);
+  await addStoredCatalogId(body, opts, view);
   const before = await view();
   checkServerKind(body, before, opts);
   const kept = keepAuthSettings(body, before, opts);
@@ -374,7 +374,6 @@ function refuseUnmasked(body: UpdateCredentialsRequest, mask: string, fromFile: 
 async function addStoredCatalogId(
   body: UpdateCredentialsRequest,
   opts: SetCredentialsOptions,
-  _ctx: CommandContext,
   view: () => Promise<McpServerView | null>,
 ): Promise<void> {
   const c = configOf(body);
