@@ -232,16 +232,16 @@ export class Vault {
     }
   }
 
-  /** Why a sealed value does not open under the current key. */
-  #wrongKey(): KeyProblem {
+  /** Why a sealed credential does not open under the current key (or, its additional data binding it, its file was edited). */
+  #wrongKeyOrEdited(): KeyProblem {
     if (this.#env.AGCTL_CONFIG_KEY) {
       return new KeyProblem(
-        'it was sealed with another key than AGCTL_CONFIG_KEY',
+        'it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited',
         `set AGCTL_CONFIG_KEY to the key used when it was stored (or unset it to use the key file ${this.keyFile}), or ${LOGIN_AGAIN}`,
       );
     }
     return new KeyProblem(
-      `it was sealed with another key than the key file ${this.keyFile}`,
+      `it was sealed with another key than the key file ${this.keyFile}, or its file was edited`,
       `restore the key file it was sealed with, set AGCTL_CONFIG_KEY to that key, or ${LOGIN_AGAIN}`,
     );
   }
@@ -505,7 +505,7 @@ export class Vault {
                 `it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}"), or its file was edited`,
                 LOGIN_AGAIN,
               )
-            : new KeyProblem(`${this.#wrongKey().message}, or its file was edited`, this.#wrongKey().hint);
+            : this.#wrongKeyOrEdited();
         throw fail(problem.message, problem.hint);
       }
       throw err;
