@@ -339,16 +339,18 @@ export class Vault {
 
   /**
    * Removes a profile's credentials other than the one of `keep` (an earlier
-   * login's, one of an earlier agctl): called once the profile names `keep`.
+   * login's, one of an earlier agctl): called, holding the config lock, once the profile names `keep`.
    * When the kept one's key is in the key file, the profile's keyring entry is
    * no longer needed and goes too; `keyringProblem` says why it could not, if
    * it could not.
    */
   async retireCredentials(keep: CredentialPlace): Promise<{ keyringProblem?: string }> {
     const keepPath = this.credentialPath(keep);
-    const others = this.storedRecords(keep.profile).filter((r) => r.path !== keepPath);
+    const records = this.storedRecords(keep.profile);
+    const others = records.filter((r) => r.path !== keepPath);
     for (const r of others) this.#inDir(() => rmSync(r.path, { force: true }));
-    if (this.keptIn(keep.profile) === 'keyring') return {};
+    // What is left (the config lock is held) is the kept one: the profile is kept in the keyring when it says so.
+    if (records.some((r) => r.path === keepPath && r.keptIn === 'keyring')) return {};
     if (this.#leftInKeyring.delete(keep.profile) || others.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
       try {
         await this.#forgetKey(keep.profile);
