@@ -232,16 +232,16 @@ export class Vault {
     }
   }
 
-  /** Why a sealed value does not open under the current key. */
-  #wrongKey(): KeyProblem {
+  /** Why a sealed credential does not open under the current key (or, its additional data binding it, its file was edited). */
+  #wrongKeyOrEdited(): KeyProblem {
     if (this.#env.AGCTL_CONFIG_KEY) {
       return new KeyProblem(
-        'it was sealed with another key than AGCTL_CONFIG_KEY',
+        'it was sealed with another key than AGCTL_CONFIG_KEY, or its file was edited',
         `set AGCTL_CONFIG_KEY to the key used when it was stored (or unset it to use the key file ${this.keyFile}), or ${LOGIN_AGAIN}`,
       );
     }
     return new KeyProblem(
-      `it was sealed with another key than the key file ${this.keyFile}`,
+      `it was sealed with another key than the key file ${this.keyFile}, or its file was edited`,
       `restore the key file it was sealed with, set AGCTL_CONFIG_KEY to that key, or ${LOGIN_AGAIN}`,
     );
   }
@@ -339,16 +339,18 @@ export class Vault {
 
   /**
    * Removes a profile's credentials other than the one of `keep` (an earlier
-   * login's, one of an earlier agctl): called once the profile names `keep`.
+   * login's, one of an earlier agctl): called, holding the config lock, once the profile names `keep`.
    * When the kept one's key is in the key file, the profile's keyring entry is
    * no longer needed and goes too; `keyringProblem` says why it could not, if
    * it could not.
    */
   async retireCredentials(keep: CredentialPlace): Promise<{ keyringProblem?: string }> {
     const keepPath = this.credentialPath(keep);
-    const others = this.storedRecords(keep.profile).filter((r) => r.path !== keepPath);
+    const records = this.storedRecords(keep.profile);
+    const others = records.filter((r) => r.path !== keepPath);
     for (const r of others) this.#inDir(() => rmSync(r.path, { force: true }));
-    if (this.keptIn(keep.profile) === 'keyring') return {};
+    // What is left (the config lock is held) is the kept one: the profile is kept in the keyring when it says so.
+    if (records.some((r) => r.path === keepPath && r.keptIn === 'keyring')) return {};
     if (this.#leftInKeyring.delete(keep.profile) || others.some((r) => r.keptIn === 'keyring' && !r.damaged)) {
       try {
         await this.#forgetKey(keep.profile);
@@ -505,7 +507,7 @@ export class Vault {
                 `it was sealed with another key than the one in the OS keyring (service "${KEYRING_SERVICE}", account "${this.keyringAccount(profile)}"), or its file was edited`,
                 LOGIN_AGAIN,
               )
-            : new KeyProblem(`${this.#wrongKey().message}, or its file was edited`, this.#wrongKey().hint);
+            : this.#wrongKeyOrEdited();
         throw fail(problem.message, problem.hint);
       }
       throw err;

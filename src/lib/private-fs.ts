@@ -78,10 +78,11 @@ function userName(uid: number): string {
   return `uid ${uid}`;
 }
 
-function fsReadText(path: string, flags = constants.O_RDONLY): string | undefined {
+/** A system file's text (/etc, /proc: not local state, so none of readPrivateFile's checks), undefined when there is none. */
+function fsReadText(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(path, flags);
+    fd = openSync(path, constants.O_RDONLY);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -50,11 +50,9 @@ export function lockDataDir(dir: string, naming: DataDirNaming): DataDirLock {
       `stop that server first, or ${anotherDataDir(naming)}; if ${who} is not an agctl serve, remove ${file}`,
     );
   }
+  // The lock's release is idempotent: a second call (stop, then exit) does nothing.
   const { release: unlock } = r;
-  let held = true;
   const release = () => {
-    if (!held) return;
-    held = false;
     process.off('exit', release);
     unlock();
   };

@@ -284,16 +284,17 @@ function betterDriver(): Driver {
       `the embedded server needs SQLite: Node ${process.version} has no node:sqlite and the optional better-sqlite3 is not installed; fix: run \`npm install better-sqlite3\` where agctl is installed (a compiler may be needed), or use Node 22.15 or later`,
     );
   }
+  let sqliteVersion: string;
   try {
     Database = require(path) as typeof Database;
-    new Database(':memory:').close();
+    // The probe that it loads (its native part is only loaded by a first connection) also reads SQLite's version.
+    const probe = new Database(':memory:');
+    sqliteVersion = (probe.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+    probe.close();
   } catch (err) {
     throw new StoreUnavailableError(betterLoadProblem(err));
   }
   const pkg = require('better-sqlite3/package.json') as { version: string };
-  const probe = new Database(':memory:');
-  const sqliteVersion = (probe.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-  probe.close();
   return { backend: { name: 'better-sqlite3', version: pkg.version, sqliteVersion }, module: path, open: (file) => new Database(file) };
 }
 

@@ -453,6 +453,21 @@ describe('the key of a profile in the OS keyring', () => {
     expect(new Vault(dir, FILE_ONLY).loadCredential(at('p'))).toBe(SECRET);
   });
 
+  it('a login kept in the keyring to another base URL retires the old credential and keeps the key the new one is sealed with', async () => {
+    const dir = fresh();
+    const keyring = new MemoryKeyring();
+    const vault = withKeyring(dir, keyring);
+    await vault.saveCredential(at('p'), SECRET);
+    const moved = { ...at('p'), baseUrl: 'https://other.example.com' };
+    expect(await vault.saveCredential(moved, 'other-secret')).toMatchObject({ keptIn: 'keyring' });
+    expect(await vault.retireCredentials(moved)).toEqual({});
+    expect(keyring.entries.size).toBe(1);
+    expect(vault.storedRecords('p').map((r) => r.baseUrl)).toEqual(['https://other.example.com']);
+    const later = withKeyring(dir, keyring);
+    await later.unlock('p');
+    expect(later.loadCredential(moved)).toBe('other-secret');
+  });
+
   it('with CI set (no keyring used), a profile kept in the keyring says so, and logout says its entry is left', async () => {
     const dir = fresh();
     await withKeyring(dir, new MemoryKeyring()).saveCredential(at('p', 'bot'), SECRET);
